@@ -1,0 +1,52 @@
+# A thin wrapper over CMake for the README's commands. Everything real is in CMakeLists.txt.
+#
+#   make            build (Release) into build/
+#   make demo       build, then upscale the built-in frame and say where it went
+#   make test       everything CI runs: -Werror build + tests, ASan/UBSan build + tests,
+#                   and a short run of every fuzzer
+#   make check      just the tests of the Release build (quick, while developing)
+#   make install    install into PREFIX (default /usr/local)
+
+NPROC  ?= $(shell nproc 2>/dev/null || echo 2)
+PREFIX ?= /usr/local
+FUZZ_SECONDS ?= 30
+CMAKE_FLAGS ?=
+
+.PHONY: all build demo test check test-release test-sanitize test-fuzz install clean
+
+all: build
+
+build:
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	cmake --build build -j$(NPROC)
+
+demo: build
+	./build/upframe upscale builtin -o demo/upscaled.png --scale 2
+
+check: build
+	ctest --test-dir build --output-on-failure -j$(NPROC)
+
+test: test-release test-sanitize test-fuzz
+	@echo "make test: all passed"
+
+test-release:
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DUPF_WERROR=ON $(CMAKE_FLAGS)
+	cmake --build build -j$(NPROC)
+	ctest --test-dir build --output-on-failure -j$(NPROC)
+
+test-sanitize:
+	cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUPF_WERROR=ON -DUPF_SANITIZE=ON $(CMAKE_FLAGS)
+	cmake --build build-sanitize -j$(NPROC)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir build-sanitize --output-on-failure -j$(NPROC)
+
+test-fuzz:
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUPF_WERROR=ON -DUPF_FUZZ=ON -DUPF_TESTS=OFF $(CMAKE_FLAGS)
+	cmake --build build-fuzz -j$(NPROC)
+	./scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
+install: build
+	cmake --install build --prefix $(PREFIX)
+
+clean:
+	rm -rf build build-sanitize build-fuzz

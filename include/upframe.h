@@ -1,0 +1,280 @@
+/* upframe.h: the public C API of upframe (C99 and C++ compatible).
+ *
+ * upframe makes game frames bigger and smoother. The host owns the frame: it creates a
+ * context once, creates the objects it needs sized for its frames, and calls them once per
+ * frame; nothing allocates per frame and nothing is global.
+ *
+ * Conventions (libplacebo's, see docs/ARCHITECTURE.md):
+ *  - Objects are opaque handles made by `upf_X_create(ctx, params)` and freed by
+ *    `upf_X_destroy(&handle)`, which sets the handle to NULL and accepts a NULL handle.
+ *  - Params structs are read only during the call. Every field's zero value means "the
+ *    default", so the macro `upf_X_params(.field = value, ...)` builds one in place with
+ *    designated initialisers (at least one field: empty braces need C23), and NULL stands
+ *    for all defaults.
+ *  - Functions return `upf_result`; on failure the context keeps a message that names what
+ *    was wrong, where, and what was expected (`upf_context_last_error`), and it is also sent
+ *    to the log callback. The library never aborts and never prints by itself.
+ *  - Each function states its thread safety. "Context-serialised" means: calls that use the
+ *    same context (or an object made from it) must not overlap; different contexts are
+ *    independent.
+ */
+#ifndef UPFRAME_H
+#define UPFRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "upframe/version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------
+ * Results
+ * ------------------------------------------------------------------------------------- */
+
+typedef enum upf_result {
+    UPF_OK = 0,
+    UPF_ERROR_INVALID_ARGUMENT = 1, /* a NULL pointer, a size, format or value out of range */
+    UPF_ERROR_BAD_DATA = 2,         /* input content is unusable: NaN/Inf pixels, a corrupt model */
+    UPF_ERROR_UNSUPPORTED = 3,      /* valid, but not supported by this build or backend */
+    UPF_ERROR_OUT_OF_MEMORY = 4,    /* an allocation failed */
+    UPF_ERROR_IO = 5,               /* a file could not be read or written (tools, model files) */
+    UPF_ERROR_INTERNAL = 6          /* a bug in upframe: please report it */
+} upf_result;
+
+/* A short English description of a result code ("invalid argument", ...). Never NULL.
+ * Thread-safety: safe. */
+UPF_API const char *upf_result_string(upf_result result);
+
+/* ---------------------------------------------------------------------------------------
+ * Logging, threads and memory: what the host lends the context
+ * ------------------------------------------------------------------------------------- */
+
+typedef enum upf_log_level {
+    UPF_LOG_DEFAULT = 0, /* in params: UPF_LOG_WARN */
+    UPF_LOG_ERROR = 1,
+    UPF_LOG_WARN = 2,
+    UPF_LOG_INFO = 3,
+    UPF_LOG_DEBUG = 4,
+    UPF_LOG_TRACE = 5
+} upf_log_level;
+
+/* Receives one complete message (no trailing newline). It may be called from any thread that
+ * calls into the context, never from the context's own worker threads. */
+typedef void (*upf_log_fn)(void *priv, upf_log_level level, const char *message);
+
+/* A log callback that writes "upframe: <level>: <message>\n" to stderr. `priv` is unused. */
+UPF_API void upf_log_stderr(void *priv, upf_log_level level, const char *message);
+
+/* One unit of parallel work: `index` in [0, count), `worker` in [0, threads) identifies the
+ * thread running it (two tasks running at once never share a worker number). */
+typedef void (*upf_task_fn)(void *task_priv, int index, int worker);
+
+/* A host's own parallel-for: run task(task_priv, i, worker) once for every i in [0, count),
+ * on up to `threads` workers (upf_context_params.threads), and return when all are done. */
+typedef void (*upf_parallel_for_fn)(void *host_priv, upf_task_fn task, void *task_priv, int count);
+
+/* Optional allocator. `alloc` returns memory aligned to `alignment` (a power of two, at most
+ * 4096) or NULL; `free` accepts NULL. */
+typedef struct upf_allocator {
+    void *priv;
+    void *(*alloc)(void *priv, size_t size, size_t alignment);
+    void (*free)(void *priv, void *ptr);
+} upf_allocator;
+
+typedef struct upf_context_params {
+    upf_log_fn log;            /* NULL: no log messages (errors are still kept, see below) */
+    void *log_priv;            /* passed to `log` */
+    upf_log_level log_level;   /* the most detailed level sent to `log`; 0: UPF_LOG_WARN */
+    int threads;               /* workers; 0: one per online CPU (at most 64); 1: caller only */
+    upf_parallel_for_fn parallel_for; /* NULL: the context runs its own pool of `threads` */
+    void *parallel_for_priv;   /* passed to `parallel_for` */
+    const upf_allocator *allocator; /* NULL: the C library's aligned_alloc/free */
+} upf_context_params;
+
+/* Builds a params struct in place: upf_context_params(.threads = 2, .log = upf_log_stderr).
+ * Unnamed fields are zero, which means "default" for every field. */
+#ifndef __cplusplus /* compound literals are C only */
+#define upf_context_params(...) (&(const upf_context_params){ __VA_ARGS__ })
+#endif
+
+/* All defaults (the same as passing NULL). */
+UPF_API extern const upf_context_params upf_context_default_params;
+
+typedef struct upf_context upf_context;
+
+/* Creates a context: the log, the thread pool, the allocator. Returns NULL on failure (the
+ * reason goes to params->log). `params` may be NULL. Thread-safety: safe. */
+UPF_API upf_context *upf_context_create(const upf_context_params *params);
+
+/* Destroys *ctx (after every object made from it) and sets it to NULL. Accepts NULL and a
+ * pointer to NULL. Thread-safety: context-serialised. */
+UPF_API void upf_context_destroy(upf_context **ctx);
+
+/* The result of the last failed call on this context and its message (valid until the next
+ * call on the context), or UPF_OK and "" when nothing has failed yet. `message` may be NULL.
+ * Thread-safety: context-serialised. */
+UPF_API upf_result upf_context_last_error(const upf_context *ctx, const char **message);
+
+/* The number of workers the context runs tasks on (>= 1). Thread-safety: safe. */
+UPF_API int upf_context_threads(const upf_context *ctx);
+
+/* ---------------------------------------------------------------------------------------
+ * Images
+ * ------------------------------------------------------------------------------------- */
+
+/* Pixel formats. Colour formats are 4 channels, R G B A in memory order. "Linear" means
+ * linear light; sRGB formats hold the sRGB transfer curve's encoded values (IEC 61966-2-1,
+ * the piecewise curve), alpha always linear. Float formats are linear and may exceed 1. */
+typedef enum upf_format {
+    UPF_FORMAT_NONE = 0,
+    UPF_FORMAT_RGBA8_SRGB = 1,   /* 4 x uint8, sRGB-encoded (8-bit PNG, JPEG) */
+    UPF_FORMAT_RGBA8_UNORM = 2,  /* 4 x uint8, linear */
+    UPF_FORMAT_RGBA16_SRGB = 3,  /* 4 x uint16 (host endian), sRGB-encoded (16-bit PNG) */
+    UPF_FORMAT_RGBA16_UNORM = 4, /* 4 x uint16 (host endian), linear */
+    UPF_FORMAT_RGBA16F = 5,      /* 4 x IEEE 754 binary16, linear */
+    UPF_FORMAT_RGBA32F = 6,      /* 4 x float, linear */
+    UPF_FORMAT_R32F = 7,         /* 1 x float: depth */
+    UPF_FORMAT_RG32F = 8         /* 2 x float: motion vectors */
+} upf_format;
+
+/* The largest width or height any function accepts. */
+#define UPF_MAX_IMAGE_DIMENSION 16384
+
+/* A view of pixels the caller owns. Row y starts at (char *)data + y * stride. */
+typedef struct upf_image {
+    void *data;
+    int width;
+    int height;
+    size_t stride;      /* bytes from one row to the next; 0: width * bytes per pixel */
+    upf_format format;
+} upf_image;
+
+/* Bytes per pixel of a format, 0 for an unknown one. Thread-safety: safe. */
+UPF_API size_t upf_format_bytes_per_pixel(upf_format format);
+
+/* The format's name ("rgba8-srgb", ...), "unknown" for an unknown value. Thread-safety: safe. */
+UPF_API const char *upf_format_name(upf_format format);
+
+/* A rectangle inside an image. A NULL rect, or one with width 0, means the whole image. */
+typedef struct upf_rect {
+    int x, y, width, height;
+} upf_rect;
+
+/* ---------------------------------------------------------------------------------------
+ * Classic resamplers: the baselines every engine is compared with
+ * ------------------------------------------------------------------------------------- */
+
+/* Separable filters, applied in linear light (sRGB input is decoded first and the output
+ * encoded again). When shrinking, the kernel is widened by the ratio so it also filters out
+ * what the smaller image cannot hold. Samples beyond the border repeat the edge pixel. */
+typedef enum upf_filter {
+    UPF_FILTER_DEFAULT = 0,    /* UPF_FILTER_LANCZOS3 */
+    UPF_FILTER_BILINEAR = 1,   /* triangle, radius 1 */
+    UPF_FILTER_BICUBIC = 2,    /* Catmull-Rom (B = 0, C = 0.5), radius 2 */
+    UPF_FILTER_LANCZOS3 = 3    /* sinc(x) sinc(x/3), radius 3 */
+} upf_filter;
+
+/* The filter's name ("bilinear", "bicubic", "lanczos"), "unknown" otherwise. */
+UPF_API const char *upf_filter_name(upf_filter filter);
+
+typedef struct upf_resampler_params {
+    int src_width, src_height;  /* 1 .. UPF_MAX_IMAGE_DIMENSION */
+    int dst_width, dst_height;  /* 1 .. UPF_MAX_IMAGE_DIMENSION, any ratio either way */
+    upf_filter filter;
+} upf_resampler_params;
+
+#ifndef __cplusplus /* compound literals are C only */
+#define upf_resampler_params(...) (&(const upf_resampler_params){ __VA_ARGS__ })
+#endif
+
+typedef struct upf_resampler upf_resampler;
+
+/* Creates a resampler for one pair of sizes: computes the filter taps and allocates all the
+ * scratch memory it will need, so upf_resampler_run never allocates. Returns NULL on failure
+ * (see upf_context_last_error). Thread-safety: context-serialised. */
+UPF_API upf_resampler *upf_resampler_create(upf_context *ctx, const upf_resampler_params *params);
+
+/* Thread-safety: context-serialised. Accepts NULL and a pointer to NULL. */
+UPF_API void upf_resampler_destroy(upf_resampler **resampler);
+
+/* Resamples `src` (the size given at creation, any colour format) into `dst` (the size given
+ * at creation, any colour format), over the context's threads. Float input must be finite
+ * (UPF_ERROR_BAD_DATA names the first pixel that is not); output is clamped to the range of
+ * an integer format. Thread-safety: context-serialised. */
+UPF_API upf_result upf_resampler_run(upf_resampler *resampler, const upf_image *src,
+                                     const upf_image *dst);
+
+/* One-shot form of the above (allocates and frees a resampler). Thread-safety:
+ * context-serialised. */
+UPF_API upf_result upf_resample(upf_context *ctx, const upf_image *src, const upf_image *dst,
+                                upf_filter filter);
+
+/* ---------------------------------------------------------------------------------------
+ * Metrics: how close a picture is to a reference, how much detail and shimmer it has.
+ *
+ * All metrics work on display-encoded values: sRGB-encoded images are taken as they are,
+ * linear ones are clamped to [0, 1] and sRGB-encoded first. Luma is Rec. 709
+ * (0.2126 R + 0.7152 G + 0.0722 B) of the encoded values. Alpha is ignored. `crop` (NULL for
+ * the whole image) must lie inside the images. Metrics allocate their scratch memory per
+ * call; they are evaluation tools, not per-frame work.
+ * ------------------------------------------------------------------------------------- */
+
+typedef struct upf_psnr_result {
+    double rgb;        /* dB over R, G, B with peak 1; +inf when the images are identical */
+    double luma;       /* dB over luma */
+    double mse_rgb;    /* mean squared error behind `rgb` */
+    double mse_luma;   /* mean squared error behind `luma` */
+} upf_psnr_result;
+
+/* PSNR of `test` against `ref` (same size). Thread-safety: context-serialised. */
+UPF_API upf_result upf_metric_psnr(upf_context *ctx, const upf_image *ref, const upf_image *test,
+                                   const upf_rect *crop, upf_psnr_result *out);
+
+/* Mean SSIM on luma (Wang et al. 2004: 11x11 Gaussian window, sigma 1.5, K1 = 0.01,
+ * K2 = 0.03, dynamic range 1, population variances, only windows that fit inside the crop, no
+ * downsampling). The crop must be at least 11x11. Thread-safety: context-serialised. */
+UPF_API upf_result upf_metric_ssim(upf_context *ctx, const upf_image *ref, const upf_image *test,
+                                   const upf_rect *crop, double *out);
+
+typedef struct upf_flip_params {
+    double pixels_per_degree; /* viewing condition; 0: 67.02 (0.7 m from a 0.7 m wide 4K screen) */
+} upf_flip_params;
+
+#ifndef __cplusplus /* compound literals are C only */
+#define upf_flip_params(...) (&(const upf_flip_params){ __VA_ARGS__ })
+#endif
+
+typedef struct upf_flip_result {
+    double mean;             /* the headline number: mean of the per-pixel error, in [0, 1] */
+    double weighted_median;  /* weighted percentiles of the 100-bucket weighted histogram */
+    double weighted_q1;
+    double weighted_q3;
+    double min, max;
+} upf_flip_result;
+
+/* LDR-FLIP (Andersson et al. 2020) of `test` against `ref` (same size). If `error_map` is not
+ * NULL it must be an R32F image the size of the crop and receives the per-pixel error.
+ * Thread-safety: context-serialised. */
+UPF_API upf_result upf_metric_flip(upf_context *ctx, const upf_image *ref, const upf_image *test,
+                                   const upf_rect *crop, const upf_flip_params *params,
+                                   upf_flip_result *out, const upf_image *error_map);
+
+/* Detail: the RMS of the luma Laplacian (4-neighbour, luma in 0..255 units) over the crop's
+ * inner pixels (the crop must be at least 3x3). Higher is more detail. Thread-safety:
+ * context-serialised. */
+UPF_API upf_result upf_metric_detail(upf_context *ctx, const upf_image *img, const upf_rect *crop,
+                                     double *out);
+
+/* Shimmer: the mean absolute change of luma (0..255 units) from each frame to the next over
+ * `count` >= 2 frames of one size, for a still camera. Thread-safety: context-serialised. */
+UPF_API upf_result upf_metric_shimmer(upf_context *ctx, const upf_image *frames, int count,
+                                      const upf_rect *crop, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UPFRAME_H */

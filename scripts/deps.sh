@@ -1,0 +1,50 @@
+#!/bin/sh
+# deps.sh: installs the Debian 12 packages upframe needs, and only those that are missing.
+#
+#   scripts/deps.sh          what building and `make demo` need
+#   scripts/deps.sh --test   also what `make test` needs (clang for the fuzzers)
+#   scripts/deps.sh --bench  also the yardsticks the benchmarks time (ImageMagick)
+#
+# Runs apt-get only when something is absent (as root, or through sudo).
+set -eu
+
+build_pkgs="gcc g++ make cmake pkg-config libspng-dev libjpeg62-turbo-dev"
+test_pkgs="clang libclang-rt-14-dev"
+bench_pkgs="imagemagick"
+
+want="$build_pkgs"
+for arg in "$@"; do
+    case "$arg" in
+    --test) want="$want $test_pkgs" ;;
+    --bench) want="$want $bench_pkgs" ;;
+    --all) want="$want $test_pkgs $bench_pkgs" ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "deps.sh: unknown option '$arg' (expected --test, --bench or --all)" >&2; exit 1 ;;
+    esac
+done
+
+missing=""
+for p in $want; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+
+if [ -z "$missing" ]; then
+    echo "deps.sh: all needed packages are installed"
+    exit 0
+fi
+
+echo "deps.sh: installing:$missing"
+if [ "$(id -u)" -eq 0 ]; then
+    sudo=""
+elif command -v sudo >/dev/null 2>&1; then
+    sudo="sudo"
+else
+    echo "deps.sh: need root (or sudo) to install:$missing" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+# shellcheck disable=SC2086
+$sudo apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,77 @@
+/* core.h: what every part of the library shares: the context (log, last error, allocator,
+ * threads) and the helpers to report errors, allocate and run work in parallel.
+ *
+ * Internal header: not installed. Library code reports every failure through upf__fail(),
+ * which records the code and message in the context and logs it, and returns the code, so a
+ * check reads `if (bad) return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "...");`. */
+#ifndef UPF_CORE_H
+#define UPF_CORE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "upframe.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define UPF_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define UPF_PRINTF(fmt, args)
+#endif
+
+#define UPF_ERROR_MESSAGE_SIZE 512
+#define UPF_MAX_THREADS 64
+
+typedef struct upf_thread_pool upf_thread_pool;
+
+struct upf_context {
+    upf_log_fn log;
+    void *log_priv;
+    upf_log_level log_level;
+
+    upf_allocator allocator;
+    bool custom_allocator;
+
+    int threads;                    /* workers a task may run on */
+    upf_parallel_for_fn parallel_for; /* host's, or NULL */
+    void *parallel_for_priv;
+    upf_thread_pool *pool;          /* ours, when the host gave none and threads > 1 */
+
+    upf_result last_result;
+    char last_message[UPF_ERROR_MESSAGE_SIZE];
+};
+
+/* Records a failure (code + printf-style message) in the context, logs it at UPF_LOG_ERROR,
+ * and returns `code`. `ctx` may be NULL (then it does nothing but return the code). */
+upf_result upf__fail(upf_context *ctx, upf_result code, const char *fmt, ...) UPF_PRINTF(3, 4);
+
+/* Sends a message to the context's log if `level` is enabled. */
+void upf__log(const upf_context *ctx, upf_log_level level, const char *fmt, ...) UPF_PRINTF(3, 4);
+
+/* Forgets the last error: every public entry point calls it first, so that
+ * upf_context_last_error reports the failure of the most recent call only. */
+void upf__clear_error(upf_context *ctx);
+
+/* Allocates `size` bytes aligned to 64 (a cache line, and enough for any SIMD width),
+ * zero-filled. Returns NULL on failure after recording UPF_ERROR_OUT_OF_MEMORY with `what`
+ * in the message. Sizes are checked for overflow by upf__alloc_array. */
+void *upf__alloc(upf_context *ctx, size_t size, const char *what);
+void *upf__alloc_array(upf_context *ctx, size_t count, size_t elem_size, const char *what);
+void upf__free(upf_context *ctx, void *ptr);
+
+/* Runs task(task_priv, i, worker) for i in [0, count) on the context's workers and returns
+ * when all are done. A call made from inside a task runs its work serially on that thread. */
+void upf__parallel_for(upf_context *ctx, upf_task_fn task, void *task_priv, int count);
+
+/* Thread pool (threads.c). */
+upf_thread_pool *upf__pool_create(upf_context *ctx, int threads);
+void upf__pool_destroy(upf_context *ctx, upf_thread_pool *pool);
+void upf__pool_run(upf_thread_pool *pool, upf_task_fn task, void *task_priv, int count);
+int upf__online_cpus(void);
+
+#define UPF_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define UPF_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define UPF_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
+
+#endif /* UPF_CORE_H */

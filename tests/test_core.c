@@ -1,0 +1,405 @@
+/* test_core.c: the context (params, errors, allocator, threads), format conversions, the sRGB
+ * curve against its definition, half floats, and the sqrt 10:10:10:2 pixel. */
+#include <stdatomic.h>
+
+#include "core/color.h"
+#include "core/core.h"
+#include "core/image.h"
+#include "test_util.h"
+
+/* ---- the sRGB curve against IEC 61966-2-1, written out here independently ---------- */
+
+static double srgb_decode_def(double v)
+{
+    /* IEC 61966-2-1:1999, 5.2: V' <= 0.04045 -> V'/12.92, else ((V' + 0.055)/1.055)^2.4 */
+    if (v <= 0.04045)
+        return v / 12.92;
+    return exp(2.4 * log((v + 0.055) / 1.055));
+}
+
+static void test_srgb(test_rng *rng)
+{
+    /* Known points of the curve. */
+    CHECK_NEAR(upf_srgb_to_linear_d(0.0), 0.0, 0);
+    CHECK_NEAR(upf_srgb_to_linear_d(1.0), 1.0, 1e-15);
+    CHECK_NEAR(upf_srgb_to_linear_d(0.04045), 0.04045 / 12.92, 1e-15);
+    CHECK_NEAR(upf_srgb_to_linear_d(0.5), 0.21404114048223255, 1e-12);
+    CHECK_NEAR(upf_linear_to_srgb_d(0.0031308), 0.0031308 * 12.92, 1e-15);
+    CHECK_NEAR(upf_linear_to_srgb_d(0.18), 0.46135612950044164, 1e-12);
+    /* The curve is not a 2.2 power: at 0.01 they differ by far more than rounding. */
+    CHECK(fabs(upf_srgb_to_linear_d(0.01) - pow(0.01, 2.2)) > 1e-4);
+
+    for (int i = 0; i < 256; i++) {
+        CHECK_NEAR(upf_srgb8_to_linear_table[i], (float)srgb_decode_def(i / 255.0), 0);
+        /* 8-bit round trip: decode then encode gives the code back. */
+        CHECK_EQ_INT(upf_linear_to_srgb8(upf_srgb8_to_linear_table[i]), i);
+    }
+    /* Encoding by table search equals rounding the formula, on random values. */
+    int mismatches = 0;
+    for (int i = 0; i < 200000; i++) {
+        float v = test_rand_float(rng) * 1.1f - 0.05f;
+        double e = v <= 0 ? 0 : v >= 1 ? 1 : upf_linear_to_srgb_d(v);
+        int want = (int)floor(e * 255.0 + 0.5);
+        if (upf_linear_to_srgb8(v) != want)
+            mismatches++;
+    }
+    CHECK_EQ_INT(mismatches, 0);
+    for (int i = 0; i < 65536; i += 7) {
+        double lin = srgb_decode_def(i / 65535.0);
+        CHECK_NEAR(upf_linear_to_srgb_d(lin) * 65535.0, i, 1e-6);
+    }
+}
+
+/* ---- half floats --------------------------------------------------------------------- */
+
+/* Reference float -> half: scale to the half's grid with double arithmetic and round to even. */
+static uint16_t half_ref(float f)
+{
+    if (isnan(f))
+        return 0x7e00;
+    uint16_t sign = signbit(f) ? 0x8000 : 0;
+    double a = fabs((double)f);
+    if (a >= 65520.0) /* rounds to Inf */
+        return sign | 0x7c00;
+    int e;
+    frexp(a, &e); /* a = m * 2^e, m in [0.5, 1) */
+    int exp_unbiased = e - 1;
+    if (exp_unbiased < -14)
+        exp_unbiased = -14; /* subnormal range: fixed step 2^-24 */
+    double step = ldexp(1.0, exp_unbiased - 10);
+    double q = a / step;
+    double r = nearbyint(q); /* default rounding mode: to nearest even */
+    double v = r * step;
+    /* rebuild bits from the value */
+    if (v == 0)
+        return sign;
+    int e2;
+    frexp(v, &e2);
+    int be = e2 - 1 + 15;
+    if (be <= 0) /* subnormal */
+        return sign | (uint16_t)(v / ldexp(1.0, -24));
+    uint16_t man = (uint16_t)((v / ldexp(1.0, e2 - 1) - 1.0) * 1024.0);
+    return sign | (uint16_t)(be << 10) | man;
+}
+
+static void test_half(test_rng *rng)
+{
+    /* Every half converts to float and back unchanged (NaNs stay NaN). */
+    int bad = 0;
+    for (uint32_t h = 0; h < 65536; h++) {
+        float f = upf_half_to_float((uint16_t)h);
+        uint16_t back = upf_float_to_half(f);
+        int is_nan = ((h >> 10) & 0x1f) == 0x1f && (h & 0x3ff);
+        if (is_nan ? !isnan(f) || ((back & 0x7c00) != 0x7c00) || !(back & 0x3ff) : back != h)
+            bad++;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_NEAR(upf_half_to_float(0x3c00), 1.0, 0);
+    CHECK_NEAR(upf_half_to_float(0x0001), ldexp(1.0, -24), 0);
+    CHECK_NEAR(upf_half_to_float(0x7bff), 65504.0, 0);
+    CHECK(isinf(upf_half_to_float(0x7c00)));
+
+    /* Random floats over the half range and beyond round like the reference. */
+    bad = 0;
+    for (int i = 0; i < 300000; i++) {
+        float f = ldexpf(test_rand_float(rng) * 2.0f - 1.0f, test_rand_int(rng, -30, 17));
+        if (upf_float_to_half(f) != half_ref(f)) {
+            if (bad < 5)
+                fprintf(stderr, "half(%a) = %04x, reference %04x\n", (double)f,
+                        upf_float_to_half(f), half_ref(f));
+            bad++;
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    /* Ties round to even: 1 + 2^-11 lies halfway between 1 and 1 + 2^-10. */
+    CHECK_EQ_INT(upf_float_to_half(1.0f + 0x1p-11f), 0x3c00);
+    CHECK_EQ_INT(upf_float_to_half(1.0f + 3 * 0x1p-11f), 0x3c02);
+}
+
+/* ---- sqrt 10:10:10:2 ------------------------------------------------------------------- */
+
+static void test_pack(test_rng *rng)
+{
+    float r, g, b, a;
+    upf_unpack_sqrt1010102(upf_pack_sqrt1010102(1, 0.25f, 0, 1), &r, &g, &b, &a);
+    CHECK_NEAR(r, 1.0, 0);
+    CHECK_NEAR(g, 0.5, 0.5 / 1023);
+    CHECK_NEAR(b, 0.0, 0);
+    CHECK_NEAR(a, 1.0, 0);
+    /* Out of range and NaN clamp. */
+    upf_unpack_sqrt1010102(upf_pack_sqrt1010102(4, -1, NAN, -2), &r, &g, &b, &a);
+    CHECK(r == 1.0f && g == 0.0f && b == 0.0f && a == 0.0f);
+    float maxerr = 0;
+    for (int i = 0; i < 10000; i++) {
+        float v = test_rand_float(rng);
+        upf_unpack_sqrt1010102(upf_pack_sqrt1010102(v, v, v, 1), &r, &g, &b, &a);
+        maxerr = fmaxf(maxerr, fabsf(r - sqrtf(v)));
+    }
+    CHECK(maxerr <= 0.5f / 1023.0f + 1e-6f); /* rounding to the nearest code */
+}
+
+/* ---- context ---------------------------------------------------------------------------- */
+
+typedef struct log_capture {
+    int count;
+    char last[512];
+} log_capture;
+
+static void capture_log(void *priv, upf_log_level level, const char *msg)
+{
+    log_capture *c = priv;
+    (void)level;
+    c->count++;
+    snprintf(c->last, sizeof c->last, "%s", msg);
+}
+
+typedef struct counting_alloc {
+    int allocs, frees;
+} counting_alloc;
+
+static void *count_alloc(void *priv, size_t size, size_t align)
+{
+    ((counting_alloc *)priv)->allocs++;
+    size = (size + align - 1) / align * align;
+    return aligned_alloc(align, size);
+}
+
+static void count_free(void *priv, void *p)
+{
+    if (p)
+        ((counting_alloc *)priv)->frees++;
+    free(p);
+}
+
+typedef struct pf_job {
+    atomic_int hits[1000];
+    atomic_int max_worker;
+    int workers;
+    upf_context *ctx;
+    atomic_int nested_total;
+} pf_job;
+
+static void pf_task(void *priv, int index, int worker)
+{
+    pf_job *j = priv;
+    atomic_fetch_add(&j->hits[index], 1);
+    int m = atomic_load(&j->max_worker);
+    while (worker > m && !atomic_compare_exchange_weak(&j->max_worker, &m, worker)) {
+    }
+}
+
+static void nested_inner(void *priv, int index, int worker)
+{
+    (void)index;
+    (void)worker;
+    atomic_fetch_add(&((pf_job *)priv)->nested_total, 1);
+}
+
+static void nested_outer(void *priv, int index, int worker)
+{
+    (void)index;
+    (void)worker;
+    pf_job *j = priv;
+    upf__parallel_for(j->ctx, nested_inner, j, 10);
+}
+
+typedef struct host_pool {
+    int calls;
+} host_pool;
+
+static void host_parallel_for(void *priv, upf_task_fn task, void *task_priv, int count)
+{
+    ((host_pool *)priv)->calls++;
+    for (int i = count - 1; i >= 0; i--) /* any order must do */
+        task(task_priv, i, i % 3);
+}
+
+static void test_context_api(void)
+{
+    /* Defaults. */
+    upf_context *ctx = upf_context_create(NULL);
+    CHECK(ctx != NULL);
+    CHECK(upf_context_threads(ctx) >= 1);
+    const char *msg = NULL;
+    CHECK_EQ_INT(upf_context_last_error(ctx, &msg), UPF_OK);
+    CHECK(msg && msg[0] == '\0');
+    upf_context_destroy(&ctx);
+    CHECK(ctx == NULL);
+    upf_context_destroy(&ctx); /* a pointer to NULL is fine */
+    upf_context_destroy(NULL);
+
+    /* Bad params are refused with a message to the log. */
+    log_capture cap = { 0 };
+    ctx = upf_context_create(upf_context_params(.threads = -1, .log = capture_log, .log_priv = &cap));
+    CHECK(ctx == NULL);
+    CHECK(cap.count == 1 && strstr(cap.last, "threads -1 is out of range"));
+    ctx = upf_context_create(upf_context_params(.threads = 1000, .log = capture_log, .log_priv = &cap));
+    CHECK(ctx == NULL && strstr(cap.last, "expected 0 for one per CPU"));
+    ctx = upf_context_create(upf_context_params(.log_level = (upf_log_level)9, .log = capture_log,
+                                                .log_priv = &cap));
+    CHECK(ctx == NULL && strstr(cap.last, "log_level 9"));
+    upf_allocator half = { NULL, count_alloc, NULL };
+    ctx = upf_context_create(upf_context_params(.allocator = &half, .log = capture_log, .log_priv = &cap));
+    CHECK(ctx == NULL && strstr(cap.last, "both alloc and free"));
+
+    /* Errors are recorded, logged, and cleared by the next call. */
+    cap.count = 0;
+    counting_alloc counts = { 0, 0 };
+    upf_allocator alloc = { &counts, count_alloc, count_free };
+    ctx = upf_context_create(upf_context_params(.threads = 3, .log = capture_log, .log_priv = &cap,
+                                                .allocator = &alloc));
+    CHECK(ctx != NULL);
+    CHECK_EQ_INT(upf_context_threads(ctx), 3);
+    CHECK(counts.allocs >= 1);
+    upf_result r = upf__fail(ctx, UPF_ERROR_BAD_DATA, "pixel %d,%d is NaN", 3, 4);
+    CHECK_EQ_INT(r, UPF_ERROR_BAD_DATA);
+    CHECK_EQ_INT(upf_context_last_error(ctx, &msg), UPF_ERROR_BAD_DATA);
+    CHECK(strcmp(msg, "pixel 3,4 is NaN") == 0);
+    CHECK(cap.count == 1 && strcmp(cap.last, "pixel 3,4 is NaN") == 0);
+    upf__clear_error(ctx);
+    CHECK_EQ_INT(upf_context_last_error(ctx, NULL), UPF_OK);
+
+    /* A failed allocation reports what it was for; overflow is caught. */
+    CHECK(upf__alloc_array(ctx, SIZE_MAX / 2, 4, "a test buffer") == NULL);
+    CHECK_EQ_INT(upf_context_last_error(ctx, &msg), UPF_ERROR_OUT_OF_MEMORY);
+    CHECK(strstr(msg, "a test buffer") != NULL);
+    void *p = upf__alloc(ctx, 1000, "x");
+    CHECK(p && ((uintptr_t)p % 64) == 0);
+    CHECK(((unsigned char *)p)[999] == 0);
+    upf__free(ctx, p);
+
+    /* The pool runs every index exactly once, on workers 0..threads-1, many times over. */
+    static pf_job job;
+    for (int round = 0; round < 200; round++) {
+        int count = 1 + (round * 37) % 1000;
+        for (int i = 0; i < 1000; i++)
+            atomic_store(&job.hits[i], 0);
+        atomic_store(&job.max_worker, 0);
+        upf__parallel_for(ctx, pf_task, &job, count);
+        int wrong = 0;
+        for (int i = 0; i < 1000; i++)
+            wrong += atomic_load(&job.hits[i]) != (i < count);
+        CHECKF(wrong == 0, "round %d: %d indices not run exactly once", round, wrong);
+        CHECK(atomic_load(&job.max_worker) < 3);
+    }
+    /* A parallel-for inside a task runs serially, completely. */
+    job.ctx = ctx;
+    atomic_store(&job.nested_total, 0);
+    upf__parallel_for(ctx, nested_outer, &job, 8);
+    CHECK_EQ_INT(atomic_load(&job.nested_total), 80);
+
+    upf_context_destroy(&ctx);
+    CHECK_EQ_INT(counts.allocs, counts.frees);
+
+    /* A host parallel-for is used as given. */
+    host_pool hp = { 0 };
+    ctx = upf_context_create(upf_context_params(.threads = 3, .parallel_for = host_parallel_for,
+                                                .parallel_for_priv = &hp));
+    CHECK(ctx != NULL);
+    for (int i = 0; i < 1000; i++)
+        atomic_store(&job.hits[i], 0);
+    upf__parallel_for(ctx, pf_task, &job, 100);
+    CHECK_EQ_INT(hp.calls, 1);
+    CHECK_EQ_INT(atomic_load(&job.hits[99]), 1);
+    upf_context_destroy(&ctx);
+    ctx = upf_context_create(upf_context_params(.parallel_for = host_parallel_for, .log = capture_log,
+                                                .log_priv = &cap));
+    CHECK(ctx == NULL && strstr(cap.last, "threads must say how many workers"));
+
+    CHECK(strcmp(upf_result_string(UPF_ERROR_BAD_DATA), "bad data") == 0);
+    CHECK(strcmp(upf_result_string((upf_result)99), "unknown result") == 0);
+    CHECK(strcmp(upf_version(), "0.1.0") >= 0 && strchr(upf_version(), '.'));
+    CHECK_EQ_INT(upf_api_version(), UPF_API_VERSION);
+}
+
+/* ---- images and row conversion -------------------------------------------------------- */
+
+static void test_images(test_rng *rng)
+{
+    upf_context *ctx = test_context(1);
+    uint8_t px[64 * 4];
+    upf_image img = { px, 8, 8, 0, UPF_FORMAT_RGBA8_SRGB };
+    CHECK_OK(ctx, upf__check_image(ctx, "f", "input", &img, UPF_FMTS_COLOR, 8, 8));
+    CHECK_FAILS(ctx, upf__check_image(ctx, "f", "input", NULL, UPF_FMTS_COLOR, 0, 0),
+                UPF_ERROR_INVALID_ARGUMENT, "f: input is NULL");
+    img.width = 0;
+    CHECK_FAILS(ctx, upf__check_image(ctx, "f", "input", &img, UPF_FMTS_COLOR, 0, 0),
+                UPF_ERROR_INVALID_ARGUMENT, "input is 0x8; expected each side in 1..16384");
+    img.width = 8;
+    CHECK_FAILS(ctx, upf__check_image(ctx, "f", "input", &img, UPF_FMTS_COLOR, 9, 8),
+                UPF_ERROR_INVALID_ARGUMENT, "is 8x8; expected 9x8");
+    img.stride = 31;
+    CHECK_FAILS(ctx, upf__check_image(ctx, "f", "input", &img, UPF_FMTS_COLOR, 0, 0),
+                UPF_ERROR_INVALID_ARGUMENT, "stride of 31 bytes");
+    img.stride = 0;
+    img.format = UPF_FORMAT_R32F;
+    CHECK_FAILS(ctx, upf__check_image(ctx, "f", "input", &img, UPF_FMTS_COLOR, 0, 0),
+                UPF_ERROR_INVALID_ARGUMENT, "format r32f (7); expected one of: rgba8-srgb");
+    img.format = (upf_format)42;
+    CHECK_FAILS(ctx, upf__check_image(ctx, "f", "input", &img, UPF_FMTS_COLOR, 0, 0),
+                UPF_ERROR_INVALID_ARGUMENT, "format unknown (42)");
+    img.format = UPF_FORMAT_RGBA8_SRGB;
+    img.data = NULL;
+    CHECK_FAILS(ctx, upf__check_image(ctx, "f", "input", &img, UPF_FMTS_COLOR, 0, 0),
+                UPF_ERROR_INVALID_ARGUMENT, "data is NULL");
+
+    upf_rect crop;
+    CHECK_OK(ctx, upf__resolve_crop(ctx, "f", NULL, 10, 20, &crop));
+    CHECK(crop.width == 10 && crop.height == 20);
+    CHECK_FAILS(ctx, upf__resolve_crop(ctx, "f", &(upf_rect){ 5, 5, 6, 1 }, 10, 20, &crop),
+                UPF_ERROR_INVALID_ARGUMENT, "crop 5,5,6x1 does not lie inside the 10x20 image");
+
+    /* Integer formats: decode then encode is bit-exact for every code, with a stride. */
+    static uint16_t buf16[256 * 4 * 2], out16[256 * 4 * 2];
+    static uint8_t buf8[256 * 4 * 2], out8[256 * 4 * 2];
+    float row[256 * 4];
+    for (int i = 0; i < 256 * 4; i++)
+        buf8[i] = (uint8_t)(i / 4 + i % 4 * 61);
+    for (int i = 0; i < 256 * 4; i++)
+        buf16[i] = (uint16_t)test_rand_u32(rng);
+    upf_format f8[] = { UPF_FORMAT_RGBA8_SRGB, UPF_FORMAT_RGBA8_UNORM };
+    upf_format f16[] = { UPF_FORMAT_RGBA16_SRGB, UPF_FORMAT_RGBA16_UNORM, UPF_FORMAT_RGBA16F };
+    for (int k = 0; k < 2; k++) {
+        upf_image a = { buf8, 256, 1, sizeof buf8, f8[k] }, b = { out8, 256, 1, sizeof out8, f8[k] };
+        CHECK(upf__row_to_linear(&a, 0, 0, 256, row) == -1);
+        upf__row_from_linear(&b, 0, 0, 256, row);
+        CHECKF(memcmp(buf8, out8, 256 * 4) == 0, "%s round trip", upf_format_name(f8[k]));
+    }
+    for (int k = 0; k < 3; k++) {
+        if (f16[k] == UPF_FORMAT_RGBA16F)
+            for (int i = 0; i < 256 * 4; i++)
+                buf16[i] = (uint16_t)(buf16[i] & 0xbbff); /* exponent never all ones: finite */
+        upf_image a = { buf16, 256, 1, 0, f16[k] }, b = { out16, 256, 1, 0, f16[k] };
+        CHECK(upf__row_to_linear(&a, 0, 0, 256, row) == -1);
+        upf__row_from_linear(&b, 0, 0, 256, row);
+        CHECKF(memcmp(buf16, out16, 256 * 8) == 0, "%s round trip", upf_format_name(f16[k]));
+    }
+    /* Float rows: NaN and Inf are found and their x reported. */
+    float fl[4 * 5] = { 0 };
+    fl[4 * 3 + 1] = NAN;
+    upf_image fimg = { fl, 5, 1, 0, UPF_FORMAT_RGBA32F };
+    CHECK_EQ_INT(upf__row_to_linear(&fimg, 0, 0, 5, row), 3);
+    CHECK_EQ_INT(upf__row_to_linear(&fimg, 0, 0, 3, row), -1);
+    fl[4 * 3 + 1] = 0;
+    fl[4 * 4 + 3] = INFINITY;
+    CHECK_EQ_INT(upf__row_to_display(&fimg, 0, 0, 5, row), 4);
+    /* Display values: linear 0.5 encodes to sRGB 0.7353569830524495. */
+    fl[4 * 4 + 3] = 1;
+    fl[0] = 0.5f;
+    fl[1] = 2.0f; /* clamped */
+    CHECK_EQ_INT(upf__row_to_display(&fimg, 0, 0, 1, row), -1);
+    CHECK_NEAR(row[0], 0.7353569830524495, 1e-6);
+    CHECK_NEAR(row[1], 1.0, 0);
+    upf_context_destroy(&ctx);
+}
+
+int main(void)
+{
+    test_rng rng = test_rng_make("core");
+    test_srgb(&rng);
+    test_half(&rng);
+    test_pack(&rng);
+    test_context_api();
+    test_images(&rng);
+    return test_finish("core");
+}

@@ -1,0 +1,32 @@
+/* imageio_internal.h: helpers shared by the image readers and writers (not for callers). */
+#ifndef UPF_IMAGEIO_INTERNAL_H
+#define UPF_IMAGEIO_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "imageio/image_io.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define IMAGEIO_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define IMAGEIO_PRINTF(a, b)
+#endif
+
+/* Writes a message to err (IMAGEIO_ERR_SIZE bytes, may be NULL) and returns code. */
+upf_result imageio__fail(char *err, upf_result code, const char *fmt, ...) IMAGEIO_PRINTF(3, 4);
+
+/* Checks a file's stated size against the limits (before anything is allocated). */
+upf_result imageio__check_size(const char *name, const imageio_limits *limits, long long width,
+                               long long height, char *err);
+
+/* Opens a temporary file beside `path` for an atomic write. */
+upf_result imageio__tmp_open(const char *path, char *tmp_path, size_t tmp_size, FILE **out,
+                             char *err);
+
+/* Closes the temporary file; if `ok` and nothing failed, renames it to `path`, otherwise
+ * deletes it. When `ok` is false the caller has already written the message. */
+upf_result imageio__tmp_commit(FILE *f, const char *tmp_path, const char *path, bool ok,
+                               char *err);
+
+#endif /* UPF_IMAGEIO_INTERNAL_H */
