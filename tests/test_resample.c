@@ -23,7 +23,8 @@ static const upf_format color_formats[] = { UPF_FORMAT_RGBA8_SRGB, UPF_FORMAT_RG
 #define PAD_BYTE 0xA5
 
 /* An image with `pad` bytes after each row (filled with PAD_BYTE, so writes into the
- * padding can be caught). pad must keep rows aligned for the format (a multiple of 16). */
+ * padding can be caught). The library reads 16-bit rows as uint16_t, so for those pad must
+ * be even; float rows may start anywhere (they are copied with memcpy). */
 static upf_image image_new(int w, int h, upf_format f, size_t pad)
 {
     size_t bpp = upf_format_bytes_per_pixel(f);
@@ -78,6 +79,24 @@ static int is_srgb(upf_format f)
     return f == UPF_FORMAT_RGBA8_SRGB || f == UPF_FORMAT_RGBA16_SRGB;
 }
 
+/* The stored value of channel c: the integer code for integer formats, the float otherwise.
+ * (Through memcpy: a row may start at any byte.) */
+static double get_raw(const upf_image *img, int x, int y, int c)
+{
+    const char *p = pixel_ptr(img, x, y);
+    uint16_t u16;
+    float f;
+    switch (img->format) {
+    case UPF_FORMAT_RGBA8_SRGB:
+    case UPF_FORMAT_RGBA8_UNORM: return ((const uint8_t *)p)[c];
+    case UPF_FORMAT_RGBA16_SRGB:
+    case UPF_FORMAT_RGBA16_UNORM: memcpy(&u16, p + 2 * c, 2); return u16;
+    case UPF_FORMAT_RGBA16F: memcpy(&u16, p + 2 * c, 2); return upf_half_to_float(u16);
+    case UPF_FORMAT_RGBA32F: memcpy(&f, p + 4 * c, 4); return f;
+    default: return NAN;
+    }
+}
+
 /* Channel c of pixel (x, y), decoded to linear light in double. */
 static double get_linear(const upf_image *img, int x, int y, int c)
 {
@@ -88,39 +107,27 @@ static double get_linear(const upf_image *img, int x, int y, int c)
     case UPF_FORMAT_RGBA8_UNORM: v = ((const uint8_t *)p)[c] / 255.0; break;
     case UPF_FORMAT_RGBA16_SRGB:
     case UPF_FORMAT_RGBA16_UNORM: v = ((const uint16_t *)p)[c] / 65535.0; break;
-    case UPF_FORMAT_RGBA16F: return upf_half_to_float(((const uint16_t *)p)[c]);
-    case UPF_FORMAT_RGBA32F: return ((const float *)p)[c];
+    case UPF_FORMAT_RGBA16F: return get_raw(img, x, y, c);
+    case UPF_FORMAT_RGBA32F: return get_raw(img, x, y, c);
     default: return NAN;
     }
     return is_srgb(img->format) && c < 3 ? srgb_decode(v) : v;
 }
 
-/* The stored value of channel c: the integer code for integer formats, the float otherwise. */
-static double get_raw(const upf_image *img, int x, int y, int c)
-{
-    const void *p = pixel_ptr(img, x, y);
-    switch (img->format) {
-    case UPF_FORMAT_RGBA8_SRGB:
-    case UPF_FORMAT_RGBA8_UNORM: return ((const uint8_t *)p)[c];
-    case UPF_FORMAT_RGBA16_SRGB:
-    case UPF_FORMAT_RGBA16_UNORM: return ((const uint16_t *)p)[c];
-    case UPF_FORMAT_RGBA16F: return upf_half_to_float(((const uint16_t *)p)[c]);
-    case UPF_FORMAT_RGBA32F: return ((const float *)p)[c];
-    default: return NAN;
-    }
-}
 
 /* Stores a value: a code for integer formats (v is the code), a float otherwise. */
 static void set_raw(const upf_image *img, int x, int y, int c, double v)
 {
-    void *p = pixel_ptr(img, x, y);
+    char *p = pixel_ptr(img, x, y);
+    uint16_t u16;
+    float f = (float)v;
     switch (img->format) {
     case UPF_FORMAT_RGBA8_SRGB:
     case UPF_FORMAT_RGBA8_UNORM: ((uint8_t *)p)[c] = (uint8_t)v; break;
     case UPF_FORMAT_RGBA16_SRGB:
-    case UPF_FORMAT_RGBA16_UNORM: ((uint16_t *)p)[c] = (uint16_t)v; break;
-    case UPF_FORMAT_RGBA16F: ((uint16_t *)p)[c] = upf_float_to_half((float)v); break;
-    case UPF_FORMAT_RGBA32F: ((float *)p)[c] = (float)v; break;
+    case UPF_FORMAT_RGBA16_UNORM: u16 = (uint16_t)v, memcpy(p + 2 * c, &u16, 2); break;
+    case UPF_FORMAT_RGBA16F: u16 = upf_float_to_half(f), memcpy(p + 2 * c, &u16, 2); break;
+    case UPF_FORMAT_RGBA32F: memcpy(p + 4 * c, &f, 4); break;
     default: break;
     }
 }
@@ -462,7 +469,8 @@ static void test_known_values(upf_context *ctx)
     /* Bilinear 2x of a 2-pixel row [a, b]: output centres fall at u = -0.25, 0.25, 0.75,
      * 1.25: a (edge repeats), 0.75a + 0.25b, 0.25a + 0.75b, b. */
     {
-        upf_image src = image_new(2, 1, UPF_FORMAT_RGBA32F, 0), dst = image_new(4, 1, UPF_FORMAT_RGBA32F, 0);
+        upf_image src = image_new(2, 1, UPF_FORMAT_RGBA32F, 0);
+        upf_image dst = image_new(4, 1, UPF_FORMAT_RGBA32F, 0);
         const double a = 0.2, b = 1.0;
         for (int c = 0; c < 4; c++)
             set_raw(&src, 0, 0, c, a), set_raw(&src, 1, 0, c, b);
@@ -480,7 +488,8 @@ static void test_known_values(upf_context *ctx)
      * (0.421875 - 0.5625)/2 = -0.0703125, an undershoot; at u = 1.25 (t = 0.25) w2 + w3 =
      * 0.2265625 - 0.0234375 = 0.203125. Bilinear gives 0 and 0.25 there. */
     {
-        upf_image src = image_new(4, 1, UPF_FORMAT_RGBA32F, 0), dst = image_new(8, 1, UPF_FORMAT_RGBA32F, 0);
+        upf_image src = image_new(4, 1, UPF_FORMAT_RGBA32F, 0);
+        upf_image dst = image_new(8, 1, UPF_FORMAT_RGBA32F, 0);
         for (int x = 0; x < 4; x++)
             for (int c = 0; c < 4; c++)
                 set_raw(&src, x, 0, c, x < 2 ? 0.0 : 1.0);
@@ -507,9 +516,10 @@ static void test_known_values(upf_context *ctx)
         int differ = 0;
         for (int y = 0; y < src.height; y++)
             for (int x = 0; x < src.width; x++)
-                differ += memcmp(pixel_ptr(&src, x, y), pixel_ptr(&dst, 3 * x + 1, 3 * y + 1), 16) != 0;
-        CHECKF(differ == 0, "%s 3x: %d samples not passed through", upf_filter_name(all_filters[fi]),
-               differ);
+                differ += memcmp(pixel_ptr(&src, x, y), pixel_ptr(&dst, 3 * x + 1, 3 * y + 1),
+                                 16) != 0;
+        CHECKF(differ == 0, "%s 3x: %d samples not passed through",
+               upf_filter_name(all_filters[fi]), differ);
         free(src.data), free(dst.data);
     }
 }
@@ -593,7 +603,8 @@ static void test_sizes_and_formats(upf_context *ctx, test_rng *rng)
 {
     /* 1x1 -> 7x3: every output is the one pixel, exactly (its weights all land on it). */
     for (int fi = 0; fi < COUNT(all_filters); fi++) {
-        upf_image src = image_new(1, 1, UPF_FORMAT_RGBA32F, 0), dst = image_new(7, 3, UPF_FORMAT_RGBA32F, 16);
+        upf_image src = image_new(1, 1, UPF_FORMAT_RGBA32F, 0);
+        upf_image dst = image_new(7, 3, UPF_FORMAT_RGBA32F, 16);
         fill_random(rng, &src, -1, 3);
         CHECK_OK(ctx, resample_with(ctx, &src, &dst, all_filters[fi]));
         int differ = 0;
@@ -605,14 +616,16 @@ static void test_sizes_and_formats(upf_context *ctx, test_rng *rng)
         free(src.data), free(dst.data);
     }
     /* Against the reference: degenerate shapes and every pair of formats, with padding. */
-    static const int sizes[][4] = { { 5, 1, 1, 9 }, { 1, 9, 5, 1 }, { 7, 3, 1, 1 }, { 13, 9, 29, 20 },
-                                    { 29, 20, 13, 9 } };
+    static const int sizes[][4] = { { 5, 1, 1, 9 }, { 1, 9, 5, 1 }, { 7, 3, 1, 1 },
+                                    { 13, 9, 29, 20 }, { 29, 20, 13, 9 } };
     for (int si = 0; si < COUNT(sizes); si++)
         for (int sf = 0; sf < COUNT(color_formats); sf++)
             for (int df = 0; df < COUNT(color_formats); df++) {
                 upf_filter f = all_filters[(si + sf + df) % COUNT(all_filters)];
-                upf_image src = image_new(sizes[si][0], sizes[si][1], color_formats[sf], 16 * (size_t)(1 + sf));
-                upf_image dst = image_new(sizes[si][2], sizes[si][3], color_formats[df], 16 * (size_t)(1 + df));
+                upf_image src = image_new(sizes[si][0], sizes[si][1], color_formats[sf],
+                                          16 * (size_t)(1 + sf));
+                upf_image dst = image_new(sizes[si][2], sizes[si][3], color_formats[df],
+                                          16 * (size_t)(1 + df));
                 fill_random(rng, &src, -0.25, 1.5);
                 CHECK_OK(ctx, resample_with(ctx, &src, &dst, f));
                 reference ref = reference_make(&src, dst.width, dst.height, f);
@@ -625,6 +638,18 @@ static void test_sizes_and_formats(upf_context *ctx, test_rng *rng)
                 reference_free(&ref);
                 free(src.data), free(dst.data);
             }
+    /* Float rows that are not 4-byte aligned (a stride of 16 w + 2 bytes): still right. */
+    for (int fi = 0; fi < COUNT(all_filters); fi++) {
+        upf_image src = image_new(11, 7, UPF_FORMAT_RGBA32F, 6);
+        upf_image dst = image_new(19, 13, UPF_FORMAT_RGBA32F, 2);
+        fill_random(rng, &src, -1, 2);
+        CHECK_OK(ctx, resample_with(ctx, &src, &dst, all_filters[fi]));
+        reference ref = reference_make(&src, dst.width, dst.height, all_filters[fi]);
+        compare_with_reference(&dst, &ref, "float, unaligned rows");
+        CHECK(padding_intact(&dst));
+        reference_free(&ref);
+        free(src.data), free(dst.data);
+    }
 }
 
 /* Counts allocations, to show that run allocates nothing. */
@@ -649,7 +674,8 @@ static void test_no_allocation_in_run(test_rng *rng)
     upf_resampler *r = upf_resampler_create(ctx, upf_resampler_params(
         .src_width = 40, .src_height = 30, .dst_width = 90, .dst_height = 61));
     CHECK(r != NULL);
-    upf_image src = image_new(40, 30, UPF_FORMAT_RGBA8_SRGB, 0), dst = image_new(90, 61, UPF_FORMAT_RGBA16F, 0);
+    upf_image src = image_new(40, 30, UPF_FORMAT_RGBA8_SRGB, 0);
+    upf_image dst = image_new(90, 61, UPF_FORMAT_RGBA16F, 0);
     fill_random(rng, &src, 0, 1);
     int before = atomic_load(&alloc_count);
     CHECK(before > 0);
@@ -664,7 +690,8 @@ static void test_no_allocation_in_run(test_rng *rng)
 static void test_one_shot(upf_context *ctx, test_rng *rng)
 {
     upf_image src = image_new(31, 17, UPF_FORMAT_RGBA8_SRGB, 0);
-    upf_image a = image_new(50, 40, UPF_FORMAT_RGBA8_SRGB, 0), b = image_new(50, 40, UPF_FORMAT_RGBA8_SRGB, 0);
+    upf_image a = image_new(50, 40, UPF_FORMAT_RGBA8_SRGB, 0);
+    upf_image b = image_new(50, 40, UPF_FORMAT_RGBA8_SRGB, 0);
     fill_random(rng, &src, 0, 1);
     CHECK_OK(ctx, upf_resample(ctx, &src, &a, UPF_FILTER_DEFAULT));
     CHECK_OK(ctx, resample_with(ctx, &src, &b, UPF_FILTER_LANCZOS3));
@@ -684,10 +711,11 @@ static void test_one_shot(upf_context *ctx, test_rng *rng)
 static void test_bad_input(upf_context *ctx)
 {
     /* create */
-    CHECK(upf_resampler_create(NULL, upf_resampler_params(.src_width = 4, .src_height = 4,
-                                                          .dst_width = 8, .dst_height = 8)) == NULL);
+    CHECK(upf_resampler_create(NULL, upf_resampler_params(
+        .src_width = 4, .src_height = 4, .dst_width = 8, .dst_height = 8)) == NULL);
     CHECK(upf_resampler_create(ctx, NULL) == NULL);
-    CHECK_FAILS(ctx, upf_context_last_error(ctx, NULL), UPF_ERROR_INVALID_ARGUMENT, "params is NULL");
+    CHECK_FAILS(ctx, upf_context_last_error(ctx, NULL), UPF_ERROR_INVALID_ARGUMENT,
+                "params is NULL");
     static const struct { int sw, sh, dw, dh; const char *needle; } bad_sizes[] = {
         { 0, 4, 8, 8, "params->src_width is 0; expected 1..16384" },
         { 4, -3, 8, 8, "params->src_height is -3" },
@@ -704,7 +732,8 @@ static void test_bad_input(upf_context *ctx)
     }
     for (int f = -1; f <= 5; f += 6) {
         upf_resampler *r = upf_resampler_create(ctx, upf_resampler_params(
-            .src_width = 4, .src_height = 4, .dst_width = 8, .dst_height = 8, .filter = (upf_filter)f));
+            .src_width = 4, .src_height = 4, .dst_width = 8, .dst_height = 8,
+            .filter = (upf_filter)f));
         CHECK(r == NULL);
         CHECK_FAILS(ctx, upf_context_last_error(ctx, NULL), UPF_ERROR_INVALID_ARGUMENT,
                     "params->filter is");
@@ -717,9 +746,11 @@ static void test_bad_input(upf_context *ctx)
 
     /* run */
     upf_resampler *r = upf_resampler_create(ctx, upf_resampler_params(
-        .src_width = 8, .src_height = 6, .dst_width = 12, .dst_height = 10, .filter = UPF_FILTER_BICUBIC));
+        .src_width = 8, .src_height = 6, .dst_width = 12, .dst_height = 10,
+        .filter = UPF_FILTER_BICUBIC));
     CHECK(r != NULL);
-    upf_image src = image_new(8, 6, UPF_FORMAT_RGBA32F, 0), dst = image_new(12, 10, UPF_FORMAT_RGBA32F, 0);
+    upf_image src = image_new(8, 6, UPF_FORMAT_RGBA32F, 0);
+    upf_image dst = image_new(12, 10, UPF_FORMAT_RGBA32F, 0);
     memset(src.data, 0, image_bytes(&src));
     CHECK_OK(ctx, upf_resampler_run(r, &src, &dst));
     CHECK_EQ_INT(upf_resampler_run(NULL, &src, &dst), UPF_ERROR_INVALID_ARGUMENT);
@@ -745,7 +776,8 @@ static void test_bad_input(upf_context *ctx)
                 "destination image has format rg32f");
     wrong = src;
     wrong.data = NULL;
-    CHECK_FAILS(ctx, upf_resampler_run(r, &wrong, &dst), UPF_ERROR_INVALID_ARGUMENT, "data is NULL");
+    CHECK_FAILS(ctx, upf_resampler_run(r, &wrong, &dst), UPF_ERROR_INVALID_ARGUMENT,
+                "data is NULL");
     wrong = src;
     wrong.stride = 8 * 16 - 4;
     CHECK_FAILS(ctx, upf_resampler_run(r, &wrong, &dst), UPF_ERROR_INVALID_ARGUMENT, "stride");
@@ -805,7 +837,8 @@ static void test_non_finite(void)
         free(src.data), free(dst.data);
 
         /* half floats: Inf (0x7c00) and NaN (0x7e00) */
-        upf_image h = image_new(9, 9, UPF_FORMAT_RGBA16F, 0), o = image_new(4, 4, UPF_FORMAT_RGBA16F, 0);
+        upf_image h = image_new(9, 9, UPF_FORMAT_RGBA16F, 0);
+        upf_image o = image_new(4, 4, UPF_FORMAT_RGBA16F, 0);
         memset(h.data, 0, image_bytes(&h));
         ((uint16_t *)pixel_ptr(&h, 8, 6))[0] = 0x7e00;
         ((uint16_t *)pixel_ptr(&h, 1, 7))[0] = 0x7c00;

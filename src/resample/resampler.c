@@ -168,9 +168,15 @@ static void vertical_task(void *priv, int block, int worker)
     for (int y = block * ROWS_PER_BLOCK; y < y1; y++) {
         const float *w = r->ty.weights + (size_t)y * (size_t)r->ty.stride;
         const float *rows = r->inter + (size_t)r->ty.first[y] * r->inter_stride;
+        /* Float output needs no conversion: write the row in place when it is aligned for
+         * floats (the same values either way; this only saves a copy). */
+        void *row = upf__row(job->dst, y);
+        bool direct = job->dst->format == UPF_FORMAT_RGBA32F &&
+                      (uintptr_t)row % _Alignof(float) == 0;
         filter_row_vertical(w, r->ty.count[y], rows, r->inter_stride, (size_t)r->dst_w * 4,
-                            line);
-        upf__row_from_linear(job->dst, y, 0, r->dst_w, line);
+                            direct ? (float *)row : line);
+        if (!direct)
+            upf__row_from_linear(job->dst, y, 0, r->dst_w, line);
     }
 }
 
