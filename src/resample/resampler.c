@@ -83,19 +83,17 @@ static void filter_row_horizontal(const upf__taps *restrict tx, const float *res
         const float *restrict w = tx->weights + (size_t)x * (size_t)stride;
         const float *restrict p = in + (size_t)tx->first[x] * 4;
         const int n = tx->count[x];
-        float a0 = w[0] * p[0], a1 = w[0] * p[1], a2 = w[0] * p[2], a3 = w[0] * p[3];
+        float acc[4];
+        for (int c = 0; c < 4; c++)
+            acc[c] = w[0] * p[c];
         for (int t = 1; t < n; t++) {
             const float wt = w[t];
             const float *restrict q = p + 4 * t;
-            a0 += wt * q[0];
-            a1 += wt * q[1];
-            a2 += wt * q[2];
-            a3 += wt * q[3];
+            for (int c = 0; c < 4; c++)
+                acc[c] += wt * q[c];
         }
-        out[4 * x + 0] = a0;
-        out[4 * x + 1] = a1;
-        out[4 * x + 2] = a2;
-        out[4 * x + 3] = a3;
+        for (int c = 0; c < 4; c++)
+            out[4 * x + c] = acc[c];
     }
 }
 
