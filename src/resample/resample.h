@@ -12,8 +12,9 @@
  *   u = (X + 0.5) * src / dst - 0.5                      (pixel centres aligned)
  *
  * at every source pixel i with |i - u| < radius * s, where s = max(src / dst, 1) stretches
- * the kernel when shrinking so that it also low-passes (Mitchell & Netravali 1988, section
- * 4: the reconstruction filter becomes a prefilter scaled to the output's sample spacing):
+ * the kernel when shrinking, to the output's sample spacing, so that it also low-passes
+ * what the smaller grid cannot hold (the usual decimation filter; see Turkowski, "Filters
+ * for common resampling tasks", Graphics Gems I, 1990):
  *
  *   w_i = k((i - u) / s).
  *
