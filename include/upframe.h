@@ -169,7 +169,9 @@ typedef struct upf_rect {
 
 /* Separable filters, applied in linear light (sRGB input is decoded first and the output
  * encoded again). When shrinking, the kernel is widened by the ratio so it also filters out
- * what the smaller image cannot hold. Samples beyond the border repeat the edge pixel. */
+ * what the smaller image cannot hold. Samples beyond the border repeat the edge pixel.
+ * Alpha is filtered like a colour channel, straight (not premultiplied): exact for the
+ * opaque frames of games; premultiply translucent images first if edges must not bleed. */
 typedef enum upf_filter {
     UPF_FILTER_DEFAULT = 0,    /* UPF_FILTER_LANCZOS3 */
     UPF_FILTER_BILINEAR = 1,   /* triangle, radius 1 */
@@ -203,7 +205,9 @@ UPF_API void upf_resampler_destroy(upf_resampler **resampler);
 /* Resamples `src` (the size given at creation, any colour format) into `dst` (the size given
  * at creation, any colour format), over the context's threads. Float input must be finite
  * (UPF_ERROR_BAD_DATA names the first pixel that is not); output is clamped to the range of
- * an integer format. Thread-safety: context-serialised. */
+ * an integer format. `src` and `dst` must not overlap in memory. On failure the content of
+ * `dst` is unspecified. The result does not depend on the number of threads. Thread-safety:
+ * context-serialised. */
 UPF_API upf_result upf_resampler_run(upf_resampler *resampler, const upf_image *src,
                                      const upf_image *dst);
 
