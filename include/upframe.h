@@ -244,7 +244,8 @@ UPF_API upf_result upf_metric_ssim(upf_context *ctx, const upf_image *ref, const
                                    const upf_rect *crop, double *out);
 
 typedef struct upf_flip_params {
-    double pixels_per_degree; /* viewing condition; 0: 67.02 (0.7 m from a 0.7 m wide 4K screen) */
+    double pixels_per_degree; /* viewing condition, 2 .. 1000; 0: 67.02 (0.7 m from a 0.7 m
+                               * wide 4K screen) */
 } upf_flip_params;
 
 #ifndef __cplusplus /* compound literals are C only */
