@@ -727,6 +727,45 @@ static void test_jpeg_read(void)
     free(jpg);
 }
 
+/* A progressive grey 8x8 JPEG whose scan script sends each AC coefficient k = 1..bands on
+ * its own, first at Al = 8 then refined bit by bit (Ah = 8..1): 1 + 9 * bands scans. */
+static unsigned char *jpeg_many_scans(int bands, size_t *size)
+{
+    struct jpeg_compress_struct c;
+    struct jpeg_error_mgr jerr;
+    c.err = jpeg_std_error(&jerr);
+    jpeg_create_compress(&c);
+    unsigned char *buf = NULL;
+    unsigned long len = 0;
+    jpeg_mem_dest(&c, &buf, &len);
+    c.image_width = c.image_height = 8;
+    c.input_components = 1;
+    c.in_color_space = JCS_GRAYSCALE;
+    jpeg_set_defaults(&c);
+    static jpeg_scan_info scans[1 + 9 * 63];
+    int n = 0;
+    scans[n++] = (jpeg_scan_info){ 1, { 0 }, 0, 0, 0, 0 };
+    for (int k = 1; k <= bands; k++) {
+        scans[n++] = (jpeg_scan_info){ 1, { 0 }, k, k, 0, 8 };
+        for (int ah = 8; ah >= 1; ah--)
+            scans[n++] = (jpeg_scan_info){ 1, { 0 }, k, k, ah, ah - 1 };
+    }
+    c.scan_info = scans;
+    c.num_scans = n;
+    jpeg_start_compress(&c, TRUE);
+    uint8_t pix[64];
+    for (int i = 0; i < 64; i++)
+        pix[i] = (uint8_t)(i * 3);
+    for (int y = 0; y < 8; y++) {
+        JSAMPROW row = pix + 8 * y;
+        jpeg_write_scanlines(&c, &row, 1);
+    }
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    *size = len;
+    return buf;
+}
+
 /* The offset of a JPEG marker (FF xx) after the header, or 0. */
 static size_t jpeg_find_marker(const unsigned char *p, size_t size, unsigned char marker)
 {
@@ -799,6 +838,19 @@ static void test_jpeg_bad(void)
         CHECK_IO_FAILS(imageio_read_jpeg_mem(buf, size, "size.jpg", NULL, &im, err),
                        sizes[i].code, "size.jpg", sizes[i].needle);
     }
+    /* The scan limit: 1 + 9 * 55 = 496 scans decode, 1 + 9 * 63 = 568 do not. */
+    size_t many_size;
+    unsigned char *many = jpeg_many_scans(55, &many_size);
+    CHECK_IO_OK(imageio_read_jpeg_mem(many, many_size, "scans.jpg", NULL, &im, err));
+    CHECK(im.img.width == 8 && im.channels == 1);
+    imageio_free(&im);
+    free(many);
+    many = jpeg_many_scans(63, &many_size);
+    CHECK_IO_FAILS(imageio_read_jpeg_mem(many, many_size, "scans.jpg", NULL, &im, err),
+                   UPF_ERROR_BAD_DATA, "scans.jpg", "more than 500 scans");
+    CHECK(im.img.data == NULL);
+    free(many);
+
     imageio_limits lim = { .max_width = 16, .max_height = 16 };
     CHECK_IO_FAILS(imageio_read_jpeg_mem(good, size, "lim.jpg", &lim, &im, err),
                    UPF_ERROR_BAD_DATA, "lim.jpg", "32x32 pixels; expected 1..16 wide");
@@ -1074,6 +1126,14 @@ static void test_dispatch_and_files(test_rng *rng)
     imageio_free(&back);
     CHECK_IO_FAILS(imageio_read_mem(NULL, 5, "null", NULL, &back, err),
                    UPF_ERROR_INVALID_ARGUMENT, "null", "data is NULL");
+    CHECK_IO_FAILS(imageio_read(NULL, NULL, &back, err), UPF_ERROR_INVALID_ARGUMENT,
+                   "imageio_read", "path is NULL");
+    CHECK_IO_FAILS(imageio_read(path, NULL, NULL, err), UPF_ERROR_INVALID_ARGUMENT,
+                   "imageio_read", "out is NULL");
+    CHECK_IO_FAILS(imageio_write(NULL, &im.img, 8, err), UPF_ERROR_INVALID_ARGUMENT, "output",
+                   "path is NULL");
+    CHECK_IO_FAILS(imageio_write_pfm("x.pfm", NULL, err), UPF_ERROR_INVALID_ARGUMENT, "x.pfm",
+                   "image is NULL");
 
     /* Overwriting: the new file replaces the old whole. */
     tmp_path(path, sizeof path, "over.png");

@@ -7,7 +7,10 @@
  * extraneous bytes, a premature end of the file) are errors here too: a damaged file gives
  * an error, never a silently patched picture. The size is checked against the caller's
  * limits once the header is read, before anything is decompressed, and a progressive file
- * may have at most JPEG_MAX_SCANS scans (more is a known way to make decoding take minutes). */
+ * may have at most JPEG_MAX_SCANS scans (more is a known way to make decoding take minutes).
+ * Data after the EOI marker is ignored; EXIF orientation and ICC profiles are not applied.
+ * JPEG has no checksums: damage that still decodes (a flipped bit in the entropy-coded data,
+ * mostly) gives a damaged picture without an error, as in every JPEG decoder. */
 #include <setjmp.h>
 #include <stdio.h> /* jpeglib.h needs FILE and size_t first */
 #include <stdlib.h>
