@@ -7,6 +7,8 @@
 
 static int run_help(int argc, char **argv);
 
+extern const cli_command cli_cmd_upscale, cli_cmd_compare;
+
 static const cli_command cli_cmd_help = {
     "help", run_help, "show this text, or a command's (upframe help COMMAND)",
     "usage: upframe help [COMMAND]\n"
@@ -16,6 +18,8 @@ static const cli_command cli_cmd_help = {
 
 /* The commands, in the order `upframe help` lists them. */
 const cli_command *const cli_commands[] = {
+    &cli_cmd_upscale,
+    &cli_cmd_compare,
     &cli_cmd_help,
     NULL
 };
