@@ -311,6 +311,10 @@ upf_result imageio_write_png(const char *path, const upf_image *img, int bits, c
     /* The samples are sRGB-encoded: say so (rendering intent 0, perceptual). */
     if (!ret)
         ret = spng_set_srgb(ctx, 0);
+    /* zlib level 4 instead of the default 6: the built-in frame upscaled to 1080p wrote in
+     * 153 ms instead of 370 ms and came out 3.8% larger (497 vs 479 kB). */
+    if (!ret)
+        ret = spng_set_option(ctx, SPNG_IMG_COMPRESSION_LEVEL, 4);
     if (!ret)
         ret = spng_set_png_file(ctx, f);
     /* SPNG_FMT_PNG: samples as the PNG holds them, 16-bit ones host-endian. */
