@@ -7,6 +7,8 @@
 
 static int run_help(int argc, char **argv);
 
+extern const cli_command cli_cmd_model;
+
 static const cli_command cli_cmd_help = {
     "help", run_help, "show this text, or a command's (upframe help COMMAND)",
     "usage: upframe help [COMMAND]\n"
@@ -17,6 +19,7 @@ static const cli_command cli_cmd_help = {
 /* The commands, in the order `upframe help` lists them. */
 const cli_command *const cli_commands[] = {
     &cli_cmd_help,
+    &cli_cmd_model,
     NULL
 };
 
