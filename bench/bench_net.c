@@ -1,10 +1,11 @@
 /* bench_net.c: speed of the spatial engine's network and pass 4 on the CPU.
  *
- *   bench_net [REPS]
+ *   bench_net [REPS [MAX_THREADS]]
  *
  * Prints: window forward throughput (windows/s and GFLOP/s) of the scalar reference and the
  * vectorisable version; then pass 4 for 1920x1080 -> 3840x2160 with a step-6 model (2x, the
- * model's own ratio) of random weights, on 1 and 2 threads, split into the detail map and the
+ * model's own ratio) of random weights, on 1 and 2 threads (1, 2, 4, ... up to MAX_THREADS when
+ * given), split into the detail map and the
  * output composition (sharpness 1; into RGBA8 sRGB, the usual output, and into RGBA32F, which
  * shows the cost of the sRGB encoding). Each figure is the best of REPS runs
  * (default 3). A window is 6 stages x 4 products of 16x16x16 multiply-adds: 196608 flops. */
@@ -41,6 +42,9 @@ int main(int argc, char **argv)
     int reps = argc > 1 ? atoi(argv[1]) : 3;
     if (reps < 1)
         reps = 1;
+    int max_threads = argc > 2 ? atoi(argv[2]) : 2;
+    if (max_threads < 1 || max_threads > 64)
+        max_threads = 2;
 
     upf__net_model *m = calloc(1, sizeof *m);
     m->step = 6;
@@ -86,7 +90,7 @@ int main(int argc, char **argv)
     upf_image dst32 = { dst_f, ow, oh, 0, UPF_FORMAT_RGBA32F };
     upf__sqrt_frame frame = { px, w, h, 0 };
     printf("pass 4, %dx%d -> %dx%d, step %d (best of %d):\n", w, h, ow, oh, m->step, reps);
-    for (int threads = 1; threads <= 2; threads++) {
+    for (int threads = 1; threads <= max_threads; threads = threads < 2 ? 2 : 2 * threads) {
         upf_context *ctx = upf_context_create(upf_context_params(.threads = threads));
         size_t bytes = upf__reconstruct_scratch_bytes(threads, m->step, w, h, ow);
         unsigned char *scratch = malloc(bytes);
@@ -116,9 +120,9 @@ int main(int argc, char **argv)
             best_f = t3 - t2 < best_f ? t3 - t2 : best_f;
         }
         long windows = (long)((map.width + 47) / 48) * ((map.height + 47) / 48) * 16;
-        printf("  %d thread%s: detail map %6.1f ms (%ld windows, %.0f windows/s), compose "
+        printf("  %2d thread%s: detail map %6.1f ms (%ld windows, %.0f windows/s), compose "
                "%6.1f ms (rgba8-srgb; %.1f ms to rgba32f), total %6.1f ms\n", threads,
-               threads > 1 ? "s" : " ", best_d * 1e3, windows, windows / best_d, best_c * 1e3,
+               threads > 1 ? "s" : "", best_d * 1e3, windows, windows / best_d, best_c * 1e3,
                best_f * 1e3, (best_d + best_c) * 1e3);
         free(scratch);
         upf_context_destroy(&ctx);
