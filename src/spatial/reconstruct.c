@@ -45,7 +45,6 @@
 #include "core/image.h"
 #include "spatial/reconstruct.h"
 
-#define WINDOW_BORDER(s) ((UPF_NET_DIM - (s)) / 2)     /* floor((16 - s) / 2) */
 #define PATCH_SIZE(s) (3 * (s) + UPF_NET_DIM)          /* a tile's luma: 4 windows s apart */
 #define PATCH_MAX PATCH_SIZE(UPF_MODEL_STEP_MAX)       /* 46 */
 
@@ -127,7 +126,8 @@ static void detail_tile(void *priv, int index, int worker)
     const size_t stride = frame->stride ? frame->stride : (size_t)frame->width;
 
     /* The tile's luma: input pixels from 4s * tile - border, size 3s + 16, edges repeated. */
-    const int x0 = 4 * s * tx - WINDOW_BORDER(s), y0 = 4 * s * ty - WINDOW_BORDER(s);
+    const int border = UPF_NET_WINDOW_BORDER(s);
+    const int x0 = 4 * s * tx - border, y0 = 4 * s * ty - border;
     for (int py = 0; py < size; py++) {
         const uint32_t *row = frame->pixels + (size_t)clampi(y0 + py, 0, frame->height - 1) * stride;
         for (int px = 0; px < size; px++) {
@@ -229,30 +229,6 @@ upf_result upf__make_detail_map(upf_context *ctx, const upf__net_model *model,
 
 /* ---- the output ---------------------------------------------------------------------------- */
 
-/* A bilinear tap pair: pixels i0, i1 and the weight f of i1. */
-typedef struct tap {
-    int i0, i1;
-    float f;
-} tap;
-
-/* The sample of output pixel X at source position ((2X + 1) * num - den) / (2 * den), i.e.
- * (X + 0.5) * num / den - 0.5, in a source of `size` pixels, clamped to [0, size - 1]. */
-static tap tap_at(int x, long long num, long long den, int size)
-{
-    long long t = (2LL * x + 1) * num - den, d2 = 2 * den;
-    if (t <= 0)
-        return (tap){ 0, 0, 0.0f };
-    long long i = t / d2;
-    if (i >= size - 1)
-        return (tap){ size - 1, size - 1, 0.0f };
-    return (tap){ (int)i, (int)i + 1, (float)((double)(t - i * d2) / (double)d2) };
-}
-
-static inline float lerp(float a, float b, float f)
-{
-    return (1.0f - f) * a + f * b;
-}
-
 /* Per worker: a vertically blended input row (RGBA), a vertically blended detail row, three
  * rows of the squared output (RGBA) and their luma (rows y-1, y, y+1 of the sharpen), and the
  * row handed to the output format. */
@@ -275,7 +251,7 @@ static compose_layout compose_sizes(int in_w, int detail_w, int out_w)
 /* Shared: the column taps, for the frame and for the detail map. */
 static size_t compose_shared_bytes(int out_w)
 {
-    return 2 * align64((size_t)out_w * sizeof(tap));
+    return 2 * align64((size_t)out_w * sizeof(upf__tap));
 }
 
 size_t upf__compose_scratch_bytes(int threads, int in_w, int detail_w, int out_w)
@@ -289,7 +265,7 @@ typedef struct compose_job {
     const upf__detail_map *map;
     const upf_image *dst;
     float sharpness;
-    const tap *col_in, *col_detail;
+    const upf__tap *col_in, *col_detail;
     unsigned char *workers;
     compose_layout L;
     int band_rows;
@@ -310,8 +286,9 @@ static void squared_row(const compose_job *job, compose_worker *w, int y, float 
     const size_t stride = frame->stride ? frame->stride : (size_t)frame->width;
 
     /* Vertical taps, then the vertical blends of the two frame rows and the two map rows. */
-    tap ty = tap_at(y, frame->height, out_h, frame->height);
-    tap td = tap_at(y, 12LL * map->in_height, (long long)map->step * out_h, map->height);
+    upf__tap ty = upf__tap_at(y, frame->height, out_h, frame->height);
+    upf__tap td = upf__tap_at(y, 12LL * map->in_height, (long long)map->step * out_h,
+                              map->height);
     const uint32_t *r0 = frame->pixels + (size_t)ty.i0 * stride;
     const uint32_t *r1 = frame->pixels + (size_t)ty.i1 * stride;
     float *vin = w->in_row;
@@ -320,25 +297,25 @@ static void squared_row(const compose_job *job, compose_worker *w, int y, float 
         upf_unpack_sqrt1010102(r0[x], &a[0], &a[1], &a[2], &a[3]);
         upf_unpack_sqrt1010102(r1[x], &b[0], &b[1], &b[2], &b[3]);
         for (int c = 0; c < 4; c++)
-            vin[4 * x + c] = lerp(a[c], b[c], ty.f);
+            vin[4 * x + c] = upf__lerp(a[c], b[c], ty.f);
     }
     const float *d0 = map->data + (size_t)td.i0 * map->width;
     const float *d1 = map->data + (size_t)td.i1 * map->width;
     float *vd = w->detail_row;
     for (int x = 0; x < map->width; x++)
-        vd[x] = lerp(d0[x], d1[x], td.f);
+        vd[x] = upf__lerp(d0[x], d1[x], td.f);
 
     /* Horizontal: base + detail, clamped at 0, squared. */
     for (int x = 0; x < out_w; x++) {
-        const tap ti = job->col_in[x], tdx = job->col_detail[x];
-        const float detail = lerp(vd[tdx.i0], vd[tdx.i1], tdx.f);
+        const upf__tap ti = job->col_in[x], tdx = job->col_detail[x];
+        const float detail = upf__lerp(vd[tdx.i0], vd[tdx.i1], tdx.f);
         float *o = rgba + 4 * x;
         for (int c = 0; c < 3; c++) {
-            float v = lerp(vin[4 * ti.i0 + c], vin[4 * ti.i1 + c], ti.f) + detail;
+            float v = upf__lerp(vin[4 * ti.i0 + c], vin[4 * ti.i1 + c], ti.f) + detail;
             v = v > 0.0f ? v : 0.0f;
             o[c] = v * v;
         }
-        o[3] = lerp(vin[4 * ti.i0 + 3], vin[4 * ti.i1 + 3], ti.f);
+        o[3] = upf__lerp(vin[4 * ti.i0 + 3], vin[4 * ti.i1 + 3], ti.f);
         luma[x] = upf_luma(o[0], o[1], o[2]);
     }
 }
@@ -428,11 +405,12 @@ upf_result upf__compose_output(upf_context *ctx, const upf__sqrt_frame *frame,
 
     const int out_w = dst->width, out_h = dst->height;
     unsigned char *mem = scratch;
-    tap *col_in = (tap *)mem;
-    tap *col_detail = (tap *)(mem + align64((size_t)out_w * sizeof(tap)));
+    upf__tap *col_in = (upf__tap *)mem;
+    upf__tap *col_detail = (upf__tap *)(mem + align64((size_t)out_w * sizeof(upf__tap)));
     for (int x = 0; x < out_w; x++) {
-        col_in[x] = tap_at(x, frame->width, out_w, frame->width);
-        col_detail[x] = tap_at(x, 12LL * map->in_width, (long long)map->step * out_w, map->width);
+        col_in[x] = upf__tap_at(x, frame->width, out_w, frame->width);
+        col_detail[x] = upf__tap_at(x, 12LL * map->in_width, (long long)map->step * out_w,
+                                    map->width);
     }
     compose_job job = { frame, map, dst, sharpness, col_in, col_detail,
                         mem + compose_shared_bytes(out_w),

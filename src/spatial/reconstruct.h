@@ -33,6 +33,38 @@ typedef struct upf__detail_map {
     int in_width, in_height;
 } upf__detail_map;
 
+/* The luma window of a block of step s starts this many input pixels before the block:
+ * floor((16 - s) / 2) (DESIGN.md "Geometry, exactly"). */
+#define UPF_NET_WINDOW_BORDER(s) ((UPF_NET_DIM - (s)) / 2)
+
+/* A bilinear tap pair: source pixels i0, i1 and the weight f of i1. */
+typedef struct upf__tap {
+    int i0, i1;
+    float f;
+} upf__tap;
+
+/* The sample of output pixel X at source position ((2X + 1) * num - den) / (2 * den), i.e.
+ * (X + 0.5) * num / den - 0.5, in a source of `size` pixels, clamped to [0, size - 1];
+ * computed exactly in integers, so a ratio of 1 or a whole ratio lands on whole pixels.
+ * Pass 4 samples the frame with (num, den) = (W_in, W_out) and the detail map with
+ * (12 * W_in, s * W_out); the trainer uses the same taps for its targets. */
+static inline upf__tap upf__tap_at(int x, long long num, long long den, int size)
+{
+    long long t = (2LL * x + 1) * num - den, d2 = 2 * den;
+    if (t <= 0)
+        return (upf__tap){ 0, 0, 0.0f };
+    long long i = t / d2;
+    if (i >= size - 1)
+        return (upf__tap){ size - 1, size - 1, 0.0f };
+    return (upf__tap){ (int)i, (int)i + 1, (float)((double)(t - i * d2) / (double)d2) };
+}
+
+/* Pass 4's linear blend: (1 - f) * a + f * b (vertical first, then horizontal). */
+static inline float upf__lerp(float a, float b, float f)
+{
+    return (1.0f - f) * a + f * b;
+}
+
 /* Sharpness accepted by upf__compose_output: 0 (off) .. 4; 1 is the shipped look. */
 #define UPF_SHARPNESS_MAX 4.0f
 
