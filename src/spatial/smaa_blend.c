@@ -1,0 +1,81 @@
+/* smaa_blend.c: pass 3 of the spatial engine, SMAA neighbourhood blending
+ * (SMAANeighborhoodBlendingPS, Jimenez et al. 2012 section 3.5) in linear light, then the
+ * frame stored as the square root of each channel in 10:10:10:2 (DESIGN.md).
+ *
+ * Reads the linear RGBA float frame and the weights of pass 2. Writes W*H words of
+ * upf_pack_sqrt1010102.
+ *
+ * For pixel P the four weights that concern it are (names by the direction P moves in):
+ *   right = a of the pixel to the right   (P toward its right neighbour)
+ *   below = g of the pixel below          (P toward the pixel below)
+ *   left  = b of P                        (P toward its left neighbour)
+ *   above = r of P                        (P toward the pixel above)
+ * All zero: P is kept. Otherwise P blends horizontally when max(right, left) >
+ * max(below, above), else vertically, taking both sides of that axis into account (SMAA
+ * since commit e86fd6c):
+ *   out = (w1 * lerp(P, N1, w1) + w2 * lerp(P, N2, w2)) / (w1 + w2)
+ * with (w1, N1), (w2, N2) the two sides' weights (uint8 / 255) and neighbours. SMAA makes
+ * each lerp with one bilinear fetch of an sRGB texture, i.e. in linear light; we lerp the
+ * linear floats. Weights of pixels beyond the image are 0; a neighbour beyond the image is
+ * the border pixel (clamp), as a GPU's sampler would read it. All four channels blend alike. */
+#include "core/color.h"
+#include "spatial/smaa.h"
+
+typedef struct blend_job {
+    const float *linear;
+    const uint8_t *weights;
+    uint32_t *frame;
+    int width, height;
+} blend_job;
+
+static void blend_task(void *priv, int by, int worker)
+{
+    (void)worker;
+    const blend_job *job = priv;
+    const int w = job->width, h = job->height;
+    int y1 = UPF_MIN(4 * by + 4, h);
+    for (int y = 4 * by; y < y1; y++) {
+        const float *row = job->linear + (size_t)y * w * 4;
+        const uint8_t *wrow = job->weights + (size_t)y * w * 4;
+        const uint8_t *wbelow = y + 1 < h ? wrow + (size_t)w * 4 : NULL;
+        uint32_t *out = job->frame + (size_t)y * w;
+        for (int x = 0; x < w; x++) {
+            const float *p = row + 4 * x;
+            int right = x + 1 < w ? wrow[4 * (x + 1) + 3] : 0;
+            int below = wbelow ? wbelow[4 * x + 1] : 0;
+            int left = wrow[4 * x + 2], above = wrow[4 * x + 0];
+            if (!(right | below | left | above)) {
+                out[x] = upf_pack_sqrt1010102(p[0], p[1], p[2], p[3]);
+                continue;
+            }
+            const float *n1, *n2;
+            int i1, i2;
+            if (UPF_MAX(right, left) > UPF_MAX(below, above)) {
+                i1 = right;
+                i2 = left;
+                n1 = row + 4 * (x + 1 < w ? x + 1 : x);
+                n2 = row + 4 * (x > 0 ? x - 1 : x);
+            } else {
+                i1 = below;
+                i2 = above;
+                n1 = p + (y + 1 < h ? (size_t)w * 4 : 0);
+                n2 = p - (y > 0 ? (size_t)w * 4 : 0);
+            }
+            float w1 = (float)i1 / 255.0f, w2 = (float)i2 / 255.0f, inv = 1.0f / (w1 + w2);
+            float c[4];
+            for (int k = 0; k < 4; k++) {
+                float a = p[k] + w1 * (n1[k] - p[k]); /* lerp(P, N1, w1) */
+                float b = p[k] + w2 * (n2[k] - p[k]); /* lerp(P, N2, w2) */
+                c[k] = (w1 * a + w2 * b) * inv;
+            }
+            out[x] = upf_pack_sqrt1010102(c[0], c[1], c[2], c[3]);
+        }
+    }
+}
+
+void upf__smaa_blend(upf_context *ctx, const float *linear, const uint8_t *weights, int width,
+                     int height, uint32_t *frame)
+{
+    blend_job job = { linear, weights, frame, width, height };
+    upf__parallel_for(ctx, blend_task, &job, upf__smaa_blocks(height));
+}
