@@ -73,7 +73,7 @@ static int edge_t(const uint32_t *edges, int w, int h, int x, int y)
 
 static void run_all(upf_context *ctx, frame_buffers *b, const uint8_t *table)
 {
-    upf__smaa_edges(ctx, b->linear, b->w, b->h, b->luma, b->edges);
+    upf__smaa_edges(ctx, b->linear, b->w, b->h, b->luma, b->edges, b->frame);
     upf__smaa_weights(ctx, b->edges, b->w, b->h, table, b->weights);
     upf__smaa_blend(ctx, b->linear, b->weights, b->w, b->h, b->frame);
 }
@@ -88,7 +88,7 @@ static void test_edges_vertical_step(upf_context *ctx)
     for (int y = 0; y < 6; y++)
         for (int x = 0; x < 9; x++)
             set_grey(&b, x, y, x >= 4 ? 1.0f : 0.0f);
-    upf__smaa_edges(ctx, b.linear, b.w, b.h, b.luma, b.edges);
+    upf__smaa_edges(ctx, b.linear, b.w, b.h, b.luma, b.edges, b.frame);
     const uint32_t expect[6] = { 0, 0x1111u, 0, 0, 0x0011u, 0 };
     for (int i = 0; i < 6; i++)
         CHECKF(b.edges[i] == expect[i], "word %d = 0x%08x, expected 0x%08x", i, b.edges[i],
@@ -108,7 +108,7 @@ static void test_edges_bit_layout(upf_context *ctx)
     for (int y = 0; y < 9; y++)
         for (int x = 0; x < 10; x++)
             set_grey(&b, x, y, (x == 5 && y == 6) ? 1.0f : 0.0625f);
-    upf__smaa_edges(ctx, b.linear, b.w, b.h, b.luma, b.edges);
+    upf__smaa_edges(ctx, b.linear, b.w, b.h, b.luma, b.edges, b.frame);
     for (int i = 0; i < b.bw * b.bh; i++) {
         uint32_t expect = i == 1 * 3 + 1 ? (1u << 9) | (1u << 25) | (1u << 10) | (1u << 29) : 0;
         CHECKF(b.edges[i] == expect, "word %d = 0x%08x, expected 0x%08x", i, b.edges[i], expect);
@@ -139,7 +139,7 @@ static void test_edges_threshold(upf_context *ctx)
         b.linear[4 + 0] = values[k];
         b.linear[4 + 1] = g;
         b.linear[3] = b.linear[7] = 1.0f;
-        upf__smaa_edges(ctx, b.linear, 2, 1, b.luma, b.edges);
+        upf__smaa_edges(ctx, b.linear, 2, 1, b.luma, b.edges, b.frame);
         CHECKF(edge_l(b.edges, 2, 1, 1, 0) == expect[k], "red %.9g (luma %.9g): edge %d",
                values[k], b.luma[1], edge_l(b.edges, 2, 1, 1, 0));
         buffers_free(&b);
@@ -168,7 +168,7 @@ static void test_edges_lca(upf_context *ctx)
     row_from_luma(&b, 2, strong_leftleft);
     /* Rows differ from each other: compare in one image, but make vertical steps harmless
      * by checking only left edges here. */
-    upf__smaa_edges(ctx, b.linear, 6, 3, b.luma, b.edges);
+    upf__smaa_edges(ctx, b.linear, 6, 3, b.luma, b.edges, b.frame);
     CHECK_EQ_INT(edge_l(b.edges, 6, 3, 2, 1), 1); /* control: weak edge kept */
     CHECK_EQ_INT(edge_l(b.edges, 6, 3, 2, 0), 0); /* beside a strong one: dropped */
     CHECK_EQ_INT(edge_l(b.edges, 6, 3, 3, 0), 1); /* the strong one stays */
@@ -185,7 +185,7 @@ static void test_edges_lca(upf_context *ctx)
     for (int x = 0; x < 3; x++)
         for (int y = 0; y < 6; y++)
             set_grey(&c, x, y, cols[x][y] * cols[x][y]);
-    upf__smaa_edges(ctx, c.linear, 3, 6, c.luma, c.edges);
+    upf__smaa_edges(ctx, c.linear, 3, 6, c.luma, c.edges, c.frame);
     CHECK_EQ_INT(edge_t(c.edges, 3, 6, 2, 2), 1); /* control */
     CHECK_EQ_INT(edge_t(c.edges, 3, 6, 0, 2), 0); /* TopTop 0.6 > 2 * 0.15 */
     CHECK_EQ_INT(edge_t(c.edges, 3, 6, 1, 2), 0); /* Bottom 0.5 > 2 * 0.15 */
@@ -231,17 +231,27 @@ static void test_edges_random(upf_context *ctx, test_rng *rng)
                 float *p = b.linear + ((size_t)y * w + x) * 4;
                 for (int c = 0; c < 3; c++)
                     p[c] = base[((x / 3) + (y / 5) + c) & 3] * (0.8f + 0.4f * test_rand_float(rng));
-                p[3] = 1.0f;
-                if (test_rand_int(rng, 0, 9) == 0)
-                    p[1] = -0.1f; /* negative input counts as 0 */
+                p[3] = test_rand_float(rng) * 1.4f - 0.2f;
+                switch (test_rand_int(rng, 0, 15)) { /* values the encodings must clamp */
+                case 0: p[1] = -0.1f; break;          /* negative counts as 0 */
+                case 1: p[0] = -0.0f; break;
+                case 2: p[2] = 1.0f + 3.0f * test_rand_float(rng); break; /* above 1 */
+                case 3: p[0] = 1e-30f; break;         /* tiny */
+                default: break;
+                }
             }
         }
-        upf__smaa_edges(ctx, b.linear, w, h, b.luma, b.edges);
+        upf__smaa_edges(ctx, b.linear, w, h, b.luma, b.edges, b.frame);
         uint32_t *ref = calloc((size_t)b.bw * b.bh, sizeof(uint32_t));
+        /* The fast row kernel against the scalar definitions, every pixel. */
+        int bad_luma = 0, bad_frame = 0;
         for (int i = 0; i < w * h; i++) {
             const float *p = b.linear + 4 * i;
-            CHECK(b.luma[i] == upf__smaa_luma(p[0], p[1], p[2]));
+            bad_luma += b.luma[i] != upf__smaa_luma(p[0], p[1], p[2]);
+            bad_frame += b.frame[i] != upf_pack_sqrt1010102(p[0], p[1], p[2], p[3]);
         }
+        CHECK_EQ_INT(bad_luma, 0);
+        CHECK_EQ_INT(bad_frame, 0);
         reference_edges(b.luma, w, h, ref);
         int mismatches = 0;
         for (int i = 0; i < b.bw * b.bh; i++)
@@ -611,7 +621,7 @@ static void test_weights_step(upf_context *ctx, const uint8_t *table)
      * so b = a = round(31 * 5/8) = 19. */
     frame_buffers b = buffers_make(24, 10);
     render_binary(&b, shape_step, NULL);
-    upf__smaa_edges(ctx, b.linear, b.w, b.h, b.luma, b.edges);
+    upf__smaa_edges(ctx, b.linear, b.w, b.h, b.luma, b.edges, b.frame);
     upf__smaa_weights(ctx, b.edges, b.w, b.h, table, b.weights);
     int wrong = 0;
     for (int y = 0; y < b.h; y++) {
@@ -663,7 +673,7 @@ static void test_weights_diagonal(upf_context *ctx, const uint8_t *table)
         diag_shape s = { 48, mirror, 48 };
         frame_buffers b = buffers_make(48, 48);
         render_binary(&b, shape_diag, &s);
-        upf__smaa_edges(ctx, b.linear, b.w, b.h, b.luma, b.edges);
+        upf__smaa_edges(ctx, b.linear, b.w, b.h, b.luma, b.edges, b.frame);
         upf__smaa_weights(ctx, b.edges, b.w, b.h, table, b.weights);
         for (int x = 17; x <= 31; x++) {
             int y = 48 - x, px = mirror ? 47 - x : x;
@@ -723,7 +733,7 @@ static void test_weights_corners(upf_context *ctx, const uint8_t *table)
     rect_shape rect = { 4, 4, 15, 9 };
     frame_buffers b = buffers_make(24, 16);
     render_binary(&b, shape_rect, &rect);
-    upf__smaa_edges(ctx, b.linear, b.w, b.h, b.luma, b.edges);
+    upf__smaa_edges(ctx, b.linear, b.w, b.h, b.luma, b.edges, b.frame);
     upf__smaa_weights(ctx, b.edges, b.w, b.h, table, b.weights);
     int wrong = 0;
     for (int y = 0; y < b.h; y++) {
@@ -965,7 +975,7 @@ static void test_weights_reference(upf_context *ctx, const uint8_t *table, test_
         } else {
             random_shapes s = random_shapes_make(rng, w, h, iter % 3 == 1);
             render_binary(&b, shape_random, &s);
-            upf__smaa_edges(ctx, b.linear, w, h, b.luma, b.edges);
+            upf__smaa_edges(ctx, b.linear, w, h, b.luma, b.edges, b.frame);
         }
         upf__smaa_weights(ctx, b.edges, w, h, table, b.weights);
         uint8_t *ref = malloc((size_t)w * h * 4);
@@ -1110,6 +1120,8 @@ static void test_blend(upf_context *ctx)
     const float A[4] = { 1.0f, 0.25f, 0.0f, 1.0f }, B[4] = { 0.0f, 0.25f, 1.0f, 1.0f };
     memcpy(b.linear, A, sizeof A);
     memcpy(b.linear + 4, B, sizeof B);
+    upf__smaa_edges(ctx, b.linear, 1, 2, b.luma, b.edges, b.frame); /* the unblended frame */
+    memset(b.weights, 0, 8);
     b.weights[4 + 0] = 102;
     upf__smaa_blend(ctx, b.linear, b.weights, 1, 2, b.frame);
     const double b1[3] = { 0.4, 0.25, 0.6 };
@@ -1133,13 +1145,14 @@ static void test_blend(upf_context *ctx)
     set_grey(&r, 0, 0, 1.0f);
     set_grey(&r, 1, 0, 0.5f);
     set_grey(&r, 2, 0, 0.0f);
+    upf__smaa_edges(ctx, r.linear, 3, 1, r.luma, r.edges, r.frame);
+    memset(r.weights, 0, 12);
     r.weights[4 * 1 + 2] = 102;
     r.weights[4 * 2 + 3] = 51;
     upf__smaa_blend(ctx, r.linear, r.weights, 3, 1, r.frame);
     CHECK_NEAR(frame_linear(r.frame, 1, 0), 0.6, 2.0 / 1023.0);
     CHECK_NEAR(frame_linear(r.frame, 1, 1), 0.6, 2.0 / 1023.0);
-    /* The neighbours' own weights are zero: L is kept; R's "left" weight is its a? No: R
-     * moves by its own b and by r of itself; both zero -> kept. */
+    /* L and R have no weights of their own (R's a moves P, not R): both kept. */
     CHECK(r.frame[0] == upf_pack_sqrt1010102(1.0f, 1.0f, 1.0f, 1.0f));
     CHECK(r.frame[2] == upf_pack_sqrt1010102(0.0f, 0.0f, 0.0f, 1.0f));
     buffers_free(&r);
@@ -1152,6 +1165,8 @@ static void test_blend(upf_context *ctx)
             set_grey(&c, i % 3, i / 3, 0.5f);
         set_grey(&c, 0, 1, 1.0f);
         set_grey(&c, 1, 0, 0.0f);
+        upf__smaa_edges(ctx, c.linear, 3, 3, c.luma, c.edges, c.frame);
+        memset(c.weights, 0, 36);
         c.weights[4 * 4 + 2] = tie ? 100 : 101;
         c.weights[4 * 4 + 0] = 100;
         upf__smaa_blend(ctx, c.linear, c.weights, 3, 3, c.frame);
@@ -1268,7 +1283,7 @@ static void test_visualise(upf_context *ctx, const uint8_t *table)
 {
     frame_buffers b = buffers_make(24, 10);
     render_binary(&b, shape_step, NULL);
-    upf__smaa_edges(ctx, b.linear, b.w, b.h, b.luma, b.edges);
+    upf__smaa_edges(ctx, b.linear, b.w, b.h, b.luma, b.edges, b.frame);
     upf__smaa_weights(ctx, b.edges, b.w, b.h, table, b.weights);
     uint8_t *img = malloc((size_t)b.w * b.h * 4);
     upf__smaa_edges_visualise(b.edges, b.w, b.h, img);

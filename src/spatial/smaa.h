@@ -9,9 +9,15 @@
  * values and allocates every buffer once. They take `ctx` only for upf__parallel_for and
  * give the same bits for any number of threads.
  *
- *   pass 1  upf__smaa_edges    linear RGBA float -> luma scratch, packed edge words
+ *   pass 1  upf__smaa_edges    linear RGBA float -> luma scratch, packed edge words, and
+ *                              the frame's unblended sqrt 10:10:10:2 pixels
  *   pass 2  upf__smaa_weights  edge words + area table -> blending weights (RGBA8)
- *   pass 3  upf__smaa_blend    linear RGBA float + weights -> sqrt 10:10:10:2 frame
+ *   pass 3  upf__smaa_blend    linear RGBA float + weights -> the frame's blended pixels
+ *
+ * Pass 1 takes every channel's square root anyway (for the luma), so it also writes each
+ * pixel's own encoding to the frame; pass 3 then rewrites only the pixels that blend (a few
+ * percent) instead of taking every square root a second time. On its own pass 3 is not a
+ * full pass: the frame must hold what pass 1 wrote.
  */
 #ifndef UPF_SMAA_H
 #define UPF_SMAA_H
@@ -20,6 +26,15 @@
 #include <stdint.h>
 
 #include "core/core.h"
+
+/* x86-64 always has SSE2: the hot loops use it (exact IEEE operations, the same bits as the
+ * scalar code, which stays as the definition and the path for other targets). */
+#if defined(__SSE2__) || defined(_M_X64)
+#define UPF_SMAA_SSE2 1
+#include <emmintrin.h>
+#else
+#define UPF_SMAA_SSE2 0
+#endif
 
 /* ---- pass 1: edges ----------------------------------------------------------------------
  *
@@ -36,19 +51,41 @@ static inline int upf__smaa_blocks(int n)
     return (n + 3) >> 2;
 }
 
-/* The luma pass 1 compares: Rec. 709 luma of the square-root-encoded colour (a gamma-2
- * encoding: SMAA detects edges on gamma-encoded values, SMAA.hlsl integration notes).
- * Negative components count as 0. */
-static inline float upf__smaa_luma(float r, float g, float b)
+/* Index of the lowest set bit of v != 0 (de Bruijn multiplication: C17 has no ctz). */
+static inline int upf__smaa_lowest_bit(uint64_t v)
 {
-    return 0.2126f * sqrtf(r > 0.0f ? r : 0.0f) + 0.7152f * sqrtf(g > 0.0f ? g : 0.0f) +
-           0.0722f * sqrtf(b > 0.0f ? b : 0.0f);
+    static const unsigned char index[64] = {
+        0,  1,  48, 2,  57, 49, 28, 3,  61, 58, 50, 42, 38, 29, 17, 4,
+        62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30, 24, 18, 12, 5,
+        63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
+        46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9,  13, 8,  7,  6,
+    };
+    return index[((v & (0 - v)) * UINT64_C(0x03F79D71B4CB0A89)) >> 58];
 }
 
+/* The luma pass 1 compares: Rec. 709 luma of the square-root-encoded colour (a gamma-2
+ * encoding: SMAA detects edges on gamma-encoded values, SMAA.hlsl integration notes).
+ * Negative components count as 0. This scalar form is the definition; the products are
+ * separate statements so that no compiler fuses them into FMAs, and the fast row version
+ * (upf__smaa_luma_row) gives the same bits. */
+static inline float upf__smaa_luma(float r, float g, float b)
+{
+    float lr = 0.2126f * sqrtf(r > 0.0f ? r : 0.0f);
+    float lg = 0.7152f * sqrtf(g > 0.0f ? g : 0.0f);
+    float lb = 0.0722f * sqrtf(b > 0.0f ? b : 0.0f);
+    float sum = lr + lg;
+    return sum + lb;
+}
+
+/* For n RGBA pixels: upf__smaa_luma into luma[] and upf_pack_sqrt1010102 into packed[],
+ * bit for bit (SSE2 where the target has it). */
+void upf__smaa_luma_row(const float *rgba, int n, float *luma, uint32_t *packed);
+
 /* Pass 1 (SMAALumaEdgeDetectionPS). linear: W*H RGBA floats (linear light, tightly packed).
- * luma: W*H scratch floats, filled with upf__smaa_luma of each pixel. edges: bw*bh words. */
+ * luma: W*H scratch floats, filled with upf__smaa_luma of each pixel. edges: bw*bh words.
+ * frame: W*H words, filled with upf_pack_sqrt1010102 of each pixel (pass 3 completes it). */
 void upf__smaa_edges(upf_context *ctx, const float *linear, int width, int height, float *luma,
-                     uint32_t *edges);
+                     uint32_t *edges, uint32_t *frame);
 
 /* ---- the area table ---------------------------------------------------------------------
  *
@@ -119,7 +156,9 @@ void upf__smaa_weights(upf_context *ctx, const uint32_t *edges, int width, int h
 /* ---- pass 3: blend ----------------------------------------------------------------------- */
 
 /* Pass 3 (SMAANeighborhoodBlendingPS) in linear light, then each channel's square root
- * packed as 10:10:10:2 (upf_pack_sqrt1010102). frame: W*H words. */
+ * packed as 10:10:10:2 (bit for bit upf_pack_sqrt1010102). frame: W*H words as pass 1 left
+ * them; the pixels with any blending weight are rewritten, the others already hold their
+ * unblended value. */
 void upf__smaa_blend(upf_context *ctx, const float *linear, const uint8_t *weights, int width,
                      int height, uint32_t *frame);
 

@@ -2,15 +2,16 @@
  * (SMAANeighborhoodBlendingPS, Jimenez et al. 2012 section 3.5) in linear light, then the
  * frame stored as the square root of each channel in 10:10:10:2 (DESIGN.md).
  *
- * Reads the linear RGBA float frame and the weights of pass 2. Writes W*H words of
- * upf_pack_sqrt1010102.
+ * Reads the linear RGBA float frame and the weights of pass 2. Writes the frame (W*H words
+ * of upf_pack_sqrt1010102): pass 1 already stored every pixel's unblended encoding there, so
+ * only the pixels that blend are written.
  *
  * For pixel P the four weights that concern it are (names by the direction P moves in):
  *   right = a of the pixel to the right   (P toward its right neighbour)
  *   below = g of the pixel below          (P toward the pixel below)
  *   left  = b of P                        (P toward its left neighbour)
  *   above = r of P                        (P toward the pixel above)
- * All zero: P is kept. Otherwise P blends horizontally when max(right, left) >
+ * All zero: P is kept (pass 1's value stays). Otherwise P blends horizontally when max(right, left) >
  * max(below, above), else vertically, taking both sides of that axis into account (SMAA
  * since commit e86fd6c):
  *   out = (w1 * lerp(P, N1, w1) + w2 * lerp(P, N2, w2)) / (w1 + w2)
@@ -20,6 +21,27 @@
  * the border pixel (clamp), as a GPU's sampler would read it. All four channels blend alike. */
 #include "core/color.h"
 #include "spatial/smaa.h"
+
+/* upf_pack_sqrt1010102 of c[0..3], bit for bit (SSE2 where the target has it): each colour
+ * channel clamped at 0, its square root, then every channel clamped to [0, 1], scaled by
+ * 1023 (alpha by 3), + 0.5 and truncated. */
+static inline uint32_t pack_sqrt(const float *c)
+{
+#if UPF_SMAA_SSE2
+    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f), half = _mm_set1_ps(0.5f);
+    const __m128 scale = _mm_set_ps(3.0f, 1023.0f, 1023.0f, 1023.0f);
+    const __m128 rgb = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
+    __m128 v = _mm_loadu_ps(c);
+    __m128 s = _mm_sqrt_ps(_mm_max_ps(v, zero));
+    s = _mm_or_ps(_mm_and_ps(rgb, s), _mm_andnot_ps(rgb, v)); /* alpha is not encoded */
+    __m128 q = _mm_add_ps(_mm_mul_ps(_mm_min_ps(_mm_max_ps(s, zero), one), scale), half);
+    int32_t u[4];
+    _mm_storeu_si128((__m128i *)u, _mm_cvttps_epi32(q));
+    return (uint32_t)u[0] | (uint32_t)u[1] << 10 | (uint32_t)u[2] << 20 | (uint32_t)u[3] << 30;
+#else
+    return upf_pack_sqrt1010102(c[0], c[1], c[2], c[3]);
+#endif
+}
 
 typedef struct blend_job {
     const float *linear;
@@ -44,10 +66,8 @@ static void blend_task(void *priv, int by, int worker)
             int right = x + 1 < w ? wrow[4 * (x + 1) + 3] : 0;
             int below = wbelow ? wbelow[4 * x + 1] : 0;
             int left = wrow[4 * x + 2], above = wrow[4 * x + 0];
-            if (!(right | below | left | above)) {
-                out[x] = upf_pack_sqrt1010102(p[0], p[1], p[2], p[3]);
+            if (!(right | below | left | above))
                 continue;
-            }
             const float *n1, *n2;
             int i1, i2;
             if (UPF_MAX(right, left) > UPF_MAX(below, above)) {
@@ -68,7 +88,7 @@ static void blend_task(void *priv, int by, int worker)
                 float b = p[k] + w2 * (n2[k] - p[k]); /* lerp(P, N2, w2) */
                 c[k] = (w1 * a + w2 * b) * inv;
             }
-            out[x] = upf_pack_sqrt1010102(c[0], c[1], c[2], c[3]);
+            out[x] = pack_sqrt(c);
         }
     }
 }

@@ -2,8 +2,9 @@
  * (SMAALumaEdgeDetectionPS, Jimenez et al. 2012 section 3.1), with the two edge flags of
  * each pixel packed into one 32-bit word per 4x4 block (DESIGN.md).
  *
- * Reads the linear RGBA float frame. Writes the luma scratch (W*H floats) and the edge
- * words (ceil(W/4) * ceil(H/4)); layout in smaa.h. Also the edges' debug picture.
+ * Reads the linear RGBA float frame. Writes the luma scratch (W*H floats), the edge words
+ * (ceil(W/4) * ceil(H/4); layout in smaa.h), and every pixel's unblended sqrt 10:10:10:2
+ * encoding into the frame (pass 3 completes it). Also the edges' debug picture.
  *
  * The rule, for pixel P with neighbours Left, Top, Right, Bottom, LeftLeft, TopTop:
  *   L = Rec. 709 luma of the square-root-encoded colour (upf__smaa_luma);
@@ -17,26 +18,67 @@
  * At the border a neighbour beyond the image is the border pixel itself (clamp), so its
  * difference is 0: column 0 has no left edges, row 0 no top edges, and a missing Right,
  * Bottom, LeftLeft or TopTop adds nothing to m. Arithmetic is in float, as on a GPU. */
+#include "core/color.h"
 #include "spatial/smaa.h"
 
 typedef struct edges_job {
     const float *linear;
     float *luma;
-    uint32_t *edges;
+    uint32_t *edges, *frame;
     int width, height, bw;
 } edges_job;
 
-/* Luma of the rows of block row `by`. */
+void upf__smaa_luma_row(const float *rgba, int n, float *luma, uint32_t *packed)
+{
+    int x = 0;
+#if UPF_SMAA_SSE2
+    /* Four pixels at a time. The square roots of all 16 channels (negative ones as 0) serve
+     * both outputs. Luma: weighted, transposed so each pixel's terms are summed in the
+     * scalar order, (r + g) + b. Packing: the roots (alpha as it is) clamped to [0, 1],
+     * times 1023 (alpha 3), + 0.5, truncated, as upf_unorm_from_float does; transposed to
+     * put each channel of the 4 pixels in one register, then shifted into place. */
+    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f), half = _mm_set1_ps(0.5f);
+    const __m128 weight = _mm_set_ps(0.0f, 0.0722f, 0.7152f, 0.2126f);
+    const __m128 scale = _mm_set_ps(3.0f, 1023.0f, 1023.0f, 1023.0f);
+    const __m128 rgb = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
+    for (; x + 4 <= n; x += 4) {
+        __m128 l[4];
+        __m128i q[4];
+        for (int k = 0; k < 4; k++) {
+            __m128 v = _mm_loadu_ps(rgba + 4 * (x + k));
+            __m128 root = _mm_sqrt_ps(_mm_max_ps(v, zero));
+            l[k] = _mm_mul_ps(root, weight);
+            __m128 e = _mm_or_ps(_mm_and_ps(rgb, root), _mm_andnot_ps(rgb, v));
+            e = _mm_min_ps(_mm_max_ps(e, zero), one);
+            q[k] = _mm_cvttps_epi32(_mm_add_ps(_mm_mul_ps(e, scale), half));
+        }
+        _MM_TRANSPOSE4_PS(l[0], l[1], l[2], l[3]); /* l[0]: the red terms of the 4 pixels ... */
+        _mm_storeu_ps(luma + x, _mm_add_ps(_mm_add_ps(l[0], l[1]), l[2]));
+        __m128i t0 = _mm_unpacklo_epi32(q[0], q[1]), t1 = _mm_unpackhi_epi32(q[0], q[1]);
+        __m128i t2 = _mm_unpacklo_epi32(q[2], q[3]), t3 = _mm_unpackhi_epi32(q[2], q[3]);
+        __m128i r = _mm_unpacklo_epi64(t0, t2), g = _mm_unpackhi_epi64(t0, t2);
+        __m128i b = _mm_unpacklo_epi64(t1, t3), a = _mm_unpackhi_epi64(t1, t3);
+        __m128i word = _mm_or_si128(_mm_or_si128(r, _mm_slli_epi32(g, 10)),
+                                    _mm_or_si128(_mm_slli_epi32(b, 20), _mm_slli_epi32(a, 30)));
+        _mm_storeu_si128((__m128i *)(packed + x), word);
+    }
+#endif
+    for (; x < n; x++) {
+        const float *p = rgba + 4 * x;
+        luma[x] = upf__smaa_luma(p[0], p[1], p[2]);
+        packed[x] = upf_pack_sqrt1010102(p[0], p[1], p[2], p[3]);
+    }
+}
+
+/* Luma and unblended frame pixels of the rows of block row `by`. */
 static void luma_task(void *priv, int by, int worker)
 {
     (void)worker;
     const edges_job *job = priv;
     int y1 = UPF_MIN(4 * by + 4, job->height);
     for (int y = 4 * by; y < y1; y++) {
-        const float *src = job->linear + (size_t)y * job->width * 4;
-        float *dst = job->luma + (size_t)y * job->width;
-        for (int x = 0; x < job->width; x++)
-            dst[x] = upf__smaa_luma(src[4 * x], src[4 * x + 1], src[4 * x + 2]);
+        size_t row = (size_t)y * job->width;
+        upf__smaa_luma_row(job->linear + row * 4, job->width, job->luma + row, job->frame + row);
     }
 }
 
@@ -45,8 +87,38 @@ static inline float max2f(float a, float b)
     return a > b ? a : b;
 }
 
-/* Edge words of block row `by`. Each row is scanned once: the two cheap differences decide
- * whether a pixel is a candidate, and only candidates read the four further neighbours. */
+/* Candidates among pixels x0 .. x0+n-1 (n <= 64) of a row: bit i of *el when
+ * |L - L(Left)| >= threshold (never for x = 0), of *et when |L - L(Top)| >= threshold. */
+static void candidates(const float *row, const float *up, int x0, int n, uint64_t *el_out,
+                       uint64_t *et_out)
+{
+    uint64_t el = 0, et = 0;
+    int i = 0;
+    if (x0 == 0) { /* column 0: no left neighbour */
+        et = fabsf(row[0] - up[0]) >= UPF_SMAA_THRESHOLD;
+        i = 1;
+    }
+#if UPF_SMAA_SSE2
+    const __m128 threshold = _mm_set1_ps(UPF_SMAA_THRESHOLD), sign = _mm_set1_ps(-0.0f);
+    for (; i + 4 <= n; i += 4) {
+        __m128 p = _mm_loadu_ps(row + x0 + i);
+        __m128 dl = _mm_andnot_ps(sign, _mm_sub_ps(p, _mm_loadu_ps(row + x0 + i - 1)));
+        __m128 dt = _mm_andnot_ps(sign, _mm_sub_ps(p, _mm_loadu_ps(up + x0 + i)));
+        el |= (uint64_t)_mm_movemask_ps(_mm_cmpge_ps(dl, threshold)) << i;
+        et |= (uint64_t)_mm_movemask_ps(_mm_cmpge_ps(dt, threshold)) << i;
+    }
+#endif
+    for (; i < n; i++) {
+        int x = x0 + i;
+        el |= (uint64_t)(fabsf(row[x] - row[x - 1]) >= UPF_SMAA_THRESHOLD) << i;
+        et |= (uint64_t)(fabsf(row[x] - up[x]) >= UPF_SMAA_THRESHOLD) << i;
+    }
+    *el_out = el;
+    *et_out = et;
+}
+
+/* Edge words of block row `by`. Each row is scanned 64 pixels at a time: the two cheap
+ * differences give the candidates, and only candidates read the four further neighbours. */
 static void edges_task(void *priv, int by, int worker)
 {
     (void)worker;
@@ -61,34 +133,36 @@ static void edges_task(void *priv, int by, int worker)
         if (y >= h)
             break;
         const float *row = job->luma + (size_t)y * w;
-        const float *up = y > 0 ? row - w : row;           /* Top (clamped) */
-        const float *up2 = y > 1 ? row - 2 * w : up;       /* TopTop (clamped) */
-        const float *down = y + 1 < h ? row + w : row;     /* Bottom (clamped) */
-        for (int x = 0; x < w; x++) {
-            float l = row[x];
-            float dl = x > 0 ? fabsf(l - row[x - 1]) : 0.0f;
-            float dt = fabsf(l - up[x]);
-            int el = dl >= UPF_SMAA_THRESHOLD, et = dt >= UPF_SMAA_THRESHOLD;
-            if (!(el | et))
-                continue;
-            /* Local contrast adaptation. */
-            float dr = x + 1 < w ? fabsf(l - row[x + 1]) : 0.0f;
-            float db = fabsf(l - down[x]);
-            float dll = x > 1 ? fabsf(row[x - 1] - row[x - 2]) : 0.0f;
-            float dtt = fabsf(up[x] - up2[x]);
-            float m = max2f(max2f(max2f(dl, dt), max2f(dr, db)), max2f(dll, dtt));
-            el &= UPF_SMAA_LCA_FACTOR * dl >= m;
-            et &= UPF_SMAA_LCA_FACTOR * dt >= m;
-            int bit = r * 4 + (x & 3);
-            out[x >> 2] |= ((uint32_t)el << bit) | ((uint32_t)et << (16 + bit));
+        const float *up = y > 0 ? row - w : row;       /* Top (clamped) */
+        const float *up2 = y > 1 ? row - 2 * w : up;   /* TopTop (clamped) */
+        const float *down = y + 1 < h ? row + w : row; /* Bottom (clamped) */
+        for (int x0 = 0; x0 < w; x0 += 64) {
+            uint64_t el, et;
+            candidates(row, up, x0, UPF_MIN(64, w - x0), &el, &et);
+            for (uint64_t any = el | et; any; any &= any - 1) {
+                int i = upf__smaa_lowest_bit(any), x = x0 + i;
+                float l = row[x];
+                float dl = x > 0 ? fabsf(l - row[x - 1]) : 0.0f;
+                float dt = fabsf(l - up[x]);
+                /* Local contrast adaptation. */
+                float dr = x + 1 < w ? fabsf(l - row[x + 1]) : 0.0f;
+                float db = fabsf(l - down[x]);
+                float dll = x > 1 ? fabsf(row[x - 1] - row[x - 2]) : 0.0f;
+                float dtt = fabsf(up[x] - up2[x]);
+                float m = max2f(max2f(max2f(dl, dt), max2f(dr, db)), max2f(dll, dtt));
+                uint32_t keep_l = (uint32_t)((el >> i) & 1) & (UPF_SMAA_LCA_FACTOR * dl >= m);
+                uint32_t keep_t = (uint32_t)((et >> i) & 1) & (UPF_SMAA_LCA_FACTOR * dt >= m);
+                int bit = r * 4 + (x & 3);
+                out[x >> 2] |= (keep_l << bit) | (keep_t << (16 + bit));
+            }
         }
     }
 }
 
 void upf__smaa_edges(upf_context *ctx, const float *linear, int width, int height, float *luma,
-                     uint32_t *edges)
+                     uint32_t *edges, uint32_t *frame)
 {
-    edges_job job = { linear, luma, edges, width, height, upf__smaa_blocks(width) };
+    edges_job job = { linear, luma, edges, frame, width, height, upf__smaa_blocks(width) };
     int bh = upf__smaa_blocks(height);
     /* Two sweeps: every row's luma must be there before its neighbours' edges are found. */
     upf__parallel_for(ctx, luma_task, &job, bh);

@@ -56,18 +56,6 @@ static inline unsigned column_nibble(uint32_t v)
     return (v | (v >> 3) | (v >> 6) | (v >> 9)) & 15u;
 }
 
-/* Index of the lowest set bit of v != 0 (de Bruijn multiplication; C17 has no ctz). */
-static inline int lowest_bit(uint64_t v)
-{
-    static const unsigned char index[64] = {
-        0,  1,  48, 2,  57, 49, 28, 3,  61, 58, 50, 42, 38, 29, 17, 4,
-        62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30, 24, 18, 12, 5,
-        63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
-        46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9,  13, 8,  7,  6,
-    };
-    return index[((v & (0 - v)) * 0x03F79D71B4CB0A89ull) >> 58];
-}
-
 /* ---- area lookups -------------------------------------------------------------------------- */
 
 /* Corner rounding (SMAADetectHorizontal/VerticalCornerPattern), in eighths. The weight on
@@ -294,7 +282,7 @@ static void horizontal_row(const weights_job *job, int y, uint64_t *diag_row)
             x = ((x >> 6) + 1) << 6;
             continue;
         }
-        int s = x + lowest_bit(bits), e = s;
+        int s = x + upf__smaa_lowest_bit(bits), e = s;
         /* The run goes on while pixels join it: count the ones of `joins` after s. */
         for (;;) {
             int p = e + 1;
@@ -303,7 +291,7 @@ static void horizontal_row(const weights_job *job, int y, uint64_t *diag_row)
             if (win.chunk != p >> 6)
                 load_row_window(m, y, p >> 6, &win);
             uint64_t stop = ~(win.joins >> (p & 63));
-            int room = 64 - (p & 63), n = stop ? lowest_bit(stop) : 64;
+            int room = 64 - (p & 63), n = stop ? upf__smaa_lowest_bit(stop) : 64;
             e += UPF_MIN(n, room);
             if (n < room)
                 break;
