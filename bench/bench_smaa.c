@@ -2,7 +2,10 @@
  * blend) at 1920x1080 and 1280x720, on 1 and 2 threads, on a generated aliased frame:
  * rotated polygons, thin lines and text-like strokes in flat colours, one sample per pixel.
  *
- *   ./build/bench/bench_smaa [runs]      (default 30 runs a case; the median is printed)
+ *   ./build/bench/bench_smaa [runs]      (default 30 runs a case)
+ *
+ * Each figure is the median wall time of the runs, with the fastest in brackets (on a
+ * shared machine the fastest is the better estimate of the cost itself).
  *
  * Also prints how long generating the area table takes and how many pixels carry edges. */
 #include <math.h>
@@ -189,11 +192,13 @@ int main(int argc, char **argv)
             for (int i = 0; i < w * h; i++)
                 weight_px += (weights[4 * i] | weights[4 * i + 1] | weights[4 * i + 2] |
                               weights[4 * i + 3]) != 0;
-            printf("%dx%d, %d thread%s: edges %.2f ms, weights %.2f ms, blend %.2f ms "
-                   "(median of %d; %.1f %% edge flags, %.1f %% pixels with weights)\n",
-                   w, h, threads, threads > 1 ? "s" : "", times[runs / 2],
-                   times[runs + runs / 2], times[2 * runs + runs / 2], runs,
-                   100.0 * edge_px / ((double)w * h), 100.0 * weight_px / ((double)w * h));
+            printf("%dx%d, %d thread%s: edges %.2f (%.2f) ms, weights %.2f (%.2f) ms, "
+                   "blend %.2f (%.2f) ms; %d runs, %.1f %% edge flags, %.1f %% pixels with "
+                   "weights\n",
+                   w, h, threads, threads > 1 ? "s" : "", times[runs / 2], times[0],
+                   times[runs + runs / 2], times[runs], times[2 * runs + runs / 2],
+                   times[2 * runs], runs, 100.0 * edge_px / ((double)w * h),
+                   100.0 * weight_px / ((double)w * h));
             upf_context_destroy(&ctx);
         }
         free(linear);

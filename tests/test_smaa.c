@@ -78,6 +78,22 @@ static void run_all(upf_context *ctx, frame_buffers *b, const uint8_t *table)
     upf__smaa_blend(ctx, b->linear, b->weights, b->w, b->h, b->frame);
 }
 
+static void test_lowest_bit(test_rng *rng)
+{
+    for (int i = 0; i < 64; i++)
+        CHECK_EQ_INT(upf__smaa_lowest_bit(UINT64_C(1) << i), i);
+    for (int k = 0; k < 1000; k++) {
+        uint64_t v = ((uint64_t)test_rand_u32(rng) << 32 | test_rand_u32(rng)) &
+                     (~UINT64_C(0) << test_rand_int(rng, 0, 63));
+        if (!v)
+            continue;
+        int n = 0;
+        while (!((v >> n) & 1))
+            n++;
+        CHECK_EQ_INT(upf__smaa_lowest_bit(v), n);
+    }
+}
+
 /* ---- pass 1 ---------------------------------------------------------------------------------- */
 
 static void test_edges_vertical_step(upf_context *ctx)
@@ -1298,6 +1314,16 @@ static void test_visualise(upf_context *ctx, const uint8_t *table)
     CHECK(p[0] == 222 && p[1] == 0 && p[3] == 255);
     p = img + (4 * 24 + 8) * 4; /* b = a = 19 -> green 76 */
     CHECK(p[0] == 0 && p[1] == 76);
+    /* The frame: white stays 255, black 0, the blended pixel (7, 4) (black, moved 111/255
+     * toward white) is its linear value sRGB-encoded. */
+    upf__smaa_blend(ctx, b.linear, b.weights, b.w, b.h, b.frame);
+    upf__smaa_frame_visualise(b.frame, b.w, b.h, img);
+    CHECK(img[0] == 255 && img[1] == 255 && img[2] == 255 && img[3] == 255);
+    p = img + (9 * 24 + 0) * 4;
+    CHECK(p[0] == 0 && p[3] == 255);
+    p = img + (4 * 24 + 7) * 4;
+    int expect = (int)lround(255.0 * upf_linear_to_srgb_d(111.0 / 255.0));
+    CHECKF(abs(p[0] - expect) <= 1, "blended pixel %d, expected %d", p[0], expect);
     free(img);
     buffers_free(&b);
 }
@@ -1313,6 +1339,7 @@ int main(void)
     static uint8_t table[UPF_SMAA_AREA_BYTES];
     upf__smaa_area_table(table);
 
+    test_lowest_bit(&rng);
     test_edges_vertical_step(ctx);
     test_edges_bit_layout(ctx);
     test_edges_threshold(ctx);

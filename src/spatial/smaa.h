@@ -100,12 +100,15 @@ void upf__smaa_edges(upf_context *ctx, const float *linear, int width, int heigh
  * 1 far ("up"), 2 near ("down"), 3 both. R is the coverage of the pixel itself by the other
  * side, G that of its neighbour across the edge by the pixel's side.
  *
- * Diagonal part, tx >= 128: two 64x64 halves stacked, orientation 0 ("/", rows 0-63) and
- * orientation 1 ("\", rows 64-127), each a 4x4 grid of 16x16 tiles:
- * tx = 128 + 16*cl + dl, ty = 64*orientation + 16*cr + dr, dl/dr the diagonal distances
- * (0..15) to the upper-left-most and lower-right-most ... see docs/SMAA.md: for "/" dl runs
- * toward the lower left, for "\" toward the upper left. Codes: bit 0 the end's vertical
- * crossing step, bit 1 its horizontal one. R and G as above, for the pixel's top edge. */
+ * Diagonal part, tx >= 128: two 64x64 halves stacked, orientation 0 (rows 0-63) for "/"
+ * diagonals (lower left to upper right) and orientation 1 (rows 64-127) for "\" diagonals
+ * (upper left to lower right), each a 4x4 grid of 16x16 tiles:
+ * tx = 128 + 16*cl + dl, ty = 64*orientation + 16*cr + dr. dl is the distance (in diagonal
+ * steps, 0..15) to the diagonal's left end (the lower-left one for "/", the upper-left one
+ * for "\"), dr to its right end; cl, cr are those ends' codes: bit 0 set when the end's
+ * crossing step is vertical, bit 1 when it is horizontal. R and G as above, for the pixel's
+ * top edge. Orientation 1 is orientation 0 in a mirror: its (cl, cr, dl, dr) texel equals
+ * orientation 0's (cr, cl, dr, dl). */
 
 #define UPF_SMAA_AREA_WIDTH 192
 #define UPF_SMAA_AREA_HEIGHT 128
@@ -171,5 +174,9 @@ void upf__smaa_edges_visualise(const uint32_t *edges, int width, int height, uin
 /* RGBA8 (W*H*4, opaque): red = r + g (blending across the pixel's top edge), green = b + a
  * (across its left edge), each doubled (the largest orthogonal weight is 0.5) and clamped. */
 void upf__smaa_weights_visualise(const uint8_t *weights, int width, int height, uint8_t *rgba);
+
+/* RGBA8 with sRGB-encoded colour (UPF_FORMAT_RGBA8_SRGB, W*H*4) of a sqrt 10:10:10:2 frame:
+ * each channel squared back to linear light, then sRGB-encoded; alpha scaled to 0..255. */
+void upf__smaa_frame_visualise(const uint32_t *frame, int width, int height, uint8_t *rgba);
 
 #endif /* UPF_SMAA_H */

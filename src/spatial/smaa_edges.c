@@ -32,34 +32,30 @@ void upf__smaa_luma_row(const float *rgba, int n, float *luma, uint32_t *packed)
 {
     int x = 0;
 #if UPF_SMAA_SSE2
-    /* Four pixels at a time. The square roots of all 16 channels (negative ones as 0) serve
-     * both outputs. Luma: weighted, transposed so each pixel's terms are summed in the
-     * scalar order, (r + g) + b. Packing: the roots (alpha as it is) clamped to [0, 1],
-     * times 1023 (alpha 3), + 0.5, truncated, as upf_unorm_from_float does; transposed to
-     * put each channel of the 4 pixels in one register, then shifted into place. */
+    /* Four pixels at a time, transposed so that each register holds one channel of the four:
+     * the square roots of the colour channels (negative ones as 0) serve both outputs. The
+     * luma sums each pixel's terms in the scalar order, (r + g) + b. The encoding clamps
+     * the roots (alpha as it is) to [0, 1], scales by 1023 (alpha 3), adds 0.5 and
+     * truncates, as upf_unorm_from_float does, then shifts each channel into place. */
     const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f), half = _mm_set1_ps(0.5f);
-    const __m128 weight = _mm_set_ps(0.0f, 0.0722f, 0.7152f, 0.2126f);
-    const __m128 scale = _mm_set_ps(3.0f, 1023.0f, 1023.0f, 1023.0f);
-    const __m128 rgb = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
+    const __m128 wr = _mm_set1_ps(0.2126f), wg = _mm_set1_ps(0.7152f), wb = _mm_set1_ps(0.0722f);
+    const __m128 s10 = _mm_set1_ps(1023.0f), s2 = _mm_set1_ps(3.0f);
     for (; x + 4 <= n; x += 4) {
-        __m128 l[4];
-        __m128i q[4];
-        for (int k = 0; k < 4; k++) {
-            __m128 v = _mm_loadu_ps(rgba + 4 * (x + k));
-            __m128 root = _mm_sqrt_ps(_mm_max_ps(v, zero));
-            l[k] = _mm_mul_ps(root, weight);
-            __m128 e = _mm_or_ps(_mm_and_ps(rgb, root), _mm_andnot_ps(rgb, v));
-            e = _mm_min_ps(_mm_max_ps(e, zero), one);
-            q[k] = _mm_cvttps_epi32(_mm_add_ps(_mm_mul_ps(e, scale), half));
-        }
-        _MM_TRANSPOSE4_PS(l[0], l[1], l[2], l[3]); /* l[0]: the red terms of the 4 pixels ... */
-        _mm_storeu_ps(luma + x, _mm_add_ps(_mm_add_ps(l[0], l[1]), l[2]));
-        __m128i t0 = _mm_unpacklo_epi32(q[0], q[1]), t1 = _mm_unpackhi_epi32(q[0], q[1]);
-        __m128i t2 = _mm_unpacklo_epi32(q[2], q[3]), t3 = _mm_unpackhi_epi32(q[2], q[3]);
-        __m128i r = _mm_unpacklo_epi64(t0, t2), g = _mm_unpackhi_epi64(t0, t2);
-        __m128i b = _mm_unpacklo_epi64(t1, t3), a = _mm_unpackhi_epi64(t1, t3);
-        __m128i word = _mm_or_si128(_mm_or_si128(r, _mm_slli_epi32(g, 10)),
-                                    _mm_or_si128(_mm_slli_epi32(b, 20), _mm_slli_epi32(a, 30)));
+        __m128 r = _mm_loadu_ps(rgba + 4 * x), g = _mm_loadu_ps(rgba + 4 * x + 4);
+        __m128 b = _mm_loadu_ps(rgba + 4 * x + 8), a = _mm_loadu_ps(rgba + 4 * x + 12);
+        _MM_TRANSPOSE4_PS(r, g, b, a);
+        r = _mm_sqrt_ps(_mm_max_ps(r, zero));
+        g = _mm_sqrt_ps(_mm_max_ps(g, zero));
+        b = _mm_sqrt_ps(_mm_max_ps(b, zero));
+        __m128 sum = _mm_add_ps(_mm_mul_ps(wr, r), _mm_mul_ps(wg, g));
+        _mm_storeu_ps(luma + x, _mm_add_ps(sum, _mm_mul_ps(wb, b)));
+        __m128i qr = _mm_cvttps_epi32(_mm_add_ps(_mm_mul_ps(_mm_min_ps(r, one), s10), half));
+        __m128i qg = _mm_cvttps_epi32(_mm_add_ps(_mm_mul_ps(_mm_min_ps(g, one), s10), half));
+        __m128i qb = _mm_cvttps_epi32(_mm_add_ps(_mm_mul_ps(_mm_min_ps(b, one), s10), half));
+        __m128 ca = _mm_min_ps(_mm_max_ps(a, zero), one);
+        __m128i qa = _mm_cvttps_epi32(_mm_add_ps(_mm_mul_ps(ca, s2), half));
+        __m128i word = _mm_or_si128(_mm_or_si128(qr, _mm_slli_epi32(qg, 10)),
+                                    _mm_or_si128(_mm_slli_epi32(qb, 20), _mm_slli_epi32(qa, 30)));
         _mm_storeu_si128((__m128i *)(packed + x), word);
     }
 #endif
@@ -138,6 +134,12 @@ static void edges_task(void *priv, int by, int worker)
         const float *down = y + 1 < h ? row + w : row; /* Bottom (clamped) */
         for (int x0 = 0; x0 < w; x0 += 64) {
             uint64_t el, et;
+#if UPF_SMAA_SSE2
+            /* The row below is not streamed through the cache yet; the candidates read it
+             * here and there, so ask for its lines now. */
+            for (int i = 0; i < 64 && x0 + i < w; i += 16)
+                _mm_prefetch((const char *)(down + x0 + i), _MM_HINT_T0);
+#endif
             candidates(row, up, x0, UPF_MIN(64, w - x0), &el, &et);
             for (uint64_t any = el | et; any; any &= any - 1) {
                 int i = upf__smaa_lowest_bit(any), x = x0 + i;

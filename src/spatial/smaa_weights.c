@@ -49,6 +49,15 @@ static inline int top_edge(const edge_map *m, int x, int y)
                  (16 + (((y & 3) << 2) | (x & 3)))) & 1;
 }
 
+/* Both flags of pixel (x, y): bit 0 its left edge, bit 1 its top edge; 0 outside. */
+static inline unsigned edge_pair(const edge_map *m, int x, int y)
+{
+    if ((unsigned)x >= (unsigned)m->width || (unsigned)y >= (unsigned)m->height)
+        return 0;
+    uint32_t w = m->words[(size_t)(y >> 2) * m->bw + (x >> 2)] >> (((y & 3) << 2) | (x & 3));
+    return (w & 1u) | ((w >> 15) & 2u);
+}
+
 /* Bits 0, 4, 8, 12 of v as bits 0..3: one column of a block's 4x4 flags. */
 static inline unsigned column_nibble(uint32_t v)
 {
@@ -122,7 +131,7 @@ static diag_end search_diag(const edge_map *m, int x, int y, int dx, int dy, int
     int k;
     for (k = 1; k <= UPF_SMAA_MAX_SEARCH_DIAG; k++) {
         int qx = x + k * dx, qy = y + k * dy;
-        int cont = kind == 0 ? left_edge(m, qx, qy) & top_edge(m, qx, qy)
+        int cont = kind == 0 ? edge_pair(m, qx, qy) == 3
                              : top_edge(m, qx, qy) & left_edge(m, qx + 1, qy);
         if (!cont)
             break;
@@ -154,41 +163,52 @@ static int diag_weights(const edge_map *m, const uint8_t *table, int x, int y, u
 {
     int r = 0, g = 0;
     diag_end lo, hi;
+    /* A diagonal needs d1 + d2 > 2, so at least one of its two first steps must continue
+     * it (a search that stops at once counts 1 at most): most pixels are done in a few bits. */
+    int slash = (left_edge(m, x, y) && edge_pair(m, x - 1, y + 1) == 3) ||
+                edge_pair(m, x + 1, y - 1) == 3;
+    int backslash = (top_edge(m, x - 1, y - 1) && left_edge(m, x, y - 1)) ||
+                    (left_edge(m, x + 1, y) && top_edge(m, x + 1, y + 1) &&
+                     left_edge(m, x + 2, y + 1));
 
     /* "/": toward the lower left (-1, +1) and the upper right (+1, -1). */
-    if (left_edge(m, x, y)) {
-        lo = search_diag(m, x, y, -1, 1, 0);
-        lo.d += lo.last_top;
-    } else {
-        lo = (diag_end){ 0, 1, 0 };
-    }
-    hi = search_diag(m, x, y, 1, -1, 0);
-    if (lo.d + hi.d > 2) {
-        int ex = x - lo.d, ey = y + lo.d, fx = x + hi.d, fy = y - hi.d;
-        int cl = lo.found ? left_edge(m, ex, ey) | top_edge(m, ex - 1, ey) << 1 : 0;
-        int cr = hi.found ? left_edge(m, fx + 1, fy - 1) | top_edge(m, fx + 1, fy) << 1 : 0;
-        const uint8_t *t = upf__smaa_area_diag_texel(table, 0, cl, cr, diag_index(lo.d),
-                                                     diag_index(hi.d));
-        r += t[0];
-        g += t[1];
+    if (slash) {
+        if (left_edge(m, x, y)) {
+            lo = search_diag(m, x, y, -1, 1, 0);
+            lo.d += lo.last_top;
+        } else {
+            lo = (diag_end){ 0, 1, 0 };
+        }
+        hi = search_diag(m, x, y, 1, -1, 0);
+        if (lo.d + hi.d > 2) {
+            int ex = x - lo.d, ey = y + lo.d, fx = x + hi.d, fy = y - hi.d;
+            int cl = lo.found ? left_edge(m, ex, ey) | top_edge(m, ex - 1, ey) << 1 : 0;
+            int cr = hi.found ? left_edge(m, fx + 1, fy - 1) | top_edge(m, fx + 1, fy) << 1 : 0;
+            const uint8_t *t = upf__smaa_area_diag_texel(table, 0, cl, cr, diag_index(lo.d),
+                                                         diag_index(hi.d));
+            r += t[0];
+            g += t[1];
+        }
     }
 
     /* "\": toward the upper left (-1, -1) and the lower right (+1, +1). */
-    lo = search_diag(m, x, y, -1, -1, 1);
-    if (left_edge(m, x + 1, y)) {
-        hi = search_diag(m, x, y, 1, 1, 1);
-        hi.d += hi.last_top;
-    } else {
-        hi = (diag_end){ 0, 1, 0 };
-    }
-    if (lo.d + hi.d > 2) {
-        int ex = x - lo.d, ey = y - lo.d, fx = x + hi.d, fy = y + hi.d;
-        int cl = lo.found ? left_edge(m, ex, ey - 1) | top_edge(m, ex - 1, ey) << 1 : 0;
-        int cr = hi.found ? left_edge(m, fx + 1, fy) | top_edge(m, fx + 1, fy) << 1 : 0;
-        const uint8_t *t = upf__smaa_area_diag_texel(table, 1, cl, cr, diag_index(lo.d),
-                                                     diag_index(hi.d));
-        r += t[0];
-        g += t[1];
+    if (backslash) {
+        lo = search_diag(m, x, y, -1, -1, 1);
+        if (left_edge(m, x + 1, y)) {
+            hi = search_diag(m, x, y, 1, 1, 1);
+            hi.d += hi.last_top;
+        } else {
+            hi = (diag_end){ 0, 1, 0 };
+        }
+        if (lo.d + hi.d > 2) {
+            int ex = x - lo.d, ey = y - lo.d, fx = x + hi.d, fy = y + hi.d;
+            int cl = lo.found ? left_edge(m, ex, ey - 1) | top_edge(m, ex - 1, ey) << 1 : 0;
+            int cr = hi.found ? left_edge(m, fx + 1, fy) | top_edge(m, fx + 1, fy) << 1 : 0;
+            const uint8_t *t = upf__smaa_area_diag_texel(table, 1, cl, cr, diag_index(lo.d),
+                                                         diag_index(hi.d));
+            r += t[0];
+            g += t[1];
+        }
     }
 
     if (!(r | g))
@@ -268,15 +288,22 @@ static void horizontal_run(const weights_job *job, int y, int s, int e, uint64_t
     }
 }
 
-/* Finds every horizontal run of row y by bit scans and fills its pixels. */
-static void horizontal_row(const weights_job *job, int y, uint64_t *diag_row)
+/* Finds every horizontal run of row y by bit scans and fills its pixels. `occupied`: bit k
+ * set when some pixel of chunk k (pixels 64k..64k+63) of the block row has a top edge. */
+static void horizontal_row(const weights_job *job, int y, const uint64_t *occupied,
+                           uint64_t *diag_row)
 {
     const edge_map *m = &job->m;
     row_window win = { -1, 0, 0 };
     int x = 0;
     while (x < m->width) {
-        if (win.chunk != x >> 6)
-            load_row_window(m, y, x >> 6, &win);
+        int k = x >> 6;
+        if (!((occupied[k >> 6] >> (k & 63)) & 1u)) { /* an empty chunk: skip it unread */
+            x = (k + 1) << 6;
+            continue;
+        }
+        if (win.chunk != k)
+            load_row_window(m, y, k, &win);
         uint64_t bits = win.top >> (x & 63);
         if (!bits) { /* no top edge in the rest of this window */
             x = ((x >> 6) + 1) << 6;
@@ -438,12 +465,18 @@ static void weights_task(void *priv, int by, int worker)
     if (!any)
         return;
 
+    /* Which 64-pixel chunks hold any top edge, for all 4 rows at once. */
+    uint64_t occupied[UPF_MAX_IMAGE_DIMENSION / 64 / 64] = { 0 };
+    for (int bx = 0; bx < m->bw; bx++)
+        if (row[bx] >> 16)
+            occupied[bx >> 10] |= UINT64_C(1) << ((bx >> 4) & 63);
+
     /* Pixels whose weights came from a diagonal, so that their left edge is skipped. */
     uint64_t diag_rows[4][UPF_MAX_IMAGE_DIMENSION / 64];
     int words = (m->width + 63) >> 6;
     for (int r = 0; r < rows; r++) {
         memset(diag_rows[r], 0, (size_t)words * sizeof(uint64_t));
-        horizontal_row(job, y0 + r, diag_rows[r]);
+        horizontal_row(job, y0 + r, occupied, diag_rows[r]);
     }
     vertical_block_row(job, by, diag_rows);
 }
