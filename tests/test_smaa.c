@@ -1229,16 +1229,16 @@ static void test_half_planes(upf_context *ctx, const uint8_t *table)
 {
     /* A white half-plane on black, its edge at angle theta, rendered with one sample per
      * pixel (the pixel's centre). The exact image is each pixel's covered area. At each
-     * angle the edge is placed at 8 sub-pixel offsets (where exactly a 45-degree line
+     * angle the edge is placed at 16 sub-pixel offsets (where exactly a 45-degree line
      * passes is ambiguous from one staircase, so one offset alone says little) and the
      * errors are summed; SMAA must bring the picture closer to the exact one. */
     const double angles[] = { 5, 20, 30, 45, 60, 80, 100, 135, 160 };
-    const int w = 96, h = 96, offsets = 8;
+    const int w = 96, h = 96, offsets = 16;
     for (size_t k = 0; k < sizeof angles / sizeof angles[0]; k++) {
         double t = angles[k] * 3.14159265358979323846 / 180.0;
         double nx = -sin(t), ny = cos(t), err_in = 0, err_out = 0;
         for (int o = 0; o < offsets; o++) {
-            double ox = w / 2 + (o + 0.5) / offsets, oy = h / 2 + 0.37 * o / offsets;
+            double ox = w / 2 + (o + 0.5) / offsets, oy = h / 2 + 0.25;
             frame_buffers b = buffers_make(w, h);
             for (int y = 0; y < h; y++)
                 for (int x = 0; x < w; x++)
@@ -1255,8 +1255,10 @@ static void test_half_planes(upf_context *ctx, const uint8_t *table)
         }
         /* Per pixel the edge crosses (about w / max(|cos|, |sin|) of them): easier to read. */
         double edge_px = offsets * w / fmax(fabs(cos(t)), fabs(sin(t)));
-        printf("smaa: half-plane at %5.1f deg: mean |error| per edge pixel, input %.4f, "
-               "after SMAA %.4f\n", angles[k], err_in / edge_px, err_out / edge_px);
+        double pixels = (double)offsets * w * h;
+        printf("smaa: half-plane at %5.1f deg: mean |error| %.5f -> %.5f (per edge pixel "
+               "%.4f -> %.4f)\n", angles[k], err_in / pixels, err_out / pixels,
+               err_in / edge_px, err_out / edge_px);
         CHECKF(err_out < err_in, "angle %g: SMAA error %g not below the input's %g", angles[k],
                err_out, err_in);
     }

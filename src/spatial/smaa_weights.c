@@ -77,7 +77,8 @@ static inline unsigned column_nibble(uint32_t v)
 static inline uint8_t corner_round(uint8_t v, int closer_l, int closer_r, int cont_l,
                                    int cont_r)
 {
-    int share = (8 * (100 - UPF_SMAA_CORNER_ROUNDING) / 100) / (closer_l + closer_r); /* 6, 3 */
+    const int full = 8 * (100 - UPF_SMAA_CORNER_ROUNDING) / 100; /* 6 eighths */
+    int share = closer_l & closer_r ? full / 2 : full;
     int factor = 8 - share * ((closer_l & cont_l) + (closer_r & cont_r));
     return (uint8_t)((v * factor + 4) >> 3);
 }
