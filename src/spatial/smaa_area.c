@@ -200,7 +200,11 @@ static double pixel_side_samples(const double p[2], const double q[2], double px
     for (int i = 0; i < n; i++) {
         for (int j = 0; j < n; j++) {
             double x = px + i / (n - 1.0), y = py + j / (n - 1.0);
-            double c = a * (x - xm) + b * (y - ym);
+            /* Separate statements: a fused multiply-add would move points lying on the
+             * line from one side to the other. */
+            double cx = a * (x - xm);
+            double cy = b * (y - ym);
+            double c = cx + cy;
             count += side > 0 ? c > 0.0 : c < 0.0;
         }
     }
