@@ -1,11 +1,11 @@
-/* make_corpus.c: writes the fuzzers' seed corpora (fuzz/corpus/{png,jpeg,pfm}/): a handful of
+/* make_corpus.c: writes the fuzzers' seed corpora (fuzz/corpus/{png,jpeg,pfm,model}/): a handful of
  * tiny files per reader, valid ones of every kind the reader handles and invalid ones near
  * each check, made with libspng's and libjpeg's encoders or by hand. The committed files came
  * from this program; rerun it to remake them:
  *
  *   build/fuzz_make_corpus fuzz/corpus
  *
- * It writes into existing folders png/, jpeg/ and pfm/ under the given one. */
+ * It writes into existing folders png/, jpeg/, pfm/ and model/ under the given one. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,6 +15,8 @@
 
 #include <jpeglib.h>
 #include <spng.h>
+
+#include "spatial/net.h"
 
 static const char *out_dir;
 static int failures;
@@ -315,15 +317,55 @@ static void make_pfm(void)
     pfm_save("bad_width.pfm", "PF\n-2 2\n-1.0\n", v, 12, true);
 }
 
+/* ---- model files ------------------------------------------------------------------------ */
+
+static void make_model(void)
+{
+    upf_context *ctx = upf_context_create(upf_context_params(.threads = 1));
+    static upf__net_model a, b;
+    a.step = 6;
+    b.step = 10;
+    b.flags = UPF_MODEL_FLAG_WINDOW_MEAN;
+    snprintf(a.provenance, sizeof a.provenance, "fuzz seed: small deterministic weights");
+    snprintf(b.provenance, sizeof b.provenance, "fuzz seed, second model");
+    uint32_t state = 12345;
+    for (int s = 0; s < UPF_NET_STAGES; s++)
+        for (int m = 0; m < UPF_NET_MATRICES; m++)
+            for (int i = 0; i < UPF_NET_WINDOW; i++) {
+                state = state * 1664525u + 1013904223u;
+                a.w[s][m][i] = (float)((int)(state >> 24) - 128) / 1024.0f;
+                b.w[s][m][i] = -a.w[s][m][i];
+            }
+    const upf__net_model *one[] = { &a }, *two[] = { &a, &b };
+    size_t n1 = upf__net_file_size(one, 1), n2 = upf__net_file_size(two, 2);
+    unsigned char *buf = calloc(1, n2);
+    if (!ctx || !buf || upf__net_write(ctx, one, 1, buf, n1) != UPF_OK) {
+        fprintf(stderr, "make_corpus: cannot make a model file\n");
+        failures++;
+    } else {
+        save("model", "one-model.upfm", buf, n1);
+        save("model", "truncated.upfm", buf, n1 / 2);
+        buf[n1 - 1] ^= 0x5a; /* the checksum's last byte */
+        save("model", "bad-checksum.upfm", buf, n1);
+        if (upf__net_write(ctx, two, 2, buf, n2) == UPF_OK)
+            save("model", "two-models.upfm", buf, n2);
+        else
+            failures++;
+    }
+    free(buf);
+    upf_context_destroy(&ctx);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: fuzz_make_corpus DIR   (writes DIR/png, DIR/jpeg, DIR/pfm)\n");
+        fprintf(stderr, "usage: fuzz_make_corpus DIR   (writes DIR/png, DIR/jpeg, DIR/pfm, DIR/model)\n");
         return 1;
     }
     out_dir = argv[1];
     make_png();
     make_jpeg();
     make_pfm();
+    make_model();
     return failures ? 1 : 0;
 }

@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh BUILD_DIR SECONDS
 #
 # BUILD_DIR was configured with -DUPF_FUZZ=ON and clang (`make test-fuzz` does that). For each
-# reader (png, jpeg, pfm) it first replays the saved crashers (fuzz/crashers/<reader>/), then
+# reader (png, jpeg, pfm, model) it first replays the saved crashers (fuzz/crashers/<reader>/), then
 # fuzzes for SECONDS on a copy of the seed corpus in BUILD_DIR/fuzz-run/<reader>/corpus (kept
 # between runs, so what one run finds seeds the next), with the reader's dictionary. Findings
 # go to BUILD_DIR/fuzz-run/<reader>/artifacts/ and the log to .../log.txt. Prints executions,
@@ -25,7 +25,7 @@ esac
 src=$(cd "$(dirname "$0")/.." && pwd)
 
 status=0
-for reader in png jpeg pfm; do
+for reader in png jpeg pfm model; do
     bin=$build/fuzz/fuzz_$reader
     if [ ! -x "$bin" ]; then
         echo "fuzz.sh: $bin not found; expected a build configured with -DUPF_FUZZ=ON" >&2
