@@ -1,0 +1,478 @@
+/* cmd_train.c: `upframe train`: trains one model of the spatial engine's network on a folder of
+ * training pairs and writes it as a model file (fp16, with its provenance); `upframe train
+ * data` renders such a folder with the scene renderer (tools/train/README.md).
+ *
+ * Reads a data folder (NAME.target.png + NAME.input[-sS].png, manifest.txt) and optionally a
+ * model file to start from; writes the model file atomically. Progress on a terminal (step,
+ * loss, validation loss, windows/s, time left), quiet when piped; a summary on stdout with the
+ * exported model's evaluation by the real pass 4 on the validation pairs. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "core/color.h"
+#include "imageio/image_io.h"
+#include "spatial/net.h"
+#include "train/train.h"
+
+#define CMD "train"
+
+static const char train_help[] =
+    "usage: upframe train --step S --data DIR -o MODEL.upfm [options]\n"
+    "       upframe train data --views N --seed S -o DIR [options]   (upframe help train-data)\n"
+    "\n"
+    "Trains the spatial engine's network for one step S (ratio 12/S) on the training pairs\n"
+    "in DIR and writes a one-model file (fp16 weights). The model is then evaluated as\n"
+    "shipped: its fp16 weights through the real pass 4 on the validation pairs, against the\n"
+    "bilinear base and Lanczos. Combine seven models with 'upframe model pack'.\n"
+    "\n"
+    "  --step S            4..10 (ratios 3, 2.4, 2, 1.714, 1.5, 1.333, 1.2)\n"
+    "  --data DIR          NAME.target.png (the reference, output size) with\n"
+    "                      NAME.input-sS.png or NAME.input.png (the input, exactly\n"
+    "                      target * S / 12 on each axis); manifest.txt optional\n"
+    "  -o, --output FILE   the model file to write\n"
+    "  --steps N           optimizer steps (default 20000)\n"
+    "  --batch N           windows per step (default 128)\n"
+    "  --lr X              peak learning rate of Adam (default 0.002)\n"
+    "  --lr-final F        the cosine decay ends at lr * F (default 0.01)\n"
+    "  --warmup N          steps of linear warm-up (default 500, at most steps / 4)\n"
+    "  --seed S            initial weights and window sampling (default 1)\n"
+    "  --flat F            fraction of windows drawn uniformly; the others with weight\n"
+    "                      on pass-1 edges (default 0.25)\n"
+    "  --window-mean       the model subtracts each window's mean first (model flag 0x1)\n"
+    "  --validation F      fraction of the data's groups held out (default 0.1)\n"
+    "  --val-windows N     windows for the running validation loss (default 8192)\n"
+    "  --val-every N       steps between running validation losses (default steps / 50)\n"
+    "  --init FILE         start from the step-S model of a model file instead\n"
+    "  --init-sigma X      initial weights from N(0, X^2) (default 0.125)\n"
+    "  --code TEXT         the code revision, for the provenance (e.g. $(git describe))\n"
+    "  --log-every N       also print a line every N steps on stdout (for logs)\n"
+    "  --threads N         worker threads (default: one per CPU); the result is the same\n"
+    "                      for any number\n"
+    "  --quiet             no progress line and no summary\n"
+    "\n"
+    "Exit codes: 0 ok, 1 usage, 2 bad input (unreadable data, a pair of the wrong size ratio,\n"
+    "a missing partner), 3 internal error. A failed run leaves no model file behind.\n"
+    "\n"
+    "example:\n"
+    "  upframe train data --views 400 --seed 1 -o data/\n"
+    "  upframe train --step 6 --data data/ --window-mean -o step6.upfm\n";
+
+/* Provenance text must be UTF-8 without control characters: keep printable ASCII only. */
+static void sanitize(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+            *s = '?';
+}
+
+typedef struct load_progress {
+    cli_progress bar;
+} load_progress;
+
+static void on_load(void *priv, int done, int total)
+{
+    load_progress *p = priv;
+    cli_progress_update(&p->bar, (double)done / total, "%d of %d pairs", done, total);
+}
+
+/* Reads the step-`step` model of a model file. */
+static int load_init(upf_context *ctx, const char *path, int step, upf__net_model *out)
+{
+    void *data;
+    size_t size;
+    char err[IMAGEIO_ERR_SIZE];
+    upf_result r = imageio_slurp(path, 1u << 20, &data, &size, err);
+    if (r != UPF_OK)
+        return cli_fail(CMD, cli_exit_code(r), "%s", err);
+    upf_models *set = upf_models_load(ctx, data, size);
+    free(data);
+    if (!set) {
+        const char *msg = "";
+        upf_result e = upf_context_last_error(ctx, &msg);
+        return cli_fail(CMD, cli_exit_code(e), "%s: %s", path, msg);
+    }
+    int found = -1;
+    for (int i = 0; i < set->count; i++)
+        if (set->model[i].step == step)
+            found = i;
+    if (found < 0) {
+        upf_models_destroy(&set);
+        return cli_fail(CMD, CLI_EXIT_BAD_INPUT, "%s has no model for step %d", path, step);
+    }
+    *out = set->model[found];
+    upf_models_destroy(&set);
+    return CLI_EXIT_OK;
+}
+
+typedef struct train_args {
+    const char *data, *out, *init, *code;
+    train_config cfg;
+    double validation;
+    long val_every, log_every;
+    long threads;
+    bool quiet;
+} train_args;
+
+static int parse_args(int argc, char **argv, train_args *a)
+{
+    const char *step_s = NULL, *steps_s = NULL, *batch_s = NULL, *lr_s = NULL, *final_s = NULL;
+    const char *warm_s = NULL, *seed_s = NULL, *flat_s = NULL, *val_s = NULL, *valw_s = NULL;
+    const char *every_s = NULL, *threads_s = NULL, *log_s = NULL, *sigma_s = NULL;
+    bool window_mean = false;
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int err = 0;
+        if (cli_option(argc, argv, &i, "-o", &v, &err, CMD) ||
+            cli_option(argc, argv, &i, "--output", &v, &err, CMD))
+            a->out = v;
+        else if (cli_option(argc, argv, &i, "--step", &v, &err, CMD))
+            step_s = v;
+        else if (cli_option(argc, argv, &i, "--data", &v, &err, CMD))
+            a->data = v;
+        else if (cli_option(argc, argv, &i, "--steps", &v, &err, CMD))
+            steps_s = v;
+        else if (cli_option(argc, argv, &i, "--batch", &v, &err, CMD))
+            batch_s = v;
+        else if (cli_option(argc, argv, &i, "--lr", &v, &err, CMD))
+            lr_s = v;
+        else if (cli_option(argc, argv, &i, "--lr-final", &v, &err, CMD))
+            final_s = v;
+        else if (cli_option(argc, argv, &i, "--warmup", &v, &err, CMD))
+            warm_s = v;
+        else if (cli_option(argc, argv, &i, "--seed", &v, &err, CMD))
+            seed_s = v;
+        else if (cli_option(argc, argv, &i, "--flat", &v, &err, CMD))
+            flat_s = v;
+        else if (cli_option(argc, argv, &i, "--validation", &v, &err, CMD))
+            val_s = v;
+        else if (cli_option(argc, argv, &i, "--val-windows", &v, &err, CMD))
+            valw_s = v;
+        else if (cli_option(argc, argv, &i, "--val-every", &v, &err, CMD))
+            every_s = v;
+        else if (cli_option(argc, argv, &i, "--init", &v, &err, CMD))
+            a->init = v;
+        else if (cli_option(argc, argv, &i, "--init-sigma", &v, &err, CMD))
+            sigma_s = v;
+        else if (cli_option(argc, argv, &i, "--code", &v, &err, CMD))
+            a->code = v;
+        else if (cli_option(argc, argv, &i, "--log-every", &v, &err, CMD))
+            log_s = v;
+        else if (cli_option(argc, argv, &i, "--threads", &v, &err, CMD))
+            threads_s = v;
+        else if (cli_flag(argv, i, "--window-mean"))
+            window_mean = true;
+        else if (cli_flag(argv, i, "--quiet"))
+            a->quiet = true;
+        else if (argv[i][0] == '-')
+            return cli_usage(CMD, "unknown option '%s'", argv[i]);
+        else
+            return cli_usage(CMD, "unexpected argument '%s'", argv[i]);
+        if (err)
+            return CLI_EXIT_USAGE;
+    }
+    long step = 0;
+    if (!step_s)
+        return cli_usage(CMD, "no --step given (4..10: the model's input step, ratio 12/S)");
+    if (!cli_parse_int(step_s, UPF_MODEL_STEP_MIN, UPF_MODEL_STEP_MAX, &step))
+        return cli_usage(CMD, "--step '%s' must be %d..%d", step_s, UPF_MODEL_STEP_MIN,
+                         UPF_MODEL_STEP_MAX);
+    if (!a->data)
+        return cli_usage(CMD, "no --data DIR given (make one with 'upframe train data')");
+    if (!a->out)
+        return cli_usage(CMD, "no output given (-o MODEL.upfm)");
+    a->cfg = train_config_defaults((int)step);
+    a->validation = 0.1;
+    long v;
+    double d;
+    if (steps_s) {
+        if (!cli_parse_int(steps_s, 1, 100000000, &v))
+            return cli_usage(CMD, "--steps '%s' must be 1..100000000", steps_s);
+        a->cfg.steps = v;
+    }
+    if (batch_s) {
+        if (!cli_parse_int(batch_s, 1, 65536, &v))
+            return cli_usage(CMD, "--batch '%s' must be 1..65536", batch_s);
+        a->cfg.batch = (int)v;
+    }
+    if (lr_s) {
+        if (!cli_parse_double(lr_s, 1e-9, 0.999, &d))
+            return cli_usage(CMD, "--lr '%s' must be a number in 1e-9..0.999", lr_s);
+        a->cfg.lr = d;
+    }
+    if (final_s) {
+        if (!cli_parse_double(final_s, 0, 1, &d))
+            return cli_usage(CMD, "--lr-final '%s' must be a fraction in 0..1", final_s);
+        a->cfg.lr_final = d;
+    }
+    a->cfg.warmup = UPF_MIN(a->cfg.warmup, a->cfg.steps / 4);
+    if (warm_s) {
+        if (!cli_parse_int(warm_s, 0, a->cfg.steps, &v))
+            return cli_usage(CMD, "--warmup '%s' must be 0..%ld (the steps)", warm_s,
+                             a->cfg.steps);
+        a->cfg.warmup = v;
+    }
+    if (seed_s) {
+        char *end;
+        unsigned long long s = strtoull(seed_s, &end, 10);
+        if (!*seed_s || *end || *seed_s == '-')
+            return cli_usage(CMD, "--seed '%s' must be a whole number >= 0", seed_s);
+        a->cfg.seed = s;
+    }
+    if (flat_s) {
+        if (!cli_parse_double(flat_s, 0, 1, &d))
+            return cli_usage(CMD, "--flat '%s' must be a fraction in 0..1", flat_s);
+        a->cfg.flat = d;
+    }
+    if (val_s) {
+        if (!cli_parse_double(val_s, 0, 0.9, &d))
+            return cli_usage(CMD, "--validation '%s' must be a fraction in 0..0.9", val_s);
+        a->validation = d;
+    }
+    if (valw_s) {
+        if (!cli_parse_int(valw_s, 0, 1 << 24, &v))
+            return cli_usage(CMD, "--val-windows '%s' must be 0..%d", valw_s, 1 << 24);
+        a->cfg.val_windows = (int)v;
+    }
+    a->val_every = a->cfg.steps / 50 > 0 ? a->cfg.steps / 50 : 1;
+    if (every_s) {
+        if (!cli_parse_int(every_s, 1, 100000000, &v))
+            return cli_usage(CMD, "--val-every '%s' must be 1..100000000", every_s);
+        a->val_every = v;
+    }
+    if (log_s) {
+        if (!cli_parse_int(log_s, 1, 100000000, &v))
+            return cli_usage(CMD, "--log-every '%s' must be 1..100000000", log_s);
+        a->log_every = v;
+    }
+    if (sigma_s) {
+        if (!cli_parse_double(sigma_s, 1e-6, 9, &d))
+            return cli_usage(CMD, "--init-sigma '%s' must be a number in 1e-6..9", sigma_s);
+        a->cfg.init_sigma = d;
+    }
+    if (threads_s && !cli_parse_int(threads_s, 1, 64, &a->threads))
+        return cli_usage(CMD, "--threads '%s' must be 1..64", threads_s);
+    if (window_mean)
+        a->cfg.flags |= UPF_MODEL_FLAG_WINDOW_MEAN;
+    return CLI_EXIT_OK;
+}
+
+/* The provenance: one key=value a line (docs/MODELS.md). */
+static void provenance(char *out, size_t size, const train_args *a, const train_set *set,
+                       int threads, double seconds, double train_loss, double val_fp32,
+                       const train_eval *ev)
+{
+    const train_config *c = &a->cfg;
+    char data[1100], code[200];
+    snprintf(data, sizeof data, "%s", set->description);
+    snprintf(code, sizeof code, "%s", a->code ? a->code : "unknown (pass --code)");
+    sanitize(data);
+    sanitize(code);
+    size_t n = 0;
+#define ADD(...) n += (size_t)snprintf(out + n, n < size ? size - n : 0, __VA_ARGS__)
+    ADD("trainer=upframe train %s\n", upf_version());
+    ADD("code=%s\n", code);
+    ADD("step=%d ratio=%.4g flags=%s\n", c->step, 12.0 / c->step,
+        (c->flags & UPF_MODEL_FLAG_WINDOW_MEAN) ? "window-mean" : "none");
+    ADD("data=%s\n", data);
+    ADD("pairs=%d training=%d validation=%d (groups held out by name hash, fraction %.3g)\n",
+        set->count, train_set_count(set, false), train_set_count(set, true), a->validation);
+    ADD("target=luma(sqrt(reference)) - luma(bilinear base of the SMAA sqrt frame)\n");
+    ADD("loss=mean squared error over each window's 12x12 block\n");
+    ADD("sampling=edge bits of pass 1, flat=%.3g\n", c->flat);
+    if (a->init)
+        ADD("init=from a model file\n");
+    else
+        ADD("init=normal(0, %.4g^2), stage 6 A and C x0.1\n", c->init_sigma);
+    ADD("optimizer=adam(0.9, 0.999, 1e-8) lr=%.4g warmup=%ld cosine-to=%.4g\n", c->lr,
+        c->warmup, c->lr * c->lr_final);
+    ADD("seed=%llu steps=%ld batch=%d\n", (unsigned long long)c->seed, c->steps, c->batch);
+    ADD("train-loss=%.6g (last steps)\n", train_loss);
+    if (ev->pairs) {
+        ADD("validation-loss=%.6g fp16 pass 4 (fp32 %.6g, zero detail %.6g)\n", ev->loss,
+            val_fp32, ev->zero_loss);
+        ADD("validation-psnr=%.3f dB (bilinear base %.3f, lanczos %.3f) over %d pairs\n",
+            ev->psnr_model, ev->psnr_base, ev->psnr_lanczos, ev->pairs);
+        ADD("validation-ssim=%.4f (bilinear base %.4f, lanczos %.4f)\n", ev->ssim_model,
+            ev->ssim_base, ev->ssim_lanczos);
+    }
+    ADD("time=%.0f s on %d threads", seconds, threads);
+#undef ADD
+    if (n >= size)
+        out[size - 1] = '\0';
+}
+
+static int run_train_model(int argc, char **argv)
+{
+    train_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    upf_context *ctx = cli_context(CMD, (int)a.threads);
+    if (!ctx)
+        return CLI_EXIT_INTERNAL;
+    const int threads = upf_context_threads(ctx);
+    upf__net_model *init = NULL, *final = NULL;
+    trainer *tr = NULL;
+    train_set set;
+    memset(&set, 0, sizeof set);
+    double t0 = cli_now();
+
+    if (a.init) {
+        init = calloc(1, sizeof *init);
+        if (!init) {
+            rc = cli_fail(CMD, CLI_EXIT_INTERNAL, "out of memory");
+            goto done;
+        }
+        if ((rc = load_init(ctx, a.init, a.cfg.step, init)) != CLI_EXIT_OK)
+            goto done;
+        if (init->flags != a.cfg.flags) {
+            rc = cli_fail(CMD, CLI_EXIT_BAD_INPUT, "%s: its step-%d model has flags 0x%x, this "
+                          "run 0x%x (add or drop --window-mean to match)", a.init, a.cfg.step,
+                          (unsigned)init->flags, (unsigned)a.cfg.flags);
+            goto done;
+        }
+    }
+
+    load_progress lp;
+    cli_progress_begin(&lp.bar, "loading pairs", a.quiet);
+    upf_result r = train_set_load_dir(ctx, a.data, a.cfg.step, a.validation, &set, on_load, &lp);
+    cli_progress_end(&lp.bar);
+    if (r != UPF_OK) {
+        rc = cli_fail_upf(CMD, ctx, r);
+        goto done;
+    }
+    double t_load = cli_now() - t0;
+    if ((r = trainer_create(ctx, &set, &a.cfg, &tr)) != UPF_OK) {
+        rc = cli_fail_upf(CMD, ctx, r);
+        goto done;
+    }
+    if (init)
+        trainer_set_weights(tr, init);
+
+    /* Train. */
+    cli_progress bar;
+    cli_progress_begin(&bar, "training", a.quiet);
+    const double t_train = cli_now();
+    double val = NAN, zero = NAN, tail_loss = 0;
+    long tail_count = 0;
+    const long tail_from = a.cfg.steps - UPF_MAX(a.cfg.steps / 100, UPF_MIN(a.cfg.steps, 10));
+    double recent = 0;
+    for (long s = 0; s < a.cfg.steps; s++) {
+        double loss;
+        if ((r = trainer_step(tr, &loss)) != UPF_OK) {
+            cli_progress_end(&bar);
+            rc = cli_fail_upf(CMD, ctx, r);
+            goto done;
+        }
+        recent = s ? 0.98 * recent + 0.02 * loss : loss;
+        if (s >= tail_from) {
+            tail_loss += loss;
+            tail_count++;
+        }
+        if ((s + 1) % a.val_every == 0 || s + 1 == a.cfg.steps)
+            trainer_validation_loss(tr, NULL, &val, &zero);
+        const double elapsed = cli_now() - t_train;
+        const double wps = (double)(s + 1) * a.cfg.batch / (elapsed > 0 ? elapsed : 1e-9);
+        cli_progress_update(&bar, (double)(s + 1) / a.cfg.steps, "step %ld/%ld, loss %.3e, "
+                            "val %.3e (%.3f of bilinear), %.0f windows/s", s + 1, a.cfg.steps,
+                            recent, val, val / zero, wps);
+        if (a.log_every && ((s + 1) % a.log_every == 0 || s + 1 == a.cfg.steps)) {
+            printf("step %ld/%ld: loss %.4e, val %.4e (%.4f of bilinear), lr %.3g, %.0f "
+                   "windows/s, %.0f s\n", s + 1, a.cfg.steps, recent, val, val / zero,
+                   train_lr_at(s, a.cfg.steps, a.cfg.warmup, a.cfg.lr, a.cfg.lr_final), wps,
+                   elapsed);
+            fflush(stdout);
+        }
+    }
+    cli_progress_end(&bar);
+    const double train_seconds = cli_now() - t_train;
+    tail_loss /= tail_count ? (double)tail_count : 1.0;
+    double val_fp32 = NAN;
+    trainer_validation_loss(tr, NULL, &val_fp32, NULL);
+
+    /* Export as shipped: fp16 weights, evaluated with pass 4. */
+    final = calloc(1, sizeof *final);
+    if (!final) {
+        rc = cli_fail(CMD, CLI_EXIT_INTERNAL, "out of memory");
+        goto done;
+    }
+    *final = *trainer_model(tr);
+    for (int st = 0; st < UPF_NET_STAGES; st++)
+        for (int m = 0; m < UPF_NET_MATRICES; m++)
+            for (int i = 0; i < UPF_NET_WINDOW; i++)
+                final->w[st][m][i] = upf_half_to_float(upf_float_to_half(final->w[st][m][i]));
+    train_eval ev;
+    if ((r = train_evaluate(ctx, &set, final, &ev)) != UPF_OK) {
+        rc = cli_fail_upf(CMD, ctx, r);
+        goto done;
+    }
+    const double seconds = cli_now() - t0;
+    provenance(final->provenance, sizeof final->provenance, &a, &set, threads, seconds,
+               tail_loss, val_fp32, &ev);
+    const upf__net_model *list[1] = { final };
+    size_t size = upf__net_file_size(list, 1);
+    void *buf = malloc(size);
+    if (!buf) {
+        rc = cli_fail(CMD, CLI_EXIT_INTERNAL, "out of memory");
+        goto done;
+    }
+    r = upf__net_write(ctx, list, 1, buf, size);
+    if (r != UPF_OK) {
+        free(buf);
+        rc = cli_fail_upf(CMD, ctx, r);
+        goto done;
+    }
+    char err[IMAGEIO_ERR_SIZE];
+    r = imageio_write_file_atomic(a.out, buf, size, err);
+    free(buf);
+    if (r != UPF_OK) {
+        rc = cli_fail(CMD, cli_exit_code(r), "%s", err);
+        goto done;
+    }
+    if (!a.quiet) {
+        const double windows = (double)a.cfg.steps * a.cfg.batch;
+        printf("wrote %s: step %d (ratio %.4g), flags %s; %ld steps of %d windows in %.1f s "
+               "(%.0f windows/s on %d threads, %.0f per thread)\n", a.out, a.cfg.step,
+               12.0 / a.cfg.step, (a.cfg.flags & UPF_MODEL_FLAG_WINDOW_MEAN) ? "window-mean"
+                                                                              : "none",
+               a.cfg.steps, a.cfg.batch, train_seconds, windows / train_seconds, threads,
+               windows / train_seconds / threads);
+        printf("  data: %s: %d pairs (%d training, %d validation), loaded in %.1f s\n", a.data,
+               set.count, train_set_count(&set, false), train_set_count(&set, true), t_load);
+        printf("  loss: training %.4e (last steps), validation %.4e (fp32)\n", tail_loss,
+               val_fp32);
+        if (ev.pairs) {
+            printf("  validation, fp16 weights through pass 4 (sharpness 0), %d pairs:\n",
+                   ev.pairs);
+            printf("    detail loss %.4e, zero detail (bilinear base) %.4e: %.3f of it\n",
+                   ev.loss, ev.zero_loss, ev.loss / ev.zero_loss);
+            printf("    PSNR  model %.3f dB, bilinear base %.3f dB, lanczos %.3f dB\n",
+                   ev.psnr_model, ev.psnr_base, ev.psnr_lanczos);
+            printf("    SSIM  model %.4f, bilinear base %.4f, lanczos %.4f\n", ev.ssim_model,
+                   ev.ssim_base, ev.ssim_lanczos);
+        } else {
+            printf("  validation: no validation pairs (--validation 0 or a single group)\n");
+        }
+    }
+    rc = CLI_EXIT_OK;
+done:
+    trainer_destroy(&tr);
+    train_set_free(ctx, &set);
+    free(init);
+    free(final);
+    upf_context_destroy(&ctx);
+    return rc;
+}
+
+static int run_train(int argc, char **argv)
+{
+    return run_train_model(argc, argv);
+}
+
+const cli_command cli_cmd_train = {
+    "train", run_train, "train a model of the spatial network: upframe train --step 6 --data DIR",
+    train_help,
+};
