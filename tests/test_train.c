@@ -575,7 +575,7 @@ static void test_evaluate(upf_context *ctx, test_rng *rng)
      * the zero model and of the teacher on the pair it made). */
     train_eval ev;
     upf__net_model *zero = model_new(5, 0);
-    CHECK_OK(ctx, train_evaluate(ctx, &set, zero, &ev));
+    CHECK_OK(ctx, train_evaluate(ctx, &set, zero, NULL, &ev));
     CHECK_EQ_INT(ev.pairs, 2);
     CHECK_NEAR(ev.loss, ev.zero_loss, 1e-12);
     CHECK_NEAR(ev.psnr_model, ev.psnr_base, 1e-9);
@@ -592,7 +592,7 @@ static void test_evaluate(upf_context *ctx, test_rng *rng)
     memcpy(m->w, teacher->w, sizeof m->w);
     float *map_data = malloc(upf__detail_map_bytes(5, p->in_w, p->in_h));
     teacher_scale(ctx, m, p->frame, p->in_w, p->in_h, map_data);
-    CHECK_OK(ctx, train_evaluate(ctx, &set, m, &ev));
+    CHECK_OK(ctx, train_evaluate(ctx, &set, m, NULL, &ev));
     CHECK_EQ_INT(ev.pairs, 1);
     CHECKF(ev.loss < 1e-11, "the teacher's loss on its own output is %g", ev.loss);
     CHECKF(ev.psnr_model > ev.psnr_base + 20, "PSNR %g (model) vs %g (base)", ev.psnr_model,

@@ -8,7 +8,6 @@
  *                   detail plane, per-window sampling weights; folders of PNG pairs
  *   train_loop.c    the trainer: window sampling, minibatch steps over the context's
  *                   workers, validation loss; evaluation of a model with pass 4
- *   train_render.c  `upframe train data`: training pairs from the scene renderer
  *
  * Geometry (DESIGN.md "Geometry, exactly", reconstruct.c): a model of step s turns an input of
  * W x H into a detail map of W*12/s x H*12/s. Window (gx, gy) of the map reads the 16x16 luma
@@ -250,8 +249,10 @@ typedef struct train_eval {
 } train_eval;
 
 /* Runs `model` through the real pass 4 (upf__make_detail_map, upf__compose_output) on every
- * validation pair of `set` that kept its images. */
+ * validation pair of `set` that kept its images. With `save_dir`, also writes each pair's
+ * outputs there as 8-bit PNGs: NAME.model.png (the model's, sharpness 0) and NAME.base.png
+ * (the bilinear base), to look at beside NAME.target.png. */
 upf_result train_evaluate(upf_context *ctx, const train_set *set, const upf__net_model *model,
-                          train_eval *out);
+                          const char *save_dir, train_eval *out);
 
 #endif /* UPF_TRAIN_H */

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/image.h"
+#include "imageio/image_io.h"
 #include "spatial/reconstruct.h"
 #include "train/train.h"
 
@@ -403,8 +404,17 @@ static upf_result score(upf_context *ctx, const upf_image *ref, const upf_image 
     return r;
 }
 
+static upf_result save_png(upf_context *ctx, const char *dir, const char *name,
+                          const char *what, const upf_image *img)
+{
+    char path[4096], err[IMAGEIO_ERR_SIZE];
+    snprintf(path, sizeof path, "%s/%s.%s.png", dir, name, what);
+    upf_result r = imageio_write_png(path, img, 8, err);
+    return r == UPF_OK ? UPF_OK : upf__fail(ctx, r, "%s", err);
+}
+
 upf_result train_evaluate(upf_context *ctx, const train_set *set, const upf__net_model *model,
-                          train_eval *out)
+                          const char *save_dir, train_eval *out)
 {
     memset(out, 0, sizeof *out);
     const int threads = upf_context_threads(ctx);
@@ -455,10 +465,14 @@ upf_result train_evaluate(upf_context *ctx, const train_set *set, const upf__net
         }
         if (r == UPF_OK)
             r = score(ctx, &pair->target_image, &dst, &sm);
+        if (r == UPF_OK && save_dir)
+            r = save_png(ctx, save_dir, pair->name, "model", &dst);
         if (r == UPF_OK)
             r = upf__compose_output(ctx, &frame, &none, &dst, 0.0f, scratch, scratch_bytes);
         if (r == UPF_OK)
             r = score(ctx, &pair->target_image, &dst, &sb);
+        if (r == UPF_OK && save_dir)
+            r = save_png(ctx, save_dir, pair->name, "base", &dst);
         if (r == UPF_OK)
             r = upf_resample(ctx, &pair->input_image, &dst, UPF_FILTER_LANCZOS3);
         if (r == UPF_OK)

@@ -20,7 +20,7 @@
 
 static const char train_help[] =
     "usage: upframe train --step S --data DIR -o MODEL.upfm [options]\n"
-    "       upframe train data --views N --seed S -o DIR [options]   (upframe help train-data)\n"
+    "       upframe train data --views N [--seed S] -o DIR [options]\n"
     "\n"
     "Trains the spatial engine's network for one step S (ratio 12/S) on the training pairs\n"
     "in DIR and writes a one-model file (fp16 weights). The model is then evaluated as\n"
@@ -48,9 +48,30 @@ static const char train_help[] =
     "  --init-sigma X      initial weights from N(0, X^2) (default 0.125)\n"
     "  --code TEXT         the code revision, for the provenance (e.g. $(git describe))\n"
     "  --log-every N       also print a line every N steps on stdout (for logs)\n"
+    "  --save-validation DIR  write each validation pair's output (NAME.model.png) and\n"
+    "                      bilinear base (NAME.base.png) there, to compare by eye\n"
     "  --threads N         worker threads (default: one per CPU); the result is the same\n"
     "                      for any number\n"
     "  --quiet             no progress line and no summary\n"
+    "\n"
+    "'upframe train data' renders training pairs with the scene renderer: N views of the\n"
+    "training scenes (scene seeds 0..9999 only, never the evaluation set's), each as one\n"
+    "reference NAME.target.png (16-bit, many samples per pixel) and, for every step S, the\n"
+    "1-sample aliased input NAME.input-sS.png (8-bit) at W*S/12 x H*S/12 with the mip bias\n"
+    "log2(S/12) a game uses when it renders for an upscaler; plus manifest.txt. One folder\n"
+    "serves all seven models.\n"
+    "\n"
+    "  --views N           views to render\n"
+    "  -o, --output DIR    the folder (made if missing; one that has a manifest is refused)\n"
+    "  --seed S            picks scene seeds, camera paths and times (default 1)\n"
+    "  --spp N             the references' samples per pixel, 16..4096 (default 64)\n"
+    "  --views-per-scene K views of each scene build, which form one validation group\n"
+    "                      (default 4)\n"
+    "  --size WxH          reference size, multiples of 12 (default 576x324)\n"
+    "  --mip-bias-offset X added to the inputs' bias log2(S/12) (default 0)\n"
+    "  --steps LIST        steps to render inputs for, e.g. 4,6 (default 4,5,6,7,8,9,10)\n"
+    "  --scenes LIST       scene names, e.g. courtyard,street (default: every training scene)\n"
+    "  --threads N, --quiet\n"
     "\n"
     "Exit codes: 0 ok, 1 usage, 2 bad input (unreadable data, a pair of the wrong size ratio,\n"
     "a missing partner), 3 internal error. A failed run leaves no model file behind.\n"
@@ -107,7 +128,7 @@ static int load_init(upf_context *ctx, const char *path, int step, upf__net_mode
 }
 
 typedef struct train_args {
-    const char *data, *out, *init, *code;
+    const char *data, *out, *init, *code, *save;
     train_config cfg;
     double validation;
     long val_every, log_every;
@@ -158,6 +179,8 @@ static int parse_args(int argc, char **argv, train_args *a)
             sigma_s = v;
         else if (cli_option(argc, argv, &i, "--code", &v, &err, CMD))
             a->code = v;
+        else if (cli_option(argc, argv, &i, "--save-validation", &v, &err, CMD))
+            a->save = v;
         else if (cli_option(argc, argv, &i, "--log-every", &v, &err, CMD))
             log_s = v;
         else if (cli_option(argc, argv, &i, "--threads", &v, &err, CMD))
@@ -405,7 +428,7 @@ static int run_train_model(int argc, char **argv)
             for (int i = 0; i < UPF_NET_WINDOW; i++)
                 final->w[st][m][i] = upf_half_to_float(upf_float_to_half(final->w[st][m][i]));
     train_eval ev;
-    if ((r = train_evaluate(ctx, &set, final, &ev)) != UPF_OK) {
+    if ((r = train_evaluate(ctx, &set, final, a.save, &ev)) != UPF_OK) {
         rc = cli_fail_upf(CMD, ctx, r);
         goto done;
     }
