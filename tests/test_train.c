@@ -650,9 +650,9 @@ static void test_loader(upf_context *ctx, test_rng *rng)
     fresh_dir(d);
 
     /* Empty. */
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, false, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
                 "holds no training pairs");
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, TMP "/nowhere", 6, 0.0, &set, NULL, NULL),
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, TMP "/nowhere", 6, 0.0, false, &set, NULL, NULL),
                 UPF_ERROR_IO, "cannot open the data folder");
 
     /* Good pairs: a generic input, and inputs per step (as `upframe train data` writes). */
@@ -662,7 +662,7 @@ static void test_loader(upf_context *ctx, test_rng *rng)
     write_png(TMP "/data/b.input-s4.png", 16, 12, 8, rng);
     write_png(TMP "/data/b.target.png", 48, 36, 16, rng);
     write_text(TMP "/data/notes.txt", "ignored\n");
-    CHECK_OK(ctx, train_set_load_dir(ctx, d, 6, 0.0, &set, NULL, NULL));
+    CHECK_OK(ctx, train_set_load_dir(ctx, d, 6, 0.0, false, &set, NULL, NULL));
     CHECK_EQ_INT(set.count, 2);
     if (set.count == 2) {
         CHECK(strcmp(set.pairs[0].name, "a") == 0 && strcmp(set.pairs[1].name, "b") == 0);
@@ -677,29 +677,29 @@ static void test_loader(upf_context *ctx, test_rng *rng)
     }
     train_set_free(ctx, &set);
     /* Step 4 takes b's own input; a's generic input has the wrong ratio for it. */
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 4, 0.0, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 4, 0.0, false, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
                 "a.input.png is 24x18 and " TMP "/data/a.target.png is 48x36, a ratio of 2x2; "
                 "expected exactly 3 for step 4");
     remove(TMP "/data/a.input.png");
     remove(TMP "/data/a.target.png");
-    CHECK_OK(ctx, train_set_load_dir(ctx, d, 4, 0.0, &set, NULL, NULL));
+    CHECK_OK(ctx, train_set_load_dir(ctx, d, 4, 0.0, false, &set, NULL, NULL));
     CHECK(set.count == 1 && set.pairs[0].in_w == 16);
     train_set_free(ctx, &set);
 
     /* Missing partners. */
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 8, 0.0, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 8, 0.0, false, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
                 "b.target.png has no partner for step 8: expected " TMP "/data/b.input-s8.png or "
                 TMP "/data/b.input.png (it has inputs for step 4, 6 only)");
     write_png(TMP "/data/c.input.png", 24, 18, 8, rng);
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, false, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
                 "c.input.png has no partner: expected its reference " TMP "/data/c.target.png");
     /* An unreadable target. */
     write_text(TMP "/data/c.target.png", "this is not a PNG file");
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, false, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
                 "c.target.png");
     /* A ratio that is not 12/6. */
     write_png(TMP "/data/c.target.png", 48, 37, 8, rng);
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, false, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
                 "expected exactly 2 for step 6");
     write_png(TMP "/data/c.target.png", 48, 36, 8, rng);
 
@@ -709,7 +709,7 @@ static void test_loader(upf_context *ctx, test_rng *rng)
     write_text(TMP "/data/manifest.txt", "data=test views\nview b group=g1\nview c scene=x "
                "group=g1 time=0\nview d group=g2\n");
     for (int k = 0; k < 2; k++) {
-        CHECK_OK(ctx, train_set_load_dir(ctx, d, 6, k ? 0.9 : 0.5, &set, NULL, NULL));
+        CHECK_OK(ctx, train_set_load_dir(ctx, d, 6, k ? 0.9 : 0.5, false, &set, NULL, NULL));
         CHECK_EQ_INT(set.count, 3);
         if (set.count == 3) {
             CHECK(strcmp(set.description, "test views") == 0);
@@ -722,7 +722,7 @@ static void test_loader(upf_context *ctx, test_rng *rng)
         train_set_free(ctx, &set);
     }
     write_text(TMP "/data/manifest.txt", "view d\n");
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.5, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.5, false, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
                 "manifest.txt line 1");
 }
 

@@ -180,9 +180,13 @@ typedef void (*train_progress_fn)(void *priv, int done, int total);
  * For `step`, every target must have an input of exactly target * step / 12 on each axis,
  * every input a target; a missing partner, a size of another ratio or an unreadable file stops
  * the load with a message naming the file. Marks the validation split (train_split_names over
- * the groups, `fraction` of them). */
+ * the groups, `fraction` of them). With `mirror`, each training pair also gives its mirror
+ * image (input and reference flipped left to right, then through passes 1-3 like any input),
+ * named NAME+mirror, in the same group: twice the training data for free; validation pairs are
+ * not mirrored. */
 upf_result train_set_load_dir(upf_context *ctx, const char *dir, int step, double fraction,
-                              train_set *set, train_progress_fn progress, void *progress_priv);
+                              bool mirror, train_set *set, train_progress_fn progress,
+                              void *progress_priv);
 
 /* ---- the trainer (train_loop.c) ----------------------------------------------------------- */
 

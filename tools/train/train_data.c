@@ -455,8 +455,63 @@ static upf_result read_manifest(upf_context *ctx, const char *dir, dir_list *lis
     return UPF_OK;
 }
 
+/* A copy of an image mirrored left to right (tightly packed; free with upf__free). */
+static upf_result mirror_image(upf_context *ctx, const upf_image *src, upf_image *dst)
+{
+    const size_t bpp = upf_format_bytes_per_pixel(src->format);
+    const size_t row = (size_t)src->width * bpp;
+    unsigned char *data = upf__alloc_array(ctx, (size_t)src->height, row, "a mirrored image");
+    if (!data)
+        return UPF_ERROR_OUT_OF_MEMORY;
+    for (int y = 0; y < src->height; y++) {
+        const unsigned char *s = upf__row(src, y);
+        unsigned char *d = data + (size_t)y * row;
+        for (int x = 0; x < src->width; x++)
+            memcpy(d + (size_t)x * bpp, s + (size_t)(src->width - 1 - x) * bpp, bpp);
+    }
+    *dst = (upf_image){ data, src->width, src->height, row, src->format };
+    return UPF_OK;
+}
+
+/* Adds the pair of `in` and `tg` (mirrored with `mirror`) to the set. */
+static upf_result add_pair(upf_context *ctx, train_set *set, const upf_image *in,
+                           const upf_image *tg, bool validation, bool mirror,
+                           const uint8_t *area, const char *what, const char *name,
+                           const char *group)
+{
+    upf_image min = { 0 }, mtg = { 0 };
+    upf_result r = UPF_OK;
+    if (mirror) {
+        if ((r = mirror_image(ctx, in, &min)) != UPF_OK ||
+            (r = mirror_image(ctx, tg, &mtg)) != UPF_OK) {
+            upf__free(ctx, min.data);
+            return r;
+        }
+        in = &min;
+        tg = &mtg;
+    }
+    train_pair pair;
+    r = train_pair_from_images(ctx, set->step, in, tg, validation, area, what, &pair);
+    if (r == UPF_OK) {
+        copy_text(pair.name, sizeof pair.name, name);
+        if (mirror) {
+            size_t n = strlen(pair.name);
+            copy_text(pair.name + UPF_MIN(n, sizeof pair.name - 8), 8, "+mirror");
+        }
+        copy_text(pair.group, sizeof pair.group, group);
+        pair.validation = validation;
+        r = train_set_add(ctx, set, &pair);
+        if (r != UPF_OK)
+            train_pair_free(ctx, &pair);
+    }
+    upf__free(ctx, min.data);
+    upf__free(ctx, mtg.data);
+    return r;
+}
+
 upf_result train_set_load_dir(upf_context *ctx, const char *dir, int step, double fraction,
-                              train_set *set, train_progress_fn progress, void *progress_priv)
+                              bool mirror, train_set *set, train_progress_fn progress,
+                              void *progress_priv)
 {
     memset(set, 0, sizeof *set);
     set->step = step;
@@ -604,17 +659,11 @@ upf_result train_set_load_dir(upf_context *ctx, const char *dir, int step, doubl
                           in.img.width, in.img.height, 12.0 * in.img.width / step,
                           12.0 * in.img.height / step);
         } else {
-            train_pair pair;
-            r = train_pair_from_images(ctx, step, &in.img, &tg.img, val[i], area, in_path,
-                                       &pair);
-            if (r == UPF_OK) {
-                copy_text(pair.name, sizeof pair.name, e->name);
-                copy_text(pair.group, sizeof pair.group, e->group);
-                pair.validation = val[i];
-                r = train_set_add(ctx, set, &pair);
-                if (r != UPF_OK)
-                    train_pair_free(ctx, &pair);
-            }
+            r = add_pair(ctx, set, &in.img, &tg.img, val[i], false, area, in_path, e->name,
+                         e->group);
+            if (r == UPF_OK && mirror && !val[i])
+                r = add_pair(ctx, set, &in.img, &tg.img, false, true, area, in_path, e->name,
+                             e->group);
         }
         imageio_free(&in);
         imageio_free(&tg);

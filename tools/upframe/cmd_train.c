@@ -42,6 +42,7 @@ static const char train_help[] =
     "                      on pass-1 edges (default 0.25)\n"
     "  --window-mean       the model subtracts each window's mean first (model flag 0x1)\n"
     "  --validation F      fraction of the data's groups held out (default 0.1)\n"
+    "  --mirror            also train on each training pair mirrored left to right\n"
     "  --val-windows N     windows for the running validation loss (default 8192)\n"
     "  --val-every N       steps between running validation losses (default steps / 50)\n"
     "  --init FILE         start from the step-S model of a model file instead\n"
@@ -133,7 +134,7 @@ typedef struct train_args {
     double validation;
     long val_every, log_every;
     long threads;
-    bool quiet;
+    bool quiet, mirror;
 } train_args;
 
 static int parse_args(int argc, char **argv, train_args *a)
@@ -189,6 +190,8 @@ static int parse_args(int argc, char **argv, train_args *a)
             window_mean = true;
         else if (cli_flag(argv, i, "--quiet"))
             a->quiet = true;
+        else if (cli_flag(argv, i, "--mirror"))
+            a->mirror = true;
         else if (argv[i][0] == '-')
             return cli_usage(CMD, "unknown option '%s'", argv[i]);
         else
@@ -300,8 +303,9 @@ static void provenance(char *out, size_t size, const train_args *a, const train_
     ADD("step=%d ratio=%.4g flags=%s\n", c->step, 12.0 / c->step,
         (c->flags & UPF_MODEL_FLAG_WINDOW_MEAN) ? "window-mean" : "none");
     ADD("data=%s\n", data);
-    ADD("pairs=%d training=%d validation=%d (groups held out by name hash, fraction %.3g)\n",
-        set->count, train_set_count(set, false), train_set_count(set, true), a->validation);
+    ADD("pairs=%d training=%d validation=%d (groups held out by name hash, fraction %.3g)%s\n",
+        set->count, train_set_count(set, false), train_set_count(set, true), a->validation,
+        a->mirror ? ", training pairs also mirrored" : "");
     ADD("target=luma(sqrt(reference)) - luma(bilinear base of the SMAA sqrt frame)\n");
     ADD("loss=mean squared error over each window's 12x12 block\n");
     ADD("sampling=edge bits of pass 1, flat=%.3g\n", c->flat);
@@ -361,7 +365,8 @@ static int run_train_model(int argc, char **argv)
 
     load_progress lp;
     cli_progress_begin(&lp.bar, "loading pairs", a.quiet);
-    upf_result r = train_set_load_dir(ctx, a.data, a.cfg.step, a.validation, &set, on_load, &lp);
+    upf_result r = train_set_load_dir(ctx, a.data, a.cfg.step, a.validation, a.mirror, &set,
+                                      on_load, &lp);
     cli_progress_end(&lp.bar);
     if (r != UPF_OK) {
         rc = cli_fail_upf(CMD, ctx, r);
