@@ -33,7 +33,8 @@ int main(int argc, char **argv)
     enum { WINDOWS = 2048 };
     train_rng rng;
     train_rng_seed(&rng, 7);
-    float *w = malloc(UPF_NET_WEIGHTS * sizeof(float)), *wt = malloc(UPF_NET_WEIGHTS * sizeof(float));
+    float *w = malloc(UPF_NET_WEIGHTS * sizeof(float));
+    float *wt = malloc(UPF_NET_WEIGHTS * sizeof(float));
     float *grad = calloc(UPF_NET_WEIGHTS, sizeof(float));
     float *in = malloc((size_t)WINDOWS * UPF_NET_WINDOW * sizeof(float));
     float target[144], dout[256];

@@ -425,7 +425,7 @@ static void test_pair_geometry(upf_context *ctx, test_rng *rng)
                 UPF_ERROR_BAD_DATA, "reference pixel (1, 0) channel 1 is nan");
 }
 
-/* ---- training ---------------------------------------------------------------------------------- */
+/* ---- training -------------------------------------------------------------------------------- */
 
 /* A set of `n` pairs over random frames, with targets from a teacher's pass 4 (or, with
  * `linear`, replaced by a fixed linear function of the input luma). The last `n_val` pairs are
@@ -650,7 +650,8 @@ static void test_loader(upf_context *ctx, test_rng *rng)
     fresh_dir(d);
 
     /* Empty. */
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, false, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, false, &set, NULL, NULL),
+                UPF_ERROR_BAD_DATA,
                 "holds no training pairs");
     CHECK_FAILS(ctx, train_set_load_dir(ctx, TMP "/nowhere", 6, 0.0, false, &set, NULL, NULL),
                 UPF_ERROR_IO, "cannot open the data folder");
@@ -677,7 +678,8 @@ static void test_loader(upf_context *ctx, test_rng *rng)
     }
     train_set_free(ctx, &set);
     /* Step 4 takes b's own input; a's generic input has the wrong ratio for it. */
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 4, 0.0, false, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 4, 0.0, false, &set, NULL, NULL),
+                UPF_ERROR_BAD_DATA,
                 "a.input.png is 24x18 and " TMP "/data/a.target.png is 48x36, a ratio of 2x2; "
                 "expected exactly 3 for step 4");
     remove(TMP "/data/a.input.png");
@@ -687,19 +689,23 @@ static void test_loader(upf_context *ctx, test_rng *rng)
     train_set_free(ctx, &set);
 
     /* Missing partners. */
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 8, 0.0, false, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 8, 0.0, false, &set, NULL, NULL),
+                UPF_ERROR_BAD_DATA,
                 "b.target.png has no partner for step 8: expected " TMP "/data/b.input-s8.png or "
                 TMP "/data/b.input.png (it has inputs for step 4, 6 only)");
     write_png(TMP "/data/c.input.png", 24, 18, 8, rng);
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, false, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, false, &set, NULL, NULL),
+                UPF_ERROR_BAD_DATA,
                 "c.input.png has no partner: expected its reference " TMP "/data/c.target.png");
     /* An unreadable target. */
     write_text(TMP "/data/c.target.png", "this is not a PNG file");
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, false, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, false, &set, NULL, NULL),
+                UPF_ERROR_BAD_DATA,
                 "c.target.png");
     /* A ratio that is not 12/6. */
     write_png(TMP "/data/c.target.png", 48, 37, 8, rng);
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, false, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, false, &set, NULL, NULL),
+                UPF_ERROR_BAD_DATA,
                 "expected exactly 2 for step 6");
     write_png(TMP "/data/c.target.png", 48, 36, 8, rng);
 
@@ -721,8 +727,32 @@ static void test_loader(upf_context *ctx, test_rng *rng)
         }
         train_set_free(ctx, &set);
     }
+    /* Mirrored training pairs: each right after its pair, same group, never validation. */
+    CHECK_OK(ctx, train_set_load_dir(ctx, d, 6, 0.5, true, &set, NULL, NULL));
+    int n_train = 0;
+    for (int i = 0; i < set.count; i++) {
+        const train_pair *p = &set.pairs[i];
+        if (strstr(p->name, "+mirror")) {
+            const train_pair *o = &set.pairs[i - 1];
+            CHECK(!p->validation && !o->validation && strcmp(p->group, o->group) == 0);
+            CHECK(strncmp(p->name, o->name, strlen(o->name)) == 0);
+            /* Pass 3 blends only along edges: most of the luma plane is the mirror image. */
+            int same = 0;
+            for (int y = 0; y < p->in_h; y++)
+                for (int x = 0; x < p->in_w; x++)
+                    same += p->luma[y * p->in_w + x] == o->luma[y * o->in_w + o->in_w - 1 - x];
+            CHECKF(same > p->in_w * p->in_h / 2, "%d of %d luma values mirrored", same,
+                   p->in_w * p->in_h);
+        } else {
+            n_train += !p->validation;
+        }
+    }
+    CHECK_EQ_INT(set.count, 3 + n_train);
+    CHECK(n_train >= 1);
+    train_set_free(ctx, &set);
     write_text(TMP "/data/manifest.txt", "view d\n");
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.5, false, &set, NULL, NULL), UPF_ERROR_BAD_DATA,
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.5, false, &set, NULL, NULL),
+                UPF_ERROR_BAD_DATA,
                 "manifest.txt line 1");
 }
 
@@ -768,7 +798,7 @@ static void test_split(void)
     CHECK(!v[0]);
 }
 
-/* ---- the command ------------------------------------------------------------------------------- */
+/* ---- the command ----------------------------------------------------------------------------- */
 
 static char tool_output[1 << 16];
 

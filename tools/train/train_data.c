@@ -170,7 +170,7 @@ void train_pair_target(const train_pair *pair, int gx, int gy, float *block)
                UPF_NET_BLOCK * sizeof(float));
 }
 
-/* ---- a pair from images ----------------------------------------------------------------------- */
+/* ---- a pair from images ---------------------------------------------------------------------- */
 
 static upf_result copy_image(upf_context *ctx, const upf_image *src, upf_image *dst)
 {

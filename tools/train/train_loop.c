@@ -332,7 +332,7 @@ upf_result trainer_step(trainer *tr, double *loss)
     return UPF_OK;
 }
 
-/* ---- the running validation loss -------------------------------------------------------------- */
+/* ---- the running validation loss ------------------------------------------------------------- */
 
 typedef struct val_job {
     trainer *tr;
