@@ -384,7 +384,7 @@ static int run_train_model(int argc, char **argv)
     cli_progress bar;
     cli_progress_begin(&bar, "training", a.quiet);
     const double t_train = cli_now();
-    double val = NAN, zero = NAN, tail_loss = 0;
+    double val = NAN, zero = NAN, tail_loss = 0, val_seconds = 0;
     long tail_count = 0;
     const long tail_from = a.cfg.steps - UPF_MAX(a.cfg.steps / 100, UPF_MIN(a.cfg.steps, 10));
     double recent = 0;
@@ -400,10 +400,13 @@ static int run_train_model(int argc, char **argv)
             tail_loss += loss;
             tail_count++;
         }
-        if ((s + 1) % a.val_every == 0 || s + 1 == a.cfg.steps)
+        if ((s + 1) % a.val_every == 0 || s + 1 == a.cfg.steps) {
+            const double tv = cli_now();
             trainer_validation_loss(tr, NULL, &val, &zero);
-        const double elapsed = cli_now() - t_train;
-        const double wps = (double)(s + 1) * a.cfg.batch / (elapsed > 0 ? elapsed : 1e-9);
+            val_seconds += cli_now() - tv;
+        }
+        const double elapsed = cli_now() - t_train, busy = elapsed - val_seconds;
+        const double wps = (double)(s + 1) * a.cfg.batch / (busy > 0 ? busy : 1e-9);
         cli_progress_update(&bar, (double)(s + 1) / a.cfg.steps, "step %ld/%ld, loss %.3e, "
                             "val %.3e (%.3f of bilinear), %.0f windows/s", s + 1, a.cfg.steps,
                             recent, val, val / zero, wps);
@@ -417,6 +420,7 @@ static int run_train_model(int argc, char **argv)
     }
     cli_progress_end(&bar);
     const double train_seconds = cli_now() - t_train;
+    const double step_seconds = train_seconds - val_seconds; /* without the running validation */
     tail_loss /= tail_count ? (double)tail_count : 1.0;
     double val_fp32 = NAN;
     trainer_validation_loss(tr, NULL, &val_fp32, NULL);
@@ -463,11 +467,11 @@ static int run_train_model(int argc, char **argv)
     if (!a.quiet) {
         const double windows = (double)a.cfg.steps * a.cfg.batch;
         printf("wrote %s: step %d (ratio %.4g), flags %s; %ld steps of %d windows in %.1f s "
-               "(%.0f windows/s on %d threads, %.0f per thread)\n", a.out, a.cfg.step,
-               12.0 / a.cfg.step, (a.cfg.flags & UPF_MODEL_FLAG_WINDOW_MEAN) ? "window-mean"
-                                                                              : "none",
-               a.cfg.steps, a.cfg.batch, train_seconds, windows / train_seconds, threads,
-               windows / train_seconds / threads);
+               "(%.1f s of it running validation; %.0f windows/s on %d threads, %.0f per "
+               "thread)\n", a.out, a.cfg.step, 12.0 / a.cfg.step,
+               (a.cfg.flags & UPF_MODEL_FLAG_WINDOW_MEAN) ? "window-mean" : "none",
+               a.cfg.steps, a.cfg.batch, train_seconds, val_seconds, windows / step_seconds,
+               threads, windows / step_seconds / threads);
         printf("  data: %s: %d pairs (%d training, %d validation), loaded in %.1f s\n", a.data,
                set.count, train_set_count(&set, false), train_set_count(&set, true), t_load);
         printf("  loss: training %.4e (last steps), validation %.4e (fp32)\n", tail_loss,
