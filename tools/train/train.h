@@ -152,7 +152,7 @@ void train_pair_target(const train_pair *pair, int gx, int gy, float *block);
 /* A data set: the pairs of one step, split into training and validation. */
 typedef struct train_set {
     int step;
-    int count;
+    int count, capacity;
     train_pair *pairs;
     char description[1024];   /* for the model's provenance: the data's manifest summary */
 } train_set;

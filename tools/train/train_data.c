@@ -281,15 +281,16 @@ upf_result train_set_add(upf_context *ctx, train_set *set, train_pair *pair)
     if (pair->step != set->step)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "train_set_add: pair %s is for step "
                          "%d, the set for step %d", pair->name, pair->step, set->step);
-    if ((set->count & (set->count - 1)) == 0) { /* 0, 1, 2, 4, ...: grow to twice */
-        size_t cap = set->count ? 2 * (size_t)set->count : 8;
-        train_pair *p = upf__alloc_array(ctx, cap, sizeof *p, "the list of pairs");
+    if (set->count == set->capacity) {
+        int cap = set->capacity ? 2 * set->capacity : 16;
+        train_pair *p = upf__alloc_array(ctx, (size_t)cap, sizeof *p, "the list of pairs");
         if (!p)
             return UPF_ERROR_OUT_OF_MEMORY;
         if (set->count)
             memcpy(p, set->pairs, (size_t)set->count * sizeof *p);
         upf__free(ctx, set->pairs);
         set->pairs = p;
+        set->capacity = cap;
     }
     set->pairs[set->count++] = *pair;
     memset(pair, 0, sizeof *pair);
@@ -302,7 +303,7 @@ void train_set_free(upf_context *ctx, train_set *set)
         train_pair_free(ctx, &set->pairs[i]);
     upf__free(ctx, set->pairs);
     set->pairs = NULL;
-    set->count = 0;
+    set->count = set->capacity = 0;
 }
 
 int train_set_count(const train_set *set, bool validation)
