@@ -21,6 +21,7 @@ build:
 	cmake --build build -j$(NPROC)
 
 demo: build
+	mkdir -p demo
 	./build/upframe upscale builtin -o demo/upscaled.png --scale 2
 
 check: build

@@ -169,7 +169,9 @@ typedef struct upf_rect {
 
 /* Separable filters, applied in linear light (sRGB input is decoded first and the output
  * encoded again). When shrinking, the kernel is widened by the ratio so it also filters out
- * what the smaller image cannot hold. Samples beyond the border repeat the edge pixel. */
+ * what the smaller image cannot hold. Samples beyond the border repeat the edge pixel.
+ * Alpha is filtered like a colour channel, straight (not premultiplied): exact for the
+ * opaque frames of games; premultiply translucent images first if edges must not bleed. */
 typedef enum upf_filter {
     UPF_FILTER_DEFAULT = 0,    /* UPF_FILTER_LANCZOS3 */
     UPF_FILTER_BILINEAR = 1,   /* triangle, radius 1 */
@@ -203,7 +205,9 @@ UPF_API void upf_resampler_destroy(upf_resampler **resampler);
 /* Resamples `src` (the size given at creation, any colour format) into `dst` (the size given
  * at creation, any colour format), over the context's threads. Float input must be finite
  * (UPF_ERROR_BAD_DATA names the first pixel that is not); output is clamped to the range of
- * an integer format. Thread-safety: context-serialised. */
+ * an integer format. `src` and `dst` must not overlap in memory. On failure the content of
+ * `dst` is unspecified. The result does not depend on the number of threads. Thread-safety:
+ * context-serialised. */
 UPF_API upf_result upf_resampler_run(upf_resampler *resampler, const upf_image *src,
                                      const upf_image *dst);
 
@@ -240,7 +244,8 @@ UPF_API upf_result upf_metric_ssim(upf_context *ctx, const upf_image *ref, const
                                    const upf_rect *crop, double *out);
 
 typedef struct upf_flip_params {
-    double pixels_per_degree; /* viewing condition; 0: 67.02 (0.7 m from a 0.7 m wide 4K screen) */
+    double pixels_per_degree; /* viewing condition, 2 .. 1000; 0: 67.02 (0.7 m from a 0.7 m
+                               * wide 4K screen) */
 } upf_flip_params;
 
 #ifndef __cplusplus /* compound literals are C only */
@@ -272,6 +277,50 @@ UPF_API upf_result upf_metric_detail(upf_context *ctx, const upf_image *img, con
  * `count` >= 2 frames of one size, for a still camera. Thread-safety: context-serialised. */
 UPF_API upf_result upf_metric_shimmer(upf_context *ctx, const upf_image *frames, int count,
                                       const upf_rect *crop, double *out);
+
+/* ---------------------------------------------------------------------------------------
+ * Models: the weights of the spatial engine's network (docs/MODELS.md)
+ *
+ * A model turns 16x16 windows of luma, `step` input pixels apart, into 12x12 blocks of
+ * detail: its ratio is 12 / step. A set holds one to seven models of distinct steps (4..10:
+ * ratios 3, 2.4, 2, 1.714, 1.5, 1.333, 1.2). Sets come from a model file (docs/MODELS.md
+ * gives the format byte by byte; `upframe model import` makes one from raw fp16 matrices)
+ * or from the library itself, which embeds the default seven when it was built with them.
+ * ------------------------------------------------------------------------------------- */
+
+/* Model flags (upf_model_info.flags). A model with no flags runs exactly the shipped design. */
+#define UPF_MODEL_FLAG_WINDOW_MEAN 0x1u /* each window's mean luma is subtracted (x4) first */
+
+typedef struct upf_models upf_models;
+
+typedef struct upf_model_info {
+    int step;               /* input pixels per 12 detail pixels, 4..10 */
+    double ratio;           /* 12 / step */
+    unsigned flags;         /* UPF_MODEL_FLAG_* */
+    const char *provenance; /* UTF-8 text (data, seed, loss, code revision); valid while the
+                             * set lives; "" when the file gave none */
+} upf_model_info;
+
+/* Parses a model file held in memory (`size` bytes at `data`; the set keeps no pointer into
+ * it). Every field is checked (magic, version, counts, steps, flags, sizes, provenance text,
+ * NaN/Inf weights, checksum, trailing bytes); UPF_ERROR_BAD_DATA names the byte offset, the
+ * model and the field that is wrong and what was expected. Returns NULL on failure (see
+ * upf_context_last_error). Thread-safety: context-serialised. */
+UPF_API upf_models *upf_models_load(upf_context *ctx, const void *data, size_t size);
+
+/* The set built into the library. Fails with UPF_ERROR_UNSUPPORTED when this build has none
+ * (it was built without models/default.upfm). Thread-safety: context-serialised. */
+UPF_API upf_models *upf_models_default(upf_context *ctx);
+
+/* Frees *models and sets it to NULL. Accepts NULL and a pointer to NULL. Thread-safety:
+ * context-serialised. */
+UPF_API void upf_models_destroy(upf_models **models);
+
+/* The number of models in the set (1..7), 0 for NULL. Thread-safety: safe. */
+UPF_API int upf_models_count(const upf_models *models);
+
+/* Describes model `index` (0 .. count - 1, in file order). Thread-safety: context-serialised. */
+UPF_API upf_result upf_models_info(const upf_models *models, int index, upf_model_info *info);
 
 #ifdef __cplusplus
 }

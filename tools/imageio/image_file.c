@@ -81,6 +81,32 @@ upf_result imageio__check_size(const char *name, const imageio_limits *limits, l
     return UPF_OK;
 }
 
+upf_result imageio__check_write(const char *path, const upf_image *img, char *err)
+{
+    if (!path || !*path)
+        return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "output path is %s; expected a "
+                             "file name", path ? "empty" : "NULL");
+    if (!img)
+        return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "%s: image is NULL", path);
+    size_t bpp = upf_format_bytes_per_pixel(img->format);
+    if (!bpp)
+        return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "%s: image has format %d; expected "
+                             "a upf_format", path, (int)img->format);
+    if (img->width < 1 || img->height < 1 || img->width > UPF_MAX_IMAGE_DIMENSION ||
+        img->height > UPF_MAX_IMAGE_DIMENSION)
+        return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "%s: image is %dx%d; expected each "
+                             "side in 1..%d", path, img->width, img->height,
+                             UPF_MAX_IMAGE_DIMENSION);
+    if (img->stride && img->stride < (size_t)img->width * bpp)
+        return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "%s: image stride is %zu bytes; "
+                             "expected at least a row, %zu", path, img->stride,
+                             (size_t)img->width * bpp);
+    if (!img->data)
+        return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "%s: image has no pixels (data is "
+                             "NULL)", path);
+    return UPF_OK;
+}
+
 upf_result imageio_alloc(imageio_image *out, int width, int height, upf_format format, char *err)
 {
     memset(out, 0, sizeof *out);

@@ -5,7 +5,9 @@
  *    written with libspng as 8- or 16-bit RGBA (or RGB when the image is opaque).
  *  - JPEG, read with libjpeg-turbo; any warning about corrupt data is an error.
  *  - PFM (portable float map, "PF" colour / "Pf" grey, either byte order, rows bottom to
- *    top), read and written; NaN and Inf are refused.
+ *    top), read and written; NaN and Inf are refused, and so are bytes after the pixel data.
+ * Colour metadata (PNG gAMA/cHRM/iCCP, JPEG ICC profiles, EXIF orientation) is not applied:
+ * samples are taken as sRGB, as stored.
  *
  * Every function returns UPF_OK or an error code (UPF_ERROR_BAD_DATA for a malformed or
  * over-limit file, UPF_ERROR_IO when the file system says no, UPF_ERROR_UNSUPPORTED for a
@@ -44,7 +46,8 @@ typedef struct imageio_image {
     upf_image img;
     imageio_type type;
     int bit_depth;      /* 8 or 16 for PNG, 8 for JPEG, 32 for PFM */
-    int channels;       /* channels in the file: 1..4 for PNG, 1 or 3 for JPEG/PFM */
+    int channels;       /* channels in the file: 1..4 for PNG (grey, grey+alpha, RGB or a
+                           palette, RGBA; a tRNS chunk adds alpha), 1 or 3 for JPEG/PFM */
 } imageio_image;
 
 /* The type a file's first bytes say it is (PNG signature, JPEG SOI, "PF"/"Pf"). */

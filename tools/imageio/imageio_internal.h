@@ -20,6 +20,10 @@ upf_result imageio__fail(char *err, upf_result code, const char *fmt, ...) IMAGE
 upf_result imageio__check_size(const char *name, const imageio_limits *limits, long long width,
                                long long height, char *err);
 
+/* Checks what a writer is given: a path, and an image with a known format, a size in
+ * 1..UPF_MAX_IMAGE_DIMENSION, pixels, and a stride that holds a row. */
+upf_result imageio__check_write(const char *path, const upf_image *img, char *err);
+
 /* Opens a temporary file beside `path` for an atomic write. */
 upf_result imageio__tmp_open(const char *path, char *tmp_path, size_t tmp_size, FILE **out,
                              char *err);

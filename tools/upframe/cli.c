@@ -150,7 +150,9 @@ bool cli_parse_rect(const char *s, upf_rect *r)
 static void tool_log(void *priv, upf_log_level level, const char *message)
 {
     (void)priv;
-    fprintf(stderr, "upframe: %s: %s\n", level == UPF_LOG_ERROR ? "error" : "warning", message);
+    if (level == UPF_LOG_ERROR)
+        return; /* the command reports failures itself, with its exit code */
+    fprintf(stderr, "upframe: warning: %s\n", message);
 }
 
 upf_context *cli_context(const char *cmd, int threads)

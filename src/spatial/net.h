@@ -1,0 +1,116 @@
+/* net.h: the spatial engine's network (DESIGN.md "The spatial engine", pass 4, and "Models"):
+ * the in-memory model, the window forward (net_infer.c), the model file parser and writer
+ * (net_model.c, format in docs/MODELS.md) and the choice of a model for an output size.
+ *
+ * A window is a 16x16 matrix Y of luma, Y[r][c] with r the image row (y) and c the column (x),
+ * stored row-major (Y[r * 16 + c]). Each of the six stages computes
+ *
+ *     Y <- ReLU(A * Y^T * B + C * Y^T * D)        (no ReLU after the sixth)
+ *
+ * with A, B, C, D the stage's learned 16x16 matrices (row-major, M[r * 16 + c]). Note the
+ * transpose: each stage swaps the roles of rows and columns, so after six stages the output
+ * is in the input's orientation again. The top-left 12x12 of the output is the window's block
+ * of the detail map (reconstruct.c).
+ *
+ * Internal header: not installed. */
+#ifndef UPF_SPATIAL_NET_H
+#define UPF_SPATIAL_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/core.h"
+
+#define UPF_NET_DIM 16             /* windows and matrices are 16x16 */
+#define UPF_NET_WINDOW 256         /* values in a window (16 * 16) */
+#define UPF_NET_STAGES 6
+#define UPF_NET_MATRICES 4         /* A, B, C, D per stage */
+#define UPF_NET_WEIGHTS (UPF_NET_STAGES * UPF_NET_MATRICES * UPF_NET_WINDOW) /* 6144 */
+#define UPF_NET_BLOCK 12           /* each window gives a 12x12 block of detail */
+#define UPF_NET_TILE 48            /* a tile is 4x4 windows: 48x48 detail pixels */
+#define UPF_NET_TILE_WINDOWS 16
+
+#define UPF_MODEL_STEP_MIN 4       /* ratio 3 */
+#define UPF_MODEL_STEP_MAX 10      /* ratio 1.2 */
+#define UPF_MODELS_MAX 7           /* one per step */
+#define UPF_MODEL_PROVENANCE_MAX 4096 /* bytes of provenance text */
+#define UPF_MODEL_FLAGS_KNOWN UPF_MODEL_FLAG_WINDOW_MEAN
+
+/* Window-mean input (UPF_MODEL_FLAG_WINDOW_MEAN): stage 1 sees 4 * (Y - mean(Y)); see
+ * research/calibration.md (the network has no bias, so a flat window is hard for it to map to
+ * zero detail without this). */
+#define UPF_NET_WINDOW_MEAN_SCALE 4.0f
+
+/* The matrices of a stage, in the order the model file stores them. */
+enum { UPF_NET_A = 0, UPF_NET_B = 1, UPF_NET_C = 2, UPF_NET_D = 3 };
+
+typedef struct upf__net_model {
+    int step;                      /* UPF_MODEL_STEP_MIN..MAX; ratio 12 / step */
+    uint32_t flags;                /* UPF_MODEL_FLAG_* */
+    /* w[stage][matrix][r * 16 + c], converted exactly from the file's fp16 values. */
+    float w[UPF_NET_STAGES][UPF_NET_MATRICES][UPF_NET_WINDOW];
+    char provenance[UPF_MODEL_PROVENANCE_MAX + 1]; /* NUL-terminated UTF-8 */
+} upf__net_model;
+
+/* The public model set (opaque in upframe.h). Models in file order. */
+struct upf_models {
+    upf_context *ctx;
+    int count;
+    upf__net_model model[UPF_MODELS_MAX];
+};
+
+/* ---- inference (net_infer.c) ---------------------------------------------------------- */
+
+/* The definition: one window through the six stages, plain loops in fp32 (each dot product
+ * summed in index order from 0). `in` and `out` are 256 values each and may be the same. */
+void upf__net_window_forward_ref(const upf__net_model *model, const float *in, float *out);
+
+/* The fast version of the same: `count` windows (in[i * 256 ..], out[i * 256 ..]; in and out
+ * must not overlap), the 16x16 products written as loops over contiguous 16-float rows so the
+ * compiler vectorises them. Same sums in the same order as the reference; tested against it. */
+void upf__net_windows_forward(const upf__net_model *model, const float *in, float *out,
+                              int count);
+
+/* ---- model files (net_model.c, docs/MODELS.md) ----------------------------------------- */
+
+#define UPF_MODEL_FILE_VERSION 1
+
+/* CRC-32 (ISO-HDLC: reflected polynomial 0xEDB88320, initial and final XOR 0xFFFFFFFF; the
+ * CRC of zlib, PNG and `python3 -c "import zlib; zlib.crc32(...)"`). */
+uint32_t upf__crc32(const void *data, size_t size);
+
+/* Parses a model file into `set` (set->ctx is used for messages; set->count and the models are
+ * filled). `fn` names the public call in messages. */
+upf_result upf__net_parse(upf_context *ctx, const char *fn, const void *data, size_t size,
+                          upf_models *set);
+
+/* Checks one in-memory model as the loader checks a file's (step, flags, provenance text,
+ * finite weights that fit fp16); `index` names it in messages. */
+upf_result upf__net_check_model(upf_context *ctx, const char *fn, const upf__net_model *model,
+                                int index);
+
+/* Bytes of a model file holding these models. */
+size_t upf__net_file_size(const upf__net_model *const *models, int count);
+
+/* Writes a model file of `count` (1..7) models with distinct steps into `out` (`size` bytes,
+ * at least upf__net_file_size). Each model is checked first (upf__net_check_model); weights are
+ * rounded to the nearest fp16. */
+upf_result upf__net_write(upf_context *ctx, const upf__net_model *const *models, int count,
+                          void *out, size_t size);
+
+/* The model file embedded at build time (src/embed_models.cmake): size 0 when the build had
+ * no models/default.upfm. */
+extern const unsigned char upf__default_models_data[];
+extern const size_t upf__default_models_size;
+
+/* ---- model choice ----------------------------------------------------------------------- */
+
+/* The model of `set` for an upscale of in_w x in_h to out_w x out_h (DESIGN.md "The spatial
+ * engine"): the asked ratio is the larger of out_w / in_w and out_h / in_h; the choice is the
+ * model with the smallest ratio 12 / step at or above it (compared exactly, in integers), so
+ * ratios below 1.2 take the 1.2 model. When the set has no model that large (a ratio above 3,
+ * or a set without the larger models), the set's largest ratio is taken and its detail map is
+ * resampled to the output like any other (the documented clamp). Returns the index in `set`. */
+int upf__models_choose(const upf_models *set, int in_w, int in_h, int out_w, int out_h);
+
+#endif /* UPF_SPATIAL_NET_H */

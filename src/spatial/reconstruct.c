@@ -1,0 +1,485 @@
+/* reconstruct.c: pass 4 of the spatial engine, the upscale (DESIGN.md "The spatial engine",
+ * item 4, and "Geometry, exactly").
+ *
+ * Reads the sqrt-encoded 10:10:10:2 frame of passes 1-3 and a model (net.h); writes the
+ * detail map (upf__make_detail_map) and then the output image in any colour format
+ * (upf__compose_output).
+ *
+ * Detail map, for a model of step s (ratio r = 12 / s):
+ *  - The map is ceil(W_in * r) x ceil(H_in * r) detail pixels, cut into tiles of 48x48. Tile
+ *    (tx, ty) reads the 4s x 4s input block at (4s * tx, 4s * ty).
+ *  - Its 16 windows (wx, wy in 0..3) are 16x16 luma windows whose s x s input block starts at
+ *    4s * tile + s * window on each axis; the window itself starts floor((16 - s) / 2) pixels
+ *    before that block. Pixels outside the frame repeat the edge pixel. Luma is Rec. 709 of
+ *    the sqrt-encoded values (the network never sees colour).
+ *  - Each window goes through the network (net_infer.c); the top-left 12x12 of its output is
+ *    detail pixels 48 * tile + 12 * window + (0..11). So detail pixel X lies in tile X / 48,
+ *    window (X % 48) / 12, column X % 12 (rows the same).
+ *
+ * Output pixel (X, Y) of a W_out x H_out output:
+ *  - base: the frame's sqrt values sampled bilinearly at x = (X + 0.5) * W_in / W_out - 0.5
+ *    (y likewise), positions outside [0, W_in - 1] clamped to the edge;
+ *  - detail: the map sampled bilinearly at x = (X + 0.5) * (W_in * r) / W_out - 0.5 (y
+ *    likewise), clamped to [0, map width - 1]; when W_out = W_in * r this is detail pixel X
+ *    itself. For any other size this is "the shader resamples to cover the gap";
+ *  - o = max(base + detail, 0)^2 on R, G and B alike: back from sqrt to linear light. The
+ *    clamp keeps a negative sum from squaring into a bright pixel; a sum above 1 stays (the
+ *    output format clamps it if it must);
+ *  - the sharpen on o: R, G, B += k * (1.25 * L - 0.3125 * (L_left + L_right + L_up + L_down)),
+ *    L the Rec. 709 luma of o, neighbours at the frame's edge repeating the edge pixel, k the
+ *    sharpness (1 the shipped look, 0 off); then clamped at 0, since linear light is never
+ *    negative. The weights sum to 0, so flat areas are unchanged;
+ *  - alpha: the bilinear sample of the frame's alpha, not squared, not sharpened.
+ * Sample positions are computed exactly in integers, ((2X + 1) * num - den) / (2 * den), so a
+ * ratio of 1 or W_out = W_in * r lands on whole pixels. Bilinear means vertical first, then
+ * horizontal, each as (1 - f) * a + f * b.
+ *
+ * Work: one task per tile for the detail map, one per band of output rows for the output.
+ * Every value is computed the same way whichever worker runs it, so the result does not
+ * depend on the number of threads. Scratch memory is the caller's (sized by the *_bytes
+ * functions); nothing here allocates. */
+#include <math.h>
+#include <string.h>
+
+#include "core/color.h"
+#include "core/image.h"
+#include "spatial/reconstruct.h"
+
+#define WINDOW_BORDER(s) ((UPF_NET_DIM - (s)) / 2)     /* floor((16 - s) / 2) */
+#define PATCH_SIZE(s) (3 * (s) + UPF_NET_DIM)          /* a tile's luma: 4 windows s apart */
+#define PATCH_MAX PATCH_SIZE(UPF_MODEL_STEP_MAX)       /* 46 */
+
+static size_t align64(size_t n)
+{
+    return (n + 63) & ~(size_t)63;
+}
+
+static int clampi(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+upf_result upf__reconstruct_check_sizes(upf_context *ctx, const char *fn, int in_w, int in_h,
+                                        int out_w, int out_h)
+{
+    if (in_w < 1 || in_h < 1 || in_w > UPF_MAX_IMAGE_DIMENSION || in_h > UPF_MAX_IMAGE_DIMENSION)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: input is %dx%d; expected each "
+                         "side in 1..%d", fn, in_w, in_h, UPF_MAX_IMAGE_DIMENSION);
+    if (out_w < 1 || out_h < 1 || out_w > UPF_MAX_IMAGE_DIMENSION ||
+        out_h > UPF_MAX_IMAGE_DIMENSION)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: output is %dx%d; expected each "
+                         "side in 1..%d", fn, out_w, out_h, UPF_MAX_IMAGE_DIMENSION);
+    if (out_w < in_w || out_w > 4LL * in_w || out_h < in_h || out_h > 4LL * in_h)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: output %dx%d is %.4gx%.4g the "
+                         "%dx%d input; expected a ratio of 1 to 4 on each axis", fn, out_w,
+                         out_h, (double)out_w / in_w, (double)out_h / in_h, in_w, in_h);
+    return UPF_OK;
+}
+
+/* ---- the detail map ---------------------------------------------------------------------- */
+
+void upf__detail_map_init(upf__detail_map *map, int step, int in_w, int in_h, float *data)
+{
+    map->data = data;
+    map->step = step;
+    map->in_width = in_w;
+    map->in_height = in_h;
+    map->width = (int)((12LL * in_w + step - 1) / step);   /* ceil(in_w * 12 / s) */
+    map->height = (int)((12LL * in_h + step - 1) / step);
+}
+
+size_t upf__detail_map_bytes(int step, int in_w, int in_h)
+{
+    upf__detail_map m;
+    upf__detail_map_init(&m, step, in_w, in_h, NULL);
+    return align64((size_t)m.width * (size_t)m.height * sizeof(float));
+}
+
+/* Per worker: the tile's luma patch, 16 input windows, 16 output windows. */
+#define DETAIL_PATCH_BYTES align64(PATCH_MAX * PATCH_MAX * sizeof(float))
+#define DETAIL_WINDOWS_BYTES (UPF_NET_TILE_WINDOWS * UPF_NET_WINDOW * sizeof(float))
+#define DETAIL_WORKER_BYTES (DETAIL_PATCH_BYTES + 2 * DETAIL_WINDOWS_BYTES)
+
+size_t upf__detail_scratch_bytes(int threads)
+{
+    return (size_t)(threads < 1 ? 1 : threads) * DETAIL_WORKER_BYTES;
+}
+
+typedef struct detail_job {
+    const upf__net_model *model;
+    const upf__sqrt_frame *frame;
+    const upf__detail_map *map;
+    unsigned char *scratch;
+    int tiles_x;
+} detail_job;
+
+static void detail_tile(void *priv, int index, int worker)
+{
+    const detail_job *job = priv;
+    const upf__sqrt_frame *frame = job->frame;
+    const upf__detail_map *map = job->map;
+    const int s = job->model->step, size = PATCH_SIZE(s);
+    const int tx = index % job->tiles_x, ty = index / job->tiles_x;
+    unsigned char *mem = job->scratch + (size_t)worker * DETAIL_WORKER_BYTES;
+    float *patch = (float *)mem;
+    float *win_in = (float *)(mem + DETAIL_PATCH_BYTES);
+    float *win_out = (float *)(mem + DETAIL_PATCH_BYTES + DETAIL_WINDOWS_BYTES);
+    const size_t stride = frame->stride ? frame->stride : (size_t)frame->width;
+
+    /* The tile's luma: input pixels from 4s * tile - border, size 3s + 16, edges repeated. */
+    const int x0 = 4 * s * tx - WINDOW_BORDER(s), y0 = 4 * s * ty - WINDOW_BORDER(s);
+    for (int py = 0; py < size; py++) {
+        const uint32_t *row = frame->pixels + (size_t)clampi(y0 + py, 0, frame->height - 1) * stride;
+        for (int px = 0; px < size; px++) {
+            float r, g, b, a;
+            upf_unpack_sqrt1010102(row[clampi(x0 + px, 0, frame->width - 1)], &r, &g, &b, &a);
+            patch[py * size + px] = upf_luma(r, g, b);
+        }
+    }
+
+    /* The windows whose block lies (at least partly) inside the map. */
+    int n = 0, at_x[UPF_NET_TILE_WINDOWS], at_y[UPF_NET_TILE_WINDOWS];
+    for (int wy = 0; wy < 4; wy++) {
+        int dy = UPF_NET_TILE * ty + UPF_NET_BLOCK * wy;
+        if (dy >= map->height)
+            break;
+        for (int wx = 0; wx < 4; wx++) {
+            int dx = UPF_NET_TILE * tx + UPF_NET_BLOCK * wx;
+            if (dx >= map->width)
+                break;
+            float *w = win_in + (size_t)n * UPF_NET_WINDOW;
+            for (int r = 0; r < UPF_NET_DIM; r++)
+                memcpy(w + r * UPF_NET_DIM, patch + (s * wy + r) * size + s * wx,
+                       UPF_NET_DIM * sizeof(float));
+            at_x[n] = dx;
+            at_y[n] = dy;
+            n++;
+        }
+    }
+    upf__net_windows_forward(job->model, win_in, win_out, n);
+
+    /* The top-left 12x12 of each output is the window's block of the map. */
+    for (int k = 0; k < n; k++) {
+        const float *o = win_out + (size_t)k * UPF_NET_WINDOW;
+        int rows = UPF_MIN(UPF_NET_BLOCK, map->height - at_y[k]);
+        int cols = UPF_MIN(UPF_NET_BLOCK, map->width - at_x[k]);
+        for (int r = 0; r < rows; r++)
+            memcpy(map->data + (size_t)(at_y[k] + r) * map->width + at_x[k], o + r * UPF_NET_DIM,
+                   (size_t)cols * sizeof(float));
+    }
+}
+
+static upf_result check_frame(upf_context *ctx, const char *fn, const upf__sqrt_frame *frame)
+{
+    if (!frame || !frame->pixels)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the sqrt frame is NULL", fn);
+    if (frame->width < 1 || frame->height < 1 || frame->width > UPF_MAX_IMAGE_DIMENSION ||
+        frame->height > UPF_MAX_IMAGE_DIMENSION)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the sqrt frame is %dx%d; "
+                         "expected each side in 1..%d", fn, frame->width, frame->height,
+                         UPF_MAX_IMAGE_DIMENSION);
+    if (frame->stride && frame->stride < (size_t)frame->width)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the sqrt frame's stride is %zu "
+                         "pixels, less than its width %d", fn, frame->stride, frame->width);
+    return UPF_OK;
+}
+
+static upf_result check_map(upf_context *ctx, const char *fn, const upf__detail_map *map,
+                            const upf__sqrt_frame *frame)
+{
+    if (!map || !map->data)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the detail map is NULL", fn);
+    upf__detail_map want;
+    upf__detail_map_init(&want, map->step, frame->width, frame->height, NULL);
+    if (map->step < UPF_MODEL_STEP_MIN || map->step > UPF_MODEL_STEP_MAX ||
+        map->in_width != frame->width || map->in_height != frame->height ||
+        map->width != want.width || map->height != want.height)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the detail map is %dx%d for a "
+                         "%dx%d input at step %d; expected one made by upf__detail_map_init "
+                         "for the %dx%d frame", fn, map->width, map->height, map->in_width,
+                         map->in_height, map->step, frame->width, frame->height);
+    return UPF_OK;
+}
+
+upf_result upf__make_detail_map(upf_context *ctx, const upf__net_model *model,
+                                const upf__sqrt_frame *frame, const upf__detail_map *map,
+                                void *scratch, size_t scratch_bytes)
+{
+    static const char fn[] = "upf__make_detail_map";
+    upf_result r = check_frame(ctx, fn, frame);
+    if (r != UPF_OK)
+        return r;
+    if (!model)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: model is NULL", fn);
+    if ((r = check_map(ctx, fn, map, frame)) != UPF_OK)
+        return r;
+    if (map->step != model->step)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the detail map is for step %d, "
+                         "the model's step is %d", fn, map->step, model->step);
+    size_t need = upf__detail_scratch_bytes(upf_context_threads(ctx));
+    if (!scratch || scratch_bytes < need)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: scratch of %zu bytes; expected "
+                         "%zu", fn, scratch ? scratch_bytes : 0, need);
+    detail_job job = { model, frame, map, scratch,
+                       (map->width + UPF_NET_TILE - 1) / UPF_NET_TILE };
+    int tiles_y = (map->height + UPF_NET_TILE - 1) / UPF_NET_TILE;
+    upf__parallel_for(ctx, detail_tile, &job, job.tiles_x * tiles_y);
+    return UPF_OK;
+}
+
+/* ---- the output ---------------------------------------------------------------------------- */
+
+/* A bilinear tap pair: pixels i0, i1 and the weight f of i1. */
+typedef struct tap {
+    int i0, i1;
+    float f;
+} tap;
+
+/* The sample of output pixel X at source position ((2X + 1) * num - den) / (2 * den), i.e.
+ * (X + 0.5) * num / den - 0.5, in a source of `size` pixels, clamped to [0, size - 1]. */
+static tap tap_at(int x, long long num, long long den, int size)
+{
+    long long t = (2LL * x + 1) * num - den, d2 = 2 * den;
+    if (t <= 0)
+        return (tap){ 0, 0, 0.0f };
+    long long i = t / d2;
+    if (i >= size - 1)
+        return (tap){ size - 1, size - 1, 0.0f };
+    return (tap){ (int)i, (int)i + 1, (float)((double)(t - i * d2) / (double)d2) };
+}
+
+static inline float lerp(float a, float b, float f)
+{
+    return (1.0f - f) * a + f * b;
+}
+
+/* Per worker: a vertically blended input row (RGBA), a vertically blended detail row, three
+ * rows of the squared output (RGBA) and their luma (rows y-1, y, y+1 of the sharpen), and the
+ * row handed to the output format. */
+typedef struct compose_layout {
+    size_t in_row, detail_row, rgba_rows, luma_rows, out_row, worker;
+} compose_layout;
+
+static compose_layout compose_sizes(int in_w, int detail_w, int out_w)
+{
+    compose_layout L;
+    L.in_row = align64((size_t)in_w * 4 * sizeof(float));
+    L.detail_row = align64((size_t)detail_w * sizeof(float));
+    L.rgba_rows = 3 * align64((size_t)out_w * 4 * sizeof(float));
+    L.luma_rows = 3 * align64((size_t)out_w * sizeof(float));
+    L.out_row = align64((size_t)out_w * 4 * sizeof(float));
+    L.worker = L.in_row + L.detail_row + L.rgba_rows + L.luma_rows + L.out_row;
+    return L;
+}
+
+/* Shared: the column taps, for the frame and for the detail map. */
+static size_t compose_shared_bytes(int out_w)
+{
+    return 2 * align64((size_t)out_w * sizeof(tap));
+}
+
+size_t upf__compose_scratch_bytes(int threads, int in_w, int detail_w, int out_w)
+{
+    compose_layout L = compose_sizes(in_w, detail_w, out_w);
+    return compose_shared_bytes(out_w) + (size_t)(threads < 1 ? 1 : threads) * L.worker;
+}
+
+typedef struct compose_job {
+    const upf__sqrt_frame *frame;
+    const upf__detail_map *map;
+    const upf_image *dst;
+    float sharpness;
+    const tap *col_in, *col_detail;
+    unsigned char *workers;
+    compose_layout L;
+    int band_rows;
+} compose_job;
+
+typedef struct compose_worker {
+    float *in_row, *detail_row, *rgba[3], *luma[3], *out_row;
+    int tag[3]; /* the output row each slot holds, -1 none */
+} compose_worker;
+
+/* Row y of the squared, unsharpened output and its luma. */
+static void squared_row(const compose_job *job, compose_worker *w, int y, float *rgba,
+                        float *luma)
+{
+    const upf__sqrt_frame *frame = job->frame;
+    const upf__detail_map *map = job->map;
+    const int out_w = job->dst->width, out_h = job->dst->height, in_w = frame->width;
+    const size_t stride = frame->stride ? frame->stride : (size_t)frame->width;
+
+    /* Vertical taps, then the vertical blends of the two frame rows and the two map rows. */
+    tap ty = tap_at(y, frame->height, out_h, frame->height);
+    tap td = tap_at(y, 12LL * map->in_height, (long long)map->step * out_h, map->height);
+    const uint32_t *r0 = frame->pixels + (size_t)ty.i0 * stride;
+    const uint32_t *r1 = frame->pixels + (size_t)ty.i1 * stride;
+    float *vin = w->in_row;
+    for (int x = 0; x < in_w; x++) {
+        float a[4], b[4];
+        upf_unpack_sqrt1010102(r0[x], &a[0], &a[1], &a[2], &a[3]);
+        upf_unpack_sqrt1010102(r1[x], &b[0], &b[1], &b[2], &b[3]);
+        for (int c = 0; c < 4; c++)
+            vin[4 * x + c] = lerp(a[c], b[c], ty.f);
+    }
+    const float *d0 = map->data + (size_t)td.i0 * map->width;
+    const float *d1 = map->data + (size_t)td.i1 * map->width;
+    float *vd = w->detail_row;
+    for (int x = 0; x < map->width; x++)
+        vd[x] = lerp(d0[x], d1[x], td.f);
+
+    /* Horizontal: base + detail, clamped at 0, squared. */
+    for (int x = 0; x < out_w; x++) {
+        const tap ti = job->col_in[x], tdx = job->col_detail[x];
+        const float detail = lerp(vd[tdx.i0], vd[tdx.i1], tdx.f);
+        float *o = rgba + 4 * x;
+        for (int c = 0; c < 3; c++) {
+            float v = lerp(vin[4 * ti.i0 + c], vin[4 * ti.i1 + c], ti.f) + detail;
+            v = v > 0.0f ? v : 0.0f;
+            o[c] = v * v;
+        }
+        o[3] = lerp(vin[4 * ti.i0 + 3], vin[4 * ti.i1 + 3], ti.f);
+        luma[x] = upf_luma(o[0], o[1], o[2]);
+    }
+}
+
+/* The slot holding row y (computing it if needed). Rows y-1, y, y+1 fall in distinct slots. */
+static int row_slot(const compose_job *job, compose_worker *w, int y)
+{
+    int k = y % 3;
+    if (w->tag[k] != y) {
+        squared_row(job, w, y, w->rgba[k], w->luma[k]);
+        w->tag[k] = y;
+    }
+    return k;
+}
+
+static void compose_band(void *priv, int band, int worker)
+{
+    const compose_job *job = priv;
+    const int out_w = job->dst->width, out_h = job->dst->height;
+    const float k = job->sharpness;
+    unsigned char *mem = job->workers + (size_t)worker * job->L.worker;
+    compose_worker w;
+    w.in_row = (float *)mem;
+    mem += job->L.in_row;
+    w.detail_row = (float *)mem;
+    mem += job->L.detail_row;
+    for (int i = 0; i < 3; i++) {
+        w.rgba[i] = (float *)mem;
+        mem += job->L.rgba_rows / 3;
+    }
+    for (int i = 0; i < 3; i++) {
+        w.luma[i] = (float *)mem;
+        mem += job->L.luma_rows / 3;
+    }
+    w.out_row = (float *)mem;
+    w.tag[0] = w.tag[1] = w.tag[2] = -1;
+
+    const int y_end = UPF_MIN(out_h, (band + 1) * job->band_rows);
+    for (int y = band * job->band_rows; y < y_end; y++) {
+        const int c = row_slot(job, &w, y);
+        const float *o = w.rgba[c];
+        float *out = w.out_row;
+        if (k == 0.0f) {
+            memcpy(out, o, (size_t)out_w * 4 * sizeof(float));
+        } else {
+            const float *L = w.luma[c];
+            const float *Lu = w.luma[row_slot(job, &w, y > 0 ? y - 1 : 0)];
+            const float *Ld = w.luma[row_slot(job, &w, y < out_h - 1 ? y + 1 : y)];
+            for (int x = 0; x < out_w; x++) {
+                const float left = L[x > 0 ? x - 1 : 0], right = L[x < out_w - 1 ? x + 1 : x];
+                const float sharpen = k * (1.25f * L[x] - 0.3125f * (left + right + Lu[x] + Ld[x]));
+                for (int ch = 0; ch < 3; ch++) {
+                    float v = o[4 * x + ch] + sharpen;
+                    out[4 * x + ch] = v > 0.0f ? v : 0.0f;
+                }
+                out[4 * x + 3] = o[4 * x + 3];
+            }
+        }
+        upf__row_from_linear(job->dst, y, 0, out_w, out);
+    }
+}
+
+upf_result upf__compose_output(upf_context *ctx, const upf__sqrt_frame *frame,
+                               const upf__detail_map *map, const upf_image *dst,
+                               float sharpness, void *scratch, size_t scratch_bytes)
+{
+    static const char fn[] = "upf__compose_output";
+    upf_result r = check_frame(ctx, fn, frame);
+    if (r != UPF_OK)
+        return r;
+    if ((r = check_map(ctx, fn, map, frame)) != UPF_OK)
+        return r;
+    if ((r = upf__check_image(ctx, fn, "destination image", dst, UPF_FMTS_COLOR, 0, 0)) != UPF_OK)
+        return r;
+    if ((r = upf__reconstruct_check_sizes(ctx, fn, frame->width, frame->height, dst->width,
+                                          dst->height)) != UPF_OK)
+        return r;
+    if (!(sharpness >= 0.0f && sharpness <= UPF_SHARPNESS_MAX)) /* also NaN */
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: sharpness %g; expected 0 (off) "
+                         "to %g (1 is the shipped look)", fn, (double)sharpness,
+                         (double)UPF_SHARPNESS_MAX);
+    const int threads = upf_context_threads(ctx);
+    size_t need = upf__compose_scratch_bytes(threads, frame->width, map->width, dst->width);
+    if (!scratch || scratch_bytes < need)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: scratch of %zu bytes; expected "
+                         "%zu", fn, scratch ? scratch_bytes : 0, need);
+
+    const int out_w = dst->width, out_h = dst->height;
+    unsigned char *mem = scratch;
+    tap *col_in = (tap *)mem;
+    tap *col_detail = (tap *)(mem + align64((size_t)out_w * sizeof(tap)));
+    for (int x = 0; x < out_w; x++) {
+        col_in[x] = tap_at(x, frame->width, out_w, frame->width);
+        col_detail[x] = tap_at(x, 12LL * map->in_width, (long long)map->step * out_w, map->width);
+    }
+    compose_job job = { frame, map, dst, sharpness, col_in, col_detail,
+                        mem + compose_shared_bytes(out_w),
+                        compose_sizes(frame->width, map->width, out_w), 0 };
+    /* Bands of at least 16 rows, about four per worker: each band recomputes the two rows
+     * around it for the sharpen. Values do not depend on the banding. */
+    job.band_rows = UPF_MAX(16, (out_h + 4 * threads - 1) / (4 * threads));
+    upf__parallel_for(ctx, compose_band, &job, (out_h + job.band_rows - 1) / job.band_rows);
+    return UPF_OK;
+}
+
+/* ---- both ------------------------------------------------------------------------------- */
+
+size_t upf__reconstruct_scratch_bytes(int threads, int step, int in_w, int in_h, int out_w)
+{
+    upf__detail_map m;
+    upf__detail_map_init(&m, step, in_w, in_h, NULL);
+    size_t detail = upf__detail_scratch_bytes(threads);
+    size_t compose = upf__compose_scratch_bytes(threads, in_w, m.width, out_w);
+    return upf__detail_map_bytes(step, in_w, in_h) + UPF_MAX(detail, compose);
+}
+
+upf_result upf__reconstruct(upf_context *ctx, const upf__net_model *model,
+                            const upf__sqrt_frame *frame, const upf_image *dst, float sharpness,
+                            void *scratch, size_t scratch_bytes)
+{
+    static const char fn[] = "upf__reconstruct";
+    upf_result r = check_frame(ctx, fn, frame);
+    if (r != UPF_OK)
+        return r;
+    if (!model)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: model is NULL", fn);
+    if ((r = upf__check_image(ctx, fn, "destination image", dst, UPF_FMTS_COLOR, 0, 0)) != UPF_OK)
+        return r;
+    if ((r = upf__reconstruct_check_sizes(ctx, fn, frame->width, frame->height, dst->width,
+                                          dst->height)) != UPF_OK)
+        return r;
+    size_t need = upf__reconstruct_scratch_bytes(upf_context_threads(ctx), model->step,
+                                                 frame->width, frame->height, dst->width);
+    if (!scratch || scratch_bytes < need)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: scratch of %zu bytes; expected "
+                         "%zu", fn, scratch ? scratch_bytes : 0, need);
+    upf__detail_map map;
+    upf__detail_map_init(&map, model->step, frame->width, frame->height, scratch);
+    size_t map_bytes = upf__detail_map_bytes(model->step, frame->width, frame->height);
+    unsigned char *rest = (unsigned char *)scratch + map_bytes;
+    if ((r = upf__make_detail_map(ctx, model, frame, &map, rest, scratch_bytes - map_bytes)) != UPF_OK)
+        return r;
+    return upf__compose_output(ctx, frame, &map, dst, sharpness, rest, scratch_bytes - map_bytes);
+}
