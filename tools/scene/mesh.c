@@ -439,7 +439,7 @@ static mat4 anim_local(const scene_anim *a, const mat4 *base, double t)
         m = m4_identity();
         break;
     }
-    return m4_mul(&m, base);
+    return m4_mul(base, &m);
 }
 
 void scene__instance_matrices(const scene *s, double t, mat4 *out)
@@ -460,48 +460,58 @@ void scene__add_figure(scene *s, dvec3 center, double radius, double speed, doub
     int m_trousers = scene__simple_material(s, -1, trousers);
     int m_skin = scene__add_material(s, (scene_material){ .texture = -1, .tint = skin,
                                                           .specular = 0.2f, .shininess = 20 });
+    int m_shoes = scene__add_material(s, (scene_material){ .texture = -1,
+                                                           .tint = v3(0.03f, 0.025f, 0.02f),
+                                                           .specular = 0.4f, .shininess = 40 });
     double k = scale;
     double step_period = 1.1 / (speed > 0 ? fmin(1.5, fmax(0.6, speed)) : 1.0); /* a gait cycle */
     double rate = speed / radius;
     scene_anim walk = { .kind = ANIM_CIRCLE, .pivot = center, .radius = radius, .rate = rate,
                         .phase = phase, .period = step_period, .bob = d3(0, 0.035 * k, 0) };
-    mat4 s_base = m4_scale(k, k, k);
-    int torso = scene__begin_instance(s, -1, &s_base, walk);
+    mat4 S = m4_scale(k, k, k); /* the figure's size: applied to its geometry and pivots */
+    int torso = scene__begin_instance(s, -1, NULL, walk);
     /* torso and hips, in units of a 1.8 m figure (local forward is -z) */
     mat4 m = m4_translate(0, 1.18, 0);
+    m = m4_mul(&S, &m);
     scene__add_box(s, &m, v3(0.2f, 0.3f, 0.11f), m_shirt, 1.0f, 0);
     m = m4_translate(0, 0.86, 0);
+    m = m4_mul(&S, &m);
     scene__add_box(s, &m, v3(0.18f, 0.06f, 0.1f), m_trousers, 1.0f, 0);
     scene__end_instance(s);
     /* head with a neck */
-    scene_anim nod = { .kind = ANIM_SWING, .pivot = d3(0, 1.5, 0), .axis = d3(0, 1, 0),
+    scene_anim nod = { .kind = ANIM_SWING, .pivot = d3(0, 1.5 * k, 0), .axis = d3(0, 1, 0),
                        .amp = 0.25, .period = 4.0 * step_period, .phase2 = phase };
     scene__begin_instance(s, torso, NULL, nod);
     m = m4_translate(0, 1.53, 0);
+    m = m4_mul(&S, &m);
     scene__add_box(s, &m, v3(0.05f, 0.05f, 0.05f), m_skin, 1.0f, 0);
     m = m4_translate(0, 1.68, 0);
+    m = m4_mul(&S, &m);
     scene__add_sphere(s, &m, 0.11f, 10, 7, m_skin);
     scene__end_instance(s);
     /* arms and legs swing about the shoulders and hips, opposite sides in antiphase */
     for (int side = -1; side <= 1; side += 2) {
-        scene_anim arm = { .kind = ANIM_SWING, .pivot = d3(0.26 * side, 1.44, 0),
+        scene_anim arm = { .kind = ANIM_SWING, .pivot = d3(0.26 * side * k, 1.44 * k, 0),
                            .axis = d3(1, 0, 0), .amp = 0.55, .period = step_period,
                            .phase2 = side > 0 ? 0.0 : SCENE_PI };
         scene__begin_instance(s, torso, NULL, arm);
         m = m4_translate(0.26 * side, 1.16, 0);
+        m = m4_mul(&S, &m);
         scene__add_box(s, &m, v3(0.055f, 0.28f, 0.06f), m_shirt, 1.0f, 0);
         m = m4_translate(0.26 * side, 0.84, 0);
+        m = m4_mul(&S, &m);
         scene__add_box(s, &m, v3(0.045f, 0.05f, 0.05f), m_skin, 1.0f, 0);
         scene__end_instance(s);
-        scene_anim leg = { .kind = ANIM_SWING, .pivot = d3(0.1 * side, 0.84, 0),
+        scene_anim leg = { .kind = ANIM_SWING, .pivot = d3(0.1 * side * k, 0.84 * k, 0),
                            .axis = d3(1, 0, 0), .amp = 0.5, .period = step_period,
                            .phase2 = side > 0 ? SCENE_PI : 0.0 };
         scene__begin_instance(s, torso, NULL, leg);
         m = m4_translate(0.1 * side, 0.44, 0);
+        m = m4_mul(&S, &m);
         scene__add_box(s, &m, v3(0.075f, 0.41f, 0.08f), m_trousers, 1.0f, 0);
         m = m4_translate(0.1 * side, 0.03, -0.05);
-        scene__add_box(s, &m, v3(0.07f, 0.035f, 0.13f), v3_length(trousers) > 0 ? m_trousers : m_skin,
-                       1.0f, 0);
+        m = m4_mul(&S, &m);
+        scene__add_box(s, &m, v3(0.07f, 0.035f, 0.13f), m_shoes, 1.0f, 0);
         scene__end_instance(s);
     }
 }

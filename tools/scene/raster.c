@@ -19,9 +19,10 @@
  *  - The result of a tile does not depend on which thread draws it, nor on the tile order:
  *    output is the same on any number of threads.
  *
- * Samples: a pass draws one sample per pixel at an offset that may vary per pixel; spp 1 is
- * one pass at centre + jitter; spp N is N stratified passes for colour plus one pass at
- * centre + jitter for depth and motion. */
+ * Samples: a pass draws K <= 16 samples per pixel (positions that may vary per pixel) and
+ * shades the nearest surface of each; spp 1 is one pass at centre + jitter; spp N is
+ * ceil(N / 16) passes of stratified samples for colour, plus one pass at centre + jitter for
+ * depth and motion. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -55,11 +56,16 @@ typedef struct rtri {
 } rtri;
 
 /* A worker's tile buffers. */
+/* Samples drawn per pixel in one pass over a tile's triangles (spp > 16: several passes). */
+#define SCENE_GROUP 16
+#define SLOTS (SCENE_TILE * SCENE_TILE * SCENE_GROUP)
+
+/* A worker's tile buffers: per sample slot q = pixel * K + k (K samples in the pass). */
 typedef struct tile_buf {
-    int32_t tri[SCENE_TILE * SCENE_TILE];
-    float z[SCENE_TILE * SCENE_TILE];
-    float l[3][SCENE_TILE * SCENE_TILE];
-    float sx[SCENE_TILE * SCENE_TILE], sy[SCENE_TILE * SCENE_TILE]; /* sample positions */
+    int32_t tri[SLOTS];
+    float z[SLOTS];
+    float l[3][SLOTS];
+    float sx[SLOTS], sy[SLOTS]; /* sample positions */
     float acc[4 * SCENE_TILE * SCENE_TILE];
 } tile_buf;
 
@@ -404,13 +410,14 @@ static void surface_uv(const rtri *t, const rvert *vs, const float l[3], float *
     d[3] = (vy - vv * qy) * iq; /* dv/dy */
 }
 
-/* The sample positions of a pass for the pixels of a tile. pass < 0: the centre + jitter. */
-static void sample_positions(const raster_job *job, int pass, int px0, int py0, int w, int h,
-                             tile_buf *tb)
+/* The positions of samples first .. first + K - 1 of every pixel of a tile (first < 0: the
+ * single sample at the centre + jitter). */
+static void sample_positions(const raster_job *job, int first, int K, int px0, int py0, int w,
+                             int h, tile_buf *tb)
 {
     const scene_view *vw = job->vw;
     float jx = (float)vw->jitter_x, jy = (float)vw->jitter_y;
-    if (pass < 0 || job->spp == 1) {
+    if (first < 0 || job->spp == 1) {
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++) {
                 tb->sx[y * SCENE_TILE + x] = (float)(px0 + x) + 0.5f + jx;
@@ -420,16 +427,20 @@ static void sample_positions(const raster_job *job, int pass, int px0, int py0, 
     }
     /* Stratified: the pixel square split in rows of cells (cells per row differ by at most
      * one), one point per cell at a position hashed from the pixel and the sample index. */
-    const int *cell = &job->s->raster->sample_cell[3 * pass];
-    float row = (float)cell[0], col = (float)cell[1], cols = (float)cell[2];
-    float nrows = (float)job->s->raster->sample_cell[3 * job->spp];
+    const int *cells = job->s->raster->sample_cell;
+    float nrows = (float)cells[3 * job->spp];
     for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            uint32_t hsh = scene_hash3((uint32_t)(px0 + x), (uint32_t)(py0 + y), (uint32_t)pass);
-            float hx = scene_unit(hsh), hy = scene_unit(scene_hash32(hsh ^ 0x68e31da4u));
-            tb->sx[y * SCENE_TILE + x] = (float)(px0 + x) + (col + hx) / cols + jx;
-            tb->sy[y * SCENE_TILE + x] = (float)(py0 + y) + (row + hy) / nrows + jy;
-        }
+        for (int x = 0; x < w; x++)
+            for (int k = 0; k < K; k++) {
+                int sample = first + k;
+                const int *cell = &cells[3 * sample];
+                float row = (float)cell[0], col = (float)cell[1], cols = (float)cell[2];
+                uint32_t hsh = scene_hash3((uint32_t)(px0 + x), (uint32_t)(py0 + y), (uint32_t)sample);
+                float hx = scene_unit(hsh), hy = scene_unit(scene_hash32(hsh ^ 0x68e31da4u));
+                int q = (y * SCENE_TILE + x) * K + k;
+                tb->sx[q] = (float)(px0 + x) + (col + hx) / cols + jx;
+                tb->sy[q] = (float)(py0 + y) + (row + hy) / nrows + jy;
+            }
 }
 
 /* Narrows [*x0, *x1] (tile columns) to the pixels of row `py` (absolute) whose samples can
@@ -470,14 +481,14 @@ static bool row_span(const rtri *t, const float off[4], int py, int px0, int *x0
 
 /* Rasterises the tile's triangles at the pass's sample positions: nearest surface per
  * pixel (triangle, distance, barycentrics), alpha-tested surfaces tested per sample. */
-static void raster_pass(const raster_job *job, int tile, int px0, int py0, int w, int h,
+static void raster_pass(const raster_job *job, int tile, int K, int px0, int py0, int w, int h,
                         tile_buf *tb)
 {
     const scene *s = job->s;
     const scene_raster_scratch *r = s->raster;
     const scene_view *vw = job->vw;
     float far_z = (float)vw->far_plane;
-    for (int i = 0; i < SCENE_TILE * SCENE_TILE; i++) {
+    for (int i = 0; i < SCENE_TILE * SCENE_TILE * K; i++) {
         tb->tri[i] = -1;
         tb->z[i] = INFINITY;
     }
@@ -490,8 +501,7 @@ static void raster_pass(const raster_job *job, int tile, int px0, int py0, int w
             int x0 = bx0, x1 = bx1;
             if (!row_span(t, job->span_off, py0 + y, px0, &x0, &x1))
                 continue;
-            for (int x = x0; x <= x1; x++) {
-                int p = y * SCENE_TILE + x;
+            for (int q0 = (y * SCENE_TILE + x0) * K, q1 = (y * SCENE_TILE + x1 + 1) * K, p = q0; p < q1; p++) {
                 double sx = tb->sx[p], sy = tb->sy[p];
                 double e[3];
                 bool inside = true;
@@ -642,27 +652,32 @@ static void tile_task(void *priv, int index, int worker)
     int px0 = tx * SCENE_TILE, py0 = ty * SCENE_TILE;
     int w = job->vw->width - px0 < SCENE_TILE ? job->vw->width - px0 : SCENE_TILE;
     int h = job->vw->height - py0 < SCENE_TILE ? job->vw->height - py0 : SCENE_TILE;
-    if (job->want_color)
+    if (job->want_color) {
         memset(tb->acc, 0, sizeof tb->acc);
-    int color_passes = job->want_color ? job->spp : 0;
-    for (int pass = 0; pass < color_passes; pass++) {
-        sample_positions(job, pass, px0, py0, w, h, tb);
-        raster_pass(job, index, px0, py0, w, h, tb);
-        for (int y = 0; y < h; y++)
-            for (int x = 0; x < w; x++) {
-                int p = y * SCENE_TILE + x;
-                float c[3];
-                shade_pixel(job, tb, p, c);
-                tb->acc[4 * p + 0] += c[0];
-                tb->acc[4 * p + 1] += c[1];
-                tb->acc[4 * p + 2] += c[2];
-            }
-        if (job->spp == 1 && job->want_geometry)
-            write_geometry(job, tb, px0, py0, w, h);
+        /* colour: the samples in groups of up to SCENE_GROUP per pass */
+        for (int first = 0; first < job->spp; first += SCENE_GROUP) {
+            int K = job->spp - first < SCENE_GROUP ? job->spp - first : SCENE_GROUP;
+            sample_positions(job, first, K, px0, py0, w, h, tb);
+            raster_pass(job, index, K, px0, py0, w, h, tb);
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < w; x++) {
+                    int p = y * SCENE_TILE + x;
+                    for (int k = 0; k < K; k++) {
+                        float c[3];
+                        shade_pixel(job, tb, p * K + k, c);
+                        tb->acc[4 * p + 0] += c[0];
+                        tb->acc[4 * p + 1] += c[1];
+                        tb->acc[4 * p + 2] += c[2];
+                    }
+                }
+        }
     }
-    if (job->want_geometry && color_passes != 1) {
-        sample_positions(job, -1, px0, py0, w, h, tb);
-        raster_pass(job, index, px0, py0, w, h, tb);
+    if (job->want_geometry) {
+        /* depth and motion: the sample at the centre + jitter (spp 1: the colour pass's) */
+        if (!(job->want_color && job->spp == 1)) {
+            sample_positions(job, -1, 1, px0, py0, w, h, tb);
+            raster_pass(job, index, 1, px0, py0, w, h, tb);
+        }
         write_geometry(job, tb, px0, py0, w, h);
     }
     if (job->want_color) {

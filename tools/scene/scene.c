@@ -216,6 +216,7 @@ upf_result scene_render(scene *s, const scene_view_params *params, const scene_b
     vw.depth_far = p->infinite_far ? INFINITY : rig->far_plane;
     vw.reversed = reversed;
     vw.infinite_far = p->infinite_far;
+    vw.matte = p->matte;
     vw.aspect = (double)p->width / (double)p->height;
     vw.tan_half_fov = tan(0.5 * rig->fov_y);
     dvec3 prev_eye;

@@ -126,6 +126,9 @@ typedef struct scene_view_params {
     scene_depth_mode depth; /* depth convention */
     bool infinite_far;      /* depth with an infinite far plane (the geometry is still cut at
                              * the scene's far distance) */
+    bool matte;             /* view-independent shading: no highlights, reflections or fog,
+                             * so a surface point has one colour from anywhere (for tests of
+                             * the motion vectors by warping) */
     scene_progress_fn progress; /* optional */
     void *progress_priv;
 } scene_view_params;

@@ -101,6 +101,7 @@ typedef struct scene_material {
     vec3 emissive;      /* light emitted (linear, may exceed 1) */
     float alpha_cutoff; /* > 0: alpha-tested against this value */
     bool double_sided;  /* no back-face culling; the normal faces the viewer */
+    bool no_shadow;     /* casts no sun shadow (wires: thinner than a shadow texel) */
     float spec_cut;     /* (set by scene__add_material) below this n.h the highlight is under
                          * 1e-4 of its peak and is skipped */
 } scene_material;
@@ -111,15 +112,17 @@ typedef struct scene_vertex {
     float uv[2];
 } scene_vertex;
 
-/* How an instance moves relative to its parent. With s(t) as given per kind, its local
- * matrix is
- *   FIXED   base
- *   SPIN    T(pivot) R(axis, phase + rate t) T(-pivot) base                  (rotation)
- *   SWING   T(pivot) R(axis, phase + amp sin(2 pi t / period + phase2)) T(-pivot) base
- *   SLIDE   T(a + (b - a) (1 - cos(2 pi t / period + phase)) / 2) base       (to and fro)
- *   LINE    T(a + dir ((speed t + phase) mod length)) base                    (a lane, wrapping)
- *   CIRCLE  T(pivot) R_y(phase + rate t) T(radius, 0, 0) base, walking tangentially
- *           (a figure facing its direction of travel) */
+/* How an instance moves. Its matrix (local -> parent) is base * A(t): `base` places it in
+ * its parent's space, and A(t) moves it in its own frame (pivot, axis and offsets are in the
+ * instance's own coordinates):
+ *   FIXED   A = I
+ *   SPIN    A = T(pivot) R(axis, phase + rate t) T(-pivot)                          (rotation)
+ *   SWING   A = T(pivot) R(axis, phase + amp sin(2 pi t / period + phase2)) T(-pivot)
+ *   SLIDE   A = T(a + (b - a) (1 - cos(2 pi t / period + phase)) / 2)              (to and fro)
+ *   LINE    A = T(a + b ((speed t + phase) mod length))       (b: a unit direction; wraps)
+ *   CIRCLE  A = T(pivot) R_y(phase + rate t) T(radius, 0, 0) [R_y(pi) if rate < 0]
+ *               T(bob |sin(2 pi t / period)|): walking a circle facing the way it goes
+ *               (local -z forward) */
 typedef enum scene_anim_kind {
     ANIM_FIXED, ANIM_SPIN, ANIM_SWING, ANIM_SLIDE, ANIM_LINE, ANIM_CIRCLE
 } scene_anim_kind;
@@ -363,6 +366,7 @@ typedef struct scene_view {
     double near_plane, far_plane;   /* far: where the geometry is cut */
     double depth_near, depth_far;   /* for the depth mapping (far may be infinite) */
     bool reversed, infinite_far;
+    bool matte;                     /* no view-dependent shading */
     double tan_half_fov, aspect;
     mat4 inv_view;
     double sky_prev[3][3];          /* screen (sx, sy, 1) -> previous clip (x, y, w) of the

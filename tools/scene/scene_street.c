@@ -25,21 +25,23 @@ typedef struct street_mats {
         wire, lamp, chrome, tyre, car_glass, car_paint[6], red_light, green_light, dark, shopsign[4];
 } street_mats;
 
-/* A block of building: footprint from x0 to x1 (along x) at the street face z = zf going back
- * `depth` (towards -x or +x, `side` = -1 for the left of the street, +1 for the right),
- * `floors` floors of 3.2 m, windows `bay` m apart, a ledge on every floor. The street face
- * of a left building is at x = face_x facing +x; right buildings face -x. */
-static void building(scene *s, scene_rng *rng, const street_mats *m, int side, float face_x,
-                     float z0, float z1, int floors, float depth)
+/* A block of building, in a frame (`frame`: local to world) where the street runs along z:
+ * footprint from z0 to z1 with its street face at x = face_x, going back `depth` metres
+ * (towards -x for side = -1, a building on the left, or +x for side = +1), `floors` floors
+ * of 3.2 m, a window grid, a ledge along every floor, sometimes a shop front and sign. */
+static void building(scene *s, scene_rng *rng, const street_mats *m, const mat4 *frame, int side,
+                     float face_x, float z0, float z1, int floors, float depth)
 {
     float h = 3.2f * (float)floors + 0.6f;
     float cx = face_x + (float)side * 0.5f * depth, cz = 0.5f * (z0 + z1);
     int fac = m->facade[scene_rng_u32(rng) % 4];
     mat4 b = m4_translate(cx, 0.5f * h, cz);
-    scene__add_box(s, &b, v3(0.5f * depth, 0.5f * h, 0.5f * (z1 - z0)), fac, 1.0f, 0);
+    mat4 fb = m4_mul(frame, &b);
+    scene__add_box(s, &fb, v3(0.5f * depth, 0.5f * h, 0.5f * (z1 - z0)), fac, 1.0f, 0);
     /* a parapet */
     mat4 p = m4_translate(face_x + (float)side * 0.15f, h + 0.3f, cz);
-    scene__add_box(s, &p, v3(0.2f, 0.3f, 0.5f * (z1 - z0) + 0.05f), m->ledge, 1.0f, 0);
+    mat4 fp = m4_mul(frame, &p);
+    scene__add_box(s, &fp, v3(0.2f, 0.3f, 0.5f * (z1 - z0) + 0.05f), m->ledge, 1.0f, 0);
     /* the windows face the street: yaw so that the card's +z points along -side x */
     float yaw = side < 0 ? 1.5707963f : -1.5707963f;
     float fx = face_x - (float)side * 0.02f;
@@ -54,19 +56,45 @@ static void building(scene *s, scene_rng *rng, const street_mats *m, int side, f
         float y = 3.2f * (float)f + 0.9f;
         for (int i = 0; i < nb; i++) {
             mat4 w = place(fx, y, start + bay * (float)i, yaw);
-            scene__add_card(s, &w, ww, 1.7f, m->glass);
+            mat4 fw = m4_mul(frame, &w);
+            scene__add_card(s, &fw, ww, 1.7f, m->glass);
         }
         /* the ledge under this floor's windows: one long bar across the facade */
         mat4 l = m4_translate(face_x - (float)side * 0.08f, y - 0.06f, cz);
-        scene__add_box(s, &l, v3(0.08f, 0.06f, 0.5f * (z1 - z0) - 0.2f), m->ledge, 1.0f, 0);
+        mat4 fl = m4_mul(frame, &l);
+        scene__add_box(s, &fl, v3(0.08f, 0.06f, 0.5f * (z1 - z0) - 0.2f), m->ledge, 1.0f, 0);
     }
     if (shop) {
         /* a shop front: a wide window and a sign over it */
         mat4 w = place(fx, 0.3f, cz, yaw);
-        scene__add_card(s, &w, 0.7f * (z1 - z0), 2.3f, m->glass);
+        mat4 fw = m4_mul(frame, &w);
+        scene__add_card(s, &fw, 0.7f * (z1 - z0), 2.3f, m->glass);
         mat4 sg = place(face_x - (float)side * 0.06f, 2.75f, cz, yaw);
-        scene__add_sign(s, &sg, fminf(6.0f, 0.6f * (z1 - z0)), 0.8f,
+        mat4 fs = m4_mul(frame, &sg);
+        scene__add_sign(s, &fs, fminf(6.0f, 0.6f * (z1 - z0)), 0.8f,
                         m->shopsign[scene_rng_u32(rng) % 4], m->dark);
+    }
+}
+
+/* Buildings along one side of a street from z = za down to zb (za > zb), skipping the
+ * stretch (gap0, gap1). */
+static void block_row(scene *s, scene_rng *rng, const street_mats *m, const mat4 *frame, int side,
+                      float za, float zb, float gap0, float gap1, int extra_far)
+{
+    float z = za;
+    while (z > zb + 10.0f) {
+        float len = scene_rng_range(rng, 14.0f, 24.0f);
+        float z1 = z, z0 = z - len;
+        if (z0 < gap1 && z1 > gap0) { /* skip the crossing */
+            z = gap0;
+            continue;
+        }
+        int floors = 3 + (int)(scene_rng_u32(rng) % 6);
+        if (z0 < -150.0f)
+            floors += extra_far; /* taller far away: distant detail */
+        building(s, rng, m, frame, side, 9.0f * (float)side, z0, z1, floors,
+                 scene_rng_range(rng, 10.0f, 16.0f));
+        z = z0 - 0.01f;
     }
 }
 
@@ -163,7 +191,8 @@ void scene__build_street(scene *s, scene_rng *rng)
     m.paint_yellow = scene__add_material(s, (scene_material){ .texture = -1, .tint = scene__rgb(0xe8b020) });
     m.pole = scene__add_material(s, (scene_material){ .texture = t_metal, .tint = v3(0.7f, 0.7f, 0.7f),
                                                       .specular = 0.5f, .shininess = 40 });
-    m.wire = scene__add_material(s, (scene_material){ .texture = -1, .tint = v3(0.03f, 0.03f, 0.03f) });
+    m.wire = scene__add_material(s, (scene_material){ .texture = -1, .tint = v3(0.03f, 0.03f, 0.03f),
+                                                      .no_shadow = true });
     m.lamp = scene__add_material(s, (scene_material){ .texture = -1, .tint = v3(1, 1, 1),
                                                       .emissive = v3(8.0f, 7.0f, 5.0f) });
     m.chrome = scene__add_material(s, (scene_material){ .texture = -1, .tint = v3(0.5f, 0.5f, 0.5f),
@@ -206,6 +235,14 @@ void scene__build_street(scene *s, scene_rng *rng)
         float uv3[4][2] = { { 5, cz1 }, { 160, cz1 }, { 160, cz0 }, { 5, cz0 } };
         scene__add_quad(s, NULL, side_road2, uv3, m.asphalt);
     }
+    /* the ground under it all (back yards, gaps between blocks), 2 cm below the road */
+    {
+        vec3 g[4] = { v3(-400, -0.02f, 200), v3(400, -0.02f, 200), v3(400, -0.02f, -500),
+                      v3(-400, -0.02f, -500) };
+        float uv[4][2] = { { -400, 200 }, { 400, 200 }, { 400, -500 }, { -400, -500 } };
+        scene__add_quad(s, NULL, g, uv, m.kerb);
+    }
+
     /* markings: dashed centre line, solid edge lines, a zebra crossing (1 cm high) */
     for (float z = zmax - 2.0f; z > zmin; z -= 6.0f) {
         if (z < cz1 + 4.0f && z > cz0 - 4.0f)
@@ -236,25 +273,31 @@ void scene__build_street(scene *s, scene_rng *rng)
         }
     }
 
-    /* buildings: left (face at x = -9) and right (x = 9), blocks of 14..24 m */
-    for (int k = -1; k <= 1; k += 2) {
-        float z = zmax;
-        while (z > zmin + 10.0f) {
-            float len = scene_rng_range(rng, 14.0f, 24.0f);
-            float z1 = z, z0 = z - len;
-            if (z0 < cz1 && z1 > cz0) { /* skip the crossing */
-                z = cz0;
-                continue;
-            }
-            if (z0 < cz1 && z0 > cz0)
-                z0 = cz1;
-            int floors = 3 + (int)(scene_rng_u32(rng) % 6);
-            if (z0 < -150.0f)
-                floors += 3; /* taller far away: distant detail */
-            building(s, rng, &m, k, 9.0f * (float)k, z0, z1, floors, scene_rng_range(rng, 10.0f, 16.0f));
-            z = z0 - 0.01f;
+    /* buildings: left (face at x = -9) and right (x = 9), blocks of 14..24 m, and along the
+     * side street (its own frame: turned a quarter, so its z runs along world x) from 26 m
+     * out, past the corner blocks */
+    {
+        mat4 id = m4_identity();
+        for (int k = -1; k <= 1; k += 2)
+            block_row(s, rng, &m, &id, k, zmax, zmin, cz0, cz1, 3);
+        mat4 side_frame = m4_rotate_y(-1.5707963);
+        mat4 shift = m4_translate(0, 0, 0);
+        for (int k = -1; k <= 1; k += 2) {
+            /* side street frame: local z = world x, local x = world -z + offset */
+            mat4 t = m4_translate(0, 0, 0.5 * (cz0 + cz1));
+            mat4 f = m4_mul(&t, &side_frame);
+            f = m4_mul(&f, &shift);
+            block_row(s, rng, &m, &f, k, -26.0f, -150.0f, 1e9f, 1e9f, 0);
+            block_row(s, rng, &m, &f, k, 150.0f, 26.0f, 1e9f, 1e9f, 0);
         }
+        /* pavements along the side street */
+        for (int k = -1; k <= 1; k += 2)
+            for (int e = -1; e <= 1; e += 2) {
+                mat4 pv = m4_translate(e * 82.0, 0.075, 0.5 * (cz0 + cz1) + k * 8.0);
+                scene__add_box(s, &pv, v3(73.0f, 0.075f, 2.0f), m.pave, 1.0f, 0);
+            }
     }
+
     /* towers at the end of the street */
     for (int i = 0; i < 5; i++) {
         float x = scene_rng_range(rng, -60.0f, 60.0f), z = zmin - scene_rng_range(rng, 20.0f, 120.0f);
@@ -347,14 +390,17 @@ void scene__build_street(scene *s, scene_rng *rng)
         int inst = scene__begin_instance(s, -1, &at, (scene_anim){ .kind = ANIM_FIXED });
         car(s, &m, m.car_paint[scene_rng_u32(rng) % 6], inst, 0.0);
     }
-    /* moving cars: two lanes, both ways, wrapping every 380 m (far away, in the haze) */
+    /* moving cars: two lanes, both ways, wrapping every 380 m (far away, in the haze): each
+     * starts at one end of the street facing along it and drives forward (local -z) */
     for (int i = 0; i < 4; i++) {
         bool towards = (i & 1) != 0;
         double speed = scene_rng_range(rng, 7.0f, 12.0f);
-        scene_anim drive = { .kind = ANIM_LINE, .a = d3(towards ? 1.9 : -1.9, 0, towards ? zmin : zmax),
-                             .b = d3(0, 0, towards ? 1 : -1), .length = zmax - zmin, .speed = speed,
+        scene_anim drive = { .kind = ANIM_LINE, .a = d3(0, 0, 0), .b = d3(0, 0, -1),
+                             .length = zmax - zmin, .speed = speed,
                              .phase = (zmax - zmin) * (0.15 + 0.2 * i) + scene_rng_range(rng, 0.0f, 20.0f) };
-        mat4 at = m4_rotate_y(towards ? SCENE_PI : 0.0);
+        mat4 start = m4_translate(towards ? 1.9 : -1.9, 0, towards ? zmin : zmax);
+        mat4 heading = m4_rotate_y(towards ? SCENE_PI : 0.0);
+        mat4 at = m4_mul(&start, &heading);
         int inst = scene__begin_instance(s, -1, &at, drive);
         car(s, &m, m.car_paint[scene_rng_u32(rng) % 6], inst, -speed / 0.34);
     }
@@ -391,7 +437,7 @@ void scene__build_street(scene *s, scene_rng *rng)
     s->rig = (scene_rig){
         .still = { d3(-2.5 + jx, 1.7, 48.0), -0.04 + jyaw, 0.04 },
         .pan_rate = 8.0 * SCENE_PI / 180.0,
-        .orbit_center = d3(0, 2.0, cz1 + 6.0), .orbit_radius = 14.0, .orbit_height = 4.0,
+        .orbit_center = d3(0, 2.0, 0.5 * (cz0 + cz1)), .orbit_radius = 7.0, .orbit_height = 4.0,
         .orbit_rate = 0.18, .orbit_phase = scene_rng_range(rng, 0.0f, 6.28f),
         /* a wide circle whose start runs up the left pavement towards -z */
         .walk_center = d3(-6.8 + 150.0, 0, 40.0), .walk_radius = 150.0, .walk_height = 1.85,

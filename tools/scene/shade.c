@@ -66,6 +66,8 @@ void scene__shade(const scene_view *vw, const scene_surface *sf, float out[3])
 
     /* hemisphere ambient: ground colour below, sky above, blended by the normal's y */
     float up = 0.5f + 0.5f * n.y;
+    if (vw->matte)
+        gloss = 0.0f; /* no highlights, no reflections */
     vec3 hemi = v3_scale(v3_lerp(env->ground_color, v3_lerp(env->sky_horizon, env->sky_zenith, 0.5f), up),
                          env->ambient);
     vec3 light = hemi;
@@ -110,7 +112,7 @@ void scene__shade(const scene_view *vw, const scene_surface *sf, float out[3])
         }
     }
     vec3 c = v3_add(v3_mul(albedo, light), spec);
-    if (m->reflect > 0.0f) {
+    if (m->reflect > 0.0f && !vw->matte) {
         /* mirror the view ray about the normal; Schlick: F = F0 + (1 - F0)(1 - n.v)^5 */
         vec3 rdir = v3_sub(v3_scale(n, 2.0f * ndv), v);
         float k = 1.0f - ndv;
@@ -121,7 +123,7 @@ void scene__shade(const scene_view *vw, const scene_surface *sf, float out[3])
         c = v3_add(v3_scale(c, 1.0f - w), v3_scale(v3(sky[0], sky[1], sky[2]), w));
     }
     c = v3_add(c, m->emissive);
-    if (env->fog_density > 0.0f) {
+    if (env->fog_density > 0.0f && !vw->matte) {
         float f = expf(-env->fog_density * dist);
         float sky[3];
         scene__sky(env, v3_scale(v, -1.0f), sky);

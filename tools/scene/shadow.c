@@ -222,7 +222,7 @@ upf_result scene__shadow_build(scene *s)
     scene__instance_matrices(s, 0.0, mats);
     int count = 0;
     for (int tri = 0; tri < s->tri_count; tri++) {
-        if (!sh->tri_static[tri])
+        if (!sh->tri_static[tri] || s->materials[s->tri_material[tri]].no_shadow)
             continue;
         vec3 p[3];
         static_world(s, mats, tri, p);
@@ -269,7 +269,7 @@ void scene__shadow_dynamic_begin(scene *s)
 void scene__shadow_dynamic_tri(scene *s, int tri, const vec3 p[3])
 {
     scene_shadow *sh = &s->shadow;
-    if (!sh->enabled)
+    if (!sh->enabled || s->materials[s->tri_material[tri]].no_shadow)
         return;
     shadow_tri t;
     make_tri(s, tri, p, &t);

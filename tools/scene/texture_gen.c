@@ -97,8 +97,9 @@ static int find_cell(const float *cuts, int n, float x)
 
 /* ---- generators: each writes level 0 ---- */
 
+/* The texels of rows [y0, y1) (a generator writes one band of rows per call). */
 #define FOR_TEXELS(t)                                                                     \
-    for (int y = 0; y < (t)->h[0]; y++)                                                   \
+    for (int y = y0; y < y1; y++)                                                         \
         for (int x = 0; x < (t)->w[0]; x++)
 
 #define TEXEL(t) ((t)->level[0] + 4 * ((size_t)y * (size_t)(t)->w[0] + (size_t)x))
@@ -106,7 +107,7 @@ static int find_cell(const float *cuts, int n, float x)
 #define VCOORD(t) (((float)y + 0.5f) / (float)(t)->h[0])
 
 /* Bricks, 5 per course, 8 courses (one repeat = 1.2 m x 0.6 m), stretcher bond. */
-static void gen_brick(scene_texture *t, uint32_t seed)
+static void gen_brick(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     vec3 mortar = scene__rgb(0xa39d8f), base = scene__rgb(0x9a4a32);
     FOR_TEXELS(t) {
@@ -134,7 +135,7 @@ static void gen_brick(scene_texture *t, uint32_t seed)
 }
 
 /* Ashlar stone: rows of random height, blocks of random width, grey-beige, bevelled. */
-static void gen_stone_wall(scene_texture *t, uint32_t seed)
+static void gen_stone_wall(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     scene_rng rng = { seed * 0x9e3779b97f4a7c15ull + 11 };
     enum { ROWS = 5, COLS = 4 };
@@ -145,7 +146,7 @@ static void gen_stone_wall(scene_texture *t, uint32_t seed)
         partition(&rng, cols[r], COLS, 0.45f);
         shift[r] = scene_rng_range(&rng, 0.0f, 1.0f);
     }
-    vec3 a = scene__rgb(0x8f887a), b = scene__rgb(0xb3aa96);
+    vec3 a = scene__rgb(0x8f887a), b = scene__rgb(0xb3aa96), mortar = scene__rgb(0x5d574c);
     FOR_TEXELS(t) {
         float u = UCOORD(t), v = VCOORD(t);
         int r = find_cell(rows, ROWS, v);
@@ -160,7 +161,7 @@ static void gen_stone_wall(scene_texture *t, uint32_t seed)
         float n = fbm(u, v, 8, 5, seed + 5);
         col = v3_scale(col, 0.7f + 0.55f * n + 0.12f * (grain(x, y, seed) - 0.5f));
         float bevel = scene_smoothstep(0.008f, 0.03f, edge);
-        vec3 out = edge < 0.008f ? v3_scale(scene__rgb(0x5d574c), 0.8f + 0.3f * n)
+        vec3 out = edge < 0.008f ? v3_scale(mortar, 0.8f + 0.3f * n)
                                  : v3_scale(col, 0.6f + 0.4f * bevel);
         put(TEXEL(t), out, 0.1f);
     }
@@ -168,7 +169,7 @@ static void gen_stone_wall(scene_texture *t, uint32_t seed)
 
 /* A fine tiled floor: 8 x 8 square tiles of 10 cm per repeat (0.8 m) with 3 mm dark grout,
  * two tones in a checker with small variations: a moire maker at distance. */
-static void gen_floor_tiles(scene_texture *t, uint32_t seed)
+static void gen_floor_tiles(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     vec3 a = scene__rgb(0xb3a996), b = scene__rgb(0x7a6a58), grout = scene__rgb(0x3a3631);
     FOR_TEXELS(t) {
@@ -185,7 +186,7 @@ static void gen_floor_tiles(scene_texture *t, uint32_t seed)
 }
 
 /* Planks 15 cm wide along u, with grain, knots and dark seams (one repeat 1.2 m). */
-static void gen_wood(scene_texture *t, uint32_t seed)
+static void gen_wood(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     vec3 light = scene__rgb(0x9c6b3f), dark = scene__rgb(0x5e3b1e);
     FOR_TEXELS(t) {
@@ -211,7 +212,7 @@ static void gen_wood(scene_texture *t, uint32_t seed)
 }
 
 /* Painted metal: dark grey-green, brushed along u, a little rust. */
-static void gen_metal(scene_texture *t, uint32_t seed)
+static void gen_metal(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     vec3 paint = scene__rgb(0x3b4340), rust = scene__rgb(0x7a4a2a);
     FOR_TEXELS(t) {
@@ -226,7 +227,7 @@ static void gen_metal(scene_texture *t, uint32_t seed)
 }
 
 /* Bark: vertical furrows (noise stretched along v), dark brown. */
-static void gen_bark(scene_texture *t, uint32_t seed)
+static void gen_bark(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     vec3 a = scene__rgb(0x3d2c20), b = scene__rgb(0x6e5a48);
     FOR_TEXELS(t) {
@@ -241,7 +242,7 @@ static void gen_bark(scene_texture *t, uint32_t seed)
 
 /* Leaves: ~180 elliptical leaves scattered over a rounded cluster, alpha = coverage (2x2
  * samples per texel), shades of green. */
-static void gen_leaves(scene_texture *t, uint32_t seed)
+static void gen_leaves(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     enum { N = 180 };
     float cx[N], cy[N], ca[N], sa[N], ra[N], rb[N];
@@ -267,15 +268,15 @@ static void gen_leaves(scene_texture *t, uint32_t seed)
     int w = t->w[0], h = t->h[0];
     float *top = t->level[0]; /* per sample: the leaf on top + 1 (0: none) and its shade,
                                * kept in the texel's 4 floats until resolved */
-    for (size_t i = 0; i < (size_t)w * (size_t)h * 4; i++)
+    for (size_t i = (size_t)y0 * (size_t)w * 4; i < (size_t)y1 * (size_t)w * 4; i++)
         top[i] = 0.0f;
     for (int i = 0; i < N; i++) {
         int bx0 = (int)floorf((cx[i] - ra[i]) * (float)w) - 1, bx1 = (int)ceilf((cx[i] + ra[i]) * (float)w) + 1;
         int by0 = (int)floorf((cy[i] - ra[i]) * (float)h) - 1, by1 = (int)ceilf((cy[i] + ra[i]) * (float)h) + 1;
         bx0 = bx0 < 0 ? 0 : bx0;
-        by0 = by0 < 0 ? 0 : by0;
+        by0 = by0 < y0 ? y0 : by0;
         bx1 = bx1 > w ? w : bx1;
-        by1 = by1 > h ? h : by1;
+        by1 = by1 > y1 ? y1 : by1;
         for (int y = by0; y < by1; y++)
             for (int x = bx0; x < bx1; x++)
                 for (int sm = 0; sm < 4; sm++) {
@@ -310,7 +311,7 @@ static void gen_leaves(scene_texture *t, uint32_t seed)
 }
 
 /* Grass: 46 tapered, curved blades from the bottom edge; alpha = coverage (2x2 samples). */
-static void gen_grass_card(scene_texture *t, uint32_t seed)
+static void gen_grass_card(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     enum { N = 46 };
     float bx[N], top[N], bend[N], wid[N];
@@ -348,7 +349,7 @@ static void gen_grass_card(scene_texture *t, uint32_t seed)
 }
 
 /* Forest floor: grass and dirt patches with leaf litter speckles (one repeat 4 m). */
-static void gen_forest_ground(scene_texture *t, uint32_t seed)
+static void gen_forest_ground(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     vec3 grass = scene__rgb(0x4c6b2b), dirt = scene__rgb(0x6b5438), litter = scene__rgb(0x8a6a3a);
     FOR_TEXELS(t) {
@@ -364,7 +365,7 @@ static void gen_forest_ground(scene_texture *t, uint32_t seed)
 }
 
 /* Distant hills: mottled green and grey-green (forest cover and clearings). */
-static void gen_hills(scene_texture *t, uint32_t seed)
+static void gen_hills(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     vec3 a = scene__rgb(0x2e4a2a), b = scene__rgb(0x6d7d4e);
     FOR_TEXELS(t) {
@@ -377,7 +378,7 @@ static void gen_hills(scene_texture *t, uint32_t seed)
 }
 
 /* Asphalt: dark grey with aggregate speckles and tar patches (one repeat 2 m). */
-static void gen_asphalt(scene_texture *t, uint32_t seed)
+static void gen_asphalt(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     vec3 a = scene__rgb(0x3a3a3c), b = scene__rgb(0x5a5856);
     FOR_TEXELS(t) {
@@ -392,7 +393,7 @@ static void gen_asphalt(scene_texture *t, uint32_t seed)
 }
 
 /* Pavement: 50 cm square slabs with joints (one repeat 1 m), light grey. */
-static void gen_pavement(scene_texture *t, uint32_t seed)
+static void gen_pavement(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     vec3 a = scene__rgb(0x9d9a94), joint = scene__rgb(0x4a4744);
     FOR_TEXELS(t) {
@@ -409,7 +410,7 @@ static void gen_pavement(scene_texture *t, uint32_t seed)
 }
 
 /* Concrete: light grey, low-frequency stains and pores. */
-static void gen_concrete(scene_texture *t, uint32_t seed)
+static void gen_concrete(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     vec3 a = scene__rgb(0xa7a39b);
     FOR_TEXELS(t) {
@@ -423,7 +424,7 @@ static void gen_concrete(scene_texture *t, uint32_t seed)
 
 /* A window: white frame, a cross of mullions, glass (dark, glossy: alpha 1 = reflective,
  * the frame 0). One repeat is one window. */
-static void gen_window(scene_texture *t, uint32_t seed)
+static void gen_window(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     vec3 frame = scene__rgb(0xe8e4da), glass = scene__rgb(0x1d2a36), inner = scene__rgb(0x3b3a35);
     FOR_TEXELS(t) {
@@ -444,9 +445,10 @@ static void gen_window(scene_texture *t, uint32_t seed)
 
 /* A marble floor: a checker of black and white 50 cm slabs, set diagonally, with veins
  * (noise-warped sines) and thin brass lines between them (one repeat 1 m). */
-static void gen_marble_floor(scene_texture *t, uint32_t seed)
+static void gen_marble_floor(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     vec3 white = scene__rgb(0xe6e1d6), black = scene__rgb(0x2a2a2e), brass = scene__rgb(0xa88a45);
+    vec3 grey_vein = scene__rgb(0x6a6a70), brown_vein = scene__rgb(0x8a8478);
     FOR_TEXELS(t) {
         float u = UCOORD(t), v = VCOORD(t);
         /* diagonal grid: rotate 45 degrees; two slabs per repeat along each diagonal */
@@ -458,15 +460,14 @@ static void gen_marble_floor(scene_texture *t, uint32_t seed)
         float w = fbm(u, v, 4, 5, seed + (dark ? 1u : 2u));
         float vein = fabsf(sinf((u * 3.0f + v * 5.0f + w * 4.0f) * 3.14159265f));
         vein = powf(1.0f - vein, 12.0f);
-        vec3 c = dark ? v3_lerp(black, scene__rgb(0x6a6a70), vein)
-                      : v3_lerp(white, scene__rgb(0x8a8478), vein * 0.8f);
+        vec3 c = dark ? v3_lerp(black, grey_vein, vein) : v3_lerp(white, brown_vein, vein * 0.8f);
         c = v3_scale(c, 0.93f + 0.14f * w);
         put(TEXEL(t), edge < 0.0035f ? brass : c, edge < 0.0035f ? 1.0f : 0.8f);
     }
 }
 
 /* Plaster: off-white with soft low-frequency variation. */
-static void gen_plaster(scene_texture *t, uint32_t seed)
+static void gen_plaster(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     vec3 a = scene__rgb(0xd8cdb8);
     FOR_TEXELS(t) {
@@ -478,14 +479,17 @@ static void gen_plaster(scene_texture *t, uint32_t seed)
 }
 
 /* Book spines: random widths and colours, with title bands (one repeat: 1 m of shelf). */
-static void gen_books(scene_texture *t, uint32_t seed)
+static void gen_books(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     scene_rng rng = { seed * 0x9e3779b97f4a7c15ull + 17 };
     enum { N = 40 };
     float cuts[N + 1];
     partition(&rng, cuts, N, 0.6f);
-    static const uint32_t palette[] = { 0x7a1f1f, 0x1f3f7a, 0x2f5f2f, 0x8a6a2a, 0x4a2a5a,
-                                        0x1a1a1a, 0xb0a080, 0x6a3020 };
+    static const uint32_t palette_hex[] = { 0x7a1f1f, 0x1f3f7a, 0x2f5f2f, 0x8a6a2a, 0x4a2a5a,
+                                            0x1a1a1a, 0xb0a080, 0x6a3020 };
+    vec3 palette[8], back = scene__rgb(0x2a2018), gold = scene__rgb(0xc8a850);
+    for (int i = 0; i < 8; i++)
+        palette[i] = scene__rgb(palette_hex[i]);
     FOR_TEXELS(t) {
         float u = UCOORD(t), v = VCOORD(t);
         int b = find_cell(cuts, N, u);
@@ -494,13 +498,13 @@ static void gen_books(scene_texture *t, uint32_t seed)
         vec3 c;
         float a = 0.3f;
         if (1.0f - v > height) {
-            c = scene__rgb(0x2a2018); /* the shelf's back behind */
+            c = back; /* the shelf's back behind */
             a = 0.0f;
         } else {
-            c = scene__rgb(palette[scene_hash32(h) % 8]);
+            c = palette[scene_hash32(h) % 8];
             float band = v - (1.0f - height);
             if ((band > 0.08f && band < 0.11f) || (band > 0.5f && band < 0.53f))
-                c = scene__rgb(0xc8a850);
+                c = gold;
             float du = fminf(u - cuts[b], cuts[b + 1] - u);
             if (du < 0.0015f)
                 c = v3_scale(c, 0.4f);
@@ -510,7 +514,7 @@ static void gen_books(scene_texture *t, uint32_t seed)
 }
 
 /* A smooth texture for tests: a few long sine waves (one period per repeat) per channel. */
-static void gen_smooth(scene_texture *t, uint32_t seed)
+static void gen_smooth(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     float ph = (float)(seed % 97) * 0.1f;
     FOR_TEXELS(t) {
@@ -524,7 +528,7 @@ static void gen_smooth(scene_texture *t, uint32_t seed)
 
 /* A clock face: a cream dial with 12 hour and 60 minute marks and a dark rim; outside the
  * dial the wall shows (plaster colour). */
-static void gen_clock_face(scene_texture *t, uint32_t seed)
+static void gen_clock_face(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     (void)seed;
     vec3 dial = scene__rgb(0xf0e8d0), ink = scene__rgb(0x202020), wall = scene__rgb(0xd8cdb8);
@@ -555,11 +559,58 @@ static void gen_clock_face(scene_texture *t, uint32_t seed)
     }
 }
 
-static void gen_white(scene_texture *t, uint32_t seed)
+static void gen_white(scene_texture *t, uint32_t seed, int y0, int y1)
 {
     (void)seed;
     FOR_TEXELS(t)
         put(TEXEL(t), v3(1, 1, 1), 1.0f);
+}
+
+typedef void (*gen_fn)(scene_texture *t, uint32_t seed, int y0, int y1);
+
+static gen_fn generator(scene_texgen kind)
+{
+    switch (kind) {
+    case TEXGEN_BRICK: return gen_brick;
+    case TEXGEN_STONE_WALL: return gen_stone_wall;
+    case TEXGEN_FLOOR_TILES: return gen_floor_tiles;
+    case TEXGEN_WOOD: return gen_wood;
+    case TEXGEN_METAL: return gen_metal;
+    case TEXGEN_BARK: return gen_bark;
+    case TEXGEN_LEAVES: return gen_leaves;
+    case TEXGEN_GRASS_CARD: return gen_grass_card;
+    case TEXGEN_FOREST_GROUND: return gen_forest_ground;
+    case TEXGEN_HILLS: return gen_hills;
+    case TEXGEN_ASPHALT: return gen_asphalt;
+    case TEXGEN_PAVEMENT: return gen_pavement;
+    case TEXGEN_CONCRETE: return gen_concrete;
+    case TEXGEN_WINDOW: return gen_window;
+    case TEXGEN_MARBLE_FLOOR: return gen_marble_floor;
+    case TEXGEN_PLASTER: return gen_plaster;
+    case TEXGEN_BOOKS: return gen_books;
+    case TEXGEN_SMOOTH: return gen_smooth;
+    case TEXGEN_CLOCK_FACE: return gen_clock_face;
+    case TEXGEN_WHITE: break;
+    }
+    return gen_white;
+}
+
+/* Rows per parallel task: each band of level 0 is generated on its own (the generators'
+ * random layouts are recomputed from the seed in every band, so bands agree). */
+#define GEN_BAND 32
+
+typedef struct gen_job {
+    scene_texture *t;
+    uint32_t seed;
+    gen_fn fn;
+} gen_job;
+
+static void gen_task(void *priv, int index, int worker)
+{
+    (void)worker;
+    const gen_job *job = priv;
+    int y0 = index * GEN_BAND, y1 = y0 + GEN_BAND < job->t->h[0] ? y0 + GEN_BAND : job->t->h[0];
+    job->fn(job->t, job->seed, y0, y1);
 }
 
 int scene__make_texture(scene *s, scene_texgen kind, int w, int h, uint32_t seed)
@@ -578,29 +629,9 @@ int scene__make_texture(scene *s, scene_texgen kind, int w, int h, uint32_t seed
         return -1;
     }
     seed = scene_hash3(seed, s->seed, (uint32_t)kind);
-    float cutoff = 0.0f;
-    switch (kind) {
-    case TEXGEN_BRICK: gen_brick(t, seed); break;
-    case TEXGEN_STONE_WALL: gen_stone_wall(t, seed); break;
-    case TEXGEN_FLOOR_TILES: gen_floor_tiles(t, seed); break;
-    case TEXGEN_WOOD: gen_wood(t, seed); break;
-    case TEXGEN_METAL: gen_metal(t, seed); break;
-    case TEXGEN_BARK: gen_bark(t, seed); break;
-    case TEXGEN_LEAVES: gen_leaves(t, seed); cutoff = 0.5f; break;
-    case TEXGEN_GRASS_CARD: gen_grass_card(t, seed); cutoff = 0.5f; break;
-    case TEXGEN_FOREST_GROUND: gen_forest_ground(t, seed); break;
-    case TEXGEN_HILLS: gen_hills(t, seed); break;
-    case TEXGEN_ASPHALT: gen_asphalt(t, seed); break;
-    case TEXGEN_PAVEMENT: gen_pavement(t, seed); break;
-    case TEXGEN_CONCRETE: gen_concrete(t, seed); break;
-    case TEXGEN_WINDOW: gen_window(t, seed); break;
-    case TEXGEN_MARBLE_FLOOR: gen_marble_floor(t, seed); break;
-    case TEXGEN_PLASTER: gen_plaster(t, seed); break;
-    case TEXGEN_BOOKS: gen_books(t, seed); cutoff = 0.0f; break;
-    case TEXGEN_SMOOTH: gen_smooth(t, seed); break;
-    case TEXGEN_CLOCK_FACE: gen_clock_face(t, seed); break;
-    case TEXGEN_WHITE: gen_white(t, seed); break;
-    }
+    gen_job job = { t, seed, generator(kind) };
+    upf__parallel_for(s->ctx, gen_task, &job, (h + GEN_BAND - 1) / GEN_BAND);
+    float cutoff = kind == TEXGEN_LEAVES || kind == TEXGEN_GRASS_CARD ? 0.5f : 0.0f;
     r = scene__texture_build_mips(s->ctx, t, cutoff);
     if (r != UPF_OK) {
         scene__texture_free(s->ctx, t);
@@ -642,8 +673,18 @@ int scene__make_sign(scene *s, const char *text, vec3 board, vec3 ink, int w, in
     float line_h = nlines == 1 ? 7.0f : 17.0f; /* two lines: 7 + 3 gap + 7 */
     float scale_h = 0.7f * (float)h / line_h;
     float scale = fminf(scale_w, scale_h);
-    float y0 = 0.5f * ((float)h - line_h * scale);
+    float top = 0.5f * ((float)h - line_h * scale);
     uint32_t seed = scene_hash3(s->seed, (uint32_t)s->texture_count, 0x516e);
+    /* the glyphs' rows, looked up once */
+    uint8_t rows[2][64][7];
+    for (int l = 0; l < nlines; l++) {
+        if (lens[l] > 64)
+            lens[l] = 64;
+        for (int i = 0; i < lens[l]; i++)
+            for (int r2 = 0; r2 < 7; r2++)
+                rows[l][i][r2] = scene__glyph_row(lines[l][i], r2);
+    }
+    int y0 = 0, y1 = h;
     FOR_TEXELS(t) {
         vec3 acc = v3(0, 0, 0);
         for (int sy = 0; sy < 4; sy++) {
@@ -659,8 +700,12 @@ int scene__make_sign(scene *s, const char *text, vec3 board, vec3 ink, int w, in
                     c = board;
                 for (int l = 0; l < nlines; l++) {
                     float lx0 = 0.5f * ((float)w - scene__text_width(lens[l]) * scale);
-                    float ly0 = y0 + (float)l * 10.0f * scale;
-                    if (scene__text_ink(lines[l], lens[l], (px - lx0) / scale, (py - ly0) / scale))
+                    float ly0 = top + (float)l * 10.0f * scale;
+                    float fx = (px - lx0) / scale, fy = (py - ly0) / scale;
+                    if (fx < 0.0f || fy < 0.0f || fy >= 7.0f)
+                        continue;
+                    int col = (int)fx, index = col / 6, in = col % 6;
+                    if (index < lens[l] && in < 5 && ((rows[l][index][(int)fy] >> (4 - in)) & 1))
                         c = ink;
                 }
                 acc = v3_add(acc, c);
