@@ -6,7 +6,9 @@
  *  - a box sliding to and fro along x (z = -6) and a box spinning about y (z = -8);
  *  - the "still" camera at (0, 1.6, 0) looking along -z, level: a floor pixel at screen row
  *    sy is at view distance 1.6 / ((2 sy / H - 1) tan(fov / 2)), a wall pixel at 12 m.
- * No fog, so colour does not depend on distance. */
+ * No fog and no sun (ambient light from the sky above and the ground below only), so a
+ * surface's colour depends neither on the distance nor on turning about the vertical: a
+ * warp by exact motion vectors reproduces the movers too. */
 #include "scene/scene_internal.h"
 
 /* The "still" camera's height and the wall's distance (used by the tests too). */
@@ -18,9 +20,9 @@ void scene__build_calibration(scene *s, scene_rng *rng)
     (void)rng;
     s->hud_title = "CALIBRATION";
     s->env = (scene_env){ .sun_dir = v3_normalize(v3(0.3f, 0.8f, 0.5f)),
-                          .sun_color = v3(1.6f, 1.55f, 1.45f),
+                          .sun_color = v3(0.0f, 0.0f, 0.0f),
                           .sky_zenith = scene__rgb(0x5a8fd0), .sky_horizon = scene__rgb(0xc8d8e8),
-                          .ground_color = scene__rgb(0x606058), .ambient = 0.5f,
+                          .ground_color = scene__rgb(0x606058), .ambient = 1.2f,
                           .fog_density = 0.0f, .sun_disc = 0.0f };
     int t_floor = scene__make_texture(s, TEXGEN_SMOOTH, 256, 256, 1);
     int t_wall = scene__make_texture(s, TEXGEN_SMOOTH, 256, 256, 2);

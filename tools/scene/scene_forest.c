@@ -105,7 +105,7 @@ void scene__build_forest(scene *s, scene_rng *rng)
     int t_needles = scene__make_texture(s, TEXGEN_LEAVES, 256, 256, 4);
     int t_grass = scene__make_texture(s, TEXGEN_GRASS_CARD, 256, 128, 5);
     int t_hills = scene__make_texture(s, TEXGEN_HILLS, 256, 256, 6);
-    int t_stone = scene__make_texture(s, TEXGEN_STONE_WALL, 256, 256, 7);
+    int t_stone = scene__make_texture(s, TEXGEN_CONCRETE, 256, 256, 7);
     int t_wood = scene__make_texture(s, TEXGEN_WOOD, 256, 256, 8);
     int t_sign = scene__make_sign(s, "TRAIL 3\n<- LAKE  2.5 KM", scene__rgb(0x6b4a2a),
                                   scene__rgb(0xf0e6c8), 256, 128);
@@ -123,8 +123,8 @@ void scene__build_forest(scene *s, scene_rng *rng)
                                                            .alpha_cutoff = 0.5f, .double_sided = true });
     int m_hills = scene__add_material(s, (scene_material){ .texture = t_hills, .tint = v3(1, 1, 1),
                                                            .uv_scale = { 0.01f, 0.01f } });
-    int m_rock = scene__add_material(s, (scene_material){ .texture = t_stone, .tint = v3(0.8f, 0.8f, 0.78f),
-                                                          .uv_scale = { 0.7f, 0.7f },
+    int m_rock = scene__add_material(s, (scene_material){ .texture = t_stone, .tint = v3(0.62f, 0.6f, 0.56f),
+                                                          .uv_scale = { 2.0f, 2.0f },
                                                           .specular = 0.15f, .shininess = 15 });
     int m_wood = scene__add_material(s, (scene_material){ .texture = t_wood, .tint = v3(0.75f, 0.7f, 0.65f),
                                                           .uv_scale = { 0.8f, 0.8f } });
@@ -158,13 +158,23 @@ void scene__build_forest(scene *s, scene_rng *rng)
         }
     }
 
-    /* trees: keep the clearing (r < 9) and the walk (r 11..15) open */
+    /* trees: keep the clearing (r < 9), the walk (r 11..15) and the cameras' spots open */
+    static const float cams[4][3] = { { 0, 12, 6 }, { 2, 3, 3 }, { -3, 6, 3 }, { 6, -5, 3 } };
     for (int i = 0; i < 70; i++) {
-        float a = scene_rng_range(rng, 0.0f, 6.28f);
-        float r = scene_rng_range(rng, 17.0f, 75.0f);
-        if (i < 14)
-            r = scene_rng_range(rng, 9.5f, 10.5f) + (i & 1) * 6.5f; /* near the path, both sides */
-        float x = r * cosf(a), z = r * sinf(a);
+        float a, r, x, z;
+        for (int attempt = 0;; attempt++) {
+            a = scene_rng_range(rng, 0.0f, 6.28f);
+            r = scene_rng_range(rng, 17.0f, 75.0f);
+            if (i < 14)
+                r = scene_rng_range(rng, 9.5f, 10.5f) + (i & 1) * 6.5f; /* lining the path */
+            x = r * cosf(a);
+            z = r * sinf(a);
+            bool clear = true;
+            for (int c = 0; c < 4; c++)
+                clear = clear && hypotf(x - cams[c][0], z - cams[c][1]) > cams[c][2];
+            if (clear || attempt > 20)
+                break;
+        }
         float y = ground_height(&tr, x, z);
         if (scene_rng_u32(rng) % 3 == 0)
             fir(s, rng, x, z, y, m_bark, m_needles);
@@ -189,11 +199,14 @@ void scene__build_forest(scene *s, scene_rng *rng)
         if (i < 4)
             r = scene_rng_range(rng, 3.0f, 8.0f);
         float x = r * cosf(a), z = r * sinf(a);
-        mat4 m = place(x, ground_height(&tr, x, z), z, scene_rng_range(rng, 0.0f, 3.14f));
+        mat4 m = place(x, ground_height(&tr, x, z) - 0.1f, z, scene_rng_range(rng, 0.0f, 3.14f));
         mat4 t = m4_rotate(d3(1, 0, 1), scene_rng_range(rng, -0.3f, 0.3f));
         mat4 mt = m4_mul(&m, &t);
         float sz = scene_rng_range(rng, 0.3f, 0.9f);
-        scene__add_box(s, &mt, v3(sz * 1.3f, sz * 0.7f, sz), m_rock, 1.0f, 0);
+        /* a boulder: a coarse sphere, squashed and stretched */
+        mat4 sc = m4_scale(sz * 1.3f, sz * 0.6f, sz);
+        mat4 ms = m4_mul(&mt, &sc);
+        scene__add_sphere(s, &ms, 1.0f, 9, 6, m_rock);
     }
 
     /* a rustic fence along part of the clearing, and a trail sign */

@@ -323,11 +323,13 @@ upf_result scene_contact_sheet(upf_context *ctx, const char *path, int tile_w, i
         r = scene_create(ctx, scene_name(si), 1, &s);
         scene_camera cam;
         scene_buffers b = { color, hud, depth, motion };
-        /* the walk, two seconds in: the camera moves forward and turns a little, the
-         * figure and the other movers move */
+        /* a moving camera, so the motion shows parallax as well as the movers: the orbit one
+         * second in, or for the street the walk down the pavement, which shows its length */
+        bool street = strcmp(scene_name(si), "street") == 0;
         if (r == UPF_OK)
-            r = scene_render(s, scene_view_params(.path = "orbit", .time = 1.0, .width = tile_w,
-                                                  .height = tile_h, .spp = spp), &b, &cam);
+            r = scene_render(s, scene_view_params(.path = street ? "walk" : "orbit", .time = 1.0,
+                                                  .width = tile_w, .height = tile_h, .spp = spp),
+                             &b, &cam);
         if (r != UPF_OK) {
             const char *m = "";
             upf_context_last_error(ctx, &m);

@@ -433,7 +433,7 @@ void scene__build_street(scene *s, scene_rng *rng)
                       scene__rgb(0x6a2a7a), scene__rgb(0x2a2a2a), scene__rgb(0x8a5a3a));
 
     float jx = scene_rng_range(rng, -0.5f, 0.5f), jyaw = scene_rng_range(rng, -0.08f, 0.08f);
-    s->shadow = (scene_shadow){ .box_min = v3(-30.0f, -0.2f, -200.0f), .box_max = v3(30.0f, 40.0f, 60.0f), .texel = 0.06f };
+    s->shadow = (scene_shadow){ .box_min = v3(-30.0f, -0.2f, -130.0f), .box_max = v3(30.0f, 36.0f, 60.0f), .texel = 0.05f };
     s->rig = (scene_rig){
         .still = { d3(-2.5 + jx, 1.7, 48.0), -0.04 + jyaw, 0.04 },
         .pan_rate = 8.0 * SCENE_PI / 180.0,

@@ -43,6 +43,23 @@ static float vnoise(float u, float v, int period, uint32_t seed)
     return scene_lerpf(scene_lerpf(a, b, fx), scene_lerpf(c, d, fx), fy);
 }
 
+/* Value noise with different periods across (px) and down (py): stretched, still tileable. */
+static float vnoise2(float u, float v, int px, int py, uint32_t seed)
+{
+    float x = u * (float)px, y = v * (float)py;
+    float fx0 = floorf(x), fy0 = floorf(y);
+    int xi = (int)fx0, yi = (int)fy0;
+    float fx = x - fx0, fy = y - fy0;
+    fx = fx * fx * (3.0f - 2.0f * fx);
+    fy = fy * fy * (3.0f - 2.0f * fy);
+    int x0 = ((xi % px) + px) % px, x1 = (x0 + 1) % px, y0 = ((yi % py) + py) % py, y1 = (y0 + 1) % py;
+    float a = scene_unit(scene_hash3((uint32_t)x0, (uint32_t)y0, seed));
+    float b = scene_unit(scene_hash3((uint32_t)x1, (uint32_t)y0, seed));
+    float c = scene_unit(scene_hash3((uint32_t)x0, (uint32_t)y1, seed));
+    float d = scene_unit(scene_hash3((uint32_t)x1, (uint32_t)y1, seed));
+    return scene_lerpf(scene_lerpf(a, b, fx), scene_lerpf(c, d, fx), fy);
+}
+
 /* Fractal sum of `octaves` noises, periods period, 2 period, ..., amplitudes halving;
  * normalised to [0, 1). */
 static float fbm(float u, float v, int period, int octaves, uint32_t seed)
@@ -232,7 +249,9 @@ static void gen_bark(scene_texture *t, uint32_t seed, int y0, int y1)
     vec3 a = scene__rgb(0x3d2c20), b = scene__rgb(0x6e5a48);
     FOR_TEXELS(t) {
         float u = UCOORD(t), v = VCOORD(t);
-        float f = fbm(u, v * 0.25f, 16, 4, seed);
+        /* furrows: noise 4x finer across than along the trunk */
+        float f = (vnoise2(u, v, 16, 4, seed) + 0.5f * vnoise2(u, v, 32, 8, seed + 1) +
+                   0.25f * vnoise2(u, v, 64, 16, seed + 2)) / 1.75f;
         float ridges = fabsf(sinf((u * 12.0f + f * 2.5f) * 3.14159265f));
         vec3 c = v3_lerp(a, b, ridges * (0.6f + 0.5f * fbm(u, v, 8, 3, seed + 9)));
         c = v3_scale(c, 0.85f + 0.3f * grain(x, y, seed));
