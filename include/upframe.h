@@ -322,6 +322,91 @@ UPF_API int upf_models_count(const upf_models *models);
 /* Describes model `index` (0 .. count - 1, in file order). Thread-safety: context-serialised. */
 UPF_API upf_result upf_models_info(const upf_models *models, int index, upf_model_info *info);
 
+
+/* ---------------------------------------------------------------------------------------
+ * The spatial engine (NDSR design, DESIGN.md): one aliased frame in, a larger one out.
+ *
+ * Passes, each on its own intermediate image (docs/ARCHITECTURE.md):
+ *   convert  the input, any colour format, to linear float RGBA (clamped to [0, 1])
+ *   edges    SMAA luma edge detection on the sqrt-encoded colour, packed into bit masks
+ *   weights  SMAA 1x blending weights (orthogonal + diagonal patterns, our area table)
+ *   blend    SMAA neighbourhood blending in linear light, then sqrt-encoded 10:10:10:2
+ *   detail   the network: 16x16 luma windows -> 12x12 blocks of detail
+ *   compose  bilinear sample of the sqrt frame + detail, squared, then the sharpen
+ * ------------------------------------------------------------------------------------- */
+
+typedef enum upf_spatial_pass {
+    UPF_SPATIAL_PASS_CONVERT = 0,
+    UPF_SPATIAL_PASS_EDGES = 1,
+    UPF_SPATIAL_PASS_WEIGHTS = 2,
+    UPF_SPATIAL_PASS_BLEND = 3,
+    UPF_SPATIAL_PASS_DETAIL = 4,
+    UPF_SPATIAL_PASS_COMPOSE = 5,
+    UPF_SPATIAL_PASS_COUNT = 6
+} upf_spatial_pass;
+
+/* The pass's name ("convert", "edges", ...), "unknown" otherwise. Thread-safety: safe. */
+UPF_API const char *upf_spatial_pass_name(upf_spatial_pass pass);
+
+/* Flags of upf_spatial_params, for comparisons and diagnosis (the engine as designed uses
+ * none). */
+#define UPF_SPATIAL_NO_SMAA 0x1u    /* skip edges, weights and blend: sqrt-encode the input */
+#define UPF_SPATIAL_NO_NETWORK 0x2u /* skip the network: detail 0 (bilinear in sqrt space) */
+
+/* Sharpness: 0 is off, 1 the shipped NDSR look, at most UPF_SPATIAL_SHARPNESS_MAX. */
+#define UPF_SPATIAL_SHARPNESS_MAX 4.0f
+
+typedef struct upf_spatial_params {
+    int src_width, src_height;  /* 1 .. UPF_MAX_IMAGE_DIMENSION */
+    int dst_width, dst_height;  /* dst / src from 1 to 4 on each axis */
+    float sharpness;            /* 0 (the default) = off, 1 = the shipped look, .. 4 */
+    const upf_models *models;   /* NULL: the built-in set; kept, not copied: it must outlive
+                                 * the engine */
+    unsigned flags;             /* UPF_SPATIAL_NO_* */
+} upf_spatial_params;
+
+#ifndef __cplusplus /* compound literals are C only */
+#define upf_spatial_params(...) (&(const upf_spatial_params){ __VA_ARGS__ })
+#endif
+
+typedef struct upf_spatial upf_spatial;
+
+/* Creates the engine for one input and output size: picks the model (the smallest ratio at
+ * or above the one asked, 1.2 at least; above 3 the ratio-3 model's detail is resampled),
+ * builds the area table and allocates every intermediate image and each worker's scratch,
+ * so upf_spatial_run never allocates. Returns NULL on failure (upf_context_last_error).
+ * Thread-safety: context-serialised. */
+UPF_API upf_spatial *upf_spatial_create(upf_context *ctx, const upf_spatial_params *params);
+
+/* Thread-safety: context-serialised. Accepts NULL and a pointer to NULL. */
+UPF_API void upf_spatial_destroy(upf_spatial **spatial);
+
+/* Upscales `src` (the size given at creation, any colour format, linear light unless an sRGB
+ * format) into `dst` (the size given at creation, any colour format). Float input must be
+ * finite (UPF_ERROR_BAD_DATA names the first pixel that is not); it is clamped to [0, 1]
+ * (tone-map HDR frames first). Thread-safety: context-serialised. */
+UPF_API upf_result upf_spatial_run(upf_spatial *spatial, const upf_image *src,
+                                   const upf_image *dst);
+
+/* The step (4..10) of the model the engine uses. Thread-safety: safe. */
+UPF_API int upf_spatial_model_step(const upf_spatial *spatial);
+
+/* Milliseconds each pass took in the last successful run (wall clock), indexed by
+ * upf_spatial_pass; all 0 before the first run. Thread-safety: context-serialised. */
+UPF_API upf_result upf_spatial_timings(const upf_spatial *spatial,
+                                       double ms[UPF_SPATIAL_PASS_COUNT]);
+
+/* Pictures of the last run's intermediate images, to look at (`upframe upscale
+ * --debug-passes`): EDGES (red: left edge, green: top edge), WEIGHTS (red: blending across
+ * the top edge, green: across the left edge), BLEND (the blended frame) at the input size,
+ * DETAIL (the network's detail map, grey 0.5 = none, 0..1 = -0.25..+0.25) at its own size.
+ * upf_spatial_debug_size gives the size; `out` must be RGBA8_SRGB of that size.
+ * Thread-safety: context-serialised. */
+UPF_API upf_result upf_spatial_debug_size(const upf_spatial *spatial, upf_spatial_pass pass,
+                                          int *width, int *height);
+UPF_API upf_result upf_spatial_debug_image(upf_spatial *spatial, upf_spatial_pass pass,
+                                           const upf_image *out);
+
 #ifdef __cplusplus
 }
 #endif

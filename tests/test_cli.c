@@ -8,7 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/color.h"
 #include "imageio/image_io.h"
+#include "spatial/net.h"
 #include "test_util.h"
 
 extern char **environ;
@@ -214,6 +216,47 @@ static void test_upscale(test_rng *rng)
     CHECK(!exists(TMP("nanout.png")));
 }
 
+static void test_spatial_cli(test_rng *rng)
+{
+    /* A model file from 24 random fp16 matrices, through `upframe model import`. */
+    static uint16_t raw[24 * 256];
+    for (int i = 0; i < 24 * 256; i++)
+        raw[i] = upf_float_to_half((test_rand_float(rng) - 0.5f) * 0.2f);
+    char err[IMAGEIO_ERR_SIZE];
+    CHECK(imageio_write_file_atomic(TMP("raw.bin"), raw, sizeof raw, err) == UPF_OK);
+    RUN(0, "model", "import", TMP("raw.bin"), "--offset", "0", "--step", "6", "-o", TMP("m6.upfm"));
+    RUN(0, "upscale", TMP("in8.png"), "-o", TMP("sp.png"), "--scale", "2", "--engine", "spatial",
+        "--model", TMP("m6.upfm"), "--sharpness", "0.5", "--debug-passes", TMP("passes"));
+    CHECK(strstr(out_text, "spatial") && strstr(out_text, "model step 6") &&
+          strstr(out_text, "detail") && strstr(out_text, "compose"));
+    check_image(TMP("sp.png"), 80, 60, UPF_FORMAT_RGBA8_SRGB);
+    check_image(TMP("passes/edges.png"), 40, 30, UPF_FORMAT_RGBA8_SRGB);
+    check_image(TMP("passes/weights.png"), 40, 30, UPF_FORMAT_RGBA8_SRGB);
+    check_image(TMP("passes/blend.png"), 40, 30, UPF_FORMAT_RGBA8_SRGB);
+    check_image(TMP("passes/detail.png"), 80, 60, UPF_FORMAT_RGBA8_SRGB);
+    /* Giving a model implies the spatial engine. */
+    RUN(0, "upscale", TMP("in8.png"), "-o", TMP("sp2.png"), "--scale", "1.5", "--model", TMP("m6.upfm"));
+    CHECK(strstr(out_text, "spatial") != NULL);
+
+    RUN(1, "upscale", TMP("in8.png"), "-o", TMP("x.png"), "--scale", "2", "--engine", "lanczos",
+        "--sharpness", "1");
+    CHECK(strstr(err_text, "go with --engine spatial") != NULL);
+    RUN(1, "upscale", TMP("in8.png"), "-o", TMP("x.png"), "--scale", "2", "--sharpness", "5");
+    RUN(2, "upscale", TMP("in8.png"), "-o", TMP("x.png"), "--scale", "0.5", "--engine", "spatial",
+        "--model", TMP("m6.upfm"));
+    CHECK(strstr(err_text, "1 to 4") != NULL);
+    RUN(2, "upscale", TMP("in8.png"), "-o", TMP("x.png"), "--scale", "2", "--model", TMP("raw.bin"));
+    CHECK(strstr(err_text, "raw.bin") != NULL);
+    if (upf__default_models_size == 0) {
+        RUN(2, "upscale", TMP("in8.png"), "-o", TMP("x.png"), "--scale", "2", "--engine", "spatial");
+        CHECK(strstr(err_text, "no built-in models") != NULL);
+    } else {
+        RUN(0, "upscale", TMP("in8.png"), "-o", TMP("def.png"), "--scale", "2");
+        CHECK(strstr(out_text, "spatial") != NULL);
+    }
+    CHECK_EQ_INT(count_files_containing("x."), 0);
+}
+
 static void test_compare(test_rng *rng)
 {
     RUN(0, "compare", TMP("in8.png"), TMP("in8.png"), "--json");
@@ -247,6 +290,7 @@ int main(void)
     mkdir(UPF_TEST_TMPDIR, 0755);
     test_help();
     test_upscale(&rng);
+    test_spatial_cli(&rng);
     test_compare(&rng);
     return test_finish("cli");
 }

@@ -11,6 +11,7 @@ static int run_help(int argc, char **argv);
 extern const cli_command cli_cmd_upscale;
 extern const cli_command cli_cmd_compare;
 extern const cli_command cli_cmd_model;
+extern const cli_command cli_cmd_bench;
 extern const cli_command cli_cmd_render;
 
 static const cli_command cli_cmd_help = {
@@ -25,6 +26,7 @@ const cli_command *const cli_commands[] = {
     &cli_cmd_upscale,
     &cli_cmd_compare,
     &cli_cmd_model,
+    &cli_cmd_bench,
     &cli_cmd_render,
     &cli_cmd_help,
     NULL

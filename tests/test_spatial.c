@@ -1,0 +1,349 @@
+/* test_spatial.c: the spatial engine as a whole (upf_spatial_*): argument and content checks,
+ * the pass chain against a float64 reference where it reduces to one (no SMAA, no network),
+ * SMAA reducing aliasing end to end, clamping of out-of-range input, tiny sizes, thread
+ * independence, model choice, timings and the debug pictures. The passes themselves are
+ * tested in test_smaa.c and test_net.c. */
+#include "core/color.h"
+#include "spatial/net.h"
+#include "test_util.h"
+
+/* A set of models with the given steps and small random weights (in-memory file, loaded). */
+static upf_models *random_models(upf_context *ctx, test_rng *rng, const int *steps, int count,
+                                 float scale)
+{
+    static upf__net_model m[7];
+    const upf__net_model *ptrs[7];
+    for (int k = 0; k < count; k++) {
+        memset(&m[k], 0, sizeof m[k]);
+        m[k].step = steps[k];
+        for (int s = 0; s < UPF_NET_STAGES; s++)
+            for (int a = 0; a < UPF_NET_MATRICES; a++)
+                for (int i = 0; i < UPF_NET_WINDOW; i++)
+                    m[k].w[s][a][i] = (test_rand_float(rng) - 0.5f) * scale;
+        ptrs[k] = &m[k];
+    }
+    size_t size = upf__net_file_size(ptrs, count);
+    void *buf = malloc(size);
+    upf_models *set = NULL;
+    if (upf__net_write(ctx, ptrs, count, buf, size) == UPF_OK)
+        set = upf_models_load(ctx, buf, size);
+    free(buf);
+    CHECK(set != NULL);
+    return set;
+}
+
+static float *random_image(test_rng *rng, int w, int h)
+{
+    float *p = malloc(sizeof(float) * 4 * (size_t)w * h);
+    for (size_t i = 0; i < (size_t)w * h; i++) {
+        for (int c = 0; c < 3; c++)
+            p[4 * i + c] = test_rand_float(rng);
+        p[4 * i + 3] = 1.0f;
+    }
+    return p;
+}
+
+static upf_result run_once(upf_context *ctx, const upf_spatial_params *params, const float *in,
+                           float *out)
+{
+    upf_spatial *sp = upf_spatial_create(ctx, params);
+    if (!sp)
+        return upf_context_last_error(ctx, NULL);
+    upf_image src = { (void *)in, params->src_width, params->src_height, 0, UPF_FORMAT_RGBA32F };
+    upf_image dst = { out, params->dst_width, params->dst_height, 0, UPF_FORMAT_RGBA32F };
+    upf_result r = upf_spatial_run(sp, &src, &dst);
+    upf_spatial_destroy(&sp);
+    return r;
+}
+
+static void test_arguments(upf_context *ctx, const upf_models *set)
+{
+    CHECK(upf_spatial_create(ctx, NULL) == NULL);
+    CHECK_EQ_INT(upf_context_last_error(ctx, NULL), UPF_ERROR_INVALID_ARGUMENT);
+    const struct {
+        upf_spatial_params p;
+        const char *needle;
+    } bad[] = {
+        { { 64, 32, 32, 16, 0, set, 0 }, "1 to 4" },
+        { { 64, 32, 257, 128, 0, set, 0 }, "1 to 4" },
+        { { 0, 32, 64, 64, 0, set, 0 }, "0x32" },
+        { { 64, 32, 128, 64, -1.0f, set, 0 }, "sharpness -1 is out of range" },
+        { { 64, 32, 128, 64, NAN, set, 0 }, "sharpness nan is out of range" },
+        { { 64, 32, 128, 64, 4.5f, set, 0 }, "expected 0 .. 4" },
+        { { 64, 32, 128, 64, 1, set, 0x10 }, "unknown flags 0x10" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        upf_spatial *sp = upf_spatial_create(ctx, &bad[i].p);
+        const char *msg;
+        upf_result r = upf_context_last_error(ctx, &msg);
+        CHECKF(!sp && r == UPF_ERROR_INVALID_ARGUMENT && strstr(msg, bad[i].needle),
+               "case %zu: %s (%s)", i, msg, upf_result_string(r));
+        upf_spatial_destroy(&sp);
+    }
+    /* The built-in set: present or clearly absent. */
+    upf_spatial *sp = upf_spatial_create(ctx, upf_spatial_params(.src_width = 8, .src_height = 8,
+                                                                 .dst_width = 16, .dst_height = 16));
+    if (upf__default_models_size == 0) {
+        const char *msg;
+        CHECK(sp == NULL && upf_context_last_error(ctx, &msg) == UPF_ERROR_UNSUPPORTED &&
+              strstr(msg, "no built-in models"));
+    } else {
+        CHECK(sp != NULL);
+        CHECK_EQ_INT(upf_spatial_model_step(sp), 6);
+    }
+    upf_spatial_destroy(&sp);
+    upf_spatial_destroy(&sp);
+    upf_spatial_destroy(NULL);
+
+    /* Run-time checks: sizes, formats, NaN/Inf (named). */
+    sp = upf_spatial_create(ctx, upf_spatial_params(.src_width = 8, .src_height = 6,
+                                                    .dst_width = 16, .dst_height = 12, .models = set));
+    CHECK(sp != NULL);
+    static float in[8 * 6 * 4], out[16 * 12 * 4];
+    upf_image src = { in, 8, 6, 0, UPF_FORMAT_RGBA32F }, dst = { out, 16, 12, 0, UPF_FORMAT_RGBA32F };
+    CHECK_OK(ctx, upf_spatial_run(sp, &src, &dst));
+    upf_image wrong = { in, 8, 5, 0, UPF_FORMAT_RGBA32F };
+    CHECK_FAILS(ctx, upf_spatial_run(sp, &wrong, &dst), UPF_ERROR_INVALID_ARGUMENT,
+                "source image is 8x5; expected 8x6");
+    upf_image depth = { out, 16, 12, 0, UPF_FORMAT_R32F };
+    CHECK_FAILS(ctx, upf_spatial_run(sp, &src, &depth), UPF_ERROR_INVALID_ARGUMENT,
+                "destination image has format r32f");
+    in[(2 * 8 + 3) * 4 + 1] = NAN;
+    CHECK_FAILS(ctx, upf_spatial_run(sp, &src, &dst), UPF_ERROR_BAD_DATA, "x=3, y=2 is not finite");
+    in[(2 * 8 + 3) * 4 + 1] = 0;
+    in[(5 * 8 + 7) * 4 + 3] = -INFINITY;
+    CHECK_FAILS(ctx, upf_spatial_run(sp, &src, &dst), UPF_ERROR_BAD_DATA, "x=7, y=5");
+    in[(5 * 8 + 7) * 4 + 3] = 1;
+    CHECK_FAILS(ctx, upf_spatial_run(NULL, &src, &dst), UPF_ERROR_INVALID_ARGUMENT, "");
+    upf_spatial_destroy(&sp);
+}
+
+/* With no SMAA and no network the engine is: sqrt-encode (10 bits), bilinear at
+ * ((X + 0.5) * W_in / W_out - 0.5) with edge clamp, square. Checked in float64. */
+static void test_against_reference(upf_context *ctx, const upf_models *set, test_rng *rng)
+{
+    const int sizes[][4] = { { 17, 9, 34, 18 }, { 20, 12, 33, 31 }, { 5, 7, 20, 28 }, { 30, 20, 30, 20 } };
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        int w = sizes[k][0], h = sizes[k][1], ow = sizes[k][2], oh = sizes[k][3];
+        float *in = random_image(rng, w, h);
+        float *out = malloc(sizeof(float) * 4 * (size_t)ow * oh);
+        CHECK_OK(ctx, run_once(ctx, upf_spatial_params(.src_width = w, .src_height = h,
+                     .dst_width = ow, .dst_height = oh, .models = set,
+                     .flags = UPF_SPATIAL_NO_SMAA | UPF_SPATIAL_NO_NETWORK), in, out));
+        double maxerr = 0;
+        for (int y = 0; y < oh; y++) {
+            for (int x = 0; x < ow; x++) {
+                double u = (x + 0.5) * w / ow - 0.5, v = (y + 0.5) * h / oh - 0.5;
+                u = u < 0 ? 0 : u;
+                v = v < 0 ? 0 : v;
+                int x0 = (int)floor(u), y0 = (int)floor(v);
+                double fx = u - x0, fy = v - y0;
+                int x1 = x0 + 1 < w ? x0 + 1 : w - 1, y1 = y0 + 1 < h ? y0 + 1 : h - 1;
+                for (int c = 0; c < 3; c++) {
+                    double s[2][2];
+                    for (int j = 0; j < 2; j++)
+                        for (int i = 0; i < 2; i++) {
+                            const float *p = in + 4 * ((size_t)(j ? y1 : y0) * w + (i ? x1 : x0));
+                            float q[4];
+                            upf_unpack_sqrt1010102(upf_pack_sqrt1010102(p[0], p[1], p[2], p[3]),
+                                                   &q[0], &q[1], &q[2], &q[3]);
+                            s[j][i] = q[c];
+                        }
+                    double b = (s[0][0] * (1 - fx) + s[0][1] * fx) * (1 - fy) +
+                               (s[1][0] * (1 - fx) + s[1][1] * fx) * fy;
+                    double e = fabs(b * b - out[4 * ((size_t)y * ow + x) + c]);
+                    maxerr = e > maxerr ? e : maxerr;
+                }
+            }
+        }
+        /* float32 bilinear of values <= 1 and one square: a few ulp of 1 */
+        CHECKF(maxerr < 2e-6, "%dx%d -> %dx%d: max error %g", w, h, ow, oh, maxerr);
+        free(in);
+        free(out);
+    }
+}
+
+/* SMAA end to end: a hard 20-degree edge upscaled 2x without the network is closer to the
+ * exact coverage with SMAA than without. */
+static void test_smaa_helps(upf_context *ctx, const upf_models *set)
+{
+    const int w = 64, h = 48, ow = 128, oh = 96;
+    const double slope = tan(20.0 * 3.14159265358979 / 180.0);
+    float *in = malloc(sizeof(float) * 4 * w * h), *out = malloc(sizeof(float) * 4 * ow * oh);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            float v = (y + 0.5) > 20.3 + slope * (x + 0.5) ? 1.0f : 0.0f;
+            for (int c = 0; c < 3; c++)
+                in[4 * (y * w + x) + c] = v;
+            in[4 * (y * w + x) + 3] = 1;
+        }
+    double err[2];
+    for (int with = 0; with < 2; with++) {
+        unsigned flags = UPF_SPATIAL_NO_NETWORK | (with ? 0 : UPF_SPATIAL_NO_SMAA);
+        CHECK_OK(ctx, run_once(ctx, upf_spatial_params(.src_width = w, .src_height = h,
+                     .dst_width = ow, .dst_height = oh, .models = set, .flags = flags), in, out));
+        double sum = 0;
+        int n = 0;
+        for (int y = 8; y < oh - 8; y++)
+            for (int x = 8; x < ow - 8; x++) {
+                /* exact coverage of the output pixel, 16x16 samples, in input coordinates */
+                int hits = 0;
+                for (int j = 0; j < 16; j++)
+                    for (int i = 0; i < 16; i++) {
+                        double ix = (x + (i + 0.5) / 16) * w / ow, iy = (y + (j + 0.5) / 16) * h / oh;
+                        hits += iy > 20.3 + slope * ix;
+                    }
+                double cov = hits / 256.0;
+                if ((cov > 0 && cov < 1) || fabs(out[4 * (y * ow + x)] - cov) > 0.02) {
+                    sum += fabs(out[4 * (y * ow + x)] - cov);
+                    n++;
+                }
+            }
+        err[with] = sum / (n ? n : 1);
+    }
+    printf("spatial: 20-degree edge at 2x, mean error near the edge: bilinear %.4f, SMAA + "
+           "bilinear %.4f\n", err[0], err[1]);
+    CHECK(err[1] < 0.8 * err[0]);
+    free(in);
+    free(out);
+}
+
+static void test_clamp_and_tiny(upf_context *ctx, const upf_models *set, test_rng *rng)
+{
+    /* Out-of-range float input is clamped to [0, 1]: same output as the clamped input. */
+    int w = 24, h = 16;
+    float *in = random_image(rng, w, h), *clamped = malloc(sizeof(float) * 4 * w * h);
+    for (int i = 0; i < w * h * 4; i++) {
+        if (i % 7 == 0)
+            in[i] = -in[i];
+        if (i % 11 == 0)
+            in[i] = 1 + 5 * in[i];
+        clamped[i] = in[i] < 0 ? 0 : in[i] > 1 ? 1 : in[i];
+    }
+    float *o1 = malloc(sizeof(float) * 4 * 48 * 32), *o2 = malloc(sizeof(float) * 4 * 48 * 32);
+    const upf_spatial_params *p = upf_spatial_params(.src_width = w, .src_height = h,
+                                                     .dst_width = 48, .dst_height = 32,
+                                                     .models = set, .sharpness = 1);
+    CHECK_OK(ctx, run_once(ctx, p, in, o1));
+    CHECK_OK(ctx, run_once(ctx, p, clamped, o2));
+    CHECK(memcmp(o1, o2, sizeof(float) * 4 * 48 * 32) == 0);
+    free(in);
+    free(clamped);
+
+    /* Tiny and odd sizes work and give finite, non-negative output. */
+    const int tiny[][4] = { { 1, 1, 1, 1 }, { 1, 1, 4, 4 }, { 3, 5, 6, 10 }, { 2, 9, 7, 30 }, { 5, 3, 20, 12 } };
+    for (size_t k = 0; k < sizeof tiny / sizeof tiny[0]; k++) {
+        float *ti = random_image(rng, tiny[k][0], tiny[k][1]);
+        float to[30 * 30 * 4];
+        CHECK_OK(ctx, run_once(ctx, upf_spatial_params(.src_width = tiny[k][0],
+                     .src_height = tiny[k][1], .dst_width = tiny[k][2], .dst_height = tiny[k][3],
+                     .models = set, .sharpness = 1), ti, to));
+        int bad = 0;
+        for (int i = 0; i < tiny[k][2] * tiny[k][3] * 4; i++)
+            bad += !(to[i] >= 0 && isfinite(to[i]));
+        CHECKF(bad == 0, "%dx%d -> %dx%d: %d bad values", tiny[k][0], tiny[k][1], tiny[k][2],
+               tiny[k][3], bad);
+        free(ti);
+    }
+    free(o1);
+    free(o2);
+}
+
+static void test_threads_choice_debug(upf_models *set, test_rng *rng)
+{
+    upf_context *c1 = test_context(1), *c3 = test_context(3);
+    int w = 70, h = 45, ow = 140, oh = 90;
+    float *in = random_image(rng, w, h);
+    /* some hard edges, so SMAA has work */
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            if ((x * 3 + y * 2) % 29 < 9)
+                in[4 * (y * w + x)] = in[4 * (y * w + x) + 1] = in[4 * (y * w + x) + 2] = 0.9f;
+    uint8_t *o1 = malloc(4 * (size_t)ow * oh), *o3 = malloc(4 * (size_t)ow * oh);
+    upf_image src = { in, w, h, 0, UPF_FORMAT_RGBA32F };
+    upf_spatial_params p = { w, h, ow, oh, 1.0f, set, 0 };
+    upf_spatial *s1 = upf_spatial_create(c1, &p), *s3 = upf_spatial_create(c3, &p);
+    CHECK(s1 && s3);
+    upf_image d1 = { o1, ow, oh, 0, UPF_FORMAT_RGBA8_SRGB }, d3 = { o3, ow, oh, 0, UPF_FORMAT_RGBA8_SRGB };
+    if (s1 && s3) {
+        int pw, ph;
+        uint8_t pic[4];
+        upf_image tiny_pic = { pic, 1, 1, 0, UPF_FORMAT_RGBA8_SRGB };
+        CHECK_FAILS(c1, upf_spatial_debug_image(s1, UPF_SPATIAL_PASS_EDGES, &tiny_pic),
+                    UPF_ERROR_INVALID_ARGUMENT, "is 1x1; expected 70x45");
+        CHECK_OK(c1, upf_spatial_run(s1, &src, &d1));
+        CHECK_OK(c3, upf_spatial_run(s3, &src, &d3));
+        CHECK(memcmp(o1, o3, 4 * (size_t)ow * oh) == 0);
+        CHECK_EQ_INT(upf_spatial_model_step(s1), 6);
+        double ms[UPF_SPATIAL_PASS_COUNT];
+        CHECK_OK(c1, upf_spatial_timings(s1, ms));
+        for (int i = 0; i < UPF_SPATIAL_PASS_COUNT; i++)
+            CHECK(ms[i] >= 0);
+        /* Debug pictures: sizes, and the edge picture marks edges. */
+        CHECK_OK(c1, upf_spatial_debug_size(s1, UPF_SPATIAL_PASS_DETAIL, &pw, &ph));
+        CHECK(pw == 140 && ph == 90);
+        CHECK_FAILS(c1, upf_spatial_debug_size(s1, UPF_SPATIAL_PASS_COMPOSE, &pw, &ph),
+                    UPF_ERROR_INVALID_ARGUMENT, "has no picture");
+        upf_spatial_pass passes[] = { UPF_SPATIAL_PASS_EDGES, UPF_SPATIAL_PASS_WEIGHTS,
+                                      UPF_SPATIAL_PASS_BLEND, UPF_SPATIAL_PASS_DETAIL };
+        for (int k = 0; k < 4; k++) {
+            CHECK_OK(c1, upf_spatial_debug_size(s1, passes[k], &pw, &ph));
+            /* padded rows: the picture honours the stride */
+            size_t stride = (size_t)pw * 4 + 12;
+            uint8_t *buf = calloc(stride, (size_t)ph);
+            upf_image pic_img = { buf, pw, ph, stride, UPF_FORMAT_RGBA8_SRGB };
+            CHECK_OK(c1, upf_spatial_debug_image(s1, passes[k], &pic_img));
+            int lit = 0;
+            for (int y = 0; y < ph; y++)
+                for (int x = 0; x < pw; x++)
+                    lit += buf[y * stride + 4 * x] > 0 || buf[y * stride + 4 * x + 1] > 0;
+            CHECKF(lit > 0, "%s picture is empty", upf_spatial_pass_name(passes[k]));
+            CHECK(buf[stride - 1] == 0); /* padding untouched */
+            free(buf);
+        }
+    }
+    upf_spatial_destroy(&s1);
+    upf_spatial_destroy(&s3);
+
+    /* Model choice with a partial set: only step 6 -> used for 1.5x (documented clamp). */
+    const int only6[] = { 6 };
+    upf_models *one = random_models(c1, rng, only6, 1, 0.1f);
+    s1 = upf_spatial_create(c1, upf_spatial_params(.src_width = 20, .src_height = 20,
+                                                   .dst_width = 30, .dst_height = 30, .models = one));
+    CHECK(s1 && upf_spatial_model_step(s1) == 6);
+    upf_spatial_destroy(&s1);
+    upf_models_destroy(&one);
+    /* The full set: 1.5x takes step 8, 1.25x step 9, 3.5x step 4. */
+    const struct { int ow; int step; } choice[] = { { 30, 8 }, { 25, 9 }, { 70, 4 }, { 20, 10 }, { 40, 6 } };
+    for (size_t k = 0; k < sizeof choice / sizeof choice[0]; k++) {
+        s1 = upf_spatial_create(c1, upf_spatial_params(.src_width = 20, .src_height = 20,
+                                                       .dst_width = choice[k].ow,
+                                                       .dst_height = choice[k].ow, .models = set));
+        CHECKF(s1 && upf_spatial_model_step(s1) == choice[k].step, "20 -> %d: step %d, expected %d",
+               choice[k].ow, upf_spatial_model_step(s1), choice[k].step);
+        upf_spatial_destroy(&s1);
+    }
+    free(in);
+    free(o1);
+    free(o3);
+    upf_context_destroy(&c1);
+    upf_context_destroy(&c3);
+}
+
+int main(void)
+{
+    test_rng rng = test_rng_make("spatial");
+    upf_context *ctx = test_context(2);
+    const int steps[] = { 4, 5, 6, 7, 8, 9, 10 };
+    upf_models *set = random_models(ctx, &rng, steps, 7, 0.2f);
+    test_arguments(ctx, set);
+    test_against_reference(ctx, set, &rng);
+    test_smaa_helps(ctx, set);
+    test_clamp_and_tiny(ctx, set, &rng);
+    test_threads_choice_debug(set, &rng);
+    CHECK(strcmp(upf_spatial_pass_name(UPF_SPATIAL_PASS_DETAIL), "detail") == 0);
+    CHECK(strcmp(upf_spatial_pass_name((upf_spatial_pass)42), "unknown") == 0);
+    upf_models_destroy(&set);
+    upf_context_destroy(&ctx);
+    return test_finish("spatial");
+}

@@ -1,0 +1,348 @@
+/* cmd_bench.c: `upframe bench`: times the engines on a built-in frame, per pass, at the
+ * standard sizes and thread counts, and ImageMagick's Lanczos resize of the same frame in the
+ * same run as a yardstick; prints the machine it ran on. */
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "imageio/image_io.h"
+#include "testcard.h"
+
+extern char **environ;
+
+static const char bench_help[] =
+    "usage: upframe bench [--size WxH] [--scale R] [--threads LIST] [--runs N] [options]\n"
+    "\n"
+    "Times the engines on the built-in frame rendered at the input size and prints the\n"
+    "median of N runs in milliseconds, per pass for the spatial engine, with the machine\n"
+    "it ran on. Without --size it runs 1920x1080 -> 3840x2160 and 1280x720 -> 2560x1440.\n"
+    "\n"
+    "  --size WxH       input size (with --scale R, default 2)\n"
+    "  --scale R        output = input x R\n"
+    "  --threads LIST   comma-separated thread counts (default 1,2)\n"
+    "  --runs N         timed runs per case after one warm-up run (default 5)\n"
+    "  --model FILE     spatial engine models (default: the built-in ones)\n"
+    "  --no-yardstick   do not time ImageMagick's `convert -filter Lanczos -resize`\n"
+    "\n"
+    "The yardstick runs when `convert` is on the PATH: `convert IN -bench N ...` with and\n"
+    "without the resize, the difference being the resize alone, for 1 and 2 threads.\n";
+
+typedef struct bench_case {
+    int in_w, in_h, out_w, out_h;
+} bench_case;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void print_machine(void)
+{
+    char model[256] = "unknown CPU";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "model name", 10) == 0) {
+                const char *colon = strchr(line, ':');
+                if (colon) {
+                    snprintf(model, sizeof model, "%s", colon + 2);
+                    model[strcspn(model, "\n")] = '\0';
+                }
+                break;
+            }
+        }
+        fclose(f);
+    }
+    printf("machine: %s, %ld CPUs online; upframe %s built with "
+#if defined(__clang__)
+           "clang "
+#elif defined(__GNUC__)
+           "gcc "
+#endif
+           "%s\n", model, sysconf(_SC_NPROCESSORS_ONLN), upf_version(),
+#ifdef __VERSION__
+           __VERSION__
+#else
+           "?"
+#endif
+    );
+}
+
+/* ImageMagick's Lanczos: `convert IN -bench N [-filter Lanczos -resize WxH!] null:` reports
+ * "Performance[k]: Ni X ips ..." for k = 1, 2 threads; per-iteration ms = 1000 / X. */
+static bool magick_ms(const char *in, int runs, int out_w, int out_h, double ms[2])
+{
+    char nbuf[16], size[64];
+    snprintf(nbuf, sizeof nbuf, "%d", runs);
+    snprintf(size, sizeof size, "%dx%d!", out_w, out_h);
+    const char *argv_resize[] = { "convert", in, "-bench", nbuf, "-filter", "Lanczos",
+                                  "-resize", size, "null:", NULL };
+    const char *argv_read[] = { "convert", in, "-bench", nbuf, "null:", NULL };
+    double total[2][2] = { { 0, 0 }, { 0, 0 } };
+    for (int k = 0; k < 2; k++) {
+        char log[] = "/tmp/upframe-bench-XXXXXX";
+        int fd = mkstemp(log);
+        if (fd < 0)
+            return false;
+        close(fd);
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_TRUNC, 0600);
+        posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_APPEND, 0600);
+        pid_t pid;
+        int err = posix_spawnp(&pid, "convert", &fa, NULL,
+                               (char *const *)(k ? argv_read : argv_resize), environ);
+        posix_spawn_file_actions_destroy(&fa);
+        int status = 1;
+        if (err == 0)
+            waitpid(pid, &status, 0);
+        FILE *f = fopen(log, "r");
+        char line[256];
+        int found = 0;
+        while (f && fgets(line, sizeof line, f)) {
+            int threads, iters;
+            double ips;
+            if (sscanf(line, " Performance[%d]: %di %lfips", &threads, &iters, &ips) == 3 &&
+                threads >= 1 && threads <= 2 && ips > 0) {
+                total[k][threads - 1] = 1000.0 / ips;
+                found++;
+            }
+        }
+        if (f)
+            fclose(f);
+        unlink(log);
+        if (err != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || found < 2)
+            return false;
+    }
+    for (int t = 0; t < 2; t++)
+        ms[t] = total[0][t] - total[1][t];
+    return true;
+}
+
+static bool parse_threads(const char *s, int *list, int *n)
+{
+    char buf[128];
+    if (strlen(s) >= sizeof buf)
+        return false;
+    strcpy(buf, s);
+    *n = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        long v;
+        if (*n >= 8 || !cli_parse_int(tok, 1, 64, &v))
+            return false;
+        list[(*n)++] = (int)v;
+    }
+    return *n > 0;
+}
+
+/* Times one engine on one case and thread count; prints a row. Returns an exit code. */
+static int time_case(const bench_case *bc, const upf_image *src, int threads, int runs,
+                     const upf_models *models, bool spatial)
+{
+    upf_context *ctx = cli_context("bench", threads);
+    if (!ctx)
+        return CLI_EXIT_INTERNAL;
+    char err[IMAGEIO_ERR_SIZE];
+    imageio_image dst;
+    upf_result r = imageio_alloc(&dst, bc->out_w, bc->out_h, UPF_FORMAT_RGBA8_SRGB, err);
+    if (r != UPF_OK) {
+        upf_context_destroy(&ctx);
+        return cli_fail("bench", cli_exit_code(r), "%s", err);
+    }
+    upf_spatial *sp = NULL;
+    upf_resampler *rs = NULL;
+    if (spatial)
+        sp = upf_spatial_create(ctx, upf_spatial_params(.src_width = bc->in_w,
+                .src_height = bc->in_h, .dst_width = bc->out_w, .dst_height = bc->out_h,
+                .sharpness = 1.0f, .models = models));
+    else
+        rs = upf_resampler_create(ctx, upf_resampler_params(.src_width = bc->in_w,
+                .src_height = bc->in_h, .dst_width = bc->out_w, .dst_height = bc->out_h,
+                .filter = UPF_FILTER_LANCZOS3));
+    int rc = CLI_EXIT_OK;
+    if (!sp && !rs) {
+        rc = cli_fail_upf("bench", ctx, upf_context_last_error(ctx, NULL));
+        goto done;
+    }
+    double total[64], pass[UPF_SPATIAL_PASS_COUNT][64];
+    for (int i = -1; i < runs; i++) { /* run -1 warms caches and pages up */
+        double t0 = cli_now();
+        r = spatial ? upf_spatial_run(sp, src, &dst.img) : upf_resampler_run(rs, src, &dst.img);
+        double t = (cli_now() - t0) * 1e3;
+        if (r != UPF_OK) {
+            rc = cli_fail_upf("bench", ctx, r);
+            goto done;
+        }
+        if (i < 0)
+            continue;
+        total[i] = t;
+        if (spatial) {
+            double ms[UPF_SPATIAL_PASS_COUNT];
+            upf_spatial_timings(sp, ms);
+            for (int p = 0; p < UPF_SPATIAL_PASS_COUNT; p++)
+                pass[p][i] = ms[p];
+        }
+    }
+    double med = median(total, runs);
+    printf("%4dx%-4d -> %4dx%-4d  %-8s %2d ", bc->in_w, bc->in_h, bc->out_w, bc->out_h,
+           spatial ? "spatial" : "lanczos", threads);
+    for (int p = 0; p < UPF_SPATIAL_PASS_COUNT; p++) {
+        if (spatial)
+            printf(" %7.1f", median(pass[p], runs));
+        else
+            printf(" %7s", "-");
+    }
+    printf("  %8.1f  %7.1f\n", med, (double)bc->out_w * bc->out_h / (med * 1e3));
+    fflush(stdout);
+done:
+    upf_spatial_destroy(&sp);
+    upf_resampler_destroy(&rs);
+    imageio_free(&dst);
+    upf_context_destroy(&ctx);
+    return rc;
+}
+
+static int run_bench(int argc, char **argv)
+{
+    const char *cmd = "bench", *size_s = NULL, *scale_s = NULL, *threads_s = NULL;
+    const char *runs_s = NULL, *model_path = NULL;
+    bool yardstick = true;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int err = 0;
+        if (cli_option(argc, argv, &i, "--size", &v, &err, cmd))
+            size_s = v;
+        else if (cli_option(argc, argv, &i, "--scale", &v, &err, cmd))
+            scale_s = v;
+        else if (cli_option(argc, argv, &i, "--threads", &v, &err, cmd))
+            threads_s = v;
+        else if (cli_option(argc, argv, &i, "--runs", &v, &err, cmd))
+            runs_s = v;
+        else if (cli_option(argc, argv, &i, "--model", &v, &err, cmd))
+            model_path = v;
+        else if (cli_flag(argv, i, "--no-yardstick"))
+            yardstick = false;
+        else
+            return cli_usage(cmd, "unknown argument '%s'", argv[i]);
+        if (err)
+            return CLI_EXIT_USAGE;
+    }
+    bench_case cases[2] = { { 1920, 1080, 3840, 2160 }, { 1280, 720, 2560, 1440 } };
+    int ncases = 2;
+    double scale = 2;
+    if (scale_s && !cli_parse_double(scale_s, 1, 4, &scale))
+        return cli_usage(cmd, "--scale '%s' must be a number in 1..4", scale_s);
+    if (size_s) {
+        if (!cli_parse_size(size_s, &cases[0].in_w, &cases[0].in_h))
+            return cli_usage(cmd, "--size '%s' is not WxH", size_s);
+        ncases = 1;
+    }
+    if (size_s || scale_s) {
+        for (int k = 0; k < ncases; k++) {
+            cases[k].out_w = (int)(cases[k].in_w * scale + 0.5);
+            cases[k].out_h = (int)(cases[k].in_h * scale + 0.5);
+            if (cases[k].out_w > UPF_MAX_IMAGE_DIMENSION || cases[k].out_h > UPF_MAX_IMAGE_DIMENSION)
+                return cli_fail(cmd, CLI_EXIT_BAD_INPUT, "output %dx%d is over the limit of %d",
+                                cases[k].out_w, cases[k].out_h, UPF_MAX_IMAGE_DIMENSION);
+        }
+    }
+    int threads[8] = { 1, 2 }, nthreads = 2;
+    if (threads_s && !parse_threads(threads_s, threads, &nthreads))
+        return cli_usage(cmd, "--threads '%s' must be a comma-separated list of 1..64", threads_s);
+    long runs = 5;
+    if (runs_s && !cli_parse_int(runs_s, 1, 64, &runs))
+        return cli_usage(cmd, "--runs '%s' must be 1..64", runs_s);
+
+    /* Models: the file's, the built-in set, or none (then only the resampler runs). */
+    upf_context *mctx = cli_context(cmd, 1);
+    if (!mctx)
+        return CLI_EXIT_INTERNAL;
+    upf_models *models = NULL;
+    char err[IMAGEIO_ERR_SIZE];
+    if (model_path) {
+        void *data;
+        size_t size;
+        upf_result r = imageio_slurp(model_path, (size_t)1 << 20, &data, &size, err);
+        if (r != UPF_OK) {
+            upf_context_destroy(&mctx);
+            return cli_fail(cmd, cli_exit_code(r), "%s", err);
+        }
+        models = upf_models_load(mctx, data, size);
+        free(data);
+        if (!models) {
+            int rc = cli_fail_upf(cmd, mctx, upf_context_last_error(mctx, NULL));
+            upf_context_destroy(&mctx);
+            return rc;
+        }
+    } else {
+        models = upf_models_default(mctx);
+    }
+
+    print_machine();
+    printf("frame: the built-in test card at the input size; median of %ld runs after a "
+           "warm-up, in ms; RGBA8 sRGB in and out\n", runs);
+    if (!models)
+        printf("(no spatial engine rows: this build has no built-in models; --model FILE)\n");
+    printf("%-22s  %-8s %2s  %7s %7s %7s %7s %7s %7s  %8s  %7s\n", "case", "engine", "th",
+           "convert", "edges", "weights", "blend", "detail", "compose", "total", "Mpix/s");
+    int rc = CLI_EXIT_OK;
+    for (int k = 0; k < ncases && rc == CLI_EXIT_OK; k++) {
+        const bench_case *bc = &cases[k];
+        imageio_image lin, src;
+        upf_result r = imageio_alloc(&lin, bc->in_w, bc->in_h, UPF_FORMAT_RGBA32F, err);
+        if (r == UPF_OK)
+            r = imageio_alloc(&src, bc->in_w, bc->in_h, UPF_FORMAT_RGBA8_SRGB, err);
+        if (r != UPF_OK) {
+            imageio_free(&lin);
+            rc = cli_fail(cmd, cli_exit_code(r), "%s", err);
+            break;
+        }
+        testcard_render(lin.img.data, bc->in_w, bc->in_h);
+        upf_resample(mctx, &lin.img, &src.img, UPF_FILTER_BILINEAR); /* 1x: an exact copy to sRGB8 */
+        for (int t = 0; t < nthreads && rc == CLI_EXIT_OK; t++) {
+            if (models)
+                rc = time_case(bc, &src.img, threads[t], (int)runs, models, true);
+            if (rc == CLI_EXIT_OK)
+                rc = time_case(bc, &src.img, threads[t], (int)runs, NULL, false);
+        }
+        if (rc == CLI_EXIT_OK && yardstick) {
+            char dir[] = "/tmp/upframe-bench-XXXXXX", path[64];
+            double ms[2];
+            if (mkdtemp(dir)) {
+                snprintf(path, sizeof path, "%s/frame.png", dir);
+                if (imageio_write_png(path, &src.img, 8, err) == UPF_OK &&
+                    magick_ms(path, (int)runs, bc->out_w, bc->out_h, ms))
+                    printf("%4dx%-4d -> %4dx%-4d  ImageMagick convert -filter Lanczos -resize "
+                           "(its PNG read subtracted): 1 thread %.1f ms, 2 threads %.1f ms\n",
+                           bc->in_w, bc->in_h, bc->out_w, bc->out_h, ms[0], ms[1]);
+                else
+                    printf("(ImageMagick yardstick not run: `convert` missing or failed; "
+                           "scripts/deps.sh --bench installs it)\n");
+                unlink(path);
+                rmdir(dir);
+            }
+        }
+        imageio_free(&lin);
+        imageio_free(&src);
+    }
+    upf_models_destroy(&models);
+    upf_context_destroy(&mctx);
+    return rc;
+}
+
+const cli_command cli_cmd_bench = {
+    "bench", run_bench, "time the engines per pass at 1080p->4K and 720p->1440p", bench_help,
+};
