@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "scene/scene.h"
 
@@ -37,6 +38,26 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* The CPU model and count, from /proc/cpuinfo where there is one. */
+static void print_machine(void)
+{
+    char model[256] = "unknown CPU", line[512];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) == 0) {
+            const char *c = strchr(line, ':');
+            if (c) {
+                snprintf(model, sizeof model, "%s", c + 2);
+                model[strcspn(model, "\n")] = '\0';
+            }
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+    printf("machine: %s, %ld CPUs online\n", model, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 static int parse_list(const char *s, int *out, int max)
@@ -147,7 +168,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_render: out of memory\n");
         return 1;
     }
-    printf("scene renderer, %dx%d, path walk at t = 2 s, fastest of %d runs (seconds)\n\n", w, h, runs);
+    printf("scene renderer, %dx%d, path walk at t = 2 s, fastest of %d runs (seconds)\n", w, h, runs);
+    print_machine();
+    printf("\n");
     printf("%-12s %8s %7s", "scene", "triangles", "build");
     for (int t = 0; t < nthreads; t++)
         for (int s = 0; s < nspp; s++)

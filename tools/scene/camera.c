@@ -170,6 +170,8 @@ static double radical_inverse(long n, int b)
 
 void scene_halton_jitter(long index, int phases, double *jx, double *jy)
 {
+    if (!jx || !jy)
+        return;
     if (phases < 1)
         phases = 1;
     if (index < 0)

@@ -82,7 +82,8 @@ double scene_cut_time(void);
 /* ---- jitter --------------------------------------------------------------------------- */
 
 /* Halton(2,3) jitter for frame `index` (>= 0) of a sequence of `phases` (>= 1) phases:
- * i = index mod phases, (jx, jy) = (H2(i + 1) - 0.5, H3(i + 1) - 0.5), in [-0.5, 0.5). */
+ * i = index mod phases, (jx, jy) = (H2(i + 1) - 0.5, H3(i + 1) - 0.5), in [-0.5, 0.5).
+ * A negative index counts as 0, a phase count below 1 as 1. */
 void scene_halton_jitter(long index, int phases, double *jx, double *jy);
 
 /* The phase count for a render width and the output width it is upscaled to:
@@ -109,8 +110,9 @@ typedef enum scene_depth_mode {
     SCENE_DEPTH_FORWARD = 2   /* 0 at near, 1 at far */
 } scene_depth_mode;
 
-/* A progress report: `fraction` of the view done, 0..1. Called on the thread that called
- * scene_render (the context's worker 0), at most once per tile. */
+/* A progress report: `fraction` of the view done, 0..1. Called from the thread that runs the
+ * context's worker 0 (with the context's own pool: the thread that called scene_render),
+ * at most once per tile. */
 typedef void (*scene_progress_fn)(void *priv, double fraction);
 
 /* One view. Every field's zero value means its default. */
