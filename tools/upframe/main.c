@@ -12,6 +12,7 @@ extern const cli_command cli_cmd_upscale;
 extern const cli_command cli_cmd_compare;
 extern const cli_command cli_cmd_model;
 extern const cli_command cli_cmd_bench;
+extern const cli_command cli_cmd_render;
 extern const cli_command cli_cmd_train;
 
 static const cli_command cli_cmd_help = {
@@ -27,6 +28,7 @@ const cli_command *const cli_commands[] = {
     &cli_cmd_compare,
     &cli_cmd_model,
     &cli_cmd_bench,
+    &cli_cmd_render,
     &cli_cmd_train,
     &cli_cmd_help,
     NULL
