@@ -12,6 +12,8 @@
  *  - the evaluation with pass 4 (a teacher evaluated on its own output scores a zero loss);
  *  - folders of PNG pairs: the loader reads good ones and refuses bad ones (size ratio,
  *    missing partner, unreadable file) with clear messages; the validation split;
+ *  - rendered data (`upframe train data`): the files, the manifest, inputs that are the
+ *    scene renderer's view at the documented size, samples and mip bias;
  *  - `upframe train` end to end. */
 #include <errno.h>
 #include <stdarg.h>
@@ -21,6 +23,7 @@
 #include "core/color.h"
 #include "core/core.h"
 #include "imageio/image_io.h"
+#include "scene/scene.h"
 #include "spatial/net.h"
 #include "spatial/reconstruct.h"
 #include "spatial/smaa.h"
@@ -798,6 +801,133 @@ static void test_split(void)
     CHECK(!v[0]);
 }
 
+/* ---- rendered data ------------------------------------------------------------------------- */
+
+static void test_render_data(upf_context *ctx)
+{
+    const char *d = TMP "/rdata";
+    fresh_dir(d);
+    remove(d); /* train_render_data makes it */
+    train_data_config cfg = train_data_defaults();
+    cfg.views = 3;
+    cfg.views_per_scene = 2;
+    cfg.width = 48;
+    cfg.height = 36;
+    cfg.spp = 16;
+    cfg.scenes = "calibration";
+    cfg.seed = 5;
+    for (int s = 0; s <= UPF_MODEL_STEP_MAX; s++)
+        cfg.steps[s] = s == 4 || s == 9;
+    char summary[1024];
+    CHECK_OK(ctx, train_render_data(ctx, d, &cfg, NULL, NULL, summary, sizeof summary));
+    CHECKF(strstr(summary, "3 views of calibration (2 builds") && strstr(summary, "16 spp"),
+           "%s", summary);
+
+    /* The manifest: one line a view, seeds in the training range, two views per group. */
+    char path[1024], line[1024], names[3][128], groups[3][128], cams[3][32];
+    unsigned seeds[3];
+    double times[3];
+    int views = 0;
+    snprintf(path, sizeof path, "%s/manifest.txt", d);
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    while (f && fgets(line, sizeof line, f) && views < 3) {
+        if (strncmp(line, "view ", 5) != 0)
+            continue;
+        int n = sscanf(line, "view %127s scene=calibration seed=%u path=%31s time=%lf "
+                       "group=%127s", names[views], &seeds[views], cams[views], &times[views],
+                       groups[views]);
+        CHECKF(n == 5, "manifest line: %s", line);
+        CHECK(seeds[views] <= SCENE_TRAIN_SEED_MAX);
+        views += n == 5;
+    }
+    if (f)
+        fclose(f);
+    CHECK_EQ_INT(views, 3);
+    if (views == 3) {
+        CHECK(strcmp(groups[0], groups[1]) == 0 && strcmp(groups[0], groups[2]) != 0);
+        CHECK(seeds[0] == seeds[1] && seeds[0] != seeds[2]);
+    }
+
+    /* Each input is the renderer's view at 48*S/12 x 36*S/12, 1 spp, mip bias log2(S/12),
+     * encoded to 8-bit sRGB. */
+    for (int v = 0; v < views; v++) {
+        scene *sc = NULL;
+        CHECK_OK(ctx, scene_create(ctx, "calibration", seeds[v], &sc));
+        for (int st = 4; st <= 9 && sc; st += 5) {
+            const int w = 48 * st / 12, h = 36 * st / 12;
+            float *px = malloc((size_t)w * h * 16);
+            const scene_buffers out = { px, NULL, NULL, NULL };
+            CHECK_OK(ctx, scene_render(sc, scene_view_params(.path = cams[v], .time = times[v],
+                                                             .width = w, .height = h, .spp = 1,
+                                                             .mip_bias = log2(st / 12.0)),
+                                       &out, NULL));
+            imageio_image img;
+            char err[IMAGEIO_ERR_SIZE];
+            snprintf(path, sizeof path, "%s/%s.input-s%d.png", d, names[v], st);
+            if (imageio_read(path, NULL, &img, err) == UPF_OK) {
+                CHECK(img.img.width == w && img.img.height == h && img.bit_depth == 8);
+                const uint8_t *q = img.img.data;
+                int same = 0;
+                for (int i = 0; i < w * h; i++)
+                    for (int c = 0; c < 3; c++)
+                        same += q[4 * i + c] == upf_linear_to_srgb8(px[4 * i + c]);
+                CHECKF(same == w * h * 3, "%s: %d of %d values are the render's", path, same,
+                       w * h * 3);
+                imageio_free(&img);
+            } else {
+                CHECKF(0, "%s", err);
+            }
+            free(px);
+        }
+        scene_destroy(&sc);
+        snprintf(path, sizeof path, "%s/%s.target.png", d, names[v]);
+        imageio_image img;
+        char err[IMAGEIO_ERR_SIZE];
+        if (imageio_read(path, NULL, &img, err) == UPF_OK) {
+            CHECK(img.img.width == 48 && img.img.height == 36 && img.bit_depth == 16);
+            imageio_free(&img);
+        } else {
+            CHECKF(0, "%s", err);
+        }
+        snprintf(path, sizeof path, "%s/%s.input-s6.png", d, names[v]);
+        struct stat st;
+        CHECK(stat(path, &st) != 0); /* only the steps asked for */
+    }
+
+    /* The loader reads it, with the manifest's groups and description. */
+    train_set set;
+    CHECK_OK(ctx, train_set_load_dir(ctx, d, 9, 0.5, false, &set, NULL, NULL));
+    CHECK_EQ_INT(set.count, 3);
+    if (set.count == 3) {
+        CHECK(strcmp(set.description, summary) == 0);
+        CHECK(set.pairs[0].validation == set.pairs[1].validation);
+        CHECK(set.pairs[0].validation != set.pairs[2].validation);
+        CHECK(set.pairs[0].in_w == 36 && set.pairs[0].win_x == 4 && set.pairs[0].win_y == 3);
+    }
+    train_set_free(ctx, &set);
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.5, false, &set, NULL, NULL),
+                UPF_ERROR_BAD_DATA, "no partner for step 6");
+
+    /* Refusals: a folder that has data, sizes, samples, scenes. */
+    CHECK_FAILS(ctx, train_render_data(ctx, d, &cfg, NULL, NULL, summary, sizeof summary),
+                UPF_ERROR_INVALID_ARGUMENT, "already holds training data");
+    cfg.width = 50;
+    CHECK_FAILS(ctx, train_render_data(ctx, TMP "/rdata2", &cfg, NULL, NULL, summary,
+                                       sizeof summary),
+                UPF_ERROR_INVALID_ARGUMENT, "expected multiples of 12");
+    cfg.width = 48;
+    cfg.spp = 8;
+    CHECK_FAILS(ctx, train_render_data(ctx, TMP "/rdata2", &cfg, NULL, NULL, summary,
+                                       sizeof summary),
+                UPF_ERROR_INVALID_ARGUMENT, "expected 16..");
+    cfg.spp = 16;
+    cfg.scenes = "street,moon";
+    CHECK_FAILS(ctx, train_render_data(ctx, TMP "/rdata2", &cfg, NULL, NULL, summary,
+                                       sizeof summary),
+                UPF_ERROR_INVALID_ARGUMENT, "unknown scene 'moon'");
+}
+
 /* ---- the command ----------------------------------------------------------------------------- */
 
 static char tool_output[1 << 16];
@@ -865,6 +995,22 @@ static void test_cli(upf_context *ctx, test_rng *rng)
     CHECKF(strstr(tool_output, "expected exactly 2 for step 6") != NULL, "%s", tool_output);
     struct stat st;
     CHECK(stat(TMP "/x.upfm", &st) != 0);
+
+    /* upframe train data, then training on what it wrote. */
+    rc = tool("rm -rf %s/cd && %s train data --views 2 --size 48x36 --spp 16 --scenes calibration "
+              "--steps 5,8 --threads 2 -o %s/cd", TMP, UPF_TOOL_PATH, TMP);
+    CHECKF(rc == 0 && strstr(tool_output, "wrote ") && strstr(tool_output, "2 views"), "exit %d: "
+           "%s", rc, tool_output);
+    CHECK(stat(TMP "/cd/manifest.txt", &st) == 0);
+    rc = tool("%s train --step 8 --data %s/cd --steps 5 --batch 8 -o %s/cd.upfm", UPF_TOOL_PATH,
+              TMP, TMP);
+    CHECKF(rc == 0 && strstr(tool_output, "no validation pairs"), "exit %d: %s", rc, tool_output);
+    CHECK_EQ_INT(tool("%s train data --views 2 -o %s/cd", UPF_TOOL_PATH, TMP), 2);
+    CHECKF(strstr(tool_output, "already holds training data") != NULL, "%s", tool_output);
+    CHECK_EQ_INT(tool("%s train data -o %s/cd2", UPF_TOOL_PATH, TMP), 1);
+    CHECK_EQ_INT(tool("%s train data --views 2 --size 50x36 -o %s/cd2", UPF_TOOL_PATH, TMP), 1);
+    CHECK_EQ_INT(tool("%s train data --views 2 --steps 3 -o %s/cd2", UPF_TOOL_PATH, TMP), 1);
+    CHECK(stat(TMP "/cd2", &st) != 0);
 }
 
 int main(void)
@@ -882,6 +1028,7 @@ int main(void)
     test_evaluate(ctx2, &rng);
     test_split();
     test_loader(ctx2, &rng);
+    test_render_data(ctx2);
     test_cli(ctx2, &rng);
     upf_context_destroy(&ctx1);
     upf_context_destroy(&ctx2);

@@ -8,6 +8,7 @@
  *                   detail plane, per-window sampling weights; folders of PNG pairs
  *   train_loop.c    the trainer: window sampling, minibatch steps over the context's
  *                   workers, validation loss; evaluation of a model with pass 4
+ *   train_render.c  `upframe train data`: training pairs from the scene renderer
  *
  * Geometry (DESIGN.md "Geometry, exactly", reconstruct.c): a model of step s turns an input of
  * W x H into a detail map of W*12/s x H*12/s. Window (gx, gy) of the map reads the 16x16 luma
@@ -187,6 +188,38 @@ typedef void (*train_progress_fn)(void *priv, int done, int total);
 upf_result train_set_load_dir(upf_context *ctx, const char *dir, int step, double fraction,
                               bool mirror, train_set *set, train_progress_fn progress,
                               void *progress_priv);
+
+/* ---- rendering training data (train_render.c) --------------------------------------------- */
+
+/* The reference size: a multiple of 12 and 48, so every step S has the whole input size
+ * 48S x 27S and the windows tile the reference exactly (48 x 27 windows). */
+#define TRAIN_DATA_WIDTH 576
+#define TRAIN_DATA_HEIGHT 324
+
+typedef struct train_data_config {
+    int views;               /* views to render */
+    uint32_t seed;           /* picks the scene seeds, paths and times */
+    int spp;                 /* reference samples per pixel, 16..SCENE_MAX_SPP */
+    int views_per_scene;     /* views of one scene build (one validation group) */
+    int width, height;       /* reference size, multiples of 12 */
+    double mip_bias_offset;  /* the inputs' mip bias is log2(S / 12) + this */
+    bool steps[UPF_MODEL_STEP_MAX + 1]; /* the steps to render inputs for */
+    const char *scenes;      /* a comma list of scene names; NULL: every training scene */
+} train_data_config;
+
+/* 64 spp, 4 views per scene, 576x324, no bias offset, every step, every training scene,
+ * seed 1 (views must be set). */
+train_data_config train_data_defaults(void);
+
+/* The inputs' mip bias for step S: log2(S / 12) + offset (log2(render / output)). */
+double train_data_mip_bias(int step, double offset);
+
+/* Renders the views into `dir` (made if missing; refused if it already has a manifest) in the
+ * layout train_set_load_dir reads, and writes DIR/manifest.txt last. `summary` gets the
+ * manifest's data= line. */
+upf_result train_render_data(upf_context *ctx, const char *dir, const train_data_config *cfg,
+                             train_progress_fn progress, void *progress_priv, char *summary,
+                             size_t summary_size);
 
 /* ---- the trainer (train_loop.c) ----------------------------------------------------------- */
 

@@ -499,8 +499,132 @@ done:
     return rc;
 }
 
+/* ---- upframe train data ------------------------------------------------------------------ */
+
+static void on_render(void *priv, int done, int total)
+{
+    cli_progress *bar = priv;
+    cli_progress_update(bar, (double)done / total, "view %d of %d", done, total);
+}
+
+static int run_train_data(int argc, char **argv)
+{
+    const char *out = NULL, *views_s = NULL, *seed_s = NULL, *spp_s = NULL, *per_s = NULL;
+    const char *size_s = NULL, *bias_s = NULL, *steps_s = NULL, *threads_s = NULL;
+    train_data_config cfg = train_data_defaults();
+    bool quiet = false;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int err = 0;
+        if (cli_option(argc, argv, &i, "-o", &v, &err, CMD) ||
+            cli_option(argc, argv, &i, "--output", &v, &err, CMD))
+            out = v;
+        else if (cli_option(argc, argv, &i, "--views", &v, &err, CMD))
+            views_s = v;
+        else if (cli_option(argc, argv, &i, "--seed", &v, &err, CMD))
+            seed_s = v;
+        else if (cli_option(argc, argv, &i, "--spp", &v, &err, CMD))
+            spp_s = v;
+        else if (cli_option(argc, argv, &i, "--views-per-scene", &v, &err, CMD))
+            per_s = v;
+        else if (cli_option(argc, argv, &i, "--size", &v, &err, CMD))
+            size_s = v;
+        else if (cli_option(argc, argv, &i, "--mip-bias-offset", &v, &err, CMD))
+            bias_s = v;
+        else if (cli_option(argc, argv, &i, "--steps", &v, &err, CMD))
+            steps_s = v;
+        else if (cli_option(argc, argv, &i, "--scenes", &v, &err, CMD))
+            cfg.scenes = v;
+        else if (cli_option(argc, argv, &i, "--threads", &v, &err, CMD))
+            threads_s = v;
+        else if (cli_flag(argv, i, "--quiet"))
+            quiet = true;
+        else if (argv[i][0] == '-')
+            return cli_usage(CMD, "data: unknown option '%s'", argv[i]);
+        else
+            return cli_usage(CMD, "data: unexpected argument '%s'", argv[i]);
+        if (err)
+            return CLI_EXIT_USAGE;
+    }
+    long v, threads = 0;
+    double d;
+    if (!views_s)
+        return cli_usage(CMD, "data: no --views N given");
+    if (!cli_parse_int(views_s, 1, 1000000, &v))
+        return cli_usage(CMD, "data: --views '%s' must be 1..1000000", views_s);
+    cfg.views = (int)v;
+    if (!out)
+        return cli_usage(CMD, "data: no output folder given (-o DIR)");
+    if (seed_s) {
+        if (!cli_parse_int(seed_s, 0, 4294967295L, &v))
+            return cli_usage(CMD, "data: --seed '%s' must be 0..4294967295", seed_s);
+        cfg.seed = (uint32_t)v;
+    }
+    if (spp_s) {
+        if (!cli_parse_int(spp_s, 16, 4096, &v))
+            return cli_usage(CMD, "data: --spp '%s' must be 16..4096", spp_s);
+        cfg.spp = (int)v;
+    }
+    if (per_s) {
+        if (!cli_parse_int(per_s, 1, 1000000, &v))
+            return cli_usage(CMD, "data: --views-per-scene '%s' must be 1..1000000", per_s);
+        cfg.views_per_scene = (int)v;
+    }
+    if (size_s && (!cli_parse_size(size_s, &cfg.width, &cfg.height) || cfg.width % 12 ||
+                   cfg.height % 12 || cfg.width < 12 || cfg.height < 12))
+        return cli_usage(CMD, "data: --size '%s' must be WxH with each side a multiple of 12",
+                         size_s);
+    if (bias_s) {
+        if (!cli_parse_double(bias_s, -4, 4, &d))
+            return cli_usage(CMD, "data: --mip-bias-offset '%s' must be -4..4", bias_s);
+        cfg.mip_bias_offset = d;
+    }
+    if (steps_s) {
+        for (int s = 0; s <= UPF_MODEL_STEP_MAX; s++)
+            cfg.steps[s] = false;
+        for (const char *p = steps_s; *p;) {
+            char buf[16];
+            size_t k = strcspn(p, ",");
+            if (k == 0 || k >= sizeof buf)
+                return cli_usage(CMD, "data: --steps '%s' must be a comma list of 4..10",
+                                 steps_s);
+            memcpy(buf, p, k);
+            buf[k] = '\0';
+            if (!cli_parse_int(buf, UPF_MODEL_STEP_MIN, UPF_MODEL_STEP_MAX, &v))
+                return cli_usage(CMD, "data: --steps '%s' must be a comma list of 4..10",
+                                 steps_s);
+            cfg.steps[v] = true;
+            p += k + (p[k] == ',');
+        }
+    }
+    if (threads_s && !cli_parse_int(threads_s, 1, 64, &threads))
+        return cli_usage(CMD, "data: --threads '%s' must be 1..64", threads_s);
+
+    upf_context *ctx = cli_context(CMD, (int)threads);
+    if (!ctx)
+        return CLI_EXIT_INTERNAL;
+    cli_progress bar;
+    cli_progress_begin(&bar, "rendering", quiet);
+    char summary[1024];
+    const double t0 = cli_now();
+    upf_result r = train_render_data(ctx, out, &cfg, on_render, &bar, summary, sizeof summary);
+    cli_progress_end(&bar);
+    int rc = CLI_EXIT_OK;
+    if (r != UPF_OK) {
+        rc = cli_fail_upf(CMD, ctx, r);
+    } else if (!quiet) {
+        const double t = cli_now() - t0;
+        printf("wrote %s: %d views in %.1f s (%.2f s a view, %d threads)\n  %s\n", out,
+               cfg.views, t, t / cfg.views, upf_context_threads(ctx), summary);
+    }
+    upf_context_destroy(&ctx);
+    return rc;
+}
+
 static int run_train(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "data") == 0)
+        return run_train_data(argc - 1, argv + 1);
     return run_train_model(argc, argv);
 }
 
