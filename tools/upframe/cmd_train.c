@@ -316,10 +316,10 @@ static void provenance(char *out, size_t size, const train_args *a, const train_
     ADD("optimizer=adam(0.9, 0.999, 1e-8) lr=%.4g warmup=%ld cosine-to=%.4g\n", c->lr,
         c->warmup, c->lr * c->lr_final);
     ADD("seed=%llu steps=%ld batch=%d\n", (unsigned long long)c->seed, c->steps, c->batch);
-    ADD("train-loss=%.6g (last steps)\n", train_loss);
+    ADD("train-loss=%.6g (last 1%% of steps, edge-weighted windows)\n", train_loss);
     if (ev->pairs) {
-        ADD("validation-loss=%.6g fp16 pass 4 (fp32 %.6g, zero detail %.6g)\n", ev->loss,
-            val_fp32, ev->zero_loss);
+        ADD("validation-loss=%.6g fp16 weights through pass 4 (fp32 weights %.6g, zero detail "
+            "%.6g)\n", ev->loss, val_fp32, ev->zero_loss);
         ADD("validation-psnr=%.3f dB (bilinear base %.3f, lanczos %.3f) over %d pairs\n",
             ev->psnr_model, ev->psnr_base, ev->psnr_lanczos, ev->pairs);
         ADD("validation-ssim=%.4f (bilinear base %.4f, lanczos %.4f)\n", ev->ssim_model,
@@ -422,8 +422,14 @@ static int run_train_model(int argc, char **argv)
     const double train_seconds = cli_now() - t_train;
     const double step_seconds = train_seconds - val_seconds; /* without the running validation */
     tail_loss /= tail_count ? (double)tail_count : 1.0;
-    double val_fp32 = NAN;
-    trainer_validation_loss(tr, NULL, &val_fp32, NULL);
+    /* The fp32 weights' loss over every validation window (the running one saw a subset),
+     * to compare with the fp16 weights' below. */
+    train_eval ev32;
+    if ((r = train_evaluate(ctx, &set, trainer_model(tr), NULL, &ev32)) != UPF_OK) {
+        rc = cli_fail_upf(CMD, ctx, r);
+        goto done;
+    }
+    const double val_fp32 = ev32.pairs ? ev32.loss : NAN;
 
     /* Export as shipped: fp16 weights, evaluated with pass 4. */
     final = calloc(1, sizeof *final);
@@ -474,13 +480,13 @@ static int run_train_model(int argc, char **argv)
                threads, windows / step_seconds / threads);
         printf("  data: %s: %d pairs (%d training, %d validation), loaded in %.1f s\n", a.data,
                set.count, train_set_count(&set, false), train_set_count(&set, true), t_load);
-        printf("  loss: training %.4e (last steps), validation %.4e (fp32)\n", tail_loss,
-               val_fp32);
+        printf("  training loss %.4e (last 1%% of steps, edge-weighted windows)\n", tail_loss);
         if (ev.pairs) {
             printf("  validation, fp16 weights through pass 4 (sharpness 0), %d pairs:\n",
                    ev.pairs);
-            printf("    detail loss %.4e, zero detail (bilinear base) %.4e: %.3f of it\n",
-                   ev.loss, ev.zero_loss, ev.loss / ev.zero_loss);
+            printf("    detail loss %.4e (fp32 weights %.4e), zero detail (bilinear base) "
+                   "%.4e: %.3f of it\n", ev.loss, val_fp32, ev.zero_loss,
+                   ev.loss / ev.zero_loss);
             printf("    PSNR  model %.3f dB, bilinear base %.3f dB, lanczos %.3f dB\n",
                    ev.psnr_model, ev.psnr_base, ev.psnr_lanczos);
             printf("    SSIM  model %.4f, bilinear base %.4f, lanczos %.4f\n", ev.ssim_model,
