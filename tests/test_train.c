@@ -987,6 +987,17 @@ static void test_cli(upf_context *ctx, test_rng *rng)
     } else {
         CHECKF(0, "%s", err);
     }
+    /* Continuing from a model file: its step and flags must match. */
+    rc = tool("%s train --step 5 --data %s --steps 3 --batch 8 --window-mean --init %s/m.upfm "
+              "-o %s/m2.upfm", UPF_TOOL_PATH, d, TMP, TMP);
+    CHECKF(rc == 0 && strstr(tool_output, "wrote "), "exit %d: %s", rc, tool_output);
+    CHECK_EQ_INT(tool("%s train --step 5 --data %s --steps 3 --init %s/m.upfm -o %s/x.upfm",
+                      UPF_TOOL_PATH, d, TMP, TMP), 2);
+    CHECKF(strstr(tool_output, "has flags 0x1, this run 0x0"), "%s", tool_output);
+    CHECK_EQ_INT(tool("%s train --step 6 --data %s --steps 3 --init %s/m.upfm -o %s/x.upfm",
+                      UPF_TOOL_PATH, d, TMP, TMP), 2);
+    CHECKF(strstr(tool_output, "has no model for step 6"), "%s", tool_output);
+
     /* Usage errors and bad data. */
     CHECK_EQ_INT(tool("%s train --data %s -o %s/x.upfm", UPF_TOOL_PATH, d, TMP), 1);
     CHECK(strstr(tool_output, "--step") != NULL);
