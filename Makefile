@@ -6,13 +6,17 @@
 #                   and a short run of every fuzzer
 #   make check      just the tests of the Release build (quick, while developing)
 #   make install    install into PREFIX (default /usr/local)
+#   make quality    remake docs/QUALITY.md (every upscaler against the references)
+#   make bench      time the engines per pass (upframe bench)
 
 NPROC  ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX ?= /usr/local
 FUZZ_SECONDS ?= 30
 CMAKE_FLAGS ?=
 
-.PHONY: all build demo test check test-release test-sanitize test-fuzz install clean
+REAL_FRAMES ?= ../shared/data/real
+
+.PHONY: all build demo test check test-release test-sanitize test-fuzz install clean quality bench
 
 all: build
 
@@ -45,6 +49,13 @@ test-fuzz:
 	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUPF_WERROR=ON -DUPF_FUZZ=ON -DUPF_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build build-fuzz -j$(NPROC)
 	./scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
+quality: build
+	./build/bench/bench_quality --out docs --command "make quality" \
+	  $$(test -d $(REAL_FRAMES) && echo --real $(REAL_FRAMES))
+
+bench: build
+	./build/upframe bench
 
 install: build
 	cmake --install build --prefix $(PREFIX)

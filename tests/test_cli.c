@@ -150,6 +150,8 @@ static void test_upscale(test_rng *rng)
     check_image(TMP("back.png"), 40, 30, UPF_FORMAT_RGBA16_SRGB);
     RUN(0, "upscale", "builtin", "-o", TMP("demo.png"), "--scale", "2");
     check_image(TMP("demo.png"), 1920, 1080, UPF_FORMAT_RGBA8_SRGB);
+    RUN(0, "upscale", "builtin:forest", "-o", TMP("demo.pfm"), "--size", "1000x600", "--quiet");
+    check_image(TMP("demo.pfm"), 1000, 600, UPF_FORMAT_RGBA32F);
 
     /* Usage errors: exit 1, with the problem named. */
     RUN(1, "upscale", TMP("in8.png"), "-o", TMP("x.png"));
@@ -185,7 +187,7 @@ static void test_upscale(test_rng *rng)
     CHECK(strstr(err_text, "/nonexistent-dir/sub/bad.png") != NULL);
     RUN(2, "upscale", TMP("in8.png"), "-o", TMP("in8.png/bad.png"), "--scale", "2");
     RUN(2, "upscale", "builtin:nothing", "-o", TMP("bad.png"), "--scale", "2");
-    CHECK(strstr(err_text, "unknown built-in frame 'nothing'") != NULL);
+    CHECK(strstr(err_text, "unknown built-in frame 'nothing' (expected one of: courtyard,") != NULL);
     CHECK_EQ_INT(count_files_containing("bad"), 0);
 
     /* An output over the size limit. */

@@ -11,14 +11,15 @@
 
 #include "cli.h"
 #include "imageio/image_io.h"
-#include "testcard.h"
+#include "builtin_frame.h"
 
 extern char **environ;
 
 static const char bench_help[] =
     "usage: upframe bench [--size WxH] [--scale R] [--threads LIST] [--runs N] [options]\n"
     "\n"
-    "Times the engines on the built-in frame rendered at the input size and prints the\n"
+    "Times the engines on the built-in frame (the courtyard scene at one sample per pixel)\n"
+    "rendered at the input size and prints the\n"
     "median of N runs in milliseconds, per pass for the spatial engine, with the machine\n"
     "it ran on. Without --size it runs 1920x1080 -> 3840x2160 and 1280x720 -> 2560x1440.\n"
     "\n"
@@ -292,7 +293,7 @@ static int run_bench(int argc, char **argv)
     }
 
     print_machine();
-    printf("frame: the built-in test card at the input size; median of %ld runs after a "
+    printf("frame: the built-in frame (courtyard, 1 spp) at the input size; median of %ld runs after a "
            "warm-up, in ms; RGBA8 sRGB in and out\n", runs);
     if (!models)
         printf("(no spatial engine rows: this build has no built-in models; --model FILE)\n");
@@ -302,7 +303,7 @@ static int run_bench(int argc, char **argv)
     for (int k = 0; k < ncases && rc == CLI_EXIT_OK; k++) {
         const bench_case *bc = &cases[k];
         imageio_image lin, src;
-        upf_result r = imageio_alloc(&lin, bc->in_w, bc->in_h, UPF_FORMAT_RGBA32F, err);
+        upf_result r = builtin_frame_render(NULL, bc->in_w, bc->in_h, 0, &lin, err);
         if (r == UPF_OK)
             r = imageio_alloc(&src, bc->in_w, bc->in_h, UPF_FORMAT_RGBA8_SRGB, err);
         if (r != UPF_OK) {
@@ -310,7 +311,6 @@ static int run_bench(int argc, char **argv)
             rc = cli_fail(cmd, cli_exit_code(r), "%s", err);
             break;
         }
-        testcard_render(lin.img.data, bc->in_w, bc->in_h);
         upf_resample(mctx, &lin.img, &src.img, UPF_FILTER_BILINEAR); /* 1x: an exact copy to sRGB8 */
         for (int t = 0; t < nthreads && rc == CLI_EXIT_OK; t++) {
             if (models)

@@ -8,15 +8,17 @@
 
 #include "cli.h"
 #include "imageio/image_io.h"
-#include "testcard.h"
+#include "builtin_frame.h"
 
 static const char upscale_help[] =
     "usage: upframe upscale IN -o OUT (--scale R | --size WxH) [options]\n"
     "\n"
     "Makes IN bigger (or smaller) and writes OUT.\n"
     "\n"
-    "  IN                 a PNG (8 or 16 bit), JPEG or PFM file, or 'builtin' for the\n"
-    "                     built-in test frame (960x540; 'builtin:testcard' names it)\n"
+    "  IN                 a PNG (8 or 16 bit), JPEG or PFM file, or 'builtin' for a\n"
+    "                     built-in frame: a scene of the scene renderer at 960x540, one\n"
+    "                     sample per pixel ('builtin:NAME' picks the scene: courtyard\n"
+    "                     (the default), forest, street, interior)\n"
     "  -o, --output OUT   the file to write: .png (sRGB) or .pfm (linear float)\n"
     "  --scale R          output size = input size x R, rounded (R in 0.01..16)\n"
     "  --size WxH         output size in pixels (each side 1..16384)\n"
@@ -40,7 +42,7 @@ static const char upscale_help[] =
     "\n"
     "examples:\n"
     "  upframe upscale shot.png -o shot-2x.png --scale 2\n"
-    "  upframe upscale builtin -o demo.png --scale 2 --engine bicubic\n";
+    "  upframe upscale builtin:street -o demo.png --scale 2 --engine bicubic\n";
 
 typedef struct engine_name {
     const char *name;
@@ -55,20 +57,15 @@ static const engine_name engines[] = {
 };
 
 /* Loads IN into `img` as a colour image: a file, or a built-in frame. */
-static int load_input(const char *in, imageio_image *img, int *png_bits)
+static int load_input(const char *in, imageio_image *img, int *png_bits, int threads)
 {
     char err[IMAGEIO_ERR_SIZE];
     *png_bits = 8;
-    if (strcmp(in, "builtin") == 0 || strcmp(in, "builtin:testcard") == 0) {
-        upf_result r = imageio_alloc(img, 960, 540, UPF_FORMAT_RGBA32F, err);
-        if (r != UPF_OK)
-            return cli_fail("upscale", cli_exit_code(r), "%s", err);
-        testcard_render(img->img.data, 960, 540);
-        return CLI_EXIT_OK;
+    if (strcmp(in, "builtin") == 0 || strncmp(in, "builtin:", 8) == 0) {
+        upf_result r = builtin_frame_render(in[7] ? in + 8 : NULL, BUILTIN_FRAME_WIDTH,
+                                            BUILTIN_FRAME_HEIGHT, threads, img, err);
+        return r == UPF_OK ? CLI_EXIT_OK : cli_fail("upscale", cli_exit_code(r), "%s", err);
     }
-    if (strncmp(in, "builtin:", 8) == 0)
-        return cli_fail("upscale", CLI_EXIT_BAD_INPUT, "unknown built-in frame '%s' (expected "
-                        "builtin or builtin:testcard)", in + 8);
     upf_result r = imageio_read(in, NULL, img, err);
     if (r != UPF_OK)
         return cli_fail("upscale", cli_exit_code(r), "%s", err);
@@ -265,7 +262,7 @@ static int run_upscale(int argc, char **argv)
     double t0 = cli_now();
     imageio_image src;
     int png_bits;
-    int rc = load_input(in, &src, &png_bits);
+    int rc = load_input(in, &src, &png_bits, (int)threads);
     if (rc != CLI_EXIT_OK)
         return rc;
     double t_read = cli_now() - t0;
@@ -338,7 +335,10 @@ static int run_upscale(int argc, char **argv)
                out_type == IMAGEIO_PFM ? "PFM" : write_bits == 16 ? "16-bit PNG" : "8-bit PNG",
                engine->name, in_w, in_h);
         int threads_used = upf_context_threads(ctx);
-        printf("  read     %8.1f ms\n  upscale  %8.1f ms  (%s, %d thread%s)\n", t_read * 1e3,
+        bool builtin = strncmp(in, "builtin", 7) == 0;
+        printf("  %s   %8.1f ms%s\n  upscale  %8.1f ms  (%s, %d thread%s)\n",
+               builtin ? "render" : "read  ", t_read * 1e3,
+               builtin ? "  (the built-in frame: the scene renderer, 1 sample per pixel)" : "",
                t_upscale * 1e3, engine->name, threads_used, threads_used == 1 ? "" : "s");
         if (step) {
             printf("           model step %d (ratio %.3f), sharpness %g\n", step, 12.0 / step,

@@ -1,0 +1,482 @@
+/* bench_quality.c: makes docs/QUALITY.md: every upscaler against the reference, at ratios 1.2,
+ * 1.5, 2 and 3, on the scene renderer's evaluation views and on the real game frames of
+ * ../shared/data/real when they are there; PSNR, SSIM and FLIP per upscaler and ratio, and
+ * contact sheets of crops to look at. `make quality` runs it; its output is the whole file.
+ *
+ *   bench_quality --out DOCS_DIR [--real DIR] [--models FILE] [--spp N] [--threads N]
+ *                 [--views N] [--command TEXT]
+ *
+ * Upscalers: bilinear, bicubic (Catmull-Rom) and Lanczos-3 (our resamplers, linear light),
+ * SMAA + bilinear (the spatial engine without its network: SMAA, then bilinear in sqrt space),
+ * and the spatial engine at sharpness 0 and 1. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "imageio/image_io.h"
+#include "scene/scene.h"
+#include "scene/scene_internal.h" /* the renderer's 5x7 font, for labels */
+
+#define N_RATIOS 4
+#define N_UPSCALERS 6
+#define MAX_VIEWS 16
+
+static const double ratios[N_RATIOS] = { 1.2, 1.5, 2.0, 3.0 };
+static const char *const upscaler_names[N_UPSCALERS] = {
+    "bilinear", "bicubic (Catmull-Rom)", "Lanczos-3", "SMAA + bilinear", "spatial, sharpness 0",
+    "spatial, sharpness 1"
+};
+static const char *const upscaler_short[N_UPSCALERS] = {
+    "bilinear", "bicubic", "lanczos", "smaa+bilinear", "spatial k=0", "spatial k=1"
+};
+
+typedef struct score {
+    double psnr, ssim, flip;
+} score;
+
+/* Sums over views, per ratio and upscaler. */
+typedef struct table {
+    const char *title;
+    score sum[N_RATIOS][N_UPSCALERS];
+    int views[N_RATIOS];
+} table;
+
+static upf_context *ctx;
+static upf_models *models;
+static FILE *md;
+
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "bench_quality: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+static void check(upf_result r, const char *what)
+{
+    if (r != UPF_OK) {
+        const char *msg;
+        upf_context_last_error(ctx, &msg);
+        die("%s: %s", what, msg);
+    }
+}
+
+static imageio_image alloc_image(int w, int h, upf_format f)
+{
+    imageio_image img;
+    char err[IMAGEIO_ERR_SIZE];
+    if (imageio_alloc(&img, w, h, f, err) != UPF_OK)
+        die("%s", err);
+    return img;
+}
+
+/* Runs upscaler `u` from src to dst (RGBA8 sRGB, the size of the reference). */
+static void upscale(int u, const upf_image *src, const upf_image *dst)
+{
+    if (u < 3) {
+        static const upf_filter filters[3] = { UPF_FILTER_BILINEAR, UPF_FILTER_BICUBIC,
+                                               UPF_FILTER_LANCZOS3 };
+        check(upf_resample(ctx, src, dst, filters[u]), upscaler_names[u]);
+        return;
+    }
+    upf_spatial *sp = upf_spatial_create(ctx, upf_spatial_params(
+        .src_width = src->width, .src_height = src->height, .dst_width = dst->width,
+        .dst_height = dst->height, .models = models, .sharpness = u == 5 ? 1.0f : 0.0f,
+        .flags = u == 3 ? UPF_SPATIAL_NO_NETWORK : 0));
+    if (!sp)
+        check(upf_context_last_error(ctx, NULL), upscaler_names[u]);
+    check(upf_spatial_run(sp, src, dst), upscaler_names[u]);
+    upf_spatial_destroy(&sp);
+}
+
+static score measure(const upf_image *ref, const upf_image *test)
+{
+    score s;
+    upf_psnr_result p;
+    upf_flip_result f;
+    check(upf_metric_psnr(ctx, ref, test, NULL, &p), "psnr");
+    check(upf_metric_ssim(ctx, ref, test, NULL, &s.ssim), "ssim");
+    check(upf_metric_flip(ctx, ref, test, NULL, NULL, &f, NULL), "flip");
+    s.psnr = p.rgb;
+    s.flip = f.mean;
+    return s;
+}
+
+/* ---- contact sheets ------------------------------------------------------------------- */
+
+/* The crop of the reference with the most edge energy (|horizontal| + |vertical| luma
+ * differences), on a grid of candidate positions: where upscalers differ most. */
+static void busiest_crop(const upf_image *ref, int cw, int ch, int *cx, int *cy)
+{
+    const uint8_t *p = ref->data;
+    int w = ref->width, h = ref->height;
+    double best = -1;
+    *cx = *cy = 0;
+    for (int y0 = 0; y0 + ch <= h; y0 += ch / 4) {
+        for (int x0 = 0; x0 + cw <= w; x0 += cw / 4) {
+            double e = 0;
+            for (int y = y0; y < y0 + ch - 1; y += 2)
+                for (int x = x0; x < x0 + cw - 1; x += 2) {
+                    const uint8_t *a = p + 4 * ((size_t)y * w + x);
+                    e += abs(a[1] - a[5]) + abs(a[1] - a[4 * w + 1]);
+                }
+            if (e > best) {
+                best = e;
+                *cx = x0;
+                *cy = y0;
+            }
+        }
+    }
+}
+
+/* Sheet: one row of crops (reference, then each upscaler), each enlarged 2x with nearest
+ * neighbour, labelled. */
+#define CROP_W 160
+#define CROP_H 100
+#define ZOOM 2
+#define LABEL_H 18
+
+static void sheet_put(imageio_image *sheet, int slot, const upf_image *img, int cx, int cy,
+                      const char *label)
+{
+    uint8_t *dst = sheet->img.data;
+    const uint8_t *src = img->data;
+    int sw = sheet->img.width, x0 = slot * (CROP_W * ZOOM + 4);
+    for (int y = 0; y < CROP_H * ZOOM; y++)
+        for (int x = 0; x < CROP_W * ZOOM; x++)
+            memcpy(dst + 4 * ((size_t)(y + LABEL_H) * sw + x0 + x),
+                   src + 4 * ((size_t)(cy + y / ZOOM) * img->width + cx + x / ZOOM), 4);
+    /* the label in the renderer's 5x7 font, 2x, white */
+    for (int i = 0; label[i]; i++)
+        for (int row = 0; row < 7; row++) {
+            uint8_t bits = scene__glyph_row(label[i], row);
+            for (int col = 0; col < 5; col++)
+                if (bits & (0x10 >> col))
+                    for (int k = 0; k < 4; k++)
+                        memset(dst + 4 * ((size_t)(2 + 2 * row + k / 2) * sw + x0 + 4 +
+                                          12 * i + 2 * col + k % 2), 255, 3);
+        }
+}
+
+/* ---- one dataset ------------------------------------------------------------------------- */
+
+/* Scores one view at one ratio: every upscaler from `input` to the reference's size. Writes
+ * a contact sheet when sheet_path is given. */
+static void score_view(table *t, int r, const upf_image *input, const upf_image *ref,
+                       const char *sheet_path, const char *view_name)
+{
+    imageio_image out[N_UPSCALERS];
+    for (int u = 0; u < N_UPSCALERS; u++) {
+        out[u] = alloc_image(ref->width, ref->height, UPF_FORMAT_RGBA8_SRGB);
+        upscale(u, input, &out[u].img);
+        score s = measure(ref, &out[u].img);
+        t->sum[r][u].psnr += s.psnr;
+        t->sum[r][u].ssim += s.ssim;
+        t->sum[r][u].flip += s.flip;
+    }
+    t->views[r]++;
+    if (sheet_path) {
+        int cx, cy;
+        busiest_crop(ref, CROP_W, CROP_H, &cx, &cy);
+        int slots = 1 + N_UPSCALERS;
+        imageio_image sheet = alloc_image(slots * (CROP_W * ZOOM + 4), CROP_H * ZOOM + LABEL_H,
+                                          UPF_FORMAT_RGBA8_SRGB);
+        uint8_t *p = sheet.img.data;
+        for (size_t i = 0; i < (size_t)sheet.img.width * sheet.img.height; i++)
+            p[4 * i + 3] = 255;
+        sheet_put(&sheet, 0, ref, cx, cy, "reference");
+        for (int u = 0; u < N_UPSCALERS; u++)
+            sheet_put(&sheet, u + 1, &out[u].img, cx, cy, upscaler_short[u]);
+        char err[IMAGEIO_ERR_SIZE];
+        if (imageio_write_png(sheet_path, &sheet.img, 8, err) != UPF_OK)
+            die("%s", err);
+        fprintf(stderr, "bench_quality: %s: crop at %d,%d of %s\n", sheet_path, cx, cy, view_name);
+        imageio_free(&sheet);
+    }
+    for (int u = 0; u < N_UPSCALERS; u++)
+        imageio_free(&out[u]);
+}
+
+static void write_table(const table *t)
+{
+    fprintf(md, "\n### %s\n\n", t->title);
+    fprintf(md, "PSNR (dB, sRGB-encoded RGB) / SSIM (luma) / FLIP (mean; lower is better), "
+                "mean over the views; best of each column in bold.\n\n");
+    fprintf(md, "| upscaler |");
+    for (int r = 0; r < N_RATIOS; r++)
+        fprintf(md, " %gx PSNR | %gx SSIM | %gx FLIP |", ratios[r], ratios[r], ratios[r]);
+    fprintf(md, "\n|---|");
+    for (int r = 0; r < N_RATIOS; r++)
+        fprintf(md, "---|---|---|");
+    fprintf(md, "\n");
+    for (int u = 0; u < N_UPSCALERS; u++) {
+        fprintf(md, "| %s |", upscaler_names[u]);
+        for (int r = 0; r < N_RATIOS; r++) {
+            int n = t->views[r];
+            if (!n) {
+                fprintf(md, " - | - | - |");
+                continue;
+            }
+            score s = { t->sum[r][u].psnr / n, t->sum[r][u].ssim / n, t->sum[r][u].flip / n };
+            bool best[3] = { true, true, true };
+            for (int v = 0; v < N_UPSCALERS; v++) {
+                best[0] &= t->sum[r][v].psnr / n <= s.psnr;
+                best[1] &= t->sum[r][v].ssim / n <= s.ssim;
+                best[2] &= t->sum[r][v].flip / n >= s.flip;
+            }
+            fprintf(md, best[0] ? " **%.2f** |" : " %.2f |", s.psnr);
+            fprintf(md, best[1] ? " **%.4f** |" : " %.4f |", s.ssim);
+            fprintf(md, best[2] ? " **%.4f** |" : " %.4f |", s.flip);
+        }
+        fprintf(md, "\n");
+    }
+    /* The bar of issue 4, stated against the numbers. */
+    for (int r = 0; r < N_RATIOS; r++) {
+        int n = t->views[r];
+        if (!n)
+            continue;
+        double dpsnr = (t->sum[r][4].psnr - t->sum[r][2].psnr) / n;
+        double dflip = (t->sum[r][4].flip - t->sum[r][2].flip) / n;
+        fprintf(md, "%s%gx: spatial (sharpness 0) vs Lanczos-3: %+.2f dB PSNR, FLIP %+.4f",
+                r ? "; " : "\n", ratios[r], dpsnr, dflip);
+    }
+    fprintf(md, ".\n");
+}
+
+/* The real frames: V_lr_WxH.png at each ratio against V_ref_1920x1080.png. */
+static void run_real(const char *dir, const char *out_dir, int *view_count)
+{
+    static const char *const lr[N_RATIOS] = { "1600x900", "1280x720", "960x540", "640x360" };
+    table t = { .title = "Real game frames (OpenArena, ../shared/data/real)" };
+    char path[4096], err[IMAGEIO_ERR_SIZE];
+    int views = 0;
+    for (int v = 1; v <= 99; v++) {
+        char ref_path[4096];
+        snprintf(ref_path, sizeof ref_path, "%s/islanddm_v%02d_ref_1920x1080.png", dir, v);
+        if (access(ref_path, R_OK) != 0)
+            break;
+        imageio_image ref;
+        if (imageio_read(ref_path, NULL, &ref, err) != UPF_OK)
+            die("%s", err);
+        for (int r = 0; r < N_RATIOS; r++) {
+            snprintf(path, sizeof path, "%s/islanddm_v%02d_lr_%s.png", dir, v, lr[r]);
+            imageio_image in;
+            if (imageio_read(path, NULL, &in, err) != UPF_OK)
+                die("%s", err);
+            char sheet[4096];
+            snprintf(sheet, sizeof sheet, "%s/quality/real-v%02d-%gx.png", out_dir, v, ratios[r]);
+            fprintf(stderr, "bench_quality: real view %d at %gx\n", v, ratios[r]);
+            score_view(&t, r, &in.img, &ref.img, v == 1 && (r == 2 || r == 3) ? sheet : NULL, path);
+            imageio_free(&in);
+        }
+        imageio_free(&ref);
+        views++;
+    }
+    *view_count = views;
+    if (views)
+        write_table(&t);
+}
+
+/* ---- the scene renderer's evaluation views ------------------------------------------------ */
+
+/* Views of the fixed evaluation set (docs/SCENES.md): per scene, the first frame of its
+ * still sequence and frame 30 (t = 1 s) of its walk sequence. */
+typedef struct eval_view {
+    const char *scene, *path;
+    uint32_t seed;
+    double time;
+} eval_view;
+
+static const eval_view eval_views[] = {
+    { "courtyard", "still", 1000101, 0.0 }, { "courtyard", "walk", 1000104, 1.0 },
+    { "forest", "still", 1000201, 0.0 },    { "forest", "walk", 1000204, 1.0 },
+    { "street", "still", 1000301, 0.0 },    { "street", "walk", 1000304, 1.0 },
+    { "interior", "still", 1000401, 0.0 },  { "interior", "walk", 1000404, 1.0 },
+};
+#define N_EVAL (int)(sizeof eval_views / sizeof eval_views[0])
+
+/* The output size of the scene tables: every ratio has a whole input size. */
+#define EVAL_W 1152
+#define EVAL_H 648
+
+static void render_view(scene *sc, const eval_view *v, int w, int h, int spp, double bias,
+                        imageio_image *out)
+{
+    imageio_image lin = alloc_image(w, h, UPF_FORMAT_RGBA32F);
+    scene_buffers buf = { lin.img.data, NULL, NULL, NULL };
+    check(scene_render(sc, scene_view_params(.path = v->path, .time = v->time, .width = w,
+                                             .height = h, .spp = spp, .mip_bias = bias),
+                       &buf, NULL),
+          "scene_render");
+    /* What a game hands an upscaler (and what a reference PNG holds): 8-bit sRGB. */
+    *out = alloc_image(w, h, UPF_FORMAT_RGBA8_SRGB);
+    check(upf_resample(ctx, &lin.img, &out->img, UPF_FILTER_BILINEAR), "8-bit copy");
+    imageio_free(&lin);
+}
+
+static void run_scenes(const char *out_dir, int views, int spp, bool game_bias)
+{
+    table t = { .title = game_bias
+                    ? "Evaluation scenes, input at the upscaler's mip bias log2(render/output)"
+                    : "Evaluation scenes, input at mip bias 0" };
+    for (int i = 0; i < views && i < N_EVAL; i++) {
+        const eval_view *v = &eval_views[i];
+        scene *sc;
+        check(scene_create(ctx, v->scene, v->seed, &sc), "scene_create");
+        fprintf(stderr, "bench_quality: %s seed %u %s t=%g: reference %dx%d at %d spp\n",
+                v->scene, v->seed, v->path, v->time, EVAL_W, EVAL_H, spp);
+        imageio_image ref;
+        render_view(sc, v, EVAL_W, EVAL_H, spp, 0.0, &ref);
+        for (int r = 0; r < N_RATIOS; r++) {
+            int w = (int)lround(EVAL_W / ratios[r]), h = (int)lround(EVAL_H / ratios[r]);
+            double bias = game_bias ? log2((double)w / EVAL_W) : 0.0;
+            imageio_image in;
+            render_view(sc, v, w, h, 1, bias, &in);
+            char sheet[4096], name[256];
+            snprintf(sheet, sizeof sheet, "%s/quality/%s-%s-%gx%s.png", out_dir, v->scene, v->path,
+                     ratios[r], game_bias ? "-bias" : "");
+            snprintf(name, sizeof name, "%s %s", v->scene, v->path);
+            bool keep = !game_bias && v->time == 1.0 && (r == 2 || r == 3);
+            score_view(&t, r, &in.img, &ref.img, keep ? sheet : NULL, name);
+            imageio_free(&in);
+        }
+        imageio_free(&ref);
+        scene_destroy(&sc);
+    }
+    write_table(&t);
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: bench_quality --out DOCS_DIR [--real DIR] [--models FILE] [--spp N] "
+                    "[--views N] [--threads N] [--command TEXT]\n");
+    exit(1);
+}
+
+int main(int argc, char **argv)
+{
+    const char *out_dir = NULL, *real_dir = NULL, *models_path = NULL, *command = NULL;
+    int spp = 64, views = N_EVAL, threads = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v)
+            usage();
+        if (!strcmp(a, "--out"))
+            out_dir = v;
+        else if (!strcmp(a, "--real"))
+            real_dir = v;
+        else if (!strcmp(a, "--models"))
+            models_path = v;
+        else if (!strcmp(a, "--spp"))
+            spp = atoi(v);
+        else if (!strcmp(a, "--views"))
+            views = atoi(v);
+        else if (!strcmp(a, "--threads"))
+            threads = atoi(v);
+        else if (!strcmp(a, "--command"))
+            command = v;
+        else
+            usage();
+        i++;
+    }
+    if (!out_dir || spp < 1 || views < 0 || threads < 0)
+        usage();
+    ctx = upf_context_create(upf_context_params(.threads = threads, .log = upf_log_stderr));
+    if (!ctx)
+        die("no context");
+    char err[IMAGEIO_ERR_SIZE];
+    if (models_path) {
+        void *data;
+        size_t size;
+        if (imageio_slurp(models_path, 1 << 20, &data, &size, err) != UPF_OK)
+            die("%s", err);
+        models = upf_models_load(ctx, data, size);
+        free(data);
+    } else {
+        models = upf_models_default(ctx);
+    }
+    if (!models)
+        check(upf_context_last_error(ctx, NULL), "models");
+    char path[4096];
+    mkdir(out_dir, 0777);
+    snprintf(path, sizeof path, "%s/quality", out_dir);
+    mkdir(path, 0777);
+    snprintf(path, sizeof path, "%s/QUALITY.md.tmp", out_dir);
+    md = fopen(path, "w");
+    if (!md)
+        die("cannot write %s", path);
+
+    double t0 = (double)time(NULL);
+    fprintf(md, "# Quality\n\nHow close each upscaler comes to the reference. Made by `%s` "
+                "(bench/bench_quality.c); every number and picture below is its output.\n",
+            command ? command : "bench_quality");
+    fprintf(md, "\n- Upscalers: bilinear, bicubic (Catmull-Rom) and Lanczos-3 are our resamplers "
+                "in linear light; SMAA + bilinear is the spatial engine without its network (SMAA "
+                "1x, then bilinear in sqrt space); spatial is the whole engine at sharpness 0 "
+                "and 1.\n");
+    upf_model_info info;
+    for (int i = 0; i < upf_models_count(models) && upf_models_info(models, i, &info) == UPF_OK; i++)
+        if (info.step == 6)
+            fprintf(md, "- Models: %s; the 2x model's provenance: %s\n",
+                    models_path ? models_path : "the built-in set", info.provenance);
+    fprintf(md, "- Metrics (`upframe compare`): PSNR on sRGB-encoded RGB, SSIM on luma, LDR-FLIP "
+                "mean at 67 ppd, each averaged over the views. Outputs are 8-bit sRGB, as a "
+                "game would show them.\n");
+
+    if (views > 0) {
+        fprintf(md, "\n## Evaluation scenes\n\nThe fixed evaluation set of docs/SCENES.md (seeds "
+                    "the trainer never sees): per scene the first frame of its still sequence "
+                    "and frame 30 of its walk, %d views. Reference: the view at %dx%d, %d "
+                    "samples per pixel, box-filtered. Inputs: the same view rendered at "
+                    "%dx%d / ratio, 1 sample per pixel (aliased), no jitter, 8-bit sRGB. Two "
+                    "tables: inputs at mip bias 0, and at the bias a game uses when it renders "
+                    "for an upscaler, log2(render/output) (the output's texture detail).\n",
+                views < N_EVAL ? views : N_EVAL, EVAL_W, EVAL_H, spp, EVAL_W, EVAL_H);
+        run_scenes(out_dir, views, spp, false);
+        run_scenes(out_dir, views, spp, true);
+        fprintf(md, "\nCrops (reference, then each upscaler; 2x nearest neighbour; bias 0):\n\n");
+        for (int i = 0; i < views && i < N_EVAL; i++)
+            if (eval_views[i].time == 1.0)
+                fprintf(md, "![%s walk 2x](quality/%s-walk-2x.png)\n![%s walk 3x](quality/%s-walk-3x.png)\n\n",
+                        eval_views[i].scene, eval_views[i].scene, eval_views[i].scene,
+                        eval_views[i].scene);
+    }
+    int real_views = 0;
+    if (real_dir) {
+        fprintf(md, "\n## Real game frames\n\nFour views of one OpenArena map "
+                    "(../shared/data/real/README.md): each rendered natively at 1600x900, "
+                    "1280x720, 960x540 and 640x360 (no anti-aliasing, mip-mapped at its own "
+                    "size: bias 0) against a 1920x1080 reference made at 7680x4320 and "
+                    "box-filtered 4x4. The reference carries texture detail the small renders "
+                    "never sampled (research/calibration.md), which no spatial upscaler can "
+                    "recover. Never used for training.\n");
+        run_real(real_dir, out_dir, &real_views);
+        if (real_views)
+            fprintf(md, "\n![real view 1 at 2x](quality/real-v01-2x.png)\n"
+                        "![real view 1 at 3x](quality/real-v01-3x.png)\n");
+        else
+            fprintf(md, "\n(no frames found in %s)\n", real_dir);
+    }
+    char host[256] = "?";
+    gethostname(host, sizeof host);
+    fprintf(md, "\n---\nupframe %s, %d threads, %.0f s.\n", upf_version(), upf_context_threads(ctx),
+            (double)time(NULL) - t0);
+    fclose(md);
+    char final_path[4096];
+    snprintf(final_path, sizeof final_path, "%s/QUALITY.md", out_dir);
+    if (rename(path, final_path) != 0)
+        die("cannot rename %s", path);
+    fprintf(stderr, "bench_quality: wrote %s\n", final_path);
+    upf_models_destroy(&models);
+    upf_context_destroy(&ctx);
+    return 0;
+}
