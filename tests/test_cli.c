@@ -13,52 +13,11 @@
 #include "spatial/net.h"
 #include "test_util.h"
 
-extern char **environ;
-
-static char out_text[1 << 16], err_text[1 << 16];
-
-static void slurp_text(const char *path, char *buf, size_t size)
-{
-    buf[0] = '\0';
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return;
-    size_t n = fread(buf, 1, size - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-}
-
-/* Runs the tool with the NULL-terminated arguments; stdout and stderr land in out_text and
- * err_text. Returns the exit code (or -1 if it did not exit normally). */
-static int run_tool(const char *const *args)
-{
-    const char *argv[64];
-    int n = 0;
-    argv[n++] = UPF_TOOL_PATH;
-    for (; *args && n < 63; args++)
-        argv[n++] = *args;
-    argv[n] = NULL;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, UPF_TEST_TMPDIR "/stdout.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, UPF_TEST_TMPDIR "/stderr.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    int rc = posix_spawn(&pid, UPF_TOOL_PATH, &fa, NULL, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
-        return -1;
-    int status;
-    waitpid(pid, &status, 0);
-    slurp_text(UPF_TEST_TMPDIR "/stdout.txt", out_text, sizeof out_text);
-    slurp_text(UPF_TEST_TMPDIR "/stderr.txt", err_text, sizeof err_text);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 #define RUN(expect, ...)                                                                      \
     do {                                                                                      \
         const char *a_[] = { __VA_ARGS__, NULL };                                             \
-        int rc_ = run_tool(a_);                                                               \
-        CHECKF(rc_ == (expect), "exit %d, expected %d; stderr: %s", rc_, (expect), err_text); \
+        int rc_ = test_run_tool(a_);                                                               \
+        CHECKF(rc_ == (expect), "exit %d, expected %d; stderr: %s", rc_, (expect), test_tool_err()); \
     } while (0)
 
 #define TMP(name) UPF_TEST_TMPDIR "/" name
@@ -114,19 +73,19 @@ static void check_image(const char *path, int w, int h, upf_format fmt)
 static void test_help(void)
 {
     RUN(0, "--version");
-    CHECK(strstr(out_text, upf_version()) != NULL);
+    CHECK(strstr(test_tool_out(), upf_version()) != NULL);
     RUN(0, "help");
-    CHECK(strstr(out_text, "upscale") && strstr(out_text, "compare") && strstr(out_text, "exit codes"));
+    CHECK(strstr(test_tool_out(), "upscale") && strstr(test_tool_out(), "compare") && strstr(test_tool_out(), "exit codes"));
     RUN(0, "help", "upscale");
-    CHECK(strstr(out_text, "usage: upframe upscale") != NULL);
+    CHECK(strstr(test_tool_out(), "usage: upframe upscale") != NULL);
     RUN(0, "compare", "--help");
-    CHECK(strstr(out_text, "usage: upframe compare") != NULL);
+    CHECK(strstr(test_tool_out(), "usage: upframe compare") != NULL);
     RUN(1, "help", "nonsense");
-    CHECK(strstr(err_text, "unknown command 'nonsense'") != NULL);
+    CHECK(strstr(test_tool_err(), "unknown command 'nonsense'") != NULL);
     RUN(1, "nonsense");
-    CHECK(strstr(err_text, "unknown command 'nonsense'") != NULL);
+    CHECK(strstr(test_tool_err(), "unknown command 'nonsense'") != NULL);
     const char *none[] = { NULL };
-    CHECK_EQ_INT(run_tool(none), 1);
+    CHECK_EQ_INT(test_run_tool(none), 1);
 }
 
 static void test_upscale(test_rng *rng)
@@ -136,11 +95,11 @@ static void test_upscale(test_rng *rng)
     const char *engines[] = { "bilinear", "bicubic", "lanczos" };
     for (int i = 0; i < 3; i++) {
         RUN(0, "upscale", TMP("in8.png"), "-o", TMP("out8.png"), "--scale", "2", "--engine", engines[i]);
-        CHECK(strstr(out_text, "wrote") && strstr(out_text, "80x60") && strstr(out_text, "upscale"));
+        CHECK(strstr(test_tool_out(), "wrote") && strstr(test_tool_out(), "80x60") && strstr(test_tool_out(), "upscale"));
         check_image(TMP("out8.png"), 80, 60, UPF_FORMAT_RGBA8_SRGB);
     }
     RUN(0, "upscale", TMP("in8.png"), "-o", TMP("size.png"), "--size", "57x13", "--quiet");
-    CHECK(out_text[0] == '\0');
+    CHECK(test_tool_out()[0] == '\0');
     check_image(TMP("size.png"), 57, 13, UPF_FORMAT_RGBA8_SRGB);
     RUN(0, "upscale", TMP("in16.png"), "--output=" TMP("out16.png"), "--scale=1.5");
     check_image(TMP("out16.png"), 30, 15, UPF_FORMAT_RGBA16_SRGB);
@@ -155,26 +114,26 @@ static void test_upscale(test_rng *rng)
 
     /* Usage errors: exit 1, with the problem named. */
     RUN(1, "upscale", TMP("in8.png"), "-o", TMP("x.png"));
-    CHECK(strstr(err_text, "exactly one of --scale R and --size WxH") != NULL);
+    CHECK(strstr(test_tool_err(), "exactly one of --scale R and --size WxH") != NULL);
     RUN(1, "upscale", TMP("in8.png"), "-o", TMP("x.png"), "--scale", "2", "--size", "4x4");
     RUN(1, "upscale", TMP("in8.png"), "--scale", "2");
-    CHECK(strstr(err_text, "no output given") != NULL);
+    CHECK(strstr(test_tool_err(), "no output given") != NULL);
     RUN(1, "upscale", TMP("in8.png"), "-o", TMP("x.png"), "--scale", "0");
-    CHECK(strstr(err_text, "--scale '0' is not a number in 0.01..16") != NULL);
+    CHECK(strstr(test_tool_err(), "--scale '0' is not a number in 0.01..16") != NULL);
     RUN(1, "upscale", TMP("in8.png"), "-o", TMP("x.png"), "--size", "0x5");
     RUN(1, "upscale", TMP("in8.png"), "-o", TMP("x.png"), "--scale", "2", "--frobnicate");
-    CHECK(strstr(err_text, "unknown option '--frobnicate'") != NULL);
+    CHECK(strstr(test_tool_err(), "unknown option '--frobnicate'") != NULL);
     RUN(1, "upscale", TMP("in8.png"), "-o", TMP("x.png"), "--scale", "2", "--engine", "magic");
-    CHECK(strstr(err_text, "unknown engine 'magic'") != NULL);
+    CHECK(strstr(test_tool_err(), "unknown engine 'magic'") != NULL);
     RUN(1, "upscale", TMP("in8.png"), "-o", TMP("x.gif"), "--scale", "2");
-    CHECK(strstr(err_text, "must end in .png or .pfm") != NULL);
+    CHECK(strstr(test_tool_err(), "must end in .png or .pfm") != NULL);
     RUN(1, "upscale", TMP("in8.png"), "-o", TMP("x.png"), "--scale");
-    CHECK(strstr(err_text, "option --scale needs a value") != NULL);
+    CHECK(strstr(test_tool_err(), "option --scale needs a value") != NULL);
     CHECK_EQ_INT(count_files_containing("x."), 0);
 
     /* Bad input: exit 2, the file named, nothing written. */
     RUN(2, "upscale", TMP("missing.png"), "-o", TMP("bad.png"), "--scale", "2");
-    CHECK(strstr(err_text, "missing.png") != NULL);
+    CHECK(strstr(test_tool_err(), "missing.png") != NULL);
     void *data;
     size_t size;
     char err[IMAGEIO_ERR_SIZE];
@@ -182,12 +141,12 @@ static void test_upscale(test_rng *rng)
     CHECK(imageio_write_file_atomic(TMP("cut.png"), data, size / 2, err) == UPF_OK);
     free(data);
     RUN(2, "upscale", TMP("cut.png"), "-o", TMP("bad.png"), "--scale", "2");
-    CHECK(strstr(err_text, "cut.png") != NULL);
+    CHECK(strstr(test_tool_err(), "cut.png") != NULL);
     RUN(2, "upscale", TMP("in8.png"), "-o", "/nonexistent-dir/sub/bad.png", "--scale", "2");
-    CHECK(strstr(err_text, "/nonexistent-dir/sub/bad.png") != NULL);
+    CHECK(strstr(test_tool_err(), "/nonexistent-dir/sub/bad.png") != NULL);
     RUN(2, "upscale", TMP("in8.png"), "-o", TMP("in8.png/bad.png"), "--scale", "2");
     RUN(2, "upscale", "builtin:nothing", "-o", TMP("bad.png"), "--scale", "2");
-    CHECK(strstr(err_text, "unknown built-in frame 'nothing' (expected one of: courtyard,") != NULL);
+    CHECK(strstr(test_tool_err(), "unknown built-in frame 'nothing' (expected one of: courtyard,") != NULL);
     CHECK_EQ_INT(count_files_containing("bad"), 0);
 
     /* An output over the size limit. */
@@ -196,7 +155,7 @@ static void test_upscale(test_rng *rng)
     CHECK(imageio_write(TMP("wide.png"), &wide.img, 8, err) == UPF_OK);
     imageio_free(&wide);
     RUN(2, "upscale", TMP("wide.png"), "-o", TMP("huge.png"), "--scale", "16");
-    CHECK(strstr(err_text, "expected each side in 1..16384") != NULL);
+    CHECK(strstr(test_tool_err(), "expected each side in 1..16384") != NULL);
     CHECK(!exists(TMP("huge.png")));
 
     /* NaN in a float input is refused with its position. */
@@ -214,7 +173,7 @@ static void test_upscale(test_rng *rng)
     }
     imageio_free(&nan_img);
     RUN(2, "upscale", TMP("nan.pfm"), "-o", TMP("nanout.png"), "--scale", "2");
-    CHECK(strstr(err_text, "nan.pfm") && (strstr(err_text, "NaN") || strstr(err_text, "finite")));
+    CHECK(strstr(test_tool_err(), "nan.pfm") && (strstr(test_tool_err(), "NaN") || strstr(test_tool_err(), "finite")));
     CHECK(!exists(TMP("nanout.png")));
 }
 
@@ -229,8 +188,8 @@ static void test_spatial_cli(test_rng *rng)
     RUN(0, "model", "import", TMP("raw.bin"), "--offset", "0", "--step", "6", "-o", TMP("m6.upfm"));
     RUN(0, "upscale", TMP("in8.png"), "-o", TMP("sp.png"), "--scale", "2", "--engine", "spatial",
         "--model", TMP("m6.upfm"), "--sharpness", "0.5", "--debug-passes", TMP("passes"));
-    CHECK(strstr(out_text, "spatial") && strstr(out_text, "model step 6") &&
-          strstr(out_text, "detail") && strstr(out_text, "compose"));
+    CHECK(strstr(test_tool_out(), "spatial") && strstr(test_tool_out(), "model step 6") &&
+          strstr(test_tool_out(), "detail") && strstr(test_tool_out(), "compose"));
     check_image(TMP("sp.png"), 80, 60, UPF_FORMAT_RGBA8_SRGB);
     check_image(TMP("passes/edges.png"), 40, 30, UPF_FORMAT_RGBA8_SRGB);
     check_image(TMP("passes/weights.png"), 40, 30, UPF_FORMAT_RGBA8_SRGB);
@@ -238,23 +197,23 @@ static void test_spatial_cli(test_rng *rng)
     check_image(TMP("passes/detail.png"), 80, 60, UPF_FORMAT_RGBA8_SRGB);
     /* Giving a model implies the spatial engine. */
     RUN(0, "upscale", TMP("in8.png"), "-o", TMP("sp2.png"), "--scale", "1.5", "--model", TMP("m6.upfm"));
-    CHECK(strstr(out_text, "spatial") != NULL);
+    CHECK(strstr(test_tool_out(), "spatial") != NULL);
 
     RUN(1, "upscale", TMP("in8.png"), "-o", TMP("x.png"), "--scale", "2", "--engine", "lanczos",
         "--sharpness", "1");
-    CHECK(strstr(err_text, "go with --engine spatial") != NULL);
+    CHECK(strstr(test_tool_err(), "go with --engine spatial") != NULL);
     RUN(1, "upscale", TMP("in8.png"), "-o", TMP("x.png"), "--scale", "2", "--sharpness", "5");
     RUN(2, "upscale", TMP("in8.png"), "-o", TMP("x.png"), "--scale", "0.5", "--engine", "spatial",
         "--model", TMP("m6.upfm"));
-    CHECK(strstr(err_text, "1 to 4") != NULL);
+    CHECK(strstr(test_tool_err(), "1 to 4") != NULL);
     RUN(2, "upscale", TMP("in8.png"), "-o", TMP("x.png"), "--scale", "2", "--model", TMP("raw.bin"));
-    CHECK(strstr(err_text, "raw.bin") != NULL);
+    CHECK(strstr(test_tool_err(), "raw.bin") != NULL);
     if (upf__default_models_size == 0) {
         RUN(2, "upscale", TMP("in8.png"), "-o", TMP("x.png"), "--scale", "2", "--engine", "spatial");
-        CHECK(strstr(err_text, "no built-in models") != NULL);
+        CHECK(strstr(test_tool_err(), "no built-in models") != NULL);
     } else {
         RUN(0, "upscale", TMP("in8.png"), "-o", TMP("def.png"), "--scale", "2");
-        CHECK(strstr(out_text, "spatial") != NULL);
+        CHECK(strstr(test_tool_out(), "spatial") != NULL);
     }
     CHECK_EQ_INT(count_files_containing("x."), 0);
 }
@@ -262,23 +221,23 @@ static void test_spatial_cli(test_rng *rng)
 static void test_compare(test_rng *rng)
 {
     RUN(0, "compare", TMP("in8.png"), TMP("in8.png"), "--json");
-    CHECK(strstr(out_text, "\"rgb\": \"inf\"") && strstr(out_text, "\"ssim\": 1.000000") &&
-          strstr(out_text, "\"mean\": 0.000000"));
+    CHECK(strstr(test_tool_out(), "\"rgb\": \"inf\"") && strstr(test_tool_out(), "\"ssim\": 1.000000") &&
+          strstr(test_tool_out(), "\"mean\": 0.000000"));
     write_random_png(TMP("other8.png"), 40, 30, UPF_FORMAT_RGBA8_SRGB, rng);
     RUN(0, "compare", TMP("in8.png"), TMP("other8.png"), "--metric", "psnr,detail", "--crop", "2,3,20,10");
-    CHECK(strstr(out_text, "psnr") && strstr(out_text, "detail") && !strstr(out_text, "ssim"));
-    CHECK(strstr(out_text, "crop 2,3 20x10") != NULL);
+    CHECK(strstr(test_tool_out(), "psnr") && strstr(test_tool_out(), "detail") && !strstr(test_tool_out(), "ssim"));
+    CHECK(strstr(test_tool_out(), "crop 2,3 20x10") != NULL);
     RUN(0, "compare", TMP("in8.png"), TMP("other8.png"), "--flip-map", TMP("flip.png"));
     check_image(TMP("flip.png"), 40, 30, UPF_FORMAT_RGBA8_SRGB);
     /* Two random images differ a lot: FLIP well above 0. */
     RUN(0, "compare", TMP("in8.png"), TMP("other8.png"), "--json", "--metric", "flip");
-    const char *m = strstr(out_text, "\"mean\": ");
+    const char *m = strstr(test_tool_out(), "\"mean\": ");
     CHECK(m && atof(m + 8) > 0.2);
 
     RUN(2, "compare", TMP("in8.png"), TMP("size.png"));
-    CHECK(strstr(err_text, "is 40x30 but") && strstr(err_text, "expected the same size"));
+    CHECK(strstr(test_tool_err(), "is 40x30 but") && strstr(test_tool_err(), "expected the same size"));
     RUN(2, "compare", TMP("in8.png"), TMP("other8.png"), "--crop", "30,0,20,10");
-    CHECK(strstr(err_text, "does not lie inside") != NULL);
+    CHECK(strstr(test_tool_err(), "does not lie inside") != NULL);
     RUN(2, "compare", TMP("in8.png"), TMP("missing.png"));
     RUN(1, "compare", TMP("in8.png"), TMP("other8.png"), "--metric", "psnr,bogus");
     RUN(1, "compare", TMP("in8.png"));

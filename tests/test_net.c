@@ -1343,35 +1343,12 @@ static void test_threads(test_rng *rng)
 
 #define TMP UPF_TEST_TMPDIR
 
-static char tool_output[16384];
-
-/* Runs `upframe ARGS`, keeps what it printed (stdout and stderr) in tool_output, returns its
- * exit code. */
-static int tool(const char *fmt, ...)
-{
-    char args[2048], cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "'%s' %s >'%s/out.txt' 2>&1", UPF_TOOL_PATH, args, TMP);
-    int status = system(cmd);
-    tool_output[0] = '\0';
-    FILE *f = fopen(TMP "/out.txt", "rb");
-    if (f) {
-        size_t n = fread(tool_output, 1, sizeof tool_output - 1, f);
-        tool_output[n] = '\0';
-        fclose(f);
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 #define CHECK_TOOL(code, needle, ...)                                                         \
     do {                                                                                      \
-        int rc_ = tool(__VA_ARGS__);                                                          \
-        CHECKF(rc_ == (code) && strstr(tool_output, (needle)) != NULL,                        \
+        int rc_ = test_run_tool_cmdline(__VA_ARGS__);                                                          \
+        CHECKF(rc_ == (code) && strstr(test_tool_out(), (needle)) != NULL,                        \
                "upframe exit %d (expected %d), output lacks \"%s\":\n%s", rc_, (code),        \
-               (needle), tool_output);                                                        \
+               (needle), test_tool_out());                                                        \
     } while (0)
 
 static void write_bytes(const char *path, const void *data, size_t n)
@@ -1476,8 +1453,8 @@ static void test_cli(test_rng *rng)
 
     /* info */
     CHECK_TOOL(0, "model 0: step 5, ratio 2.4 (12/5), flags 0x0", "model info '%s/imp.upfm'", TMP);
-    CHECK(strstr(tool_output, "stage 6 D") != NULL);
-    CHECK(strstr(tool_output, "seed=1") != NULL);
+    CHECK(strstr(test_tool_out(), "stage 6 D") != NULL);
+    CHECK(strstr(test_tool_out(), "seed=1") != NULL);
     CHECK_TOOL(0, "flags 0x1 (window mean)", "model info '%s/imp2.upfm'", TMP);
 
     /* pack, then info on the pack */
@@ -1488,7 +1465,7 @@ static void test_cli(test_rng *rng)
           memcmp(set->model[1].w, m2->w, sizeof m2->w) == 0);
     upf_models_destroy(&set);
     CHECK_TOOL(0, "pack.upfm: 2 models", "model info '%s/pack.upfm'", TMP);
-    CHECK(strstr(tool_output, "model 1: step 8, ratio 1.5") != NULL);
+    CHECK(strstr(test_tool_out(), "model 1: step 8, ratio 1.5") != NULL);
 
     /* Bad input: exit 2, nothing written. */
     CHECK_TOOL(2, "both have step 5", "model pack '%s/imp.upfm' '%s/pack.upfm' -o '%s/bad.upfm'",
@@ -1502,7 +1479,7 @@ static void test_cli(test_rng *rng)
      * stored, matrix-major order DBCA), transposed: stored element e = 25 * 256 + 231 -> ... */
     CHECK_TOOL(2, "is NaN (fp16 0xffff)", "model import '%s/raw.bin' --offset 150 --step 5 --order "
                "DBCA --matrix-major --transpose -o '%s/bad.upfm'", TMP, TMP);
-    CHECK(strstr(tool_output, "stage 6 matrix A") != NULL);
+    CHECK(strstr(test_tool_out(), "stage 6 matrix A") != NULL);
     CHECK_TOOL(2, "cannot open", "model import '%s/nothing.bin' --offset 0 --step 5 -o "
                "'%s/bad.upfm'", TMP, TMP);
     CHECK(!file_exists(TMP "/bad.upfm"));

@@ -881,47 +881,14 @@ static void test_convergence(upf_context *ctx)
 
 /* ---- the tool, end to end ------------------------------------------------------------------- */
 
-static char tool_err[1 << 14];
-
-/* Runs `upframe` with the NULL-terminated arguments (stdout and stderr to files in the test
- * folder; stderr is kept in tool_err). Returns the exit code, -1 if it did not exit. */
-static int run_tool(const char *const *args)
-{
-    const char *argv[64];
-    int n = 0;
-    argv[n++] = UPF_TOOL_PATH;
-    for (; *args && n < 63; args++)
-        argv[n++] = *args;
-    argv[n] = NULL;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, UPF_TEST_TMPDIR "/tool_out.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, UPF_TEST_TMPDIR "/tool_err.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    int rc = posix_spawn(&pid, UPF_TOOL_PATH, &fa, NULL, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
-        return -1;
-    int status;
-    waitpid(pid, &status, 0);
-    tool_err[0] = '\0';
-    FILE *f = fopen(UPF_TEST_TMPDIR "/tool_err.txt", "rb");
-    if (f) {
-        size_t got = fread(tool_err, 1, sizeof tool_err - 1, f);
-        tool_err[got] = '\0';
-        fclose(f);
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /* Runs the tool and checks its exit code and that stderr mentions `needle`. */
 #define TOOL(expect, needle, ...)                                                             \
     do {                                                                                      \
         const char *a_[] = { __VA_ARGS__, NULL };                                             \
-        int rc_ = run_tool(a_);                                                               \
-        CHECKF(rc_ == (expect) && strstr(tool_err, (needle)) != NULL,                         \
+        int rc_ = test_run_tool(a_);                                                               \
+        CHECKF(rc_ == (expect) && strstr(test_tool_err(), (needle)) != NULL,                         \
                "exit %d (expected %d), stderr \"%s\" (expected \"%s\")", rc_, (expect),       \
-               tool_err, (needle));                                                            \
+               test_tool_err(), (needle));                                                            \
     } while (0)
 
 #define TMP(name) UPF_TEST_TMPDIR "/" name
@@ -1036,8 +1003,8 @@ static void test_tool(void)
         a[n++] = "-o";
         a[n++] = dirs[k];
         a[n] = NULL;
-        int rc = run_tool(a);
-        CHECKF(rc == 0, "render exit %d: %s", rc, tool_err);
+        int rc = test_run_tool(a);
+        CHECKF(rc == 0, "render exit %d: %s", rc, test_tool_err());
     }
     CHECK_EQ_INT(count_entries(TMP("r1")), 14);
     static const char *const files[] = { "0000.color.pfm", "0000.color.png", "0000.hud.png",

@@ -930,27 +930,6 @@ static void test_render_data(upf_context *ctx)
 
 /* ---- the command ----------------------------------------------------------------------------- */
 
-static char tool_output[1 << 16];
-
-static int tool(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    snprintf(cmd + n, sizeof cmd - (size_t)n, " > %s/out.txt 2>&1", TMP);
-    int status = system(cmd);
-    char path[1024];
-    snprintf(path, sizeof path, "%s/out.txt", TMP);
-    FILE *f = fopen(path, "rb");
-    size_t len = f ? fread(tool_output, 1, sizeof tool_output - 1, f) : 0;
-    tool_output[len] = '\0';
-    if (f)
-        fclose(f);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static void test_cli(upf_context *ctx, test_rng *rng)
 {
     const char *d = TMP "/cli";
@@ -963,11 +942,10 @@ static void test_cli(upf_context *ctx, test_rng *rng)
         write_png(in, 30, 25, 8, rng);
         write_png(tg, 72, 60, 16, rng);
     }
-    int rc = tool("%s train --step 5 --data %s --steps 30 --batch 16 --threads 2 --seed 3 "
-                  "--window-mean --validation 0.25 --code test-rev -o %s/m.upfm", UPF_TOOL_PATH,
-                  d, TMP);
-    CHECKF(rc == 0, "exit %d: %s", rc, tool_output);
-    CHECKF(strstr(tool_output, "wrote ") && strstr(tool_output, "PSNR"), "%s", tool_output);
+    int rc = test_run_tool_cmdline("train --step 5 --data %s --steps 30 --batch 16 --threads 2 --seed 3 "
+                  "--window-mean --validation 0.25 --code test-rev -o %s/m.upfm", d, TMP);
+    CHECKF(rc == 0, "exit %d: %s", rc, test_tool_out());
+    CHECKF(strstr(test_tool_out(), "wrote ") && strstr(test_tool_out(), "PSNR"), "%s", test_tool_out());
     void *data = NULL;
     size_t size = 0;
     char err[IMAGEIO_ERR_SIZE];
@@ -988,39 +966,39 @@ static void test_cli(upf_context *ctx, test_rng *rng)
         CHECKF(0, "%s", err);
     }
     /* Continuing from a model file: its step and flags must match. */
-    rc = tool("%s train --step 5 --data %s --steps 3 --batch 8 --window-mean --init %s/m.upfm "
-              "-o %s/m2.upfm", UPF_TOOL_PATH, d, TMP, TMP);
-    CHECKF(rc == 0 && strstr(tool_output, "wrote "), "exit %d: %s", rc, tool_output);
-    CHECK_EQ_INT(tool("%s train --step 5 --data %s --steps 3 --init %s/m.upfm -o %s/x.upfm",
-                      UPF_TOOL_PATH, d, TMP, TMP), 2);
-    CHECKF(strstr(tool_output, "has flags 0x1, this run 0x0"), "%s", tool_output);
-    CHECK_EQ_INT(tool("%s train --step 6 --data %s --steps 3 --init %s/m.upfm -o %s/x.upfm",
-                      UPF_TOOL_PATH, d, TMP, TMP), 2);
-    CHECKF(strstr(tool_output, "has no model for step 6"), "%s", tool_output);
+    rc = test_run_tool_cmdline("train --step 5 --data %s --steps 3 --batch 8 --window-mean --init %s/m.upfm "
+              "-o %s/m2.upfm", d, TMP, TMP);
+    CHECKF(rc == 0 && strstr(test_tool_out(), "wrote "), "exit %d: %s", rc, test_tool_out());
+    CHECK_EQ_INT(test_run_tool_cmdline("train --step 5 --data %s --steps 3 --init %s/m.upfm -o %s/x.upfm",
+                      d, TMP, TMP), 2);
+    CHECKF(strstr(test_tool_out(), "has flags 0x1, this run 0x0"), "%s", test_tool_out());
+    CHECK_EQ_INT(test_run_tool_cmdline("train --step 6 --data %s --steps 3 --init %s/m.upfm -o %s/x.upfm",
+                      d, TMP, TMP), 2);
+    CHECKF(strstr(test_tool_out(), "has no model for step 6"), "%s", test_tool_out());
 
     /* Usage errors and bad data. */
-    CHECK_EQ_INT(tool("%s train --data %s -o %s/x.upfm", UPF_TOOL_PATH, d, TMP), 1);
-    CHECK(strstr(tool_output, "--step") != NULL);
-    CHECK_EQ_INT(tool("%s train --step 11 --data %s -o %s/x.upfm", UPF_TOOL_PATH, d, TMP), 1);
-    CHECK_EQ_INT(tool("%s train --step 6 --data %s -o %s/x.upfm", UPF_TOOL_PATH, d, TMP), 2);
-    CHECKF(strstr(tool_output, "expected exactly 2 for step 6") != NULL, "%s", tool_output);
+    CHECK_EQ_INT(test_run_tool_cmdline("train --data %s -o %s/x.upfm", d, TMP), 1);
+    CHECK(strstr(test_tool_out(), "--step") != NULL);
+    CHECK_EQ_INT(test_run_tool_cmdline("train --step 11 --data %s -o %s/x.upfm", d, TMP), 1);
+    CHECK_EQ_INT(test_run_tool_cmdline("train --step 6 --data %s -o %s/x.upfm", d, TMP), 2);
+    CHECKF(strstr(test_tool_out(), "expected exactly 2 for step 6") != NULL, "%s", test_tool_out());
     struct stat st;
     CHECK(stat(TMP "/x.upfm", &st) != 0);
 
     /* upframe train data, then training on what it wrote. */
-    rc = tool("rm -rf %s/cd && %s train data --views 2 --size 48x36 --spp 16 --scenes calibration "
-              "--steps 5,8 --threads 2 -o %s/cd", TMP, UPF_TOOL_PATH, TMP);
-    CHECKF(rc == 0 && strstr(tool_output, "wrote ") && strstr(tool_output, "2 views"), "exit %d: "
-           "%s", rc, tool_output);
+    fresh_dir(TMP "/cd"); /* an empty folder is fine for `train data` */
+    rc = test_run_tool_cmdline("train data --views 2 --size 48x36 --spp 16 --scenes calibration "
+                               "--steps 5,8 --threads 2 -o %s/cd", TMP);
+    CHECKF(rc == 0 && strstr(test_tool_out(), "wrote ") && strstr(test_tool_out(), "2 views"), "exit %d: "
+           "%s", rc, test_tool_out());
     CHECK(stat(TMP "/cd/manifest.txt", &st) == 0);
-    rc = tool("%s train --step 8 --data %s/cd --steps 5 --batch 8 -o %s/cd.upfm", UPF_TOOL_PATH,
-              TMP, TMP);
-    CHECKF(rc == 0 && strstr(tool_output, "no validation pairs"), "exit %d: %s", rc, tool_output);
-    CHECK_EQ_INT(tool("%s train data --views 2 -o %s/cd", UPF_TOOL_PATH, TMP), 2);
-    CHECKF(strstr(tool_output, "already holds training data") != NULL, "%s", tool_output);
-    CHECK_EQ_INT(tool("%s train data -o %s/cd2", UPF_TOOL_PATH, TMP), 1);
-    CHECK_EQ_INT(tool("%s train data --views 2 --size 50x36 -o %s/cd2", UPF_TOOL_PATH, TMP), 1);
-    CHECK_EQ_INT(tool("%s train data --views 2 --steps 3 -o %s/cd2", UPF_TOOL_PATH, TMP), 1);
+    rc = test_run_tool_cmdline("train --step 8 --data %s/cd --steps 5 --batch 8 -o %s/cd.upfm", TMP, TMP);
+    CHECKF(rc == 0 && strstr(test_tool_out(), "no validation pairs"), "exit %d: %s", rc, test_tool_out());
+    CHECK_EQ_INT(test_run_tool_cmdline("train data --views 2 -o %s/cd", TMP), 2);
+    CHECKF(strstr(test_tool_out(), "already holds training data") != NULL, "%s", test_tool_out());
+    CHECK_EQ_INT(test_run_tool_cmdline("train data -o %s/cd2", TMP), 1);
+    CHECK_EQ_INT(test_run_tool_cmdline("train data --views 2 --size 50x36 -o %s/cd2", TMP), 1);
+    CHECK_EQ_INT(test_run_tool_cmdline("train data --views 2 --steps 3 -o %s/cd2", TMP), 1);
     CHECK(stat(TMP "/cd2", &st) != 0);
 }
 

@@ -7,12 +7,16 @@
 #ifndef UPF_TEST_UTIL_H
 #define UPF_TEST_UTIL_H
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <spawn.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "upframe.h"
@@ -145,5 +149,85 @@ static inline upf_context *test_context(int threads)
                                                  .log = verbose ? upf_log_stderr : NULL,
                                                  .log_level = UPF_LOG_DEBUG));
 }
+
+/* ---- running the `upframe` tool (end-to-end tests) -------------------------------------- */
+
+/* What the last test_run_tool* call printed: stdout and stderr apart (test_run_tool) or
+ * together in test_tool_out (test_run_tool_cmdline). */
+static inline char *test_tool_out(void)
+{
+    static char buf[1 << 16];
+    return buf;
+}
+
+static inline char *test_tool_err(void)
+{
+    static char buf[1 << 16];
+    return buf;
+}
+
+static inline void test_read_text(const char *path, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    size_t n = fread(buf, 1, size - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+static inline int test_exit_code(int status)
+{
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+#if defined(UPF_TOOL_PATH) && defined(UPF_TEST_TMPDIR)
+extern char **environ;
+
+/* Runs the tool with the NULL-terminated arguments, no shell in between. Returns its exit
+ * code (-1 if it did not exit normally). */
+static inline int test_run_tool(const char *const *args)
+{
+    const char *argv[64];
+    int n = 0;
+    argv[n++] = UPF_TOOL_PATH;
+    for (; *args && n < 63; args++)
+        argv[n++] = *args;
+    argv[n] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, UPF_TEST_TMPDIR "/tool_stdout.txt",
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, UPF_TEST_TMPDIR "/tool_stderr.txt",
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, UPF_TOOL_PATH, &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        return -1;
+    int status;
+    waitpid(pid, &status, 0);
+    test_read_text(UPF_TEST_TMPDIR "/tool_stdout.txt", test_tool_out(), 1 << 16);
+    test_read_text(UPF_TEST_TMPDIR "/tool_stderr.txt", test_tool_err(), 1 << 16);
+    return test_exit_code(status);
+}
+
+/* Runs `UPF_TOOL_PATH <printf-formatted arguments>` through the shell; stdout and stderr both
+ * land in test_tool_out(). Returns the exit code. */
+static inline int test_run_tool_cmdline(const char *fmt, ...)
+{
+    char args[3072], cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "'%s' %s >'%s/tool_output.txt' 2>&1", UPF_TOOL_PATH, args,
+             UPF_TEST_TMPDIR);
+    int status = system(cmd);
+    test_read_text(UPF_TEST_TMPDIR "/tool_output.txt", test_tool_out(), 1 << 16);
+    return test_exit_code(status);
+}
+#endif
 
 #endif /* UPF_TEST_UTIL_H */

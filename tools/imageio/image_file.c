@@ -24,6 +24,20 @@ upf_result imageio__fail(char *err, upf_result code, const char *fmt, ...)
     return code;
 }
 
+upf_result imageio__begin_read(const char *fn, const void *data, size_t size, const char **name,
+                               imageio_image *out, char *err)
+{
+    if (!out)
+        return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "%s: out is NULL", fn);
+    memset(out, 0, sizeof *out);
+    if (!*name)
+        *name = "<memory>";
+    if (!data && size)
+        return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "%s: data is NULL but size is %zu",
+                             *name, size);
+    return UPF_OK;
+}
+
 imageio_type imageio_detect(const void *data, size_t size)
 {
     const unsigned char *p = data;

@@ -45,14 +45,9 @@ upf_result imageio_read(const char *path, const imageio_limits *limits, imageio_
 upf_result imageio_read_mem(const void *data, size_t size, const char *name,
                             const imageio_limits *limits, imageio_image *out, char *err)
 {
-    if (!out)
-        return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "imageio_read_mem: out is NULL");
-    memset(out, 0, sizeof *out);
-    if (!name)
-        name = "<memory>";
-    if (!data && size)
-        return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "%s: data is NULL but size is %zu",
-                             name, size);
+    upf_result begin = imageio__begin_read("imageio_read_mem", data, size, &name, out, err);
+    if (begin != UPF_OK)
+        return begin;
     switch (imageio_detect(data, size)) {
     case IMAGEIO_PNG: return imageio_read_png_mem(data, size, name, limits, out, err);
     case IMAGEIO_JPEG: return imageio_read_jpeg_mem(data, size, name, limits, out, err);

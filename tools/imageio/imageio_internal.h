@@ -16,6 +16,11 @@
 /* Writes a message to err (IMAGEIO_ERR_SIZE bytes, may be NULL) and returns code. */
 upf_result imageio__fail(char *err, upf_result code, const char *fmt, ...) IMAGEIO_PRINTF(3, 4);
 
+/* The checks every in-memory reader starts with: `out` not NULL (then cleared), `*name`
+ * defaulted to "<memory>", and data not NULL unless size is 0. `fn` names the reader. */
+upf_result imageio__begin_read(const char *fn, const void *data, size_t size, const char **name,
+                               imageio_image *out, char *err);
+
 /* Checks a file's stated size against the limits (before anything is allocated). */
 upf_result imageio__check_size(const char *name, const imageio_limits *limits, long long width,
                                long long height, char *err);

@@ -182,14 +182,9 @@ static upf_result jpeg_decode(jpeg_reader *rd)
 upf_result imageio_read_jpeg_mem(const void *data, size_t size, const char *name,
                                  const imageio_limits *limits, imageio_image *out, char *err)
 {
-    if (!out)
-        return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "imageio_read_jpeg_mem: out is NULL");
-    memset(out, 0, sizeof *out);
-    if (!name)
-        name = "<memory>";
-    if (!data && size)
-        return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "%s: data is NULL but size is %zu",
-                             name, size);
+    upf_result begin = imageio__begin_read("imageio_read_jpeg_mem", data, size, &name, out, err);
+    if (begin != UPF_OK)
+        return begin;
     if (imageio_detect(data, size) != IMAGEIO_JPEG)
         return imageio__fail(err, UPF_ERROR_BAD_DATA, "%s: not a JPEG file (no start-of-image "
                              "marker); expected a file starting with FF D8 FF", name);

@@ -194,14 +194,9 @@ static const char *nonfinite_name(float v)
 upf_result imageio_read_pfm_mem(const void *data, size_t size, const char *name,
                                 const imageio_limits *limits, imageio_image *out, char *err)
 {
-    if (!out)
-        return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "imageio_read_pfm_mem: out is NULL");
-    memset(out, 0, sizeof *out);
-    if (!name)
-        name = "<memory>";
-    if (!data && size)
-        return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "%s: data is NULL but size is %zu",
-                             name, size);
+    upf_result begin = imageio__begin_read("imageio_read_pfm_mem", data, size, &name, out, err);
+    if (begin != UPF_OK)
+        return begin;
     pfm_cursor c = { data, 0, size, name, err };
     if (size == 0)
         return imageio__fail(err, UPF_ERROR_BAD_DATA, "%s: file is empty; expected a PFM file "

@@ -107,14 +107,9 @@ static int png_channels(spng_ctx *ctx, const struct spng_ihdr *ihdr)
 upf_result imageio_read_png_mem(const void *data, size_t size, const char *name,
                                 const imageio_limits *limits, imageio_image *out, char *err)
 {
-    if (!out)
-        return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "imageio_read_png_mem: out is NULL");
-    memset(out, 0, sizeof *out);
-    if (!name)
-        name = "<memory>";
-    if (!data && size)
-        return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "%s: data is NULL but size is %zu",
-                             name, size);
+    upf_result begin = imageio__begin_read("imageio_read_png_mem", data, size, &name, out, err);
+    if (begin != UPF_OK)
+        return begin;
     if (imageio_detect(data, size) != IMAGEIO_PNG)
         return imageio__fail(err, UPF_ERROR_BAD_DATA, "%s: not a PNG file (no PNG signature); "
                              "expected a file starting with the 8-byte PNG signature", name);
