@@ -8,7 +8,7 @@
 #   UPFRAME   the upframe binary [build/upframe]
 #   DATA      the data folder [OUT_DIR/data]; rendered only if it has no manifest.txt
 #   VIEWS [1600]  SPP [64]  DATA_SEED [1]              (upframe train data)
-#   STEPS [40000]  BATCH [256]  LR [0.002]  SEED [1]  VALIDATION [0.1]
+#   STEPS [60000]  BATCH [256]  LR [0.005]  SEED [1]  VALIDATION [0.1]
 #   TRAIN_FLAGS ["--mirror"]                           (more upframe train options)
 #   THREADS [0: one per CPU]
 # Writes OUT_DIR/stepS.upfm and OUT_DIR/stepS.log for S = 4..10, OUT_DIR/default.upfm (the
@@ -22,9 +22,9 @@ DATA=${DATA:-$OUT/data}
 VIEWS=${VIEWS:-1600}
 SPP=${SPP:-64}
 DATA_SEED=${DATA_SEED:-1}
-STEPS=${STEPS:-40000}
+STEPS=${STEPS:-60000}
 BATCH=${BATCH:-256}
-LR=${LR:-0.002}
+LR=${LR:-0.005}
 SEED=${SEED:-1}
 VALIDATION=${VALIDATION:-0.1}
 TRAIN_FLAGS=${TRAIN_FLAGS:---mirror}
