@@ -323,11 +323,13 @@ static void render_view(scene *sc, const eval_view *v, int w, int h, int spp, do
     imageio_free(&lin);
 }
 
-static void run_scenes(const char *out_dir, int views, int spp, bool game_bias)
+/* Both scene tables in one pass over the views, so each reference is rendered once: t[0] with
+ * inputs at mip bias 0, t[1] at the upscaler's bias log2(render/output). */
+static void run_scenes(const char *out_dir, int views, int spp)
 {
-    table t = { .title = game_bias
-                    ? "Evaluation scenes, input at the upscaler's mip bias log2(render/output)"
-                    : "Evaluation scenes, input at mip bias 0" };
+    table t[2] = { { .title = "Evaluation scenes, input at mip bias 0" },
+                   { .title = "Evaluation scenes, input at the upscaler's mip bias "
+                              "log2(render/output)" } };
     for (int i = 0; i < views && i < N_EVAL; i++) {
         const eval_view *v = &eval_views[i];
         scene *sc;
@@ -336,23 +338,26 @@ static void run_scenes(const char *out_dir, int views, int spp, bool game_bias)
                 v->scene, v->seed, v->path, v->time, EVAL_W, EVAL_H, spp);
         imageio_image ref;
         render_view(sc, v, EVAL_W, EVAL_H, spp, 0.0, &ref);
-        for (int r = 0; r < N_RATIOS; r++) {
-            int w = (int)lround(EVAL_W / ratios[r]), h = (int)lround(EVAL_H / ratios[r]);
-            double bias = game_bias ? log2((double)w / EVAL_W) : 0.0;
-            imageio_image in;
-            render_view(sc, v, w, h, 1, bias, &in);
-            char sheet[4096], name[256];
-            snprintf(sheet, sizeof sheet, "%s/quality/%s-%s-%gx%s.png", out_dir, v->scene, v->path,
-                     ratios[r], game_bias ? "-bias" : "");
-            snprintf(name, sizeof name, "%s %s", v->scene, v->path);
-            bool keep = !game_bias && v->time == 1.0 && (r == 2 || r == 3);
-            score_view(&t, r, &in.img, &ref.img, keep ? sheet : NULL, name);
-            imageio_free(&in);
+        for (int b = 0; b < 2; b++) {
+            for (int r = 0; r < N_RATIOS; r++) {
+                int w = (int)lround(EVAL_W / ratios[r]), h = (int)lround(EVAL_H / ratios[r]);
+                double bias = b ? log2((double)w / EVAL_W) : 0.0;
+                imageio_image in;
+                render_view(sc, v, w, h, 1, bias, &in);
+                char sheet[4096], name[256];
+                snprintf(sheet, sizeof sheet, "%s/quality/%s-%s-%gx.png", out_dir, v->scene,
+                         v->path, ratios[r]);
+                snprintf(name, sizeof name, "%s %s", v->scene, v->path);
+                bool keep = b == 0 && v->time == 1.0 && (r == 2 || r == 3);
+                score_view(&t[b], r, &in.img, &ref.img, keep ? sheet : NULL, name);
+                imageio_free(&in);
+            }
         }
         imageio_free(&ref);
         scene_destroy(&sc);
     }
-    write_table(&t);
+    write_table(&t[0]);
+    write_table(&t[1]);
 }
 
 static void usage(void)
@@ -441,8 +446,7 @@ int main(int argc, char **argv)
                     "tables: inputs at mip bias 0, and at the bias a game uses when it renders "
                     "for an upscaler, log2(render/output) (the output's texture detail).\n",
                 views < N_EVAL ? views : N_EVAL, EVAL_W, EVAL_H, spp, EVAL_W, EVAL_H);
-        run_scenes(out_dir, views, spp, false);
-        run_scenes(out_dir, views, spp, true);
+        run_scenes(out_dir, views, spp);
         fprintf(md, "\nCrops (reference, then each upscaler; 2x nearest neighbour; bias 0):\n\n");
         for (int i = 0; i < views && i < N_EVAL; i++)
             if (eval_views[i].time == 1.0)
