@@ -12,18 +12,13 @@
 #include <time.h>
 
 #include "upframe.h"
+#include "common/bench_util.h"
 
 static double now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 enum { PSNR, SSIM, FLIP, DETAIL, SHIMMER, METRICS };
@@ -79,7 +74,7 @@ int main(int argc, char **argv)
     printf("metrics on %dx%d, %d threads, %d runs each (best / median ms):\n", w, h,
            upf_context_threads(ctx), repeats);
     for (int m = 0; m < METRICS; m++) {
-        qsort(times[m], (size_t)repeats, sizeof(double), cmp_double);
+        qsort(times[m], (size_t)repeats, sizeof(double), bench_cmp_double);
         printf("  %-8s %9.1f %9.1f   value %.6g\n", names[m], times[m][0], times[m][repeats / 2],
                value[m]);
     }

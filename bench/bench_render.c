@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "scene/scene.h"
+#include "common/bench_util.h"
 
 static double cpu_now(void)
 {
@@ -32,32 +33,6 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The CPU model and count, from /proc/cpuinfo where there is one. */
-static void print_machine(void)
-{
-    char model[256] = "unknown CPU", line[512];
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    while (f && fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) == 0) {
-            const char *c = strchr(line, ':');
-            if (c) {
-                snprintf(model, sizeof model, "%s", c + 2);
-                model[strcspn(model, "\n")] = '\0';
-            }
-            break;
-        }
-    }
-    if (f)
-        fclose(f);
-    printf("machine: %s, %ld CPUs online\n", model, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 static int parse_list(const char *s, int *out, int max)
@@ -169,7 +144,9 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("scene renderer, %dx%d, path walk at t = 2 s, fastest of %d runs (seconds)\n", w, h, runs);
-    print_machine();
+    char machine[320];
+    bench_machine(machine, sizeof machine);
+    printf("machine: %s\n", machine);
     printf("\n");
     printf("%-12s %8s %7s", "scene", "triangles", "build");
     for (int t = 0; t < nthreads; t++)
@@ -210,8 +187,8 @@ int main(int argc, char **argv)
                     r[k] = now() - t0;
                     rc[k] = cpu_now() - c0;
                 }
-                qsort(r, (size_t)runs, sizeof r[0], cmp_double);
-                qsort(rc, (size_t)runs, sizeof rc[0], cmp_double);
+                qsort(r, (size_t)runs, sizeof r[0], bench_cmp_double);
+                qsort(rc, (size_t)runs, sizeof rc[0], bench_cmp_double);
                 times[t][s] = r[0];
                 if (threads[t] == 1)
                     cpu[s] = rc[0];

@@ -16,39 +16,13 @@
 #include <unistd.h>
 
 #include "upframe.h"
+#include "common/bench_util.h"
 
 static double now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static void print_machine(void)
-{
-    char model[256] = "unknown CPU";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        char line[512];
-        while (fgets(line, sizeof line, f)) {
-            if (strncmp(line, "model name", 10) == 0) {
-                const char *colon = strchr(line, ':');
-                if (colon) {
-                    snprintf(model, sizeof model, "%s", colon + 2);
-                    model[strcspn(model, "\n")] = '\0';
-                }
-                break;
-            }
-        }
-        fclose(f);
-    }
-    printf("machine: %s, %ld online CPUs\n", model, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 static upf_image image_alloc(int w, int h, upf_format fmt)
@@ -113,7 +87,9 @@ int main(int argc, char **argv)
                                           UPF_FILTER_LANCZOS3 };
     static const int thread_counts[] = { 1, 2 };
 
-    print_machine();
+    char machine[320];
+    bench_machine(machine, sizeof machine);
+    printf("machine: %s\n", machine);
     printf("ms per frame, median of %d runs (fastest in brackets); upf_resampler_run, same "
            "format in and out, %s input\n", runs, noise ? "random-noise" : "synthetic-frame");
     printf("%-22s %-11s %-9s %17s %17s\n", "size", "format", "filter", "1 thread", "2 threads");
@@ -152,7 +128,7 @@ int main(int argc, char **argv)
                         fprintf(stderr, "bench_resample: %s\n", msg);
                         return 1;
                     }
-                    qsort(times, (size_t)runs, sizeof(double), cmp_double);
+                    qsort(times, (size_t)runs, sizeof(double), bench_cmp_double);
                     printf(" %8.1f (%6.1f)", times[runs / 2], times[0]);
                     fflush(stdout);
                     upf_resampler_destroy(&r);

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "spatial/smaa.h"
+#include "common/bench_util.h"
 
 static double now_ms(void)
 {
@@ -131,12 +132,6 @@ static void make_frame(float *img, int w, int h)
     }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 int main(int argc, char **argv)
 {
     int runs = argc > 1 ? atoi(argv[1]) : 30;
@@ -184,7 +179,7 @@ int main(int argc, char **argv)
                 }
             }
             for (int p = 0; p < 3; p++)
-                qsort(times + p * runs, runs, sizeof(double), cmp_double);
+                qsort(times + p * runs, runs, sizeof(double), bench_cmp_double);
             long edge_px = 0, weight_px = 0;
             for (int i = 0; i < bw * bh; i++)
                 for (uint32_t v = edges[i]; v; v &= v - 1)

@@ -632,26 +632,36 @@ static void gen_task(void *priv, int index, int worker)
     job->fn(job->t, job->seed, y0, y1);
 }
 
-int scene__make_texture(scene *s, scene_texgen kind, int w, int h, uint32_t seed)
+/* The scene's next texture slot, allocated at w x h; NULL (and the build failed) when the
+ * scene is already failing, full, or out of memory. */
+static scene_texture *new_texture(scene *s, int w, int h)
 {
     if (s->build_error)
-        return -1;
+        return NULL;
     if (s->texture_count >= SCENE_MAX_TEXTURES) {
         scene__build_fail(s, upf__fail(s->ctx, UPF_ERROR_INTERNAL, "scene %s: more than %d "
                                        "textures", s->def->name, SCENE_MAX_TEXTURES));
-        return -1;
+        return NULL;
     }
     scene_texture *t = &s->textures[s->texture_count];
     upf_result r = scene__texture_alloc(s->ctx, t, w, h);
     if (r != UPF_OK) {
         scene__build_fail(s, r);
-        return -1;
+        return NULL;
     }
+    return t;
+}
+
+int scene__make_texture(scene *s, scene_texgen kind, int w, int h, uint32_t seed)
+{
+    scene_texture *t = new_texture(s, w, h);
+    if (!t)
+        return -1;
     seed = scene_hash3(seed, s->seed, (uint32_t)kind);
     gen_job job = { t, seed, generator(kind) };
     upf__parallel_for(s->ctx, gen_task, &job, (h + GEN_BAND - 1) / GEN_BAND);
     float cutoff = kind == TEXGEN_LEAVES || kind == TEXGEN_GRASS_CARD ? 0.5f : 0.0f;
-    r = scene__texture_build_mips(s->ctx, t, cutoff);
+    upf_result r = scene__texture_build_mips(s->ctx, t, cutoff);
     if (r != UPF_OK) {
         scene__texture_free(s->ctx, t);
         scene__build_fail(s, r);
@@ -662,19 +672,9 @@ int scene__make_texture(scene *s, scene_texgen kind, int w, int h, uint32_t seed
 
 int scene__make_sign(scene *s, const char *text, vec3 board, vec3 ink, int w, int h)
 {
-    if (s->build_error)
+    scene_texture *t = new_texture(s, w, h);
+    if (!t)
         return -1;
-    if (s->texture_count >= SCENE_MAX_TEXTURES) {
-        scene__build_fail(s, upf__fail(s->ctx, UPF_ERROR_INTERNAL, "scene %s: more than %d "
-                                       "textures", s->def->name, SCENE_MAX_TEXTURES));
-        return -1;
-    }
-    scene_texture *t = &s->textures[s->texture_count];
-    upf_result r = scene__texture_alloc(s->ctx, t, w, h);
-    if (r != UPF_OK) {
-        scene__build_fail(s, r);
-        return -1;
-    }
     /* Lines of text, centred; the font is scaled so the longest line fills 84% of the width
      * or the lines fill 70% of the height, whichever is smaller. */
     const char *lines[2] = { text, NULL };
@@ -734,6 +734,11 @@ int scene__make_sign(scene *s, const char *text, vec3 board, vec3 ink, int w, in
         acc = v3_scale(acc, 0.92f + 0.08f * vnoise(UCOORD(t), VCOORD(t), 8, seed));
         put(TEXEL(t), acc, 0.4f);
     }
-    scene__texture_build_mips(s->ctx, t, 0.0f);
+    upf_result r = scene__texture_build_mips(s->ctx, t, 0.0f);
+    if (r != UPF_OK) {
+        scene__texture_free(s->ctx, t);
+        scene__build_fail(s, r);
+        return -1;
+    }
     return s->texture_count++;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common/bench_util.h"
 #include "imageio/image_io.h"
 #include "builtin_frame.h"
 
@@ -38,51 +39,6 @@ static const char bench_help[] =
 typedef struct bench_case {
     int in_w, in_h, out_w, out_h;
 } bench_case;
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static void print_machine(void)
-{
-    char model[256] = "unknown CPU";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        char line[512];
-        while (fgets(line, sizeof line, f)) {
-            if (strncmp(line, "model name", 10) == 0) {
-                const char *colon = strchr(line, ':');
-                if (colon) {
-                    snprintf(model, sizeof model, "%s", colon + 2);
-                    model[strcspn(model, "\n")] = '\0';
-                }
-                break;
-            }
-        }
-        fclose(f);
-    }
-    printf("machine: %s, %ld CPUs online; upframe %s built with "
-#if defined(__clang__)
-           "clang "
-#elif defined(__GNUC__)
-           "gcc "
-#endif
-           "%s\n", model, sysconf(_SC_NPROCESSORS_ONLN), upf_version(),
-#ifdef __VERSION__
-           __VERSION__
-#else
-           "?"
-#endif
-    );
-}
 
 /* ImageMagick's Lanczos: `convert IN -bench N [-filter Lanczos -resize WxH!] null:` reports
  * "Performance[k]: Ni X ips ..." for k = 1, 2 threads; per-iteration ms = 1000 / X. */
@@ -252,12 +208,12 @@ static int time_case(const bench_case *bc, const upf_image *src, int threads, in
                 pass[p][i] = ms[p];
         }
     }
-    double med = median(total, runs);
+    double med = bench_median(total, runs);
     printf("%4dx%-4d -> %4dx%-4d  %-8s %2d ", bc->in_w, bc->in_h, bc->out_w, bc->out_h,
            spatial ? "spatial" : "lanczos", threads);
     for (int p = 0; p < UPF_SPATIAL_PASS_COUNT; p++) {
         if (spatial)
-            printf(" %7.1f", median(pass[p], runs));
+            printf(" %7.1f", bench_median(pass[p], runs));
         else
             printf(" %7s", "-");
     }
@@ -347,7 +303,21 @@ static int run_bench(int argc, char **argv)
         models = upf_models_default(mctx);
     }
 
-    print_machine();
+    char machine[320];
+    bench_machine(machine, sizeof machine);
+    printf("machine: %s; upframe %s built with "
+#if defined(__clang__)
+           "clang "
+#elif defined(__GNUC__)
+           "gcc "
+#endif
+           "%s\n", machine, upf_version(),
+#ifdef __VERSION__
+           __VERSION__
+#else
+           "?"
+#endif
+    );
     printf("frame: the built-in frame (courtyard, 1 spp) at the input size; median of %ld runs after a "
            "warm-up, in ms; RGBA8 sRGB in and out\n", runs);
     if (!models)
