@@ -371,7 +371,7 @@ int main(int argc, char **argv)
 {
     const char *out_dir = NULL, *real_dir = NULL, *models_path = NULL, *command = NULL;
     int spp = 64, views = N_EVAL, threads = 0;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) { /* every option takes one value */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v)
             usage();
@@ -391,7 +391,6 @@ int main(int argc, char **argv)
             command = v;
         else
             usage();
-        i++;
     }
     if (!out_dir || spp < 1 || views < 0 || threads < 0)
         usage();
