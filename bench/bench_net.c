@@ -95,7 +95,7 @@ int main(int argc, char **argv)
         size_t bytes = upf__reconstruct_scratch_bytes(threads, m->step, w, h, ow);
         unsigned char *scratch = malloc(bytes);
         upf__detail_map map;
-        upf__detail_map_init(&map, m->step, w, h, (float *)scratch);
+        upf__detail_map_init(&map, m->step, m->flags, w, h, (float *)scratch);
         size_t map_bytes = upf__detail_map_bytes(m->step, w, h);
         double best_d = 1e30, best_c = 1e30, best_f = 1e30;
         for (int r = 0; r < reps; r++) {

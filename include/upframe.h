@@ -290,6 +290,9 @@ UPF_API upf_result upf_metric_shimmer(upf_context *ctx, const upf_image *frames,
 
 /* Model flags (upf_model_info.flags). A model with no flags runs exactly the shipped design. */
 #define UPF_MODEL_FLAG_WINDOW_MEAN 0x1u /* each window's mean luma is subtracted (x4) first */
+#define UPF_MODEL_FLAG_CUBIC_BASE 0x2u  /* the detail is added to a Catmull-Rom sample of the
+                                         * frame in linear light, not a bilinear one in sqrt
+                                         * space (docs/MODELS.md) */
 
 typedef struct upf_models upf_models;
 

@@ -500,10 +500,10 @@ static void test_loader(test_rng *rng)
 
     /* Flags. */
     memcpy(b, good, size);
-    put32(b + m0 + 4, 0x3);
+    put32(b + m0 + 4, 0x5);
     fix_crc(b, size);
-    CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "model 0: flags 0x3 has unknown "
-                "bits 0x2");
+    CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "model 0: flags 0x5 has unknown "
+                "bits 0x4");
     put32(b + m0 + 4, 0x80000000u);
     fix_crc(b, size);
     CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "unknown bits 0x80000000");
@@ -819,7 +819,7 @@ static float *detail_of(upf_context *ctx, const upf__net_model *m, const uint32_
     size_t bytes = upf__detail_map_bytes(m->step, w, h);
     float *data = malloc(bytes);
     memset(data, 0xff, bytes);
-    upf__detail_map_init(map, m->step, w, h, data);
+    upf__detail_map_init(map, m->step, m->flags, w, h, data);
     size_t sb = upf__detail_scratch_bytes(upf_context_threads(ctx));
     void *scratch = malloc(sb);
     upf__sqrt_frame fr = { px, w, h, stride };
@@ -915,30 +915,82 @@ static void tap_f64(double pos, int size, int *i0, int *i1, double *f)
     *f = pos - *i0;
 }
 
-/* Pass 4's output composition in float64, straight from DESIGN.md: base = bilinear sqrt frame
- * at (X + 0.5) * W_in / W_out - 0.5; detail = bilinear map at (X + 0.5) * (W_in * 12 / s) /
- * W_out - 0.5; o = max(base + detail, 0)^2; then the sharpen, clamped at 0. `detail` NULL
- * means zero. out: RGBA doubles. */
+/* RGBA of sqrt-frame pixel (x, y) in float64. */
+static void pixel_f64(const uint32_t *px, int w, int x, int y, double c[4])
+{
+    uint32_t p = px[(size_t)y * w + x];
+    c[0] = (p & 1023) / 1023.0;
+    c[1] = (p >> 10 & 1023) / 1023.0;
+    c[2] = (p >> 20 & 1023) / 1023.0;
+    c[3] = (p >> 30) / 3.0;
+}
+
+/* Catmull-Rom's weights for the pixels floor(u) - 1 .. floor(u) + 2 at t = u - floor(u), in
+ * the polynomial form of Keys ("Cubic convolution interpolation for digital image processing",
+ * IEEE TASSP 1981, a = -0.5), written independently of the library's kernel. */
+static void catmull_rom_f64(double t, double wt[4])
+{
+    wt[0] = (-t * t * t + 2 * t * t - t) / 2;
+    wt[1] = (3 * t * t * t - 5 * t * t + 2) / 2;
+    wt[2] = (-3 * t * t * t + 4 * t * t + t) / 2;
+    wt[3] = (t * t * t - t * t) / 2;
+}
+
+static int clamp_f64_index(int i, int size)
+{
+    return i < 0 ? 0 : i > size - 1 ? size - 1 : i;
+}
+
+/* The base at output pixel (X, Y), sqrt-space RGB and alpha. Bilinear: the sqrt frame at
+ * (X + 0.5) * W_in / W_out - 0.5, clamped to the edge. Cubic (UPF_MODEL_FLAG_CUBIC_BASE):
+ * Catmull-Rom of the squared values over the 4x4 pixels around that position, edge pixels
+ * repeated, clamped at 0, square root; alpha unsquared, clamped to [0, 1]. */
+static void base_f64(const uint32_t *px, int w, int h, int ow, int oh, int X, int Y, bool cubic,
+                     double base[4])
+{
+    const double ux = (X + 0.5) * w / ow - 0.5, uy = (Y + 0.5) * h / oh - 0.5;
+    if (!cubic) {
+        int x0, x1, y0, y1;
+        double fx, fy, c[4][4];
+        tap_f64(ux, w, &x0, &x1, &fx);
+        tap_f64(uy, h, &y0, &y1, &fy);
+        pixel_f64(px, w, x0, y0, c[0]);
+        pixel_f64(px, w, x1, y0, c[1]);
+        pixel_f64(px, w, x0, y1, c[2]);
+        pixel_f64(px, w, x1, y1, c[3]);
+        for (int ch = 0; ch < 4; ch++)
+            base[ch] = (1 - fy) * ((1 - fx) * c[0][ch] + fx * c[1][ch]) +
+                       fy * ((1 - fx) * c[2][ch] + fx * c[3][ch]);
+        return;
+    }
+    const int ix = (int)floor(ux), iy = (int)floor(uy);
+    double wx[4], wy[4], acc[4] = { 0, 0, 0, 0 };
+    catmull_rom_f64(ux - ix, wx);
+    catmull_rom_f64(uy - iy, wy);
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 4; i++) {
+            double c[4];
+            pixel_f64(px, w, clamp_f64_index(ix - 1 + i, w), clamp_f64_index(iy - 1 + j, h), c);
+            for (int ch = 0; ch < 4; ch++)
+                acc[ch] += wy[j] * wx[i] * (ch < 3 ? c[ch] * c[ch] : c[ch]);
+        }
+    for (int ch = 0; ch < 3; ch++)
+        base[ch] = sqrt(fmax(acc[ch], 0.0));
+    base[3] = fmin(fmax(acc[3], 0.0), 1.0);
+}
+
+/* Pass 4's output composition in float64, straight from DESIGN.md: the base (base_f64);
+ * detail = bilinear map at (X + 0.5) * (W_in * 12 / s) / W_out - 0.5; o = max(base + detail,
+ * 0)^2; then the sharpen, clamped at 0. `detail` NULL means zero. out: RGBA doubles. */
 static void compose_f64(const uint32_t *px, int w, int h, const double *detail, int dw, int dh,
-                        int s, int ow, int oh, double k, double *out)
+                        int s, int ow, int oh, double k, bool cubic, double *out)
 {
     double *o = malloc(sizeof *o * 4 * (size_t)ow * (size_t)oh);
     double *L = malloc(sizeof *L * (size_t)ow * (size_t)oh);
     for (int Y = 0; Y < oh; Y++)
         for (int X = 0; X < ow; X++) {
-            int x0, x1, y0, y1;
-            double fx, fy;
-            tap_f64((X + 0.5) * w / ow - 0.5, w, &x0, &x1, &fx);
-            tap_f64((Y + 0.5) * h / oh - 0.5, h, &y0, &y1, &fy);
-            double c[4][4]; /* the four pixels' RGBA */
-            const int xs[4] = { x0, x1, x0, x1 }, ys[4] = { y0, y0, y1, y1 };
-            for (int n = 0; n < 4; n++) {
-                uint32_t p = px[(size_t)ys[n] * w + xs[n]];
-                c[n][0] = (p & 1023) / 1023.0;
-                c[n][1] = (p >> 10 & 1023) / 1023.0;
-                c[n][2] = (p >> 20 & 1023) / 1023.0;
-                c[n][3] = (p >> 30) / 3.0;
-            }
+            double base[4];
+            base_f64(px, w, h, ow, oh, X, Y, cubic, base);
             double det = 0;
             if (detail) {
                 int a0, a1, b0, b1;
@@ -951,8 +1003,7 @@ static void compose_f64(const uint32_t *px, int w, int h, const double *detail, 
             }
             double *q = o + 4 * ((size_t)Y * ow + X);
             for (int ch = 0; ch < 4; ch++) {
-                double v = (1 - fy) * ((1 - fx) * c[0][ch] + fx * c[1][ch]) +
-                           fy * ((1 - fx) * c[2][ch] + fx * c[3][ch]);
+                double v = base[ch];
                 if (ch < 3) {
                     v = fmax(v + det, 0.0);
                     v = v * v;
@@ -1024,18 +1075,19 @@ static void test_compose(test_rng *rng)
         }
         float k = trial % 3 == 0 ? 0.0f : trial % 3 == 1 ? 1.0f : 2.0f * test_rand_float(rng);
         uint32_t *px = frame_random(rng, w, h);
+        const bool cubic = trial & 1;
         upf__detail_map map;
         float *d = malloc(upf__detail_map_bytes(s, w, h));
-        upf__detail_map_init(&map, s, w, h, d);
+        upf__detail_map_init(&map, s, cubic ? UPF_MODEL_FLAG_CUBIC_BASE : 0, w, h, d);
         double *dd = malloc(sizeof *dd * (size_t)map.width * (size_t)map.height);
         for (int i = 0; i < map.width * map.height; i++)
             dd[i] = d[i] = 0.3f * test_rand_float(rng) - 0.15f;
         float *got = compose_lib(ctx, px, w, h, &map, ow, oh, k);
         double *want = malloc(sizeof *want * 4 * (size_t)ow * (size_t)oh);
-        compose_f64(px, w, h, dd, map.width, map.height, s, ow, oh, k, want);
+        compose_f64(px, w, h, dd, map.width, map.height, s, ow, oh, k, cubic, want);
         double e = max_diff(got, want, 4 * (size_t)ow * (size_t)oh);
-        CHECKF(e <= 1e-5, "step %d, %dx%d -> %dx%d, sharpness %g: max error %g", s, w, h, ow, oh,
-               (double)k, e);
+        CHECKF(e <= 1e-5, "step %d, %dx%d -> %dx%d, sharpness %g%s: max error %g", s, w, h, ow,
+               oh, (double)k, cubic ? ", cubic base" : "", e);
         worst = fmax(worst, e);
         free(want);
         free(got);
@@ -1052,7 +1104,7 @@ static void test_compose(test_rng *rng)
         uint32_t *px = calloc((size_t)w * h, sizeof *px);
         upf__detail_map map;
         float *d = malloc(upf__detail_map_bytes(s, w, h));
-        upf__detail_map_init(&map, s, w, h, d);
+        upf__detail_map_init(&map, s, 0, w, h, d);
         for (int i = 0; i < map.width * map.height; i++)
             d[i] = 0.1f + 0.8f * test_rand_float(rng);
         float *got = compose_lib(ctx, px, w, h, &map, map.width, map.height, 0.0f);
@@ -1074,13 +1126,15 @@ static void test_compose(test_rng *rng)
         free(d);
         free(px);
     }
-    /* Ratio 1 with zero detail: each output pixel is its input pixel, squared. */
-    {
+    /* Ratio 1 with zero detail: each output pixel is its input pixel, squared, for either
+     * base (Catmull-Rom interpolates: at whole positions its weights are exactly 0, 1, 0, 0,
+     * and sqrtf of a float's correctly rounded square is that float). */
+    for (int cubic = 0; cubic < 2; cubic++) {
         int w = 23, h = 11;
         uint32_t *px = frame_random(rng, w, h);
         upf__detail_map map;
         float *d = calloc(1, upf__detail_map_bytes(10, w, h));
-        upf__detail_map_init(&map, 10, w, h, d);
+        upf__detail_map_init(&map, 10, cubic ? UPF_MODEL_FLAG_CUBIC_BASE : 0, w, h, d);
         float *got = compose_lib(ctx, px, w, h, &map, w, h, 0.0f);
         int wrong = 0;
         for (int i = 0; i < w * h; i++) {
@@ -1122,7 +1176,7 @@ static void test_sharpen_3x3(void)
     CHECK_NEAR(centre, 0.8466387532, 1e-10);
     float detail[16] = { 0 }; /* step 10: 3 * 12 / 10 -> 4x4 */
     upf__detail_map map;
-    upf__detail_map_init(&map, 10, 3, 3, detail);
+    upf__detail_map_init(&map, 10, 0, 3, 3, detail);
     CHECK_EQ_INT(map.width, 4);
     const float ks[3] = { 1.0f, 0.5f, 0.0f };
     for (int t = 0; t < 3; t++) {
@@ -1204,7 +1258,7 @@ static void test_reconstruct(test_rng *rng)
         uint32_t *px = frame_random(rng, w, h);
         float *got = reconstruct_lib(ctx, zero, px, w, h, ow, oh, 0.0f);
         double *want = malloc(sizeof *want * 4 * (size_t)ow * (size_t)oh);
-        compose_f64(px, w, h, NULL, 0, 0, 6, ow, oh, 0.0, want);
+        compose_f64(px, w, h, NULL, 0, 0, 6, ow, oh, 0.0, false, want);
         CHECK(max_diff(got, want, 4 * (size_t)ow * (size_t)oh) <= 1e-6);
         /* the same into 8-bit sRGB: each value is the float result encoded */
         uint8_t *b8 = malloc(4 * (size_t)ow * (size_t)oh);
@@ -1248,10 +1302,10 @@ static void test_reconstruct(test_rng *rng)
         CHECK_FAILS(ctx, upf__reconstruct(ctx, zero, &narrow, &dst, 1.0f, scratch, sb),
                     UPF_ERROR_INVALID_ARGUMENT, "stride");
         upf__detail_map wrong_map;
-        upf__detail_map_init(&wrong_map, 6, w + 1, h, (float *)scratch);
+        upf__detail_map_init(&wrong_map, 6, 0, w + 1, h, (float *)scratch);
         CHECK_FAILS(ctx, upf__compose_output(ctx, &fr, &wrong_map, &dst, 1.0f, scratch, sb),
                     UPF_ERROR_INVALID_ARGUMENT, "detail map");
-        upf__detail_map_init(&wrong_map, 8, w, h, (float *)scratch);
+        upf__detail_map_init(&wrong_map, 8, 0, w, h, (float *)scratch);
         CHECK_FAILS(ctx, upf__make_detail_map(ctx, zero, &fr, &wrong_map, scratch, sb),
                     UPF_ERROR_INVALID_ARGUMENT, "the detail map is for step 8, the model's step "
                     "is 6");
@@ -1267,16 +1321,18 @@ static void test_reconstruct(test_rng *rng)
      * then within 1e-5 of each value, see test_forward_bounded) and one of mixed weights with
      * the window-mean flag (within 2e-4 of the largest detail, see test_forward_mixed); the
      * output adds the compose error (1e-5) to the detail error, squared near values <= ~2. */
-    for (int t = 0; t < 4; t++) {
+    for (int t = 0; t < 6; t++) {
         int s = test_rand_int(rng, UPF_MODEL_STEP_MIN, UPF_MODEL_STEP_MAX);
-        upf__net_model *m = model_new(s, t & 1 ? UPF_MODEL_FLAG_WINDOW_MEAN : 0);
+        const bool cubic = t >= 4;
+        upf__net_model *m = model_new(s, (t & 1 ? UPF_MODEL_FLAG_WINDOW_MEAN : 0u) |
+                                             (cubic ? UPF_MODEL_FLAG_CUBIC_BASE : 0u));
         if (t & 1)
             model_random(rng, m, -0.45f, 0.45f);
         else
             model_random(rng, m, 0.0f, 0.08f);
         int w = test_rand_int(rng, 8, 70), h = test_rand_int(rng, 8, 60);
         int ow = test_rand_int(rng, w, 4 * w), oh = test_rand_int(rng, h, 4 * h);
-        float k = t < 2 ? 1.0f : 0.0f;
+        float k = t < 2 || t >= 4 ? 1.0f : 0.0f;
         uint32_t *px = frame_random(rng, w, h);
         int dw, dh;
         double *dd = detail_f64(m, px, w, h, &dw, &dh);
@@ -1284,12 +1340,14 @@ static void test_reconstruct(test_rng *rng)
         for (int i = 0; i < dw * dh; i++)
             dmax = fmax(dmax, fabs(dd[i]));
         double *want = malloc(sizeof *want * 4 * (size_t)ow * (size_t)oh);
-        compose_f64(px, w, h, dd, dw, dh, s, ow, oh, k, want);
+        compose_f64(px, w, h, dd, dw, dh, s, ow, oh, k, cubic, want);
         float *got = reconstruct_lib(ctx, m, px, w, h, ow, oh, k);
         double e = max_diff(got, want, 4 * (size_t)ow * (size_t)oh);
         double tol = 1e-5 + 2 * (1 + dmax) * (t & 1 ? 2e-4 * dmax : 2e-5 * dmax) * (1 + 2.5 * k);
-        CHECKF(e <= tol, "pass 4, step %d, %dx%d -> %dx%d: error %g > %g (largest detail %g)", s,
-               w, h, ow, oh, e, tol, dmax);
+        CHECKF(e <= tol, "pass 4, step %d%s, %dx%d -> %dx%d: error %g > %g (largest detail %g)",
+               s, cubic ? " (cubic base)" : "", w, h, ow, oh, e, tol, dmax);
+        printf("pass 4 vs float64, step %d%s: error %.3g (tolerance %.3g)\n", s,
+               cubic ? ", cubic base" : "", e, tol);
         CHECK(dmax > 0.01); /* the detail is not negligible */
         free(got);
         free(want);
@@ -1455,7 +1513,7 @@ static void test_cli(test_rng *rng)
     CHECK_TOOL(0, "model 0: step 5, ratio 2.4 (12/5), flags 0x0", "model info '%s/imp.upfm'", TMP);
     CHECK(strstr(test_tool_out(), "stage 6 D") != NULL);
     CHECK(strstr(test_tool_out(), "seed=1") != NULL);
-    CHECK_TOOL(0, "flags 0x1 (window mean)", "model info '%s/imp2.upfm'", TMP);
+    CHECK_TOOL(0, "flags 0x1 (window-mean)", "model info '%s/imp2.upfm'", TMP);
 
     /* pack, then info on the pack */
     CHECK_TOOL(0, "2 models, steps 5 8", "model pack '%s/imp.upfm' '%s/imp2.upfm' -o '%s/pack.upfm'",

@@ -296,16 +296,16 @@ static void test_schedule(void)
 
 /* ---- pairs against pass 4 ------------------------------------------------------------------ */
 
-static uint32_t *frame_random(test_rng *rng, int w, int h)
+/* Smooth-ish content with some hard steps: each channel a random value per 3x3 cell in
+ * [lo, lo + span], plus noise in [0, 0.1]: sqrt values. */
+static uint32_t *frame_random(test_rng *rng, int w, int h, float lo, float span)
 {
-    /* Smooth-ish content with some hard steps: each channel a random value per 3x3 cell,
-     * plus noise; every value in [0.1, 0.9] so nothing clamps. */
     uint32_t *f = malloc((size_t)w * h * sizeof *f);
     float cell[3][64][64];
     for (int c = 0; c < 3; c++)
         for (int i = 0; i < 64; i++)
             for (int j = 0; j < 64; j++)
-                cell[c][i][j] = 0.15f + 0.6f * test_rand_float(rng);
+                cell[c][i][j] = lo + span * test_rand_float(rng);
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
             float v[3];
@@ -321,7 +321,7 @@ static void teacher_scale(upf_context *ctx, upf__net_model *m, const uint32_t *p
                           float *map_data)
 {
     upf__detail_map map;
-    upf__detail_map_init(&map, m->step, w, h, map_data);
+    upf__detail_map_init(&map, m->step, m->flags, w, h, map_data);
     size_t sb = upf__detail_scratch_bytes(upf_context_threads(ctx));
     void *scratch = malloc(sb);
     const upf__sqrt_frame frame = { px, w, h, 0 };
@@ -345,7 +345,7 @@ static float *teacher_reference(upf_context *ctx, upf__net_model *m, const uint3
 {
     teacher_scale(ctx, m, px, w, h, map_data);
     upf__detail_map map;
-    upf__detail_map_init(&map, m->step, w, h, map_data);
+    upf__detail_map_init(&map, m->step, m->flags, w, h, map_data);
     *out_w = map.width;
     *out_h = map.height;
     float *ref = malloc((size_t)map.width * map.height * 4 * sizeof(float));
@@ -370,15 +370,22 @@ static void test_pair_geometry(upf_context *ctx, test_rng *rng)
         const int q = step / gcd(step, 12);
         const int w = q * test_rand_int(rng, (12 + q - 1) / q + 1, 60 / q + 2);
         const int h = q * test_rand_int(rng, (12 + q - 1) / q + 1, 48 / q + 2);
-        upf__net_model *m = model_new(step, step % 2 ? UPF_MODEL_FLAG_WINDOW_MEAN : 0);
+        /* Both bases: the cubic one for steps 4, 5, 8 and 9 (with and without window mean). */
+        upf__net_model *m = model_new(step, (step % 2 ? UPF_MODEL_FLAG_WINDOW_MEAN : 0u) |
+                                                ((step / 2) % 2 == 0 ? UPF_MODEL_FLAG_CUBIC_BASE : 0u));
         random_weights(rng, &m->w[0][0][0], 0.3f);
-        uint32_t *px = frame_random(rng, w, h);
+        /* Sqrt values in [0.45, 0.85], so that nothing clamps, not even where the cubic base
+         * undershoots: Catmull-Rom's negative weights sum to at most t(1 - t)/2 = 1/8 per axis,
+         * 2 * 1/8 * 9/8 = 0.28 in 2D, so the base in linear light stays above
+         * 0.45^2 - 0.28 * (0.85^2 - 0.45^2) = 0.056, sqrt 0.24, beyond a teacher's 0.05. */
+        uint32_t *px = frame_random(rng, w, h, 0.45f, 0.3f);
         float *map_data = malloc(upf__detail_map_bytes(step, w, h));
         int ow, oh;
         float *ref = teacher_reference(ctx, m, px, w, h, map_data, &ow, &oh);
         CHECK_EQ_INT((long long)ow * step, 12LL * w);
         train_pair pair;
-        CHECK_OK(ctx, train_pair_from_frame(ctx, step, px, w, h, NULL, ref, ow, oh, &pair));
+        CHECK_OK(ctx, train_pair_from_frame(ctx, step, m->flags, px, w, h, NULL, ref, ow, oh,
+                                            &pair));
         CHECK_EQ_INT(pair.win_x, ow / 12);
         CHECK_EQ_INT(pair.win_y, oh / 12);
 
@@ -406,8 +413,17 @@ static void test_pair_geometry(upf_context *ctx, test_rng *rng)
             }
         CHECKF(same == windows, "step %d, %dx%d: %d of %d windows give pass 4's detail map", step,
                w, h, same, windows);
-        CHECKF(worst_target < 2e-6, "step %d: target detail differs from the teacher's by %g",
-               step, worst_target);
+        CHECKF(worst_target < 2e-6, "step %d (flags 0x%x): target detail differs from the "
+               "teacher's by %g", step, (unsigned)m->flags, worst_target);
+        /* Targets made for the other base are not the teacher's detail: the base matters. */
+        train_pair other;
+        CHECK_OK(ctx, train_pair_from_frame(ctx, step, m->flags ^ UPF_MODEL_FLAG_CUBIC_BASE, px,
+                                            w, h, NULL, ref, ow, oh, &other));
+        double moved = 0;
+        for (int i = 0; i < ow * oh; i++)
+            moved = fmax(moved, fabs(other.detail[i] - pair.detail[i]));
+        CHECKF(moved > 1e-3, "step %d: the other base moves the targets by only %g", step, moved);
+        train_pair_free(ctx, &other);
         train_pair_free(ctx, &pair);
         free(ref);
         free(map_data);
@@ -419,12 +435,14 @@ static void test_pair_geometry(upf_context *ctx, test_rng *rng)
     uint32_t px[24 * 18] = { 0 };
     float ref[48 * 36 * 4] = { 0 };
     train_pair pair;
-    CHECK_FAILS(ctx, train_pair_from_frame(ctx, 6, px, 24, 18, NULL, ref, 48, 35, &pair),
+    CHECK_FAILS(ctx, train_pair_from_frame(ctx, 6, 0, px, 24, 18, NULL, ref, 48, 35, &pair),
                 UPF_ERROR_INVALID_ARGUMENT, "expected exactly input * 12 / 6");
-    CHECK_FAILS(ctx, train_pair_from_frame(ctx, 3, px, 24, 18, NULL, ref, 96, 72, &pair),
+    CHECK_FAILS(ctx, train_pair_from_frame(ctx, 3, 0, px, 24, 18, NULL, ref, 96, 72, &pair),
                 UPF_ERROR_INVALID_ARGUMENT, "step 3");
+    CHECK_FAILS(ctx, train_pair_from_frame(ctx, 6, 0x10, px, 24, 18, NULL, ref, 48, 36, &pair),
+                UPF_ERROR_INVALID_ARGUMENT, "model flags 0x10");
     ref[5] = NAN;
-    CHECK_FAILS(ctx, train_pair_from_frame(ctx, 6, px, 24, 18, NULL, ref, 48, 36, &pair),
+    CHECK_FAILS(ctx, train_pair_from_frame(ctx, 6, 0, px, 24, 18, NULL, ref, 48, 36, &pair),
                 UPF_ERROR_BAD_DATA, "reference pixel (1, 0) channel 1 is nan");
 }
 
@@ -440,14 +458,18 @@ static void make_set(upf_context *ctx, test_rng *rng, train_set *set, int step, 
     set->step = step;
     for (int p = 0; p < n; p++) {
         const int w = step * 6, h = step * 4;
-        uint32_t *px = frame_random(rng, w, h);
+        /* With the cubic base, the range where nothing clamps (test_pair_geometry). */
+        const bool cubic = teacher->flags & UPF_MODEL_FLAG_CUBIC_BASE;
+        uint32_t *px = cubic ? frame_random(rng, w, h, 0.45f, 0.3f)
+                             : frame_random(rng, w, h, 0.15f, 0.6f);
         upf__net_model *m = model_new(step, teacher->flags);
         memcpy(m->w, teacher->w, sizeof m->w);
         float *map_data = malloc(upf__detail_map_bytes(step, w, h));
         int ow, oh;
         float *ref = teacher_reference(ctx, m, px, w, h, map_data, &ow, &oh);
         train_pair pair;
-        CHECK_OK(ctx, train_pair_from_frame(ctx, step, px, w, h, NULL, ref, ow, oh, &pair));
+        CHECK_OK(ctx, train_pair_from_frame(ctx, step, teacher->flags, px, w, h, NULL, ref, ow,
+                                            oh, &pair));
         if (linear) {
             /* detail = 0.5 * (luma of the input pixel under the output pixel - the luma of its
              * right-hand neighbour): linear in the window, within reach of the network. */
@@ -569,7 +591,9 @@ static void test_determinism(upf_context *ctx1, upf_context *ctx2, test_rng *rng
 
 static void test_evaluate(upf_context *ctx, test_rng *rng)
 {
-    upf__net_model *teacher = model_new(5, 0);
+    /* With the cubic base throughout: evaluation runs pass 4 with the model's own base. */
+    const uint32_t cubic = UPF_MODEL_FLAG_CUBIC_BASE;
+    upf__net_model *teacher = model_new(5, cubic);
     random_weights(rng, &teacher->w[0][0][0], 0.3f);
     train_set set;
     make_set(ctx, rng, &set, 5, 3, 2, teacher, false);
@@ -577,13 +601,23 @@ static void test_evaluate(upf_context *ctx, test_rng *rng)
      * one more teacher as the pairs did (the scale depends on the frame, so compare the loss of
      * the zero model and of the teacher on the pair it made). */
     train_eval ev;
-    upf__net_model *zero = model_new(5, 0);
+    upf__net_model *zero = model_new(5, cubic);
+    CHECK_EQ_INT(set.flags, cubic);
     CHECK_OK(ctx, train_evaluate(ctx, &set, zero, NULL, &ev));
     CHECK_EQ_INT(ev.pairs, 2);
     CHECK_NEAR(ev.loss, ev.zero_loss, 1e-12);
     CHECK_NEAR(ev.psnr_model, ev.psnr_base, 1e-9);
     CHECK(ev.zero_loss > 1e-6);
     CHECK(ev.psnr_lanczos > 10 && ev.psnr_lanczos < 80);
+    /* A model for the other base does not go with these targets, in evaluation or training. */
+    zero->flags = 0;
+    CHECK_FAILS(ctx, train_evaluate(ctx, &set, zero, NULL, &ev), UPF_ERROR_INVALID_ARGUMENT,
+                "another base");
+    train_config cfg = train_config_defaults(5);
+    trainer *tr = NULL;
+    CHECK_FAILS(ctx, trainer_create(ctx, &set, &cfg, &tr), UPF_ERROR_INVALID_ARGUMENT,
+                "another base");
+    CHECK(tr == NULL);
     train_set_free(ctx, &set);
 
     /* One validation pair, evaluated with the teacher that made it: pass 4 reproduces the
@@ -591,7 +625,7 @@ static void test_evaluate(upf_context *ctx, test_rng *rng)
     memset(&set, 0, sizeof set);
     make_set(ctx, rng, &set, 5, 1, 1, teacher, false);
     const train_pair *p = &set.pairs[0];
-    upf__net_model *m = model_new(5, 0);
+    upf__net_model *m = model_new(5, cubic);
     memcpy(m->w, teacher->w, sizeof m->w);
     float *map_data = malloc(upf__detail_map_bytes(5, p->in_w, p->in_h));
     teacher_scale(ctx, m, p->frame, p->in_w, p->in_h, map_data);
@@ -653,10 +687,10 @@ static void test_loader(upf_context *ctx, test_rng *rng)
     fresh_dir(d);
 
     /* Empty. */
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, false, &set, NULL, NULL),
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0, 0.0, false, &set, NULL, NULL),
                 UPF_ERROR_BAD_DATA,
                 "holds no training pairs");
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, TMP "/nowhere", 6, 0.0, false, &set, NULL, NULL),
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, TMP "/nowhere", 6, 0, 0.0, false, &set, NULL, NULL),
                 UPF_ERROR_IO, "cannot open the data folder");
 
     /* Good pairs: a generic input, and inputs per step (as `upframe train data` writes). */
@@ -666,7 +700,7 @@ static void test_loader(upf_context *ctx, test_rng *rng)
     write_png(TMP "/data/b.input-s4.png", 16, 12, 8, rng);
     write_png(TMP "/data/b.target.png", 48, 36, 16, rng);
     write_text(TMP "/data/notes.txt", "ignored\n");
-    CHECK_OK(ctx, train_set_load_dir(ctx, d, 6, 0.0, false, &set, NULL, NULL));
+    CHECK_OK(ctx, train_set_load_dir(ctx, d, 6, 0, 0.0, false, &set, NULL, NULL));
     CHECK_EQ_INT(set.count, 2);
     if (set.count == 2) {
         CHECK(strcmp(set.pairs[0].name, "a") == 0 && strcmp(set.pairs[1].name, "b") == 0);
@@ -681,33 +715,33 @@ static void test_loader(upf_context *ctx, test_rng *rng)
     }
     train_set_free(ctx, &set);
     /* Step 4 takes b's own input; a's generic input has the wrong ratio for it. */
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 4, 0.0, false, &set, NULL, NULL),
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 4, 0, 0.0, false, &set, NULL, NULL),
                 UPF_ERROR_BAD_DATA,
                 "a.input.png is 24x18 and " TMP "/data/a.target.png is 48x36, a ratio of 2x2; "
                 "expected exactly 3 for step 4");
     remove(TMP "/data/a.input.png");
     remove(TMP "/data/a.target.png");
-    CHECK_OK(ctx, train_set_load_dir(ctx, d, 4, 0.0, false, &set, NULL, NULL));
+    CHECK_OK(ctx, train_set_load_dir(ctx, d, 4, 0, 0.0, false, &set, NULL, NULL));
     CHECK(set.count == 1 && set.pairs[0].in_w == 16);
     train_set_free(ctx, &set);
 
     /* Missing partners. */
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 8, 0.0, false, &set, NULL, NULL),
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 8, 0, 0.0, false, &set, NULL, NULL),
                 UPF_ERROR_BAD_DATA,
                 "b.target.png has no partner for step 8: expected " TMP "/data/b.input-s8.png or "
                 TMP "/data/b.input.png (it has inputs for step 4, 6 only)");
     write_png(TMP "/data/c.input.png", 24, 18, 8, rng);
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, false, &set, NULL, NULL),
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0, 0.0, false, &set, NULL, NULL),
                 UPF_ERROR_BAD_DATA,
                 "c.input.png has no partner: expected its reference " TMP "/data/c.target.png");
     /* An unreadable target. */
     write_text(TMP "/data/c.target.png", "this is not a PNG file");
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, false, &set, NULL, NULL),
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0, 0.0, false, &set, NULL, NULL),
                 UPF_ERROR_BAD_DATA,
                 "c.target.png");
     /* A ratio that is not 12/6. */
     write_png(TMP "/data/c.target.png", 48, 37, 8, rng);
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.0, false, &set, NULL, NULL),
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0, 0.0, false, &set, NULL, NULL),
                 UPF_ERROR_BAD_DATA,
                 "expected exactly 2 for step 6");
     write_png(TMP "/data/c.target.png", 48, 36, 8, rng);
@@ -718,7 +752,7 @@ static void test_loader(upf_context *ctx, test_rng *rng)
     write_text(TMP "/data/manifest.txt", "data=test views\nview b group=g1\nview c scene=x "
                "group=g1 time=0\nview d group=g2\n");
     for (int k = 0; k < 2; k++) {
-        CHECK_OK(ctx, train_set_load_dir(ctx, d, 6, k ? 0.9 : 0.5, false, &set, NULL, NULL));
+        CHECK_OK(ctx, train_set_load_dir(ctx, d, 6, 0, k ? 0.9 : 0.5, false, &set, NULL, NULL));
         CHECK_EQ_INT(set.count, 3);
         if (set.count == 3) {
             CHECK(strcmp(set.description, "test views") == 0);
@@ -731,7 +765,7 @@ static void test_loader(upf_context *ctx, test_rng *rng)
         train_set_free(ctx, &set);
     }
     /* Mirrored training pairs: each right after its pair, same group, never validation. */
-    CHECK_OK(ctx, train_set_load_dir(ctx, d, 6, 0.5, true, &set, NULL, NULL));
+    CHECK_OK(ctx, train_set_load_dir(ctx, d, 6, 0, 0.5, true, &set, NULL, NULL));
     int n_train = 0;
     for (int i = 0; i < set.count; i++) {
         const train_pair *p = &set.pairs[i];
@@ -754,7 +788,7 @@ static void test_loader(upf_context *ctx, test_rng *rng)
     CHECK(n_train >= 1);
     train_set_free(ctx, &set);
     write_text(TMP "/data/manifest.txt", "view d\n");
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.5, false, &set, NULL, NULL),
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0, 0.5, false, &set, NULL, NULL),
                 UPF_ERROR_BAD_DATA,
                 "manifest.txt line 1");
 }
@@ -897,7 +931,7 @@ static void test_render_data(upf_context *ctx)
 
     /* The loader reads it, with the manifest's groups and description. */
     train_set set;
-    CHECK_OK(ctx, train_set_load_dir(ctx, d, 9, 0.5, false, &set, NULL, NULL));
+    CHECK_OK(ctx, train_set_load_dir(ctx, d, 9, 0, 0.5, false, &set, NULL, NULL));
     CHECK_EQ_INT(set.count, 3);
     if (set.count == 3) {
         CHECK(strcmp(set.description, summary) == 0);
@@ -906,7 +940,7 @@ static void test_render_data(upf_context *ctx)
         CHECK(set.pairs[0].in_w == 36 && set.pairs[0].win_x == 4 && set.pairs[0].win_y == 3);
     }
     train_set_free(ctx, &set);
-    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0.5, false, &set, NULL, NULL),
+    CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0, 0.5, false, &set, NULL, NULL),
                 UPF_ERROR_BAD_DATA, "no partner for step 6");
 
     /* Refusals: a folder that has data, sizes, samples, scenes. */

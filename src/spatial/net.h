@@ -34,7 +34,11 @@
 #define UPF_MODEL_STEP_MAX 10      /* ratio 1.2 */
 #define UPF_MODELS_MAX 7           /* one per step */
 #define UPF_MODEL_PROVENANCE_MAX 4096 /* bytes of provenance text */
-#define UPF_MODEL_FLAGS_KNOWN UPF_MODEL_FLAG_WINDOW_MEAN
+#define UPF_MODEL_FLAGS_KNOWN (UPF_MODEL_FLAG_WINDOW_MEAN | UPF_MODEL_FLAG_CUBIC_BASE)
+
+/* A model's flags as text for messages and provenance: "none", or the names of the flags set,
+ * comma-separated ("window-mean", "cubic-base"). Writes at most `size` bytes with the NUL. */
+void upf__model_flags_text(uint32_t flags, char *out, size_t size);
 
 /* Window-mean input (UPF_MODEL_FLAG_WINDOW_MEAN): stage 1 sees 4 * (Y - mean(Y)); see
  * research/calibration.md (the network has no bias, so a flat window is hard for it to map to

@@ -283,6 +283,26 @@ upf_result upf__net_parse(upf_context *ctx, const char *fn, const void *data, si
 
 /* ---- the writer ------------------------------------------------------------------------- */
 
+void upf__model_flags_text(uint32_t flags, char *out, size_t size)
+{
+    static const struct { uint32_t flag; const char *name; } names[] = {
+        { UPF_MODEL_FLAG_WINDOW_MEAN, "window-mean" },
+        { UPF_MODEL_FLAG_CUBIC_BASE, "cubic-base" },
+    };
+    size_t n = 0;
+    if (size)
+        out[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (flags & names[i].flag)
+            n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%s%s", n ? "," : "",
+                                  names[i].name);
+    if (flags & ~UPF_MODEL_FLAGS_KNOWN)
+        n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%sunknown 0x%x", n ? "," : "",
+                              (unsigned)(flags & ~UPF_MODEL_FLAGS_KNOWN));
+    if (!n && size)
+        snprintf(out, size, "none");
+}
+
 upf_result upf__net_check_model(upf_context *ctx, const char *fn, const upf__net_model *model,
                                 int index)
 {

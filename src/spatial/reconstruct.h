@@ -1,6 +1,6 @@
 /* reconstruct.h: pass 4 of the spatial engine, the upscale (DESIGN.md "The spatial engine",
- * "Geometry, exactly"): the network's detail map, then the output (bilinear sample of the
- * sqrt frame + detail, squared, sharpened). Implemented in reconstruct.c.
+ * "Geometry, exactly"): the network's detail map, then the output (the base, a sample of the
+ * sqrt frame, + detail, squared, sharpened). Implemented in reconstruct.c.
  *
  * Two steps, so --debug-passes can save the detail map between them:
  *   upf__make_detail_map   sqrt frame -> detail map (W_in*12/s x H_in*12/s, rounded up)
@@ -30,6 +30,7 @@ typedef struct upf__detail_map {
     float *data;
     int width, height;
     int step;
+    uint32_t flags;           /* the model's UPF_MODEL_FLAG_*: the base the detail goes on */
     int in_width, in_height;
 } upf__detail_map;
 
@@ -65,6 +66,43 @@ static inline float upf__lerp(float a, float b, float f)
     return (1.0f - f) * a + f * b;
 }
 
+/* A Catmull-Rom tap set: source pixels i[0..3] (clamped to the source) and their weights. */
+typedef struct upf__tap4 {
+    int i[4];
+    float w[4];
+} upf__tap4;
+
+/* The cubic base's taps for output pixel X: the Catmull-Rom kernel (resample/filters.c) at
+ * the four source pixels around u = (X + 0.5) * num / den - 0.5 (floor(u) - 1 .. floor(u) + 2,
+ * edges repeated), weights normalised to sum 1. u is exact, as in upf__tap_at. */
+upf__tap4 upf__tap4_at(int x, long long num, long long den, int size);
+
+/* ---- the base: the frame sampled at the output's pixels, before the detail is added ---- */
+
+/* Without UPF_MODEL_FLAG_CUBIC_BASE (the shipped design): the frame's sqrt values sampled
+ * bilinearly (upf__tap_at, rows blended first, then columns). With it: the frame in linear
+ * light (the sqrt values squared) sampled with Catmull-Rom (upf__tap4_at, rows first), clamped
+ * at 0 and taken back to sqrt space. Alpha is sampled the same way, unsquared, and with the
+ * cubic base clamped to [0, 1]. Both pass 4 and the trainer's targets use these functions. */
+typedef struct upf__base_cols {
+    uint32_t flags;
+    int in_w, out_w;
+    const upf__tap *bilinear;  /* out_w column taps without the flag, else NULL */
+    const upf__tap4 *cubic;    /* out_w column taps with it, else NULL */
+} upf__base_cols;
+
+/* Bytes upf__base_cols_init needs for an output out_w wide. */
+size_t upf__base_cols_bytes(int out_w);
+
+/* The column taps for `flags`, a frame in_w wide and an output out_w wide, kept in `mem`
+ * (upf__base_cols_bytes). */
+upf__base_cols upf__base_cols_init(uint32_t flags, int in_w, int out_w, void *mem);
+
+/* Row y of the base of an output `out_h` high: out_w RGBA values (sqrt-space colour, alpha) into
+ * `base`; `vrow` is scratch of frame->width * 4 floats. */
+void upf__base_row(const upf__sqrt_frame *frame, const upf__base_cols *cols, int out_h, int y,
+                   float *vrow, float *base);
+
 /* Sharpness accepted by upf__compose_output: 0 (off) .. 4; 1 is the shipped look. */
 #define UPF_SHARPNESS_MAX 4.0f
 
@@ -73,9 +111,10 @@ static inline float upf__lerp(float a, float b, float f)
 upf_result upf__reconstruct_check_sizes(upf_context *ctx, const char *fn, int in_w, int in_h,
                                         int out_w, int out_h);
 
-/* Fills in a detail map's sizes for a model step and input size, with `data` (which must hold
- * upf__detail_map_bytes). */
-void upf__detail_map_init(upf__detail_map *map, int step, int in_w, int in_h, float *data);
+/* Fills in a detail map's sizes for a model step and input size, and the model's flags (the
+ * base it goes on), with `data` (which must hold upf__detail_map_bytes). */
+void upf__detail_map_init(upf__detail_map *map, int step, uint32_t flags, int in_w, int in_h,
+                          float *data);
 size_t upf__detail_map_bytes(int step, int in_w, int in_h);
 
 /* Scratch for upf__make_detail_map with `threads` workers. */
@@ -92,10 +131,10 @@ upf_result upf__make_detail_map(upf_context *ctx, const upf__net_model *model,
  * detail_w wide and an output out_w wide. */
 size_t upf__compose_scratch_bytes(int threads, int in_w, int detail_w, int out_w);
 
-/* The output: for each pixel, the bilinear sample of `frame` plus the bilinear sample of the
- * detail map on R, G and B, clamped at 0 and squared (linear light); then the sharpen
- * `+ sharpness * (1.25 L - 0.3125 * (sum of the 4 neighbours' L))` on R, G, B (L the Rec. 709
- * luma of the squared output), clamped at 0. Alpha is the bilinear sample of the frame's alpha.
+/* The output: for each pixel, the base of `frame` (upf__base_row, as the map's flags say) plus
+ * the bilinear sample of the detail map on R, G and B, clamped at 0 and squared (linear light);
+ * then the sharpen `+ sharpness * (1.25 L - 0.3125 * (sum of the 4 neighbours' L))` on R, G, B
+ * (L the Rec. 709 luma of the squared output), clamped at 0. Alpha is the base's alpha.
  * `dst` is any colour format, any size with a ratio of 1..4 to the frame on each axis.
  * Bands of rows run as tasks on the context's workers. */
 upf_result upf__compose_output(upf_context *ctx, const upf__sqrt_frame *frame,

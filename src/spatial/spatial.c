@@ -130,7 +130,7 @@ upf_spatial *upf_spatial_create(upf_context *ctx, const upf_spatial_params *p)
     size_t words = (size_t)upf__smaa_blocks(s->src_w) * (size_t)upf__smaa_blocks(s->src_h);
     int threads = upf_context_threads(ctx);
     s->detail_scratch_bytes = upf__detail_scratch_bytes(threads);
-    upf__detail_map_init(&s->map, s->model->step, s->src_w, s->src_h, NULL);
+    upf__detail_map_init(&s->map, s->model->step, s->model->flags, s->src_w, s->src_h, NULL);
     s->compose_scratch_bytes = upf__compose_scratch_bytes(threads, s->src_w, s->map.width,
                                                           s->dst_w);
     if (!(s->linear = upf__alloc_array(ctx, px, 16, "the linear input")) ||
@@ -145,7 +145,7 @@ upf_spatial *upf_spatial_create(upf_context *ctx, const upf_spatial_params *p)
         !(s->compose_scratch = upf__alloc(ctx, s->compose_scratch_bytes, "the compose scratch")) ||
         !(s->bad_x = upf__alloc_array(ctx, (size_t)s->src_h, sizeof(int), "row flags")))
         goto fail;
-    upf__detail_map_init(&s->map, s->model->step, s->src_w, s->src_h, s->detail);
+    upf__detail_map_init(&s->map, s->model->step, s->model->flags, s->src_w, s->src_h, s->detail);
     upf__smaa_area_table(s->area);
     upf__log(ctx, UPF_LOG_DEBUG, "spatial engine %dx%d -> %dx%d: model step %d (ratio %.3f), "
              "sharpness %g", s->src_w, s->src_h, s->dst_w, s->dst_h, s->model->step,

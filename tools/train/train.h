@@ -112,11 +112,12 @@ typedef struct train_pair {
     char group[256];          /* pairs of one group fall on one side of the validation split */
     bool validation;
     int step;
+    uint32_t flags;           /* the model flags the targets were made for (the base) */
     int in_w, in_h;           /* input (render) size */
     int out_w, out_h;         /* detail map = target size: in * 12 / step */
     int win_x, win_y;         /* windows whose block lies inside: out / 12, rounded down */
     float *luma;              /* in_w * in_h: Rec. 709 luma of the sqrt frame (pass 4's input) */
-    float *detail;            /* out_w * out_h: luma(sqrt(reference)) - luma(bilinear base) */
+    float *detail;            /* out_w * out_h: luma(sqrt(reference)) - luma(pass 4's base) */
     float *edge_weight;       /* win_x * win_y: pass-1 edge bits in each window's s x s block */
     uint32_t *frame;          /* in_w * in_h: the sqrt 10:10:10:2 frame of passes 1-3 */
     /* Validation pairs keep their images for the final evaluation (PSNR, SSIM): */
@@ -127,18 +128,20 @@ typedef struct train_pair {
 /* Makes a pair from a sqrt frame (passes 1-3 already run; copied) and its reference (linear
  * RGBA float, out_w x out_h, rows tightly packed); `edges` are pass 1's edge words of the
  * frame (upf__smaa_edges layout), or NULL for no edge weights (all windows weigh the same).
- * The reference must be exactly in * 12 / step on each axis. Fills `pair` (free with
- * train_pair_free); name, group and validation are the caller's. */
-upf_result train_pair_from_frame(upf_context *ctx, int step, const uint32_t *frame, int in_w,
-                                 int in_h, const uint32_t *edges, const float *reference,
-                                 int out_w, int out_h, train_pair *pair);
+ * The reference must be exactly in * 12 / step on each axis. `flags` are the model flags the
+ * targets are for: UPF_MODEL_FLAG_CUBIC_BASE changes the base the detail goes on. Fills `pair`
+ * (free with train_pair_free); name, group and validation are the caller's. */
+upf_result train_pair_from_frame(upf_context *ctx, int step, uint32_t flags,
+                                 const uint32_t *frame, int in_w, int in_h, const uint32_t *edges,
+                                 const float *reference, int out_w, int out_h, train_pair *pair);
 
 /* Makes a pair from an input image and its reference (any colour formats; linear light or
  * sRGB-encoded as the format says): the input runs through passes 1-3 (SMAA with
  * `area_table` from upf__smaa_area_table, into the sqrt frame), then train_pair_from_frame.
  * With `keep`, copies of both images stay in the pair for the evaluation. `what` names the
  * pair in messages. */
-upf_result train_pair_from_images(upf_context *ctx, int step, const upf_image *input,
+upf_result train_pair_from_images(upf_context *ctx, int step, uint32_t flags,
+                                  const upf_image *input,
                                   const upf_image *target, bool keep, const uint8_t *area_table,
                                   const char *what, train_pair *pair);
 
@@ -153,6 +156,7 @@ void train_pair_target(const train_pair *pair, int gx, int gy, float *block);
 /* A data set: the pairs of one step, split into training and validation. */
 typedef struct train_set {
     int step;
+    uint32_t flags;           /* the model flags its targets were made for */
     int count, capacity;
     train_pair *pairs;
     char description[1024];   /* for the model's provenance: the data's manifest summary */
@@ -178,16 +182,17 @@ typedef void (*train_progress_fn)(void *priv, int done, int total);
  *   DIR/NAME.input-sS.png              its input for step S (4..10), which wins
  *   DIR/manifest.txt                   optional: `data=...` (the description) and
  *                                      `view NAME group=G ...` lines (the validation groups)
- * For `step`, every target must have an input of exactly target * step / 12 on each axis,
- * every input a target; a missing partner, a size of another ratio or an unreadable file stops
- * the load with a message naming the file. Marks the validation split (train_split_names over
+ * For `step`, every target must have an input of exactly target * step / 12 on each axis, every
+ * input a target; a missing partner, a size of another ratio or an unreadable file stops the
+ * load with a message naming the file. The targets are made for a model of `flags` (the base
+ * they go on). Marks the validation split (train_split_names over
  * the groups, `fraction` of them). With `mirror`, each training pair also gives its mirror
  * image (input and reference flipped left to right, then through passes 1-3 like any input),
  * named NAME+mirror, in the same group: twice the training data for free; validation pairs are
  * not mirrored. */
-upf_result train_set_load_dir(upf_context *ctx, const char *dir, int step, double fraction,
-                              bool mirror, train_set *set, train_progress_fn progress,
-                              void *progress_priv);
+upf_result train_set_load_dir(upf_context *ctx, const char *dir, int step, uint32_t flags,
+                              double fraction, bool mirror, train_set *set,
+                              train_progress_fn progress, void *progress_priv);
 
 /* ---- rendering training data (train_render.c) --------------------------------------------- */
 

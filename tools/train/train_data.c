@@ -5,11 +5,12 @@
  * an optional manifest); writes train_pair planes:
  *  - luma:   the Rec. 709 luma of the sqrt frame that passes 1-3 leave, per input pixel, as
  *            reconstruct.c computes it for its windows;
- *  - detail: per output pixel, luma(sqrt(reference)) - luma(base), the base being the bilinear
- *            sample of the sqrt frame at that pixel with pass 4's taps (upf__tap_at, vertical
- *            blend first, per channel). At the model's own ratio the detail map's grid is the
- *            output grid, so this is exactly what pass 4 would have to add (on R, G and B
- *            alike, which adds the same amount to luma since the luma weights sum to 1);
+ *  - detail: per output pixel, luma(sqrt(reference)) - luma(base), the base being pass 4's own
+ *            sample of the sqrt frame at that pixel (upf__base_row: bilinear in sqrt space,
+ *            or Catmull-Rom in linear light for UPF_MODEL_FLAG_CUBIC_BASE). At the model's own
+ *            ratio the detail map's grid is the output grid, so this is exactly what pass 4
+ *            would have to add (on R, G and B alike, which adds the same amount to luma since
+ *            the luma weights sum to 1);
  *  - edge_weight: per window, the number of pass-1 edge bits (left and top) of the pixels in
  *            its s x s input block, for sampling windows with more weight on edges.
  * The reference is clamped to [0, 1] before its square root: the sqrt frame cannot go beyond. */
@@ -44,9 +45,9 @@ static int clampi(int v, int lo, int hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-upf_result train_pair_from_frame(upf_context *ctx, int step, const uint32_t *frame, int in_w,
-                                 int in_h, const uint32_t *edges, const float *reference,
-                                 int out_w, int out_h, train_pair *pair)
+upf_result train_pair_from_frame(upf_context *ctx, int step, uint32_t flags,
+                                 const uint32_t *frame, int in_w, int in_h, const uint32_t *edges,
+                                 const float *reference, int out_w, int out_h, train_pair *pair)
 {
     static const char fn[] = "train_pair_from_frame";
     memset(pair, 0, sizeof *pair);
@@ -55,6 +56,9 @@ upf_result train_pair_from_frame(upf_context *ctx, int step, const uint32_t *fra
                          step, UPF_MODEL_STEP_MIN, UPF_MODEL_STEP_MAX);
     if (!frame || !reference)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frame or reference is NULL", fn);
+    if (flags & ~UPF_MODEL_FLAGS_KNOWN)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: model flags 0x%x; expected a "
+                         "combination of 0x%x", fn, (unsigned)flags, UPF_MODEL_FLAGS_KNOWN);
     if (in_w < 1 || in_h < 1 || in_w > UPF_MAX_IMAGE_DIMENSION || in_h > UPF_MAX_IMAGE_DIMENSION)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: input is %dx%d; expected each "
                          "side in 1..%d", fn, in_w, in_h, UPF_MAX_IMAGE_DIMENSION);
@@ -73,6 +77,7 @@ upf_result train_pair_from_frame(upf_context *ctx, int step, const uint32_t *fra
                              i / 4 / (size_t)out_w, i % 4, (double)reference[i]);
 
     pair->step = step;
+    pair->flags = flags;
     pair->in_w = in_w;
     pair->in_h = in_h;
     pair->out_w = out_w;
@@ -85,9 +90,12 @@ upf_result train_pair_from_frame(upf_context *ctx, int step, const uint32_t *fra
     pair->detail = upf__alloc_array(ctx, n_out, sizeof(float), "a training pair's targets");
     pair->edge_weight = upf__alloc_array(ctx, (size_t)pair->win_x * pair->win_y, sizeof(float),
                                          "a training pair's window weights");
-    float *base_row = upf__alloc_array(ctx, (size_t)in_w * 3, sizeof(float), "a row of bases");
-    if (!pair->luma || !pair->frame || !pair->detail || !pair->edge_weight || !base_row) {
-        upf__free(ctx, base_row);
+    /* Pass 4's base, a row at a time: column taps, a filtered input row, the base row. */
+    const size_t cols_bytes = upf__base_cols_bytes(out_w);
+    unsigned char *base_mem = upf__alloc(ctx, cols_bytes + ((size_t)in_w + (size_t)out_w) * 4 *
+                                         sizeof(float), "a row of bases");
+    if (!pair->luma || !pair->frame || !pair->detail || !pair->edge_weight || !base_mem) {
+        upf__free(ctx, base_mem);
         train_pair_free(ctx, pair);
         return UPF_ERROR_OUT_OF_MEMORY;
     }
@@ -100,33 +108,25 @@ upf_result train_pair_from_frame(upf_context *ctx, int step, const uint32_t *fra
         pair->luma[i] = upf_luma(r, g, b);
     }
 
-    /* The targets: luma(sqrt(reference)) - luma(bilinear base), the base as pass 4 samples it
-     * (rows blended first, per channel, then columns). */
+    /* The targets: luma(sqrt(reference)) - luma(base), the base exactly as pass 4 samples it. */
+    const upf__sqrt_frame sqrt_frame = { frame, in_w, in_h, 0 };
+    const upf__base_cols cols = upf__base_cols_init(flags, in_w, out_w, base_mem);
+    float *vrow = (float *)(base_mem + cols_bytes), *base = vrow + (size_t)in_w * 4;
     for (int y = 0; y < out_h; y++) {
-        const upf__tap ty = upf__tap_at(y, in_h, out_h, in_h);
-        const uint32_t *r0 = frame + (size_t)ty.i0 * in_w, *r1 = frame + (size_t)ty.i1 * in_w;
-        for (int x = 0; x < in_w; x++) {
-            float a[4], b[4];
-            upf_unpack_sqrt1010102(r0[x], &a[0], &a[1], &a[2], &a[3]);
-            upf_unpack_sqrt1010102(r1[x], &b[0], &b[1], &b[2], &b[3]);
-            for (int c = 0; c < 3; c++)
-                base_row[3 * x + c] = upf__lerp(a[c], b[c], ty.f);
-        }
+        upf__base_row(&sqrt_frame, &cols, out_h, y, vrow, base);
         const float *ref = reference + (size_t)y * out_w * 4;
         float *det = pair->detail + (size_t)y * out_w;
         for (int x = 0; x < out_w; x++) {
-            const upf__tap tx = upf__tap_at(x, in_w, out_w, in_w);
-            float base[3], target[3];
+            float target[3];
             for (int c = 0; c < 3; c++) {
-                base[c] = upf__lerp(base_row[3 * tx.i0 + c], base_row[3 * tx.i1 + c], tx.f);
                 float v = ref[4 * x + c];
                 target[c] = sqrtf(v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v);
             }
-            det[x] = upf_luma(target[0], target[1], target[2]) -
-                     upf_luma(base[0], base[1], base[2]);
+            const float *b = base + 4 * x;
+            det[x] = upf_luma(target[0], target[1], target[2]) - upf_luma(b[0], b[1], b[2]);
         }
     }
-    upf__free(ctx, base_row);
+    upf__free(ctx, base_mem);
 
     /* Window weights: pass-1 edge bits in each window's s x s input block. */
     const int words_x = (in_w + 3) / 4;
@@ -203,7 +203,8 @@ static float *to_linear(upf_context *ctx, const upf_image *img, const char *what
     return px;
 }
 
-upf_result train_pair_from_images(upf_context *ctx, int step, const upf_image *input,
+upf_result train_pair_from_images(upf_context *ctx, int step, uint32_t flags,
+                                  const upf_image *input,
                                   const upf_image *target, bool keep, const uint8_t *area_table,
                                   const char *what, train_pair *pair)
 {
@@ -246,7 +247,7 @@ upf_result train_pair_from_images(upf_context *ctx, int step, const upf_image *i
     upf__smaa_edges(ctx, linear, w, h, luma, edges, frame);
     upf__smaa_weights(ctx, edges, w, h, area_table, weights);
     upf__smaa_blend(ctx, linear, weights, w, h, frame);
-    r = train_pair_from_frame(ctx, step, frame, w, h, edges, reference, target->width,
+    r = train_pair_from_frame(ctx, step, flags, frame, w, h, edges, reference, target->width,
                               target->height, pair);
     if (r == UPF_OK && keep) {
         if ((r = copy_image(ctx, input, &pair->input_image)) != UPF_OK ||
@@ -281,6 +282,12 @@ upf_result train_set_add(upf_context *ctx, train_set *set, train_pair *pair)
     if (pair->step != set->step)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "train_set_add: pair %s is for step "
                          "%d, the set for step %d", pair->name, pair->step, set->step);
+    if (set->count == 0)
+        set->flags = pair->flags;
+    if (pair->flags != set->flags)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "train_set_add: pair %s's targets are "
+                         "for model flags 0x%x, the set's for 0x%x", pair->name,
+                         (unsigned)pair->flags, (unsigned)set->flags);
     if (set->count == set->capacity) {
         int cap = set->capacity ? 2 * set->capacity : 16;
         train_pair *p = upf__alloc_array(ctx, (size_t)cap, sizeof *p, "the list of pairs");
@@ -492,7 +499,8 @@ static upf_result add_pair(upf_context *ctx, train_set *set, const upf_image *in
         tg = &mtg;
     }
     train_pair pair;
-    r = train_pair_from_images(ctx, set->step, in, tg, validation, area, what, &pair);
+    r = train_pair_from_images(ctx, set->step, set->flags, in, tg, validation, area, what,
+                               &pair);
     if (r == UPF_OK) {
         copy_text(pair.name, sizeof pair.name, name);
         if (mirror) {
@@ -510,12 +518,13 @@ static upf_result add_pair(upf_context *ctx, train_set *set, const upf_image *in
     return r;
 }
 
-upf_result train_set_load_dir(upf_context *ctx, const char *dir, int step, double fraction,
-                              bool mirror, train_set *set, train_progress_fn progress,
-                              void *progress_priv)
+upf_result train_set_load_dir(upf_context *ctx, const char *dir, int step, uint32_t flags,
+                              double fraction, bool mirror, train_set *set,
+                              train_progress_fn progress, void *progress_priv)
 {
     memset(set, 0, sizeof *set);
     set->step = step;
+    set->flags = flags;
     if (step < UPF_MODEL_STEP_MIN || step > UPF_MODEL_STEP_MAX)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "train: step %d; expected %d..%d",
                          step, UPF_MODEL_STEP_MIN, UPF_MODEL_STEP_MAX);

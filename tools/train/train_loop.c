@@ -99,6 +99,9 @@ static upf_result check_config(upf_context *ctx, const train_set *set, const tra
     if (c->flags & ~UPF_MODEL_FLAGS_KNOWN)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: flags 0x%x; expected only 0x%x",
                          fn, c->flags, UPF_MODEL_FLAGS_KNOWN);
+    if ((c->flags ^ set->flags) & UPF_MODEL_FLAG_CUBIC_BASE)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: flags 0x%x, but the data's targets "
+                         "were made for flags 0x%x (another base)", fn, c->flags, set->flags);
     if (c->steps < 1 || c->batch < 1 || c->batch > 1 << 20)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %ld steps of %d windows; expected "
                          "at least one step of 1..%d windows", fn, c->steps, c->batch, 1 << 20);
@@ -417,6 +420,10 @@ upf_result train_evaluate(upf_context *ctx, const train_set *set, const upf__net
                           const char *save_dir, train_eval *out)
 {
     memset(out, 0, sizeof *out);
+    if ((model->flags ^ set->flags) & UPF_MODEL_FLAG_CUBIC_BASE)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "train_evaluate: model flags 0x%x, but "
+                         "the data's targets were made for flags 0x%x (another base)",
+                         (unsigned)model->flags, (unsigned)set->flags);
     const int threads = upf_context_threads(ctx);
     upf_result r = UPF_OK;
     double loss = 0, zero = 0, count = 0;
@@ -440,8 +447,9 @@ upf_result train_evaluate(upf_context *ctx, const train_set *set, const upf__net
             upf__free(ctx, img);
             return UPF_ERROR_OUT_OF_MEMORY;
         }
-        upf__detail_map_init(&map, model->step, pair->in_w, pair->in_h, map_data);
-        upf__detail_map_init(&none, model->step, pair->in_w, pair->in_h,
+        upf__detail_map_init(&map, model->step, model->flags, pair->in_w, pair->in_h,
+                             map_data);
+        upf__detail_map_init(&none, model->step, model->flags, pair->in_w, pair->in_h,
                              (float *)((char *)map_data + map_bytes)); /* zeroed */
         const upf_image dst = { img, pair->out_w, pair->out_h, 0, UPF_FORMAT_RGBA32F };
         eval_scores sm = { 0 }, sb = { 0 }, sl = { 0 };

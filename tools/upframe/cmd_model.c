@@ -67,9 +67,11 @@ static int write_models(upf_context *ctx, const upf__net_model *const *models, i
 
 static void print_model(const upf__net_model *m, int index)
 {
-    printf("model %d: step %d, ratio %.4g (12/%d), flags 0x%x%s\n", index, m->step,
+    char flags[64];
+    upf__model_flags_text(m->flags, flags, sizeof flags);
+    printf("model %d: step %d, ratio %.4g (12/%d), flags 0x%x (%s)\n", index, m->step,
            12.0 / m->step, m->step, (unsigned)m->flags,
-           (m->flags & UPF_MODEL_FLAG_WINDOW_MEAN) ? " (window mean)" : " (none: the shipped design)");
+           m->flags ? flags : "none: the shipped design");
     if (m->provenance[0]) {
         printf("  provenance:\n    ");
         for (const char *c = m->provenance; *c; c++) {
@@ -198,6 +200,7 @@ static int run_import(int argc, char **argv)
     const char *path = NULL, *out = NULL, *order = "ABCD", *offset_s = NULL, *step_s = NULL;
     const char *note = NULL;
     bool transpose = false, matrix_major = false, stage_major = false, window_mean = false;
+    bool cubic_base = false;
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int err = 0;
@@ -229,6 +232,8 @@ static int run_import(int argc, char **argv)
             matrix_major = true;
         } else if (cli_flag(argv, i, "--window-mean")) {
             window_mean = true;
+        } else if (cli_flag(argv, i, "--cubic-base")) {
+            cubic_base = true;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return cli_usage(CMD, "import: unknown option '%s'", argv[i]);
         } else if (path) {
@@ -278,7 +283,8 @@ static int run_import(int argc, char **argv)
     if (!model)
         return cli_fail(CMD, CLI_EXIT_INTERNAL, "out of memory");
     model->step = (int)step;
-    model->flags = window_mean ? UPF_MODEL_FLAG_WINDOW_MEAN : 0;
+    model->flags = (window_mean ? UPF_MODEL_FLAG_WINDOW_MEAN : 0u) |
+                   (cubic_base ? UPF_MODEL_FLAG_CUBIC_BASE : 0u);
     for (int s = 0; s < UPF_NET_STAGES && code == CLI_EXIT_OK; s++) {
         for (int k = 0; k < UPF_NET_MATRICES && code == CLI_EXIT_OK; k++) {
             /* Stage-major: stage by stage, the four matrices in --order. Matrix-major: matrix
@@ -440,6 +446,7 @@ const cli_command cli_cmd_model = {
     "usage: upframe model info FILE | --builtin\n"
     "       upframe model import FILE --offset N --step S [--order ABCD] [--transpose]\n"
     "                            [--stage-major | --matrix-major] [--window-mean]\n"
+    "                            [--cubic-base]\n"
     "                            [--provenance TEXT] -o OUT.upfm\n"
     "       upframe model pack A.upfm B.upfm ... -o OUT.upfm\n"
     "\n"
@@ -458,6 +465,7 @@ const cli_command cli_cmd_model = {
     "            --transpose     each matrix is stored column by column\n"
     "            --window-mean   set the window-mean flag (docs/MODELS.md); off for weights\n"
     "                            of the shipped design\n"
+    "            --cubic-base    set the cubic-base flag (docs/MODELS.md); likewise\n"
     "            --provenance T  text added to the provenance (data, seed, loss, revision)\n"
     "          NaN or Inf weights, or a file too short for the offset, are refused.\n"
     "pack      combines model files into one; the steps must be distinct (7 at most).\n"

@@ -25,7 +25,7 @@ static const char train_help[] =
     "Trains the spatial engine's network for one step S (ratio 12/S) on the training pairs\n"
     "in DIR and writes a one-model file (fp16 weights). The model is then evaluated as\n"
     "shipped: its fp16 weights through the real pass 4 on the validation pairs, against the\n"
-    "bilinear base and Lanczos. Combine seven models with 'upframe model pack'.\n"
+    "engine's base (no network) and Lanczos. Combine seven models with 'upframe model pack'.\n"
     "\n"
     "  --step S            4..10 (ratios 3, 2.4, 2, 1.714, 1.5, 1.333, 1.2)\n"
     "  --data DIR          NAME.target.png (the reference, output size) with\n"
@@ -41,6 +41,8 @@ static const char train_help[] =
     "  --flat F            fraction of windows drawn uniformly; the others with weight\n"
     "                      on pass-1 edges (default 0.25)\n"
     "  --window-mean       the model subtracts each window's mean first (model flag 0x1)\n"
+    "  --cubic-base        the detail goes on a Catmull-Rom base in linear light instead of\n"
+    "                      the bilinear one in sqrt space (model flag 0x2; the targets change)\n"
     "  --validation F      fraction of the data's groups held out (default 0.1)\n"
     "  --mirror            also train on each training pair mirrored left to right\n"
     "  --val-windows N     windows for the running validation loss (default 8192)\n"
@@ -50,7 +52,7 @@ static const char train_help[] =
     "  --code TEXT         the code revision, for the provenance (e.g. $(git describe))\n"
     "  --log-every N       also print a line every N steps on stdout (for logs)\n"
     "  --save-validation DIR  write each validation pair's output (NAME.model.png) and\n"
-    "                      bilinear base (NAME.base.png) there, to compare by eye\n"
+    "                      base (NAME.base.png) there, to compare by eye\n"
     "  --threads N         worker threads (default: one per CPU); the result is the same\n"
     "                      for any number\n"
     "  --quiet             no progress line and no summary\n"
@@ -142,7 +144,7 @@ static int parse_args(int argc, char **argv, train_args *a)
     const char *step_s = NULL, *steps_s = NULL, *batch_s = NULL, *lr_s = NULL, *final_s = NULL;
     const char *warm_s = NULL, *seed_s = NULL, *flat_s = NULL, *val_s = NULL, *valw_s = NULL;
     const char *every_s = NULL, *threads_s = NULL, *log_s = NULL, *sigma_s = NULL;
-    bool window_mean = false;
+    bool window_mean = false, cubic_base = false;
     memset(a, 0, sizeof *a);
     for (int i = 1; i < argc; i++) {
         const char *v;
@@ -188,6 +190,8 @@ static int parse_args(int argc, char **argv, train_args *a)
             threads_s = v;
         else if (cli_flag(argv, i, "--window-mean"))
             window_mean = true;
+        else if (cli_flag(argv, i, "--cubic-base"))
+            cubic_base = true;
         else if (cli_flag(argv, i, "--quiet"))
             a->quiet = true;
         else if (cli_flag(argv, i, "--mirror"))
@@ -282,6 +286,8 @@ static int parse_args(int argc, char **argv, train_args *a)
         return cli_usage(CMD, "--threads '%s' must be 1..64", threads_s);
     if (window_mean)
         a->cfg.flags |= UPF_MODEL_FLAG_WINDOW_MEAN;
+    if (cubic_base)
+        a->cfg.flags |= UPF_MODEL_FLAG_CUBIC_BASE;
     return CLI_EXIT_OK;
 }
 
@@ -296,17 +302,19 @@ static void provenance(char *out, size_t size, const train_args *a, const train_
     snprintf(code, sizeof code, "%s", a->code ? a->code : "unknown (pass --code)");
     sanitize(data);
     sanitize(code);
+    char flags[64];
+    upf__model_flags_text(c->flags, flags, sizeof flags);
+    const char *base = (c->flags & UPF_MODEL_FLAG_CUBIC_BASE) ? "cubic base" : "bilinear base";
     size_t n = 0;
 #define ADD(...) n += (size_t)snprintf(out + n, n < size ? size - n : 0, __VA_ARGS__)
     ADD("trainer=upframe train %s\n", upf_version());
     ADD("code=%s\n", code);
-    ADD("step=%d ratio=%.4g flags=%s\n", c->step, 12.0 / c->step,
-        (c->flags & UPF_MODEL_FLAG_WINDOW_MEAN) ? "window-mean" : "none");
+    ADD("step=%d ratio=%.4g flags=%s\n", c->step, 12.0 / c->step, flags);
     ADD("data=%s\n", data);
     ADD("pairs=%d training=%d validation=%d (groups held out by name hash, fraction %.3g)%s\n",
         set->count, train_set_count(set, false), train_set_count(set, true), a->validation,
         a->mirror ? ", training pairs also mirrored" : "");
-    ADD("target=luma(sqrt(reference)) - luma(bilinear base of the SMAA sqrt frame)\n");
+    ADD("target=luma(sqrt(reference)) - luma(%s of the SMAA sqrt frame)\n", base);
     ADD("loss=mean squared error over each window's 12x12 block\n");
     ADD("sampling=edge bits of pass 1, flat=%.3g\n", c->flat);
     if (a->init)
@@ -320,9 +328,9 @@ static void provenance(char *out, size_t size, const train_args *a, const train_
     if (ev->pairs) {
         ADD("validation-loss=%.6g fp16 weights through pass 4 (fp32 weights %.6g, zero detail "
             "%.6g)\n", ev->loss, val_fp32, ev->zero_loss);
-        ADD("validation-psnr=%.3f dB (bilinear base %.3f, lanczos %.3f) over %d pairs\n",
-            ev->psnr_model, ev->psnr_base, ev->psnr_lanczos, ev->pairs);
-        ADD("validation-ssim=%.4f (bilinear base %.4f, lanczos %.4f)\n", ev->ssim_model,
+        ADD("validation-psnr=%.3f dB (%s %.3f, lanczos %.3f) over %d pairs\n",
+            ev->psnr_model, base, ev->psnr_base, ev->psnr_lanczos, ev->pairs);
+        ADD("validation-ssim=%.4f (%s %.4f, lanczos %.4f)\n", ev->ssim_model, base,
             ev->ssim_base, ev->ssim_lanczos);
     }
     ADD("time=%.0f s on %d threads", seconds, threads);
@@ -357,7 +365,7 @@ static int run_train_model(int argc, char **argv)
             goto done;
         if (init->flags != a.cfg.flags) {
             rc = cli_fail(CMD, CLI_EXIT_BAD_INPUT, "%s: its step-%d model has flags 0x%x, this "
-                          "run 0x%x (add or drop --window-mean to match)", a.init, a.cfg.step,
+                          "run 0x%x (add or drop --window-mean or --cubic-base to match)", a.init, a.cfg.step,
                           (unsigned)init->flags, (unsigned)a.cfg.flags);
             goto done;
         }
@@ -365,8 +373,8 @@ static int run_train_model(int argc, char **argv)
 
     load_progress lp;
     cli_progress_begin(&lp.bar, "loading pairs", a.quiet);
-    upf_result r = train_set_load_dir(ctx, a.data, a.cfg.step, a.validation, a.mirror, &set,
-                                      on_load, &lp);
+    upf_result r = train_set_load_dir(ctx, a.data, a.cfg.step, a.cfg.flags, a.validation,
+                                      a.mirror, &set, on_load, &lp);
     cli_progress_end(&lp.bar);
     if (r != UPF_OK) {
         rc = cli_fail_upf(CMD, ctx, r);
@@ -408,10 +416,10 @@ static int run_train_model(int argc, char **argv)
         const double elapsed = cli_now() - t_train, busy = elapsed - val_seconds;
         const double wps = (double)(s + 1) * a.cfg.batch / (busy > 0 ? busy : 1e-9);
         cli_progress_update(&bar, (double)(s + 1) / a.cfg.steps, "step %ld/%ld, loss %.3e, "
-                            "val %.3e (%.3f of bilinear), %.0f windows/s", s + 1, a.cfg.steps,
+                            "val %.3e (%.3f of the base's), %.0f windows/s", s + 1, a.cfg.steps,
                             recent, val, val / zero, wps);
         if (a.log_every && ((s + 1) % a.log_every == 0 || s + 1 == a.cfg.steps)) {
-            printf("step %ld/%ld: loss %.4e, val %.4e (%.4f of bilinear), lr %.3g, %.0f "
+            printf("step %ld/%ld: loss %.4e, val %.4e (%.4f of the base's), lr %.3g, %.0f "
                    "windows/s, %.0f s\n", s + 1, a.cfg.steps, recent, val, val / zero,
                    train_lr_at(s, a.cfg.steps, a.cfg.warmup, a.cfg.lr, a.cfg.lr_final), wps,
                    elapsed);
@@ -472,10 +480,11 @@ static int run_train_model(int argc, char **argv)
     }
     if (!a.quiet) {
         const double windows = (double)a.cfg.steps * a.cfg.batch;
+        char flags[64];
+        upf__model_flags_text(a.cfg.flags, flags, sizeof flags);
         printf("wrote %s: step %d (ratio %.4g), flags %s; %ld steps of %d windows in %.1f s "
                "(%.1f s of it running validation; %.0f windows/s on %d threads, %.0f per "
-               "thread)\n", a.out, a.cfg.step, 12.0 / a.cfg.step,
-               (a.cfg.flags & UPF_MODEL_FLAG_WINDOW_MEAN) ? "window-mean" : "none",
+               "thread)\n", a.out, a.cfg.step, 12.0 / a.cfg.step, flags,
                a.cfg.steps, a.cfg.batch, train_seconds, val_seconds, windows / step_seconds,
                threads, windows / step_seconds / threads);
         printf("  data: %s: %d pairs (%d training, %d validation), loaded in %.1f s\n", a.data,
@@ -484,12 +493,12 @@ static int run_train_model(int argc, char **argv)
         if (ev.pairs) {
             printf("  validation, fp16 weights through pass 4 (sharpness 0), %d pairs:\n",
                    ev.pairs);
-            printf("    detail loss %.4e (fp32 weights %.4e), zero detail (bilinear base) "
+            printf("    detail loss %.4e (fp32 weights %.4e), zero detail (the base) "
                    "%.4e: %.3f of it\n", ev.loss, val_fp32, ev.zero_loss,
                    ev.loss / ev.zero_loss);
-            printf("    PSNR  model %.3f dB, bilinear base %.3f dB, lanczos %.3f dB\n",
+            printf("    PSNR  model %.3f dB, base %.3f dB, lanczos %.3f dB\n",
                    ev.psnr_model, ev.psnr_base, ev.psnr_lanczos);
-            printf("    SSIM  model %.4f, bilinear base %.4f, lanczos %.4f\n", ev.ssim_model,
+            printf("    SSIM  model %.4f, base %.4f, lanczos %.4f\n", ev.ssim_model,
                    ev.ssim_base, ev.ssim_lanczos);
         } else {
             printf("  validation: no validation pairs (--validation 0 or a single group)\n");
