@@ -7,8 +7,9 @@
  *                 [--views N] [--command TEXT]
  *
  * Upscalers: bilinear, bicubic (Catmull-Rom) and Lanczos-3 (our resamplers, linear light),
- * SMAA + bilinear (the spatial engine without its network: SMAA, then bilinear in sqrt space),
- * and the spatial engine at sharpness 0 and 1. */
+ * the spatial engine without its network (SMAA, then either base: bilinear in sqrt space, the
+ * shipped design's, or Catmull-Rom in linear light, UPF_MODEL_FLAG_CUBIC_BASE's), and the
+ * spatial engine at sharpness 0 and 1. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,18 +22,20 @@
 #include "imageio/image_io.h"
 #include "scene/scene.h"
 #include "scene/scene_internal.h" /* the renderer's 5x7 font, for labels */
+#include "spatial/net.h"          /* the models' flags, to make the two no-network rows */
 
 #define N_RATIOS 4
-#define N_UPSCALERS 6
+#define N_UPSCALERS 7
 #define MAX_VIEWS 16
 
 static const double ratios[N_RATIOS] = { 1.2, 1.5, 2.0, 3.0 };
+enum { U_BILINEAR, U_BICUBIC, U_LANCZOS, U_SMAA_BILINEAR, U_SMAA_CUBIC, U_SPATIAL0, U_SPATIAL1 };
 static const char *const upscaler_names[N_UPSCALERS] = {
-    "bilinear", "bicubic (Catmull-Rom)", "Lanczos-3", "SMAA + bilinear", "spatial, sharpness 0",
-    "spatial, sharpness 1"
+    "bilinear", "bicubic (Catmull-Rom)", "Lanczos-3", "SMAA + bilinear (no network)",
+    "SMAA + Catmull-Rom (no network)", "spatial, sharpness 0", "spatial, sharpness 1"
 };
 static const char *const upscaler_short[N_UPSCALERS] = {
-    "bilinear", "bicubic", "lanczos", "smaa+bilinear", "spatial k=0", "spatial k=1"
+    "bilinear", "bicubic", "lanczos", "smaa+bilinear", "smaa+cubic", "spatial k=0", "spatial k=1"
 };
 
 typedef struct score {
@@ -48,6 +51,7 @@ typedef struct table {
 
 static upf_context *ctx;
 static upf_models *models;
+static upf_models *base_models[2]; /* the models with each base: [0] bilinear, [1] cubic */
 static FILE *md;
 
 static void die(const char *fmt, ...)
@@ -70,6 +74,30 @@ static void check(upf_result r, const char *what)
     }
 }
 
+/* The models with the base flag set or cleared (the weights do not matter: the rows that use
+ * these run without the network). */
+static upf_models *with_base(bool cubic)
+{
+    const upf__net_model *list[UPF_MODELS_MAX];
+    upf__net_model copy[UPF_MODELS_MAX];
+    for (int i = 0; i < models->count; i++) {
+        copy[i] = models->model[i];
+        copy[i].flags = cubic ? copy[i].flags | UPF_MODEL_FLAG_CUBIC_BASE
+                              : copy[i].flags & ~UPF_MODEL_FLAG_CUBIC_BASE;
+        list[i] = &copy[i];
+    }
+    size_t size = upf__net_file_size(list, models->count);
+    void *buf = malloc(size);
+    if (!buf)
+        die("out of memory");
+    check(upf__net_write(ctx, list, models->count, buf, size), "writing the models");
+    upf_models *set = upf_models_load(ctx, buf, size);
+    free(buf);
+    if (!set)
+        check(upf_context_last_error(ctx, NULL), "reloading the models");
+    return set;
+}
+
 static imageio_image alloc_image(int w, int h, upf_format f)
 {
     imageio_image img;
@@ -82,16 +110,19 @@ static imageio_image alloc_image(int w, int h, upf_format f)
 /* Runs upscaler `u` from src to dst (RGBA8 sRGB, the size of the reference). */
 static void upscale(int u, const upf_image *src, const upf_image *dst)
 {
-    if (u < 3) {
+    if (u <= U_LANCZOS) {
         static const upf_filter filters[3] = { UPF_FILTER_BILINEAR, UPF_FILTER_BICUBIC,
                                                UPF_FILTER_LANCZOS3 };
         check(upf_resample(ctx, src, dst, filters[u]), upscaler_names[u]);
         return;
     }
+    const bool base_only = u == U_SMAA_BILINEAR || u == U_SMAA_CUBIC;
     upf_spatial *sp = upf_spatial_create(ctx, upf_spatial_params(
         .src_width = src->width, .src_height = src->height, .dst_width = dst->width,
-        .dst_height = dst->height, .models = models, .sharpness = u == 5 ? 1.0f : 0.0f,
-        .flags = u == 3 ? UPF_SPATIAL_NO_NETWORK : 0));
+        .dst_height = dst->height,
+        .models = base_only ? base_models[u == U_SMAA_CUBIC] : models,
+        .sharpness = u == U_SPATIAL1 ? 1.0f : 0.0f,
+        .flags = base_only ? UPF_SPATIAL_NO_NETWORK : 0));
     if (!sp)
         check(upf_context_last_error(ctx, NULL), upscaler_names[u]);
     check(upf_spatial_run(sp, src, dst), upscaler_names[u]);
@@ -244,8 +275,8 @@ static void write_table(const table *t)
         int n = t->views[r];
         if (!n)
             continue;
-        double dpsnr = (t->sum[r][4].psnr - t->sum[r][2].psnr) / n;
-        double dflip = (t->sum[r][4].flip - t->sum[r][2].flip) / n;
+        double dpsnr = (t->sum[r][U_SPATIAL0].psnr - t->sum[r][U_LANCZOS].psnr) / n;
+        double dflip = (t->sum[r][U_SPATIAL0].flip - t->sum[r][U_LANCZOS].flip) / n;
         fprintf(md, "%s%gx: spatial (sharpness 0) vs Lanczos-3: %+.2f dB PSNR, FLIP %+.4f",
                 r ? "; " : "\n", ratios[r], dpsnr, dflip);
     }
@@ -423,15 +454,29 @@ int main(int argc, char **argv)
     fprintf(md, "# Quality\n\nHow close each upscaler comes to the reference. Made by `%s` "
                 "(bench/bench_quality.c); every number and picture below is its output.\n",
             command ? command : "bench_quality");
-    fprintf(md, "\n- Upscalers: bilinear, bicubic (Catmull-Rom) and Lanczos-3 are our resamplers "
-                "in linear light; SMAA + bilinear is the spatial engine without its network (SMAA "
-                "1x, then bilinear in sqrt space); spatial is the whole engine at sharpness 0 "
-                "and 1.\n");
     upf_model_info info;
+    base_models[0] = with_base(false);
+    base_models[1] = with_base(true);
+    char flags[64];
+    upf__model_flags_text(models->model[0].flags, flags, sizeof flags);
+    fprintf(md, "\n- Upscalers: bilinear, bicubic (Catmull-Rom) and Lanczos-3 are our resamplers "
+                "in linear light. The two SMAA rows are the spatial engine without its network: "
+                "SMAA 1x, then the base the detail would go on, bilinear in sqrt space (the "
+                "shipped design's) or Catmull-Rom in linear light (model flag cubic-base). "
+                "Spatial is the whole engine at sharpness 0 and 1 with the models below (flags: "
+                "%s).\n", flags);
     for (int i = 0; i < upf_models_count(models) && upf_models_info(models, i, &info) == UPF_OK; i++)
-        if (info.step == 6)
-            fprintf(md, "- Models: %s; the 2x model's provenance: %s\n",
-                    models_path ? models_path : "the built-in set", info.provenance);
+        if (info.step == 6) {
+            /* The provenance as a code block inside the list item: every line indented. */
+            fprintf(md, "- Models: %s; the 2x model's provenance:\n\n  ```\n  ",
+                    models_path ? models_path : "the built-in set");
+            for (const char *c = info.provenance; *c; c++) {
+                fputc(*c, md);
+                if (*c == '\n' && c[1])
+                    fputs("  ", md);
+            }
+            fprintf(md, "\n  ```\n\n");
+        }
     fprintf(md, "- Metrics (`upframe compare`): PSNR on sRGB-encoded RGB, SSIM on luma, LDR-FLIP "
                 "mean at 67 ppd, each averaged over the views. Outputs are 8-bit sRGB, as a "
                 "game would show them.\n");
@@ -477,6 +522,8 @@ int main(int argc, char **argv)
         die("cannot rename %s", path);
     fprintf(stderr, "bench_quality: wrote %s\n", final_path);
     upf_models_destroy(&models);
+    upf_models_destroy(&base_models[0]);
+    upf_models_destroy(&base_models[1]);
     upf_context_destroy(&ctx);
     return 0;
 }

@@ -354,7 +354,7 @@ UPF_API const char *upf_spatial_pass_name(upf_spatial_pass pass);
 /* Flags of upf_spatial_params, for comparisons and diagnosis (the engine as designed uses
  * none). */
 #define UPF_SPATIAL_NO_SMAA 0x1u    /* skip edges, weights and blend: sqrt-encode the input */
-#define UPF_SPATIAL_NO_NETWORK 0x2u /* skip the network: detail 0 (bilinear in sqrt space) */
+#define UPF_SPATIAL_NO_NETWORK 0x2u /* skip the network: detail 0 (the model's base alone) */
 
 /* Sharpness: 0 is off, 1 the shipped NDSR look, at most UPF_SPATIAL_SHARPNESS_MAX. */
 #define UPF_SPATIAL_SHARPNESS_MAX 4.0f

@@ -408,7 +408,8 @@ static int run_train_model(int argc, char **argv)
             tail_loss += loss;
             tail_count++;
         }
-        if ((s + 1) % a.val_every == 0 || s + 1 == a.cfg.steps) {
+        /* After the first step too, so every progress line has a validation loss. */
+        if (s == 0 || (s + 1) % a.val_every == 0 || s + 1 == a.cfg.steps) {
             const double tv = cli_now();
             trainer_validation_loss(tr, NULL, &val, &zero);
             val_seconds += cli_now() - tv;
