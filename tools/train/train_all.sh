@@ -9,7 +9,7 @@
 #   DATA      the data folder [OUT_DIR/data]; rendered only if it has no manifest.txt
 #   VIEWS [1600]  SPP [64]  DATA_SEED [1]              (upframe train data)
 #   STEPS [60000]  BATCH [256]  LR [0.005]  SEED [1]  VALIDATION [0.1]
-#   TRAIN_FLAGS ["--mirror"]                           (more upframe train options)
+#   TRAIN_FLAGS ["--mirror --cubic-base"]              (more upframe train options)
 #   THREADS [0: one per CPU]
 # Writes OUT_DIR/stepS.upfm and OUT_DIR/stepS.log for S = 4..10, OUT_DIR/default.upfm (the
 # seven packed), OUT_DIR/data.log and OUT_DIR/report.txt (each model's summary and the
@@ -27,7 +27,7 @@ BATCH=${BATCH:-256}
 LR=${LR:-0.005}
 SEED=${SEED:-1}
 VALIDATION=${VALIDATION:-0.1}
-TRAIN_FLAGS=${TRAIN_FLAGS:---mirror}
+TRAIN_FLAGS=${TRAIN_FLAGS:---mirror --cubic-base}
 THREADS=${THREADS:-0}
 CODE=$(git describe --always --dirty 2>/dev/null || echo unknown)
 
