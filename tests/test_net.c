@@ -1514,6 +1514,10 @@ static void test_cli(test_rng *rng)
     CHECK(strstr(test_tool_out(), "stage 6 D") != NULL);
     CHECK(strstr(test_tool_out(), "seed=1") != NULL);
     CHECK_TOOL(0, "flags 0x1 (window-mean)", "model info '%s/imp2.upfm'", TMP);
+    /* both flags */
+    CHECK_TOOL(0, "wrote", "model import '%s/raw2.bin' --offset 0 --step 8 --window-mean "
+               "--cubic-base -o '%s/imp3.upfm'", TMP, TMP);
+    CHECK_TOOL(0, "flags 0x3 (window-mean,cubic-base)", "model info '%s/imp3.upfm'", TMP);
 
     /* pack, then info on the pack */
     CHECK_TOOL(0, "2 models, steps 5 8", "model pack '%s/imp.upfm' '%s/imp2.upfm' -o '%s/pack.upfm'",
