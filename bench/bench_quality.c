@@ -8,7 +8,7 @@
  *
  * Upscalers: bilinear, bicubic (Catmull-Rom) and Lanczos-3 (our resamplers, linear light),
  * the spatial engine without its network (SMAA, then either base: bilinear in sqrt space, the
- * shipped design's, or Catmull-Rom in linear light, UPF_MODEL_FLAG_CUBIC_BASE's), and the
+ * NDSR design's, or Catmull-Rom in linear light, UPF_MODEL_FLAG_CUBIC_BASE's), and the
  * spatial engine at sharpness 0 and 1. */
 #include <math.h>
 #include <stdarg.h>
@@ -462,7 +462,7 @@ int main(int argc, char **argv)
     fprintf(md, "\n- Upscalers: bilinear, bicubic (Catmull-Rom) and Lanczos-3 are our resamplers "
                 "in linear light. The two SMAA rows are the spatial engine without its network: "
                 "SMAA 1x, then the base the detail would go on, bilinear in sqrt space (the "
-                "shipped design's) or Catmull-Rom in linear light (model flag cubic-base). "
+                "NDSR design's) or Catmull-Rom in linear light (model flag cubic-base). "
                 "Spatial is the whole engine at sharpness 0 and 1 with the models below (flags: "
                 "%s).\n", flags);
     for (int i = 0; i < upf_models_count(models) && upf_models_info(models, i, &info) == UPF_OK; i++)

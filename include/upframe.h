@@ -288,7 +288,8 @@ UPF_API upf_result upf_metric_shimmer(upf_context *ctx, const upf_image *frames,
  * or from the library itself, which embeds the default seven when it was built with them.
  * ------------------------------------------------------------------------------------- */
 
-/* Model flags (upf_model_info.flags). A model with no flags runs exactly the shipped design. */
+/* Model flags (upf_model_info.flags). A model with no flags runs exactly the
+ * NDSR design as DESIGN.md specifies it. */
 #define UPF_MODEL_FLAG_WINDOW_MEAN 0x1u /* each window's mean luma is subtracted (x4) first */
 #define UPF_MODEL_FLAG_CUBIC_BASE 0x2u  /* the detail is added to a Catmull-Rom sample of the
                                          * frame in linear light, not a bilinear one in sqrt

@@ -71,7 +71,7 @@ static void print_model(const upf__net_model *m, int index)
     upf__model_flags_text(m->flags, flags, sizeof flags);
     printf("model %d: step %d, ratio %.4g (12/%d), flags 0x%x (%s)\n", index, m->step,
            12.0 / m->step, m->step, (unsigned)m->flags,
-           m->flags ? flags : "none: the shipped design");
+           m->flags ? flags : "none: the NDSR design as specified");
     if (m->provenance[0]) {
         printf("  provenance:\n    ");
         for (const char *c = m->provenance; *c; c++) {
