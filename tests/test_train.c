@@ -1019,6 +1019,24 @@ static void test_cli(upf_context *ctx, test_rng *rng)
     struct stat st;
     CHECK(stat(TMP "/x.upfm", &st) != 0);
 
+    /* A dead network (all weights 0: every ReLU input is 0, so every gradient is 0) is stopped
+     * after two validations past the warm-up, with exit 3 and no model file. */
+    {
+        FILE *f = fopen(TMP "/zeros.bin", "wb");
+        static const unsigned char zeros[UPF_NET_WEIGHTS * 2];
+        CHECK(f && fwrite(zeros, 1, sizeof zeros, f) == sizeof zeros);
+        if (f)
+            fclose(f);
+        CHECK_EQ_INT(test_run_tool_cmdline("model import %s/zeros.bin --offset 0 --step 5 -o "
+                                           "%s/zeros.upfm", TMP, TMP), 0);
+        rc = test_run_tool_cmdline("train --step 5 --data %s --steps 40 --batch 8 --warmup 2 "
+                                   "--val-every 5 --validation 0.25 --init %s/zeros.upfm -o "
+                                   "%s/dead.upfm", d, TMP, TMP);
+        CHECKF(rc == 3 && strstr(test_tool_out(), "after 10 steps the network's output is "
+                                 "exactly 0"), "exit %d: %s", rc, test_tool_out());
+        CHECK(stat(TMP "/dead.upfm", &st) != 0);
+    }
+
     /* upframe train data, then training on what it wrote. */
     fresh_dir(TMP "/cd"); /* an empty folder is fine for `train data` */
     rc = test_run_tool_cmdline("train data --views 2 --size 48x36 --spp 16 --scenes calibration "

@@ -274,9 +274,14 @@ void trainer_set_weights(trainer *tr, const upf__net_model *model);
 
 /* The mean loss of a model over the fixed validation windows (uniformly spread over every
  * validation pair, at most cfg->val_windows), and the loss a zero detail map would have there
- * (the bilinear base's). Returns false when there are no validation pairs. */
+ * (the base's). Returns false when there are no validation pairs. */
 bool trainer_validation_loss(trainer *tr, const upf__net_model *model, double *loss,
                              double *zero_loss);
+
+/* How many of the detail values at the last trainer_validation_loss were not exactly 0. None
+ * means a dead network: some stage's ReLUs are all off for every window, so no gradient
+ * reaches the weights and training cannot move them (cmd_train.c stops on it). */
+long trainer_validation_live(const trainer *tr);
 
 /* ---- evaluation with pass 4 (train_loop.c) ----------------------------------------------- */
 

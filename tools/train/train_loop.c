@@ -55,6 +55,8 @@ struct trainer {
     win_ref *val;
     double val_zero_loss;
     double *val_chunk_loss;
+    long *val_chunk_live;      /* per chunk: detail values not exactly 0 */
+    long val_live;             /* their sum at the last validation */
 
     int chunks;                /* batch / TRAIN_CHUNK, rounded up */
     win_ref *batch;
@@ -168,6 +170,8 @@ upf_result trainer_create(upf_context *ctx, const train_set *set, const train_co
     tr->val = upf__alloc_array(ctx, (size_t)tr->n_val + 1, sizeof *tr->val, "validation windows");
     tr->val_chunk_loss = upf__alloc_array(ctx, (size_t)val_chunks + 1, 2 * sizeof(double),
                                           "validation losses");
+    tr->val_chunk_live = upf__alloc_array(ctx, (size_t)val_chunks + 1, sizeof(long),
+                                          "validation counts");
     tr->batch = upf__alloc_array(ctx, (size_t)cfg->batch, sizeof *tr->batch, "the batch");
     tr->chunk_grad = upf__alloc_array(ctx, (size_t)tr->chunks * UPF_NET_WEIGHTS, sizeof(float),
                                       "gradient buffers");
@@ -178,7 +182,8 @@ upf_result trainer_create(upf_context *ctx, const train_set *set, const train_co
                                    "trainer scratch");
     tr->val_windows = upf__alloc_array(ctx, (size_t)tr->workers * VAL_CHUNK * 2,
                                        UPF_NET_WINDOW * sizeof(float), "validation scratch");
-    if (!tr->train || !tr->cdf || !tr->val || !tr->val_chunk_loss || !tr->batch ||
+    if (!tr->train || !tr->cdf || !tr->val || !tr->val_chunk_loss || !tr->val_chunk_live ||
+        !tr->batch ||
         !tr->chunk_grad || !tr->chunk_loss || !tr->grad || !tr->wt || !tr->scratch ||
         !tr->val_windows) {
         trainer_destroy(&tr);
@@ -233,6 +238,7 @@ void trainer_destroy(trainer **ptr)
     upf__free(ctx, tr->cdf);
     upf__free(ctx, tr->val);
     upf__free(ctx, tr->val_chunk_loss);
+    upf__free(ctx, tr->val_chunk_live);
     upf__free(ctx, tr->batch);
     upf__free(ctx, tr->chunk_grad);
     upf__free(ctx, tr->chunk_loss);
@@ -356,6 +362,7 @@ static void val_task(void *priv, int c, int worker)
     /* The fast forward of pass 4 itself. */
     upf__net_windows_forward(job->model, in, out, n);
     double loss = 0.0;
+    long live = 0;
     for (int k = 0; k < n; k++) {
         const win_ref wr = tr->val[first + k];
         float block[UPF_NET_BLOCK * UPF_NET_BLOCK];
@@ -365,9 +372,16 @@ static void val_task(void *priv, int c, int worker)
             for (int q = 0; q < UPF_NET_BLOCK; q++) {
                 double e = (double)o[r * UPF_NET_DIM + q] - block[r * UPF_NET_BLOCK + q];
                 loss += e * e;
+                live += o[r * UPF_NET_DIM + q] != 0.0f;
             }
     }
     tr->val_chunk_loss[c] = loss;
+    tr->val_chunk_live[c] = live;
+}
+
+long trainer_validation_live(const trainer *tr)
+{
+    return tr->val_live;
 }
 
 bool trainer_validation_loss(trainer *tr, const upf__net_model *model, double *loss,
@@ -379,8 +393,11 @@ bool trainer_validation_loss(trainer *tr, const upf__net_model *model, double *l
     val_job job = { tr, model ? model : &tr->model };
     upf__parallel_for(tr->ctx, val_task, &job, chunks);
     double sum = 0.0;
-    for (int c = 0; c < chunks; c++)
+    tr->val_live = 0;
+    for (int c = 0; c < chunks; c++) {
         sum += tr->val_chunk_loss[c];
+        tr->val_live += tr->val_chunk_live[c];
+    }
     if (loss)
         *loss = sum / ((double)tr->n_val * UPF_NET_BLOCK * UPF_NET_BLOCK);
     if (zero_loss)

@@ -77,7 +77,8 @@ static const char train_help[] =
     "  --threads N, --quiet\n"
     "\n"
     "Exit codes: 0 ok, 1 usage, 2 bad input (unreadable data, a pair of the wrong size ratio,\n"
-    "a missing partner), 3 internal error. A failed run leaves no model file behind.\n"
+    "a missing partner), 3 internal error or a network that died in training (its output\n"
+    "stuck at exactly 0). A failed run leaves no model file behind.\n"
     "\n"
     "example:\n"
     "  upframe train data --views 400 --seed 1 -o data/\n"
@@ -396,6 +397,7 @@ static int run_train_model(int argc, char **argv)
     long tail_count = 0;
     const long tail_from = a.cfg.steps - UPF_MAX(a.cfg.steps / 100, UPF_MIN(a.cfg.steps, 10));
     double recent = 0;
+    int dead_checks = 0; /* validations in a row, after the warm-up, with no live output */
     for (long s = 0; s < a.cfg.steps; s++) {
         double loss;
         if ((r = trainer_step(tr, &loss)) != UPF_OK) {
@@ -411,8 +413,22 @@ static int run_train_model(int argc, char **argv)
         /* After the first step too, so every progress line has a validation loss. */
         if (s == 0 || (s + 1) % a.val_every == 0 || s + 1 == a.cfg.steps) {
             const double tv = cli_now();
-            trainer_validation_loss(tr, NULL, &val, &zero);
+            const bool have_val = trainer_validation_loss(tr, NULL, &val, &zero);
             val_seconds += cli_now() - tv;
+            /* A dead network stays dead: stop rather than spend the run and write garbage.
+             * Two checks after the warm-up, so a network that is only quiet at first is not
+             * stopped. */
+            dead_checks = have_val && s > 0 && s + 1 > a.cfg.warmup &&
+                                  trainer_validation_live(tr) == 0 ? dead_checks + 1 : 0;
+            if (dead_checks >= 2) {
+                cli_progress_end(&bar);
+                rc = cli_fail(CMD, CLI_EXIT_INTERNAL, "after %ld steps the network's output is "
+                              "exactly 0 on every validation window, at two checks in a row: "
+                              "the ReLUs of some stage are all off, so no gradient reaches the "
+                              "weights and it cannot learn; nothing written. Rerun with another "
+                              "--seed, a lower --lr or another --init-sigma", s + 1);
+                goto done;
+            }
         }
         const double elapsed = cli_now() - t_train, busy = elapsed - val_seconds;
         const double wps = (double)(s + 1) * a.cfg.batch / (busy > 0 ? busy : 1e-9);
