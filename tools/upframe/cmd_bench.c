@@ -40,6 +40,34 @@ typedef struct bench_case {
     int in_w, in_h, out_w, out_h;
 } bench_case;
 
+/* Runs argv[0] (found on the PATH) with its stdout, and its stderr too with `with_stderr`
+ * (else /dev/null), captured in a temporary file. Returns that file open for reading (its
+ * name already unlinked) when the program ran and exited with 0; NULL otherwise. */
+static FILE *run_captured(const char *const *argv, bool with_stderr)
+{
+    char log[] = "/tmp/upframe-bench-XXXXXX"; /* mkstemp's template */
+    int fd = mkstemp(log);
+    if (fd < 0)
+        return NULL;
+    close(fd);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_TRUNC, 0600);
+    if (with_stderr) /* the same open file, so the two streams share one offset */
+        posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    else
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int err = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    int status = 1;
+    if (err == 0)
+        waitpid(pid, &status, 0);
+    FILE *f = err == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? fopen(log, "r") : NULL;
+    unlink(log);
+    return f;
+}
+
 /* ImageMagick's Lanczos: `convert IN -bench N [-filter Lanczos -resize WxH!] null:` reports
  * "Performance[k]: Ni X ips ..." for k = 1, 2 threads; per-iteration ms = 1000 / X. */
 static bool magick_ms(const char *in, int runs, int out_w, int out_h, double ms[2])
@@ -52,26 +80,12 @@ static bool magick_ms(const char *in, int runs, int out_w, int out_h, double ms[
     const char *argv_read[] = { "convert", in, "-bench", nbuf, "null:", NULL };
     double total[2][2] = { { 0, 0 }, { 0, 0 } };
     for (int k = 0; k < 2; k++) {
-        char log[] = "/tmp/upframe-bench-XXXXXX";
-        int fd = mkstemp(log);
-        if (fd < 0)
+        FILE *f = run_captured(k ? argv_read : argv_resize, true);
+        if (!f)
             return false;
-        close(fd);
-        posix_spawn_file_actions_t fa;
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_TRUNC, 0600);
-        posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_APPEND, 0600);
-        pid_t pid;
-        int err = posix_spawnp(&pid, "convert", &fa, NULL,
-                               (char *const *)(k ? argv_read : argv_resize), environ);
-        posix_spawn_file_actions_destroy(&fa);
-        int status = 1;
-        if (err == 0)
-            waitpid(pid, &status, 0);
-        FILE *f = fopen(log, "r");
         char line[256];
         int found = 0;
-        while (f && fgets(line, sizeof line, f)) {
+        while (fgets(line, sizeof line, f)) {
             int threads, iters;
             double ips;
             if (sscanf(line, " Performance[%d]: %di %lfips", &threads, &iters, &ips) == 3 &&
@@ -80,10 +94,8 @@ static bool magick_ms(const char *in, int runs, int out_w, int out_h, double ms[
                 found++;
             }
         }
-        if (f)
-            fclose(f);
-        unlink(log);
-        if (err != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || found < 2)
+        fclose(f);
+        if (found < 2)
             return false;
     }
     for (int t = 0; t < 2; t++)
@@ -113,24 +125,12 @@ static bool opencv_ms(const char *in, int runs, int out_w, int out_h, double ms[
     snprintf(h, sizeof h, "%d", out_h);
     snprintf(n, sizeof n, "%d", runs);
     const char *argv[] = { "python3", "-c", script, in, w, h, n, NULL };
-    char log[] = "/tmp/upframe-bench-XXXXXX";
-    int fd = mkstemp(log);
-    if (fd < 0)
+    FILE *f = run_captured(argv, false);
+    if (!f)
         return false;
-    close(fd);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    pid_t pid;
-    int err = posix_spawnp(&pid, "python3", &fa, NULL, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    int status = 1, found = 0;
-    if (err == 0)
-        waitpid(pid, &status, 0);
-    FILE *f = fopen(log, "r");
     char line[256];
-    while (f && fgets(line, sizeof line, f)) {
+    int found = 0;
+    while (fgets(line, sizeof line, f)) {
         int t;
         double v;
         if (sscanf(line, "threads %d ms %lf", &t, &v) == 2 && t >= 1 && t <= 2) {
@@ -138,10 +138,8 @@ static bool opencv_ms(const char *in, int runs, int out_w, int out_h, double ms[
             found++;
         }
     }
-    if (f)
-        fclose(f);
-    unlink(log);
-    return err == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && found == 2;
+    fclose(f);
+    return found == 2;
 }
 
 static bool parse_threads(const char *s, int *list, int *n)
