@@ -136,8 +136,9 @@ upf_result train_pair_from_frame(upf_context *ctx, int step, uint32_t flags,
                                  const float *reference, int out_w, int out_h, train_pair *pair);
 
 /* Makes a pair from an input image and its reference (any colour formats; linear light or
- * sRGB-encoded as the format says): the input runs through passes 1-3 (SMAA with
- * `area_table` from upf__smaa_area_table, into the sqrt frame), then train_pair_from_frame.
+ * sRGB-encoded as the format says): the input runs through the spatial engine's own passes
+ * convert .. blend (src/spatial/spatial_passes.h; SMAA with `area_table` from
+ * upf__smaa_area_table, into the sqrt frame), then train_pair_from_frame.
  * With `keep`, copies of both images stay in the pair for the evaluation. `what` names the
  * pair in messages. */
 upf_result train_pair_from_images(upf_context *ctx, int step, uint32_t flags,
