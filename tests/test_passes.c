@@ -9,7 +9,10 @@
  *    timings; host images are checked against their surfaces; upf__passes_bytes counts what
  *    was allocated.
  *  - The list against the kernels: the frame and edge words the engine's passes convert ..
- *    blend make equal those of the SMAA kernels called one after the other by hand. */
+ *    blend make equal those of the SMAA kernels called one after the other by hand.
+ *  - History pairs (a toy engine): the runner swaps HISTORY and HISTORY_NEXT after a run that
+ *    wrote the partner, not after one that did not or that failed; a table whose history
+ *    surface has no partner is refused. */
 #include <sys/stat.h>
 
 #include "core/image.h"
@@ -30,12 +33,13 @@ static float *random_frame(test_rng *rng, int w, int h)
     return p;
 }
 
-static void check_data_flow(const upf__passes *p, const char *what)
+static void check_data_flow(const upf__passes *p, const char *what, bool spatial)
 {
     uint32_t written = 0;
     for (int s = 0; s < p->surface_count; s++) {
         upf__surface_role role = p->surface_info[s].role;
-        if (role == UPF__SURFACE_INPUT || role == UPF__SURFACE_TABLE)
+        if (role == UPF__SURFACE_INPUT || role == UPF__SURFACE_TABLE ||
+            role == UPF__SURFACE_HISTORY)
             written |= UPF__SURF(s);
     }
     for (int i = 0; i < p->pass_count; i++) {
@@ -54,7 +58,7 @@ static void check_data_flow(const upf__passes *p, const char *what)
             /* A surface an enabled pass uses must exist, except the edge words with NO_SMAA
              * (the edges pass only encodes then, and says so in its constants). */
             if ((ps->reads | ps->writes) & UPF__SURF(s)) {
-                bool encode_only = i == UPF__SP_EDGES_PASS &&
+                bool encode_only = spatial && i == UPF__SP_EDGES_PASS &&
                                    !((const upf__smaa_edges_con *)p->con[i])->detect &&
                                    s == UPF__SP_EDGES;
                 CHECKF(encode_only || (p->surface[s].width > 0 && p->surface[s].height > 0),
@@ -116,7 +120,7 @@ static void test_tables(void)
                 continue;
             char what[32];
             snprintf(what, sizeof what, "flags 0x%x", flags);
-            check_data_flow(upf__spatial_passes(e), what);
+            check_data_flow(upf__spatial_passes(e), what, true);
             const upf__passes *q = upf__spatial_passes(e);
             CHECK_EQ_INT(q->enabled[UPF_SPATIAL_PASS_WEIGHTS], !(flags & UPF_SPATIAL_NO_SMAA));
             CHECK_EQ_INT(((const upf__detail_con *)q->con[UPF_SPATIAL_PASS_DETAIL])->network,
@@ -257,12 +261,86 @@ static void test_against_kernels(upf_context *ctx, test_rng *rng)
     free(area);
 }
 
+/* ---- history pairs: a toy engine counting runs ------------------------------------------ */
+
+enum { TOY_HISTORY, TOY_NEXT, TOY_OUT, TOY_COUNT };
+
+static upf_result toy_count(const upf__pass_args *a)
+{
+    const float *prev = a->surface[TOY_HISTORY].data;
+    float *next = a->surface[TOY_NEXT].data;
+    const int fail = *(const int *)a->con;
+    for (int i = 0; i < 4; i++)
+        next[i] = prev[i] + 1.0f + (float)i;
+    return fail ? upf__fail(a->ctx, UPF_ERROR_BAD_DATA, "%s: told to fail", a->fn) : UPF_OK;
+}
+
+static upf_result toy_copy(const upf__pass_args *a)
+{
+    memcpy(a->surface[TOY_OUT].data, a->surface[TOY_NEXT].data, 4 * sizeof(float));
+    return UPF_OK;
+}
+
+static void test_history(void)
+{
+    upf_context *ctx = test_context(1);
+    static const upf__surface_info surf[TOY_COUNT] = {
+        [TOY_HISTORY] = { "history", "the history", UPF__SURFACE_R32F, UPF__SURFACE_HISTORY, 0,
+                          NULL },
+        [TOY_NEXT] = { "next", "the next history", UPF__SURFACE_R32F,
+                       UPF__SURFACE_HISTORY_NEXT, 0, NULL },
+        [TOY_OUT] = { "out", "the copy", UPF__SURFACE_R32F, UPF__SURFACE_INTERMEDIATE, 0, NULL },
+    };
+    static const upf__pass_info pass[2] = {
+        { "count", "count", UPF__SURF(TOY_HISTORY), UPF__SURF(TOY_NEXT), -1, sizeof(int),
+          toy_count },
+        { "copy", "copy", UPF__SURF(TOY_NEXT), UPF__SURF(TOY_OUT), -1, 0, toy_copy },
+    };
+    upf__passes p;
+    CHECK_OK(ctx, upf__passes_init(&p, ctx, pass, 2, surf, TOY_COUNT, NULL));
+    for (int i = 0; i < TOY_COUNT; i++)
+        p.surface[i].width = 4, p.surface[i].height = 1;
+    CHECK_OK(ctx, upf__passes_alloc(&p));
+    check_data_flow(&p, "toy", false);
+    for (int run = 1; run <= 3; run++)
+        CHECK_OK(ctx, upf__passes_run(&p, "toy", NULL, 0, 1));
+    const float *h = p.surface[TOY_HISTORY].data, *out = p.surface[TOY_OUT].data;
+    for (int i = 0; i < 4; i++) { /* three runs, each adding 1 + i, all swapped in */
+        CHECK_NEAR(h[i], 3.0f * (1.0f + (float)i), 0.0);
+        CHECK_NEAR(out[i], h[i], 0.0);
+    }
+    /* a run of the copy alone writes no partner: no swap */
+    CHECK_OK(ctx, upf__passes_run(&p, "toy", NULL, 1, 1));
+    CHECK_NEAR(((const float *)p.surface[TOY_HISTORY].data)[0], 3.0f, 0.0);
+    /* a failing run leaves the history as it was */
+    *(int *)p.con[0] = 1;
+    CHECK_FAILS(ctx, upf__passes_run(&p, "toy", NULL, 0, 1), UPF_ERROR_BAD_DATA, "told to fail");
+    CHECK_NEAR(((const float *)p.surface[TOY_HISTORY].data)[0], 3.0f, 0.0);
+    upf__passes_free(&p);
+
+    /* a history without its partner right after it is a bug in the table */
+    static const upf__surface_info orphan[2] = {
+        { "history", "the history", UPF__SURFACE_R32F, UPF__SURFACE_HISTORY, 0, NULL },
+        { "out", "the copy", UPF__SURFACE_R32F, UPF__SURFACE_INTERMEDIATE, 0, NULL },
+    };
+    CHECK_FAILS(ctx, upf__passes_init(&p, ctx, pass, 1, orphan, 2, NULL), UPF_ERROR_INTERNAL,
+                "no partner");
+    static const upf__surface_info mixed[2] = {
+        { "history", "the history", UPF__SURFACE_R32F, UPF__SURFACE_HISTORY, 0, NULL },
+        { "next", "the next", UPF__SURFACE_RGBA32F, UPF__SURFACE_HISTORY_NEXT, 0, NULL },
+    };
+    CHECK_FAILS(ctx, upf__passes_init(&p, ctx, pass, 1, mixed, 2, NULL), UPF_ERROR_INTERNAL,
+                "same format");
+    upf_context_destroy(&ctx);
+}
+
 int main(void)
 {
     test_rng rng = test_rng_make("passes");
     upf_context *c1 = test_context(1), *c3 = test_context(3);
     test_tables();
     test_bytes();
+    test_history();
     test_runner(c1, &rng);
     test_runner(c3, &rng);
     for (int k = 0; k < 4; k++)

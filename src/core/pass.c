@@ -59,6 +59,20 @@ upf_result upf__passes_init(upf__passes *p, upf_context *ctx, const upf__pass_in
     p->surface_info = surface;
     p->surface_count = surface_count;
     p->engine = engine;
+    for (int i = 0; i < surface_count; i++) {
+        bool history = surface[i].role == UPF__SURFACE_HISTORY;
+        bool paired = i + 1 < surface_count &&
+                      surface[i + 1].role == UPF__SURFACE_HISTORY_NEXT &&
+                      surface[i + 1].format == surface[i].format;
+        bool next = surface[i].role == UPF__SURFACE_HISTORY_NEXT;
+        bool orphan = next && (i == 0 || surface[i - 1].role != UPF__SURFACE_HISTORY);
+        if ((history && !paired) || orphan) {
+            memset(p, 0, sizeof *p);
+            return upf__fail(ctx, UPF_ERROR_INTERNAL, "upf__passes_init: history surface %s "
+                             "has no partner; expected HISTORY followed by HISTORY_NEXT of "
+                             "the same format", surface[i].name);
+        }
+    }
     for (int i = 0; i < pass_count; i++) {
         p->enabled[i] = true;
         if (pass[i].con_size && !(p->con[i] = upf__alloc(ctx, pass[i].con_size, pass[i].name))) {
@@ -142,9 +156,11 @@ upf_result upf__passes_run(upf__passes *p, const char *fn, const upf_image *cons
             p->surface[i].image = images[i];
     }
     double ms[UPF__PASSES_MAX] = { 0 };
+    uint32_t written = 0;
     for (int i = UPF_MAX(first, 0); i <= last && i < p->pass_count && r == UPF_OK; i++) {
         if (!p->enabled[i])
             continue;
+        written |= p->pass[i].writes;
         const upf__pass_args args = { p->ctx, fn, p->con[i], p->surface, p->scratch[i],
                                       p->scratch_bytes[i], p->engine };
         double t = now_ms();
@@ -157,6 +173,13 @@ upf_result upf__passes_run(upf__passes *p, const char *fn, const upf_image *cons
     if (r == UPF_OK) {
         memcpy(p->ms, ms, sizeof p->ms);
         p->has_run = true;
+        for (int i = 1; i < p->surface_count; i++) {
+            if (p->surface_info[i].role != UPF__SURFACE_HISTORY_NEXT || !(written & UPF__SURF(i)))
+                continue;
+            void *t = p->surface[i].data;
+            p->surface[i].data = p->surface[i - 1].data;
+            p->surface[i - 1].data = t;
+        }
     }
     return r;
 }

@@ -58,7 +58,15 @@ typedef enum upf__surface_role {
     UPF__SURFACE_OUTPUT,         /* a host image the run writes */
     UPF__SURFACE_INTERMEDIATE,   /* written by one pass, read by later ones */
     UPF__SURFACE_TABLE,          /* filled once at creation, read-only afterwards */
-    UPF__SURFACE_SCRATCH         /* only the CPU functions need it (a shader keeps it on chip) */
+    UPF__SURFACE_SCRATCH,        /* only the CPU functions need it (a shader keeps it on chip) */
+    /* A pair that persists across runs (a temporal engine's history): HISTORY holds what the
+     * previous run left, read-only in a run; the surface right after it in the table is its
+     * HISTORY_NEXT partner (same format), which this run writes. After a successful run in
+     * which a pass wrote the partner, the runner swaps the two surfaces' memory, so the next
+     * run reads this one's result. Both start zeroed. A GPU backend alternates two descriptor
+     * sets instead. */
+    UPF__SURFACE_HISTORY,
+    UPF__SURFACE_HISTORY_NEXT
 } upf__surface_role;
 
 /* Bytes per texel of a format (0 for HOST) and its name ("rgba32f", ...). */
@@ -154,7 +162,8 @@ void upf__passes_free(upf__passes *p);
 /* Binds the host images to the host surfaces, by index (images[i] for surface i, NULL where
  * the surface is not a host image or is optional and absent), checks each bound image
  * (upf__check_image: a format of host_formats, exactly its surface's size), then runs the enabled passes first..last (inclusive) in order, timing each into p->ms.
- * Stops at the first pass that fails. The images are unbound again on return. `fn` names the
+ * Stops at the first pass that fails. The images are unbound again on return, and on success
+ * the history pairs whose HISTORY_NEXT a pass of the run wrote are swapped. `fn` names the
  * public call in messages. */
 upf_result upf__passes_run(upf__passes *p, const char *fn, const upf_image *const *images,
                            int first, int last);
