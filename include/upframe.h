@@ -411,6 +411,241 @@ UPF_API upf_result upf_spatial_debug_size(const upf_spatial *spatial, upf_spatia
 UPF_API upf_result upf_spatial_debug_image(upf_spatial *spatial, upf_spatial_pass pass,
                                            const upf_image *out);
 
+/* ---------------------------------------------------------------------------------------
+ * Temporal upscaling helpers: jitter, modes, mip bias, the camera (docs/TEMPORAL.md)
+ *
+ * Pure functions a host calls to set up its frames for the temporal engine below (or for any
+ * temporal upscaler). `ctx` may be NULL in each: the result code is the same, only the message
+ * is not kept. Thread-safety: safe (with a context: context-serialised).
+ *
+ * Jitter convention (ours, the scene renderer's, docs/SCENES.md): a frame rendered with jitter
+ * (jx, jy) samples pixel (x, y) at the unjittered screen position (x + 0.5 + jx, y + 0.5 + jy),
+ * render pixels, y down; its projection is translated by (-2 jx / W, +2 jy / H) in NDC. FSR 2/3's
+ * `jitterOffset` and DLSS's `InJitterOffset` are the offset of the projected image in render
+ * pixels with the motion vectors' axes: (-jx, -jy) for the same frame.
+ * ------------------------------------------------------------------------------------- */
+
+/* Jitter for frame `index` (>= 0) of a sequence of `phases` (1 .. 1048576): Halton(2,3) at
+ * i + 1 with i = index mod phases, minus 0.5, in render pixels: (jx, jy) in [-0.5, 0.5), never
+ * (0, 0). */
+UPF_API upf_result upf_jitter_offset(upf_context *ctx, int64_t index, int phases, double *jx,
+                                     double *jy);
+
+/* The jitter sequence's length for a render width and the output width it is upscaled to:
+ * ceil(8 (output / render)^2), exact in integers (18 at 1.5x, 24 at 1.7x, 32 at 2x, 72 at 3x),
+ * and 8 when output <= render. Widths 1..UPF_MAX_IMAGE_DIMENSION. */
+UPF_API upf_result upf_jitter_phase_count(upf_context *ctx, int render_width, int output_width,
+                                          int *phases);
+
+/* Quality modes: the output / render ratio per axis. */
+typedef enum upf_temporal_mode {
+    UPF_TEMPORAL_MODE_NATIVE_AA = 1,         /* 1x: anti-aliasing only */
+    UPF_TEMPORAL_MODE_QUALITY = 2,           /* 1.5x */
+    UPF_TEMPORAL_MODE_BALANCED = 3,          /* 1.7x */
+    UPF_TEMPORAL_MODE_PERFORMANCE = 4,       /* 2x */
+    UPF_TEMPORAL_MODE_ULTRA_PERFORMANCE = 5  /* 3x */
+} upf_temporal_mode;
+
+/* "native", "quality", "balanced", "performance", "ultra-performance"; "unknown" otherwise. */
+UPF_API const char *upf_temporal_mode_name(upf_temporal_mode mode);
+
+/* The mode's ratio (1, 1.5, 1.7, 2, 3). */
+UPF_API upf_result upf_temporal_mode_ratio(upf_context *ctx, upf_temporal_mode mode,
+                                           double *ratio);
+
+/* The render size for an output size and a mode: each side output / ratio rounded down, at
+ * least 1 (3840x2160 Quality: 2560x1440; Balanced: 2258x1270). */
+UPF_API upf_result upf_temporal_render_size(upf_context *ctx, upf_temporal_mode mode,
+                                            int output_width, int output_height,
+                                            int *render_width, int *render_height);
+
+/* The texture level-of-detail bias for a frame rendered at render_width for output_width:
+ * native_bias + log2(render_width / output_width) + offset; UPF_MIP_BIAS_OFFSET (-1) is the
+ * rule's offset (so -1.58 at 1.5x, -1.77 at 1.7x, -2 at 2x, -2.58 at 3x with native 0). Native
+ * bias and offset finite, in -16..16; widths 1..UPF_MAX_IMAGE_DIMENSION. */
+#define UPF_MIP_BIAS_OFFSET (-1.0)
+UPF_API upf_result upf_mip_bias(upf_context *ctx, double native_bias, int render_width,
+                                int output_width, double offset, double *bias);
+
+/* The clip-space depth range of a projection matrix: Vulkan and Direct3D map the near and far
+ * planes to NDC depth 0..1 (or 1..0 reversed), OpenGL to -1..1 (window depth is then
+ * (ndc + 1) / 2, what its depth buffer holds). */
+typedef enum upf_clip_depth {
+    UPF_CLIP_DEPTH_ZERO_TO_ONE = 0,
+    UPF_CLIP_DEPTH_MINUS_ONE_TO_ONE = 1
+} upf_clip_depth;
+
+/* A perspective camera as the temporal engine needs it. A host fills the first five fields
+ * (or has upf_camera_from_projection fill all of them). Depth d in [0, 1] is what the depth
+ * buffer holds; z > 0 is the view-space distance along the view direction:
+ *   forward, finite   d = far (z - near) / (z (far - near))    0 at near, 1 at far
+ *   reversed, finite  d = near (far - z) / (z (far - near))    1 at near, 0 at far
+ *   reversed, infinite d = near / z;   forward, infinite d = 1 - near / z. */
+typedef struct upf_camera {
+    double near_plane;            /* > 0, view units (metres) */
+    double far_plane;             /* > near_plane; ignored when far_infinite */
+    double fov_y;                 /* vertical field of view, radians, in (0, pi) */
+    int depth_reversed;           /* 1: depth is 1 at near, 0 at far */
+    int far_infinite;             /* 1: an infinite far plane */
+    /* Filled by upf_camera_from_projection; ignored by the engine: */
+    double aspect;                /* width / height of the view */
+    double center_x, center_y;    /* the NDC point the view axis projects to: 0, 0 for a centred
+                                   * frustum; a jittered projection's translation (our jitter
+                                   * is jx = -center_x W / 2, jy = center_y H / 2) */
+    double depth_to_view_scale;   /* z = 1 / (depth_to_view_scale * d + depth_to_view_offset) */
+    double depth_to_view_offset;
+} upf_camera;
+
+/* Reads the camera from a perspective projection matrix (column vectors, clip = P * view,
+ * stored row-major: m[4 * row + col]; right- or left-handed, jittered or not, y up or down):
+ * near and far from the depth row, the field of view from m[5], the depth direction, an
+ * infinite far plane (a far plane more than 10^7 times the near one counts as infinite: float
+ * matrices cannot tell them apart), and the device-to-view-depth factors. A matrix that is not
+ * a perspective projection (w not proportional to the view depth, a singular depth row, NaN)
+ * fails with UPF_ERROR_INVALID_ARGUMENT saying which entry. */
+UPF_API upf_result upf_camera_from_projection(upf_context *ctx, const double projection[16],
+                                              upf_clip_depth clip_depth, upf_camera *camera);
+
+/* Camera motion vectors from depth, for hosts that have none: each pixel's depth sample is
+ * unprojected with this frame's view-projection and projected with the previous frame's, and
+ * its motion is (previous - current) screen position in render pixels (x right, y down), as
+ * the engine takes them. Exact for static geometry; moving objects get the camera's motion
+ * only. Both matrices unjittered (clip = projection * view), row-major as above, the jitter
+ * the frame's own. A point behind the previous camera gets a vector far off the screen. */
+typedef struct upf_camera_motion_params {
+    const double *view_projection;      /* 16: this frame's */
+    const double *prev_view_projection; /* 16: the previous frame's */
+    double jitter_x, jitter_y;          /* this frame's jitter, render pixels, |j| <= 1 */
+    upf_clip_depth clip_depth;          /* of both matrices */
+    int ndc_y_down;                     /* 1: the matrices' NDC y points down (Vulkan-style
+                                         * projections with a negative m[5]); 0: up */
+} upf_camera_motion_params;
+
+#ifndef __cplusplus /* compound literals are C only */
+#define upf_camera_motion_params(...) (&(const upf_camera_motion_params){ __VA_ARGS__ })
+#endif
+
+/* `depth` R32F (values in [0, 1], finite) and `motion` RG32F of the same size, over the
+ * context's threads; the result does not depend on their number. Thread-safety:
+ * context-serialised. */
+UPF_API upf_result upf_camera_motion(upf_context *ctx, const upf_camera_motion_params *params,
+                                     const upf_image *depth, const upf_image *motion);
+
+/* ---------------------------------------------------------------------------------------
+ * The temporal engine: jittered frames, their depth and motion, into a larger anti-aliased
+ * frame (docs/TEMPORAL.md).
+ *
+ * Passes (each on its own intermediate surfaces, docs/TEMPORAL.md):
+ *   camera_motion  motion from depth and the two frames' matrices (only when none is given)
+ *   reconstruct    colour to the working space; the motion of the nearest depth in 3x3;
+ *                  this frame's depth scattered to where it was last frame (nearest wins)
+ *   disocclusion   surfaces that were hidden last frame, from depth separation; reactive mask
+ *   locks          thin features (one-pixel ridges) to protect from rectification
+ *   spatial_fill   the spatial engine's upscale, for pixels without history (optional)
+ *   accumulate     Lanczos-2 in output pixels over this frame's samples and the history,
+ *                  YCoCg rectification, confidence, luma oscillation, reactive mask
+ *   sharpen        a contrast-adaptive sharpen, back to the host's colour encoding
+ * ------------------------------------------------------------------------------------- */
+
+typedef enum upf_temporal_pass {
+    UPF_TEMPORAL_PASS_CAMERA_MOTION = 0,
+    UPF_TEMPORAL_PASS_RECONSTRUCT = 1,
+    UPF_TEMPORAL_PASS_DISOCCLUSION = 2,
+    UPF_TEMPORAL_PASS_LOCKS = 3,
+    UPF_TEMPORAL_PASS_SPATIAL_FILL = 4,
+    UPF_TEMPORAL_PASS_ACCUMULATE = 5,
+    UPF_TEMPORAL_PASS_SHARPEN = 6,
+    UPF_TEMPORAL_PASS_COUNT = 7
+} upf_temporal_pass;
+
+/* The pass's name ("reconstruct", ...), "unknown" otherwise. Thread-safety: safe. */
+UPF_API const char *upf_temporal_pass_name(upf_temporal_pass pass);
+
+/* Flags of upf_temporal_params. */
+#define UPF_TEMPORAL_COLOR_SRGB 0x1u    /* the colour's values are sRGB-encoded although its
+                                         * format is a linear one (float, unorm); the output is
+                                         * encoded the same way */
+#define UPF_TEMPORAL_COLOR_SQRT 0x2u    /* the colour's values are square roots of linear light
+                                         * (the spatial engine's encoding); likewise the output */
+#define UPF_TEMPORAL_MOTION_UV 0x4u     /* motion vectors in UV units (fractions of the render
+                                         * size), not render pixels */
+#define UPF_TEMPORAL_SPATIAL_FILL 0x8u  /* where there is no history (disocclusion, a reset, the
+                                         * first frame) take the spatial engine's upscale of this
+                                         * frame instead of a plain Lanczos-2 upsample */
+
+/* Sharpness: 0 is off, at most UPF_TEMPORAL_SHARPNESS_MAX. */
+#define UPF_TEMPORAL_SHARPNESS_MAX 1.0f
+
+typedef struct upf_temporal_params {
+    int render_width, render_height; /* 1 .. UPF_MAX_IMAGE_DIMENSION */
+    int output_width, output_height; /* output / render from 1 to 4 on each axis */
+    float sharpness;                 /* 0 (the default) = off .. 1 */
+    unsigned flags;                  /* UPF_TEMPORAL_* */
+    const upf_models *models;        /* UPF_TEMPORAL_SPATIAL_FILL: the spatial engine's models
+                                      * (NULL: the built-in set); kept: must outlive the engine */
+} upf_temporal_params;
+
+#ifndef __cplusplus /* compound literals are C only */
+#define upf_temporal_params(...) (&(const upf_temporal_params){ __VA_ARGS__ })
+#endif
+
+/* What one frame hands the engine. Zero fields mean their defaults. */
+typedef struct upf_temporal_frame {
+    const upf_image *color;     /* render size, any colour format: linear light (or sRGB / sqrt
+                                 * encoded, as the flags say), not clamped: HDR is welcome */
+    const upf_image *depth;     /* R32F, render size, in the camera's convention; required */
+    const upf_image *motion;    /* RG32F, render size: (previous - current) screen position of
+                                 * the surface the pixel's depth sample hit, without jitter,
+                                 * x right, y down, render pixels (or UV with
+                                 * UPF_TEMPORAL_MOTION_UV). NULL: camera motion from the depth
+                                 * and view_projection / prev_view_projection (required then) */
+    const upf_image *reactive;  /* optional R32F, render size, 0..1: how much this frame's colour
+                                 * should replace the history (transparent effects, particles) */
+    double jitter_x, jitter_y;  /* the jitter this frame was rendered with (our convention,
+                                 * above), render pixels, |j| <= 1 */
+    double motion_scale_x;      /* multiplies the stored vectors; 0: 1 */
+    double motion_scale_y;
+    upf_camera camera;          /* near, far, field of view, depth direction, infinite far */
+    const double *projection;   /* optional 16: take the camera from this projection matrix
+                                 * instead (upf_camera_from_projection) */
+    upf_clip_depth clip_depth;  /* of `projection` and the view-projections */
+    const double *view_projection;      /* 16, this frame's unjittered, for motion == NULL */
+    const double *prev_view_projection; /* 16, the previous frame's */
+    int ndc_y_down;             /* of the view-projections (upf_camera_motion_params) */
+    double frame_time_ms;       /* time since the previous frame, milliseconds, > 0 (checked;
+                                 * a value below 1 looks like seconds and draws a warning) */
+    int reset;                  /* 1: forget the history (a camera cut, a new scene) */
+    float exposure;             /* 0: 1. The factor the host's tonemapper applies: the engine
+                                 * accumulates colour x exposure in its tonemapped space */
+    float pre_exposure;         /* 0: 1. The factor the colour was already multiplied by: the
+                                 * engine divides it out and multiplies the output by it */
+} upf_temporal_frame;
+
+typedef struct upf_temporal upf_temporal;
+
+/* Creates the engine for one render and output size: checks the sizes and flags, fills the
+ * Lanczos table and each pass's fixed constants, and allocates every surface (the history
+ * included) and each worker's scratch, so upf_temporal_run never allocates. Returns NULL on
+ * failure (upf_context_last_error). Thread-safety: context-serialised. */
+UPF_API upf_temporal *upf_temporal_create(upf_context *ctx, const upf_temporal_params *params);
+
+/* Thread-safety: context-serialised. Accepts NULL and a pointer to NULL. */
+UPF_API void upf_temporal_destroy(upf_temporal **temporal);
+
+/* Runs one frame: `frame` as above, `output` at the output size in any colour format. The
+ * first frame after creation is a reset. Colour and depth must be finite (UPF_ERROR_BAD_DATA
+ * names the first pixel that is not); motion vectors that are NaN or infinite mark their pixel
+ * as without history (counted in a warning), vectors longer than 10^6 pixels are clamped. On
+ * failure the history is left as it was. The result does not depend on the number of threads.
+ * Thread-safety: context-serialised. */
+UPF_API upf_result upf_temporal_run(upf_temporal *temporal, const upf_temporal_frame *frame,
+                                    const upf_image *output);
+
+/* Milliseconds each pass took in the last successful run (0 for a pass that did not run).
+ * Thread-safety: context-serialised. */
+UPF_API upf_result upf_temporal_timings(const upf_temporal *temporal,
+                                        double ms[UPF_TEMPORAL_PASS_COUNT]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -160,39 +160,6 @@ static void release_scenes(void)
     scene_cache_count = 0;
 }
 
-/* ---- jitter sequence --------------------------------------------------------------------- */
-
-static void test_jitter_sequence(void)
-{
-    double jx, jy;
-    scene_halton_jitter(0, 8, &jx, &jy); /* H2(1) = 1/2, H3(1) = 1/3 */
-    CHECK_NEAR(jx, 0.0, 1e-15);
-    CHECK_NEAR(jy, 1.0 / 3.0 - 0.5, 1e-15);
-    scene_halton_jitter(1, 8, &jx, &jy); /* H2(2) = 1/4, H3(2) = 2/3 */
-    CHECK_NEAR(jx, -0.25, 1e-15);
-    CHECK_NEAR(jy, 2.0 / 3.0 - 0.5, 1e-15);
-    scene_halton_jitter(4, 8, &jx, &jy); /* H2(5) = 5/8, H3(5) = 7/9 */
-    CHECK_NEAR(jx, 0.125, 1e-15);
-    CHECK_NEAR(jy, 7.0 / 9.0 - 0.5, 1e-15);
-    double jx8, jy8;
-    scene_halton_jitter(8 + 4, 8, &jx8, &jy8); /* wraps with the phase count */
-    scene_halton_jitter(4, 8, &jx, &jy);
-    CHECK(jx8 == jx && jy8 == jy);
-    /* every phase in [-0.5, 0.5), never (0, 0) */
-    for (int i = 0; i < 72; i++) {
-        scene_halton_jitter(i, 72, &jx, &jy);
-        CHECK(jx >= -0.5 && jx < 0.5 && jy >= -0.5 && jy < 0.5);
-        CHECK(!(jx == 0.0 && jy == 0.0));
-    }
-    /* FSR / DLSS phase counts: ceil(8 (out / render)^2) */
-    CHECK_EQ_INT(scene_jitter_phases(1920, 1920), 8);
-    CHECK_EQ_INT(scene_jitter_phases(1280, 1920), 18);  /* Quality 1.5x */
-    CHECK_EQ_INT(scene_jitter_phases(960, 1920), 32);   /* Performance 2x */
-    CHECK_EQ_INT(scene_jitter_phases(640, 1920), 72);   /* Ultra performance 3x */
-    CHECK_EQ_INT(scene_jitter_phases(1114, 1920), 24);  /* Balanced ~1.72x: 23.77 -> 24 */
-    CHECK_EQ_INT(scene_jitter_phases(1920, 960), 8);    /* downscale: the base 8 */
-}
-
 /* ---- API errors --------------------------------------------------------------------------- */
 
 static void test_api_errors(upf_context *ctx)
@@ -1055,7 +1022,6 @@ int main(void)
         fprintf(stderr, "no context\n");
         return 1;
     }
-    test_jitter_sequence();
     test_api_errors(ctx1);
     test_determinism(ctx1, ctx2);
     test_depth(ctx2);

@@ -1,6 +1,6 @@
 /* camera.c: the camera paths (still, slow pan, orbit, walk forward, fast turn, camera cut)
- * evaluated at any real time, the projection matrices of the depth conventions, and the
- * Halton(2,3) jitter sequence with FSR's phase rule.
+ * evaluated at any real time, and the projection matrices of the depth conventions. (The
+ * jitter sequence is the library's: upf_jitter_offset, upf_jitter_phase_count.)
  *
  * Reads a scene's rig (scene_<name>.c sets it from the seed); writes view and projection
  * matrices (column vectors, m[row][col]). */
@@ -154,39 +154,4 @@ mat4 scene__projection(double fov_y, double aspect, double near_plane, double fa
         p.m[2][3] = -n * fa / (fa - n);
     }
     return p;
-}
-
-/* The radical inverse of n in base b (the Halton sequence's b-th coordinate). */
-static double radical_inverse(long n, int b)
-{
-    double inv = 1.0 / b, f = inv, r = 0.0;
-    while (n > 0) {
-        r += f * (double)(n % b);
-        n /= b;
-        f *= inv;
-    }
-    return r;
-}
-
-void scene_halton_jitter(long index, int phases, double *jx, double *jy)
-{
-    if (!jx || !jy)
-        return;
-    if (phases < 1)
-        phases = 1;
-    if (index < 0)
-        index = 0;
-    long i = index % phases;
-    *jx = radical_inverse(i + 1, 2) - 0.5;
-    *jy = radical_inverse(i + 1, 3) - 0.5;
-}
-
-int scene_jitter_phases(int render_width, int output_width)
-{
-    if (render_width < 1 || output_width <= render_width)
-        return 8;
-    /* ceil(8 out^2 / render^2) in integers, so 1.5x gives exactly 18 */
-    long long o = output_width, r = render_width;
-    long long n = (8 * o * o + r * r - 1) / (r * r);
-    return n > 1000000 ? 1000000 : (int)n;
 }

@@ -16,8 +16,7 @@
  *  - Jitter (jx, jy), render pixels in [-0.5, 0.5): pixel (x, y) is sampled at the unjittered
  *    screen position (x + 0.5 + jx, y + 0.5 + jy). Equivalently the projection is translated
  *    by (-2 jx / W, +2 jy / H) in NDC. (FSR 2's README translates by (+2 jx / W, -2 jy / H) for
- *    its jitterOffset: its offset is the negation of ours.) Halton(2,3): index i gives
- *    (H2(i + 1) - 0.5, H3(i + 1) - 0.5); the phase count is ceil(8 (output / render)^2).
+ *    its jitterOffset: its offset is the negation of ours.) Halton(2,3): upf_jitter_offset.
  *  - Motion: mv = (previous screen position) - (current screen position) of the surface point
  *    a pixel's depth sample hit, both projected WITHOUT jitter, in render pixels (x right,
  *    y down), including the motion of moving objects. The previous position is that of the
@@ -79,16 +78,9 @@ const char *scene_path_description(int index);
  * shot, views at t >= this the second. */
 double scene_cut_time(void);
 
-/* ---- jitter --------------------------------------------------------------------------- */
-
-/* Halton(2,3) jitter for frame `index` (>= 0) of a sequence of `phases` (>= 1) phases:
- * i = index mod phases, (jx, jy) = (H2(i + 1) - 0.5, H3(i + 1) - 0.5), in [-0.5, 0.5).
- * A negative index counts as 0, a phase count below 1 as 1. */
-void scene_halton_jitter(long index, int phases, double *jx, double *jy);
-
-/* The phase count for a render width and the output width it is upscaled to:
- * ceil(8 (output / render)^2), at least 8 when output <= render. */
-int scene_jitter_phases(int render_width, int output_width);
+/* ---- jitter --------------------------------------------------------------------------- *
+ * The jitter sequence and its phase count are the library's temporal helpers
+ * (upf_jitter_offset, upf_jitter_phase_count in upframe.h). */
 
 /* ---- building and rendering ----------------------------------------------------------- */
 

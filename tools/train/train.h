@@ -217,7 +217,8 @@ typedef struct train_data_config {
  * seed 1 (views must be set). */
 train_data_config train_data_defaults(void);
 
-/* The inputs' mip bias for step S: log2(S / 12) + offset (log2(render / output)). */
+/* The inputs' mip bias for step S: log2(S / 12) + offset (log2(render / output)), by the
+ * library's upf_mip_bias (the trainer's default offset is 0, not the rule's -1). */
 double train_data_mip_bias(int step, double offset);
 
 /* Renders the views into `dir` (made if missing; refused if it already has a manifest) in the

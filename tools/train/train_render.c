@@ -58,7 +58,11 @@ train_data_config train_data_defaults(void)
 
 double train_data_mip_bias(int step, double offset)
 {
-    return log2((double)step / 12.0) + offset;
+    /* The library's rule, native bias 0: log2(render / output) + offset, render / output =
+     * S / 12. Steps and offsets are checked by the callers. */
+    double bias = 0.0;
+    upf_mip_bias(NULL, 0.0, step, 12, offset, &bias);
+    return bias;
 }
 
 static upf_result write_png(upf_context *ctx, const char *path, float *rgba, int w, int h,

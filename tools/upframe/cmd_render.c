@@ -226,7 +226,10 @@ static int run_render(int argc, char **argv)
             return cli_usage(cmd, "--output-size '%s': expected WxH", outsize_s);
         if (!w)
             return cli_usage(cmd, "--output-size needs --size");
-        phases = scene_jitter_phases(w, ow);
+        int n;
+        if (upf_jitter_phase_count(NULL, w, ow, &n) != UPF_OK)
+            return cli_usage(cmd, "--output-size '%s': expected WxH", outsize_s);
+        phases = n;
     }
     if (jstart_s && !cli_parse_int(jstart_s, 0, 1000000000L, &jstart))
         return cli_usage(cmd, "--jitter-start '%s': expected 0..1000000000", jstart_s);
@@ -314,7 +317,7 @@ static int run_render(int argc, char **argv)
         double jx = 0.0, jy = 0.0;
         long jindex = jstart + f;
         if (halton)
-            scene_halton_jitter(jindex, (int)phases, &jx, &jy);
+            upf_jitter_offset(NULL, jindex, (int)phases, &jx, &jy); /* arguments checked above */
         ps.frame = f;
         scene_buffers b = { color, hud, dep, mot };
         scene_camera cam;

@@ -1,0 +1,304 @@
+/* accumulate.c: the temporal engine's accumulate pass (docs/TEMPORAL.md, "accumulate"): each
+ * output pixel's new value from this frame's jittered samples and the reprojected history.
+ *
+ * Reads: colour, dilated motion, reactivity, locks (render size); fill (output size, with the
+ * spatial fill); the Lanczos table; history and state (last frame's). Writes: history next
+ * (Y, Co, Cg and the accumulated weight) and state next.
+ *
+ * For output pixel X (all of it per axis; render coordinates are unjittered, so render pixel i
+ * holds the sample taken at i + 0.5 + j):
+ *  1. Its centre in render coordinates, s = (X + 0.5) / r (r = output / render). The nearest
+ *     sample, i = floor(s - j), gives the motion mv, disocclusion, reactive and lock.
+ *  2. History: at h = X + 0.5 + r mv (output pixels) unless reset or h is off the screen,
+ *     Lanczos-2 over its 4x4 output pixels, the colour clamped to the range of its bilinear
+ *     footprint (the nearest 2x2, less taps of weight near 0: no ringing from the negative
+ *     lobes), the weight W the smallest of that footprint (one straddling a new area does not
+ *     inherit a full weight), both times
+ *     (1 - disocclusion) (1 - reactive). State: the nearest pixel's.
+ *  3. Confidence c = min(1, W / weight_ramp): the weight a few frames of samples bring, so it
+ *     ramps up frame by frame and starts again from 0 where the history is lost.
+ *  4. This frame's estimate: Lanczos-2 over the 4x4 samples around s, the distance of sample i
+ *     measured in pixels of scale k = 1 + (r - 1) c: a smooth upsample (k = 1, the kernel in
+ *     render pixels) where there is no history yet, the samples' own footprint in output
+ *     pixels (k = r) once confident. Sum of weights w = sum L2, estimate E = sum L2 col / w,
+ *     clamped to the range of the 3x3 samples around i. With the spatial fill, a pixel that is
+ *     not yet confident takes the spatial engine's upscale instead, (1 - c) of it (not where
+ *     the upsample is brighter than the fill can be: HDR). Its weight in the history is
+ *     w k_x k_y / (r_x r_y): one frame of samples at the output scale counts w, a smooth
+ *     upsample counts as much as one frame's samples on average.
+ *  5. Rectification (Salvi 2016, "An excursion in temporal supersampling", GDC: variance
+ *     clipping): the mean m and standard deviation d of the 3x3 samples around i (YCoCg), the
+ *     box m +- g d intersected with their min..max, g from box_moving to box_still as the pixel
+ *     is still and confident; the history is clipped toward m into the box. Where a thin
+ *     feature holds a lock, or its luma oscillates (the signs of its last three changes
+ *     alternate: jitter, not a change of scene), and the pixel is still, the clip is undone
+ *     by that much: a feature the samples miss every other frame keeps its history.
+ *  6. Blend: W' = min(W, weight_max / (1 + v / speed_half)) (v the speed in output pixels: a
+ *     moving history is resampled every frame, so it is kept shorter), lowered further the
+ *     more the clip moved it, then out = (W' hist + w_cur E) / (W' + w_cur), weight
+ *     W' + w_cur. Without history: out = E, weight w_cur.
+ *  7. State: a lock's life (8 bits: 255 when this frame has a lock there, else last frame's
+ *     minus lock_decay, 0 without history) and the last three estimates' luma (8 bits each,
+ *     sqrt-encoded), for the oscillation test.
+ * Work: one task per output row. Every output value depends only on the inputs, so the result
+ * is the same for any number of threads. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "temporal/temporal_passes.h"
+
+typedef struct acc_job {
+    const upf__accumulate_con *con;
+    const float *color, *motion, *react, *locks, *fill, *lanczos, *hist;
+    const uint32_t *state;
+    float *hist_out;
+    uint32_t *state_out;
+} acc_job;
+
+static inline float sat(float v)
+{
+    return v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f;
+}
+
+static inline int clampi(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* 8-bit sqrt-encoded luma. */
+static inline uint32_t luma_code(float y)
+{
+    float v = sqrtf(y > 0.0f ? y : 0.0f);
+    return v >= 1.0f ? 255u : (uint32_t)(v * 255.0f + 0.5f);
+}
+
+/* 1 when the signs of l0-l1, l1-l2, l2-l3 alternate and each change is more than 1 code. */
+static inline float oscillates(int l0, int l1, int l2, int l3)
+{
+    int d1 = l0 - l1, d2 = l1 - l2, d3 = l2 - l3;
+    bool big = abs(d1) > 1 && abs(d2) > 1 && abs(d3) > 1;
+    return big && (d1 > 0) != (d2 > 0) && (d2 > 0) != (d3 > 0) ? 1.0f : 0.0f;
+}
+
+/* Lanczos-2 weights of the 4 taps first .. first + 3 around coordinate u (tap t at first + t),
+ * distance scaled by k. */
+static inline void weights4(const float *lut, float u, int first, float k, float *w)
+{
+    for (int t = 0; t < 4; t++) {
+        float d = ((float)(first + t) - u) * k;
+        w[t] = upf__lanczos2(lut, d * d);
+    }
+}
+
+/* The history at output position (hx, hy): Lanczos-2, colour clamped to the nearest 2x2, the
+ * weight their minimum. */
+static void sample_history(const acc_job *job, float hx, float hy, float *out)
+{
+    const upf__accumulate_con *c = job->con;
+    const int W = c->out_width, H = c->out_height;
+    float ux = hx - 0.5f, uy = hy - 0.5f;
+    int bx = (int)floorf(ux), by = (int)floorf(uy);
+    const float fx = ux - (float)bx, fy = uy - (float)by;
+    float wx[4], wy[4];
+    weights4(job->lanczos, ux, bx - 1, 1.0f, wx);
+    weights4(job->lanczos, uy, by - 1, 1.0f, wy);
+    float acc[3] = { 0, 0, 0 }, wsum = 0.0f;
+    float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    float wmin = INFINITY;
+    for (int ty = 0; ty < 4; ty++) {
+        const int yy = clampi(by - 1 + ty, 0, H - 1);
+        const float *row = job->hist + (size_t)yy * W * 4;
+        for (int tx = 0; tx < 4; tx++) {
+            const float *p = row + (size_t)clampi(bx - 1 + tx, 0, W - 1) * 4;
+            float w = wx[tx] * wy[ty];
+            for (int k = 0; k < 3; k++)
+                acc[k] += w * p[k];
+            wsum += w;
+            /* the bilinear footprint: the 2x2 around h, less the taps of weight near 0 (h on
+             * a pixel centre takes that pixel alone) */
+            if ((tx == 1 || (tx == 2 && fx > 0.01f)) && (ty == 1 || (ty == 2 && fy > 0.01f))) {
+                for (int k = 0; k < 3; k++) {
+                    lo[k] = p[k] < lo[k] ? p[k] : lo[k];
+                    hi[k] = p[k] > hi[k] ? p[k] : hi[k];
+                }
+                wmin = p[3] < wmin ? p[3] : wmin;
+            }
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        float v = wsum > 1e-6f ? acc[k] / wsum : lo[k];
+        out[k] = v < lo[k] ? lo[k] : v > hi[k] ? hi[k] : v;
+    }
+    out[3] = wmin;
+}
+
+/* Re-expresses a history colour (YCoCg of the tonemapped, exposed colour) for a new exposure. */
+static void rescale_history(float *ycc, float scale)
+{
+    float rgb[3];
+    upf__ycocg_to_rgb(ycc, rgb);
+    for (int k = 0; k < 3; k++)
+        rgb[k] = rgb[k] > 0.0f ? rgb[k] : 0.0f;
+    upf__tonemap_inverse(rgb);
+    for (int k = 0; k < 3; k++)
+        rgb[k] *= scale;
+    upf__tonemap(rgb);
+    upf__rgb_to_ycocg(rgb, ycc);
+}
+
+static void acc_row(void *priv, int Y, int worker)
+{
+    (void)worker;
+    const acc_job *job = priv;
+    const upf__accumulate_con *c = job->con;
+    const int rw = c->in_width, rh = c->in_height, ow = c->out_width, oh = c->out_height;
+    const float rx = c->ratio_x, ry = c->ratio_y;
+    const float sy = ((float)Y + 0.5f) / ry;
+    const int iy = clampi((int)floorf(sy - c->jitter_y), 0, rh - 1);
+    const float uy = sy - 0.5f - c->jitter_y;
+    const int by = (int)floorf(uy);
+    for (int X = 0; X < ow; X++) {
+        const float sx = ((float)X + 0.5f) / rx;
+        const int ix = clampi((int)floorf(sx - c->jitter_x), 0, rw - 1);
+        const size_t ni = (size_t)iy * rw + ix;
+        const float *mv = job->motion + 2 * ni;
+        const float dis = job->react[2 * ni], react = job->react[2 * ni + 1];
+        const float lock_now = job->locks[ni];
+
+        /* 2. the history */
+        const float hx = (float)X + 0.5f + mv[0] * rx, hy = (float)Y + 0.5f + mv[1] * ry;
+        const bool valid = !c->reset && hx >= 0.0f && hx <= (float)ow && hy >= 0.0f &&
+                           hy <= (float)oh;
+        float hist[4] = { 0, 0, 0, 0 };
+        uint32_t st = 0;
+        float Wh = 0.0f;
+        if (valid) {
+            sample_history(job, hx, hy, hist);
+            if (c->history_scale != 1.0f)
+                rescale_history(hist, c->history_scale);
+            st = job->state[(size_t)clampi((int)hy, 0, oh - 1) * ow + clampi((int)hx, 0, ow - 1)];
+            Wh = hist[3] * (1.0f - dis) * (1.0f - react);
+        }
+        /* 3. confidence */
+        const float conf = sat(Wh / c->weight_ramp);
+        const float kx = 1.0f + (rx - 1.0f) * conf, ky = 1.0f + (ry - 1.0f) * conf;
+
+        /* 4. this frame's samples */
+        const float ux = sx - 0.5f - c->jitter_x;
+        const int bx = (int)floorf(ux);
+        float wx[4], wy[4];
+        weights4(job->lanczos, ux, bx - 1, kx, wx);
+        weights4(job->lanczos, uy, by - 1, ky, wy);
+        float acc[3] = { 0, 0, 0 }, wsum = 0.0f;
+        for (int ty = 0; ty < 4; ty++) {
+            const float *row = job->color + (size_t)clampi(by - 1 + ty, 0, rh - 1) * rw * 4;
+            for (int tx = 0; tx < 4; tx++) {
+                const float *p = row + (size_t)clampi(bx - 1 + tx, 0, rw - 1) * 4;
+                float w = wx[tx] * wy[ty];
+                acc[0] += w * p[0], acc[1] += w * p[1], acc[2] += w * p[2];
+                wsum += w;
+            }
+        }
+        /* the 3x3 around the nearest sample: mean, second moment, range */
+        float m1[3] = { 0, 0, 0 }, m2[3] = { 0, 0, 0 };
+        float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+        for (int k = 0; k < 9; k++) {
+            const float *p = job->color + ((size_t)clampi(iy + k / 3 - 1, 0, rh - 1) * rw +
+                                           (size_t)clampi(ix + k % 3 - 1, 0, rw - 1)) * 4;
+            for (int ch = 0; ch < 3; ch++) {
+                m1[ch] += p[ch];
+                m2[ch] += p[ch] * p[ch];
+                lo[ch] = p[ch] < lo[ch] ? p[ch] : lo[ch];
+                hi[ch] = p[ch] > hi[ch] ? p[ch] : hi[ch];
+            }
+        }
+        float est[3];
+        const float *near = job->color + ni * 4;
+        for (int ch = 0; ch < 3; ch++) {
+            float v = wsum > 1e-3f ? acc[ch] / wsum : near[ch];
+            est[ch] = v < lo[ch] ? lo[ch] : v > hi[ch] ? hi[ch] : v;
+        }
+        const float est_y = est[0];
+        if (c->fill && conf < 1.0f) {
+            const float *f = job->fill + ((size_t)Y * ow + X) * 4;
+            float rgb[3] = { f[0] > 0.0f ? f[0] : 0.0f, f[1] > 0.0f ? f[1] : 0.0f,
+                             f[2] > 0.0f ? f[2] : 0.0f }, fy[3];
+            upf__tonemap(rgb);
+            upf__rgb_to_ycocg(rgb, fy);
+            /* T(1) = 1/2: above that the fill (clamped to [0, 1] linear) cannot follow. */
+            float hdr = sat((hi[0] - 0.45f) * 20.0f);
+            float t = (1.0f - conf) * (1.0f - hdr);
+            for (int ch = 0; ch < 3; ch++)
+                est[ch] += (fy[ch] - est[ch]) * t;
+        }
+        const float wcur = (wsum > 0.0f ? wsum : 0.0f) * (kx * ky) / (rx * ry);
+
+        /* 5.-6. rectify and blend */
+        float out[3];
+        float wnew;
+        const float speed = sqrtf(mv[0] * rx * mv[0] * rx + mv[1] * ry * mv[1] * ry);
+        const float still = sat(1.0f - speed);
+        int l1 = (int)((st >> 8) & 255u), l2 = (int)((st >> 16) & 255u), l3 = (int)(st >> 24);
+        const int l0 = (int)luma_code(est_y);
+        float life = valid && Wh > 0.0f ? (float)(st & 255u) / 255.0f - c->lock_decay : 0.0f;
+        if (lock_now > 0.5f)
+            life = 1.0f;
+        life = sat(life);
+        if (Wh > 0.0f) {
+            const float g = c->box_moving + (c->box_still - c->box_moving) * still * conf;
+            float t = 1.0f;
+            for (int ch = 0; ch < 3; ch++) {
+                float mean = m1[ch] * (1.0f / 9.0f);
+                float var = m2[ch] * (1.0f / 9.0f) - mean * mean;
+                float ext = g * sqrtf(var > 0.0f ? var : 0.0f) + 1.0f / 1024.0f;
+                float bl = mean - ext > lo[ch] ? mean - ext : lo[ch];
+                float bh = mean + ext < hi[ch] ? mean + ext : hi[ch];
+                float off = hist[ch] - mean;
+                if (off > 0.0f && mean + off > bh)
+                    t = fminf(t, (bh - mean) / off);
+                else if (off < 0.0f && mean + off < bl)
+                    t = fminf(t, (bl - mean) / off);
+                m1[ch] = mean;
+            }
+            t = t > 0.0f ? t : 0.0f;
+            const float relax = fmaxf(life, oscillates(l0, l1, l2, l3)) * still * (1.0f - react);
+            const float keep = t + (1.0f - t) * relax; /* the share of the offset kept */
+            float moved = 0.0f;
+            for (int ch = 0; ch < 3; ch++) {
+                float h = m1[ch] + (hist[ch] - m1[ch]) * keep;
+                moved += fabsf(h - hist[ch]);
+                hist[ch] = h;
+            }
+            float wmax = c->weight_max / (1.0f + speed / c->speed_half);
+            float wh = Wh < wmax ? Wh : wmax;
+            wh /= 1.0f + 32.0f * moved; /* a history the clip had to move is trusted less */
+            const float sum = wh + wcur;
+            for (int ch = 0; ch < 3; ch++)
+                out[ch] = sum > 0.0f ? (wh * hist[ch] + wcur * est[ch]) / sum : est[ch];
+            wnew = sum;
+        } else {
+            out[0] = est[0], out[1] = est[1], out[2] = est[2];
+            wnew = wcur;
+        }
+        float *ho = job->hist_out + ((size_t)Y * ow + X) * 4;
+        ho[0] = out[0], ho[1] = out[1], ho[2] = out[2], ho[3] = wnew;
+        if (!(Wh > 0.0f))
+            l1 = l2 = l0; /* a new pixel starts its luma record now */
+        job->state_out[(size_t)Y * ow + X] = (uint32_t)(life * 255.0f + 0.5f) |
+                                             (uint32_t)l0 << 8 | (uint32_t)l1 << 16 |
+                                             (uint32_t)l2 << 24;
+    }
+}
+
+upf_result upf__accumulate_pass(const upf__pass_args *a)
+{
+    const upf__accumulate_con *con = a->con;
+    const upf__surface *s = a->surface;
+    acc_job job = { con, s[UPF__TP_COLOR].data, s[UPF__TP_DILATED_MOTION].data,
+                    s[UPF__TP_REACTIVITY].data, s[UPF__TP_LOCKS].data,
+                    con->fill ? s[UPF__TP_FILL].data : NULL, s[UPF__TP_LANCZOS].data,
+                    s[UPF__TP_HISTORY].data, s[UPF__TP_STATE].data, s[UPF__TP_HISTORY_NEXT].data,
+                    s[UPF__TP_STATE_NEXT].data };
+    upf__parallel_for(a->ctx, acc_row, &job, con->out_height);
+    return UPF_OK;
+}
