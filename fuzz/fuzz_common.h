@@ -29,7 +29,7 @@ static _Noreturn void fuzz_fail(const char *what)
 /* Checks a reader's result: on failure, nothing allocated and a message naming the input; on
  * success, an image within the limits, of the format and channels the type promises, whose
  * every byte can be read. */
-static void fuzz_check(upf_result r, imageio_image *im, const char *err, imageio_type type)
+static inline void fuzz_check(upf_result r, imageio_image *im, const char *err, imageio_type type)
 {
     if (r != UPF_OK) {
         if (im->img.data)

@@ -1,11 +1,13 @@
-/* make_corpus.c: writes the fuzzers' seed corpora (fuzz/corpus/{png,jpeg,pfm,model}/): a handful of
- * tiny files per reader, valid ones of every kind the reader handles and invalid ones near
+/* make_corpus.c: writes the fuzzers' seed corpora (fuzz/corpus/{png,jpeg,pfm,model,sidecar,
+ * sequence}/): a handful of tiny files per reader, valid ones of every kind the reader handles and invalid ones near
  * each check, made with libspng's and libjpeg's encoders or by hand. The committed files came
  * from this program; rerun it to remake them:
  *
  *   build/fuzz_make_corpus fuzz/corpus
  *
- * It writes into existing folders png/, jpeg/, pfm/ and model/ under the given one. */
+ * It writes into existing folders png/, jpeg/, pfm/, model/, sidecar/ and sequence/ under the
+ * given one. The sequence seeds are folders in memory (fuzz_archive.h) of a two-frame render of
+ * the scene renderer's calibration scene at 8x6, and variants near each check. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,6 +18,10 @@
 #include <jpeglib.h>
 #include <spng.h>
 
+#include <unistd.h>
+
+#include "fuzz_archive.h"
+#include "scene/scene_output.h"
 #include "spatial/net.h"
 
 static const char *out_dir;
@@ -356,10 +362,142 @@ static void make_model(void)
     upf_context_destroy(&ctx);
 }
 
+/* ---- sidecars and sequences ------------------------------------------------------------- */
+
+typedef struct blob {
+    void *data;
+    size_t size;
+} blob;
+
+/* Renders frames 0 and 1 of the calibration scene (8x6, Halton jitter for 2x, orbit) into a
+ * temporary folder and reads back each frame's files. */
+static bool render_pair(blob files[2][5])
+{
+    static const char *const ends[5] = { "json", "color.pfm", "color.png", "depth.pfm",
+                                         "motion.pfm" };
+    char dir[] = "/tmp/upframe-corpus-XXXXXX";
+    if (!mkdtemp(dir))
+        return false;
+    upf_context *ctx = upf_context_create(upf_context_params(.threads = 1));
+    scene *sc = NULL;
+    bool ok = ctx && scene_create(ctx, "calibration", 3, &sc) == UPF_OK;
+    const int w = 8, h = 6;
+    float color[4 * 8 * 6], hud[4 * 8 * 6], depth[8 * 6], motion[2 * 8 * 6];
+    for (int f = 0; f < 2 && ok; f++) {
+        double jx, jy;
+        upf_jitter_offset(NULL, f, 32, &jx, &jy);
+        scene_buffers b = { color, hud, depth, motion };
+        scene_camera cam;
+        ok = scene_render(sc, scene_view_params(.path = "orbit", .time = f / 30.0, .width = w,
+                                                .height = h, .jitter_x = jx, .jitter_y = jy),
+                          &b, &cam) == UPF_OK;
+        scene_frame_info info = { "calibration", 3, "orbit", f, 30, w, h, 1, -2, "halton", f,
+                                  32 };
+        char stem[8], err[IMAGEIO_ERR_SIZE];
+        snprintf(stem, sizeof stem, "%04d", f);
+        ok = ok && scene_write_frame(dir, stem, &info, &b, &cam, err) == UPF_OK;
+        for (int k = 0; k < 5 && ok; k++) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s.%s", dir, stem, ends[k]);
+            ok = imageio_slurp(path, 1 << 20, &files[f][k].data, &files[f][k].size, err) == UPF_OK;
+        }
+    }
+    for (int f = 0; f < 2; f++)
+        for (int i = 0; scene_frame_files[i]; i++) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%04d.%s", dir, f, scene_frame_files[i]);
+            unlink(path);
+        }
+    rmdir(dir);
+    scene_destroy(&sc);
+    upf_context_destroy(&ctx);
+    return ok;
+}
+
+/* One archive: frames 0 and 1 with the files `mask` keeps (bit k: ends[k] of render_pair),
+ * frame 1's depth replaced by `depth1` when given, and any extra file. */
+static void save_archive(const char *name, blob files[2][5], unsigned mask, const blob *depth1,
+                         const char *extra_name, const char *extra)
+{
+    static const char *const ends[5] = { "json", "color.pfm", "color.png", "depth.pfm",
+                                         "motion.pfm" };
+    char path[4096];
+    snprintf(path, sizeof path, "%s/sequence/%s", out_dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        failures++;
+        return;
+    }
+    for (int fr = 0; fr < 2; fr++)
+        for (int k = 0; k < 5; k++) {
+            if (!(mask & (1u << k)))
+                continue;
+            char n[32];
+            snprintf(n, sizeof n, "%04d.%s", fr, ends[k]);
+            const blob *b = fr == 1 && k == 3 && depth1 ? depth1 : &files[fr][k];
+            archive_put(f, n, b->data, b->size);
+        }
+    if (extra_name)
+        archive_put(f, extra_name, extra, strlen(extra));
+    if (fclose(f) != 0)
+        failures++;
+    else
+        printf("%s\n", path);
+}
+
+static void make_sequences(void)
+{
+    blob files[2][5];
+    memset(files, 0, sizeof files);
+    if (!render_pair(files)) {
+        fprintf(stderr, "make_corpus: cannot render the sequence seeds\n");
+        failures++;
+        return;
+    }
+    save("sidecar", "rendered.json", files[0][0].data, files[0][0].size);
+    save("sidecar", "rendered-1.json", files[1][0].data, files[1][0].size);
+    static const char minimal[] =
+        "{\"width\": 8, \"height\": 6, \"jitter\": [0.25, -0.125], \"near\": 0.1, "
+        "\"far\": null, \"fov_y\": 1.0, \"depth\": \"reversed\", \"fps\": 60}";
+    save("sidecar", "minimal.json", minimal, strlen(minimal));
+    static const char user[] =
+        "{\"width\": 4, \"height\": 2, \"projection\": [1,0,0,0, 0,1.7,0,0, 0,0,-1.0002,"
+        "-0.20002, 0,0,-1,0], \"clip_depth\": \"minus_one_to_one\", \"view_projection\": "
+        "[1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1], \"prev_view_projection\": [1,0,0,0.1,0,1,0,0,0,"
+        "0,1,0,0,0,0,1], \"motion_units\": \"uv\", \"motion_scale\": [0.5, -0.5], "
+        "\"color_encoding\": \"sqrt\", \"reset\": true, \"frame_time_ms\": 16.7, "
+        "\"exposure\": 2, \"pre_exposure\": 0.5, \"name\": \"caf\\u00e9 \\ud83d\\ude00\"}";
+    save("sidecar", "user.json", user, strlen(user));
+    static const char *const bad[][2] = {
+        { "bad_truncated.json", "{\"width\": 8, \"height\": 6, \"near\": 0.1, \"fov" },
+        { "bad_duplicate.json", "{\"width\": 8, \"width\": 9}" },
+        { "bad_escape.json", "{\"a\": \"\\x\"}" },
+        { "bad_huge.json", "{\"width\": 1e999}" },
+        { "bad_camera.json", "{\"width\": 8, \"height\": 6, \"near\": 0.1}" },
+        { "bad_far.json", "{\"width\": 8, \"height\": 6, \"near\": 1, \"far\": 0.5, "
+                          "\"fov_y\": 1, \"depth\": \"forward\"}" },
+        { "bad_deep.json", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]" },
+        { "bad_trailing.json", "{} x" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        save("sidecar", bad[i][0], bad[i][1], strlen(bad[i][1]));
+
+    save_archive("two_frames.bin", files, 0x1b, NULL, NULL, NULL);   /* json, pfm, depth, motion */
+    save_archive("no_motion.bin", files, 0x0b, NULL, NULL, NULL);
+    save_archive("png_colour.bin", files, 0x1d, NULL, NULL, NULL);
+    blob small = { (void *)"Pf\n1 1\n-1\n\0\0\0\0", 14 };
+    save_archive("bad_depth_size.bin", files, 0x1b, &small, NULL, NULL);
+    save_archive("bad_duplicate_frame.bin", files, 0x1b, NULL, "00001.json", minimal);
+    save_archive("bad_no_depth.bin", files, 0x13, NULL, NULL, NULL);
+    for (int f = 0; f < 2; f++)
+        for (int k = 0; k < 5; k++)
+            free(files[f][k].data);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: fuzz_make_corpus DIR   (writes DIR/png, DIR/jpeg, DIR/pfm, DIR/model)\n");
+        fprintf(stderr, "usage: fuzz_make_corpus DIR   (writes DIR/png, DIR/jpeg, DIR/pfm, DIR/model, DIR/sidecar, DIR/sequence)\n");
         return 1;
     }
     out_dir = argv[1];
@@ -367,5 +505,6 @@ int main(int argc, char **argv)
     make_jpeg();
     make_pfm();
     make_model();
+    make_sequences();
     return failures ? 1 : 0;
 }

@@ -1,7 +1,7 @@
 # Included from tests/CMakeLists.txt: the fuzzers' seed corpora and saved crashers, fed through
 # each harness by a plain main() (fuzz_replay.c), as ctest tests fuzz_replay_<reader> in every
 # build; and the program that made the seeds (make_corpus.c), built so it keeps compiling.
-foreach(_reader png jpeg pfm model)
+foreach(_reader png jpeg pfm model sidecar sequence)
   add_executable(fuzz_replay_${_reader} ${PROJECT_SOURCE_DIR}/fuzz/fuzz_replay.c
                                         ${PROJECT_SOURCE_DIR}/fuzz/fuzz_${_reader}.c)
   target_link_libraries(fuzz_replay_${_reader} PRIVATE upframe_tools_common upf_warnings)

@@ -4,8 +4,8 @@
 #   scripts/fuzz.sh BUILD_DIR SECONDS
 #
 # BUILD_DIR was configured with -DUPF_FUZZ=ON and clang (`make test-fuzz` does that). For each
-# reader (png, jpeg, pfm, model) it first replays the saved crashers (fuzz/crashers/<reader>/), then
-# fuzzes for SECONDS on a copy of the seed corpus in BUILD_DIR/fuzz-run/<reader>/corpus (kept
+# reader (png, jpeg, pfm, model, sidecar, sequence) it first replays the saved crashers
+# (fuzz/crashers/<reader>/), then fuzzes for SECONDS on a copy of the seed corpus in BUILD_DIR/fuzz-run/<reader>/corpus (kept
 # between runs, so what one run finds seeds the next), with the reader's dictionary. Findings
 # go to BUILD_DIR/fuzz-run/<reader>/artifacts/ and the log to .../log.txt. Prints executions,
 # time and coverage per fuzzer; exits 1 if any fuzzer crashed, leaked, timed out or ran out of
@@ -25,7 +25,7 @@ esac
 src=$(cd "$(dirname "$0")/.." && pwd)
 
 status=0
-for reader in png jpeg pfm model; do
+for reader in png jpeg pfm model sidecar sequence; do
     bin=$build/fuzz/fuzz_$reader
     if [ ! -x "$bin" ]; then
         echo "fuzz.sh: $bin not found; expected a build configured with -DUPF_FUZZ=ON" >&2
@@ -37,8 +37,10 @@ for reader in png jpeg pfm model; do
     log=$run/log.txt
     # -rss_limit_mb: libFuzzer's default, stated; -timeout: seconds one input may take.
     opts="-rss_limit_mb=2048 -timeout=20 -print_final_stats=1 -artifact_prefix=$run/artifacts/"
-    if [ -f "$src/fuzz/$reader.dict" ]; then
-        opts="$opts -dict=$src/fuzz/$reader.dict"
+    dict=$reader
+    case $reader in sidecar | sequence) dict=json ;; esac # one JSON dictionary for both
+    if [ -f "$src/fuzz/$dict.dict" ]; then
+        opts="$opts -dict=$src/fuzz/$dict.dict"
     fi
 
     crashers=$(find "$src/fuzz/crashers/$reader" -type f ! -name '.*' 2>/dev/null | sort)

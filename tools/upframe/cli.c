@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -145,6 +146,30 @@ bool cli_parse_rect(const char *s, upf_rect *r)
     }
     *r = (upf_rect){ (int)v[0], (int)v[1], (int)v[2], (int)v[3] };
     return true;
+}
+
+int cli_output_dir(const char *cmd, const char *dir, bool *made)
+{
+    struct stat st;
+    *made = false;
+    if (strlen(dir) > 3500)
+        return cli_fail(cmd, CLI_EXIT_BAD_INPUT, "output folder path is too long");
+    if (stat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode))
+            return cli_fail(cmd, CLI_EXIT_BAD_INPUT, "%s: not a folder", dir);
+    } else if (errno == ENOENT) {
+        if (mkdir(dir, 0777) != 0)
+            return cli_fail(cmd, CLI_EXIT_BAD_INPUT, "%s: cannot make the folder: %s", dir,
+                            strerror(errno));
+        *made = true;
+    } else {
+        return cli_fail(cmd, CLI_EXIT_BAD_INPUT, "%s: cannot use the folder: %s", dir,
+                        strerror(errno));
+    }
+    if (access(dir, W_OK | X_OK) != 0)
+        return cli_fail(cmd, CLI_EXIT_BAD_INPUT, "%s: cannot write into the folder: %s", dir,
+                        strerror(errno));
+    return CLI_EXIT_OK;
 }
 
 static void tool_log(void *priv, upf_log_level level, const char *message)

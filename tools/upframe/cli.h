@@ -64,6 +64,10 @@ bool cli_parse_double(const char *s, double lo, double hi, double *out);
 bool cli_parse_size(const char *s, int *w, int *h);            /* "WxH", each 1..16384 */
 bool cli_parse_rect(const char *s, upf_rect *r);               /* "X,Y,W,H" */
 
+/* Makes sure `dir` is a folder the command can write into, making it when it is missing (its
+ * parent must exist); *made says whether it did. Returns 0 or, after printing why, 2. */
+int cli_output_dir(const char *cmd, const char *dir, bool *made);
+
 /* ---- context, timing, progress -------------------------------------------------------- */
 
 /* A library context for the tool: warnings and errors to stderr (as "upframe: ..."), `threads`

@@ -73,31 +73,6 @@ static void cleanup(const char *dir, const written *w)
         rmdir(dir);
 }
 
-/* Makes sure `dir` is a folder we can write into (making it if missing). */
-static int prepare_dir(const char *cmd, const char *dir, bool *made)
-{
-    struct stat st;
-    *made = false;
-    if (strlen(dir) > 3500)
-        return cli_fail(cmd, CLI_EXIT_BAD_INPUT, "output folder path is too long");
-    if (stat(dir, &st) == 0) {
-        if (!S_ISDIR(st.st_mode))
-            return cli_fail(cmd, CLI_EXIT_BAD_INPUT, "%s: not a folder", dir);
-    } else if (errno == ENOENT) {
-        if (mkdir(dir, 0777) != 0)
-            return cli_fail(cmd, CLI_EXIT_BAD_INPUT, "%s: cannot make the folder: %s", dir,
-                            strerror(errno));
-        *made = true;
-    } else {
-        return cli_fail(cmd, CLI_EXIT_BAD_INPUT, "%s: cannot use the folder: %s", dir,
-                        strerror(errno));
-    }
-    if (access(dir, W_OK | X_OK) != 0)
-        return cli_fail(cmd, CLI_EXIT_BAD_INPUT, "%s: cannot write into the folder: %s", dir,
-                        strerror(errno));
-    return CLI_EXIT_OK;
-}
-
 static void list(void)
 {
     printf("scenes:\n");
@@ -287,7 +262,7 @@ static int run_render(int argc, char **argv)
         return cli_usage(cmd, "--size %dx%d: too many pixels for the frame buffers", w, h);
 
     bool made = false;
-    int rc = prepare_dir(cmd, out_s, &made);
+    int rc = cli_output_dir(cmd, out_s, &made);
     if (rc != CLI_EXIT_OK)
         return rc;
     written wr = { 0, made };

@@ -14,6 +14,7 @@ extern const cli_command cli_cmd_model;
 extern const cli_command cli_cmd_bench;
 extern const cli_command cli_cmd_render;
 extern const cli_command cli_cmd_train;
+extern const cli_command cli_cmd_temporal;
 
 static const cli_command cli_cmd_help = {
     "help", run_help, "show this text, or a command's (upframe help COMMAND)",
@@ -25,6 +26,7 @@ static const cli_command cli_cmd_help = {
 /* The commands, in the order `upframe help` lists them. */
 const cli_command *const cli_commands[] = {
     &cli_cmd_upscale,
+    &cli_cmd_temporal,
     &cli_cmd_compare,
     &cli_cmd_model,
     &cli_cmd_bench,

@@ -1,0 +1,307 @@
+/* cmd_temporal.c: `upframe temporal`: a sequence of jittered frames with depth and motion (the
+ * layout `upframe render` writes, docs/TEMPORAL.md) through the temporal engine, one PNG per
+ * frame. Reads the folder through tools/sequence; writes OUT_DIR/NNNN.png atomically. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sequence/sequence.h"
+
+static const char temporal_help[] =
+    "usage: upframe temporal IN_DIR -o OUT_DIR (--mode NAME | --scale R | --size WxH)\n"
+    "                        [--sharpness K] [--disocclusion spatial|upsample] [--no-motion]\n"
+    "\n"
+    "Upscales a sequence of jittered frames with the temporal engine. IN_DIR holds, per frame\n"
+    "NNNN (four or more digits), what `upframe render` writes (docs/TEMPORAL.md gives the\n"
+    "layout, to export it from another renderer):\n"
+    "  NNNN.json        size, jitter, camera (projection, or near/far/fov_y/depth), the view\n"
+    "                   matrices, cut, fps\n"
+    "  NNNN.color.pfm   colour in linear light (or NNNN.color.png, sRGB)\n"
+    "  NNNN.depth.pfm   depth                   NNNN.motion.pfm  motion vectors (R, G)\n"
+    "It writes OUT_DIR/NNNN.png (8-bit sRGB), one per frame.\n"
+    "\n"
+    "  --mode NAME       native (1x), quality (1.5x), balanced (1.7x), performance (2x) or\n"
+    "                    ultra-performance (3x): output = render size x ratio, rounded\n"
+    "  --scale R         output = render size x R, 1..4\n"
+    "  --size WxH        the output size (1..4 times the render size on each axis)\n"
+    "  --sharpness K     the final sharpen, 0 (default, off) .. 1\n"
+    "  --disocclusion M  where there is no history (disocclusions, cuts, the first frame):\n"
+    "                    upsample (default: Lanczos-2 of the samples) or spatial (the spatial\n"
+    "                    engine's upscale of the frame; slower)\n"
+    "  --no-motion       ignore NNNN.motion.pfm: camera motion from the depth and the\n"
+    "                    sidecar's matrices (moving objects then get the camera's motion)\n"
+    "  --threads N       worker threads (default: one per CPU); output is identical\n"
+    "  --quiet           no progress line and no summary\n"
+    "  -o, --output DIR  the folder (made if missing; its parent must exist)\n"
+    "\n"
+    "A frame without a motion file takes camera motion from its matrices (a warning); one\n"
+    "without either is an error. A frame whose size differs from the one before starts a new\n"
+    "engine (its history starts again). A sidecar with \"cut\" or \"reset\" true resets the\n"
+    "history. A jitter phase count in the sidecars that does not suit the ratio draws a\n"
+    "warning. A failed run removes the PNGs it wrote.\n"
+    "Exit codes: 0 ok, 1 usage, 2 bad input (a missing or malformed file, sizes that do not\n"
+    "match, an unwritable output), 3 internal error.\n";
+
+static const char *const mode_names[] = { "native", "quality", "balanced", "performance",
+                                          "ultra-performance" };
+
+typedef struct size_rule {
+    int mode;                 /* 1..5 or 0 */
+    double scale;             /* or 0 */
+    int width, height;        /* or 0 */
+} size_rule;
+
+static int output_size(const char *cmd, const size_rule *rule, int rw, int rh, int *ow, int *oh)
+{
+    double ratio = rule->scale;
+    if (rule->mode)
+        upf_temporal_mode_ratio(NULL, (upf_temporal_mode)rule->mode, &ratio);
+    if (ratio > 0) {
+        *ow = (int)lround(rw * ratio);
+        *oh = (int)lround(rh * ratio);
+    } else {
+        *ow = rule->width;
+        *oh = rule->height;
+    }
+    if (*ow < rw || *oh < rh || *ow > 4 * rw || *oh > 4 * rh || *ow > UPF_MAX_IMAGE_DIMENSION ||
+        *oh > UPF_MAX_IMAGE_DIMENSION)
+        return cli_fail(cmd, CLI_EXIT_BAD_INPUT, "output %dx%d for frames of %dx%d; expected 1 "
+                        "to 4 times the render size on each axis, at most %d", *ow, *oh, rw, rh,
+                        UPF_MAX_IMAGE_DIMENSION);
+    return CLI_EXIT_OK;
+}
+
+typedef struct written {
+    const char *dir;
+    char (*stem)[16];
+    int count;
+    bool made_dir;
+} written;
+
+static void cleanup(const written *w)
+{
+    char p[4096];
+    for (int i = 0; i < w->count; i++) {
+        snprintf(p, sizeof p, "%s/%s.png", w->dir, w->stem[i]);
+        unlink(p);
+    }
+    if (w->made_dir)
+        rmdir(w->dir);
+}
+
+static int run_temporal(int argc, char **argv)
+{
+    const char *cmd = "temporal";
+    const char *in_dir = NULL, *out_dir = NULL, *mode_s = NULL, *scale_s = NULL, *size_s = NULL;
+    const char *sharp_s = NULL, *dis_s = NULL, *threads_s = NULL;
+    bool no_motion = false, quiet = false;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int err = 0;
+        if (cli_option(argc, argv, &i, "--mode", &v, &err, cmd))
+            mode_s = v;
+        else if (cli_option(argc, argv, &i, "--scale", &v, &err, cmd))
+            scale_s = v;
+        else if (cli_option(argc, argv, &i, "--size", &v, &err, cmd))
+            size_s = v;
+        else if (cli_option(argc, argv, &i, "--sharpness", &v, &err, cmd))
+            sharp_s = v;
+        else if (cli_option(argc, argv, &i, "--disocclusion", &v, &err, cmd))
+            dis_s = v;
+        else if (cli_option(argc, argv, &i, "--threads", &v, &err, cmd))
+            threads_s = v;
+        else if (cli_option(argc, argv, &i, "--output", &v, &err, cmd) ||
+                 cli_option(argc, argv, &i, "-o", &v, &err, cmd))
+            out_dir = v;
+        else if (cli_flag(argv, i, "--no-motion"))
+            no_motion = true;
+        else if (cli_flag(argv, i, "--quiet"))
+            quiet = true;
+        else if (argv[i][0] == '-' && argv[i][1] != '\0')
+            return cli_usage(cmd, "unknown option '%s'", argv[i]);
+        else if (!in_dir)
+            in_dir = argv[i];
+        else
+            return cli_usage(cmd, "unexpected argument '%s' (one input folder)", argv[i]);
+        if (err)
+            return CLI_EXIT_USAGE;
+    }
+    if (!in_dir)
+        return cli_usage(cmd, "needs IN_DIR, the folder of frames");
+    if (!out_dir)
+        return cli_usage(cmd, "needs -o OUT_DIR, the folder to write into");
+    if ((mode_s != NULL) + (scale_s != NULL) + (size_s != NULL) != 1)
+        return cli_usage(cmd, "needs one of --mode NAME, --scale R or --size WxH");
+    size_rule rule = { 0, 0, 0, 0 };
+    if (mode_s) {
+        for (int m = 0; m < 5; m++)
+            if (strcmp(mode_s, mode_names[m]) == 0)
+                rule.mode = m + 1;
+        if (!rule.mode)
+            return cli_usage(cmd, "--mode '%s': expected native, quality, balanced, performance "
+                             "or ultra-performance", mode_s);
+    }
+    if (scale_s && !cli_parse_double(scale_s, 1, 4, &rule.scale))
+        return cli_usage(cmd, "--scale '%s': expected a ratio in 1..4", scale_s);
+    if (size_s && !cli_parse_size(size_s, &rule.width, &rule.height))
+        return cli_usage(cmd, "--size '%s': expected WxH, each 1..%d", size_s,
+                         UPF_MAX_IMAGE_DIMENSION);
+    double sharpness = 0;
+    if (sharp_s && !cli_parse_double(sharp_s, 0, UPF_TEMPORAL_SHARPNESS_MAX, &sharpness))
+        return cli_usage(cmd, "--sharpness '%s': expected 0..%g", sharp_s,
+                         (double)UPF_TEMPORAL_SHARPNESS_MAX);
+    bool fill = false;
+    if (dis_s) {
+        if (strcmp(dis_s, "spatial") == 0)
+            fill = true;
+        else if (strcmp(dis_s, "upsample") != 0)
+            return cli_usage(cmd, "--disocclusion '%s': expected spatial or upsample", dis_s);
+    }
+    long threads = 0;
+    if (threads_s && !cli_parse_int(threads_s, 1, 64, &threads))
+        return cli_usage(cmd, "--threads '%s': expected 1..64", threads_s);
+
+    char err[IMAGEIO_ERR_SIZE];
+    seq_fs fs = seq_fs_dir(in_dir);
+    seq_list list;
+    upf_result r = seq_scan(&fs, &list, err);
+    if (r != UPF_OK)
+        return cli_fail(cmd, cli_exit_code(r), "%s", err);
+    written wr = { out_dir, calloc((size_t)list.count, 16), 0, false };
+    if (!wr.stem) {
+        seq_list_free(&list);
+        return cli_fail(cmd, CLI_EXIT_INTERNAL, "out of memory");
+    }
+    int rc = cli_output_dir(cmd, out_dir, &wr.made_dir);
+    upf_context *ctx = rc == CLI_EXIT_OK ? cli_context(cmd, (int)threads) : NULL;
+    if (rc == CLI_EXIT_OK && !ctx)
+        rc = CLI_EXIT_INTERNAL;
+
+    upf_temporal *engine = NULL;
+    imageio_image out = { 0 };
+    int rw = 0, rh = 0, ow = 0, oh = 0;
+    unsigned flags = 0;
+    bool warned_motion = false, warned_phases = false;
+    cli_progress bar;
+    cli_progress_begin(&bar, "temporal", quiet);
+    const double t0 = cli_now();
+    for (int k = 0; k < list.count && rc == CLI_EXIT_OK; k++) {
+        seq_frame f;
+        r = seq_read_frame(&fs, &list, k, NULL, &f, err);
+        if (r != UPF_OK) {
+            rc = cli_fail(cmd, cli_exit_code(r), "%s", err);
+            break;
+        }
+        const char *stem = list.stem[k];
+        const seq_sidecar *sd = &f.side;
+        unsigned want = (sd->color_encoding == 1 ? UPF_TEMPORAL_COLOR_SRGB : 0) |
+                        (sd->color_encoding == 2 ? UPF_TEMPORAL_COLOR_SQRT : 0) |
+                        (sd->motion_uv ? UPF_TEMPORAL_MOTION_UV : 0) |
+                        (fill ? UPF_TEMPORAL_SPATIAL_FILL : 0);
+        if (f.color.img.format != UPF_FORMAT_RGBA32F && sd->color_encoding != 0) {
+            rc = cli_fail(cmd, CLI_EXIT_BAD_INPUT, "%s/%s.json: \"color_encoding\" applies to a "
+                          "PFM's values; %s's colour is a PNG (sRGB by its format)", in_dir, stem,
+                          stem);
+        } else if (engine && (want & ~UPF_TEMPORAL_SPATIAL_FILL) !=
+                                 (flags & ~UPF_TEMPORAL_SPATIAL_FILL)) {
+            rc = cli_fail(cmd, CLI_EXIT_BAD_INPUT, "%s/%s.json: \"color_encoding\" or "
+                          "\"motion_units\" differ from the frames before; expected one for the "
+                          "whole sequence", in_dir, stem);
+        } else if (!engine || sd->width != rw || sd->height != rh) {
+            if (engine && !quiet)
+                fprintf(stderr, "upframe temporal: frame %s is %dx%d, the frames before %dx%d: "
+                        "a new engine, the history starts again\n", stem, sd->width,
+                        sd->height, rw, rh);
+            upf_temporal_destroy(&engine);
+            imageio_free(&out);
+            rw = sd->width, rh = sd->height;
+            rc = output_size(cmd, &rule, rw, rh, &ow, &oh);
+            if (rc == CLI_EXIT_OK) {
+                flags = want;
+                engine = upf_temporal_create(ctx, upf_temporal_params(
+                    .render_width = rw, .render_height = rh, .output_width = ow,
+                    .output_height = oh, .sharpness = (float)sharpness, .flags = flags));
+                if (!engine)
+                    rc = cli_fail_upf(cmd, ctx, upf_context_last_error(ctx, NULL));
+            }
+            if (rc == CLI_EXIT_OK && (r = imageio_alloc(&out, ow, oh, UPF_FORMAT_RGBA8_SRGB,
+                                                        err)) != UPF_OK)
+                rc = cli_fail(cmd, cli_exit_code(r), "%s", err);
+        }
+        if (rc == CLI_EXIT_OK && sd->jitter_phases > 0 && !warned_phases) {
+            int phases = 0;
+            upf_jitter_phase_count(NULL, rw, ow, &phases);
+            if (phases != sd->jitter_phases) {
+                fprintf(stderr, "upframe: warning: %s/%s.json: the frames were jittered with %d "
+                        "phases; %d suit %dx%d -> %dx%d (upf_jitter_phase_count): the output "
+                        "may keep some aliasing or shimmer\n", in_dir, stem, sd->jitter_phases,
+                        phases, rw, rh, ow, oh);
+                warned_phases = true;
+            }
+        }
+        bool use_motion = f.has_motion && !no_motion;
+        if (rc == CLI_EXIT_OK && !use_motion && !sd->has_matrices)
+            rc = cli_fail(cmd, CLI_EXIT_BAD_INPUT, "%s/%s: %s, and %s.json has no view and "
+                          "previous view-projection matrices to derive camera motion from; "
+                          "expected one or the other", in_dir, stem,
+                          f.has_motion ? "--no-motion ignores the motion file"
+                                       : "no motion file (.motion.pfm)", stem);
+        if (rc == CLI_EXIT_OK && !use_motion && !no_motion && !warned_motion) {
+            fprintf(stderr, "upframe: warning: %s/%s.motion.pfm is missing: camera motion from "
+                    "the depth and the matrices (moving objects get the camera's motion)\n",
+                    in_dir, stem);
+            warned_motion = true;
+        }
+        if (rc == CLI_EXIT_OK) {
+            upf_temporal_frame tf = {
+                .color = &f.color.img, .depth = &f.depth.img,
+                .motion = use_motion ? &f.motion.img : NULL,
+                .jitter_x = sd->jitter_x, .jitter_y = sd->jitter_y,
+                .motion_scale_x = sd->motion_scale_x, .motion_scale_y = sd->motion_scale_y,
+                .camera = sd->camera, .projection = sd->has_projection ? sd->projection : NULL,
+                .clip_depth = sd->clip_depth,
+                .view_projection = sd->has_matrices ? sd->view_projection : NULL,
+                .prev_view_projection = sd->has_matrices ? sd->prev_view_projection : NULL,
+                .frame_time_ms = sd->frame_time_ms > 0 ? sd->frame_time_ms : 1000.0 / 60.0,
+                .reset = sd->reset, .exposure = (float)sd->exposure,
+                .pre_exposure = (float)sd->pre_exposure,
+            };
+            r = upf_temporal_run(engine, &tf, &out.img);
+            if (r != UPF_OK) {
+                const char *m = "";
+                upf_context_last_error(ctx, &m);
+                rc = cli_fail(cmd, cli_exit_code(r), "%s/%s: %s", in_dir, stem, m);
+            }
+        }
+        if (rc == CLI_EXIT_OK) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s.png", out_dir, stem);
+            r = imageio_write_png(path, &out.img, 8, err);
+            if (r != UPF_OK)
+                rc = cli_fail(cmd, cli_exit_code(r), "%s", err);
+            else
+                memcpy(wr.stem[wr.count++], stem, 16);
+        }
+        seq_frame_free(&f);
+        cli_progress_update(&bar, (double)(k + 1) / list.count, "frame %d/%d", k + 1, list.count);
+    }
+    cli_progress_end(&bar);
+    if (rc != CLI_EXIT_OK)
+        cleanup(&wr);
+    else if (!quiet)
+        fprintf(stderr, "upframe temporal: %d frame%s %dx%d -> %dx%d in %.1f s, into %s\n",
+                list.count, list.count == 1 ? "" : "s", rw, rh, ow, oh, cli_now() - t0, out_dir);
+    upf_temporal_destroy(&engine);
+    imageio_free(&out);
+    free(wr.stem);
+    seq_list_free(&list);
+    upf_context_destroy(&ctx);
+    return rc;
+}
+
+const cli_command cli_cmd_temporal = {
+    "temporal", run_temporal, "upscale a sequence of jittered frames with depth and motion",
+    temporal_help
+};
