@@ -6,7 +6,8 @@
 #                   and a short run of every fuzzer
 #   make check      just the tests of the Release build (quick, while developing)
 #   make install    install into PREFIX (default /usr/local)
-#   make quality    remake docs/QUALITY.md (every upscaler against the references)
+#   make quality    remake docs/QUALITY.md (every upscaler against the references; then the
+#                   temporal engine's section, as `make quality-temporal` alone)
 #   make bench      time the engines per pass (upframe bench)
 
 NPROC  ?= $(shell nproc 2>/dev/null || echo 2)
@@ -16,7 +17,8 @@ CMAKE_FLAGS ?=
 
 REAL_FRAMES ?= ../shared/data/real
 
-.PHONY: all build demo test check test-release test-sanitize test-fuzz install clean quality bench
+.PHONY: all build demo test check test-release test-sanitize test-fuzz install clean quality \
+        quality-temporal bench
 
 all: build
 
@@ -53,6 +55,10 @@ test-fuzz:
 quality: build
 	./build/bench/bench_quality --out docs --command "make quality" \
 	  $$(test -d $(REAL_FRAMES) && echo --real $(REAL_FRAMES))
+	./build/bench/bench_temporal --out docs --command "make quality-temporal"
+
+quality-temporal: build
+	./build/bench/bench_temporal --out docs --command "make quality-temporal"
 
 bench: build
 	./build/upframe bench

@@ -19,9 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/bench_util.h"
 #include "imageio/image_io.h"
 #include "scene/scene.h"
-#include "scene/scene_internal.h" /* the renderer's 5x7 font, for labels */
 #include "spatial/net.h"          /* the models' flags, to make the two no-network rows */
 
 #define N_RATIOS 4
@@ -144,33 +144,8 @@ static score measure(const upf_image *ref, const upf_image *test)
 
 /* ---- contact sheets ------------------------------------------------------------------- */
 
-/* The crop of the reference with the most edge energy (|horizontal| + |vertical| luma
- * differences), on a grid of candidate positions: where upscalers differ most. */
-static void busiest_crop(const upf_image *ref, int cw, int ch, int *cx, int *cy)
-{
-    const uint8_t *p = ref->data;
-    int w = ref->width, h = ref->height;
-    double best = -1;
-    *cx = *cy = 0;
-    for (int y0 = 0; y0 + ch <= h; y0 += ch / 4) {
-        for (int x0 = 0; x0 + cw <= w; x0 += cw / 4) {
-            double e = 0;
-            for (int y = y0; y < y0 + ch - 1; y += 2)
-                for (int x = x0; x < x0 + cw - 1; x += 2) {
-                    const uint8_t *a = p + 4 * ((size_t)y * w + x);
-                    e += abs(a[1] - a[5]) + abs(a[1] - a[4 * w + 1]);
-                }
-            if (e > best) {
-                best = e;
-                *cx = x0;
-                *cy = y0;
-            }
-        }
-    }
-}
-
 /* Sheet: one row of crops (reference, then each upscaler), each enlarged 2x with nearest
- * neighbour, labelled. */
+ * neighbour, labelled (common/bench_util.h). */
 #define CROP_W 160
 #define CROP_H 100
 #define ZOOM 2
@@ -179,23 +154,7 @@ static void busiest_crop(const upf_image *ref, int cw, int ch, int *cx, int *cy)
 static void sheet_put(imageio_image *sheet, int slot, const upf_image *img, int cx, int cy,
                       const char *label)
 {
-    uint8_t *dst = sheet->img.data;
-    const uint8_t *src = img->data;
-    int sw = sheet->img.width, x0 = slot * (CROP_W * ZOOM + 4);
-    for (int y = 0; y < CROP_H * ZOOM; y++)
-        for (int x = 0; x < CROP_W * ZOOM; x++)
-            memcpy(dst + 4 * ((size_t)(y + LABEL_H) * sw + x0 + x),
-                   src + 4 * ((size_t)(cy + y / ZOOM) * img->width + cx + x / ZOOM), 4);
-    /* the label in the renderer's 5x7 font, 2x, white */
-    for (int i = 0; label[i]; i++)
-        for (int row = 0; row < 7; row++) {
-            uint8_t bits = scene__glyph_row(label[i], row);
-            for (int col = 0; col < 5; col++)
-                if (bits & (0x10 >> col))
-                    for (int k = 0; k < 4; k++)
-                        memset(dst + 4 * ((size_t)(2 + 2 * row + k / 2) * sw + x0 + 4 +
-                                          12 * i + 2 * col + k % 2), 255, 3);
-        }
+    bench_sheet_put(&sheet->img, slot, LABEL_H, img, cx, cy, CROP_W, CROP_H, ZOOM, label);
 }
 
 /* ---- one dataset ------------------------------------------------------------------------- */
@@ -217,7 +176,7 @@ static void score_view(table *t, int r, const upf_image *input, const upf_image 
     t->views[r]++;
     if (sheet_path) {
         int cx, cy;
-        busiest_crop(ref, CROP_W, CROP_H, &cx, &cy);
+        bench_busiest_crop(ref, CROP_W, CROP_H, &cx, &cy);
         int slots = 1 + N_UPSCALERS;
         imageio_image sheet = alloc_image(slots * (CROP_W * ZOOM + 4), CROP_H * ZOOM + LABEL_H,
                                           UPF_FORMAT_RGBA8_SRGB);
@@ -391,6 +350,29 @@ static void run_scenes(const char *out_dir, int views, int spp)
     write_table(&t[1]);
 }
 
+/* Sections other programs write into QUALITY.md (bench_temporal's, between its marker lines)
+ * are carried over from the old file, at the end. */
+static void keep_other_sections(const char *out_dir, FILE *f)
+{
+    static const char begin[] = "<!-- bench_temporal: begin", end[] = "<!-- bench_temporal: end -->";
+    char path[4096], err[IMAGEIO_ERR_SIZE];
+    snprintf(path, sizeof path, "%s/QUALITY.md", out_dir);
+    char *old;
+    size_t size;
+    if (imageio_slurp(path, (size_t)1 << 24, (void **)&old, &size, err) != UPF_OK)
+        return;
+    char *text = realloc(old, size + 1);
+    if (!text) {
+        free(old);
+        return;
+    }
+    text[size] = '\0';
+    const char *b = strstr(text, begin), *e = b ? strstr(b, end) : NULL;
+    if (b && e)
+        fprintf(f, "\n%.*s\n", (int)(e + strlen(end) - b), b);
+    free(text);
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_quality --out DOCS_DIR [--real DIR] [--models FILE] [--spp N] "
@@ -515,6 +497,7 @@ int main(int argc, char **argv)
     gethostname(host, sizeof host);
     fprintf(md, "\n---\nupframe %s, %d threads, %.0f s.\n", upf_version(), upf_context_threads(ctx),
             (double)time(NULL) - t0);
+    keep_other_sections(out_dir, md);
     fclose(md);
     char final_path[4096];
     snprintf(final_path, sizeof final_path, "%s/QUALITY.md", out_dir);

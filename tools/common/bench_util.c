@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "common/bench_util.h"
+#include "scene/scene_internal.h" /* the renderer's 5x7 font, for labels */
 
 int bench_cmp_double(const void *a, const void *b)
 {
@@ -35,4 +36,49 @@ void bench_machine(char *buf, size_t size)
     if (f)
         fclose(f);
     snprintf(buf, size, "%s, %ld CPUs online", model, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+void bench_busiest_crop(const upf_image *ref, int cw, int ch, int *cx, int *cy)
+{
+    const uint8_t *p = ref->data;
+    int w = ref->width, h = ref->height;
+    double best = -1;
+    *cx = *cy = 0;
+    for (int y0 = 0; y0 + ch <= h; y0 += ch / 4) {
+        for (int x0 = 0; x0 + cw <= w; x0 += cw / 4) {
+            double e = 0;
+            for (int y = y0; y < y0 + ch - 1; y += 2)
+                for (int x = x0; x < x0 + cw - 1; x += 2) {
+                    const uint8_t *a = p + 4 * ((size_t)y * w + x);
+                    e += abs(a[1] - a[5]) + abs(a[1] - a[4 * w + 1]);
+                }
+            if (e > best) {
+                best = e;
+                *cx = x0;
+                *cy = y0;
+            }
+        }
+    }
+}
+
+void bench_sheet_put(const upf_image *sheet, int slot, int label_h, const upf_image *img, int cx,
+                     int cy, int cw, int ch, int zoom, const char *label)
+{
+    uint8_t *dst = sheet->data;
+    const uint8_t *src = img->data;
+    int sw = sheet->width, x0 = slot * (cw * zoom + 4);
+    for (int y = 0; y < ch * zoom; y++)
+        for (int x = 0; x < cw * zoom; x++)
+            memcpy(dst + 4 * ((size_t)(y + label_h) * sw + x0 + x),
+                   src + 4 * ((size_t)(cy + y / zoom) * img->width + cx + x / zoom), 4);
+    /* the label in the renderer's 5x7 font, 2x, white */
+    for (int i = 0; label[i]; i++)
+        for (int row = 0; row < 7; row++) {
+            uint8_t bits = scene__glyph_row(label[i], row);
+            for (int col = 0; col < 5; col++)
+                if (bits & (0x10 >> col))
+                    for (int k = 0; k < 4; k++)
+                        memset(dst + 4 * ((size_t)(2 + 2 * row + k / 2) * sw + x0 + 4 +
+                                          12 * i + 2 * col + k % 2), 255, 3);
+        }
 }

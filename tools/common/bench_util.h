@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "upframe.h"
+
 /* qsort comparator for doubles, ascending. */
 int bench_cmp_double(const void *a, const void *b);
 
@@ -14,5 +16,16 @@ double bench_median(double *v, int n);
 /* "CPU model, N CPUs online" from /proc/cpuinfo and sysconf ("unknown CPU" where there is no
  * /proc/cpuinfo). */
 void bench_machine(char *buf, size_t size);
+
+/* The cw x ch crop of an RGBA8 image with the most edge energy (|horizontal| + |vertical|
+ * green differences, every other pixel), on a grid of candidate positions a quarter crop
+ * apart: where upscalers differ most. */
+void bench_busiest_crop(const upf_image *img, int cw, int ch, int *cx, int *cy);
+
+/* Contact sheets: a row of slots, each a crop (cx, cy, cw x ch) of an RGBA8 image enlarged
+ * `zoom` times (nearest neighbour) under a label_h-pixel strip with `label` in the scene
+ * renderer's 5x7 font (2x, white). Slot k starts at x = k * (cw * zoom + 4). */
+void bench_sheet_put(const upf_image *sheet, int slot, int label_h, const upf_image *img, int cx,
+                     int cy, int cw, int ch, int zoom, const char *label);
 
 #endif

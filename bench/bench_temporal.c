@@ -1,0 +1,826 @@
+/* bench_temporal.c: makes the temporal section of docs/QUALITY.md: the temporal engine against
+ * per-frame upscalers on sequences of the scene renderer's evaluation set, crops of each, and
+ * the mip-bias rule measured. `make quality` runs it after bench_quality; its output replaces
+ * the part of QUALITY.md between its two marker lines (or is appended), the rest of the file
+ * is left as it is.
+ *
+ *   bench_temporal [--out DOCS_DIR] [--size WxH] [--spp N] [--frames N] [--scenes LIST]
+ *                  [--paths LIST] [--ratios LIST] [--threads N] [--command TEXT]
+ *
+ * Without --out it prints the tables only. Per scene and camera path of the evaluation set
+ * (docs/SCENES.md: its seeds, 30 frames a second, the first `frames` frames of each sequence;
+ * the cut sequence from 8 frames before its cut): references at the output size, `spp` samples
+ * per pixel, no jitter; inputs at each ratio at 1 sample per pixel, Halton-jittered with the
+ * phase count of the ratio, at the mip bias of the rule (upf_mip_bias). Per frame, four
+ * upscalers: Lanczos-3 and the spatial engine, each on the frame alone (8-bit sRGB, what a game
+ * hands a spatial upscaler), and the temporal engine with and without its spatial fill (the
+ * linear HDR colour, depth and motion). Scores from frame 8 on: PSNR, SSIM, FLIP against the
+ * reference; PSNR over the pixels disoccluded in that frame (the renderer's depth and motion at
+ * the output size say which); shimmer over the still path's frames. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/bench_util.h"
+#include "imageio/image_io.h"
+#include "scene/scene.h"
+
+/* The per-frame upscalers take unjittered inputs (what a game renders for them); M_SPATIAL_JIT
+ * is the spatial engine on the temporal engine's own jittered inputs. */
+enum { M_LANCZOS, M_SPATIAL, M_TEMPORAL, M_FILL, M_SPATIAL_JIT, N_METHODS };
+#define N_SHEET 4 /* the methods in the crops */
+static const char *const method_names[N_METHODS] = {
+    "Lanczos-3, per frame", "spatial engine, per frame", "temporal", "temporal + spatial fill",
+    "spatial engine, per frame, on the jittered inputs"
+};
+static const char *const method_short[N_METHODS] = { "lanczos", "spatial", "temporal",
+                                                     "temporal+fill", "spatial (jittered)" };
+
+static const char *const all_scenes[] = { "courtyard", "forest", "street", "interior" };
+static const char *const all_paths[] = { "still", "pan", "orbit", "walk", "turn", "cut" };
+#define N_SCENES 4
+#define N_PATHS 6
+#define MAX_RATIOS 4
+#define MAX_FRAMES 64
+#define FIRST_SCORED 8
+#define FPS 30.0
+
+typedef struct score {
+    double psnr, ssim, flip;
+    double mask_se;   /* squared error (sRGB, RGB, 0..1) summed over disoccluded pixels */
+    long mask_n;      /* their count (x 3 channels) */
+    int frames;
+} score;
+
+static upf_context *ctx;
+static upf_models *models;
+
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "bench_temporal: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+static void check(upf_result r, const char *what)
+{
+    if (r != UPF_OK) {
+        const char *msg;
+        upf_context_last_error(ctx, &msg);
+        die("%s: %s", what, msg);
+    }
+}
+
+static imageio_image alloc_image(int w, int h, upf_format f)
+{
+    imageio_image img;
+    char err[IMAGEIO_ERR_SIZE];
+    if (imageio_alloc(&img, w, h, f, err) != UPF_OK)
+        die("%s", err);
+    return img;
+}
+
+/* ---- the evaluation set ------------------------------------------------------------------ */
+
+static uint32_t eval_seed(int scene_index, int path)
+{
+    return SCENE_EVAL_SEED_MIN + 100u * (uint32_t)(scene_index + 1) + (uint32_t)(path + 1);
+}
+
+/* The time of a sequence's frame n: the cut sequence starts FIRST_SCORED frames before the
+ * cut, so the scored frames begin with it. */
+static double frame_time(int path, int n)
+{
+    double t0 = strcmp(all_paths[path], "cut") == 0 ? scene_cut_time() - FIRST_SCORED / FPS : 0.0;
+    return t0 + n / FPS;
+}
+
+/* One rendered view: colour (linear RGBA32F), depth, motion, camera. */
+typedef struct view {
+    imageio_image color, depth, motion;
+    scene_camera cam;
+} view;
+
+static void view_alloc(view *v, int w, int h)
+{
+    v->color = alloc_image(w, h, UPF_FORMAT_RGBA32F);
+    v->depth = alloc_image(w, h, UPF_FORMAT_R32F);
+    v->motion = alloc_image(w, h, UPF_FORMAT_RG32F);
+}
+
+static void view_free(view *v)
+{
+    imageio_free(&v->color);
+    imageio_free(&v->depth);
+    imageio_free(&v->motion);
+}
+
+static void render(scene *sc, int path, int n, int spp, double jx, double jy, double bias,
+                   view *v)
+{
+    scene_buffers b = { v->color.img.data, NULL, v->depth.img.data, v->motion.img.data };
+    check(scene_render(sc, scene_view_params(.path = all_paths[path], .time = frame_time(path, n),
+                                             .frame_interval = 1.0 / FPS,
+                                             .width = v->color.img.width,
+                                             .height = v->color.img.height, .spp = spp,
+                                             .jitter_x = jx, .jitter_y = jy, .mip_bias = bias),
+                       &b, &v->cam),
+          "scene_render");
+}
+
+static void to_srgb8(const upf_image *lin, imageio_image *out)
+{
+    check(upf_resample(ctx, lin, &out->img, UPF_FILTER_BILINEAR), "8-bit copy");
+}
+
+/* ---- the disocclusion mask of a reference frame ------------------------------------------ */
+
+static void mat_vec(const double *m, const double *v, double *o)
+{
+    for (int r = 0; r < 4; r++)
+        o[r] = m[4 * r] * v[0] + m[4 * r + 1] * v[1] + m[4 * r + 2] * v[2] + m[4 * r + 3] * v[3];
+}
+
+static double view_distance(const scene_camera *c, float d)
+{
+    double n = c->near_plane, f = c->far_plane;
+    if (isinf(f))
+        return c->depth_reversed ? n / fmax(d, 1e-30) : n / fmax(1.0 - d, 1e-30);
+    return c->depth_reversed ? f * n / (n + d * (f - n)) : f * n / (f - d * (f - n));
+}
+
+static bool is_sky(const scene_camera *c, float d)
+{
+    return c->depth_reversed ? d <= 0.0f : d >= 1.0f;
+}
+
+/* Pixels of `cur` (a reference frame) whose surface was not visible in `prev` at the position
+ * its motion points to: off the screen, or any of the bilinear taps there at a distance
+ * from the previous camera more than 5% off the point's own (the scene renderer's own test of
+ * its motion vectors, docs/SCENES.md). The point's previous distance is that of a static
+ * point; the movers move a few centimetres a frame, well inside the 5%. */
+static long disocclusion_mask(const view *cur, const view *prev, uint8_t *mask)
+{
+    const int w = cur->color.img.width, h = cur->color.img.height;
+    const float *depth = cur->depth.img.data, *pdepth = prev->depth.img.data;
+    const float *motion = cur->motion.img.data;
+    long count = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            size_t i = (size_t)y * w + x;
+            double px = x + 0.5 + motion[2 * i], py = y + 0.5 + motion[2 * i + 1];
+            bool dis = px < 0 || py < 0 || px > w || py > h;
+            if (!dis) {
+                bool sky = is_sky(&cur->cam, depth[i]);
+                double expect = 0;
+                if (!sky) {
+                    /* the point in view space, then the world, then the previous view */
+                    double z = view_distance(&cur->cam, depth[i]);
+                    double nx = 2.0 * (x + 0.5) / w - 1.0, ny = 1.0 - 2.0 * (y + 0.5) / h;
+                    double vp[4] = { nx * z / cur->cam.proj[0], ny * z / cur->cam.proj[5], -z, 1 };
+                    /* world = inverse(view) * vp: the view is a rigid motion */
+                    const double *V = cur->cam.view;
+                    double t[3] = { vp[0] - V[3], vp[1] - V[7], vp[2] - V[11] };
+                    double wp[4] = { V[0] * t[0] + V[4] * t[1] + V[8] * t[2],
+                                     V[1] * t[0] + V[5] * t[1] + V[9] * t[2],
+                                     V[2] * t[0] + V[6] * t[1] + V[10] * t[2], 1 };
+                    double q[4];
+                    mat_vec(cur->cam.prev_view, wp, q);
+                    expect = -q[2];
+                }
+                int x0 = (int)floor(px - 0.5), y0 = (int)floor(py - 0.5);
+                double fx = px - 0.5 - x0, fy = py - 0.5 - y0;
+                for (int k = 0; k < 4 && !dis; k++) {
+                    int tx = x0 + (k & 1), ty = y0 + (k >> 1);
+                    if (((k & 1) ? fx : 1 - fx) * ((k >> 1) ? fy : 1 - fy) < 0.01)
+                        continue; /* a tap the position does not touch */
+                    tx = tx < 0 ? 0 : tx >= w ? w - 1 : tx;
+                    ty = ty < 0 ? 0 : ty >= h ? h - 1 : ty;
+                    float pd = pdepth[(size_t)ty * w + tx];
+                    bool psky = is_sky(&prev->cam, pd);
+                    if (sky || psky)
+                        dis = sky != psky;
+                    else
+                        dis = fabs(view_distance(&prev->cam, pd) - expect) > 0.05 * expect;
+                }
+            }
+            mask[i] = dis;
+            count += dis;
+        }
+    return count;
+}
+
+/* ---- scoring ------------------------------------------------------------------------------ */
+
+static void measure(score *s, const upf_image *ref, const upf_image *test, const uint8_t *mask,
+                    bool flip)
+{
+    upf_psnr_result p;
+    double ssim = 0;
+    upf_flip_result f = { 0 };
+    check(upf_metric_psnr(ctx, ref, test, NULL, &p), "psnr");
+    check(upf_metric_ssim(ctx, ref, test, NULL, &ssim), "ssim");
+    if (flip)
+        check(upf_metric_flip(ctx, ref, test, NULL, NULL, &f, NULL), "flip");
+    s->psnr += p.rgb;
+    s->ssim += ssim;
+    s->flip += f.mean;
+    s->frames++;
+    if (mask) {
+        const uint8_t *a = ref->data, *b = test->data;
+        for (size_t i = 0; i < (size_t)ref->width * ref->height; i++)
+            if (mask[i])
+                for (int c = 0; c < 3; c++) {
+                    double d = (a[4 * i + c] - b[4 * i + c]) / 255.0;
+                    s->mask_se += d * d;
+                    s->mask_n++;
+                }
+    }
+}
+
+/* ---- one sequence at one ratio ------------------------------------------------------------ */
+
+typedef struct run_opts {
+    int out_w, out_h, spp, frames;
+    double bias_offset;            /* the rule's -1 (or, for the bias measurement, none) */
+    bool rule_bias;                /* false: inputs at bias 0 */
+    bool only_temporal;
+} run_opts;
+
+typedef struct seq_result {
+    score s[N_METHODS];
+    double shimmer[N_METHODS], shimmer_ref;
+    imageio_image last[N_METHODS];  /* the last frame of each (for crops), or empty */
+} seq_result;
+
+/* References of one sequence, rendered once for all ratios. */
+typedef struct refs {
+    int frames;
+    imageio_image srgb[MAX_FRAMES];
+    uint8_t *mask[MAX_FRAMES];      /* NULL for frame 0 */
+    long masked[MAX_FRAMES];
+} refs;
+
+static void refs_make(scene *sc, int path, const run_opts *o, refs *r)
+{
+    view cur, prev;
+    view_alloc(&cur, o->out_w, o->out_h);
+    view_alloc(&prev, o->out_w, o->out_h);
+    r->frames = o->frames;
+    for (int n = 0; n < o->frames; n++) {
+        render(sc, path, n, o->spp, 0, 0, 0, &cur);
+        r->srgb[n] = alloc_image(o->out_w, o->out_h, UPF_FORMAT_RGBA8_SRGB);
+        to_srgb8(&cur.color.img, &r->srgb[n]);
+        r->mask[n] = NULL;
+        if (n > 0) {
+            r->mask[n] = malloc((size_t)o->out_w * o->out_h);
+            if (!r->mask[n])
+                die("out of memory");
+            r->masked[n] = disocclusion_mask(&cur, &prev, r->mask[n]);
+        }
+        view t = prev;
+        prev = cur;
+        cur = t;
+    }
+    view_free(&cur);
+    view_free(&prev);
+}
+
+static void refs_free(refs *r)
+{
+    for (int n = 0; n < r->frames; n++) {
+        imageio_free(&r->srgb[n]);
+        free(r->mask[n]);
+    }
+}
+
+static void run_sequence(scene *sc, int path, double ratio, const run_opts *o, const refs *ref,
+                         seq_result *res)
+{
+    memset(res, 0, sizeof *res);
+    const int W = o->out_w, H = o->out_h;
+    const int w = (int)lround(W / ratio), h = (int)lround(H / ratio);
+    int phases;
+    double bias = 0;
+    check(upf_jitter_phase_count(ctx, w, W, &phases), "phases");
+    if (o->rule_bias)
+        check(upf_mip_bias(ctx, 0.0, w, W, UPF_MIP_BIAS_OFFSET, &bias), "bias");
+    upf_temporal *tp[2];
+    for (int k = 0; k < 2; k++) {
+        tp[k] = upf_temporal_create(ctx, upf_temporal_params(
+            .render_width = w, .render_height = h, .output_width = W, .output_height = H,
+            .flags = k ? UPF_TEMPORAL_SPATIAL_FILL : 0, .models = models));
+        if (!tp[k])
+            check(upf_context_last_error(ctx, NULL), "upf_temporal_create");
+    }
+    upf_spatial *sp = upf_spatial_create(ctx, upf_spatial_params(
+        .src_width = w, .src_height = h, .dst_width = W, .dst_height = H, .models = models));
+    upf_resampler *lz = upf_resampler_create(ctx, upf_resampler_params(
+        .src_width = w, .src_height = h, .dst_width = W, .dst_height = H,
+        .filter = UPF_FILTER_LANCZOS3));
+    if (!sp || !lz)
+        check(upf_context_last_error(ctx, NULL), "per-frame upscalers");
+    view in, plain;
+    view_alloc(&in, w, h);
+    imageio_image in8 = alloc_image(w, h, UPF_FORMAT_RGBA8_SRGB);
+    const bool per_frame = !o->only_temporal;
+    if (per_frame)
+        view_alloc(&plain, w, h);
+    imageio_image out[N_METHODS], kept[N_METHODS][MAX_FRAMES];
+    for (int m = 0; m < N_METHODS; m++)
+        out[m] = alloc_image(W, H, UPF_FORMAT_RGBA8_SRGB);
+    const bool still = strcmp(all_paths[path], "still") == 0;
+    int nk = 0;
+    for (int n = 0; n < o->frames; n++) {
+        double jx, jy;
+        check(upf_jitter_offset(ctx, n, phases, &jx, &jy), "jitter");
+        render(sc, path, n, 1, jx, jy, bias, &in);
+        if (per_frame && n >= FIRST_SCORED) {
+            to_srgb8(&in.color.img, &in8);
+            check(upf_spatial_run(sp, &in8.img, &out[M_SPATIAL_JIT].img), "spatial");
+            render(sc, path, n, 1, 0, 0, bias, &plain);
+            to_srgb8(&plain.color.img, &in8);
+            check(upf_resampler_run(lz, &in8.img, &out[M_LANCZOS].img), "lanczos");
+            check(upf_spatial_run(sp, &in8.img, &out[M_SPATIAL].img), "spatial");
+        }
+        const scene_camera *c = &in.cam;
+        upf_temporal_frame f = {
+            .color = &in.color.img, .depth = &in.depth.img, .motion = &in.motion.img,
+            .jitter_x = jx, .jitter_y = jy,
+            .camera = { .near_plane = c->near_plane, .far_plane = c->far_plane,
+                        .fov_y = c->fov_y, .depth_reversed = c->depth_reversed,
+                        .far_infinite = isinf(c->far_plane) },
+            .frame_time_ms = 1000.0 / FPS, .reset = c->cut,
+        };
+        for (int k = 0; k < 2; k++)
+            if (!o->only_temporal || k == 0)
+                check(upf_temporal_run(tp[k], &f, &out[M_TEMPORAL + k].img), "upf_temporal_run");
+        if (n < FIRST_SCORED)
+            continue;
+        for (int m = 0; m < N_METHODS; m++) {
+            if (o->only_temporal && m != M_TEMPORAL)
+                continue;
+            /* FLIP (the slowest metric) on every other scored frame */
+            measure(&res->s[m], &ref->srgb[n].img, &out[m].img, ref->mask[n],
+                    (n - FIRST_SCORED) % 2 == 0);
+            if (still) {
+                kept[m][nk] = alloc_image(W, H, UPF_FORMAT_RGBA8_SRGB);
+                memcpy(kept[m][nk].img.data, out[m].img.data, (size_t)W * H * 4);
+            }
+        }
+        if (still)
+            nk++;
+    }
+    for (int m = 0; m < N_METHODS; m++) {
+        if (still && nk >= 2 && (!o->only_temporal || m == M_TEMPORAL)) {
+            upf_image frames[MAX_FRAMES];
+            for (int k = 0; k < nk; k++)
+                frames[k] = kept[m][k].img;
+            check(upf_metric_shimmer(ctx, frames, nk, NULL, &res->shimmer[m]), "shimmer");
+            for (int k = 0; k < nk; k++)
+                imageio_free(&kept[m][k]);
+        }
+        res->last[m] = out[m];
+    }
+    if (still && nk >= 2) {
+        upf_image frames[MAX_FRAMES];
+        for (int k = 0; k < nk; k++)
+            frames[k] = ref->srgb[FIRST_SCORED + k].img;
+        check(upf_metric_shimmer(ctx, frames, nk, NULL, &res->shimmer_ref), "shimmer");
+    }
+    view_free(&in);
+    if (per_frame)
+        view_free(&plain);
+    imageio_free(&in8);
+    upf_temporal_destroy(&tp[0]);
+    upf_temporal_destroy(&tp[1]);
+    upf_spatial_destroy(&sp);
+    upf_resampler_destroy(&lz);
+}
+
+/* ---- the whole run ------------------------------------------------------------------------ */
+
+typedef struct cell {
+    score s[N_METHODS];
+    double shimmer[N_METHODS], shimmer_ref;
+    int sequences;
+} cell;
+
+static bool in_list(const char *list, const char *name)
+{
+    if (!list)
+        return true;
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)); p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+static double mean_of(double sum, int n)
+{
+    return n ? sum / n : NAN;
+}
+
+static double mask_psnr(const score *s)
+{
+    return s->mask_n ? -10.0 * log10(s->mask_se / (double)s->mask_n) : NAN;
+}
+
+static void write_crops(const char *dir, const char *scene_name, const char *path_name,
+                        double ratio, const upf_image *ref, const seq_result *r)
+{
+    enum { CW = 192, CH = 120, Z = 2, LH = 18 };
+    int cx, cy;
+    bench_busiest_crop(ref, CW, CH, &cx, &cy);
+    imageio_image sheet = alloc_image((1 + N_SHEET) * (CW * Z + 4), CH * Z + LH,
+                                      UPF_FORMAT_RGBA8_SRGB);
+    uint8_t *p = sheet.img.data;
+    for (size_t i = 0; i < (size_t)sheet.img.width * sheet.img.height; i++)
+        p[4 * i + 3] = 255;
+    bench_sheet_put(&sheet.img, 0, LH, ref, cx, cy, CW, CH, Z, "reference");
+    for (int m = 0; m < N_SHEET; m++)
+        bench_sheet_put(&sheet.img, 1 + m, LH, &r->last[m].img, cx, cy, CW, CH, Z,
+                        method_short[m]);
+    char path[4096], err[IMAGEIO_ERR_SIZE];
+    snprintf(path, sizeof path, "%s/quality/temporal-%s-%s-%gx.png", dir, scene_name, path_name,
+             ratio);
+    if (imageio_write_png(path, &sheet.img, 8, err) != UPF_OK)
+        die("%s", err);
+    fprintf(stderr, "bench_temporal: %s (crop at %d,%d)\n", path, cx, cy);
+    imageio_free(&sheet);
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: bench_temporal [--out DOCS_DIR] [--size WxH] [--spp N] [--frames N] "
+                    "[--scenes LIST] [--paths LIST] [--ratios LIST] [--threads N] "
+                    "[--command TEXT] [--no-bias-table]\n");
+    exit(1);
+}
+
+/* Replaces the marked section of QUALITY.md (or appends it). */
+#define MARK_BEGIN "<!-- bench_temporal: begin (made by bench/bench_temporal.c) -->"
+#define MARK_END "<!-- bench_temporal: end -->"
+
+static void splice_section(const char *dir, const char *text)
+{
+    char path[4096], tmp[4096];
+    snprintf(path, sizeof path, "%s/QUALITY.md", dir);
+    snprintf(tmp, sizeof tmp, "%s/QUALITY.md.tmp", dir);
+    char *old = NULL;
+    size_t size = 0;
+    char err[IMAGEIO_ERR_SIZE];
+    if (imageio_slurp(path, (size_t)1 << 24, (void **)&old, &size, err) != UPF_OK)
+        old = NULL, size = 0;
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        die("cannot write %s", tmp);
+    const char *b = NULL, *e = NULL;
+    if (old) {
+        char *z = realloc(old, size + 1);
+        if (!z)
+            die("out of memory");
+        old = z;
+        old[size] = '\0';
+        b = strstr(old, MARK_BEGIN);
+        e = b ? strstr(b, MARK_END) : NULL;
+    }
+    if (b && e) {
+        fwrite(old, 1, (size_t)(b - old), f);
+        fprintf(f, "%s\n%s%s", MARK_BEGIN, text, MARK_END);
+        fputs(e + strlen(MARK_END), f);
+    } else {
+        if (old)
+            fputs(old, f);
+        fprintf(f, "\n%s\n%s%s\n", MARK_BEGIN, text, MARK_END);
+    }
+    free(old);
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        die("cannot write %s", path);
+    fprintf(stderr, "bench_temporal: wrote %s\n", path);
+}
+
+/* A growing text buffer for the section. */
+static char *text;
+static size_t text_len, text_cap;
+
+static void out(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char buf[4096];
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if (text_len + (size_t)n + 1 > text_cap) {
+        text_cap = (text_len + (size_t)n + 1) * 2;
+        char *t = realloc(text, text_cap);
+        if (!t)
+            die("out of memory");
+        text = t;
+    }
+    memcpy(text + text_len, buf, (size_t)n + 1);
+    text_len += (size_t)n;
+    fputs(buf, stdout);
+}
+
+int main(int argc, char **argv)
+{
+    const char *out_dir = NULL, *scenes = NULL, *paths = NULL, *ratios_s = "1.5,2,3";
+    const char *command = NULL;
+    run_opts o = { 576, 324, 16, 16, -1.0, true, false };
+    int threads = 0;
+    bool bias_table = true;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--no-bias-table")) {
+            bias_table = false;
+            continue;
+        }
+        const char *v = i + 1 < argc ? argv[++i] : NULL;
+        if (!v)
+            usage();
+        if (!strcmp(a, "--out"))
+            out_dir = v;
+        else if (!strcmp(a, "--size")) {
+            if (sscanf(v, "%dx%d", &o.out_w, &o.out_h) != 2)
+                usage();
+        } else if (!strcmp(a, "--spp"))
+            o.spp = atoi(v);
+        else if (!strcmp(a, "--frames"))
+            o.frames = atoi(v);
+        else if (!strcmp(a, "--scenes"))
+            scenes = v;
+        else if (!strcmp(a, "--paths"))
+            paths = v;
+        else if (!strcmp(a, "--ratios"))
+            ratios_s = v;
+        else if (!strcmp(a, "--threads"))
+            threads = atoi(v);
+        else if (!strcmp(a, "--command"))
+            command = v;
+        else
+            usage();
+    }
+    double ratios[MAX_RATIOS];
+    int nr = 0;
+    for (const char *p = ratios_s; *p && nr < MAX_RATIOS;) {
+        char *end;
+        ratios[nr] = strtod(p, &end);
+        if (end == p || ratios[nr] < 1 || ratios[nr] > 4)
+            usage();
+        nr++;
+        p = *end == ',' ? end + 1 : end;
+    }
+    if (o.spp < 1 || o.frames < FIRST_SCORED + 2 || o.frames > MAX_FRAMES || o.out_w < 64 ||
+        o.out_h < 64 || threads < 0)
+        usage();
+    ctx = upf_context_create(upf_context_params(.threads = threads, .log = upf_log_stderr));
+    if (!ctx)
+        die("no context");
+    models = upf_models_default(ctx);
+    if (!models)
+        check(upf_context_last_error(ctx, NULL), "models (this build has none)");
+    if (out_dir) {
+        char q[4096];
+        snprintf(q, sizeof q, "%s/quality", out_dir);
+        mkdir(out_dir, 0777);
+        mkdir(q, 0777);
+    }
+    const double t_start = (double)time(NULL);
+
+    cell cells[N_PATHS][MAX_RATIOS];
+    memset(cells, 0, sizeof cells);
+    /* the mip-bias measurement, per scene: detail of the crop and of the frame (reference,
+     * inputs at bias 0, at the rule's bias), still shimmer at each bias */
+    typedef struct bias_row {
+        bool done;
+        int cx, cy;
+        double detail[3][2], shimmer[2];
+    } bias_row;
+    bias_row bias_rows[N_SCENES];
+    memset(bias_rows, 0, sizeof bias_rows);
+    for (int si = 0; si < N_SCENES; si++) {
+        if (!in_list(scenes, all_scenes[si]))
+            continue;
+        for (int pi = 0; pi < N_PATHS; pi++) {
+            if (!in_list(paths, all_paths[pi]))
+                continue;
+            scene *sc;
+            check(scene_create(ctx, all_scenes[si], eval_seed(si, pi), &sc), "scene_create");
+            fprintf(stderr, "bench_temporal: %s-%s (seed %u): %d references %dx%d at %d spp\n",
+                    all_scenes[si], all_paths[pi], eval_seed(si, pi), o.frames, o.out_w, o.out_h,
+                    o.spp);
+            refs ref;
+            refs_make(sc, pi, &o, &ref);
+            for (int r = 0; r < nr; r++) {
+                seq_result res;
+                run_sequence(sc, pi, ratios[r], &o, &ref, &res);
+                cell *c = &cells[pi][r];
+                for (int m = 0; m < N_METHODS; m++) {
+                    score *d = &c->s[m], *s = &res.s[m];
+                    d->psnr += s->psnr, d->ssim += s->ssim, d->flip += s->flip;
+                    d->frames += s->frames;
+                    d->mask_se += s->mask_se, d->mask_n += s->mask_n;
+                    c->shimmer[m] += res.shimmer[m];
+                }
+                c->shimmer_ref += res.shimmer_ref;
+                c->sequences++;
+                fprintf(stderr, "bench_temporal: %s-%s %gx: PSNR", all_scenes[si], all_paths[pi],
+                        ratios[r]);
+                for (int m = 0; m < N_METHODS; m++)
+                    fprintf(stderr, " %s %.2f", method_short[m],
+                            mean_of(res.s[m].psnr, res.s[m].frames));
+                fprintf(stderr, "; disoccluded (%ld px)", (long)(res.s[M_TEMPORAL].mask_n / 3));
+                for (int m = 0; m < N_SHEET; m++)
+                    fprintf(stderr, " %.2f", mask_psnr(&res.s[m]));
+                if (!strcmp(all_paths[pi], "still"))
+                    fprintf(stderr, "; shimmer %.3f %.3f %.3f %.3f, spatial on jittered %.3f "
+                            "(ref %.3f)", res.shimmer[0], res.shimmer[1], res.shimmer[2],
+                            res.shimmer[3], res.shimmer[M_SPATIAL_JIT], res.shimmer_ref);
+                fprintf(stderr, "\n");
+                bool crop = out_dir && (ratios[r] == 2.0) &&
+                            (!strcmp(all_paths[pi], "walk") || !strcmp(all_paths[pi], "still"));
+                if (crop)
+                    write_crops(out_dir, all_scenes[si], all_paths[pi], ratios[r],
+                                &ref.srgb[o.frames - 1].img, &res);
+                for (int m = 0; m < N_METHODS; m++)
+                    imageio_free(&res.last[m]);
+            }
+            if (bias_table && !strcmp(all_paths[pi], "still")) {
+                bias_row *b = &bias_rows[si];
+                const upf_image *rimg = &ref.srgb[o.frames - 1].img;
+                bench_busiest_crop(rimg, 192, 120, &b->cx, &b->cy);
+                upf_rect crop = { b->cx, b->cy, 192, 120 };
+                check(upf_metric_detail(ctx, rimg, &crop, &b->detail[0][0]), "detail");
+                check(upf_metric_detail(ctx, rimg, NULL, &b->detail[0][1]), "detail");
+                for (int k = 0; k < 2; k++) {
+                    run_opts bo = o;
+                    bo.only_temporal = true;
+                    bo.rule_bias = k == 1;
+                    seq_result res;
+                    run_sequence(sc, pi, 2.0, &bo, &ref, &res);
+                    check(upf_metric_detail(ctx, &res.last[M_TEMPORAL].img, &crop,
+                                            &b->detail[1 + k][0]), "detail");
+                    check(upf_metric_detail(ctx, &res.last[M_TEMPORAL].img, NULL,
+                                            &b->detail[1 + k][1]), "detail");
+                    b->shimmer[k] = res.shimmer[M_TEMPORAL];
+                    for (int m = 0; m < N_METHODS; m++)
+                        imageio_free(&res.last[m]);
+                }
+                b->done = true;
+                fprintf(stderr, "bench_temporal: %s still 2x, bias 0 vs rule: detail %.2f vs "
+                        "%.2f (reference %.2f), shimmer %.3f vs %.3f\n", all_scenes[si],
+                        b->detail[1][0], b->detail[2][0], b->detail[0][0], b->shimmer[0],
+                        b->shimmer[1]);
+            }
+            refs_free(&ref);
+            scene_destroy(&sc);
+        }
+    }
+
+    /* ---- the tables ---- */
+    out("\n## The temporal engine\n\n");
+    out("Made by `%s` (bench/bench_temporal.c), which writes this section only.\n\n",
+        command ? command : "bench_temporal");
+    out("- Sequences: the fixed evaluation set of docs/SCENES.md (its scenes, seeds and "
+        "paths, 30 frames a second), the first %d frames of each (the cut sequence from %d "
+        "frames before its cut, so the scored frames start with it). Reference: each frame at "
+        "%dx%d, %d samples per pixel, box-filtered, no jitter. Inputs: the same frames at "
+        "%dx%d / ratio, 1 sample per pixel, Halton(2,3) jitter with the ratio's phase count "
+        "(upf_jitter_phase_count), textures at the rule's mip bias log2(render/output) - 1 "
+        "(upf_mip_bias).\n", o.frames, FIRST_SCORED, o.out_w, o.out_h, o.spp, o.out_w, o.out_h);
+    out("- Upscalers: Lanczos-3 (our resampler, linear light) and the spatial engine "
+        "(sharpness 0, built-in models) on each frame alone, from its 8-bit sRGB copy (what a "
+        "game gives a spatial upscaler); the temporal engine (sharpness 0) from the linear HDR "
+        "colour, depth, motion, jitter and camera, with and without its spatial fill "
+        "(`--disocclusion spatial`). Outputs 8-bit sRGB.\n");
+    out("- Scores of frames %d onward, means over frames and scenes: PSNR (sRGB RGB), SSIM "
+        "(luma), FLIP (mean, every other frame); *disocc.*: PSNR over the pixels disoccluded in "
+        "their frame (a mask from the renderer's depth and motion at the output size: off the "
+        "screen last frame, or hidden there by a surface more than 5%% nearer); shimmer (the "
+        "mean absolute frame-to-frame change of luma, 0..255) on the still path, where the "
+        "reference has its own (the scenes' movers).\n\n", FIRST_SCORED);
+    for (int r = 0; r < nr; r++) {
+        out("### %gx\n\n| path | upscaler | PSNR | SSIM | FLIP | PSNR disocc. | shimmer |\n"
+            "|---|---|---|---|---|---|---|\n", ratios[r]);
+        for (int pi = 0; pi < N_PATHS; pi++) {
+            const cell *c = &cells[pi][r];
+            if (!c->sequences)
+                continue;
+            for (int m = 0; m < N_METHODS; m++) {
+                const score *s = &c->s[m];
+                if (!s->frames)
+                    continue;
+                int flips = (s->frames + 1) / 2;
+                out("| %s | %s | %.2f | %.4f | %.4f | %.2f |", m ? "" : all_paths[pi],
+                    method_names[m], mean_of(s->psnr, s->frames), mean_of(s->ssim, s->frames),
+                    mean_of(s->flip, flips), mask_psnr(s));
+                if (!strcmp(all_paths[pi], "still"))
+                    out(" %.3f |\n", c->shimmer[m] / c->sequences);
+                else
+                    out(" |\n");
+            }
+            if (!strcmp(all_paths[pi], "still"))
+                out("| | (reference) | | | | | %.3f |\n", c->shimmer_ref / c->sequences);
+        }
+        out("\n");
+    }
+    /* the bars */
+    int r2 = -1;
+    for (int r = 0; r < nr; r++)
+        if (ratios[r] == 2.0)
+            r2 = r;
+    if (r2 >= 0) {
+        out("### The bars (issue 8), at 2x\n\n| bar | measured | met |\n|---|---|---|\n");
+        static const struct { const char *path; double db; } bars[] = {
+            { "still", 1.5 }, { "pan", 1.5 }, { "walk", 0.5 }, { "orbit", 0.5 } };
+        for (int b = 0; b < 4; b++)
+            for (int pi = 0; pi < N_PATHS; pi++) {
+                const cell *c = &cells[pi][r2];
+                if (strcmp(all_paths[pi], bars[b].path) || !c->sequences)
+                    continue;
+                double d = mean_of(c->s[M_TEMPORAL].psnr, c->s[M_TEMPORAL].frames) -
+                           mean_of(c->s[M_SPATIAL].psnr, c->s[M_SPATIAL].frames);
+                out("| temporal - spatial on %s >= %.1f dB | %+.2f dB | %s |\n", bars[b].path,
+                    bars[b].db, d, d >= bars[b].db ? "yes" : "**no**");
+            }
+        const cell *st = &cells[0][r2];
+        if (st->sequences) {
+            double a = st->shimmer[M_TEMPORAL], b = st->shimmer[M_SPATIAL_JIT];
+            double u = st->shimmer[M_SPATIAL];
+            out("| still shimmer, temporal <= half the spatial engine's on the same jittered "
+                "inputs | %.3f vs %.3f (%.0f%%) | %s |\n", a / st->sequences, b / st->sequences,
+                100.0 * a / b, a <= 0.5 * b ? "yes" : "**no**");
+            out("| ... <= half the spatial engine's on unjittered inputs (no jitter to shimmer "
+                "from; its shimmer is the scene's movers) | %.3f vs %.3f (%.0f%%) | %s |\n",
+                a / st->sequences, u / st->sequences, 100.0 * a / u,
+                a <= 0.5 * u ? "yes" : "**no**");
+        }
+        for (int pi = 0; pi < N_PATHS; pi++) {
+            const cell *c = &cells[pi][r2];
+            if (!c->sequences || !c->s[M_FILL].mask_n)
+                continue;
+            double a = mask_psnr(&c->s[M_FILL]), b = mask_psnr(&c->s[M_TEMPORAL]);
+            out("| disoccluded pixels on %s: fill > upsample | %.2f vs %.2f dB | %s |\n",
+                all_paths[pi], a, b, a > b ? "yes" : "**no**");
+        }
+        out("\n");
+    }
+    if (out_dir) {
+        out("Crops at 2x (reference, Lanczos-3, spatial, temporal, temporal + fill; the last "
+            "frame of the sequence; 2x nearest neighbour):\n\n");
+        for (int si = 0; si < N_SCENES; si++)
+            for (int k = 0; k < 2; k++) {
+                const char *pn = k ? "walk" : "still";
+                if (in_list(scenes, all_scenes[si]) && in_list(paths, pn) && r2 >= 0)
+                    out("![%s %s 2x](quality/temporal-%s-%s-2x.png)\n", all_scenes[si], pn,
+                        all_scenes[si], pn);
+            }
+        out("\n");
+    }
+    bool any_bias = false;
+    for (int si = 0; si < N_SCENES; si++)
+        any_bias |= bias_rows[si].done;
+    if (any_bias) {
+        out("### The mip-bias rule\n\nThe temporal engine at 2x on the still path with the inputs "
+            "rendered at mip bias 0 and at the rule's bias (log2(1/2) - 1 = -2), measured as the "
+            "reference PR measured it: detail (RMS of the luma Laplacian, 0..255 units; higher "
+            "is more detail) of the last frame, on the busiest 192x120 crop of the reference "
+            "and on the whole frame, and still-camera shimmer (frames %d onward, whole frame). "
+            "The reference's detail for scale.\n\n"
+            "| scene | crop | detail, reference | detail, bias 0 | detail, rule | detail whole "
+            "frame: reference / bias 0 / rule | shimmer, bias 0 | shimmer, rule |\n"
+            "|---|---|---|---|---|---|---|---|\n", FIRST_SCORED);
+        for (int si = 0; si < N_SCENES; si++) {
+            const bias_row *b = &bias_rows[si];
+            if (!b->done)
+                continue;
+            out("| %s | %d,%d | %.2f | %.2f | %.2f | %.2f / %.2f / %.2f | %.3f | %.3f |\n",
+                all_scenes[si], b->cx, b->cy, b->detail[0][0], b->detail[1][0], b->detail[2][0],
+                b->detail[0][1], b->detail[1][1], b->detail[2][1], b->shimmer[0], b->shimmer[1]);
+        }
+        out("\n");
+    }
+    char machine[320];
+    bench_machine(machine, sizeof machine);
+    out("%s, %d threads, %.0f s.\n\n", machine, upf_context_threads(ctx),
+        (double)time(NULL) - t_start);
+    if (out_dir)
+        splice_section(out_dir, text);
+    free(text);
+    upf_models_destroy(&models);
+    upf_context_destroy(&ctx);
+    return 0;
+}
