@@ -23,7 +23,7 @@
  *     pixels (k = r) once confident. Sum of weights w = sum L2, estimate E = sum L2 col / w,
  *     clamped to the range of the 3x3 samples around i. With the spatial fill, a pixel that is
  *     not yet confident takes the spatial engine's upscale instead, (1 - c) of it (not where
- *     the upsample is brighter than the fill can be: HDR). Its weight in the history is
+ *     the upsample is brighter than the fill can be: HDR), read where the jitter put it. Its weight in the history is
  *     w k_x k_y / (r_x r_y): one frame of samples at the output scale counts w, a smooth
  *     upsample counts as much as one frame's samples on average.
  *  5. Rectification (Salvi 2016, "An excursion in temporal supersampling", GDC: variance
@@ -132,6 +132,27 @@ static void sample_history(const acc_job *job, float hx, float hy, float *out)
     out[3] = wmin;
 }
 
+/* The spatial fill at output pixel X: the spatial engine took this frame's samples for pixel
+ * centres, so its picture sits shifted by the jitter (r j output pixels); it is read back
+ * (bilinear) where the true position X + 0.5 lands in it. */
+static void sample_fill(const acc_job *job, int X, int Y, float *out)
+{
+    const upf__accumulate_con *c = job->con;
+    const int W = c->out_width, H = c->out_height;
+    float ux = (float)X - c->jitter_x * c->ratio_x, uy = (float)Y - c->jitter_y * c->ratio_y;
+    int x0 = (int)floorf(ux), y0 = (int)floorf(uy);
+    float fx = ux - (float)x0, fy = uy - (float)y0;
+    const float *p[4];
+    for (int k = 0; k < 4; k++)
+        p[k] = job->fill + ((size_t)clampi(y0 + (k >> 1), 0, H - 1) * W +
+                            (size_t)clampi(x0 + (k & 1), 0, W - 1)) * 4;
+    for (int ch = 0; ch < 3; ch++) {
+        float top = p[0][ch] + fx * (p[1][ch] - p[0][ch]);
+        float bottom = p[2][ch] + fx * (p[3][ch] - p[2][ch]);
+        out[ch] = top + fy * (bottom - top);
+    }
+}
+
 /* Re-expresses a history colour (YCoCg of the tonemapped, exposed colour) for a new exposure. */
 static void rescale_history(float *ycc, float scale)
 {
@@ -220,9 +241,10 @@ static void acc_row(void *priv, int Y, int worker)
         }
         const float est_y = est[0];
         if (c->fill && conf < 1.0f) {
-            const float *f = job->fill + ((size_t)Y * ow + X) * 4;
-            float rgb[3] = { f[0] > 0.0f ? f[0] : 0.0f, f[1] > 0.0f ? f[1] : 0.0f,
-                             f[2] > 0.0f ? f[2] : 0.0f }, fy[3];
+            float f[3], rgb[3], fy[3];
+            sample_fill(job, X, Y, f);
+            for (int ch = 0; ch < 3; ch++)
+                rgb[ch] = f[ch] > 0.0f ? f[ch] : 0.0f;
             upf__tonemap(rgb);
             upf__rgb_to_ycocg(rgb, fy);
             /* T(1) = 1/2: above that the fill (clamped to [0, 1] linear) cannot follow. */
