@@ -13,6 +13,7 @@
 #include "common/bench_util.h"
 #include "imageio/image_io.h"
 #include "builtin_frame.h"
+#include "scene/scene.h"
 
 extern char **environ;
 
@@ -30,11 +31,16 @@ static const char bench_help[] =
     "  --runs N         timed runs per case after one warm-up run (default 5)\n"
     "  --model FILE     spatial engine models (default: the built-in ones)\n"
     "  --no-yardstick   do not time ImageMagick's `convert -filter Lanczos -resize`\n"
+    "  --no-temporal    do not time the temporal engine\n"
     "\n"
     "The yardstick, on the same frame: ImageMagick when `convert` is on the PATH\n"
     "(`convert IN -bench N ...` with and without the resize, the difference being the resize\n"
     "alone), else OpenCV when python3 has cv2 (cv2.resize with INTER_LANCZOS4 on the 8-bit\n"
-    "frame), for 1 and 2 threads.\n";
+    "frame), for 1 and 2 threads.\n"
+    "\n"
+    "The temporal engine runs on the courtyard's walk one second in (linear colour, depth and\n"
+    "motion at the input size), a run per jitter phase, twice: with the motion vectors, and\n"
+    "with camera motion from depth and the spatial fill (so every pass is timed).\n";
 
 typedef struct bench_case {
     int in_w, in_h, out_w, out_h;
@@ -225,11 +231,132 @@ done:
     return rc;
 }
 
+/* A frame for the temporal engine: colour (RGBA32F), depth, motion and the matrices. */
+typedef struct temporal_input {
+    imageio_image color, depth, motion;
+    double vp[16], prev_vp[16];
+    scene_camera cam;
+} temporal_input;
+
+static void mat_mul(const double *a, const double *b, double *o)
+{
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++) {
+            double v = 0;
+            for (int k = 0; k < 4; k++)
+                v += a[4 * r + k] * b[4 * k + c];
+            o[4 * r + c] = v;
+        }
+}
+
+static upf_result temporal_input_render(int w, int h, temporal_input *in, char *err)
+{
+    memset(in, 0, sizeof *in);
+    upf_context *ctx = upf_context_create(upf_context_params(.threads = 0));
+    scene *sc = NULL;
+    upf_result r = ctx ? UPF_OK : UPF_ERROR_INTERNAL;
+    if (r == UPF_OK)
+        r = imageio_alloc(&in->color, w, h, UPF_FORMAT_RGBA32F, err);
+    if (r == UPF_OK)
+        r = imageio_alloc(&in->depth, w, h, UPF_FORMAT_R32F, err);
+    if (r == UPF_OK)
+        r = imageio_alloc(&in->motion, w, h, UPF_FORMAT_RG32F, err);
+    if (r == UPF_OK && (r = scene_create(ctx, "courtyard", 1, &sc)) == UPF_OK) {
+        scene_buffers b = { in->color.img.data, NULL, in->depth.img.data, in->motion.img.data };
+        r = scene_render(sc, scene_view_params(.path = "walk", .time = 1.0, .width = w,
+                                               .height = h), &b, &in->cam);
+        if (r != UPF_OK) {
+            const char *m = "";
+            upf_context_last_error(ctx, &m);
+            snprintf(err, IMAGEIO_ERR_SIZE, "the temporal engine's frame: %s", m);
+        }
+    }
+    mat_mul(in->cam.proj, in->cam.view, in->vp);
+    mat_mul(in->cam.prev_proj, in->cam.prev_view, in->prev_vp);
+    scene_destroy(&sc);
+    upf_context_destroy(&ctx);
+    return r;
+}
+
+static void temporal_input_free(temporal_input *in)
+{
+    imageio_free(&in->color);
+    imageio_free(&in->depth);
+    imageio_free(&in->motion);
+}
+
+/* Times the temporal engine on one case and thread count; prints a row. `full`: camera motion
+ * from depth and the spatial fill on. */
+static int time_temporal(const bench_case *bc, const temporal_input *in, int threads, int runs,
+                         const upf_models *models, bool full)
+{
+    upf_context *ctx = cli_context("bench", threads);
+    if (!ctx)
+        return CLI_EXIT_INTERNAL;
+    char err[IMAGEIO_ERR_SIZE];
+    imageio_image dst;
+    upf_result r = imageio_alloc(&dst, bc->out_w, bc->out_h, UPF_FORMAT_RGBA8_SRGB, err);
+    if (r != UPF_OK) {
+        upf_context_destroy(&ctx);
+        return cli_fail("bench", cli_exit_code(r), "%s", err);
+    }
+    upf_temporal *t = upf_temporal_create(ctx, upf_temporal_params(
+        .render_width = bc->in_w, .render_height = bc->in_h, .output_width = bc->out_w,
+        .output_height = bc->out_h, .sharpness = 0.5f, .models = models,
+        .flags = full ? UPF_TEMPORAL_SPATIAL_FILL : 0));
+    int rc = CLI_EXIT_OK, phases = 8;
+    if (!t) {
+        rc = cli_fail_upf("bench", ctx, upf_context_last_error(ctx, NULL));
+        goto done;
+    }
+    upf_jitter_phase_count(NULL, bc->in_w, bc->out_w, &phases);
+    double total[64], pass[UPF_TEMPORAL_PASS_COUNT][64];
+    for (int i = -1; i < runs; i++) { /* run -1 warms caches and pages up */
+        double jx, jy;
+        upf_jitter_offset(NULL, i + 1, phases, &jx, &jy);
+        const scene_camera *c = &in->cam;
+        upf_temporal_frame f = {
+            .color = &in->color.img, .depth = &in->depth.img,
+            .motion = full ? NULL : &in->motion.img, .jitter_x = jx, .jitter_y = jy,
+            .camera = { c->near_plane, c->far_plane, c->fov_y, c->depth_reversed, 0, 0, 0, 0,
+                        0, 0 },
+            .view_projection = in->vp, .prev_view_projection = in->prev_vp,
+            .frame_time_ms = 33.3,
+        };
+        double t0 = cli_now();
+        r = upf_temporal_run(t, &f, &dst.img);
+        double ms = (cli_now() - t0) * 1e3;
+        if (r != UPF_OK) {
+            rc = cli_fail_upf("bench", ctx, r);
+            goto done;
+        }
+        if (i < 0)
+            continue;
+        total[i] = ms;
+        double p[UPF_TEMPORAL_PASS_COUNT];
+        upf_temporal_timings(t, p);
+        for (int k = 0; k < UPF_TEMPORAL_PASS_COUNT; k++)
+            pass[k][i] = p[k];
+    }
+    double med = bench_median(total, runs);
+    printf("%4dx%-4d -> %4dx%-4d  %-14s %2d ", bc->in_w, bc->in_h, bc->out_w, bc->out_h,
+           full ? "temporal+cm+f" : "temporal", threads);
+    for (int k = 0; k < UPF_TEMPORAL_PASS_COUNT; k++)
+        printf(" %8.1f", bench_median(pass[k], runs));
+    printf("  %8.1f  %7.1f\n", med, (double)bc->out_w * bc->out_h / (med * 1e3));
+    fflush(stdout);
+done:
+    upf_temporal_destroy(&t);
+    imageio_free(&dst);
+    upf_context_destroy(&ctx);
+    return rc;
+}
+
 static int run_bench(int argc, char **argv)
 {
     const char *cmd = "bench", *size_s = NULL, *scale_s = NULL, *threads_s = NULL;
     const char *runs_s = NULL, *model_path = NULL;
-    bool yardstick = true;
+    bool yardstick = true, temporal = true;
     for (int i = 1; i < argc; i++) {
         const char *v;
         int err = 0;
@@ -245,6 +372,8 @@ static int run_bench(int argc, char **argv)
             model_path = v;
         else if (cli_flag(argv, i, "--no-yardstick"))
             yardstick = false;
+        else if (cli_flag(argv, i, "--no-temporal"))
+            temporal = false;
         else
             return cli_usage(cmd, "unknown argument '%s'", argv[i]);
         if (err)
@@ -364,6 +493,29 @@ static int run_bench(int argc, char **argv)
         }
         imageio_free(&lin);
         imageio_free(&src);
+    }
+    for (int k = 0; k < ncases && rc == CLI_EXIT_OK && temporal; k++) {
+        const bench_case *bc = &cases[k];
+        if (k == 0)
+            printf("\ntemporal engine: the courtyard's walk at t = 1 s, linear RGBA32F colour, "
+                   "depth and motion in, RGBA8 sRGB out, sharpness 0.5; median of %ld runs, "
+                   "ms (temporal+cm+f: camera motion from depth and the spatial fill)\n"
+                   "%-22s  %-14s %2s  %8s %8s %8s %8s %8s %8s %8s  %8s  %7s\n", runs, "case",
+                   "engine", "th", "cam_mot", "reconstr", "disocc", "locks", "fill", "accum",
+                   "sharpen", "total", "Mpix/s");
+        temporal_input in;
+        upf_result r = temporal_input_render(bc->in_w, bc->in_h, &in, err);
+        if (r != UPF_OK) {
+            temporal_input_free(&in);
+            rc = cli_fail(cmd, cli_exit_code(r), "%s", err);
+            break;
+        }
+        for (int t = 0; t < nthreads && rc == CLI_EXIT_OK; t++) {
+            rc = time_temporal(bc, &in, threads[t], (int)runs, models, false);
+            if (rc == CLI_EXIT_OK && models)
+                rc = time_temporal(bc, &in, threads[t], (int)runs, models, true);
+        }
+        temporal_input_free(&in);
     }
     upf_models_destroy(&models);
     upf_context_destroy(&mctx);
