@@ -1,4 +1,4 @@
-/* make_corpus.c: writes the fuzzers' seed corpora (fuzz/corpus/{png,jpeg,pfm,model}/): a handful of
+/* make_corpus.c: writes the fuzzers' seed corpora (fuzz/corpus/{png,jpeg,pfm,model,image}/): a handful of
  * tiny files per reader, valid ones of every kind the reader handles and invalid ones near
  * each check, made with libspng's and libjpeg's encoders or by hand. The committed files came
  * from this program; rerun it to remake them:
@@ -356,10 +356,48 @@ static void make_model(void)
     upf_context_destroy(&ctx);
 }
 
+/* ---- the front door: formats told apart by content ------------------------------------- */
+
+/* Headers of the formats imageio_read_mem names but does not read, and near misses of them
+ * (the other corpora, fed in too, cover PNG, JPEG and PFM). */
+static void make_image(void)
+{
+    static const struct {
+        const char *name;
+        const char *bytes;
+        size_t size;
+    } seeds[] = {
+        { "gif89a.gif", "GIF89a\x01\x00\x01\x00\x80\x00\x00", 13 },
+        { "gif87a.gif", "GIF87a\x02\x00\x02\x00", 10 },
+        { "webp.webp", "RIFF\x1a\x00\x00\x00WEBPVP8 \x0e\x00\x00\x00", 20 },
+        { "riff_not_webp.bin", "RIFF\x1a\x00\x00\x00WAVEfmt ", 16 },
+        { "bmp.bmp", "BM\x3a\x00\x00\x00\x00\x00\x00\x00\x36\x00\x00\x00\x28\x00", 16 },
+        { "bm_text.txt", "BMW is a car\n", 13 },
+        { "ppm.ppm", "P6\n1 1\n255\n\x10\x20\x30", 14 },
+        { "pgm.pgm", "P5 1 1 255\n\x80", 12 },
+        { "pbm.pbm", "P1\n1 1\n1\n", 10 },
+        { "pam.pam", "P7\nWIDTH 1\n", 11 },
+        { "p9.bin", "P9\n", 3 },
+        { "tiff_le.tif", "II*\x00\x08\x00\x00\x00", 8 },
+        { "tiff_be.tif", "MM\x00*\x00\x00\x00\x08", 8 },
+        { "qoi.qoi", "qoif\x00\x00\x00\x01\x00\x00\x00\x01\x04\x00", 14 },
+        { "exr.exr", "v/1\x01\x02\x00\x00\x00", 8 },
+        { "dds.dds", "DDS \x7c\x00\x00\x00", 8 },
+        { "jxl.jxl", "\xff\x0a\xfa", 3 },
+        { "avif.avif", "\x00\x00\x00\x1c" "ftypavif", 12 },
+        { "model.upfm", "UPFMODEL\x01\x00\x00\x00", 12 },
+        { "text.txt", "hello", 5 },
+        { "empty", "", 0 },
+    };
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++)
+        save("image", seeds[i].name, seeds[i].bytes, seeds[i].size);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: fuzz_make_corpus DIR   (writes DIR/png, DIR/jpeg, DIR/pfm, DIR/model)\n");
+        fprintf(stderr, "usage: fuzz_make_corpus DIR   (writes DIR/png, DIR/jpeg, DIR/pfm, DIR/model, "
+                "DIR/image)\n");
         return 1;
     }
     out_dir = argv[1];
@@ -367,5 +405,6 @@ int main(int argc, char **argv)
     make_jpeg();
     make_pfm();
     make_model();
+    make_image();
     return failures ? 1 : 0;
 }

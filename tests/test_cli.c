@@ -629,6 +629,23 @@ static void test_manners(test_rng *rng)
           strstr(test_tool_out(), "\"width\": 80, \"height\": 60, \"engine\": \"bilinear\"") &&
           strstr(test_tool_out(), "\"files_ok\": 1"));
 
+    /* A failed run removes its --debug-passes pictures, and the folder if it made it (the
+     * write of the picture fails here: standard output is full). */
+    if (exists("/dev/full")) {
+        RUN_IO(2, NULL, "/dev/full", "upscale", TMP("in8.png"), "-o", "-", "--scale", "2",
+               "--model", TMP("m6.upfm"), "--debug-passes", TMP("dbgfail"));
+        CHECK(!exists(TMP("dbgfail")));
+        mkdir(TMP("dbgkeep"), 0755);
+        RUN_IO(2, NULL, "/dev/full", "upscale", TMP("in8.png"), "-o", "-", "--scale", "2",
+               "--model", TMP("m6.upfm"), "--debug-passes", TMP("dbgkeep"));
+        CHECK(exists(TMP("dbgkeep")) && count_in(TMP("dbgkeep"), "") == 0);
+    }
+    /* Plurals: "1 view", "1 thread". */
+    RUN(0, "train", "data", "--views", "1", "--size", "24x24", "--spp", "16", "--steps", "6",
+        "--scenes", "calibration", "--threads", "1", "-o", TMP("td1"));
+    CHECK(strstr(test_tool_out(), ": 1 view in") && strstr(test_tool_out(), "1 thread)") &&
+          strstr(test_tool_out(), "1 view of calibration (1 build,"));
+
     /* help names the new options. */
     RUN(0, "help", "upscale");
     CHECK(strstr(test_tool_out(), "--max-pixels") && strstr(test_tool_out(), "--json") &&

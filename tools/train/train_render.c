@@ -211,10 +211,10 @@ upf_result train_render_data(upf_context *ctx, const char *dir, const train_data
     for (int i = 0; i < n_scenes; i++)
         snprintf(scene_text + strlen(scene_text), sizeof scene_text - strlen(scene_text),
                  "%s%s", i ? "," : "", scene_name(scenes[i]));
-    snprintf(summary, summary_size, "scene renderer: %d views of %s (%d builds, seeds from "
+    snprintf(summary, summary_size, "scene renderer: %d view%s of %s (%d build%s, seeds from "
              "--seed %u), reference %dx%d at %d spp, inputs 1 spp at mip bias log2(S/12)%+g, "
-             "steps %s", cfg->views, scene_text, builds, cfg->seed, W, H, cfg->spp,
-             cfg->mip_bias_offset, steps_text);
+             "steps %s", cfg->views, cfg->views == 1 ? "" : "s", scene_text, builds,
+             builds == 1 ? "" : "s", cfg->seed, W, H, cfg->spp, cfg->mip_bias_offset, steps_text);
 #define MAN(...)                                                                              \
     do {                                                                                      \
         if (man_len < man_cap)                                                                \

@@ -490,17 +490,22 @@ static int run_train_model(int argc, char **argv)
         const double windows = (double)a.cfg.steps * a.cfg.batch;
         char flags[64];
         upf__model_flags_text(a.cfg.flags, flags, sizeof flags);
-        printf("wrote %s: step %d (ratio %.4g), flags %s; %ld steps of %d windows in %.1f s "
-               "(%.1f s of it running validation; %.0f windows/s on %d threads, %.0f per "
+        char n1[32], n2[32], n3[32];
+        printf("wrote %s: step %d (ratio %.4g), flags %s; %s of %s in %.1f s "
+               "(%.1f s of it running validation; %.0f windows/s on %s, %.0f per "
                "thread)\n", a.out, a.cfg.step, 12.0 / a.cfg.step, flags,
-               a.cfg.steps, a.cfg.batch, train_seconds, val_seconds, windows / step_seconds,
-               threads, windows / step_seconds / threads);
-        printf("  data: %s: %d pairs (%d training, %d validation), loaded in %.1f s\n", a.data,
-               set.count, train_set_count(&set, false), train_set_count(&set, true), t_load);
+               cli_count(n1, sizeof n1, a.cfg.steps, "step", "steps"),
+               cli_count(n2, sizeof n2, a.cfg.batch, "window", "windows"), train_seconds,
+               val_seconds, windows / step_seconds,
+               cli_count(n3, sizeof n3, threads, "thread", "threads"),
+               windows / step_seconds / threads);
+        printf("  data: %s: %s (%d training, %d validation), loaded in %.1f s\n", a.data,
+               cli_count(n1, sizeof n1, set.count, "pair", "pairs"),
+               train_set_count(&set, false), train_set_count(&set, true), t_load);
         printf("  training loss %.4e (last 1%% of steps, edge-weighted windows)\n", tail_loss);
         if (ev.pairs) {
-            printf("  validation, fp16 weights through pass 4 (sharpness 0), %d pairs:\n",
-                   ev.pairs);
+            printf("  validation, fp16 weights through pass 4 (sharpness 0), %s:\n",
+                   cli_count(n1, sizeof n1, ev.pairs, "pair", "pairs"));
             printf("    detail loss %.4e (fp32 weights %.4e), zero detail (the base) "
                    "%.4e: %.3f of it\n", ev.loss, val_fp32, ev.zero_loss,
                    ev.loss / ev.zero_loss);
@@ -631,8 +636,10 @@ static int run_train_data(int argc, char **argv)
         rc = cli_fail_upf(CMD, ctx, r);
     } else if (!quiet) {
         const double t = cli_now() - t0;
-        printf("wrote %s: %d views in %.1f s (%.2f s a view, %d threads)\n  %s\n", out,
-               cfg.views, t, t / cfg.views, upf_context_threads(ctx), summary);
+        char n1[32], n2[32];
+        printf("wrote %s: %s in %.1f s (%.2f s a view, %s)\n  %s\n", out,
+               cli_count(n1, sizeof n1, cfg.views, "view", "views"), t, t / cfg.views,
+               cli_count(n2, sizeof n2, upf_context_threads(ctx), "thread", "threads"), summary);
     }
     upf_context_destroy(&ctx);
     return rc;
