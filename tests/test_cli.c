@@ -259,29 +259,14 @@ static void test_compare(test_rng *rng)
 
 /* ---- issue 10: nothing lost, nothing silent ------------------------------------------------ */
 
-/* Runs the tool with stdin from `in` and stdout to `out` (NULL: /dev/null); stderr goes to
+/* Runs the tool with standard input from `in` and output to `out`; stderr goes to
  * test_tool_err(). Returns the exit code. */
 static int run_io(const char *const *args, const char *in, const char *out)
 {
-    const char *argv[64];
-    int n = 0;
-    argv[n++] = UPF_TOOL_PATH;
-    for (; *args && n < 63; args++)
-        argv[n++] = *args;
-    argv[n] = NULL;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, in ? in : "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    posix_spawn_file_actions_addopen(&fa, 2, TMP("io_err.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    int rc = posix_spawn(&pid, UPF_TOOL_PATH, &fa, NULL, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
+    pid_t pid = test_spawn_tool(args, in, out, TMP("io_err.txt"));
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
         return -1;
-    int status;
-    waitpid(pid, &status, 0);
     test_read_text(TMP("io_err.txt"), test_tool_err(), 1 << 16);
     return test_exit_code(status);
 }
@@ -293,24 +278,10 @@ static int run_io(const char *const *args, const char *in, const char *out)
         CHECKF(rc_ == (expect), "exit %d, expected %d; stderr: %s", rc_, (expect), test_tool_err()); \
     } while (0)
 
-/* Starts the tool without waiting (stdout and stderr to files); returns its pid. */
+/* Starts the tool without waiting. */
 static pid_t start_tool(const char *const *args)
 {
-    const char *argv[64];
-    int n = 0;
-    argv[n++] = UPF_TOOL_PATH;
-    for (; *args && n < 63; args++)
-        argv[n++] = *args;
-    argv[n] = NULL;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, TMP("bg_err.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = -1;
-    if (posix_spawn(&pid, UPF_TOOL_PATH, &fa, NULL, (char *const *)argv, environ) != 0)
-        pid = -1;
-    posix_spawn_file_actions_destroy(&fa);
-    return pid;
+    return test_spawn_tool(args, NULL, NULL, TMP("bg_err.txt"));
 }
 
 /* Files in `dir` whose names contain `needle` ("" counts every file). */

@@ -185,9 +185,11 @@ static inline int test_exit_code(int status)
 #if defined(UPF_TOOL_PATH) && defined(UPF_TEST_TMPDIR)
 extern char **environ;
 
-/* Runs the tool with the NULL-terminated arguments, no shell in between. Returns its exit
- * code (-1 if it did not exit normally). */
-static inline int test_run_tool(const char *const *args)
+/* Starts the tool with the NULL-terminated arguments, no shell in between: standard input
+ * from `in` (NULL: /dev/null), output to `out` (NULL: /dev/null) and errors to `err`.
+ * Returns its pid, or -1. */
+static inline pid_t test_spawn_tool(const char *const *args, const char *in, const char *out,
+                                    const char *err)
 {
     const char *argv[64];
     int n = 0;
@@ -197,17 +199,26 @@ static inline int test_run_tool(const char *const *args)
     argv[n] = NULL;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, UPF_TEST_TMPDIR "/tool_stdout.txt",
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, UPF_TEST_TMPDIR "/tool_stderr.txt",
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    int rc = posix_spawn(&pid, UPF_TOOL_PATH, &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_addopen(&fa, 0, in ? in : "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = -1;
+    if (posix_spawn(&pid, UPF_TOOL_PATH, &fa, NULL, (char *const *)argv, environ) != 0)
+        pid = -1;
     posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
+    return pid;
+}
+
+/* Runs the tool with the NULL-terminated arguments, no shell in between. Returns its exit
+ * code (-1 if it did not exit normally). */
+static inline int test_run_tool(const char *const *args)
+{
+    pid_t pid = test_spawn_tool(args, NULL, UPF_TEST_TMPDIR "/tool_stdout.txt",
+                                UPF_TEST_TMPDIR "/tool_stderr.txt");
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
         return -1;
-    int status;
-    waitpid(pid, &status, 0);
     test_read_text(UPF_TEST_TMPDIR "/tool_stdout.txt", test_tool_out(), 1 << 16);
     test_read_text(UPF_TEST_TMPDIR "/tool_stderr.txt", test_tool_err(), 1 << 16);
     return test_exit_code(status);

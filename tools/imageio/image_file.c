@@ -346,6 +346,22 @@ upf_result imageio__tmp_commit(FILE *f, const char *tmp_path, const char *path, 
     return UPF_OK;
 }
 
+upf_result imageio__write_atomic(const char *path, const upf_image *img, int bits,
+                                 imageio_stream_writer write, char *err)
+{
+    upf_result r = imageio__check_write(path, img, err);
+    if (r != UPF_OK)
+        return r;
+    char tmp[4096];
+    FILE *f;
+    r = imageio__tmp_open(path, tmp, sizeof tmp, &f, err);
+    if (r != UPF_OK)
+        return r;
+    r = write(f, path, img, bits, err);
+    upf_result c = imageio__tmp_commit(f, tmp, path, r == UPF_OK, err);
+    return r != UPF_OK ? r : c;
+}
+
 upf_result imageio_write_file_atomic(const char *path, const void *data, size_t size, char *err)
 {
     char tmp[4096];

@@ -390,17 +390,14 @@ upf_result imageio_write_pfm_stream(FILE *f, const char *name, const upf_image *
     return r;
 }
 
+static upf_result write_pfm_stream(FILE *f, const char *name, const upf_image *img, int bits,
+                                   char *err)
+{
+    (void)bits; /* PFM is always 32-bit float */
+    return imageio_write_pfm_stream(f, name, img, err);
+}
+
 upf_result imageio_write_pfm(const char *path, const upf_image *img, char *err)
 {
-    upf_result r = imageio__check_write(path, img, err);
-    if (r != UPF_OK)
-        return r;
-    char tmp[4096];
-    FILE *f;
-    r = imageio__tmp_open(path, tmp, sizeof tmp, &f, err);
-    if (r != UPF_OK)
-        return r;
-    r = imageio_write_pfm_stream(f, path, img, err);
-    upf_result c = imageio__tmp_commit(f, tmp, path, r == UPF_OK, err);
-    return r != UPF_OK ? r : c;
+    return imageio__write_atomic(path, img, 0, write_pfm_stream, err);
 }

@@ -343,15 +343,5 @@ upf_result imageio_write_png_stream(FILE *f, const char *name, const upf_image *
 
 upf_result imageio_write_png(const char *path, const upf_image *img, int bits, char *err)
 {
-    upf_result r = imageio__check_write(path, img, err);
-    if (r != UPF_OK)
-        return r;
-    char tmp[4096];
-    FILE *f;
-    r = imageio__tmp_open(path, tmp, sizeof tmp, &f, err);
-    if (r != UPF_OK)
-        return r;
-    r = imageio_write_png_stream(f, path, img, bits, err);
-    upf_result c = imageio__tmp_commit(f, tmp, path, r == UPF_OK, err);
-    return r != UPF_OK ? r : c;
+    return imageio__write_atomic(path, img, bits, imageio_write_png_stream, err);
 }

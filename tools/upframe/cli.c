@@ -172,6 +172,17 @@ int cli_args_unknown(cli_args *a)
     return cli_usage(a->cmd, "unknown option '%s'", a->arg);
 }
 
+bool cli_args_take(cli_args *a, const char **slot, const char *what)
+{
+    if (*slot) {
+        cli_usage(a->cmd, "one %s at a time (got '%s' and '%s')", what, *slot, a->arg);
+        a->failed = true;
+        return false;
+    }
+    *slot = a->arg;
+    return true;
+}
+
 bool cli_common_option(cli_args *a, cli_common *c, unsigned offered)
 {
     if (cli_args_flag(a, "-q") || cli_args_flag(a, "--quiet")) {

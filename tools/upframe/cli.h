@@ -108,6 +108,9 @@ bool cli_args_positional(const cli_args *a);
 bool cli_args_option(cli_args *a, const char *name);   /* a missing value fails (usage) */
 bool cli_args_flag(const cli_args *a, const char *name);
 int cli_args_unknown(cli_args *a);                     /* "unknown option '...'"; returns 1 */
+/* The one positional argument a command takes: stores it in *slot, or (a second one) fails
+ * with "one WHAT at a time (got 'x' and 'y')". False after a failure. */
+bool cli_args_take(cli_args *a, const char **slot, const char *what);
 
 /* The options every command takes. -q/--quiet is always matched; the others when offered. */
 typedef struct cli_common {

@@ -148,10 +148,7 @@ static int run_info(int argc, char **argv)
     cli_args_init(&a, CMD, argc, argv);
     while (cli_args_next(&a)) {
         if (cli_args_positional(&a)) {
-            if (path)
-                return cli_usage(CMD, "info: one FILE at a time (got '%s' and '%s')", path,
-                                 a.arg);
-            path = a.arg;
+            cli_args_take(&a, &path, "model FILE");
         } else if (cli_common_option(&a, &common, CLI_OPT_JSON)) {
         } else if (cli_args_flag(&a, "--builtin")) {
             builtin = true;
@@ -272,10 +269,7 @@ static int run_import(int argc, char **argv)
     cli_args_init(&a, CMD, argc, argv);
     while (cli_args_next(&a)) {
         if (cli_args_positional(&a)) {
-            if (path)
-                return cli_usage(CMD, "import: one FILE at a time (got '%s' and '%s')", path,
-                                 a.arg);
-            path = a.arg;
+            cli_args_take(&a, &path, "FILE to import from");
         } else if (cli_common_option(&a, &common, 0)) {
         } else if (cli_args_option(&a, "--offset")) {
             offset_s = a.value;

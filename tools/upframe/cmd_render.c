@@ -138,9 +138,7 @@ static int run_render(int argc, char **argv)
     cli_args_init(&a, cmd, argc, argv);
     while (cli_args_next(&a)) {
         if (cli_args_positional(&a)) {
-            if (scene_s)
-                return cli_usage(cmd, "unexpected argument '%s' (one scene name)", a.arg);
-            scene_s = a.arg;
+            cli_args_take(&a, &scene_s, "scene");
         } else if (cli_common_option(&a, &common, CLI_OPT_THREADS)) {
         } else if (cli_args_option(&a, "--size"))
             size_s = a.value;
