@@ -37,7 +37,7 @@ typedef struct upf__detail_map {
 } upf__detail_map;
 
 /* The luma window of a block of step s starts this many input pixels before the block:
- * floor((16 - s) / 2) (DESIGN.md "Geometry, exactly"). */
+ * floor((16 - s) / 2) (docs/SPATIAL.md, "Geometry"). */
 #define UPF_NET_WINDOW_BORDER(s) ((UPF_NET_DIM - (s)) / 2)
 
 /* A bilinear tap pair: source pixels i0, i1 and the weight f of i1. */
