@@ -7,6 +7,7 @@
  * Each figure is the median wall time of the runs, with the fastest in brackets (on a
  * shared machine the fastest is the better estimate of the cost itself).
  *
+ * The passes run on the engine's own pass runner (src/core/pass.h), which times each.
  * Also prints how long generating the area table takes and how many pixels carry edges. */
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 
 #include "spatial/smaa.h"
+#include "spatial/spatial_passes.h"
 #include "common/bench_util.h"
 
 static double now_ms(void)
@@ -147,16 +149,13 @@ int main(int argc, char **argv)
         int w = sizes[si][0], h = sizes[si][1];
         int bw = upf__smaa_blocks(w), bh = upf__smaa_blocks(h);
         float *linear = malloc((size_t)w * h * 4 * sizeof(float));
-        float *luma = malloc((size_t)w * h * sizeof(float));
-        uint32_t *edges = malloc((size_t)bw * bh * sizeof(uint32_t));
-        uint8_t *weights = malloc((size_t)w * h * 4);
-        uint32_t *frame = malloc((size_t)w * h * sizeof(uint32_t));
         double *times = malloc(sizeof(double) * 3 * runs);
-        if (!linear || !luma || !edges || !weights || !frame || !times) {
+        if (!linear || !times) {
             fprintf(stderr, "bench_smaa: out of memory\n");
             return 1;
         }
         make_frame(linear, w, h);
+        const upf_image src = { linear, w, h, 0, UPF_FORMAT_RGBA32F };
 
         for (int threads = 1; threads <= 2; threads++) {
             upf_context *ctx = upf_context_create(upf_context_params(.threads = threads));
@@ -164,20 +163,28 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bench_smaa: no context\n");
                 return 1;
             }
+            /* The engine's own passes convert .. blend, on the runner that times each. */
+            const upf__spatial_config cfg = { .src_width = w, .src_height = h,
+                                              .area_table = table };
+            upf_spatial *engine = upf__spatial_create(ctx, "bench_smaa", &cfg);
+            if (!engine || upf__spatial_run_passes(engine, "bench_smaa", &src, NULL,
+                                                   UPF_SPATIAL_PASS_CONVERT,
+                                                   UPF_SPATIAL_PASS_CONVERT) != UPF_OK) {
+                fprintf(stderr, "bench_smaa: the engine failed\n");
+                return 1;
+            }
+            const double *ms = upf__spatial_passes(engine)->ms;
             for (int r = -2; r < runs; r++) { /* two warm-up runs */
-                double a = now_ms();
-                upf__smaa_edges(ctx, linear, w, h, luma, edges, frame);
-                double b = now_ms();
-                upf__smaa_weights(ctx, edges, w, h, table, weights);
-                double c = now_ms();
-                upf__smaa_blend(ctx, linear, weights, w, h, frame);
-                double d = now_ms();
+                upf__spatial_run_passes(engine, "bench_smaa", NULL, NULL, UPF_SPATIAL_PASS_EDGES,
+                                        UPF_SPATIAL_PASS_BLEND);
                 if (r >= 0) {
-                    times[r] = b - a;
-                    times[runs + r] = c - b;
-                    times[2 * runs + r] = d - c;
+                    times[r] = ms[UPF_SPATIAL_PASS_EDGES];
+                    times[runs + r] = ms[UPF_SPATIAL_PASS_WEIGHTS];
+                    times[2 * runs + r] = ms[UPF_SPATIAL_PASS_BLEND];
                 }
             }
+            const uint32_t *edges = upf__spatial_surface(engine, UPF__SP_EDGES)->data;
+            const uint8_t *weights = upf__spatial_surface(engine, UPF__SP_WEIGHTS)->data;
             for (int p = 0; p < 3; p++)
                 qsort(times + p * runs, runs, sizeof(double), bench_cmp_double);
             long edge_px = 0, weight_px = 0;
@@ -194,13 +201,10 @@ int main(int argc, char **argv)
                    times[runs + runs / 2], times[runs], times[2 * runs + runs / 2],
                    times[2 * runs], runs, 100.0 * edge_px / ((double)w * h),
                    100.0 * weight_px / ((double)w * h));
+            upf_spatial_destroy(&engine);
             upf_context_destroy(&ctx);
         }
         free(linear);
-        free(luma);
-        free(edges);
-        free(weights);
-        free(frame);
         free(times);
     }
     return 0;

@@ -313,7 +313,7 @@ UPF_API upf_result upf_metric_shimmer(upf_context *ctx, const upf_image *frames,
  * ------------------------------------------------------------------------------------- */
 
 /* Model flags (upf_model_info.flags). A model with no flags runs exactly the
- * NDSR design as DESIGN.md specifies it. */
+ * NDSR design as docs/SPATIAL.md specifies it. */
 #define UPF_MODEL_FLAG_WINDOW_MEAN 0x1u /* each window's mean luma is subtracted (x4) first */
 #define UPF_MODEL_FLAG_CUBIC_BASE 0x2u  /* the detail is added to a Catmull-Rom sample of the
                                          * frame in linear light, not a bilinear one in sqrt
@@ -352,7 +352,7 @@ UPF_API upf_result upf_models_info(const upf_models *models, int index, upf_mode
 
 
 /* ---------------------------------------------------------------------------------------
- * The spatial engine (NDSR design, DESIGN.md): one aliased frame in, a larger one out.
+ * The spatial engine (NDSR design, docs/SPATIAL.md): one aliased frame in, a larger one out.
  *
  * Passes, each on its own intermediate image (docs/ARCHITECTURE.md):
  *   convert  the input, any colour format, to linear float RGBA (clamped to [0, 1])

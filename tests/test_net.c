@@ -4,7 +4,7 @@
  *    the public upf_models_* calls and the built-in set;
  *  - model choice for ratios 1 to 4;
  *  - pass 4's geometry on hand-checkable models (identity, pixel copy, zero), the output
- *    composition against a float64 version of DESIGN.md's formulas at many sizes, the sharpen
+ *    composition against a float64 version of docs/SPATIAL.md's formulas at many sizes, the sharpen
  *    on a hand-worked 3x3 frame, the whole pass against float64, thread independence;
  *  - `upframe model info|import|pack` end to end, including bad input. */
 #include <errno.h>
@@ -801,7 +801,7 @@ static float luma_at(const uint32_t *f, int w, int h, int x, int y)
     return upf_luma(r, g, b);
 }
 
-/* DESIGN.md "Geometry, exactly": detail pixel X is column X % 12 of window (X % 48) / 12 of
+/* docs/SPATIAL.md, "Geometry": detail pixel X is column X % 12 of window (X % 48) / 12 of
  * tile X / 48, whose block starts at 4s * tile + s * window; the window starts
  * floor((16 - s) / 2) before it. Returns the window's first input pixel and *col. */
 static int window_origin(int X, int s, int *col)
@@ -903,7 +903,7 @@ static void test_detail_geometry(test_rng *rng)
 }
 
 /* Bilinear sample of a plane of doubles at position `pos` (already in source pixels),
- * clamped to the edge: DESIGN.md's sampling, in float64. */
+ * clamped to the edge: docs/SPATIAL.md's sampling, in float64. */
 static void tap_f64(double pos, int size, int *i0, int *i1, double *f)
 {
     if (pos < 0)
@@ -979,7 +979,7 @@ static void base_f64(const uint32_t *px, int w, int h, int ow, int oh, int X, in
     base[3] = fmin(fmax(acc[3], 0.0), 1.0);
 }
 
-/* Pass 4's output composition in float64, straight from DESIGN.md: the base (base_f64);
+/* Pass 4's output composition in float64, straight from docs/SPATIAL.md: the base (base_f64);
  * detail = bilinear map at (X + 0.5) * (W_in * 12 / s) / W_out - 0.5; o = max(base + detail,
  * 0)^2; then the sharpen, clamped at 0. `detail` NULL means zero. out: RGBA doubles. */
 static void compose_f64(const uint32_t *px, int w, int h, const double *detail, int dw, int dh,

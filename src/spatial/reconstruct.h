@@ -1,11 +1,13 @@
-/* reconstruct.h: pass 4 of the spatial engine, the upscale (DESIGN.md "The spatial engine",
- * "Geometry, exactly"): the network's detail map, then the output (the base, a sample of the
- * sqrt frame, + detail, squared, sharpened). Implemented in reconstruct.c.
+/* reconstruct.h: the spatial engine's upscale (docs/SPATIAL.md, "The detail pass", "The
+ * compose pass" and "Geometry"): the network's detail map, then the output (the base, a
+ * sample of the sqrt frame, + detail, squared, sharpened).
  *
- * Two steps, so --debug-passes can save the detail map between them:
+ * Two passes, so --debug-passes can save the detail map between them:
  *   upf__make_detail_map   sqrt frame -> detail map (W_in*12/s x H_in*12/s, rounded up)
+ *                          (detail.c, the detail pass)
  *   upf__compose_output    sqrt frame + detail map -> output image of any size and format
- * and upf__reconstruct, which runs both. No call allocates: scratch comes from the caller,
+ *                          (compose.c, the compose pass)
+ * and upf__reconstruct, which runs both (compose.c). No call allocates: scratch comes from the caller,
  * sized by the *_bytes functions for the context's number of workers.
  *
  * Internal header: not installed. */
@@ -35,7 +37,7 @@ typedef struct upf__detail_map {
 } upf__detail_map;
 
 /* The luma window of a block of step s starts this many input pixels before the block:
- * floor((16 - s) / 2) (DESIGN.md "Geometry, exactly"). */
+ * floor((16 - s) / 2) (docs/SPATIAL.md, "Geometry"). */
 #define UPF_NET_WINDOW_BORDER(s) ((UPF_NET_DIM - (s)) / 2)
 
 /* A bilinear tap pair: source pixels i0, i1 and the weight f of i1. */
@@ -116,6 +118,11 @@ upf_result upf__reconstruct_check_sizes(upf_context *ctx, const char *fn, int in
 void upf__detail_map_init(upf__detail_map *map, int step, uint32_t flags, int in_w, int in_h,
                           float *data);
 size_t upf__detail_map_bytes(int step, int in_w, int in_h);
+
+/* Check a frame and a map given to the two passes; `fn` names the caller. */
+upf_result upf__check_sqrt_frame(upf_context *ctx, const char *fn, const upf__sqrt_frame *frame);
+upf_result upf__check_detail_map(upf_context *ctx, const char *fn, const upf__detail_map *map,
+                                 const upf__sqrt_frame *frame);
 
 /* Scratch for upf__make_detail_map with `threads` workers. */
 size_t upf__detail_scratch_bytes(int threads);

@@ -1,6 +1,6 @@
 /* smaa_blend.c: pass 3 of the spatial engine, SMAA neighbourhood blending
  * (SMAANeighborhoodBlendingPS, Jimenez et al. 2012 section 3.5) in linear light, then the
- * frame stored as the square root of each channel in 10:10:10:2 (DESIGN.md).
+ * frame stored as the square root of each channel in 10:10:10:2 (docs/SPATIAL.md, "Pass 3").
  *
  * Reads the linear RGBA float frame and the weights of pass 2. Writes the frame (W*H words
  * of upf_pack_sqrt1010102): pass 1 already stored every pixel's unblended encoding there, so
@@ -21,6 +21,7 @@
  * the border pixel (clamp), as a GPU's sampler would read it. All four channels blend alike. */
 #include "core/color.h"
 #include "spatial/smaa.h"
+#include "spatial/spatial_passes.h"
 
 /* upf_pack_sqrt1010102 of c[0..3], bit for bit (SSE2 where the target has it): each colour
  * channel clamped at 0, its square root, then every channel clamped to [0, 1], scaled by
@@ -141,6 +142,14 @@ void upf__smaa_blend(upf_context *ctx, const float *linear, const uint8_t *weigh
 {
     blend_job job = { linear, weights, frame, width, height };
     upf__parallel_for(ctx, blend_task, &job, upf__smaa_blocks(height));
+}
+
+upf_result upf__smaa_blend_pass(const upf__pass_args *a)
+{
+    const upf__smaa_blend_con *con = a->con;
+    upf__smaa_blend(a->ctx, a->surface[UPF__SP_LINEAR].data, a->surface[UPF__SP_WEIGHTS].data,
+                    con->width, con->height, a->surface[UPF__SP_FRAME].data);
+    return UPF_OK;
 }
 
 void upf__smaa_frame_visualise(const uint32_t *frame, int width, int height, uint8_t *rgba)

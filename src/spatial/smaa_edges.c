@@ -1,6 +1,6 @@
 /* smaa_edges.c: pass 1 of the spatial engine, SMAA luma edge detection
  * (SMAALumaEdgeDetectionPS, Jimenez et al. 2012 section 3.1), with the two edge flags of
- * each pixel packed into one 32-bit word per 4x4 block (DESIGN.md).
+ * each pixel packed into one 32-bit word per 4x4 block (docs/SPATIAL.md, "Pass 1").
  *
  * Reads the linear RGBA float frame. Writes the luma scratch (W*H floats), the edge words
  * (ceil(W/4) * ceil(H/4); layout in smaa.h), and every pixel's unblended sqrt 10:10:10:2
@@ -20,6 +20,7 @@
  * Bottom, LeftLeft or TopTop adds nothing to m. Arithmetic is in float, as on a GPU. */
 #include "core/color.h"
 #include "spatial/smaa.h"
+#include "spatial/spatial_passes.h"
 
 typedef struct edges_job {
     const float *linear;
@@ -169,6 +170,32 @@ void upf__smaa_edges(upf_context *ctx, const float *linear, int width, int heigh
     /* Two sweeps: every row's luma must be there before its neighbours' edges are found. */
     upf__parallel_for(ctx, luma_task, &job, bh);
     upf__parallel_for(ctx, edges_task, &job, bh);
+}
+
+/* Without edge detection (UPF_SPATIAL_NO_SMAA): the frame is the sqrt encoding of the input as
+ * it is (the luma is a by-product). */
+static void encode_task(void *priv, int y, int worker)
+{
+    (void)worker;
+    const edges_job *job = priv;
+    size_t off = (size_t)y * job->width;
+    upf__smaa_luma_row(job->linear + off * 4, job->width, job->luma + off, job->frame + off);
+}
+
+upf_result upf__smaa_edges_pass(const upf__pass_args *a)
+{
+    const upf__smaa_edges_con *con = a->con;
+    const float *linear = a->surface[UPF__SP_LINEAR].data;
+    float *luma = a->surface[UPF__SP_LUMA].data;
+    uint32_t *frame = a->surface[UPF__SP_FRAME].data;
+    if (con->detect) {
+        upf__smaa_edges(a->ctx, linear, con->width, con->height, luma,
+                        a->surface[UPF__SP_EDGES].data, frame);
+    } else {
+        edges_job job = { linear, luma, NULL, frame, con->width, con->height, con->blocks_x };
+        upf__parallel_for(a->ctx, encode_task, &job, con->height);
+    }
+    return UPF_OK;
 }
 
 void upf__smaa_edges_visualise(const uint32_t *edges, int width, int height, uint8_t *rgba)

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "spatial/smaa.h"
+#include "spatial/spatial_passes.h"
 
 /* ---- reading the packed edges ----------------------------------------------------------- */
 
@@ -491,6 +492,14 @@ void upf__smaa_weights(upf_context *ctx, const uint32_t *edges, int width, int h
         .weights = weights,
     };
     upf__parallel_for(ctx, weights_task, &job, job.m.bh);
+}
+
+upf_result upf__smaa_weights_pass(const upf__pass_args *a)
+{
+    const upf__smaa_weights_con *con = a->con;
+    upf__smaa_weights(a->ctx, a->surface[UPF__SP_EDGES].data, con->width, con->height,
+                      a->surface[UPF__SP_AREA].data, a->surface[UPF__SP_WEIGHTS].data);
+    return UPF_OK;
 }
 
 void upf__smaa_weights_visualise(const uint8_t *weights, int width, int height, uint8_t *rgba)

@@ -1,64 +1,118 @@
-/* spatial.c: the spatial engine (upf_spatial_*): chains the passes of DESIGN.md "The spatial
- * engine" over intermediate images allocated once at creation.
+/* spatial.c: the spatial engine (upf_spatial_*): its pass list, its surfaces and the public
+ * calls. The two tables below are the engine's whole data flow (spatial_passes.h lists them
+ * with their files; docs/ARCHITECTURE.md draws them; docs/SPATIAL.md explains each pass).
  *
- *   src (any colour format)
- *    -> convert   linear RGBA float, W*H*4 (clamped to [0, 1])            this file
- *    -> edges     luma W*H, edge words ceil(W/4)*ceil(H/4), sqrt frame    smaa_edges.c
- *    -> weights   RGBA8 blending weights W*H*4                            smaa_weights.c
- *    -> blend     the sqrt 10:10:10:2 frame W*H (blended pixels rewritten) smaa_blend.c
- *    -> detail    the network's detail map (model ratio 12/s)             reconstruct.c
- *    -> compose   bilinear(frame) + detail, squared, sharpened -> dst     reconstruct.c
- *
- * Each pass is timed (upf_spatial_timings) and the intermediates stay until the next run, so
- * they can be looked at (upf_spatial_debug_image). */
-#include <math.h>
+ * upf_spatial_create checks the sizes, picks the model, gives every surface its size, fills
+ * each pass's constants and allocates every surface and scratch once (core/pass.h), so a run
+ * allocates nothing. upf_spatial_run binds the caller's images and runs the list; the
+ * intermediates stay until the next run, to be looked at (upf_spatial_debug_image). */
 #include <string.h>
-#include <time.h>
 
 #include "core/color.h"
 #include "core/image.h"
 #include "spatial/reconstruct.h"
 #include "spatial/smaa.h"
+#include "spatial/spatial_passes.h"
 
 struct upf_spatial {
     upf_context *ctx;
-    int src_w, src_h, dst_w, dst_h;
-    float sharpness;
-    unsigned flags;
+    upf__spatial_config cfg;
     upf_models *own_models;        /* the built-in set, when the caller gave none */
-    const upf__net_model *model;
-
-    float *linear;                 /* W*H*4 */
-    float *luma;                   /* W*H (pass 1's scratch) */
-    uint32_t *edges;               /* ceil(W/4)*ceil(H/4) */
-    uint8_t *area;                 /* the 192x128 RG area table */
-    uint8_t *weights;              /* W*H*4 */
-    uint32_t *frame;               /* W*H: the sqrt frame */
-    float *detail;                 /* the detail map */
-    upf__detail_map map;
-    void *detail_scratch, *compose_scratch;
-    size_t detail_scratch_bytes, compose_scratch_bytes;
-
-    int *bad_x;                    /* per row: the first non-finite pixel's x, or -1 */
-    const upf_image *src;          /* during a run: the input being converted */
-    double ms[UPF_SPATIAL_PASS_COUNT];
-    bool has_run;
+    upf__spatial_cpu cpu;          /* the model (the detail pass's CPU state) */
+    upf__detail_map map;           /* the detail map's geometry */
+    upf__passes passes;
 };
+
+/* ---- pictures of the surfaces (--debug-passes) ------------------------------------------ */
+
+static void picture_edges(const upf__passes *p, int s, uint8_t *rgba, int *w, int *h)
+{
+    *w = p->surface[UPF__SP_LINEAR].width;
+    *h = p->surface[UPF__SP_LINEAR].height;
+    if (rgba)
+        upf__smaa_edges_visualise(p->surface[s].data, *w, *h, rgba);
+}
+
+static void picture_weights(const upf__passes *p, int s, uint8_t *rgba, int *w, int *h)
+{
+    *w = p->surface[s].width;
+    *h = p->surface[s].height;
+    if (rgba)
+        upf__smaa_weights_visualise(p->surface[s].data, *w, *h, rgba);
+}
+
+static void picture_frame(const upf__passes *p, int s, uint8_t *rgba, int *w, int *h)
+{
+    *w = p->surface[s].width;
+    *h = p->surface[s].height;
+    if (rgba)
+        upf__smaa_frame_visualise(p->surface[s].data, *w, *h, rgba);
+}
+
+/* The detail map: grey 0.5 is zero, 0..1 spans -0.25..+0.25. */
+static void picture_detail(const upf__passes *p, int s, uint8_t *rgba, int *w, int *h)
+{
+    *w = p->surface[s].width;
+    *h = p->surface[s].height;
+    if (!rgba)
+        return;
+    const float *detail = p->surface[s].data;
+    for (size_t i = 0; i < (size_t)*w * (size_t)*h; i++) {
+        uint8_t v = (uint8_t)upf_unorm_from_float(0.5f + 2.0f * detail[i], 255);
+        rgba[4 * i] = rgba[4 * i + 1] = rgba[4 * i + 2] = v;
+        rgba[4 * i + 3] = 255;
+    }
+}
+
+/* ---- the tables ------------------------------------------------------------------------- */
+
+static const upf__surface_info surfaces[UPF__SP_COUNT] = {
+    [UPF__SP_SOURCE] = { "source", "source image", UPF__SURFACE_HOST, UPF__SURFACE_INPUT,
+                         UPF_FMTS_COLOR, NULL },
+    [UPF__SP_LINEAR] = { "linear", "the linear input", UPF__SURFACE_RGBA32F,
+                         UPF__SURFACE_INTERMEDIATE, 0, NULL },
+    [UPF__SP_LUMA] = { "luma", "the luma plane", UPF__SURFACE_R32F, UPF__SURFACE_SCRATCH, 0,
+                       NULL },
+    [UPF__SP_EDGES] = { "edges", "the edge words", UPF__SURFACE_R32UI,
+                        UPF__SURFACE_INTERMEDIATE, 0, picture_edges },
+    [UPF__SP_AREA] = { "area", "the area table", UPF__SURFACE_RG8, UPF__SURFACE_TABLE, 0, NULL },
+    [UPF__SP_WEIGHTS] = { "weights", "the blending weights", UPF__SURFACE_RGBA8,
+                          UPF__SURFACE_INTERMEDIATE, 0, picture_weights },
+    [UPF__SP_FRAME] = { "frame", "the sqrt frame", UPF__SURFACE_RGB10A2,
+                        UPF__SURFACE_INTERMEDIATE, 0, picture_frame },
+    [UPF__SP_DETAIL] = { "detail", "the detail map", UPF__SURFACE_R32F,
+                         UPF__SURFACE_INTERMEDIATE, 0, picture_detail },
+    [UPF__SP_DEST] = { "destination", "destination image", UPF__SURFACE_HOST,
+                       UPF__SURFACE_OUTPUT, UPF_FMTS_COLOR, NULL },
+};
+
+#define S UPF__SURF
+static const upf__pass_info passes[UPF__SP_PASS_COUNT] = {
+    [UPF__SP_CONVERT] = { "convert", "convert", S(UPF__SP_SOURCE), S(UPF__SP_LINEAR), -1,
+                          sizeof(upf__convert_con), upf__convert_pass },
+    [UPF__SP_EDGES_PASS] = { "edges", "smaa_edges", S(UPF__SP_LINEAR),
+                             S(UPF__SP_LUMA) | S(UPF__SP_EDGES) | S(UPF__SP_FRAME),
+                             UPF__SP_EDGES, sizeof(upf__smaa_edges_con), upf__smaa_edges_pass },
+    [UPF__SP_WEIGHTS_PASS] = { "weights", "smaa_weights", S(UPF__SP_EDGES) | S(UPF__SP_AREA),
+                               S(UPF__SP_WEIGHTS), UPF__SP_WEIGHTS,
+                               sizeof(upf__smaa_weights_con), upf__smaa_weights_pass },
+    [UPF__SP_BLEND] = { "blend", "smaa_blend",
+                        S(UPF__SP_LINEAR) | S(UPF__SP_WEIGHTS) | S(UPF__SP_FRAME),
+                        S(UPF__SP_FRAME), UPF__SP_FRAME, sizeof(upf__smaa_blend_con),
+                        upf__smaa_blend_pass },
+    [UPF__SP_DETAIL_PASS] = { "detail", "detail", S(UPF__SP_FRAME), S(UPF__SP_DETAIL),
+                              UPF__SP_DETAIL, sizeof(upf__detail_con), upf__detail_pass },
+    [UPF__SP_COMPOSE] = { "compose", "compose", S(UPF__SP_FRAME) | S(UPF__SP_DETAIL),
+                          S(UPF__SP_DEST), -1, sizeof(upf__compose_con), upf__compose_pass },
+};
+#undef S
 
 const char *upf_spatial_pass_name(upf_spatial_pass pass)
 {
-    static const char *const names[UPF_SPATIAL_PASS_COUNT] = {
-        "convert", "edges", "weights", "blend", "detail", "compose"
-    };
-    return (int)pass >= 0 && pass < UPF_SPATIAL_PASS_COUNT ? names[pass] : "unknown";
+    return (int)pass >= 0 && pass < UPF_SPATIAL_PASS_COUNT ? passes[pass].name : "unknown";
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
+/* ---- creation ---------------------------------------------------------------------------- */
 
 void upf_spatial_destroy(upf_spatial **ps)
 {
@@ -66,13 +120,104 @@ void upf_spatial_destroy(upf_spatial **ps)
         return;
     upf_spatial *s = *ps;
     upf_context *ctx = s->ctx;
+    upf__passes_free(&s->passes);
     upf_models_destroy(&s->own_models);
-    void *bufs[] = { s->linear, s->luma, s->edges, s->area, s->weights, s->frame, s->detail,
-                     s->detail_scratch, s->compose_scratch, s->bad_x };
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
-        upf__free(ctx, bufs[i]);
     upf__free(ctx, s);
     *ps = NULL;
+}
+
+/* Sizes, scratch and constants of every pass, from the configuration. */
+static void plan(upf_spatial *s)
+{
+    const upf__spatial_config *c = &s->cfg;
+    upf__passes *p = &s->passes;
+    const int w = c->src_width, h = c->src_height, bw = upf__smaa_blocks(w),
+              bh = upf__smaa_blocks(h);
+    const int threads = upf_context_threads(s->ctx);
+    const bool smaa = !(c->flags & UPF_SPATIAL_NO_SMAA);
+    const bool output = c->model && c->dst_width > 0;
+
+    const struct { int index, width, height; } sizes[] = {
+        { UPF__SP_SOURCE, w, h },       { UPF__SP_LINEAR, w, h },
+        { UPF__SP_LUMA, w, h },         { UPF__SP_EDGES, smaa ? bw : 0, smaa ? bh : 0 },
+        { UPF__SP_AREA, smaa ? UPF_SMAA_AREA_WIDTH : 0, smaa ? UPF_SMAA_AREA_HEIGHT : 0 },
+        { UPF__SP_WEIGHTS, smaa ? w : 0, smaa ? h : 0 },
+        { UPF__SP_FRAME, w, h },
+        { UPF__SP_DETAIL, output ? s->map.width : 0, output ? s->map.height : 0 },
+        { UPF__SP_DEST, output ? c->dst_width : 0, output ? c->dst_height : 0 },
+    };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        p->surface[sizes[i].index].width = sizes[i].width;
+        p->surface[sizes[i].index].height = sizes[i].height;
+    }
+
+    p->enabled[UPF__SP_WEIGHTS_PASS] = p->enabled[UPF__SP_BLEND] = smaa;
+    p->enabled[UPF__SP_DETAIL_PASS] = p->enabled[UPF__SP_COMPOSE] = output;
+
+    p->scratch_bytes[UPF__SP_CONVERT] = upf__convert_scratch_bytes(h);
+    if (output && !(c->flags & UPF_SPATIAL_NO_NETWORK))
+        p->scratch_bytes[UPF__SP_DETAIL_PASS] = upf__detail_scratch_bytes(threads);
+    if (output)
+        p->scratch_bytes[UPF__SP_COMPOSE] =
+            upf__compose_scratch_bytes(threads, w, s->map.width, c->dst_width);
+}
+
+static void constants(upf_spatial *s)
+{
+    const upf__spatial_config *c = &s->cfg;
+    upf__passes *p = &s->passes;
+    const int w = c->src_width, h = c->src_height, bw = upf__smaa_blocks(w),
+              bh = upf__smaa_blocks(h);
+    *(upf__convert_con *)p->con[UPF__SP_CONVERT] = (upf__convert_con){ w, h };
+    *(upf__smaa_edges_con *)p->con[UPF__SP_EDGES_PASS] =
+        (upf__smaa_edges_con){ w, h, bw, bh, !(c->flags & UPF_SPATIAL_NO_SMAA) };
+    *(upf__smaa_weights_con *)p->con[UPF__SP_WEIGHTS_PASS] =
+        (upf__smaa_weights_con){ w, h, bw, bh };
+    *(upf__smaa_blend_con *)p->con[UPF__SP_BLEND] = (upf__smaa_blend_con){ w, h };
+    if (!c->model)
+        return;
+    const upf__detail_map *m = &s->map;
+    *(upf__detail_con *)p->con[UPF__SP_DETAIL_PASS] = (upf__detail_con){
+        w, h, m->width, m->height, m->step, (m->width + UPF_NET_TILE - 1) / UPF_NET_TILE,
+        (m->height + UPF_NET_TILE - 1) / UPF_NET_TILE, m->flags,
+        !(c->flags & UPF_SPATIAL_NO_NETWORK)
+    };
+    *(upf__compose_con *)p->con[UPF__SP_COMPOSE] = (upf__compose_con){
+        w, h, m->width, m->height, c->dst_width, c->dst_height, m->step, m->flags, c->sharpness
+    };
+}
+
+upf_spatial *upf__spatial_create(upf_context *ctx, const char *fn, const upf__spatial_config *cfg)
+{
+    upf_spatial *s = upf__alloc(ctx, sizeof *s, "the spatial engine");
+    if (!s)
+        return NULL;
+    s->ctx = ctx;
+    s->cfg = *cfg;
+    s->cpu.model = cfg->model;
+    if (cfg->model)
+        upf__detail_map_init(&s->map, cfg->model->step, cfg->model->flags, cfg->src_width,
+                             cfg->src_height, NULL);
+    if (upf__passes_init(&s->passes, ctx, passes, UPF__SP_PASS_COUNT, surfaces, UPF__SP_COUNT,
+                         &s->cpu) != UPF_OK)
+        goto fail;
+    plan(s);
+    if (cfg->area_table)
+        upf__passes_lend(&s->passes, UPF__SP_AREA, (void *)cfg->area_table);
+    if (upf__passes_alloc(&s->passes) != UPF_OK)
+        goto fail;
+    if (!cfg->area_table && s->passes.surface[UPF__SP_AREA].data)
+        upf__smaa_area_table(s->passes.surface[UPF__SP_AREA].data);
+    s->map.data = s->passes.surface[UPF__SP_DETAIL].data;
+    constants(s);
+    upf__log(ctx, UPF_LOG_DEBUG, "%s: spatial engine %dx%d -> %dx%d, model step %d, sharpness "
+             "%g, %zu bytes", fn, cfg->src_width, cfg->src_height, cfg->dst_width,
+             cfg->dst_height, cfg->model ? cfg->model->step : 0, (double)cfg->sharpness,
+             upf__passes_bytes(&s->passes));
+    return s;
+fail:
+    upf_spatial_destroy(&s);
+    return NULL;
 }
 
 upf_spatial *upf_spatial_create(upf_context *ctx, const upf_spatial_params *p)
@@ -102,158 +247,77 @@ upf_spatial *upf_spatial_create(upf_context *ctx, const upf_spatial_params *p)
         return NULL;
     }
 
-    upf_spatial *s = upf__alloc(ctx, sizeof *s, "the spatial engine");
-    if (!s)
-        return NULL;
-    s->ctx = ctx;
-    s->src_w = p->src_width;
-    s->src_h = p->src_height;
-    s->dst_w = p->dst_width;
-    s->dst_h = p->dst_height;
-    s->sharpness = p->sharpness;
-    s->flags = p->flags;
-
+    upf_models *own = NULL;
     const upf_models *set = p->models;
     if (!set) {
-        s->own_models = upf_models_default(ctx);
-        if (!s->own_models)
-            goto fail;
-        set = s->own_models;
+        if (!(own = upf_models_default(ctx)))
+            return NULL;
+        set = own;
     }
     if (upf_models_count(set) < 1) {
         upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the model set is empty", fn);
-        goto fail;
+        upf_models_destroy(&own);
+        return NULL;
     }
-    s->model = &set->model[upf__models_choose(set, s->src_w, s->src_h, s->dst_w, s->dst_h)];
-
-    size_t px = (size_t)s->src_w * (size_t)s->src_h;
-    size_t words = (size_t)upf__smaa_blocks(s->src_w) * (size_t)upf__smaa_blocks(s->src_h);
-    int threads = upf_context_threads(ctx);
-    s->detail_scratch_bytes = upf__detail_scratch_bytes(threads);
-    upf__detail_map_init(&s->map, s->model->step, s->model->flags, s->src_w, s->src_h, NULL);
-    s->compose_scratch_bytes = upf__compose_scratch_bytes(threads, s->src_w, s->map.width,
-                                                          s->dst_w);
-    if (!(s->linear = upf__alloc_array(ctx, px, 16, "the linear input")) ||
-        !(s->luma = upf__alloc_array(ctx, px, 4, "the luma plane")) ||
-        !(s->edges = upf__alloc_array(ctx, words, 4, "the edge words")) ||
-        !(s->area = upf__alloc(ctx, UPF_SMAA_AREA_BYTES, "the area table")) ||
-        !(s->weights = upf__alloc_array(ctx, px, 4, "the blending weights")) ||
-        !(s->frame = upf__alloc_array(ctx, px, 4, "the sqrt frame")) ||
-        !(s->detail = upf__alloc(ctx, upf__detail_map_bytes(s->model->step, s->src_w, s->src_h),
-                                 "the detail map")) ||
-        !(s->detail_scratch = upf__alloc(ctx, s->detail_scratch_bytes, "the network scratch")) ||
-        !(s->compose_scratch = upf__alloc(ctx, s->compose_scratch_bytes, "the compose scratch")) ||
-        !(s->bad_x = upf__alloc_array(ctx, (size_t)s->src_h, sizeof(int), "row flags")))
-        goto fail;
-    upf__detail_map_init(&s->map, s->model->step, s->model->flags, s->src_w, s->src_h, s->detail);
-    upf__smaa_area_table(s->area);
-    upf__log(ctx, UPF_LOG_DEBUG, "spatial engine %dx%d -> %dx%d: model step %d (ratio %.3f), "
-             "sharpness %g", s->src_w, s->src_h, s->dst_w, s->dst_h, s->model->step,
-             12.0 / s->model->step, (double)s->sharpness);
+    const upf__spatial_config cfg = {
+        p->src_width, p->src_height, p->dst_width, p->dst_height, p->sharpness, p->flags,
+        &set->model[upf__models_choose(set, p->src_width, p->src_height, p->dst_width,
+                                       p->dst_height)],
+        NULL
+    };
+    upf_spatial *s = upf__spatial_create(ctx, fn, &cfg);
+    if (s)
+        s->own_models = own;
+    else
+        upf_models_destroy(&own);
     return s;
-fail:
-    upf_spatial_destroy(&s);
-    return NULL;
 }
 
 int upf_spatial_model_step(const upf_spatial *s)
 {
-    return s ? s->model->step : 0;
+    return s && s->cfg.model ? s->cfg.model->step : 0;
 }
 
-/* ---- convert: any colour format -> linear RGBA in [0, 1] ------------------------------- */
+/* ---- running ----------------------------------------------------------------------------- */
 
-static void convert_row(void *priv, int y, int worker)
+upf_result upf__spatial_run_passes(upf_spatial *s, const char *fn, const upf_image *src,
+                                   const upf_image *dst, int first, int last)
 {
-    (void)worker;
-    upf_spatial *s = priv;
-    float *row = s->linear + (size_t)y * s->src_w * 4;
-    s->bad_x[y] = upf__row_to_linear(s->src, y, 0, s->src_w, row);
-    /* Clamp: the frame format holds [0, 1]; negative light is not light (documented). */
-    for (int i = 0; i < s->src_w * 4; i++)
-        row[i] = row[i] > 0.0f ? (row[i] < 1.0f ? row[i] : 1.0f) : 0.0f;
-}
-
-/* UPF_SPATIAL_NO_SMAA: the frame is the sqrt encoding of the input as it is. */
-static void encode_row(void *priv, int y, int worker)
-{
-    (void)worker;
-    upf_spatial *s = priv;
-    size_t off = (size_t)y * s->src_w;
-    upf__smaa_luma_row(s->linear + off * 4, s->src_w, s->luma + off, s->frame + off);
+    const upf_image *images[UPF__SP_COUNT] = { 0 };
+    images[UPF__SP_SOURCE] = src;
+    images[UPF__SP_DEST] = dst;
+    /* The host images a range needs must be there (the runner checks what is given). */
+    if (first <= UPF__SP_CONVERT && !src)
+        return upf__fail(s->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: source image is NULL", fn);
+    if (last >= UPF__SP_COMPOSE && s->passes.enabled[UPF__SP_COMPOSE] && !dst)
+        return upf__fail(s->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: destination image is NULL",
+                         fn);
+    return upf__passes_run(&s->passes, fn, images, first, last);
 }
 
 upf_result upf_spatial_run(upf_spatial *s, const upf_image *src, const upf_image *dst)
 {
-    static const char fn[] = "upf_spatial_run";
     if (!s)
         return UPF_ERROR_INVALID_ARGUMENT;
-    upf_context *ctx = s->ctx;
-    upf__clear_error(ctx);
-    upf_result r = upf__check_image(ctx, fn, "source image", src, UPF_FMTS_COLOR, s->src_w,
-                                    s->src_h);
-    if (r == UPF_OK)
-        r = upf__check_image(ctx, fn, "destination image", dst, UPF_FMTS_COLOR, s->dst_w,
-                             s->dst_h);
-    if (r != UPF_OK)
-        return r;
+    upf__clear_error(s->ctx);
+    return upf__spatial_run_passes(s, "upf_spatial_run", src, dst, 0, UPF__SP_PASS_COUNT - 1);
+}
 
-    double ms[UPF_SPATIAL_PASS_COUNT] = { 0 };
-    double t = now_ms();
-    s->src = src;
-    upf__parallel_for(ctx, convert_row, s, s->src_h);
-    s->src = NULL;
-    for (int y = 0; y < s->src_h; y++) {
-        if (s->bad_x[y] >= 0)
-            return upf__fail(ctx, UPF_ERROR_BAD_DATA, "%s: source pixel x=%d, y=%d is not "
-                             "finite (NaN or Inf); expected finite linear light", fn,
-                             s->bad_x[y], y);
-    }
-    ms[UPF_SPATIAL_PASS_CONVERT] = now_ms() - t;
+const upf__surface *upf__spatial_surface(const upf_spatial *s, int surface)
+{
+    return &s->passes.surface[surface];
+}
 
-    if (s->flags & UPF_SPATIAL_NO_SMAA) {
-        t = now_ms();
-        upf__parallel_for(ctx, encode_row, s, s->src_h);
-        ms[UPF_SPATIAL_PASS_EDGES] = now_ms() - t;
-    } else {
-        t = now_ms();
-        upf__smaa_edges(ctx, s->linear, s->src_w, s->src_h, s->luma, s->edges, s->frame);
-        ms[UPF_SPATIAL_PASS_EDGES] = now_ms() - t;
-        t = now_ms();
-        upf__smaa_weights(ctx, s->edges, s->src_w, s->src_h, s->area, s->weights);
-        ms[UPF_SPATIAL_PASS_WEIGHTS] = now_ms() - t;
-        t = now_ms();
-        upf__smaa_blend(ctx, s->linear, s->weights, s->src_w, s->src_h, s->frame);
-        ms[UPF_SPATIAL_PASS_BLEND] = now_ms() - t;
-    }
-
-    upf__sqrt_frame frame = { s->frame, s->src_w, s->src_h, 0 };
-    t = now_ms();
-    if (s->flags & UPF_SPATIAL_NO_NETWORK) {
-        memset(s->detail, 0, sizeof(float) * (size_t)s->map.width * (size_t)s->map.height);
-    } else {
-        r = upf__make_detail_map(ctx, s->model, &frame, &s->map, s->detail_scratch,
-                                 s->detail_scratch_bytes);
-        if (r != UPF_OK)
-            return r;
-    }
-    ms[UPF_SPATIAL_PASS_DETAIL] = now_ms() - t;
-    t = now_ms();
-    r = upf__compose_output(ctx, &frame, &s->map, dst, s->sharpness, s->compose_scratch,
-                            s->compose_scratch_bytes);
-    if (r != UPF_OK)
-        return r;
-    ms[UPF_SPATIAL_PASS_COMPOSE] = now_ms() - t;
-    memcpy(s->ms, ms, sizeof ms);
-    s->has_run = true;
-    return UPF_OK;
+const upf__passes *upf__spatial_passes(const upf_spatial *s)
+{
+    return &s->passes;
 }
 
 upf_result upf_spatial_timings(const upf_spatial *s, double ms[UPF_SPATIAL_PASS_COUNT])
 {
     if (!s || !ms)
         return UPF_ERROR_INVALID_ARGUMENT;
-    memcpy(ms, s->ms, sizeof s->ms);
+    memcpy(ms, s->passes.ms, sizeof(double) * UPF_SPATIAL_PASS_COUNT);
     return UPF_OK;
 }
 
@@ -263,77 +327,13 @@ upf_result upf_spatial_debug_size(const upf_spatial *s, upf_spatial_pass pass, i
 {
     if (!s || !w || !h)
         return UPF_ERROR_INVALID_ARGUMENT;
-    switch (pass) {
-    case UPF_SPATIAL_PASS_EDGES:
-    case UPF_SPATIAL_PASS_WEIGHTS:
-    case UPF_SPATIAL_PASS_BLEND:
-        *w = s->src_w;
-        *h = s->src_h;
-        return UPF_OK;
-    case UPF_SPATIAL_PASS_DETAIL:
-        *w = s->map.width;
-        *h = s->map.height;
-        return UPF_OK;
-    default:
-        return upf__fail(s->ctx, UPF_ERROR_INVALID_ARGUMENT, "upf_spatial_debug_size: pass %d "
-                         "has no picture (expected edges, weights, blend or detail)", (int)pass);
-    }
+    return upf__passes_picture_size(&s->passes, "upf_spatial_debug_size", (int)pass, w, h);
 }
 
 upf_result upf_spatial_debug_image(upf_spatial *s, upf_spatial_pass pass, const upf_image *out)
 {
-    static const char fn[] = "upf_spatial_debug_image";
     if (!s)
         return UPF_ERROR_INVALID_ARGUMENT;
-    upf_context *ctx = s->ctx;
-    upf__clear_error(ctx);
-    int w, h;
-    upf_result r = upf_spatial_debug_size(s, pass, &w, &h);
-    if (r != UPF_OK)
-        return r;
-    r = upf__check_image(ctx, fn, "picture", out, UPF_FMT_BIT(UPF_FORMAT_RGBA8_SRGB), w, h);
-    if (r != UPF_OK)
-        return r;
-    if (!s->has_run)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the engine has not run yet; "
-                         "call upf_spatial_run first", fn);
-    if ((s->flags & UPF_SPATIAL_NO_SMAA) &&
-        (pass == UPF_SPATIAL_PASS_EDGES || pass == UPF_SPATIAL_PASS_WEIGHTS))
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the %s pass did not run "
-                         "(UPF_SPATIAL_NO_SMAA)", fn, upf_spatial_pass_name(pass));
-    /* The visualisers write tightly packed rows; copy row by row for a strided picture. */
-    size_t row_bytes = (size_t)w * 4;
-    bool packed = upf__stride(out) == row_bytes;
-    uint8_t *dst = packed ? out->data : NULL;
-    uint8_t *tmp = NULL;
-    if (!packed) {
-        tmp = upf__alloc_array(ctx, (size_t)h, row_bytes, "a debug picture");
-        if (!tmp)
-            return UPF_ERROR_OUT_OF_MEMORY;
-        dst = tmp;
-    }
-    switch (pass) {
-    case UPF_SPATIAL_PASS_EDGES:
-        upf__smaa_edges_visualise(s->edges, w, h, dst);
-        break;
-    case UPF_SPATIAL_PASS_WEIGHTS:
-        upf__smaa_weights_visualise(s->weights, w, h, dst);
-        break;
-    case UPF_SPATIAL_PASS_BLEND:
-        upf__smaa_frame_visualise(s->frame, w, h, dst);
-        break;
-    default: /* detail: grey 0.5 is zero, 0..1 spans -0.25..+0.25 */
-        for (size_t i = 0; i < (size_t)w * h; i++) {
-            uint8_t v = (uint8_t)upf_unorm_from_float(0.5f + 2.0f * s->detail[i], 255);
-            dst[4 * i] = dst[4 * i + 1] = dst[4 * i + 2] = v;
-            dst[4 * i + 3] = 255;
-        }
-        break;
-    }
-    if (tmp) {
-        for (int y = 0; y < h; y++)
-            memcpy(upf__row(out, y), tmp + (size_t)y * row_bytes, row_bytes);
-        upf__free(ctx, tmp);
-    }
-    return UPF_OK;
+    upf__clear_error(s->ctx);
+    return upf__passes_picture(&s->passes, "upf_spatial_debug_image", (int)pass, out);
 }

@@ -10,7 +10,7 @@
  *                   workers, validation loss; evaluation of a model with pass 4
  *   train_render.c  `upframe train data`: training pairs from the scene renderer
  *
- * Geometry (DESIGN.md "Geometry, exactly", reconstruct.c): a model of step s turns an input of
+ * Geometry (docs/SPATIAL.md "Geometry", detail.c and compose.c): a model of step s turns an input of
  * W x H into a detail map of W*12/s x H*12/s. Window (gx, gy) of the map reads the 16x16 luma
  * window at input (s*gx - b, s*gy - b), b = floor((16 - s) / 2), edge pixels repeated, and
  * gives detail pixels (12*gx .. 12*gx + 11, 12*gy .. 12*gy + 11): this is pass 4's
@@ -136,8 +136,9 @@ upf_result train_pair_from_frame(upf_context *ctx, int step, uint32_t flags,
                                  const float *reference, int out_w, int out_h, train_pair *pair);
 
 /* Makes a pair from an input image and its reference (any colour formats; linear light or
- * sRGB-encoded as the format says): the input runs through passes 1-3 (SMAA with
- * `area_table` from upf__smaa_area_table, into the sqrt frame), then train_pair_from_frame.
+ * sRGB-encoded as the format says): the input runs through the spatial engine's own passes
+ * convert .. blend (src/spatial/spatial_passes.h; SMAA with `area_table` from
+ * upf__smaa_area_table, into the sqrt frame), then train_pair_from_frame.
  * With `keep`, copies of both images stay in the pair for the evaluation. `what` names the
  * pair in messages. */
 upf_result train_pair_from_images(upf_context *ctx, int step, uint32_t flags,

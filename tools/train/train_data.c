@@ -26,6 +26,7 @@
 #include "imageio/image_io.h"
 #include "spatial/reconstruct.h"
 #include "spatial/smaa.h"
+#include "spatial/spatial_passes.h"
 #include "train/train.h"
 
 /* ---- a pair from a sqrt frame --------------------------------------------------------------- */
@@ -230,37 +231,29 @@ upf_result train_pair_from_images(upf_context *ctx, int step, uint32_t flags,
                          "least %dx%d (one window's block)", what, target->width, target->height,
                          UPF_NET_BLOCK, UPF_NET_BLOCK);
 
-    const size_t n = (size_t)w * h;
-    const int words = ((w + 3) / 4) * ((h + 3) / 4);
-    float *linear = to_linear(ctx, input, what);
-    float *reference = linear ? to_linear(ctx, target, what) : NULL;
-    float *luma = upf__alloc_array(ctx, n, sizeof(float), "SMAA luma");
-    uint32_t *edges = upf__alloc_array(ctx, (size_t)words, sizeof(uint32_t), "SMAA edges");
-    uint8_t *weights = upf__alloc_array(ctx, n, 4, "SMAA weights");
-    uint32_t *frame = upf__alloc_array(ctx, n, sizeof(uint32_t), "the sqrt frame");
-    if (!linear || !reference || !luma || !edges || !weights || !frame) {
+    /* The spatial engine's own passes convert .. blend (src/spatial/spatial_passes.h) make
+     * the sqrt frame and the edge words, exactly as the engine makes them for this input. */
+    const upf__spatial_config cfg = { .src_width = w, .src_height = h, .area_table = area_table };
+    upf_spatial *engine = upf__spatial_create(ctx, fn, &cfg);
+    float *reference = engine ? to_linear(ctx, target, what) : NULL;
+    if (!engine || !reference) {
         r = upf_context_last_error(ctx, NULL);
         goto done;
     }
-    /* Passes 1-3 (src/spatial/smaa.h): edges (and the unblended sqrt frame), blending
-     * weights, the blend into the sqrt frame. */
-    upf__smaa_edges(ctx, linear, w, h, luma, edges, frame);
-    upf__smaa_weights(ctx, edges, w, h, area_table, weights);
-    upf__smaa_blend(ctx, linear, weights, w, h, frame);
-    r = train_pair_from_frame(ctx, step, flags, frame, w, h, edges, reference, target->width,
-                              target->height, pair);
+    if ((r = upf__spatial_run_passes(engine, what, input, NULL, UPF_SPATIAL_PASS_CONVERT,
+                                     UPF_SPATIAL_PASS_BLEND)) != UPF_OK)
+        goto done;
+    r = train_pair_from_frame(ctx, step, flags, upf__spatial_surface(engine, UPF__SP_FRAME)->data,
+                              w, h, upf__spatial_surface(engine, UPF__SP_EDGES)->data, reference,
+                              target->width, target->height, pair);
     if (r == UPF_OK && keep) {
         if ((r = copy_image(ctx, input, &pair->input_image)) != UPF_OK ||
             (r = copy_image(ctx, target, &pair->target_image)) != UPF_OK)
             train_pair_free(ctx, pair);
     }
 done:
-    upf__free(ctx, frame);
-    upf__free(ctx, weights);
-    upf__free(ctx, edges);
-    upf__free(ctx, luma);
     upf__free(ctx, reference);
-    upf__free(ctx, linear);
+    upf_spatial_destroy(&engine);
     return r;
 }
 

@@ -19,7 +19,7 @@
  *
  * The mip bias: a game that renders for an upscaler biases its texture LOD so that textures
  * carry the detail of the output resolution (the shipped NDSR game uses -0.5 for its 3/4
- * render scale, log2(0.75) = -0.415; research/calibration.md). The inputs use
+ * render scale, log2(0.75) = -0.415; docs/SPATIAL.md, "What the network can and cannot gain"). The inputs use
  * log2(render / output) (+ an optional offset); the reference is rendered at its own size with
  * bias 0. */
 #include <dirent.h>

@@ -1,26 +1,15 @@
-/* reconstruct.c: pass 4 of the spatial engine, the upscale (DESIGN.md "The spatial engine",
- * item 4, and "Geometry, exactly").
+/* compose.c: the spatial engine's compose pass, the second half of its upscale
+ * (docs/SPATIAL.md, "The compose pass" and "Geometry"): the base (a sample of the frame at the
+ * output's pixels) plus the detail map, back to linear light, sharpened, into the host's
+ * destination image in any colour format and any size of ratio 1..4.
  *
- * Reads the sqrt-encoded 10:10:10:2 frame of passes 1-3 and a model (net.h); writes the
- * detail map (upf__make_detail_map) and then the output image in any colour format
- * (upf__compose_output).
- *
- * Detail map, for a model of step s (ratio r = 12 / s):
- *  - The map is ceil(W_in * r) x ceil(H_in * r) detail pixels, cut into tiles of 48x48. Tile
- *    (tx, ty) reads the 4s x 4s input block at (4s * tx, 4s * ty).
- *  - Its 16 windows (wx, wy in 0..3) are 16x16 luma windows whose s x s input block starts at
- *    4s * tile + s * window on each axis; the window itself starts floor((16 - s) / 2) pixels
- *    before that block. Pixels outside the frame repeat the edge pixel. Luma is Rec. 709 of
- *    the sqrt-encoded values (the network never sees colour).
- *  - Each window goes through the network (net_infer.c); the top-left 12x12 of its output is
- *    detail pixels 48 * tile + 12 * window + (0..11). So detail pixel X lies in tile X / 48,
- *    window (X % 48) / 12, column X % 12 (rows the same).
+ * Reads: the frame (sqrt-encoded 10:10:10:2) and the detail map. Writes: the destination.
  *
  * Output pixel (X, Y) of a W_out x H_out output:
  *  - base: the frame sampled at x = (X + 0.5) * W_in / W_out - 0.5 (y likewise). The shipped
  *    design samples the sqrt values bilinearly, positions outside [0, W_in - 1] clamped to the
- *    edge. A model with UPF_MODEL_FLAG_CUBIC_BASE asks for a sharper base (DESIGN.md leaves
- *    the base to the model): the frame in linear light (sqrt values squared), Catmull-Rom over
+ *    edge. A model with UPF_MODEL_FLAG_CUBIC_BASE asks for a sharper base (the design leaves
+ *    the base to the model, docs/SPATIAL.md): the frame in linear light (sqrt values squared), Catmull-Rom over
  *    the 4x4 pixels around the position (edge pixels repeated), clamped at 0 and back to sqrt
  *    by a square root. Catmull-Rom interpolates (it passes through the pixels) and keeps edges
  *    steeper than bilinear, which blurs a one-pixel step over a whole input pixel; in linear
@@ -42,7 +31,7 @@
  * ratio of 1 or W_out = W_in * r lands on whole pixels. Bilinear means vertical first, then
  * horizontal, each as (1 - f) * a + f * b.
  *
- * Work: one task per tile for the detail map, one per band of output rows for the output.
+ * Work: one task per band of output rows.
  * Every value is computed the same way whichever worker runs it, so the result does not
  * depend on the number of threads. Scratch memory is the caller's (sized by the *_bytes
  * functions); nothing here allocates. */
@@ -53,9 +42,7 @@
 #include "core/image.h"
 #include "resample/resample.h"
 #include "spatial/reconstruct.h"
-
-#define PATCH_SIZE(s) (3 * (s) + UPF_NET_DIM)          /* a tile's luma: 4 windows s apart */
-#define PATCH_MAX PATCH_SIZE(UPF_MODEL_STEP_MAX)       /* 46 */
+#include "spatial/spatial_passes.h"
 
 static size_t align64(size_t n)
 {
@@ -65,179 +52,6 @@ static size_t align64(size_t n)
 static int clampi(int v, int lo, int hi)
 {
     return v < lo ? lo : v > hi ? hi : v;
-}
-
-upf_result upf__reconstruct_check_sizes(upf_context *ctx, const char *fn, int in_w, int in_h,
-                                        int out_w, int out_h)
-{
-    if (in_w < 1 || in_h < 1 || in_w > UPF_MAX_IMAGE_DIMENSION || in_h > UPF_MAX_IMAGE_DIMENSION)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: input is %dx%d; expected each "
-                         "side in 1..%d", fn, in_w, in_h, UPF_MAX_IMAGE_DIMENSION);
-    if (out_w < 1 || out_h < 1 || out_w > UPF_MAX_IMAGE_DIMENSION ||
-        out_h > UPF_MAX_IMAGE_DIMENSION)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: output is %dx%d; expected each "
-                         "side in 1..%d", fn, out_w, out_h, UPF_MAX_IMAGE_DIMENSION);
-    if (out_w < in_w || out_w > 4LL * in_w || out_h < in_h || out_h > 4LL * in_h)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: output %dx%d is %.4gx%.4g the "
-                         "%dx%d input; expected a ratio of 1 to 4 on each axis", fn, out_w,
-                         out_h, (double)out_w / in_w, (double)out_h / in_h, in_w, in_h);
-    return UPF_OK;
-}
-
-/* ---- the detail map ---------------------------------------------------------------------- */
-
-void upf__detail_map_init(upf__detail_map *map, int step, uint32_t flags, int in_w, int in_h,
-                          float *data)
-{
-    map->data = data;
-    map->step = step;
-    map->flags = flags;
-    map->in_width = in_w;
-    map->in_height = in_h;
-    map->width = (int)((12LL * in_w + step - 1) / step);   /* ceil(in_w * 12 / s) */
-    map->height = (int)((12LL * in_h + step - 1) / step);
-}
-
-size_t upf__detail_map_bytes(int step, int in_w, int in_h)
-{
-    upf__detail_map m;
-    upf__detail_map_init(&m, step, 0, in_w, in_h, NULL);
-    return align64((size_t)m.width * (size_t)m.height * sizeof(float));
-}
-
-/* Per worker: the tile's luma patch, 16 input windows, 16 output windows. */
-#define DETAIL_PATCH_BYTES align64(PATCH_MAX * PATCH_MAX * sizeof(float))
-#define DETAIL_WINDOWS_BYTES (UPF_NET_TILE_WINDOWS * UPF_NET_WINDOW * sizeof(float))
-#define DETAIL_WORKER_BYTES (DETAIL_PATCH_BYTES + 2 * DETAIL_WINDOWS_BYTES)
-
-size_t upf__detail_scratch_bytes(int threads)
-{
-    return (size_t)(threads < 1 ? 1 : threads) * DETAIL_WORKER_BYTES;
-}
-
-typedef struct detail_job {
-    const upf__net_model *model;
-    const upf__sqrt_frame *frame;
-    const upf__detail_map *map;
-    unsigned char *scratch;
-    int tiles_x;
-} detail_job;
-
-static void detail_tile(void *priv, int index, int worker)
-{
-    const detail_job *job = priv;
-    const upf__sqrt_frame *frame = job->frame;
-    const upf__detail_map *map = job->map;
-    const int s = job->model->step, size = PATCH_SIZE(s);
-    const int tx = index % job->tiles_x, ty = index / job->tiles_x;
-    unsigned char *mem = job->scratch + (size_t)worker * DETAIL_WORKER_BYTES;
-    float *patch = (float *)mem;
-    float *win_in = (float *)(mem + DETAIL_PATCH_BYTES);
-    float *win_out = (float *)(mem + DETAIL_PATCH_BYTES + DETAIL_WINDOWS_BYTES);
-    const size_t stride = frame->stride ? frame->stride : (size_t)frame->width;
-
-    /* The tile's luma: input pixels from 4s * tile - border, size 3s + 16, edges repeated. */
-    const int border = UPF_NET_WINDOW_BORDER(s);
-    const int x0 = 4 * s * tx - border, y0 = 4 * s * ty - border;
-    for (int py = 0; py < size; py++) {
-        const uint32_t *row = frame->pixels + (size_t)clampi(y0 + py, 0, frame->height - 1) * stride;
-        for (int px = 0; px < size; px++) {
-            float r, g, b, a;
-            upf_unpack_sqrt1010102(row[clampi(x0 + px, 0, frame->width - 1)], &r, &g, &b, &a);
-            patch[py * size + px] = upf_luma(r, g, b);
-        }
-    }
-
-    /* The windows whose block lies (at least partly) inside the map. */
-    int n = 0, at_x[UPF_NET_TILE_WINDOWS], at_y[UPF_NET_TILE_WINDOWS];
-    for (int wy = 0; wy < 4; wy++) {
-        int dy = UPF_NET_TILE * ty + UPF_NET_BLOCK * wy;
-        if (dy >= map->height)
-            break;
-        for (int wx = 0; wx < 4; wx++) {
-            int dx = UPF_NET_TILE * tx + UPF_NET_BLOCK * wx;
-            if (dx >= map->width)
-                break;
-            float *w = win_in + (size_t)n * UPF_NET_WINDOW;
-            for (int r = 0; r < UPF_NET_DIM; r++)
-                memcpy(w + r * UPF_NET_DIM, patch + (s * wy + r) * size + s * wx,
-                       UPF_NET_DIM * sizeof(float));
-            at_x[n] = dx;
-            at_y[n] = dy;
-            n++;
-        }
-    }
-    upf__net_windows_forward(job->model, win_in, win_out, n);
-
-    /* The top-left 12x12 of each output is the window's block of the map. */
-    for (int k = 0; k < n; k++) {
-        const float *o = win_out + (size_t)k * UPF_NET_WINDOW;
-        int rows = UPF_MIN(UPF_NET_BLOCK, map->height - at_y[k]);
-        int cols = UPF_MIN(UPF_NET_BLOCK, map->width - at_x[k]);
-        for (int r = 0; r < rows; r++)
-            memcpy(map->data + (size_t)(at_y[k] + r) * map->width + at_x[k], o + r * UPF_NET_DIM,
-                   (size_t)cols * sizeof(float));
-    }
-}
-
-static upf_result check_frame(upf_context *ctx, const char *fn, const upf__sqrt_frame *frame)
-{
-    if (!frame || !frame->pixels)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the sqrt frame is NULL", fn);
-    if (frame->width < 1 || frame->height < 1 || frame->width > UPF_MAX_IMAGE_DIMENSION ||
-        frame->height > UPF_MAX_IMAGE_DIMENSION)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the sqrt frame is %dx%d; "
-                         "expected each side in 1..%d", fn, frame->width, frame->height,
-                         UPF_MAX_IMAGE_DIMENSION);
-    if (frame->stride && frame->stride < (size_t)frame->width)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the sqrt frame's stride is %zu "
-                         "pixels, less than its width %d", fn, frame->stride, frame->width);
-    return UPF_OK;
-}
-
-static upf_result check_map(upf_context *ctx, const char *fn, const upf__detail_map *map,
-                            const upf__sqrt_frame *frame)
-{
-    if (!map || !map->data)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the detail map is NULL", fn);
-    upf__detail_map want;
-    upf__detail_map_init(&want, map->step, map->flags, frame->width, frame->height, NULL);
-    if (map->step < UPF_MODEL_STEP_MIN || map->step > UPF_MODEL_STEP_MAX ||
-        map->in_width != frame->width || map->in_height != frame->height ||
-        map->width != want.width || map->height != want.height ||
-        (map->flags & ~UPF_MODEL_FLAGS_KNOWN))
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the detail map is %dx%d for a "
-                         "%dx%d input at step %d, flags 0x%x; expected one made by "
-                         "upf__detail_map_init for the %dx%d frame", fn, map->width, map->height,
-                         map->in_width, map->in_height, map->step, (unsigned)map->flags,
-                         frame->width, frame->height);
-    return UPF_OK;
-}
-
-upf_result upf__make_detail_map(upf_context *ctx, const upf__net_model *model,
-                                const upf__sqrt_frame *frame, const upf__detail_map *map,
-                                void *scratch, size_t scratch_bytes)
-{
-    static const char fn[] = "upf__make_detail_map";
-    upf_result r = check_frame(ctx, fn, frame);
-    if (r != UPF_OK)
-        return r;
-    if (!model)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: model is NULL", fn);
-    if ((r = check_map(ctx, fn, map, frame)) != UPF_OK)
-        return r;
-    if (map->step != model->step)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the detail map is for step %d, "
-                         "the model's step is %d", fn, map->step, model->step);
-    size_t need = upf__detail_scratch_bytes(upf_context_threads(ctx));
-    if (!scratch || scratch_bytes < need)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: scratch of %zu bytes; expected "
-                         "%zu", fn, scratch ? scratch_bytes : 0, need);
-    detail_job job = { model, frame, map, scratch,
-                       (map->width + UPF_NET_TILE - 1) / UPF_NET_TILE };
-    int tiles_y = (map->height + UPF_NET_TILE - 1) / UPF_NET_TILE;
-    upf__parallel_for(ctx, detail_tile, &job, job.tiles_x * tiles_y);
-    return UPF_OK;
 }
 
 /* ---- the base ------------------------------------------------------------------------------ */
@@ -485,10 +299,10 @@ upf_result upf__compose_output(upf_context *ctx, const upf__sqrt_frame *frame,
                                float sharpness, void *scratch, size_t scratch_bytes)
 {
     static const char fn[] = "upf__compose_output";
-    upf_result r = check_frame(ctx, fn, frame);
+    upf_result r = upf__check_sqrt_frame(ctx, fn, frame);
     if (r != UPF_OK)
         return r;
-    if ((r = check_map(ctx, fn, map, frame)) != UPF_OK)
+    if ((r = upf__check_detail_map(ctx, fn, map, frame)) != UPF_OK)
         return r;
     if ((r = upf__check_image(ctx, fn, "destination image", dst, UPF_FMTS_COLOR, 0, 0)) != UPF_OK)
         return r;
@@ -522,6 +336,18 @@ upf_result upf__compose_output(upf_context *ctx, const upf__sqrt_frame *frame,
     return UPF_OK;
 }
 
+upf_result upf__compose_pass(const upf__pass_args *a)
+{
+    const upf__compose_con *con = a->con;
+    const upf__sqrt_frame frame = { a->surface[UPF__SP_FRAME].data, con->in_width,
+                                    con->in_height, 0 };
+    upf__detail_map map;
+    upf__detail_map_init(&map, con->step, con->flags, con->in_width, con->in_height,
+                         a->surface[UPF__SP_DETAIL].data);
+    return upf__compose_output(a->ctx, &frame, &map, a->surface[UPF__SP_DEST].image,
+                               con->sharpness, a->scratch, a->scratch_bytes);
+}
+
 /* ---- both ------------------------------------------------------------------------------- */
 
 size_t upf__reconstruct_scratch_bytes(int threads, int step, int in_w, int in_h, int out_w)
@@ -538,7 +364,7 @@ upf_result upf__reconstruct(upf_context *ctx, const upf__net_model *model,
                             void *scratch, size_t scratch_bytes)
 {
     static const char fn[] = "upf__reconstruct";
-    upf_result r = check_frame(ctx, fn, frame);
+    upf_result r = upf__check_sqrt_frame(ctx, fn, frame);
     if (r != UPF_OK)
         return r;
     if (!model)
