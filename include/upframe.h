@@ -355,12 +355,15 @@ UPF_API upf_result upf_models_info(const upf_models *models, int index, upf_mode
  * The spatial engine (NDSR design, docs/SPATIAL.md): one aliased frame in, a larger one out.
  *
  * Passes, each on its own intermediate image (docs/ARCHITECTURE.md):
- *   convert  the input, any colour format, to linear float RGBA (clamped to [0, 1])
+ *   convert  the input, any colour format, to linear float RGBA in [0, 1]
  *   edges    SMAA luma edge detection on the sqrt-encoded colour, packed into bit masks
  *   weights  SMAA 1x blending weights (orthogonal + diagonal patterns, our area table)
  *   blend    SMAA neighbourhood blending in linear light, then sqrt-encoded 10:10:10:2
  *   detail   the network: 16x16 luma windows -> 12x12 blocks of detail
  *   compose  bilinear sample of the sqrt frame + detail, squared, then the sharpen
+ * The 10:10:10:2 frame holds colour in [0, 1] and 2 bits of alpha, so alpha is carried
+ * beside it at full precision (the input's, filtered as the colour's base), and a frame with
+ * values above 1 is tone-mapped around the passes (docs/SPATIAL.md).
  * ------------------------------------------------------------------------------------- */
 
 typedef enum upf_spatial_pass {
@@ -406,13 +409,26 @@ typedef struct upf_spatial upf_spatial;
  * Thread-safety: context-serialised. */
 UPF_API upf_spatial *upf_spatial_create(upf_context *ctx, const upf_spatial_params *params);
 
+/* The bytes upf_spatial_create would take for `params` on this context's threads (every
+ * intermediate image and scratch buffer, and the built-in models when params->models is
+ * NULL), without taking them: to say what a size costs before committing to it. The pixel
+ * limit is not applied here. Thread-safety: context-serialised. */
+UPF_API upf_result upf_spatial_memory(upf_context *ctx, const upf_spatial_params *params,
+                                      size_t *bytes);
+
 /* Thread-safety: context-serialised. Accepts NULL and a pointer to NULL. */
 UPF_API void upf_spatial_destroy(upf_spatial **spatial);
 
 /* Upscales `src` (the size given at creation, any colour format, linear light unless an sRGB
  * format) into `dst` (the size given at creation, any colour format). Float input must be
- * finite (UPF_ERROR_BAD_DATA names the first pixel that is not); it is clamped to [0, 1]
- * (tone-map HDR frames first). Thread-safety: context-serialised. */
+ * finite (UPF_ERROR_BAD_DATA names the first pixel that is not). A frame with values above 1
+ * (HDR) is tone-mapped c / (1 + max(c)) per pixel before the passes and restored after them,
+ * so its highlights come back (with about 1% of their value as precision at 100x white, the
+ * frame's 10 bits spread over the tone curve); a frame within [0, 1] is not touched by this,
+ * bit for bit. Negative values are not light: they are clamped to 0, with a warning in the
+ * log saying how many and where. Alpha keeps its full precision. Thread-safety:
+ * context-serialised; a second call on the same engine while one runs on another thread
+ * fails with UPF_ERROR_INVALID_ARGUMENT. */
 UPF_API upf_result upf_spatial_run(upf_spatial *spatial, const upf_image *src,
                                    const upf_image *dst);
 

@@ -689,35 +689,11 @@ static void test_no_allocation_in_run(test_rng *rng)
     free(src.data), free(dst.data);
 }
 
-/* Live bytes through an allocator that keeps each block's size in front of it. */
-static atomic_llong live_bytes;
-static void *sizing_alloc(void *priv, size_t size, size_t alignment)
-{
-    (void)priv;
-    char *p = aligned_alloc(alignment, (size + 2 * alignment - 1) / alignment * alignment);
-    if (!p)
-        return NULL;
-    memcpy(p, &size, sizeof size);
-    atomic_fetch_add(&live_bytes, (long long)size);
-    return p + alignment; /* the library asks for 64 every time */
-}
-static void sizing_free(void *priv, void *ptr)
-{
-    (void)priv;
-    if (!ptr)
-        return;
-    char *p = (char *)ptr - 64;
-    size_t size;
-    memcpy(&size, p, sizeof size);
-    atomic_fetch_sub(&live_bytes, (long long)size);
-    free(p);
-}
-
 /* Issue 10, item 7: upf_resampler_memory says, before anything is taken, exactly the bytes
  * a resampler then holds. */
 static void test_memory_query(test_rng *rng)
 {
-    const upf_allocator a = { NULL, sizing_alloc, sizing_free };
+    const upf_allocator a = TEST_SIZING_ALLOCATOR;
     for (int threads = 1; threads <= 3; threads += 2) {
         upf_context *ctx = upf_context_create(upf_context_params(.threads = threads, .allocator = &a));
         CHECK(ctx != NULL);
@@ -727,10 +703,10 @@ static void test_memory_query(test_rng *rng)
                                        (upf_filter)test_rand_int(rng, 0, 3) };
             size_t bytes = 0;
             CHECK_OK(ctx, upf_resampler_memory(ctx, &p, &bytes));
-            long long before = atomic_load(&live_bytes);
+            long long before = atomic_load(&test_live_bytes);
             upf_resampler *r = upf_resampler_create(ctx, &p);
             CHECK(r != NULL);
-            long long held = atomic_load(&live_bytes) - before;
+            long long held = atomic_load(&test_live_bytes) - before;
             CHECKF(held == (long long)bytes, "%dx%d -> %dx%d %s: memory query %zu, holds %lld",
                    p.src_width, p.src_height, p.dst_width, p.dst_height,
                    upf_filter_name(p.filter), bytes, held);
@@ -747,7 +723,7 @@ static void test_memory_query(test_rng *rng)
                     UPF_ERROR_INVALID_ARGUMENT, "bytes is NULL");
         upf_context_destroy(&ctx);
     }
-    CHECK_EQ_INT(atomic_load(&live_bytes), 0);
+    CHECK_EQ_INT(atomic_load(&test_live_bytes), 0);
 }
 
 /* Issue 10, item 5: strided views whose rows interleave without touching (two fields of one
@@ -781,31 +757,7 @@ static void test_interleaved_rows(upf_context *ctx, test_rng *rng)
 }
 
 /* Issue 10, item 6: a second run on a resampler while one is in progress on another thread
- * is refused instead of sharing its buffers. A host parallel-for holds the first run inside
- * the resampler until the second has been tried. */
-typedef struct hold_state {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    int inside, release;
-} hold_state;
-static void holding_parallel_for(void *priv, upf_task_fn task, void *task_priv, int count)
-{
-    hold_state *h = priv;
-    pthread_mutex_lock(&h->lock);
-    if (h->inside) { /* a second run got in (the bug): let it through, so the check fails */
-        pthread_mutex_unlock(&h->lock);
-        for (int i = 0; i < count; i++)
-            task(task_priv, i, 0);
-        return;
-    }
-    h->inside = 1;
-    pthread_cond_broadcast(&h->cond);
-    while (!h->release)
-        pthread_cond_wait(&h->cond, &h->lock);
-    pthread_mutex_unlock(&h->lock);
-    for (int i = 0; i < count; i++)
-        task(task_priv, i, 0);
-}
+ * is refused instead of sharing its buffers (test_hold holds the first run inside). */
 typedef struct run_args {
     upf_resampler *r;
     upf_image *src, *dst;
@@ -819,9 +771,9 @@ static void *run_thread(void *arg)
 }
 static void test_in_use(test_rng *rng)
 {
-    hold_state h = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 };
+    test_hold h = TEST_HOLD_INIT;
     upf_context *ctx = upf_context_create(upf_context_params(.threads = 1,
-        .parallel_for = holding_parallel_for, .parallel_for_priv = &h));
+        .parallel_for = test_hold_parallel_for, .parallel_for_priv = &h));
     upf_resampler *r = upf_resampler_create(ctx, upf_resampler_params(
         .src_width = 20, .src_height = 20, .dst_width = 30, .dst_height = 30));
     upf_image src = image_new(20, 20, UPF_FORMAT_RGBA8_SRGB, 0);
@@ -830,17 +782,10 @@ static void test_in_use(test_rng *rng)
     run_args first = { r, &src, &dst, UPF_ERROR_INTERNAL };
     pthread_t t;
     CHECK(pthread_create(&t, NULL, run_thread, &first) == 0);
-    pthread_mutex_lock(&h.lock);
-    while (!h.inside)
-        pthread_cond_wait(&h.cond, &h.lock);
-    pthread_mutex_unlock(&h.lock);
-    /* The first run is inside the resampler now. */
+    test_hold_wait(&h); /* the first run is inside the resampler now */
     CHECK_FAILS(ctx, upf_resampler_run(r, &src, &dst2), UPF_ERROR_INVALID_ARGUMENT,
                 "upf_resampler_run: the resampler is already running a call on another thread");
-    pthread_mutex_lock(&h.lock);
-    h.release = 1;
-    pthread_cond_broadcast(&h.cond);
-    pthread_mutex_unlock(&h.lock);
+    test_hold_release(&h);
     pthread_join(t, NULL);
     CHECK_EQ_INT(first.result, UPF_OK);
     CHECK_OK(ctx, upf_resampler_run(r, &src, &dst2)); /* free again */

@@ -10,6 +10,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -148,6 +150,82 @@ static inline upf_context *test_context(int threads)
     return upf_context_create(upf_context_params(.threads = threads,
                                                  .log = verbose ? upf_log_stderr : NULL,
                                                  .log_level = UPF_LOG_DEBUG));
+}
+
+/* ---- memory an object holds --------------------------------------------------------------- *
+ * An allocator that keeps each block's size in front of it and counts the live bytes, to hold
+ * a memory query (upf_*_memory) against what an object really takes. */
+static atomic_llong test_live_bytes;
+
+static inline void *test_sizing_alloc(void *priv, size_t size, size_t alignment)
+{
+    (void)priv;
+    char *p = aligned_alloc(alignment, (size + 2 * alignment - 1) / alignment * alignment);
+    if (!p)
+        return NULL;
+    memcpy(p, &size, sizeof size);
+    atomic_fetch_add(&test_live_bytes, (long long)size);
+    return p + alignment; /* the library asks for 64 every time */
+}
+
+static inline void test_sizing_free(void *priv, void *ptr)
+{
+    (void)priv;
+    if (!ptr)
+        return;
+    char *p = (char *)ptr - 64;
+    size_t size;
+    memcpy(&size, p, sizeof size);
+    atomic_fetch_sub(&test_live_bytes, (long long)size);
+    free(p);
+}
+
+#define TEST_SIZING_ALLOCATOR { NULL, test_sizing_alloc, test_sizing_free }
+
+/* ---- two calls at once (in-use flags) ------------------------------------------------------ *
+ * A host parallel-for that holds the first call made through it until test_hold_release(),
+ * so a test can make a second call on the same object while the first is inside it. A call
+ * that arrives while one is held runs straight through (so a missing in-use check shows as a
+ * second call that succeeds, not as a hang). */
+typedef struct test_hold {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int inside, release;
+} test_hold;
+
+#define TEST_HOLD_INIT { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 }
+
+static inline void test_hold_parallel_for(void *priv, upf_task_fn task, void *task_priv,
+                                          int count)
+{
+    test_hold *h = priv;
+    pthread_mutex_lock(&h->lock);
+    if (!h->inside) {
+        h->inside = 1;
+        pthread_cond_broadcast(&h->cond);
+        while (!h->release)
+            pthread_cond_wait(&h->cond, &h->lock);
+    }
+    pthread_mutex_unlock(&h->lock);
+    for (int i = 0; i < count; i++)
+        task(task_priv, i, 0);
+}
+
+/* Waits until a call is held inside. */
+static inline void test_hold_wait(test_hold *h)
+{
+    pthread_mutex_lock(&h->lock);
+    while (!h->inside)
+        pthread_cond_wait(&h->cond, &h->lock);
+    pthread_mutex_unlock(&h->lock);
+}
+
+static inline void test_hold_release(test_hold *h)
+{
+    pthread_mutex_lock(&h->lock);
+    h->release = 1;
+    pthread_cond_broadcast(&h->cond);
+    pthread_mutex_unlock(&h->lock);
 }
 
 /* ---- running the `upframe` tool (end-to-end tests) -------------------------------------- */

@@ -33,9 +33,9 @@ static const char upscale_help[] =
     "  --engine NAME      spatial: the NDSR engine (SMAA + network; ratios 1..4);\n"
     "                     lanczos, bicubic (Catmull-Rom) or bilinear: classic resampling\n"
     "                     in linear light. Default: spatial when the build has its\n"
-    "                     models and the ratio is 1..4, else lanczos (also for pictures\n"
-    "                     with translucent alpha or values outside 0..1, which the spatial\n"
-    "                     engine would not keep; a note says so)\n"
+    "                     models and the ratio is 1..4, else lanczos. Alpha keeps its\n"
+    "                     precision; HDR (PFM values above 1) is tone-mapped around the\n"
+    "                     spatial engine and restored; negative values become 0 (a warning)\n"
     "  --sharpness K      spatial: the final sharpen, 0 (off) .. 4; 1 (default) is the\n"
     "                     shipped look\n"
     "  --model FILE       spatial: use the models in FILE instead of the built-in ones\n"
@@ -177,24 +177,6 @@ static void float_range(const imageio_image *img, float *lo, float *hi)
         }
 }
 
-/* Whether any pixel is not fully opaque. */
-static bool translucent(const imageio_image *img)
-{
-    size_t n = (size_t)img->img.width * img->img.height;
-    if (img->img.format == UPF_FORMAT_RGBA8_SRGB) {
-        const uint8_t *p = img->img.data;
-        for (size_t i = 0; i < n; i++)
-            if (p[4 * i + 3] != 255)
-                return true;
-    } else if (img->img.format == UPF_FORMAT_RGBA16_SRGB) {
-        const uint16_t *p = img->img.data;
-        for (size_t i = 0; i < n; i++)
-            if (p[4 * i + 3] != 65535)
-                return true;
-    }
-    return false;
-}
-
 /* Writes the spatial engine's intermediate images into DIR (--debug-passes); every file and
  * the folder (if made here) go on the undo list. */
 static int write_debug_passes(upf_spatial *sp, upf_context *ctx, const char *dir)
@@ -264,22 +246,28 @@ static int cache_get(engine_cache *ec, upf_context *ctx, const engine_name *engi
         ec->out_h == out_h)
         return CLI_EXIT_OK;
     cache_clear(ec);
+    /* What the engine will take, said before it takes it when that is a lot. */
+    const upf_spatial_params *sp = upf_spatial_params(
+        .src_width = in_w, .src_height = in_h, .dst_width = out_w, .dst_height = out_h,
+        .sharpness = (float)sharpness, .models = ec->models);
+    const upf_resampler_params *rp = upf_resampler_params(
+        .src_width = in_w, .src_height = in_h, .dst_width = out_w, .dst_height = out_h,
+        .filter = engine->filter);
+    upf_result known = engine == SPATIAL ? upf_spatial_memory(ctx, sp, memory)
+                                         : upf_resampler_memory(ctx, rp, memory);
+    if (known != UPF_OK)
+        *memory = 0;
+    if (*memory > ((size_t)2 << 30)) {
+        char b[32];
+        cli_note("upscale", "the %s engine takes %s for %dx%d -> %dx%d", engine->name,
+                 cli_bytes_text(b, sizeof b, (double)*memory), in_w, in_h, out_w, out_h);
+    }
     if (engine == SPATIAL) {
-        ec->sp = upf_spatial_create(ctx, upf_spatial_params(
-            .src_width = in_w, .src_height = in_h, .dst_width = out_w, .dst_height = out_h,
-            .sharpness = (float)sharpness, .models = ec->models));
+        ec->sp = upf_spatial_create(ctx, sp);
         if (!ec->sp)
             return cli_fail_upf("upscale", ctx, upf_context_last_error(ctx, NULL));
     } else {
-        const upf_resampler_params *p = upf_resampler_params(
-            .src_width = in_w, .src_height = in_h, .dst_width = out_w, .dst_height = out_h,
-            .filter = engine->filter);
-        if (upf_resampler_memory(ctx, p, memory) == UPF_OK && *memory > ((size_t)2 << 30)) {
-            char b[32];
-            cli_note("upscale", "the %s engine takes %s for %dx%d -> %dx%d", engine->name,
-                     cli_bytes_text(b, sizeof b, (double)*memory), in_w, in_h, out_w, out_h);
-        }
-        ec->rs = upf_resampler_create(ctx, p);
+        ec->rs = upf_resampler_create(ctx, rp);
         if (!ec->rs)
             return cli_fail_upf("upscale", ctx, upf_context_last_error(ctx, NULL));
     }
@@ -338,9 +326,6 @@ static int upscale_one(const upscale_args *a, engine_cache *ec, upf_context *ctx
     /* The engine: the one asked for, else the best for this picture. */
     const engine_name *engine = a->engine;
     bool ratio_ok = out_w >= in_w && out_h >= in_h && out_w <= 4.0 * in_w && out_h <= 4.0 * in_h;
-    float lo, hi;
-    float_range(&src, &lo, &hi);
-    bool hdr = lo < 0 || hi > 1, alpha = translucent(&src);
     if ((engine == SPATIAL || (!engine && a->spatial_options)) && !ratio_ok) {
         imageio_free(&src);
         return cli_usage(cmd, "%s %s: the spatial engine makes frames 1 to 4 times bigger on "
@@ -348,29 +333,14 @@ static int upscale_one(const upscale_args *a, engine_cache *ec, upf_context *ctx
                          "ratios", a->scale > 0 ? "--scale" : "--size",
                          a->scale > 0 ? a->scale_s : a->size_s, in, in_w, in_h, out_w, out_h);
     }
-    if (!engine) {
+    if (!engine)
         engine = a->spatial_options || spatial_fits(ec, ctx, in_w, in_h, out_w, out_h) ? SPATIAL
                                                                                       : LANCZOS;
-        if (engine == SPATIAL && !a->spatial_options && (hdr || alpha)) {
-            engine = LANCZOS;
-            if (hdr)
-                cli_note(cmd, "%s holds values from %g to %g, outside 0..1 (HDR): the spatial "
-                         "engine would clip them, so it is upscaled with lanczos", fr->in,
-                         (double)lo, (double)hi);
-            else
-                cli_note(cmd, "%s has translucent pixels: the spatial engine keeps only 2 "
-                         "bits of alpha, so it is upscaled with lanczos", fr->in);
-        }
-    }
-    if (engine == SPATIAL && hdr) {
-        imageio_free(&src);
-        return cli_fail(cmd, CLI_EXIT_BAD_INPUT, "%s holds values from %g to %g; the spatial "
-                        "engine takes 0..1 and would clip them (expected --engine lanczos, or "
-                        "a tone-mapped picture)", in, (double)lo, (double)hi);
-    }
-    if (engine == SPATIAL && alpha)
-        cli_note(cmd, "%s has translucent pixels: the spatial engine keeps only 2 bits of "
-                 "alpha (--engine lanczos keeps all of it)", fr->in);
+    float lo, hi;
+    float_range(&src, &lo, &hi);
+    if (engine == SPATIAL && hi > 1)
+        cli_note(cmd, "%s holds values up to %g (HDR): the spatial engine tone-maps them "
+                 "c / (1 + max(c)) around its passes and restores them", fr->in, (double)hi);
     fr->engine = engine;
 
     /* The output's format, and what to say about it. */
