@@ -413,7 +413,7 @@ static void test_messages(void)
     CHECK_EQ_INT(count_in(TMP("full"), ""), 0);
 
     /* bench --runs 1 times ImageMagick when it is there (convert -bench 1 prints nothing). */
-    if (test_run_tool_cmdline("help >/dev/null; command -v convert >/dev/null") == 0) {
+    if (test_exit_code(system("command -v convert >/dev/null 2>&1")) == 0) {
         RUN(0, "bench", "--size", "32x18", "--runs", "1", "--threads", "1");
         CHECKF(strstr(test_tool_out(), "ImageMagick convert") &&
                !strstr(test_tool_out(), "not run"), "%s", test_tool_out());
