@@ -15,6 +15,8 @@ PREFIX ?= /usr/local
 FUZZ_SECONDS ?= 30
 CMAKE_FLAGS ?=
 
+# Optional: a folder of real game frames (V_lr_WxH.png beside V_ref_1920x1080.png) kept
+# outside the repository (game art is not ours to ship); make quality scores them when present.
 REAL_FRAMES ?= ../shared/data/real
 
 .PHONY: all build demo test check test-release test-sanitize test-fuzz install clean quality \

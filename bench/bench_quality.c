@@ -1,6 +1,6 @@
 /* bench_quality.c: makes docs/QUALITY.md: every upscaler against the reference, at ratios 1.2,
- * 1.5, 2 and 3, on the scene renderer's evaluation views and on the real game frames of
- * ../shared/data/real when they are there; PSNR, SSIM and FLIP per upscaler and ratio, and
+ * 1.5, 2 and 3, on the scene renderer's evaluation views and on real game frames (--real DIR:
+ * development frames kept outside the repository) when they are given; PSNR, SSIM and FLIP per upscaler and ratio, and
  * contact sheets of crops to look at. `make quality` runs it; its output is the whole file.
  *
  *   bench_quality --out DOCS_DIR [--real DIR] [--models FILE] [--spp N] [--threads N]
@@ -246,7 +246,7 @@ static void write_table(const table *t)
 static void run_real(const char *dir, int *view_count)
 {
     static const char *const lr[N_RATIOS] = { "1600x900", "1280x720", "960x540", "640x360" };
-    table t = { .title = "Real game frames (OpenArena, ../shared/data/real)" };
+    table t = { .title = "Real game frames (OpenArena)" };
     char path[4096], err[IMAGEIO_ERR_SIZE];
     int views = 0;
     for (int v = 1; v <= 99; v++) {
@@ -483,11 +483,12 @@ int main(int argc, char **argv)
     int real_views = 0;
     if (real_dir) {
         fprintf(md, "\n## Real game frames\n\nFour views of one OpenArena map "
-                    "(../shared/data/real/README.md): each rendered natively at 1600x900, "
+                    "(development frames kept outside the repository: the game's art is GPL-2+): "
+                    "each rendered natively at 1600x900, "
                     "1280x720, 960x540 and 640x360 (no anti-aliasing, mip-mapped at its own "
                     "size: bias 0) against a 1920x1080 reference made at 7680x4320 and "
                     "box-filtered 4x4. The reference carries texture detail the small renders "
-                    "never sampled (research/calibration.md), which no spatial upscaler can "
+                    "never sampled (docs/SPATIAL.md), which no spatial upscaler can "
                     "recover. Never used for training.\n");
         run_real(real_dir, &real_views);
         if (!real_views)

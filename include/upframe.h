@@ -92,7 +92,15 @@ typedef struct upf_context_params {
     upf_parallel_for_fn parallel_for; /* NULL: the context runs its own pool of `threads` */
     void *parallel_for_priv;   /* passed to `parallel_for` */
     const upf_allocator *allocator; /* NULL: the C library's aligned_alloc/free */
+    size_t max_pixels;         /* the largest image (width x height) a call takes or an
+                                * object is made for; 0: UPF_DEFAULT_MAX_PIXELS; at most
+                                * 16384 x 16384 */
 } upf_context_params;
+
+/* The default pixel limit: 2^27 = 134217728 pixels (16384 x 8192; a 4x upscale of
+ * 3840x2160 fits). Like libspng's and ImageMagick's limits, it stops a small file that
+ * claims a huge picture from taking gigabytes; raise max_pixels for larger work. */
+#define UPF_DEFAULT_MAX_PIXELS ((size_t)1 << 27)
 
 /* Builds a params struct in place: upf_context_params(.threads = 2, .log = upf_log_stderr).
  * Unnamed fields are zero, which means "default" for every field. */
@@ -109,8 +117,11 @@ typedef struct upf_context upf_context;
  * reason goes to params->log). `params` may be NULL. Thread-safety: safe. */
 UPF_API upf_context *upf_context_create(const upf_context_params *params);
 
-/* Destroys *ctx (after every object made from it) and sets it to NULL. Accepts NULL and a
- * pointer to NULL. Thread-safety: context-serialised. */
+/* Destroys *ctx and sets it to NULL. Accepts NULL and a pointer to NULL. Every object made
+ * from the context must be destroyed first: while one lives, the call refuses (freeing the
+ * context under it would leave it a dangling pointer): it logs and records an error
+ * (upf_context_last_error), destroys nothing and leaves *ctx as it was, still usable.
+ * Thread-safety: context-serialised. */
 UPF_API void upf_context_destroy(upf_context **ctx);
 
 /* The result of the last failed call on this context and its message (valid until the next
@@ -143,7 +154,12 @@ typedef enum upf_format {
 /* The largest width or height any function accepts. */
 #define UPF_MAX_IMAGE_DIMENSION 16384
 
-/* A view of pixels the caller owns. Row y starts at (char *)data + y * stride. */
+/* A view of pixels the caller owns. Row y starts at (char *)data + y * stride.
+ * Any alignment is accepted: `data` and `stride` need not be multiples of a channel's size
+ * (16-bit and float channels are read and written byte-wise safely, at full speed when
+ * aligned). The rows must lie inside the address space: (height - 1) * stride + width *
+ * bytes per pixel may not overflow, nor run past the highest address (refused with
+ * UPF_ERROR_INVALID_ARGUMENT). */
 typedef struct upf_image {
     void *data;
     int width;
@@ -199,15 +215,23 @@ typedef struct upf_resampler upf_resampler;
  * (see upf_context_last_error). Thread-safety: context-serialised. */
 UPF_API upf_resampler *upf_resampler_create(upf_context *ctx, const upf_resampler_params *params);
 
+/* The bytes upf_resampler_create would take for `params` on this context's threads (its
+ * tap tables, intermediate image and per-thread rows), without taking them: to say what a
+ * size costs before committing to it. The pixel limit is not applied here. Thread-safety:
+ * context-serialised. */
+UPF_API upf_result upf_resampler_memory(upf_context *ctx, const upf_resampler_params *params,
+                                        size_t *bytes);
+
 /* Thread-safety: context-serialised. Accepts NULL and a pointer to NULL. */
 UPF_API void upf_resampler_destroy(upf_resampler **resampler);
 
 /* Resamples `src` (the size given at creation, any colour format) into `dst` (the size given
  * at creation, any colour format), over the context's threads. Float input must be finite
  * (UPF_ERROR_BAD_DATA names the first pixel that is not); output is clamped to the range of
- * an integer format. `src` and `dst` must not overlap in memory. On failure the content of
- * `dst` is unspecified. The result does not depend on the number of threads. Thread-safety:
- * context-serialised. */
+ * an integer format. `src` and `dst` must not overlap in memory (rows of strided views may
+ * interleave). On failure the content of `dst` is unspecified. The result does not depend on
+ * the number of threads. Thread-safety: context-serialised; a second call on the same
+ * resampler while one runs on another thread fails with UPF_ERROR_INVALID_ARGUMENT. */
 UPF_API upf_result upf_resampler_run(upf_resampler *resampler, const upf_image *src,
                                      const upf_image *dst);
 
@@ -289,7 +313,7 @@ UPF_API upf_result upf_metric_shimmer(upf_context *ctx, const upf_image *frames,
  * ------------------------------------------------------------------------------------- */
 
 /* Model flags (upf_model_info.flags). A model with no flags runs exactly the
- * NDSR design as DESIGN.md specifies it. */
+ * NDSR design as docs/SPATIAL.md specifies it. */
 #define UPF_MODEL_FLAG_WINDOW_MEAN 0x1u /* each window's mean luma is subtracted (x4) first */
 #define UPF_MODEL_FLAG_CUBIC_BASE 0x2u  /* the detail is added to a Catmull-Rom sample of the
                                          * frame in linear light, not a bilinear one in sqrt
@@ -328,15 +352,18 @@ UPF_API upf_result upf_models_info(const upf_models *models, int index, upf_mode
 
 
 /* ---------------------------------------------------------------------------------------
- * The spatial engine (NDSR design, DESIGN.md): one aliased frame in, a larger one out.
+ * The spatial engine (NDSR design, docs/SPATIAL.md): one aliased frame in, a larger one out.
  *
  * Passes, each on its own intermediate image (docs/ARCHITECTURE.md):
- *   convert  the input, any colour format, to linear float RGBA (clamped to [0, 1])
+ *   convert  the input, any colour format, to linear float RGBA in [0, 1]
  *   edges    SMAA luma edge detection on the sqrt-encoded colour, packed into bit masks
  *   weights  SMAA 1x blending weights (orthogonal + diagonal patterns, our area table)
  *   blend    SMAA neighbourhood blending in linear light, then sqrt-encoded 10:10:10:2
  *   detail   the network: 16x16 luma windows -> 12x12 blocks of detail
  *   compose  bilinear sample of the sqrt frame + detail, squared, then the sharpen
+ * The 10:10:10:2 frame holds colour in [0, 1] and 2 bits of alpha, so alpha is carried
+ * beside it at full precision (the input's, filtered as the colour's base), and a frame with
+ * values above 1 is tone-mapped around the passes (docs/SPATIAL.md).
  * ------------------------------------------------------------------------------------- */
 
 typedef enum upf_spatial_pass {
@@ -382,13 +409,26 @@ typedef struct upf_spatial upf_spatial;
  * Thread-safety: context-serialised. */
 UPF_API upf_spatial *upf_spatial_create(upf_context *ctx, const upf_spatial_params *params);
 
+/* The bytes upf_spatial_create would take for `params` on this context's threads (every
+ * intermediate image and scratch buffer, and the built-in models when params->models is
+ * NULL), without taking them: to say what a size costs before committing to it. The pixel
+ * limit is not applied here. Thread-safety: context-serialised. */
+UPF_API upf_result upf_spatial_memory(upf_context *ctx, const upf_spatial_params *params,
+                                      size_t *bytes);
+
 /* Thread-safety: context-serialised. Accepts NULL and a pointer to NULL. */
 UPF_API void upf_spatial_destroy(upf_spatial **spatial);
 
 /* Upscales `src` (the size given at creation, any colour format, linear light unless an sRGB
  * format) into `dst` (the size given at creation, any colour format). Float input must be
- * finite (UPF_ERROR_BAD_DATA names the first pixel that is not); it is clamped to [0, 1]
- * (tone-map HDR frames first). Thread-safety: context-serialised. */
+ * finite (UPF_ERROR_BAD_DATA names the first pixel that is not). A frame with values above 1
+ * (HDR) is tone-mapped c / (1 + max(c)) per pixel before the passes and restored after them,
+ * so its highlights come back (with about 1% of their value as precision at 100x white, the
+ * frame's 10 bits spread over the tone curve); a frame within [0, 1] is not touched by this,
+ * bit for bit. Negative values are not light: they are clamped to 0, with a warning in the
+ * log saying how many and where. Alpha keeps its full precision. Thread-safety:
+ * context-serialised; a second call on the same engine while one runs on another thread
+ * fails with UPF_ERROR_INVALID_ARGUMENT. */
 UPF_API upf_result upf_spatial_run(upf_spatial *spatial, const upf_image *src,
                                    const upf_image *dst);
 

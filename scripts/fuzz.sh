@@ -4,8 +4,9 @@
 #   scripts/fuzz.sh BUILD_DIR SECONDS
 #
 # BUILD_DIR was configured with -DUPF_FUZZ=ON and clang (`make test-fuzz` does that). For each
-# reader (png, jpeg, pfm, model, sidecar, sequence) it first replays the saved crashers
-# (fuzz/crashers/<reader>/), then fuzzes for SECONDS on a copy of the seed corpus in BUILD_DIR/fuzz-run/<reader>/corpus (kept
+# reader (png, jpeg, pfm, model, image: the front door, sidecar, sequence) it first replays
+# the saved crashers (fuzz/crashers/<reader>/), then fuzzes for SECONDS on a copy of the
+# seed corpus in BUILD_DIR/fuzz-run/<reader>/corpus (kept
 # between runs, so what one run finds seeds the next), with the reader's dictionary. Findings
 # go to BUILD_DIR/fuzz-run/<reader>/artifacts/ and the log to .../log.txt. Prints executions,
 # time and coverage per fuzzer; exits 1 if any fuzzer crashed, leaked, timed out or ran out of
@@ -25,7 +26,7 @@ esac
 src=$(cd "$(dirname "$0")/.." && pwd)
 
 status=0
-for reader in png jpeg pfm model sidecar sequence; do
+for reader in png jpeg pfm model image sidecar sequence; do
     bin=$build/fuzz/fuzz_$reader
     if [ ! -x "$bin" ]; then
         echo "fuzz.sh: $bin not found; expected a build configured with -DUPF_FUZZ=ON" >&2
@@ -34,6 +35,9 @@ for reader in png jpeg pfm model sidecar sequence; do
     run=$build/fuzz-run/$reader
     mkdir -p "$run/corpus" "$run/artifacts"
     cp "$src/fuzz/corpus/$reader/"* "$run/corpus/"
+    if [ "$reader" = image ]; then # the front door starts from every image reader's seeds
+        cp "$src/fuzz/corpus/png/"* "$src/fuzz/corpus/jpeg/"* "$src/fuzz/corpus/pfm/"* "$run/corpus/"
+    fi
     log=$run/log.txt
     # -rss_limit_mb: libFuzzer's default, stated; -timeout: seconds one input may take.
     opts="-rss_limit_mb=2048 -timeout=20 -print_final_stats=1 -artifact_prefix=$run/artifacts/"

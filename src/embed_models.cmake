@@ -1,4 +1,4 @@
-# embed_models.cmake: compiles the default model set into the library (DESIGN.md "Models":
+# embed_models.cmake: compiles the default model set into the library (docs/SPATIAL.md "Models":
 # "The default seven are embedded in the library so nothing needs a file").
 #
 # Reads models/default.upfm (a model file, docs/MODELS.md), if it exists, and writes

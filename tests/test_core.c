@@ -393,6 +393,136 @@ static void test_images(test_rng *rng)
     upf_context_destroy(&ctx);
 }
 
+/* Issue 10, item 5: strides near SIZE_MAX / height and misaligned 16-bit and float rows. */
+static void test_image_bounds(test_rng *rng)
+{
+    upf_context *ctx = test_context(1);
+    uint8_t px[64];
+    /* Rows that would wrap around the address space are refused by name, not followed. */
+    upf_image img = { px, 2, 3, SIZE_MAX / 2 + 1, UPF_FORMAT_RGBA8_SRGB }; /* 2 strides overflow */
+    CHECK_FAILS(ctx, upf__check_image(ctx, "f", "input", &img, UPF_FMTS_COLOR, 0, 0),
+                UPF_ERROR_INVALID_ARGUMENT, "input's rows run past the end of the address space");
+    img.stride = SIZE_MAX / 2 - 8; /* (height - 1) * stride fits in size_t, the pointer does not */
+    CHECK_FAILS(ctx, upf__check_image(ctx, "f", "input", &img, UPF_FMTS_COLOR, 0, 0),
+                UPF_ERROR_INVALID_ARGUMENT, "run past the end of the address space");
+    upf_image big = { px, 2, 3, SIZE_MAX / 2 - 8, UPF_FORMAT_RGBA8_SRGB };
+    uint8_t dst[4 * 4 * 4];
+    upf_image small = { dst, 4, 4, 0, UPF_FORMAT_RGBA8_SRGB };
+    CHECK_FAILS(ctx, upf_resample(ctx, &big, &small, UPF_FILTER_BILINEAR),
+                UPF_ERROR_INVALID_ARGUMENT, "address space");
+
+    /* 16-bit and float rows at odd addresses and strides convert exactly as aligned ones
+     * (they were read through misaligned pointers: undefined behaviour, flagged by UBSan). */
+    static const upf_format fmts[] = { UPF_FORMAT_RGBA16_SRGB, UPF_FORMAT_RGBA16_UNORM,
+                                       UPF_FORMAT_RGBA16F, UPF_FORMAT_RGBA32F };
+    for (size_t k = 0; k < sizeof fmts / sizeof fmts[0]; k++) {
+        const int w = 7, h = 3;
+        const size_t bpp = upf_format_bytes_per_pixel(fmts[k]), row = w * bpp;
+        unsigned char *aligned = calloc(1, row * h), *odd = calloc(1, (row + 3) * h + 1);
+        float *lin_a = malloc(sizeof(float) * 4 * w), *lin_b = malloc(sizeof(float) * 4 * w);
+        for (size_t i = 0; i < row * h; i++)
+            aligned[i] = (unsigned char)test_rand_u32(rng);
+        if (fmts[k] == UPF_FORMAT_RGBA16F || fmts[k] == UPF_FORMAT_RGBA32F) /* finite values */
+            for (size_t i = 0; i < row * h / 4; i++) {
+                if (fmts[k] == UPF_FORMAT_RGBA16F)
+                    ((uint16_t *)aligned)[2 * i] &= 0xbbff, ((uint16_t *)aligned)[2 * i + 1] &= 0xbbff;
+                else
+                    ((float *)aligned)[i] = test_rand_float(rng) * 4 - 2;
+            }
+        for (int y = 0; y < h; y++)
+            memcpy(odd + 1 + (size_t)y * (row + 3), aligned + (size_t)y * row, row);
+        upf_image a = { aligned, w, h, 0, fmts[k] }, b = { odd + 1, w, h, row + 3, fmts[k] };
+        CHECK_OK(ctx, upf__check_image(ctx, "f", "odd", &b, UPF_FMTS_COLOR, 0, 0));
+        bool same = true;
+        for (int y = 0; y < h; y++) {
+            CHECK(upf__row_to_linear(&a, y, 0, w, lin_a) == -1);
+            CHECK(upf__row_to_linear(&b, y, 0, w, lin_b) == -1);
+            same &= memcmp(lin_a, lin_b, sizeof(float) * 4 * w) == 0;
+            upf__row_from_linear(&b, y, 0, w, lin_a);
+            same &= memcmp(odd + 1 + (size_t)y * (row + 3), aligned + (size_t)y * row, row) == 0 ||
+                    fmts[k] == UPF_FORMAT_RGBA16_SRGB; /* sRGB 16 need not round-trip exactly */
+            CHECK_EQ_INT(upf__row_to_display(&b, y, 0, w, lin_b), -1);
+        }
+        CHECKF(same, "%s at an odd address and stride", upf_format_name(fmts[k]));
+        /* And an engine takes such an image. */
+        uint8_t out[5 * 2 * 4];
+        upf_image o = { out, 5, 2, 0, UPF_FORMAT_RGBA8_SRGB };
+        CHECK_OK(ctx, upf_resample(ctx, &b, &o, UPF_FILTER_BICUBIC));
+        free(aligned), free(odd), free(lin_a), free(lin_b);
+    }
+    upf_context_destroy(&ctx);
+}
+
+/* Issue 10, item 7: the context's pixel limit, default and raised. */
+static void test_pixel_limit(void)
+{
+    upf_context *ctx = test_context(1);
+    CHECK_FAILS(ctx, upf__check_pixels(ctx, "f", "input", 16384, 16384),
+                UPF_ERROR_INVALID_ARGUMENT, "input is 16384x16384 = 268435456 pixels; expected at "
+                "most 134217728");
+    CHECK_OK(ctx, upf__check_pixels(ctx, "f", "input", 16384, 8192));
+    /* Refused at creation, before any memory is taken for it. */
+    CHECK(upf_resampler_create(ctx, upf_resampler_params(.src_width = 16384, .src_height = 16384,
+                                                         .dst_width = 4, .dst_height = 4)) == NULL);
+    CHECK_FAILS(ctx, upf_context_last_error(ctx, NULL), UPF_ERROR_INVALID_ARGUMENT,
+                "upf_resampler_create: the source is 16384x16384");
+    upf_context_destroy(&ctx);
+    ctx = upf_context_create(upf_context_params(.max_pixels = 100));
+    CHECK(ctx != NULL);
+    uint8_t px[11 * 10 * 4] = { 0 };
+    upf_image img = { px, 11, 10, 0, UPF_FORMAT_RGBA8_SRGB };
+    CHECK_FAILS(ctx, upf__check_image(ctx, "f", "input", &img, UPF_FMTS_COLOR, 0, 0),
+                UPF_ERROR_INVALID_ARGUMENT, "input is 11x10 = 110 pixels; expected at most 100");
+    img.width = 10;
+    CHECK_OK(ctx, upf__check_image(ctx, "f", "input", &img, UPF_FMTS_COLOR, 0, 0));
+    upf_context_destroy(&ctx);
+    ctx = upf_context_create(upf_context_params(.max_pixels = (size_t)16384 * 16384));
+    CHECK(ctx != NULL);
+    CHECK_OK(ctx, upf__check_pixels(ctx, "f", "input", 16384, 16384));
+    upf_context_destroy(&ctx);
+    CHECK(upf_context_create(upf_context_params(.max_pixels = (size_t)16384 * 16384 + 1)) == NULL);
+}
+
+/* Issue 10, item 6: destroying a context while objects made from it live is refused (it used
+ * to free the context under them: a use after free when they were destroyed). */
+static void test_destroy_order(void)
+{
+    log_capture cap = { 0 };
+    counting_alloc ca = { 0 };
+    upf_allocator al = { &ca, count_alloc, count_free };
+    upf_context *ctx = upf_context_create(upf_context_params(.threads = 3, .allocator = &al,
+                                                             .log = capture_log, .log_priv = &cap));
+    CHECK(ctx != NULL);
+    upf_resampler *rs = upf_resampler_create(ctx, upf_resampler_params(
+        .src_width = 8, .src_height = 8, .dst_width = 16, .dst_height = 16));
+    CHECK(rs != NULL);
+    upf_context *keep = ctx;
+    upf_context_destroy(&ctx);
+    CHECK(ctx == keep); /* not destroyed */
+    CHECK(strstr(cap.last, "upf_context_destroy") && strstr(cap.last, "still alive") &&
+          strstr(cap.last, "NOT destroyed"));
+    CHECK_FAILS(ctx, upf_context_last_error(ctx, NULL), UPF_ERROR_INVALID_ARGUMENT,
+                "destroyed first");
+    /* The context still works, and the object with it. */
+    uint8_t a[8 * 8 * 4] = { 0 }, b[16 * 16 * 4];
+    upf_image src = { a, 8, 8, 0, UPF_FORMAT_RGBA8_SRGB }, dst = { b, 16, 16, 0, UPF_FORMAT_RGBA8_SRGB };
+    CHECK_OK(ctx, upf_resampler_run(rs, &src, &dst));
+    upf_resampler_destroy(&rs);
+    upf_context_destroy(&ctx);
+    CHECK(ctx == NULL);
+    CHECK_EQ_INT(ca.allocs, ca.frees); /* everything came back */
+    /* Models too. */
+    ctx = upf_context_create(upf_context_params(.threads = 2, .log = capture_log, .log_priv = &cap));
+    upf_models *m = upf_models_default(ctx);
+    if (m) {
+        upf_context_destroy(&ctx);
+        CHECK(ctx != NULL);
+        upf_models_destroy(&m);
+    }
+    upf_context_destroy(&ctx);
+    CHECK(ctx == NULL);
+}
+
 int main(void)
 {
     test_rng rng = test_rng_make("core");
@@ -401,5 +531,8 @@ int main(void)
     test_pack(&rng);
     test_context_api();
     test_images(&rng);
+    test_image_bounds(&rng);
+    test_pixel_limit();
+    test_destroy_order();
     return test_finish("core");
 }

@@ -4,7 +4,7 @@
  *    the public upf_models_* calls and the built-in set;
  *  - model choice for ratios 1 to 4;
  *  - pass 4's geometry on hand-checkable models (identity, pixel copy, zero), the output
- *    composition against a float64 version of DESIGN.md's formulas at many sizes, the sharpen
+ *    composition against a float64 version of docs/SPATIAL.md's formulas at many sizes, the sharpen
  *    on a hand-worked 3x3 frame, the whole pass against float64, thread independence;
  *  - `upframe model info|import|pack` end to end, including bad input. */
 #include <errno.h>
@@ -801,7 +801,7 @@ static float luma_at(const uint32_t *f, int w, int h, int x, int y)
     return upf_luma(r, g, b);
 }
 
-/* DESIGN.md "Geometry, exactly": detail pixel X is column X % 12 of window (X % 48) / 12 of
+/* docs/SPATIAL.md, "Geometry": detail pixel X is column X % 12 of window (X % 48) / 12 of
  * tile X / 48, whose block starts at 4s * tile + s * window; the window starts
  * floor((16 - s) / 2) before it. Returns the window's first input pixel and *col. */
 static int window_origin(int X, int s, int *col)
@@ -903,7 +903,7 @@ static void test_detail_geometry(test_rng *rng)
 }
 
 /* Bilinear sample of a plane of doubles at position `pos` (already in source pixels),
- * clamped to the edge: DESIGN.md's sampling, in float64. */
+ * clamped to the edge: docs/SPATIAL.md's sampling, in float64. */
 static void tap_f64(double pos, int size, int *i0, int *i1, double *f)
 {
     if (pos < 0)
@@ -979,7 +979,7 @@ static void base_f64(const uint32_t *px, int w, int h, int ow, int oh, int X, in
     base[3] = fmin(fmax(acc[3], 0.0), 1.0);
 }
 
-/* Pass 4's output composition in float64, straight from DESIGN.md: the base (base_f64);
+/* Pass 4's output composition in float64, straight from docs/SPATIAL.md: the base (base_f64);
  * detail = bilinear map at (X + 0.5) * (W_in * 12 / s) / W_out - 0.5; o = max(base + detail,
  * 0)^2; then the sharpen, clamped at 0. `detail` NULL means zero. out: RGBA doubles. */
 static void compose_f64(const uint32_t *px, int w, int h, const double *detail, int dw, int dh,
@@ -1533,8 +1533,39 @@ static void test_cli(test_rng *rng)
     CHECK_TOOL(2, "both have step 5", "model pack '%s/imp.upfm' '%s/pack.upfm' -o '%s/bad.upfm'",
                TMP, TMP, TMP);
     CHECK(!file_exists(TMP "/bad.upfm"));
-    CHECK_TOOL(2, "need 12288 bytes", "model import '%s/raw.bin' --offset 300 --step 5 -o "
+    CHECK_TOOL(2, "(12288 bytes) at offset 300 would run past its end (expected an offset of "
+               "at most 150)", "model import '%s/raw.bin' --offset 300 --step 5 -o "
                "'%s/bad.upfm'", TMP, TMP);
+    /* Issue 10: the largest offset does not wrap around into a small "up to byte" figure. */
+    CHECK_TOOL(2, "at offset 18446744073709551615 would run past its end", "model import "
+               "'%s/raw.bin' --offset 0xffffffffffffffff --step 5 -o '%s/bad.upfm'", TMP, TMP);
+    CHECK(!strstr(test_tool_out(), "up to byte"));
+    CHECK_TOOL(1, "is not a byte offset", "model import '%s/raw.bin' --offset 0x10000000000000000 "
+               "--step 5 -o '%s/bad.upfm'", TMP, TMP);
+    write_bytes(TMP "/one.bin", raw, 1);
+    CHECK_TOOL(2, "the file is 1 byte, smaller than", "model import '%s/one.bin' --offset 0 "
+               "--step 5 -o '%s/bad.upfm'", TMP, TMP);
+    /* Plurals: one model is "1 model". */
+    CHECK_TOOL(0, "(1 model, step 5)", "model pack '%s/imp.upfm' -o '%s/one.upfm'", TMP, TMP);
+    CHECK_TOOL(0, "one.upfm: 1 model (model file version", "model info '%s/one.upfm'", TMP);
+    /* Issue 10: a picture given as a model file is named as such, not measured against the
+     * size limit of model files. */
+    {
+        static unsigned char png[2 << 20];
+        memset(png, 0, sizeof png);
+        memcpy(png, "\x89PNG\r\n\x1a\n", 8);
+        write_bytes(TMP "/big.png", png, sizeof png);
+    }
+    CHECK_TOOL(2, "not a model file (it is a PNG image)", "model info '%s/big.png'", TMP);
+    CHECK(!strstr(test_tool_out(), "expected at most"));
+    CHECK_TOOL(2, "not a model file", "model info '%s/raw.bin'", TMP);
+    /* A model file written under a picture's name: said, and done. */
+    CHECK_TOOL(0, "note: ", "model pack '%s/imp.upfm' -o '%s/model.png'", TMP, TMP);
+    CHECK(strstr(test_tool_out(), "is a model file, though its name ends like a PNG picture"));
+    /* JSON: numbers as numbers. */
+    CHECK_TOOL(0, "\"step\": 5, \"ratio\": 2.4, \"flags\": 0", "model info --json '%s/imp.upfm'",
+               TMP);
+    CHECK(strstr(test_tool_out(), "\"matrix\": \"D\", \"min\": ") != NULL);
     CHECK_TOOL(2, "is 12438 bytes", "model import '%s/raw.bin' --offset 99999 --step 5 -o "
                "'%s/bad.upfm'", TMP, TMP);
     /* offset 150: the last 50 bytes read are the 0xff NaNs: stage 6, matrix A (the last

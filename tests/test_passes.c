@@ -142,9 +142,10 @@ static void test_bytes(void)
     CHECK(s != NULL);
     if (s) {
         size_t px = (size_t)w * h, words = (size_t)10 * 6;
-        size_t want = px * 16 + px * 4 + words * 4 + 192 * 128 * 2 + px * 4 + px * 4 +
-                      (size_t)h * sizeof(int); /* linear, luma, edges, area, weights, frame,
-                                                  convert's scratch */
+        size_t want = px * 16 + px * 4 + words * 4 + 192 * 128 * 2 + px * 4 + px * 4 + 16 +
+                      (size_t)h * 6 * 4; /* linear, luma, edges, area, weights, frame, range
+                                            (rgba32f, 1x1), convert's scratch (six 4-byte
+                                            fields a row, convert.c) */
         CHECK_EQ_INT(upf__passes_bytes(upf__spatial_passes(s)), want);
         upf_spatial_destroy(&s);
     }

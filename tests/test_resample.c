@@ -6,6 +6,8 @@
  * interpolating kernels pass through samples, filtering happens in linear light, results do
  * not depend on the thread count, run allocates nothing, and bad input fails with a message
  * that says what was wrong. */
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 
 #include "core/color.h"
@@ -687,6 +689,112 @@ static void test_no_allocation_in_run(test_rng *rng)
     free(src.data), free(dst.data);
 }
 
+/* Issue 10, item 7: upf_resampler_memory says, before anything is taken, exactly the bytes
+ * a resampler then holds. */
+static void test_memory_query(test_rng *rng)
+{
+    const upf_allocator a = TEST_SIZING_ALLOCATOR;
+    for (int threads = 1; threads <= 3; threads += 2) {
+        upf_context *ctx = upf_context_create(upf_context_params(.threads = threads, .allocator = &a));
+        CHECK(ctx != NULL);
+        for (int k = 0; k < 6; k++) {
+            upf_resampler_params p = { test_rand_int(rng, 1, 300), test_rand_int(rng, 1, 300),
+                                       test_rand_int(rng, 1, 300), test_rand_int(rng, 1, 300),
+                                       (upf_filter)test_rand_int(rng, 0, 3) };
+            size_t bytes = 0;
+            CHECK_OK(ctx, upf_resampler_memory(ctx, &p, &bytes));
+            long long before = atomic_load(&test_live_bytes);
+            upf_resampler *r = upf_resampler_create(ctx, &p);
+            CHECK(r != NULL);
+            long long held = atomic_load(&test_live_bytes) - before;
+            CHECKF(held == (long long)bytes, "%dx%d -> %dx%d %s: memory query %zu, holds %lld",
+                   p.src_width, p.src_height, p.dst_width, p.dst_height,
+                   upf_filter_name(p.filter), bytes, held);
+            upf_resampler_destroy(&r);
+        }
+        /* Over the pixel limit: the query still answers (8 GB and more), create refuses. */
+        size_t big = 0;
+        CHECK_OK(ctx, upf_resampler_memory(ctx, upf_resampler_params(.src_width = 16384,
+                      .src_height = 16384, .dst_width = 16384, .dst_height = 16384), &big));
+        CHECK(big > ((size_t)1 << 32));
+        CHECK_FAILS(ctx, upf_resampler_memory(ctx, upf_resampler_params(.src_width = 0), &big),
+                    UPF_ERROR_INVALID_ARGUMENT, "upf_resampler_memory: params->src_width is 0");
+        CHECK_FAILS(ctx, upf_resampler_memory(ctx, upf_resampler_params(.src_width = 1), NULL),
+                    UPF_ERROR_INVALID_ARGUMENT, "bytes is NULL");
+        upf_context_destroy(&ctx);
+    }
+    CHECK_EQ_INT(atomic_load(&test_live_bytes), 0);
+}
+
+/* Issue 10, item 5: strided views whose rows interleave without touching (two fields of one
+ * frame) are separate images; the span test refused them as overlapping. */
+static void test_interleaved_rows(upf_context *ctx, test_rng *rng)
+{
+    const int w = 9, h = 6;
+    upf_image frame = image_new(w, 2 * h, UPF_FORMAT_RGBA32F, 0);
+    const size_t row = (size_t)w * 16;
+    upf_image even = { frame.data, w, h, 2 * row, UPF_FORMAT_RGBA32F };
+    upf_image odd = { (char *)frame.data + row, w, h, 2 * row, UPF_FORMAT_RGBA32F };
+    upf_image packed = image_new(w, h, UPF_FORMAT_RGBA32F, 0);
+    fill_random(rng, &even, 0, 1);
+    fill_random(rng, &odd, 0, 1);
+    upf_resampler *r = upf_resampler_create(ctx, upf_resampler_params(
+        .src_width = w, .src_height = h, .dst_width = w, .dst_height = h,
+        .filter = UPF_FILTER_BICUBIC));
+    CHECK_OK(ctx, upf_resampler_run(r, &even, &packed)); /* the reference: a separate buffer */
+    CHECK_OK(ctx, upf_resampler_run(r, &even, &odd));    /* into the other field */
+    bool same = true;
+    for (int y = 0; y < h; y++)
+        same &= memcmp((char *)odd.data + (size_t)y * 2 * row,
+                       (char *)packed.data + (size_t)y * row, row) == 0;
+    CHECK(same);
+    /* A field that does share bytes with the other is still refused. */
+    upf_image shifted = odd;
+    shifted.data = (char *)frame.data + row - 16;
+    CHECK_FAILS(ctx, upf_resampler_run(r, &even, &shifted), UPF_ERROR_INVALID_ARGUMENT, "overlap");
+    upf_resampler_destroy(&r);
+    free(frame.data), free(packed.data);
+}
+
+/* Issue 10, item 6: a second run on a resampler while one is in progress on another thread
+ * is refused instead of sharing its buffers (test_hold holds the first run inside). */
+typedef struct run_args {
+    upf_resampler *r;
+    upf_image *src, *dst;
+    upf_result result;
+} run_args;
+static void *run_thread(void *arg)
+{
+    run_args *a = arg;
+    a->result = upf_resampler_run(a->r, a->src, a->dst);
+    return NULL;
+}
+static void test_in_use(test_rng *rng)
+{
+    test_hold h = TEST_HOLD_INIT;
+    upf_context *ctx = upf_context_create(upf_context_params(.threads = 1,
+        .parallel_for = test_hold_parallel_for, .parallel_for_priv = &h));
+    upf_resampler *r = upf_resampler_create(ctx, upf_resampler_params(
+        .src_width = 20, .src_height = 20, .dst_width = 30, .dst_height = 30));
+    upf_image src = image_new(20, 20, UPF_FORMAT_RGBA8_SRGB, 0);
+    upf_image dst = image_new(30, 30, UPF_FORMAT_RGBA8_SRGB, 0), dst2 = image_new(30, 30, UPF_FORMAT_RGBA8_SRGB, 0);
+    fill_random(rng, &src, 0, 1);
+    run_args first = { r, &src, &dst, UPF_ERROR_INTERNAL };
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, run_thread, &first) == 0);
+    test_hold_wait(&h); /* the first run is inside the resampler now */
+    CHECK_FAILS(ctx, upf_resampler_run(r, &src, &dst2), UPF_ERROR_INVALID_ARGUMENT,
+                "upf_resampler_run: the resampler is already running a call on another thread");
+    test_hold_release(&h);
+    pthread_join(t, NULL);
+    CHECK_EQ_INT(first.result, UPF_OK);
+    CHECK_OK(ctx, upf_resampler_run(r, &src, &dst2)); /* free again */
+    CHECK(memcmp(dst.data, dst2.data, image_bytes(&dst)) == 0);
+    upf_resampler_destroy(&r);
+    upf_context_destroy(&ctx);
+    free(src.data), free(dst.data), free(dst2.data);
+}
+
 static void test_one_shot(upf_context *ctx, test_rng *rng)
 {
     upf_image src = image_new(31, 17, UPF_FORMAT_RGBA8_SRGB, 0);
@@ -863,6 +971,9 @@ int main(void)
     test_threads(&rng);
     test_sizes_and_formats(ctx, &rng);
     test_no_allocation_in_run(&rng);
+    test_memory_query(&rng);
+    test_interleaved_rows(ctx, &rng);
+    test_in_use(&rng);
     test_one_shot(ctx, &rng);
     test_bad_input(ctx);
     test_non_finite();

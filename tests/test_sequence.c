@@ -270,8 +270,19 @@ static void test_tool(void)
     int w, h;
     png_size(TMP "/t1/0003.png", &w, &h);
     CHECK(w == 48 && h == 28);
-    CHECK_EQ_INT(run("temporal %s/seq -o %s/t2 --scale 2 --threads 2 --quiet", TMP, TMP), 0);
+    CHECK_EQ_INT(run("temporal %s/seq -o %s/t2 --scale 2x --threads 2 --quiet", TMP, TMP), 0);
     CHECK(out[0] == '\0');
+    /* --json: one object on stdout */
+    CHECK_EQ_INT(run("temporal %s/seq -o %s/tj --mode performance --json -q", TMP, TMP), 0);
+    char jerr[200];
+    CHECKF(json_parse(out, strlen(out), &doc, jerr, sizeof jerr), "%s: %s", jerr, out);
+    int fr = json_get(&doc, 0, "frames"), ok = json_get(&doc, 0, "ok");
+    CHECK(fr > 0 && doc.v[fr].number == 4 && ok > 0 && doc.v[ok].type == JSON_TRUE);
+    int acc = json_get(&doc, json_get(&doc, 0, "mean_pass_ms"), "accumulate");
+    CHECK(acc > 0 && doc.v[acc].number > 0);
+    /* --max-pixels: the frames are larger than 100 pixels */
+    CHECK_EQ_INT(run("temporal %s/seq -o %s/tm --mode performance --max-pixels 100", TMP, TMP), 2);
+    CHECK(!exists(TMP "/tm"));
     CHECK(same_file(TMP "/t1/0003.png", TMP "/t2/0003.png"));
     CHECK_EQ_INT(run("temporal %s/seq -o %s/t3 --size 60x35 --sharpness 0.5 --disocclusion "
                      "spatial --no-motion --quiet", TMP, TMP), 0);

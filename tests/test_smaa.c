@@ -4,7 +4,7 @@
  *    0.1, local contrast adaptation, borders and partial blocks) and against a plain
  *    per-pixel restatement of the rule on random images;
  *  - the area table: hand-worked values, ranges and sums, its symmetries, and agreement
- *    with SMAA's shipped table (the oracle in ../shared/oracles);
+ *    with SMAA's shipped table (an oracle file given beside the checkout, see below);
  *  - pass 2 on hand-worked cases (a stepped horizontal edge, a long diagonal, a rectangle's
  *    corners), against a naive per-pixel search written here, mirror and transpose
  *    symmetry;
@@ -54,7 +54,7 @@ static void set_grey(frame_buffers *b, int x, int y, float v)
     p[3] = 1.0f;
 }
 
-/* Edge flags read straight from the word layout of DESIGN.md (0 outside the image). */
+/* Edge flags read straight from the word layout of docs/SPATIAL.md (0 outside the image). */
 static int edge_l(const uint32_t *edges, int w, int h, int x, int y)
 {
     if (x < 0 || y < 0 || x >= w || y >= h)
@@ -507,8 +507,9 @@ static void test_area_ranges_sums_symmetries(const uint8_t *table)
 
 /* SMAA's shipped 1x table (160x80 RG8): a 5x5 grid of 16x16 orthogonal tiles (codes 0 none,
  * 1 up, 3 down, 4 both; texel i <-> distance i*i) and a 4x4 grid of 20x20 diagonal tiles at
- * x >= 80 (linear distances). Looked for in $UPF_ORACLE_DIR, then ../shared/oracles and
- * ../../shared/oracles from the source tree (the main checkout and the worktrees). */
+ * x >= 80 (linear distances). It is SMAA's file, not part of this repository: looked for in
+ * $UPF_ORACLE_DIR, then in a folder shared/oracles beside the source tree or beside its
+ * parent (a development checkout and its worktrees); the comparison is skipped without it. */
 static int read_oracle(uint8_t *buf)
 {
     const char *dirs[3] = { getenv("UPF_ORACLE_DIR"), UPF_SOURCE_DIR "/../shared/oracles",

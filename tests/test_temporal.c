@@ -962,6 +962,14 @@ static void test_bad_input(void)
         CHECKF(r == UPF_ERROR_INVALID_ARGUMENT && strstr(m, bad[i].needle), "case %zu: %s", i, m);
     }
 
+    upf_context *small_ctx = upf_context_create(upf_context_params(.threads = 1,
+                                                                   .max_pixels = 1000));
+    CHECK(upf_temporal_create(small_ctx, upf_temporal_params(.render_width = 20,
+        .render_height = 20, .output_width = 40, .output_height = 40)) == NULL);
+    upf_context_last_error(small_ctx, &m);
+    CHECKF(strstr(m, "output size") && strstr(m, "1600"), "%s", m);
+    upf_context_destroy(&small_ctx);
+
     const int w = 16, h = 12, ow = 32, oh = 24;
     upf_temporal *t = make_engine(ctx, w, h, ow, oh, 0, 0);
     if (!t) {

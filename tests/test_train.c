@@ -946,6 +946,30 @@ static void test_render_data(upf_context *ctx)
     /* Refusals: a folder that has data, sizes, samples, scenes. */
     CHECK_FAILS(ctx, train_render_data(ctx, d, &cfg, NULL, NULL, summary, sizeof summary),
                 UPF_ERROR_INVALID_ARGUMENT, "already holds training data");
+    /* Issue 10, item 4: pairs without the manifest (an interrupted run) are refused too,
+     * whichever kind of pair file is left. */
+    static const char *const leftovers[] = { "v00007-street-12.target.png",
+                                             "v00007-street-12.input-s6.png", "x.input.png" };
+    for (int k = 0; k < 3; k++) {
+        char left[512];
+        fresh_dir(TMP "/rstale");
+        snprintf(left, sizeof left, TMP "/rstale/%s", leftovers[k]);
+        FILE *fp = fopen(left, "wb");
+        CHECK(fp != NULL);
+        if (fp)
+            fclose(fp);
+        CHECK_FAILS(ctx, train_render_data(ctx, TMP "/rstale", &cfg, NULL, NULL, summary,
+                                           sizeof summary),
+                    UPF_ERROR_INVALID_ARGUMENT, "holds training pairs");
+    }
+    /* Other files are no reason to refuse. */
+    fresh_dir(TMP "/rother");
+    FILE *notes = fopen(TMP "/rother/notes.txt", "wb");
+    if (notes)
+        fclose(notes);
+    train_data_config one = cfg;
+    one.views = 1;
+    CHECK_OK(ctx, train_render_data(ctx, TMP "/rother", &one, NULL, NULL, summary, sizeof summary));
     cfg.width = 50;
     CHECK_FAILS(ctx, train_render_data(ctx, TMP "/rdata2", &cfg, NULL, NULL, summary,
                                        sizeof summary),

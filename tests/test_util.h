@@ -10,6 +10,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -150,6 +152,82 @@ static inline upf_context *test_context(int threads)
                                                  .log_level = UPF_LOG_DEBUG));
 }
 
+/* ---- memory an object holds --------------------------------------------------------------- *
+ * An allocator that keeps each block's size in front of it and counts the live bytes, to hold
+ * a memory query (upf_*_memory) against what an object really takes. */
+static atomic_llong test_live_bytes;
+
+static inline void *test_sizing_alloc(void *priv, size_t size, size_t alignment)
+{
+    (void)priv;
+    char *p = aligned_alloc(alignment, (size + 2 * alignment - 1) / alignment * alignment);
+    if (!p)
+        return NULL;
+    memcpy(p, &size, sizeof size);
+    atomic_fetch_add(&test_live_bytes, (long long)size);
+    return p + alignment; /* the library asks for 64 every time */
+}
+
+static inline void test_sizing_free(void *priv, void *ptr)
+{
+    (void)priv;
+    if (!ptr)
+        return;
+    char *p = (char *)ptr - 64;
+    size_t size;
+    memcpy(&size, p, sizeof size);
+    atomic_fetch_sub(&test_live_bytes, (long long)size);
+    free(p);
+}
+
+#define TEST_SIZING_ALLOCATOR { NULL, test_sizing_alloc, test_sizing_free }
+
+/* ---- two calls at once (in-use flags) ------------------------------------------------------ *
+ * A host parallel-for that holds the first call made through it until test_hold_release(),
+ * so a test can make a second call on the same object while the first is inside it. A call
+ * that arrives while one is held runs straight through (so a missing in-use check shows as a
+ * second call that succeeds, not as a hang). */
+typedef struct test_hold {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int inside, release;
+} test_hold;
+
+#define TEST_HOLD_INIT { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 }
+
+static inline void test_hold_parallel_for(void *priv, upf_task_fn task, void *task_priv,
+                                          int count)
+{
+    test_hold *h = priv;
+    pthread_mutex_lock(&h->lock);
+    if (!h->inside) {
+        h->inside = 1;
+        pthread_cond_broadcast(&h->cond);
+        while (!h->release)
+            pthread_cond_wait(&h->cond, &h->lock);
+    }
+    pthread_mutex_unlock(&h->lock);
+    for (int i = 0; i < count; i++)
+        task(task_priv, i, 0);
+}
+
+/* Waits until a call is held inside. */
+static inline void test_hold_wait(test_hold *h)
+{
+    pthread_mutex_lock(&h->lock);
+    while (!h->inside)
+        pthread_cond_wait(&h->cond, &h->lock);
+    pthread_mutex_unlock(&h->lock);
+}
+
+static inline void test_hold_release(test_hold *h)
+{
+    pthread_mutex_lock(&h->lock);
+    h->release = 1;
+    pthread_cond_broadcast(&h->cond);
+    pthread_mutex_unlock(&h->lock);
+}
+
 /* ---- running the `upframe` tool (end-to-end tests) -------------------------------------- */
 
 /* What the last test_run_tool* call printed: stdout and stderr apart (test_run_tool) or
@@ -185,9 +263,11 @@ static inline int test_exit_code(int status)
 #if defined(UPF_TOOL_PATH) && defined(UPF_TEST_TMPDIR)
 extern char **environ;
 
-/* Runs the tool with the NULL-terminated arguments, no shell in between. Returns its exit
- * code (-1 if it did not exit normally). */
-static inline int test_run_tool(const char *const *args)
+/* Starts the tool with the NULL-terminated arguments, no shell in between: standard input
+ * from `in` (NULL: /dev/null), output to `out` (NULL: /dev/null) and errors to `err`.
+ * Returns its pid, or -1. */
+static inline pid_t test_spawn_tool(const char *const *args, const char *in, const char *out,
+                                    const char *err)
 {
     const char *argv[64];
     int n = 0;
@@ -197,17 +277,26 @@ static inline int test_run_tool(const char *const *args)
     argv[n] = NULL;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, UPF_TEST_TMPDIR "/tool_stdout.txt",
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, UPF_TEST_TMPDIR "/tool_stderr.txt",
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    int rc = posix_spawn(&pid, UPF_TOOL_PATH, &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_addopen(&fa, 0, in ? in : "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = -1;
+    if (posix_spawn(&pid, UPF_TOOL_PATH, &fa, NULL, (char *const *)argv, environ) != 0)
+        pid = -1;
     posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
+    return pid;
+}
+
+/* Runs the tool with the NULL-terminated arguments, no shell in between. Returns its exit
+ * code (-1 if it did not exit normally). */
+static inline int test_run_tool(const char *const *args)
+{
+    pid_t pid = test_spawn_tool(args, NULL, UPF_TEST_TMPDIR "/tool_stdout.txt",
+                                UPF_TEST_TMPDIR "/tool_stderr.txt");
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
         return -1;
-    int status;
-    waitpid(pid, &status, 0);
     test_read_text(UPF_TEST_TMPDIR "/tool_stdout.txt", test_tool_out(), 1 << 16);
     test_read_text(UPF_TEST_TMPDIR "/tool_stderr.txt", test_tool_err(), 1 << 16);
     return test_exit_code(status);

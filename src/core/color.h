@@ -53,7 +53,7 @@ uint16_t upf_float_to_half(float f);
 
 /* The spatial engine's frame format: each of R, G, B as sqrt(linear) in 10-bit unorm
  * (bits 0-9 R, 10-19 G, 20-29 B), alpha in the top 2 bits. The square root is a perceptual
- * (gamma 2) encoding; see DESIGN.md "The spatial engine", pass 3. Inputs are clamped to [0,1]. */
+ * (gamma 2) encoding; see docs/SPATIAL.md, "Pass 3". Inputs are clamped to [0,1]. */
 uint32_t upf_pack_sqrt1010102(float r, float g, float b, float a);
 void upf_unpack_sqrt1010102(uint32_t p, float *r, float *g, float *b, float *a); /* sqrt values */
 

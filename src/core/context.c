@@ -139,6 +139,7 @@ void *upf__alloc(upf_context *ctx, size_t size, const char *what)
         return NULL;
     }
     memset(p, 0, size);
+    atomic_fetch_add(&ctx->live_blocks, 1);
     return p;
 }
 
@@ -154,8 +155,36 @@ void *upf__alloc_array(upf_context *ctx, size_t count, size_t elem_size, const c
 
 void upf__free(upf_context *ctx, void *ptr)
 {
-    if (ptr)
+    if (ptr) {
         ctx->allocator.free(ctx->allocator.priv, ptr);
+        atomic_fetch_sub(&ctx->live_blocks, 1);
+    }
+}
+
+upf_result upf__check_pixels(upf_context *ctx, const char *fn, const char *what, int width,
+                             int height)
+{
+    unsigned long long px = (unsigned long long)width * (unsigned long long)height;
+    if (px > ctx->max_pixels)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s is %dx%d = %llu pixels; "
+                         "expected at most %zu (the context's max_pixels; raise it in "
+                         "upf_context_params, up to %d x %d)", fn, what, width, height, px,
+                         ctx->max_pixels, UPF_MAX_IMAGE_DIMENSION, UPF_MAX_IMAGE_DIMENSION);
+    return UPF_OK;
+}
+
+upf_result upf__enter(upf_context *ctx, atomic_bool *in_use, const char *fn, const char *what)
+{
+    if (atomic_exchange(in_use, true))
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s is already running a call "
+                         "on another thread; expected one call at a time per object (and per "
+                         "context)", fn, what);
+    return UPF_OK;
+}
+
+void upf__leave(atomic_bool *in_use)
+{
+    atomic_store(in_use, false);
 }
 
 /* ---- creation ----------------------------------------------------------------------- */
@@ -183,6 +212,14 @@ upf_context *upf_context_create(const upf_context_params *params)
                  "free callbacks");
         return NULL;
     }
+    if (params->max_pixels > (size_t)UPF_MAX_IMAGE_DIMENSION * UPF_MAX_IMAGE_DIMENSION) {
+        upf__log(&tmp, UPF_LOG_ERROR, "upf_context_create: max_pixels %zu is out of range "
+                 "(expected 0 for the default %zu, or 1..%zu = %d x %d)", params->max_pixels,
+                 (size_t)UPF_DEFAULT_MAX_PIXELS,
+                 (size_t)UPF_MAX_IMAGE_DIMENSION * UPF_MAX_IMAGE_DIMENSION,
+                 UPF_MAX_IMAGE_DIMENSION, UPF_MAX_IMAGE_DIMENSION);
+        return NULL;
+    }
     if (params->parallel_for && params->threads == 0) {
         upf__log(&tmp, UPF_LOG_ERROR, "upf_context_create: with a host parallel_for, threads "
                  "must say how many workers it runs (expected 1..%d)", UPF_MAX_THREADS);
@@ -198,6 +235,8 @@ upf_context *upf_context_create(const upf_context_params *params)
         return NULL;
     }
     *ctx = tmp;
+    atomic_init(&ctx->live_blocks, 0);
+    ctx->max_pixels = params->max_pixels ? params->max_pixels : UPF_DEFAULT_MAX_PIXELS;
     ctx->allocator = alloc;
     ctx->custom_allocator = params->allocator != NULL;
     ctx->parallel_for = params->parallel_for;
@@ -215,6 +254,7 @@ upf_context *upf_context_create(const upf_context_params *params)
             return NULL;
         }
     }
+    ctx->own_blocks = atomic_load(&ctx->live_blocks);
     upf__log(ctx, UPF_LOG_DEBUG, "context created: upframe %s, %d workers (%s)", upf_version(),
              ctx->threads, ctx->parallel_for ? "host's parallel-for" : "own pool");
     return ctx;
@@ -225,6 +265,17 @@ void upf_context_destroy(upf_context **pctx)
     if (!pctx || !*pctx)
         return;
     upf_context *ctx = *pctx;
+    /* Objects made from the context point at it and free their memory through it: freeing
+     * it first would leave them a dangling pointer. Refuse, loudly, and keep it usable. */
+    long objects = atomic_load(&ctx->live_blocks) - ctx->own_blocks;
+    if (objects > 0) {
+        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "upf_context_destroy: %ld block%s of memory "
+                  "of objects made from this context %s still alive; expected every object "
+                  "(upf_spatial, upf_resampler, upf_models) destroyed first. The context was "
+                  "NOT destroyed: destroy it again after them", objects, objects == 1 ? "" : "s",
+                  objects == 1 ? "is" : "are");
+        return;
+    }
     if (ctx->pool)
         upf__pool_destroy(ctx, ctx->pool);
     upf_allocator alloc = ctx->allocator;

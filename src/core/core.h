@@ -8,6 +8,7 @@
 #define UPF_CORE_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,6 +39,15 @@ struct upf_context {
     void *parallel_for_priv;
     upf_thread_pool *pool;          /* ours, when the host gave none and threads > 1 */
 
+    size_t max_pixels;              /* the largest image (width x height) a call accepts */
+
+    /* Blocks from upf__alloc not yet freed, and how many of them the context holds itself
+     * (its thread pool): any more belong to objects made from it, and upf_context_destroy
+     * refuses while they live (it would free the context under them). Atomic: a pool worker
+     * frees its start-up block on its own thread. */
+    atomic_long live_blocks;
+    long own_blocks;
+
     upf_result last_result;
     char last_message[UPF_ERROR_MESSAGE_SIZE];
 };
@@ -59,6 +69,18 @@ void upf__clear_error(upf_context *ctx);
 void *upf__alloc(upf_context *ctx, size_t size, const char *what);
 void *upf__alloc_array(upf_context *ctx, size_t count, size_t elem_size, const char *what);
 void upf__free(upf_context *ctx, void *ptr);
+
+/* Checks that a width x height image (both already in 1..UPF_MAX_IMAGE_DIMENSION) is within
+ * the context's pixel limit (upf_context_params.max_pixels); `what` names it in the message
+ * ("upf_resampler_create: destination 16384x16384 = 268435456 pixels; expected at most ..."). */
+upf_result upf__check_pixels(upf_context *ctx, const char *fn, const char *what, int width,
+                             int height);
+
+/* An object's in-use flag: upf__enter marks it busy, or fails with UPF_ERROR_INVALID_ARGUMENT
+ * and a message when another thread is inside a call on it (the header forbids that; this
+ * turns the corruption it would cause into an error). upf__leave clears it. */
+upf_result upf__enter(upf_context *ctx, atomic_bool *in_use, const char *fn, const char *what);
+void upf__leave(atomic_bool *in_use);
 
 /* Runs task(task_priv, i, worker) for i in [0, count) on the context's workers and returns
  * when all are done. A call made from inside a task runs its work serially on that thread. */

@@ -1,6 +1,7 @@
 /* image.c: upf_image validation and row conversion between every colour format and float
  * RGBA (see image.h). The per-pixel conversions here are the scalar definitions. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -77,7 +78,52 @@ upf_result upf__check_image(upf_context *ctx, const char *fn, const char *what,
     if (!img->data)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s has no pixels (data is NULL)",
                          fn, what);
+    /* Every row, the last one included, must lie inside the address space: a stride near
+     * SIZE_MAX / height would otherwise wrap the row pointers around. */
+    size_t extent;
+    if (upf__image_extent(img, &extent) ||
+        (uintptr_t)img->data > UINTPTR_MAX - (uintptr_t)extent)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s's rows run past the end of "
+                         "the address space (stride %zu bytes x %d rows from %p); expected "
+                         "(height - 1) * stride + a row to fit in memory", fn, what,
+                         upf__stride(img), img->height, img->data);
+    if (ctx && upf__check_pixels(ctx, fn, what, img->width, img->height) != UPF_OK)
+        return ctx->last_result;
     return UPF_OK;
+}
+
+bool upf__images_overlap(const upf_image *a, const upf_image *b)
+{
+    size_t ea, eb;
+    if (upf__image_extent(a, &ea) || upf__image_extent(b, &eb))
+        return true; /* upf__check_image refuses these first */
+    uintptr_t a0 = (uintptr_t)a->data, b0 = (uintptr_t)b->data;
+    if (!(a0 < b0 + eb && b0 < a0 + ea))
+        return false; /* the spans are apart */
+    /* The spans meet: look row by row, since rows of strided views may interleave without
+     * touching (two fields of one interlaced frame, a view with a huge stride). For row i of
+     * a, the first row j of b that ends after it starts is the only candidate. */
+    size_t sa = upf__stride(a), sb = upf__stride(b);
+    size_t ra = (size_t)a->width * upf_format_bytes_per_pixel(a->format);
+    size_t rb = (size_t)b->width * upf_format_bytes_per_pixel(b->format);
+    for (int i = 0; i < a->height; i++) {
+        uintptr_t lo = a0 + (size_t)i * sa, hi = lo + ra;
+        size_t j = lo >= b0 + rb ? (lo - b0 - rb) / sb + 1 : 0;
+        if (j < (size_t)b->height && b0 + j * sb < hi)
+            return true;
+    }
+    return false;
+}
+
+int upf__image_extent(const upf_image *img, size_t *bytes)
+{
+    size_t stride = upf__stride(img);
+    size_t row = (size_t)img->width * upf_format_bytes_per_pixel(img->format);
+    size_t rows = (size_t)(img->height - 1);
+    if (rows && stride > (SIZE_MAX - row) / rows)
+        return -1;
+    *bytes = rows * stride + row;
+    return 0;
 }
 
 upf_result upf__resolve_crop(upf_context *ctx, const char *fn, const upf_rect *crop, int width,
@@ -123,33 +169,32 @@ int upf__row_to_linear(const upf_image *img, int y, int x0, int n, float *out)
         return -1;
     }
     case UPF_FORMAT_RGBA16_SRGB: {
-        const uint16_t *p = (const uint16_t *)row + (size_t)x0 * 4;
-        for (int i = 0; i < n; i++, p += 4, out += 4) {
+        const char *p = row + (size_t)x0 * 8;
+        for (int i = 0; i < n; i++, p += 8, out += 4) {
             for (int c = 0; c < 3; c++)
-                out[c] = (float)upf_srgb_to_linear_d(p[c] / 65535.0);
-            out[3] = p[3] / 65535.0f;
+                out[c] = (float)upf_srgb_to_linear_d(upf__load_u16(p + 2 * c) / 65535.0);
+            out[3] = upf__load_u16(p + 6) / 65535.0f;
         }
         return -1;
     }
     case UPF_FORMAT_RGBA16_UNORM: {
-        const uint16_t *p = (const uint16_t *)row + (size_t)x0 * 4;
+        const char *p = row + (size_t)x0 * 8;
         for (int i = 0; i < n * 4; i++)
-            out[i] = p[i] / 65535.0f;
+            out[i] = upf__load_u16(p + 2 * i) / 65535.0f;
         return -1;
     }
     case UPF_FORMAT_RGBA16F: {
-        const uint16_t *p = (const uint16_t *)row + (size_t)x0 * 4;
-        for (int i = 0; i < n; i++, p += 4, out += 4) {
+        const char *p = row + (size_t)x0 * 8;
+        for (int i = 0; i < n; i++, p += 8, out += 4) {
             for (int c = 0; c < 4; c++)
-                out[c] = upf_half_to_float(p[c]);
+                out[c] = upf_half_to_float(upf__load_u16(p + 2 * c));
             if (!finite4(out))
                 return x0 + i;
         }
         return -1;
     }
     case UPF_FORMAT_RGBA32F: {
-        const float *p = (const float *)row + (size_t)x0 * 4;
-        memcpy(out, p, (size_t)n * 16);
+        memcpy(out, row + (size_t)x0 * 16, (size_t)n * 16);
         for (int i = 0; i < n; i++)
             if (!finite4(out + 4 * i))
                 return x0 + i;
@@ -172,9 +217,9 @@ int upf__row_to_display(const upf_image *img, int y, int x0, int n, float *out)
         return -1;
     }
     if (img->format == UPF_FORMAT_RGBA16_SRGB) {
-        const uint16_t *p = (const uint16_t *)upf__row(img, y) + (size_t)x0 * 4;
+        const char *p = (const char *)upf__row(img, y) + (size_t)x0 * 8;
         for (int i = 0; i < n * 4; i++)
-            out[i] = p[i] / 65535.0f;
+            out[i] = upf__load_u16(p + 2 * i) / 65535.0f;
         return -1;
     }
     int bad = upf__row_to_linear(img, y, x0, n, out);
@@ -217,28 +262,28 @@ void upf__row_from_linear(const upf_image *img, int y, int x0, int n, const floa
         return;
     }
     case UPF_FORMAT_RGBA16_SRGB: {
-        uint16_t *p = (uint16_t *)row + (size_t)x0 * 4;
-        for (int i = 0; i < n; i++, p += 4, in += 4) {
+        char *p = row + (size_t)x0 * 8;
+        for (int i = 0; i < n; i++, p += 8, in += 4) {
             for (int c = 0; c < 3; c++)
-                p[c] = enc16_srgb(in[c]);
-            p[3] = (uint16_t)upf_unorm_from_float(in[3], 65535);
+                upf__store_u16(p + 2 * c, enc16_srgb(in[c]));
+            upf__store_u16(p + 6, (uint16_t)upf_unorm_from_float(in[3], 65535));
         }
         return;
     }
     case UPF_FORMAT_RGBA16_UNORM: {
-        uint16_t *p = (uint16_t *)row + (size_t)x0 * 4;
+        char *p = row + (size_t)x0 * 8;
         for (int i = 0; i < n * 4; i++)
-            p[i] = (uint16_t)upf_unorm_from_float(in[i], 65535);
+            upf__store_u16(p + 2 * i, (uint16_t)upf_unorm_from_float(in[i], 65535));
         return;
     }
     case UPF_FORMAT_RGBA16F: {
-        uint16_t *p = (uint16_t *)row + (size_t)x0 * 4;
+        char *p = row + (size_t)x0 * 8;
         for (int i = 0; i < n * 4; i++)
-            p[i] = upf_float_to_half(in[i]);
+            upf__store_u16(p + 2 * i, upf_float_to_half(in[i]));
         return;
     }
     case UPF_FORMAT_RGBA32F:
-        memcpy((float *)row + (size_t)x0 * 4, in, (size_t)n * 16);
+        memcpy(row + (size_t)x0 * 16, in, (size_t)n * 16);
         return;
     default:
         return;

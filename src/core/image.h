@@ -3,6 +3,8 @@
 #ifndef UPF_IMAGE_H
 #define UPF_IMAGE_H
 
+#include <string.h>
+
 #include "core/core.h"
 
 /* Bit masks of formats, for upf__check_image's `allowed`. */
@@ -17,17 +19,53 @@ static inline size_t upf__stride(const upf_image *img)
     return img->stride ? img->stride : (size_t)img->width * upf_format_bytes_per_pixel(img->format);
 }
 
+/* Channels of 16 and 32 bits, read and written through memcpy: the caller's rows may sit at
+ * any address (an odd stride, a view into a packed file), and a misaligned uint16_t or float
+ * access is undefined behaviour (C17 6.3.2.3p7). Compilers turn these into plain loads. */
+static inline uint16_t upf__load_u16(const void *p)
+{
+    uint16_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void upf__store_u16(void *p, uint16_t v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+static inline float upf__load_f32(const void *p)
+{
+    float v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void upf__store_f32(void *p, float v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
 static inline void *upf__row(const upf_image *img, int y)
 {
     return (char *)img->data + (size_t)y * upf__stride(img);
 }
 
 /* Checks an image descriptor: not NULL, data not NULL, a format in `allowed`, a size in
- * 1..UPF_MAX_IMAGE_DIMENSION, a stride that holds a row; and, when `width`/`height` are > 0,
- * exactly that size. `fn` and `what` name the call and the argument in the message
+ * 1..UPF_MAX_IMAGE_DIMENSION and within the context's pixel limit, a stride that holds a row,
+ * rows that do not wrap around the address space; and, when `width`/`height` are > 0, exactly that size. `fn` and `what` name the call and the argument in the message
  * ("upf_resampler_run: destination image: ..."). */
 upf_result upf__check_image(upf_context *ctx, const char *fn, const char *what,
                             const upf_image *img, unsigned allowed, int width, int height);
+
+/* The bytes an image's rows span, from its first pixel to the end of its last row:
+ * (height - 1) * stride + width * bytes per pixel. Returns -1 (and sets nothing) when that
+ * overflows size_t, else 0. `img` must have a valid size and format. */
+int upf__image_extent(const upf_image *img, size_t *bytes);
+
+/* Whether two images (both checked by upf__check_image) share a byte of their rows; rows of
+ * strided views that interleave without touching do not count. */
+bool upf__images_overlap(const upf_image *a, const upf_image *b);
 
 /* Checks a crop against an image size and resolves NULL / width 0 to the whole image. */
 upf_result upf__resolve_crop(upf_context *ctx, const char *fn, const upf_rect *crop, int width,

@@ -43,12 +43,11 @@ static bool is_host(const upf__passes *p, int i)
     return p->surface_info[i].format == UPF__SURFACE_HOST;
 }
 
-upf_result upf__passes_init(upf__passes *p, upf_context *ctx, const upf__pass_info *pass,
-                            int pass_count, const upf__surface_info *surface, int surface_count,
-                            const void *engine)
+upf_result upf__passes_describe(upf__passes *p, upf_context *ctx, const upf__pass_info *pass,
+                                int pass_count, const upf__surface_info *surface,
+                                int surface_count, const void *engine)
 {
     memset(p, 0, sizeof *p);
-    p->ctx = ctx;
     if (pass_count < 1 || pass_count > UPF__PASSES_MAX || surface_count < 1 ||
         surface_count > UPF__SURFACES_MAX)
         return upf__fail(ctx, UPF_ERROR_INTERNAL, "upf__passes_init: %d passes and %d surfaces; "
@@ -73,8 +72,28 @@ upf_result upf__passes_init(upf__passes *p, upf_context *ctx, const upf__pass_in
                              "the same format", surface[i].name);
         }
     }
-    for (int i = 0; i < pass_count; i++) {
+    for (int i = 0; i < pass_count; i++)
         p->enabled[i] = true;
+    return UPF_OK;
+}
+
+size_t upf__passes_con_bytes(const upf__passes *p)
+{
+    size_t total = 0;
+    for (int i = 0; i < p->pass_count; i++)
+        total += p->pass[i].con_size;
+    return total;
+}
+
+upf_result upf__passes_init(upf__passes *p, upf_context *ctx, const upf__pass_info *pass,
+                            int pass_count, const upf__surface_info *surface, int surface_count,
+                            const void *engine)
+{
+    upf_result r = upf__passes_describe(p, ctx, pass, pass_count, surface, surface_count, engine);
+    p->ctx = ctx;
+    if (r != UPF_OK)
+        return r;
+    for (int i = 0; i < pass_count; i++) {
         if (pass[i].con_size && !(p->con[i] = upf__alloc(ctx, pass[i].con_size, pass[i].name))) {
             upf__passes_free(p);
             return UPF_ERROR_OUT_OF_MEMORY;

@@ -146,6 +146,16 @@ upf_result upf__passes_init(upf__passes *p, upf_context *ctx, const upf__pass_in
                             int pass_count, const upf__surface_info *surface, int surface_count,
                             const void *engine);
 
+/* The same, taking nothing: the tables only (every pass enabled, sizes 0), for an engine
+ * that plans its sizes to say what it would take (upf__passes_bytes, upf__passes_con_bytes)
+ * before it is made. Such a `p` must not be run, allocated or freed. */
+upf_result upf__passes_describe(upf__passes *p, upf_context *ctx, const upf__pass_info *pass,
+                                int pass_count, const upf__surface_info *surface,
+                                int surface_count, const void *engine);
+
+/* The bytes of every pass's constants (what upf__passes_init allocates). */
+size_t upf__passes_con_bytes(const upf__passes *p);
+
 /* Gives surface `i` memory the engine owns (it must outlive `p`). */
 void upf__passes_lend(upf__passes *p, int i, void *data);
 

@@ -14,10 +14,17 @@
 
 #include "core/core.h"
 
+typedef struct worker_arg {
+    upf_thread_pool *pool;
+    int worker;
+} worker_arg;
+
 struct upf_thread_pool {
     upf_context *ctx;
     int threads;
     pthread_t tids[UPF_MAX_THREADS];
+    worker_arg args[UPF_MAX_THREADS]; /* each worker's start arguments (kept in the pool, so
+                                       * the context's count of live blocks stays exact) */
     int started;
 
     pthread_mutex_t lock;
@@ -67,16 +74,10 @@ static void run_indices(upf_thread_pool *pool, int worker)
     }
 }
 
-typedef struct worker_arg {
-    upf_thread_pool *pool;
-    int worker;
-} worker_arg;
-
 static void *worker_main(void *arg)
 {
     upf_thread_pool *pool = ((worker_arg *)arg)->pool;
     int worker = ((worker_arg *)arg)->worker;
-    upf__free(pool->ctx, arg);
     unsigned long seen = 0;
     for (;;) {
         pthread_mutex_lock(&pool->lock);
@@ -110,15 +111,9 @@ upf_thread_pool *upf__pool_create(upf_context *ctx, int threads)
     atomic_init(&pool->next, 0);
     atomic_init(&pool->busy, false);
     for (int w = 1; w < threads; w++) {
-        worker_arg *arg = upf__alloc(ctx, sizeof *arg, "a worker's start arguments");
-        if (!arg) {
-            upf__pool_destroy(ctx, pool);
-            return NULL;
-        }
-        *arg = (worker_arg){ pool, w };
-        int err = pthread_create(&pool->tids[w], NULL, worker_main, arg);
+        pool->args[w] = (worker_arg){ pool, w };
+        int err = pthread_create(&pool->tids[w], NULL, worker_main, &pool->args[w]);
         if (err) {
-            upf__free(ctx, arg);
             upf__fail(ctx, UPF_ERROR_INTERNAL, "pthread_create failed for worker %d (error %d)",
                       w, err);
             upf__pool_destroy(ctx, pool);

@@ -452,7 +452,7 @@ static void flip_band_task(void *priv, int band_index, int worker)
             flip_filter_column(pg, flo, h, w, y, k->fdd, k->rf, a + 3 * W);
         }
         const float *row_cd = cd + (size_t)(y - y0) * W;
-        float *map_row = job->map ? (float *)upf__row(job->map, y) : NULL;
+        char *map_row = job->map ? (char *)upf__row(job->map, y) : NULL;
         double sum = 0.0;
         for (int x = 0; x < w; x++) {
             float dxr = acc[x], ddxr = acc[W + x], dyr = acc[2 * W + x], ddyr = acc[3 * W + x];
@@ -474,7 +474,7 @@ static void flip_band_task(void *priv, int band_index, int worker)
             if (bucket >= 0)
                 hist[bucket]++;
             if (map_row)
-                map_row[x] = e;
+                upf__store_f32(map_row + 4 * (size_t)x, e); /* the map may sit at any address */
         }
         job->row_sums[y] = sum;
     }
@@ -501,9 +501,12 @@ static void flip_make_decode8(upf_format format, float *table)
 /* The weighted percentile of tool/pooling.h: bucket i weighs count_i (i + 0.5) / 100; walk the
  * buckets to the first whose cumulative weight passes `p` of the total, and interpolate
  * linearly inside it. Bucket 0 weighs its centre, 0.005, even for errors of exactly 0, so
- * identical images give a weighted median of 0.005 (q1 0.0025, q3 0.0075), as the reference
- * does. An empty histogram (only possible if no error lay in [0, 1]) gives 0 where the
- * reference would divide 0 by 0. */
+ * for identical images the reference reports a weighted median of 0.005 (q1 0.0025, q3
+ * 0.0075) beside a maximum of 0: a percentile above every value there is. We clamp each
+ * percentile to [min, max] of the errors (upf_metric_flip), the one departure from the
+ * reference: it changes only pictures whose errors all lie inside one bucket's interpolation
+ * span, and makes identical images report 0 throughout. An empty histogram (only possible if
+ * no error lay in [0, 1]) gives 0 where the reference would divide 0 by 0. */
 static double flip_weighted_percentile(const uint64_t *hist, double p)
 {
     const double step = (double)(1.0f / (float)FLIP_BUCKETS);
@@ -613,9 +616,10 @@ upf_result upf_metric_flip(upf_context *ctx, const upf_image *ref, const upf_ima
         vmax = UPF_MAX(vmax, job.band_max[b]);
     }
     out->mean = upf__metric_sum_in_order(job.row_sums, h) / ((double)w * (double)h);
-    out->weighted_median = flip_weighted_percentile(hist, 0.5);
-    out->weighted_q1 = flip_weighted_percentile(hist, 0.25);
-    out->weighted_q3 = flip_weighted_percentile(hist, 0.75);
+    /* Percentiles inside the range of the values they summarise (see above). */
+    out->weighted_median = UPF_CLAMP(flip_weighted_percentile(hist, 0.5), vmin, vmax);
+    out->weighted_q1 = UPF_CLAMP(flip_weighted_percentile(hist, 0.25), vmin, vmax);
+    out->weighted_q3 = UPF_CLAMP(flip_weighted_percentile(hist, 0.75), vmin, vmax);
     out->min = vmin;
     out->max = vmax;
 

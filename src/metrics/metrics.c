@@ -9,15 +9,15 @@
 static int first_non_finite(const upf_image *img, int y, int x0, int n)
 {
     if (img->format == UPF_FORMAT_RGBA32F) {
-        const float *p = (const float *)upf__row(img, y) + (size_t)x0 * 4;
-        for (int i = 0; i < n; i++, p += 4)
-            if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]) || !isfinite(p[3]))
-                return x0 + i;
+        const char *p = (const char *)upf__row(img, y) + (size_t)x0 * 16;
+        for (int i = 0; i < n * 4; i++)
+            if (!isfinite(upf__load_f32(p + 4 * i)))
+                return x0 + i / 4;
     } else if (img->format == UPF_FORMAT_RGBA16F) {
         /* binary16: exponent bits all ones is Inf (mantissa 0) or NaN. */
-        const uint16_t *p = (const uint16_t *)upf__row(img, y) + (size_t)x0 * 4;
+        const char *p = (const char *)upf__row(img, y) + (size_t)x0 * 8;
         for (int i = 0; i < n * 4; i++)
-            if ((p[i] & 0x7c00u) == 0x7c00u)
+            if ((upf__load_u16(p + 2 * i) & 0x7c00u) == 0x7c00u)
                 return x0 + i / 4;
     }
     return -1;

@@ -102,11 +102,8 @@ void upf__taps_free(upf_context *ctx, upf__taps *taps)
     *taps = (upf__taps){ 0 };
 }
 
-upf_result upf__taps_build(upf_context *ctx, const char *fn, const upf__kernel *kernel, int src,
-                           int dst, upf__taps *taps)
+int upf__taps_stride(const upf__kernel *kernel, int src, int dst)
 {
-    *taps = (upf__taps){ .src_size = src, .dst_size = dst };
-
     /* s: the kernel's stretch (1 when enlarging, src/dst when shrinking); support: the
      * half-width in source pixels. Taps are the integers i with |i - u| < support, at most
      * floor(2 * support) + 1 of them, and never more than the source has once clamped. */
@@ -114,7 +111,17 @@ upf_result upf__taps_build(upf_context *ctx, const char *fn, const upf__kernel *
     const double s = scale > 1.0 ? scale : 1.0;
     const double support = kernel->radius * s;
     const double span = floor(2.0 * support) + 2.0; /* one spare for rounding of u */
-    const int stride = span < (double)src ? (int)span : src;
+    return span < (double)src ? (int)span : src;
+}
+
+upf_result upf__taps_build(upf_context *ctx, const char *fn, const upf__kernel *kernel, int src,
+                           int dst, upf__taps *taps)
+{
+    *taps = (upf__taps){ .src_size = src, .dst_size = dst };
+    const int stride = upf__taps_stride(kernel, src, dst);
+    const double scale = (double)src / (double)dst;
+    const double s = scale > 1.0 ? scale : 1.0;     /* as in upf__taps_stride */
+    const double support = kernel->radius * s;
 
     taps->stride = stride;
     taps->first = upf__alloc_array(ctx, (size_t)dst, sizeof *taps->first, "resampler taps");

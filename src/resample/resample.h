@@ -57,6 +57,10 @@ typedef struct upf__taps {
 upf_result upf__taps_build(upf_context *ctx, const char *fn, const upf__kernel *kernel, int src,
                            int dst, upf__taps *taps);
 
+/* The weights a tap table keeps per output pixel (its `stride`): what upf__taps_build
+ * allocates, dst * stride floats of weights. */
+int upf__taps_stride(const upf__kernel *kernel, int src, int dst);
+
 /* Frees what upf__taps_build allocated (accepts an empty table). */
 void upf__taps_free(upf_context *ctx, upf__taps *taps);
 

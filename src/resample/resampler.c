@@ -63,6 +63,8 @@ struct upf_resampler {
 
     int h_blocks, v_blocks;  /* tasks of pass 1 (source rows) and pass 2 (destination rows) */
     int *bad_x, *bad_y;      /* [h_blocks]: the first non-finite pixel a block found */
+
+    atomic_bool in_use;      /* a run is in progress (upf__enter) */
 };
 
 static size_t round_up16(size_t n)
@@ -188,7 +190,8 @@ static upf_result check_size(upf_context *ctx, const char *fn, const char *what,
     return UPF_OK;
 }
 
-static upf_resampler *resampler_create(upf_context *ctx, const char *fn,
+/* Checks the params (sizes and filter; not the pixel limit) and gives the kernel. */
+static const upf__kernel *check_params(upf_context *ctx, const char *fn,
                                        const upf_resampler_params *params)
 {
     if (!params) {
@@ -202,18 +205,68 @@ static upf_resampler *resampler_create(upf_context *ctx, const char *fn,
         check_size(ctx, fn, "params->dst_height", params->dst_height))
         return NULL;
     const upf__kernel *kernel = upf__kernel_get(params->filter);
-    if (!kernel) {
+    if (!kernel)
         upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: params->filter is %d; expected 0 "
                   "(default), %d (bilinear), %d (bicubic) or %d (lanczos)", fn,
                   (int)params->filter, (int)UPF_FILTER_BILINEAR, (int)UPF_FILTER_BICUBIC,
                   (int)UPF_FILTER_LANCZOS3);
+    return kernel;
+}
+
+/* The bytes a resampler for `p` holds once made, on `workers` threads: exactly what
+ * resampler_create allocates and keeps (tests/test_resample.c counts it). */
+static size_t resampler_bytes(const upf__kernel *kernel, const upf_resampler_params *p,
+                              int workers)
+{
+    size_t h_blocks = (size_t)(p->src_height + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
+    size_t taps = 0;
+    const int src[2] = { p->src_width, p->src_height }, dst[2] = { p->dst_width, p->dst_height };
+    for (int axis = 0; axis < 2; axis++)
+        taps += (size_t)dst[axis] * (2 * sizeof(int32_t) +
+                                     (size_t)upf__taps_stride(kernel, src[axis], dst[axis]) *
+                                         sizeof(float));
+    return sizeof(upf_resampler) + taps +
+           (size_t)p->src_height * round_up16((size_t)p->dst_width * 4) * sizeof(float) +
+           (size_t)workers * round_up16((size_t)UPF_MAX(p->src_width, p->dst_width) * 4) *
+               sizeof(float) +
+           2 * h_blocks * sizeof(int);
+}
+
+upf_result upf_resampler_memory(upf_context *ctx, const upf_resampler_params *params,
+                                size_t *bytes)
+{
+    static const char fn[] = "upf_resampler_memory";
+    if (!ctx)
+        return UPF_ERROR_INVALID_ARGUMENT;
+    upf__clear_error(ctx);
+    if (!bytes)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: bytes is NULL; expected a "
+                         "size_t to fill", fn);
+    const upf__kernel *kernel = check_params(ctx, fn, params);
+    if (!kernel)
+        return ctx->last_result;
+    *bytes = resampler_bytes(kernel, params, upf_context_threads(ctx));
+    return UPF_OK;
+}
+
+static upf_resampler *resampler_create(upf_context *ctx, const char *fn,
+                                       const upf_resampler_params *params)
+{
+    const upf__kernel *kernel = check_params(ctx, fn, params);
+    if (!kernel)
         return NULL;
-    }
+    if (upf__check_pixels(ctx, fn, "the source", params->src_width, params->src_height) ||
+        upf__check_pixels(ctx, fn, "the destination", params->dst_width, params->dst_height))
+        return NULL;
+    upf__log(ctx, UPF_LOG_INFO, "%s: %dx%d -> %dx%d (%s) takes %zu bytes", fn,
+             params->src_width, params->src_height, params->dst_width, params->dst_height,
+             kernel->name, resampler_bytes(kernel, params, upf_context_threads(ctx)));
 
     upf_resampler *r = upf__alloc(ctx, sizeof *r, "the resampler");
     if (!r)
         return NULL;
     r->ctx = ctx;
+    atomic_init(&r->in_use, false);
     r->src_w = params->src_width;
     r->src_h = params->src_height;
     r->dst_w = params->dst_width;
@@ -272,25 +325,17 @@ void upf_resampler_destroy(upf_resampler **resampler)
     *resampler = NULL;
 }
 
-/* The bytes an image's pixels span: from its first pixel to the end of its last row's
- * pixels (the padding after the last row is not part of it). */
-static void image_span(const upf_image *img, uintptr_t *begin, uintptr_t *end)
-{
-    size_t row = (size_t)img->width * upf_format_bytes_per_pixel(img->format);
-    *begin = (uintptr_t)img->data;
-    *end = *begin + (size_t)(img->height - 1) * upf__stride(img) + row;
-}
 
 /* Describes a pixel's four channels as floats for an error message. */
 static void describe_pixel(const upf_image *img, int x, int y, char *buf, size_t size)
 {
     float v[4];
     if (img->format == UPF_FORMAT_RGBA32F) {
-        memcpy(v, (const float *)upf__row(img, y) + (size_t)x * 4, sizeof v);
+        memcpy(v, (const char *)upf__row(img, y) + (size_t)x * 16, sizeof v);
     } else if (img->format == UPF_FORMAT_RGBA16F) {
-        const uint16_t *p = (const uint16_t *)upf__row(img, y) + (size_t)x * 4;
+        const char *p = (const char *)upf__row(img, y) + (size_t)x * 8;
         for (int c = 0; c < 4; c++)
-            v[c] = upf_half_to_float(p[c]);
+            v[c] = upf_half_to_float(upf__load_u16(p + 2 * c));
     } else {
         snprintf(buf, size, "?");
         return;
@@ -311,13 +356,11 @@ static upf_result resampler_run(upf_resampler *r, const char *fn, const upf_imag
                            r->dst_h);
     if (res)
         return res;
-    uintptr_t s0, s1, d0, d1;
-    image_span(src, &s0, &s1);
-    image_span(dst, &d0, &d1);
-    if (s0 < d1 && d0 < s1)
+    if (upf__images_overlap(src, dst))
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the source and destination "
-                         "images overlap in memory (bytes %p..%p and %p..%p); expected "
-                         "separate buffers", fn, (void *)s0, (void *)s1, (void *)d0, (void *)d1);
+                         "images overlap in memory (rows of %p, stride %zu and of %p, stride "
+                         "%zu share bytes); expected separate pixels", fn, src->data,
+                         upf__stride(src), dst->data, upf__stride(dst));
 
     run_job job = { .r = r, .src = src, .dst = dst };
     atomic_init(&job.first_bad_block, r->h_blocks);
@@ -337,10 +380,16 @@ static upf_result resampler_run(upf_resampler *r, const char *fn, const upf_imag
 upf_result upf_resampler_run(upf_resampler *resampler, const upf_image *src,
                              const upf_image *dst)
 {
+    static const char fn[] = "upf_resampler_run";
     if (!resampler)
         return UPF_ERROR_INVALID_ARGUMENT; /* no context to hold a message */
     upf__clear_error(resampler->ctx);
-    return resampler_run(resampler, "upf_resampler_run", src, dst);
+    upf_result r = upf__enter(resampler->ctx, &resampler->in_use, fn, "the resampler");
+    if (r != UPF_OK)
+        return r;
+    r = resampler_run(resampler, fn, src, dst);
+    upf__leave(&resampler->in_use);
+    return r;
 }
 
 upf_result upf_resample(upf_context *ctx, const upf_image *src, const upf_image *dst,

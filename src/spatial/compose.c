@@ -25,8 +25,12 @@
  *    L the Rec. 709 luma of o, neighbours at the frame's edge repeating the edge pixel, k the
  *    sharpness (1 the shipped look, 0 off); then clamped at 0, since linear light is never
  *    negative. The weights sum to 0, so flat areas are unchanged;
- *  - alpha: the base's sample of the frame's alpha (cubic: clamped to [0, 1]), not squared,
- *    not sharpened.
+ *  - alpha: the base's filter (bilinear, or Catmull-Rom clamped to [0, 1]) on the alpha of the
+ *    linear input at full precision, not on the frame's 2 bits; not squared, not sharpened
+ *    (upf__compose_output without the linear input: the frame's alpha, as the trainer uses);
+ *  - when convert tone-mapped the frame (range: the largest value M above 1), the output's
+ *    colour is mapped back: c = c' / (1 - max(c')), the scale held at most 1 + M so that a
+ *    value overshooting in the filters cannot blow up (docs/SPATIAL.md).
  * Sample positions are computed exactly in integers, ((2X + 1) * num - den) / (2 * den), so a
  * ratio of 1 or W_out = W_in * r lands on whole pixels. Bilinear means vertical first, then
  * horizontal, each as (1 - f) * a + f * b.
@@ -189,6 +193,8 @@ typedef struct compose_job {
     const upf__detail_map *map;
     const upf_image *dst;
     float sharpness;
+    const float *alpha_src;      /* the linear input (RGBA, frame size), or NULL */
+    float tone_max;              /* M > 1: undo the tone map; 0: none */
     upf__base_cols base_cols;
     const upf__tap *col_detail;
     unsigned char *workers;
@@ -200,6 +206,40 @@ typedef struct compose_worker {
     float *in_row, *base_row, *detail_row, *rgba[3], *luma[3], *out_row;
     int tag[3]; /* the output row each slot holds, -1 none */
 } compose_worker;
+
+/* Row y of the output's alpha from the linear input, with the base's filter: the same taps
+ * and order of operations as upf__base_row's alpha, on the full-precision values. */
+static void alpha_row(const compose_job *job, int out_h, int y, float *vrow, float *rgba)
+{
+    const int in_w = job->frame->width, in_h = job->frame->height, out_w = job->dst->width;
+    const float *a = job->alpha_src;
+    const upf__base_cols *cols = &job->base_cols;
+    if (cols->bilinear) {
+        const upf__tap ty = upf__tap_at(y, in_h, out_h, in_h);
+        const float *r0 = a + (size_t)ty.i0 * in_w * 4, *r1 = a + (size_t)ty.i1 * in_w * 4;
+        for (int x = 0; x < in_w; x++)
+            vrow[x] = upf__lerp(r0[4 * x + 3], r1[4 * x + 3], ty.f);
+        for (int x = 0; x < out_w; x++) {
+            const upf__tap t = cols->bilinear[x];
+            rgba[4 * x + 3] = upf__lerp(vrow[t.i0], vrow[t.i1], t.f);
+        }
+        return;
+    }
+    const upf__tap4 ty = upf__tap4_at(y, in_h, out_h, in_h);
+    for (int x = 0; x < in_w; x++) {
+        float acc = 0.0f;
+        for (int j = 0; j < 4; j++)
+            acc += ty.w[j] * a[((size_t)ty.i[j] * in_w + (size_t)x) * 4 + 3];
+        vrow[x] = acc;
+    }
+    for (int x = 0; x < out_w; x++) {
+        const upf__tap4 t = cols->cubic[x];
+        float acc = 0.0f;
+        for (int j = 0; j < 4; j++)
+            acc += t.w[j] * vrow[t.i[j]];
+        rgba[4 * x + 3] = acc > 0.0f ? (acc < 1.0f ? acc : 1.0f) : 0.0f;
+    }
+}
 
 /* Row y of the squared, unsharpened output and its luma. */
 static void squared_row(const compose_job *job, compose_worker *w, int y, float *rgba,
@@ -232,6 +272,8 @@ static void squared_row(const compose_job *job, compose_worker *w, int y, float 
         o[3] = base[4 * x + 3];
         luma[x] = upf_luma(o[0], o[1], o[2]);
     }
+    if (job->alpha_src) /* after the base: its input row is free again */
+        alpha_row(job, out_h, y, w->in_row, rgba);
 }
 
 /* The slot holding row y (computing it if needed). Rows y-1, y, y+1 fall in distinct slots. */
@@ -290,6 +332,19 @@ static void compose_band(void *priv, int band, int worker)
                 out[4 * x + 3] = o[4 * x + 3];
             }
         }
+        if (job->tone_max > 0.0f) {
+            /* Back from the tone map: c = c' / (1 - m'), m' the largest of R, G, B. */
+            const float most = 1.0f + job->tone_max;
+            for (int x = 0; x < out_w; x++) {
+                float *p = out + 4 * x;
+                float m = p[0] > p[1] ? p[0] : p[1];
+                m = m > p[2] ? m : p[2];
+                float scale = m < 1.0f ? 1.0f / (1.0f - m) : most;
+                scale = scale < most ? scale : most;
+                for (int ch = 0; ch < 3; ch++)
+                    p[ch] *= scale;
+            }
+        }
         upf__row_from_linear(job->dst, y, 0, out_w, out);
     }
 }
@@ -297,6 +352,15 @@ static void compose_band(void *priv, int band, int worker)
 upf_result upf__compose_output(upf_context *ctx, const upf__sqrt_frame *frame,
                                const upf__detail_map *map, const upf_image *dst,
                                float sharpness, void *scratch, size_t scratch_bytes)
+{
+    return upf__compose_output_with(ctx, frame, map, dst, sharpness, NULL, 0.0f, scratch,
+                                    scratch_bytes);
+}
+
+upf_result upf__compose_output_with(upf_context *ctx, const upf__sqrt_frame *frame,
+                                    const upf__detail_map *map, const upf_image *dst,
+                                    float sharpness, const float *alpha_src, float tone_max,
+                                    void *scratch, size_t scratch_bytes)
 {
     static const char fn[] = "upf__compose_output";
     upf_result r = upf__check_sqrt_frame(ctx, fn, frame);
@@ -325,7 +389,7 @@ upf_result upf__compose_output(upf_context *ctx, const upf__sqrt_frame *frame,
     for (int x = 0; x < out_w; x++)
         col_detail[x] = upf__tap_at(x, 12LL * map->in_width, (long long)map->step * out_w,
                                     map->width);
-    compose_job job = { frame, map, dst, sharpness,
+    compose_job job = { frame, map, dst, sharpness, alpha_src, tone_max,
                         upf__base_cols_init(map->flags, frame->width, out_w, mem), col_detail,
                         mem + compose_shared_bytes(out_w),
                         compose_sizes(frame->width, map->width, out_w), 0 };
@@ -344,8 +408,14 @@ upf_result upf__compose_pass(const upf__pass_args *a)
     upf__detail_map map;
     upf__detail_map_init(&map, con->step, con->flags, con->in_width, con->in_height,
                          a->surface[UPF__SP_DETAIL].data);
-    return upf__compose_output(a->ctx, &frame, &map, a->surface[UPF__SP_DEST].image,
-                               con->sharpness, a->scratch, a->scratch_bytes);
+    /* An opaque frame's alpha is 1 in the frame too: the full-precision path only when some
+     * alpha is below 1 (range B), the tone map only when convert applied one (range R). */
+    const float *range = a->surface[UPF__SP_RANGE].data;
+    return upf__compose_output_with(a->ctx, &frame, &map, a->surface[UPF__SP_DEST].image,
+                                    con->sharpness,
+                                    range[2] > 0.0f ? a->surface[UPF__SP_LINEAR].data : NULL,
+                                    range[0] > 0.0f ? range[1] : 0.0f, a->scratch,
+                                    a->scratch_bytes);
 }
 
 /* ---- both ------------------------------------------------------------------------------- */

@@ -1,4 +1,4 @@
-/* net.h: the spatial engine's network (DESIGN.md "The spatial engine", pass 4, and "Models"):
+/* net.h: the spatial engine's network (docs/SPATIAL.md, "Pass 4" and "Models"):
  * the in-memory model, the window forward (net_infer.c), the model file parser and writer
  * (net_model.c, format in docs/MODELS.md) and the choice of a model for an output size.
  *
@@ -41,7 +41,7 @@
 void upf__model_flags_text(uint32_t flags, char *out, size_t size);
 
 /* Window-mean input (UPF_MODEL_FLAG_WINDOW_MEAN): stage 1 sees 4 * (Y - mean(Y)); see
- * research/calibration.md (the network has no bias, so a flat window is hard for it to map to
+ * docs/SPATIAL.md, "Models" (the network has no bias, so a flat window is hard for it to map to
  * zero detail without this). */
 #define UPF_NET_WINDOW_MEAN_SCALE 4.0f
 
@@ -109,7 +109,7 @@ extern const size_t upf__default_models_size;
 
 /* ---- model choice ----------------------------------------------------------------------- */
 
-/* The model of `set` for an upscale of in_w x in_h to out_w x out_h (DESIGN.md "The spatial
+/* The model of `set` for an upscale of in_w x in_h to out_w x out_h (docs/SPATIAL.md, "Pass 4"
  * engine"): the asked ratio is the larger of out_w / in_w and out_h / in_h; the choice is the
  * model with the smallest ratio 12 / step at or above it (compared exactly, in integers), so
  * ratios below 1.2 take the 1.2 model. When the set has no model that large (a ratio above 3,

@@ -1,4 +1,4 @@
-/* net_infer.c: the network's window forward (DESIGN.md "The spatial engine", pass 4).
+/* net_infer.c: the network's window forward (docs/SPATIAL.md, "Pass 4").
  *
  * Reads a model (net.h) and 16x16 windows of luma; writes the 16x16 network outputs. Each of
  * the six stages computes
@@ -7,7 +7,7 @@
  *
  * as two products per term: T = Y^T * B, then A * T (and the same for C, D). With the model
  * flag UPF_MODEL_FLAG_WINDOW_MEAN, stage 1 sees 4 * (Y - mean(Y)) instead of Y
- * (research/calibration.md); the output means the same either way (detail to add).
+ * (docs/SPATIAL.md, "Models"); the output means the same either way (detail to add).
  *
  * Two versions compute the same sums in the same order (every dot product from index 0 up,
  * starting from +0, the A and C terms summed apart and added last):

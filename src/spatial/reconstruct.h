@@ -37,7 +37,7 @@ typedef struct upf__detail_map {
 } upf__detail_map;
 
 /* The luma window of a block of step s starts this many input pixels before the block:
- * floor((16 - s) / 2) (DESIGN.md "Geometry, exactly"). */
+ * floor((16 - s) / 2) (docs/SPATIAL.md, "Geometry"). */
 #define UPF_NET_WINDOW_BORDER(s) ((UPF_NET_DIM - (s)) / 2)
 
 /* A bilinear tap pair: source pixels i0, i1 and the weight f of i1. */
@@ -141,12 +141,22 @@ size_t upf__compose_scratch_bytes(int threads, int in_w, int detail_w, int out_w
 /* The output: for each pixel, the base of `frame` (upf__base_row, as the map's flags say) plus
  * the bilinear sample of the detail map on R, G and B, clamped at 0 and squared (linear light);
  * then the sharpen `+ sharpness * (1.25 L - 0.3125 * (sum of the 4 neighbours' L))` on R, G, B
- * (L the Rec. 709 luma of the squared output), clamped at 0. Alpha is the base's alpha.
+ * (L the Rec. 709 luma of the squared output), clamped at 0. Alpha is the base's alpha (the
+ * frame's 2 bits; the engine uses upf__compose_output_with for full precision).
  * `dst` is any colour format, any size with a ratio of 1..4 to the frame on each axis.
  * Bands of rows run as tasks on the context's workers. */
 upf_result upf__compose_output(upf_context *ctx, const upf__sqrt_frame *frame,
                                const upf__detail_map *map, const upf_image *dst,
                                float sharpness, void *scratch, size_t scratch_bytes);
+
+/* The same, with alpha taken at full precision from `alpha_src` (the linear input: RGBA
+ * floats of the frame's size) instead of the frame's 2 bits, and, when `tone_max` M > 1, the
+ * tone map c / (1 + max(c)) of the convert pass undone on the colour (compose.c). NULL and 0
+ * give upf__compose_output. */
+upf_result upf__compose_output_with(upf_context *ctx, const upf__sqrt_frame *frame,
+                                    const upf__detail_map *map, const upf_image *dst,
+                                    float sharpness, const float *alpha_src, float tone_max,
+                                    void *scratch, size_t scratch_bytes);
 
 /* Scratch for upf__reconstruct (the detail map and both steps' scratch). */
 size_t upf__reconstruct_scratch_bytes(int threads, int step, int in_w, int in_h, int out_w);

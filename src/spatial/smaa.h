@@ -1,6 +1,6 @@
 /* smaa.h: passes 1-3 of the spatial engine: SMAA 1x (Jimenez, Echevarria, Sousa, Gutierrez,
  * "SMAA: Enhanced Subpixel Morphological Antialiasing", Eurographics 2012) on the CPU, with
- * the edges packed into bit masks (DESIGN.md "The spatial engine"), and the 192x128 area
+ * the edges packed into bit masks (docs/SPATIAL.md, "Pass 1"), and the 192x128 area
  * table our own code computes from SMAA's area model. docs/SMAA.md describes the rules and
  * the table layout; function names of the reference shader (SMAA.hlsl) are cited where the
  * rule they implement is written.

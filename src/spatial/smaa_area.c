@@ -1,6 +1,6 @@
 /* smaa_area.c: the area table of pass 2, computed from SMAA's area model (Jimenez et al.
  * 2012, section 3.2 "revectorization"; the model of the reference generator
- * Scripts/AreaTex.py, as research/spatial-anchors.md 1.5 describes it).
+ * Scripts/AreaTex.py, as the SMAA authors' published generator does).
  *
  * Reads nothing; writes the 192x128 RG8 table (layout in smaa.h and docs/SMAA.md).
  *

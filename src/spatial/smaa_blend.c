@@ -1,6 +1,6 @@
 /* smaa_blend.c: pass 3 of the spatial engine, SMAA neighbourhood blending
  * (SMAANeighborhoodBlendingPS, Jimenez et al. 2012 section 3.5) in linear light, then the
- * frame stored as the square root of each channel in 10:10:10:2 (DESIGN.md).
+ * frame stored as the square root of each channel in 10:10:10:2 (docs/SPATIAL.md, "Pass 3").
  *
  * Reads the linear RGBA float frame and the weights of pass 2. Writes the frame (W*H words
  * of upf_pack_sqrt1010102): pass 1 already stored every pixel's unblended encoding there, so

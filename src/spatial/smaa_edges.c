@@ -1,6 +1,6 @@
 /* smaa_edges.c: pass 1 of the spatial engine, SMAA luma edge detection
  * (SMAALumaEdgeDetectionPS, Jimenez et al. 2012 section 3.1), with the two edge flags of
- * each pixel packed into one 32-bit word per 4x4 block (DESIGN.md).
+ * each pixel packed into one 32-bit word per 4x4 block (docs/SPATIAL.md, "Pass 1").
  *
  * Reads the linear RGBA float frame. Writes the luma scratch (W*H floats), the edge words
  * (ceil(W/4) * ceil(H/4); layout in smaa.h), and every pixel's unblended sqrt 10:10:10:2

@@ -6,6 +6,7 @@
  * each pass's constants and allocates every surface and scratch once (core/pass.h), so a run
  * allocates nothing. upf_spatial_run binds the caller's images and runs the list; the
  * intermediates stay until the next run, to be looked at (upf_spatial_debug_image). */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "core/color.h"
@@ -21,6 +22,7 @@ struct upf_spatial {
     upf__spatial_cpu cpu;          /* the model (the detail pass's CPU state) */
     upf__detail_map map;           /* the detail map's geometry */
     upf__passes passes;
+    atomic_bool in_use;            /* a run is in progress (upf__enter) */
 };
 
 /* ---- pictures of the surfaces (--debug-passes) ------------------------------------------ */
@@ -82,14 +84,17 @@ static const upf__surface_info surfaces[UPF__SP_COUNT] = {
                         UPF__SURFACE_INTERMEDIATE, 0, picture_frame },
     [UPF__SP_DETAIL] = { "detail", "the detail map", UPF__SURFACE_R32F,
                          UPF__SURFACE_INTERMEDIATE, 0, picture_detail },
+    [UPF__SP_RANGE] = { "range", "the frame's range", UPF__SURFACE_RGBA32F,
+                        UPF__SURFACE_INTERMEDIATE, 0, NULL },
     [UPF__SP_DEST] = { "destination", "destination image", UPF__SURFACE_HOST,
                        UPF__SURFACE_OUTPUT, UPF_FMTS_COLOR, NULL },
 };
 
 #define S UPF__SURF
 static const upf__pass_info passes[UPF__SP_PASS_COUNT] = {
-    [UPF__SP_CONVERT] = { "convert", "convert", S(UPF__SP_SOURCE), S(UPF__SP_LINEAR), -1,
-                          sizeof(upf__convert_con), upf__convert_pass },
+    [UPF__SP_CONVERT] = { "convert", "convert", S(UPF__SP_SOURCE),
+                          S(UPF__SP_LINEAR) | S(UPF__SP_RANGE), -1, sizeof(upf__convert_con),
+                          upf__convert_pass },
     [UPF__SP_EDGES_PASS] = { "edges", "smaa_edges", S(UPF__SP_LINEAR),
                              S(UPF__SP_LUMA) | S(UPF__SP_EDGES) | S(UPF__SP_FRAME),
                              UPF__SP_EDGES, sizeof(upf__smaa_edges_con), upf__smaa_edges_pass },
@@ -102,7 +107,9 @@ static const upf__pass_info passes[UPF__SP_PASS_COUNT] = {
                         upf__smaa_blend_pass },
     [UPF__SP_DETAIL_PASS] = { "detail", "detail", S(UPF__SP_FRAME), S(UPF__SP_DETAIL),
                               UPF__SP_DETAIL, sizeof(upf__detail_con), upf__detail_pass },
-    [UPF__SP_COMPOSE] = { "compose", "compose", S(UPF__SP_FRAME) | S(UPF__SP_DETAIL),
+    [UPF__SP_COMPOSE] = { "compose", "compose",
+                          S(UPF__SP_FRAME) | S(UPF__SP_DETAIL) | S(UPF__SP_LINEAR) |
+                              S(UPF__SP_RANGE),
                           S(UPF__SP_DEST), -1, sizeof(upf__compose_con), upf__compose_pass },
 };
 #undef S
@@ -144,6 +151,7 @@ static void plan(upf_spatial *s)
         { UPF__SP_WEIGHTS, smaa ? w : 0, smaa ? h : 0 },
         { UPF__SP_FRAME, w, h },
         { UPF__SP_DETAIL, output ? s->map.width : 0, output ? s->map.height : 0 },
+        { UPF__SP_RANGE, 1, 1 },
         { UPF__SP_DEST, output ? c->dst_width : 0, output ? c->dst_height : 0 },
     };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
@@ -187,12 +195,31 @@ static void constants(upf_spatial *s)
     };
 }
 
+/* The configuration, model geometry and plan of an engine, without taking anything: what
+ * upf_spatial_memory measures. `s` is the caller's (not allocated). */
+static upf_result describe(upf_spatial *s, upf_context *ctx, const upf__spatial_config *cfg)
+{
+    memset(s, 0, sizeof *s);
+    s->ctx = ctx;
+    s->cfg = *cfg;
+    s->cpu.model = cfg->model;
+    if (cfg->model)
+        upf__detail_map_init(&s->map, cfg->model->step, cfg->model->flags, cfg->src_width,
+                             cfg->src_height, NULL);
+    upf_result r = upf__passes_describe(&s->passes, ctx, passes, UPF__SP_PASS_COUNT, surfaces,
+                                        UPF__SP_COUNT, &s->cpu);
+    if (r == UPF_OK)
+        plan(s);
+    return r;
+}
+
 upf_spatial *upf__spatial_create(upf_context *ctx, const char *fn, const upf__spatial_config *cfg)
 {
     upf_spatial *s = upf__alloc(ctx, sizeof *s, "the spatial engine");
     if (!s)
         return NULL;
     s->ctx = ctx;
+    atomic_init(&s->in_use, false);
     s->cfg = *cfg;
     s->cpu.model = cfg->model;
     if (cfg->model)
@@ -220,32 +247,75 @@ fail:
     return NULL;
 }
 
+/* The checks of upf_spatial_create's params (the pixel limit aside). */
+static upf_result check_params(upf_context *ctx, const char *fn, const upf_spatial_params *p)
+{
+    if (!p)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: params is NULL; expected the "
+                         "input and output sizes", fn);
+    upf_result r = upf__reconstruct_check_sizes(ctx, fn, p->src_width, p->src_height,
+                                                p->dst_width, p->dst_height);
+    if (r != UPF_OK)
+        return r;
+    if (!(p->sharpness >= 0.0f && p->sharpness <= UPF_SPATIAL_SHARPNESS_MAX))
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: sharpness %g is out of range "
+                         "(expected 0 .. %g; 1 is the shipped look)", fn, (double)p->sharpness,
+                         (double)UPF_SPATIAL_SHARPNESS_MAX);
+    unsigned known = UPF_SPATIAL_NO_SMAA | UPF_SPATIAL_NO_NETWORK;
+    if (p->flags & ~known)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: unknown flags 0x%x (expected "
+                         "UPF_SPATIAL_NO_SMAA, UPF_SPATIAL_NO_NETWORK)", fn, p->flags & ~known);
+    if (p->models && upf_models_count(p->models) < 1)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the model set is empty", fn);
+    return UPF_OK;
+}
+
+static upf__spatial_config config_of(const upf_spatial_params *p, const upf_models *set)
+{
+    return (upf__spatial_config){
+        p->src_width, p->src_height, p->dst_width, p->dst_height, p->sharpness, p->flags,
+        &set->model[upf__models_choose(set, p->src_width, p->src_height, p->dst_width,
+                                       p->dst_height)],
+        NULL
+    };
+}
+
+upf_result upf_spatial_memory(upf_context *ctx, const upf_spatial_params *p, size_t *bytes)
+{
+    static const char fn[] = "upf_spatial_memory";
+    if (!ctx)
+        return UPF_ERROR_INVALID_ARGUMENT;
+    upf__clear_error(ctx);
+    if (!bytes)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: bytes is NULL; expected a "
+                         "size_t to fill", fn);
+    upf_result r = check_params(ctx, fn, p);
+    if (r != UPF_OK)
+        return r;
+    upf_models *own = NULL;
+    const upf_models *set = p->models;
+    if (!set && !(set = own = upf_models_default(ctx)))
+        return upf_context_last_error(ctx, NULL);
+    const upf__spatial_config cfg = config_of(p, set);
+    upf_spatial plan_only;
+    r = describe(&plan_only, ctx, &cfg);
+    if (r == UPF_OK)
+        *bytes = sizeof(upf_spatial) + (own ? sizeof(upf_models) : 0) +
+                 upf__passes_con_bytes(&plan_only.passes) + upf__passes_bytes(&plan_only.passes);
+    upf_models_destroy(&own);
+    return r;
+}
+
 upf_spatial *upf_spatial_create(upf_context *ctx, const upf_spatial_params *p)
 {
     static const char fn[] = "upf_spatial_create";
     if (!ctx)
         return NULL;
     upf__clear_error(ctx);
-    if (!p) {
-        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: params is NULL; expected the input and "
-                  "output sizes", fn);
+    if (check_params(ctx, fn, p) != UPF_OK ||
+        upf__check_pixels(ctx, fn, "the source", p->src_width, p->src_height) != UPF_OK ||
+        upf__check_pixels(ctx, fn, "the destination", p->dst_width, p->dst_height) != UPF_OK)
         return NULL;
-    }
-    if (upf__reconstruct_check_sizes(ctx, fn, p->src_width, p->src_height, p->dst_width,
-                                     p->dst_height) != UPF_OK)
-        return NULL;
-    if (!(p->sharpness >= 0.0f && p->sharpness <= UPF_SPATIAL_SHARPNESS_MAX)) {
-        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: sharpness %g is out of range (expected "
-                  "0 .. %g; 1 is the shipped look)", fn, (double)p->sharpness,
-                  (double)UPF_SPATIAL_SHARPNESS_MAX);
-        return NULL;
-    }
-    unsigned known = UPF_SPATIAL_NO_SMAA | UPF_SPATIAL_NO_NETWORK;
-    if (p->flags & ~known) {
-        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: unknown flags 0x%x (expected "
-                  "UPF_SPATIAL_NO_SMAA, UPF_SPATIAL_NO_NETWORK)", fn, p->flags & ~known);
-        return NULL;
-    }
 
     upf_models *own = NULL;
     const upf_models *set = p->models;
@@ -254,17 +324,7 @@ upf_spatial *upf_spatial_create(upf_context *ctx, const upf_spatial_params *p)
             return NULL;
         set = own;
     }
-    if (upf_models_count(set) < 1) {
-        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the model set is empty", fn);
-        upf_models_destroy(&own);
-        return NULL;
-    }
-    const upf__spatial_config cfg = {
-        p->src_width, p->src_height, p->dst_width, p->dst_height, p->sharpness, p->flags,
-        &set->model[upf__models_choose(set, p->src_width, p->src_height, p->dst_width,
-                                       p->dst_height)],
-        NULL
-    };
+    const upf__spatial_config cfg = config_of(p, set);
     upf_spatial *s = upf__spatial_create(ctx, fn, &cfg);
     if (s)
         s->own_models = own;
@@ -292,7 +352,13 @@ upf_result upf__spatial_run_passes(upf_spatial *s, const char *fn, const upf_ima
     if (last >= UPF__SP_COMPOSE && s->passes.enabled[UPF__SP_COMPOSE] && !dst)
         return upf__fail(s->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: destination image is NULL",
                          fn);
-    return upf__passes_run(&s->passes, fn, images, first, last);
+    /* Two runs at once would share every surface and scratch buffer: refuse the second. */
+    upf_result r = upf__enter(s->ctx, &s->in_use, fn, "the spatial engine");
+    if (r != UPF_OK)
+        return r;
+    r = upf__passes_run(&s->passes, fn, images, first, last);
+    upf__leave(&s->in_use);
+    return r;
 }
 
 upf_result upf_spatial_run(upf_spatial *s, const upf_image *src, const upf_image *dst)
@@ -315,8 +381,12 @@ const upf__passes *upf__spatial_passes(const upf_spatial *s)
 
 upf_result upf_spatial_timings(const upf_spatial *s, double ms[UPF_SPATIAL_PASS_COUNT])
 {
-    if (!s || !ms)
-        return UPF_ERROR_INVALID_ARGUMENT;
+    if (!s)
+        return UPF_ERROR_INVALID_ARGUMENT; /* no context to hold a message */
+    upf__clear_error(s->ctx);
+    if (!ms)
+        return upf__fail(s->ctx, UPF_ERROR_INVALID_ARGUMENT, "upf_spatial_timings: ms is NULL; "
+                         "expected an array of UPF_SPATIAL_PASS_COUNT doubles");
     memcpy(ms, s->passes.ms, sizeof(double) * UPF_SPATIAL_PASS_COUNT);
     return UPF_OK;
 }
@@ -325,9 +395,14 @@ upf_result upf_spatial_timings(const upf_spatial *s, double ms[UPF_SPATIAL_PASS_
 
 upf_result upf_spatial_debug_size(const upf_spatial *s, upf_spatial_pass pass, int *w, int *h)
 {
-    if (!s || !w || !h)
-        return UPF_ERROR_INVALID_ARGUMENT;
-    return upf__passes_picture_size(&s->passes, "upf_spatial_debug_size", (int)pass, w, h);
+    static const char fn[] = "upf_spatial_debug_size";
+    if (!s)
+        return UPF_ERROR_INVALID_ARGUMENT; /* no context to hold a message */
+    upf__clear_error(s->ctx);
+    if (!w || !h)
+        return upf__fail(s->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s is NULL; expected an int "
+                         "to fill", fn, !w ? "width" : "height");
+    return upf__passes_picture_size(&s->passes, fn, (int)pass, w, h);
 }
 
 upf_result upf_spatial_debug_image(upf_spatial *s, upf_spatial_pass pass, const upf_image *out)

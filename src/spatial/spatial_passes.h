@@ -4,12 +4,17 @@
  * docs/SPATIAL.md explains every pass.
  *
  *   pass      file           reads                        writes
- *   convert   convert.c      source (host)                linear
+ *   convert   convert.c      source (host)                linear, range
  *   edges     smaa_edges.c   linear                       luma (CPU scratch), edges, frame
  *   weights   smaa_weights.c edges, area                  weights
  *   blend     smaa_blend.c   linear, weights, frame       frame
  *   detail    detail.c       frame                        detail
- *   compose   compose.c      frame, detail                destination (host)
+ *   compose   compose.c      frame, detail, linear, range destination (host)
+ *
+ * Colour outside [0, 1] and alpha (docs/SPATIAL.md, "High dynamic range and alpha"): the
+ * frame holds [0, 1] at 10 bits and alpha at 2, so convert tone-maps a frame with values
+ * above 1 (c / (1 + max(c)) per pixel) and records it in `range`, which compose reads to undo
+ * it; compose takes alpha at full precision from `linear`, filtered as the base.
  *
  * The edges pass writes each pixel's unblended sqrt encoding into the frame (it takes every
  * square root for the luma anyway) and the blend pass rewrites only the pixels that blend; a
@@ -34,6 +39,10 @@ enum upf__spatial_surface {
     UPF__SP_WEIGHTS,      /* rgba8, src size: blending weights */
     UPF__SP_FRAME,        /* rgb10a2, src size: the sqrt-encoded frame */
     UPF__SP_DETAIL,       /* r32f, the model's detail map (reconstruct.h) */
+    UPF__SP_RANGE,        /* rgba32f, 1 x 1: the frame's range (convert.c): R = the largest
+                           * tone-mapped channel M / (1 + M) when M, the largest input value,
+                           * is above 1 (then the frame is tone-mapped), else 0; G = M; B = 1
+                           * when some alpha is below 1, else 0 */
     UPF__SP_DEST,         /* host: the output, any colour format, dst size */
     UPF__SP_COUNT
 };
@@ -102,7 +111,7 @@ upf_result upf__smaa_blend_pass(const upf__pass_args *a);   /* smaa_blend.c */
 upf_result upf__detail_pass(const upf__pass_args *a);       /* detail.c */
 upf_result upf__compose_pass(const upf__pass_args *a);      /* compose.c */
 
-/* Scratch of the convert pass: one int per source row. */
+/* Scratch of the convert pass: what each source row found (convert.c). */
 size_t upf__convert_scratch_bytes(int height);
 
 /* ---- the engine for the tools: a part of the list ----------------------------------------- *

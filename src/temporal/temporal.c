@@ -9,6 +9,7 @@
  * exposure, camera, reset), binds the caller's images and runs the list; the runner then swaps
  * the history pairs. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,6 +36,7 @@ struct upf_temporal {
     upf__temporal_cpu cpu;
     upf__passes passes;
     long frames;                   /* successful runs since creation */
+    atomic_bool in_use;            /* a run is in progress (upf__enter) */
     float history_exposure;        /* the exposure the history was accumulated at */
 };
 
@@ -245,6 +247,9 @@ upf_temporal *upf_temporal_create(upf_context *ctx, const upf_temporal_params *p
             return NULL;
         }
     }
+    if (upf__check_pixels(ctx, fn, "the render size", p->render_width, p->render_height) != UPF_OK ||
+        upf__check_pixels(ctx, fn, "the output size", p->output_width, p->output_height) != UPF_OK)
+        return NULL;
     if (!(p->sharpness >= 0.0f && p->sharpness <= UPF_TEMPORAL_SHARPNESS_MAX)) {
         upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: sharpness %g is out of range (expected "
                   "0 .. %g)", fn, (double)p->sharpness, (double)UPF_TEMPORAL_SHARPNESS_MAX);
@@ -268,6 +273,7 @@ upf_temporal *upf_temporal_create(upf_context *ctx, const upf_temporal_params *p
         return NULL;
     t->ctx = ctx;
     t->params = *p;
+    atomic_init(&t->in_use, false);
     upf_jitter_phase_count(NULL, p->render_width, p->output_width, &t->phases);
     t->history_exposure = 1.0f;
     if (p->flags & UPF_TEMPORAL_SPATIAL_FILL) {
@@ -422,9 +428,14 @@ upf_result upf_temporal_run(upf_temporal *t, const upf_temporal_frame *frame,
         return upf__fail(t->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frame is NULL", fn);
     if (!output)
         return upf__fail(t->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: output image is NULL", fn);
-    upf_result r = prepare(t, fn, frame);
+    upf_result r = upf__enter(t->ctx, &t->in_use, fn, "the temporal engine");
     if (r != UPF_OK)
         return r;
+    r = prepare(t, fn, frame);
+    if (r != UPF_OK) {
+        upf__leave(&t->in_use);
+        return r;
+    }
     const upf_image *images[UPF__TP_COUNT] = { 0 };
     images[UPF__TP_COLOR_IN] = frame->color;
     images[UPF__TP_DEPTH] = frame->depth;
@@ -436,6 +447,7 @@ upf_result upf_temporal_run(upf_temporal *t, const upf_temporal_frame *frame,
         t->frames++;
         t->history_exposure = frame->exposure == 0.0f ? 1.0f : frame->exposure;
     }
+    upf__leave(&t->in_use);
     return r;
 }
 

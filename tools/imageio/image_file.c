@@ -1,13 +1,18 @@
 /* image_file.c: what every image reader and writer shares: type detection, whole-file reads,
  * atomic writes (temporary file + rename), and owned image buffers. */
+#define _XOPEN_SOURCE 700 /* realpath (POSIX.1-2008, declared by glibc under X/Open) */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "imageio/image_io.h"
@@ -84,7 +89,7 @@ upf_result imageio__check_size(const char *name, const imageio_limits *limits, l
     long long max_h = limits && limits->max_height > 0 ? limits->max_height : UPF_MAX_IMAGE_DIMENSION;
     unsigned long long max_px = limits && limits->max_pixels
                                     ? (unsigned long long)limits->max_pixels
-                                    : (unsigned long long)UPF_MAX_IMAGE_DIMENSION * UPF_MAX_IMAGE_DIMENSION;
+                                    : (unsigned long long)UPF_DEFAULT_MAX_PIXELS;
     if (width < 1 || height < 1 || width > max_w || height > max_h)
         return imageio__fail(err, UPF_ERROR_BAD_DATA, "%s: image is %lldx%lld pixels; expected "
                              "1..%lld wide and 1..%lld high", name, width, height, max_w, max_h);
@@ -181,22 +186,116 @@ upf_result imageio_slurp(const char *path, size_t max_size, void **data, size_t 
     return UPF_OK;
 }
 
+/* ---- temporaries in flight --------------------------------------------------------------- *
+ * Every temporary an unfinished write holds is listed here, so that a signal handler can
+ * remove them (imageio_remove_temporaries). A slot is 0 (free), 1 (being filled or emptied)
+ * or 2 (holds a path the handler may unlink); the path is complete before the slot turns 2.
+ * With every slot taken a write still works, only without that protection. */
+#define TEMP_SLOTS 32
+static struct temp_slot {
+    atomic_int state;
+    char path[4096];
+} temp_slots[TEMP_SLOTS];
+
+static int temp_register(const char *path)
+{
+    size_t n = strlen(path);
+    if (n >= sizeof temp_slots[0].path)
+        return -1;
+    for (int i = 0; i < TEMP_SLOTS; i++) {
+        int expected = 0;
+        if (atomic_compare_exchange_strong(&temp_slots[i].state, &expected, 1)) {
+            memcpy(temp_slots[i].path, path, n + 1);
+            atomic_store(&temp_slots[i].state, 2);
+            return i;
+        }
+    }
+    return -1;
+}
+
+static void temp_forget(int slot)
+{
+    if (slot >= 0)
+        atomic_store(&temp_slots[slot].state, 0);
+}
+
+static int temp_slot_of(const char *tmp_path)
+{
+    for (int i = 0; i < TEMP_SLOTS; i++)
+        if (atomic_load(&temp_slots[i].state) == 2 && strcmp(temp_slots[i].path, tmp_path) == 0)
+            return i;
+    return -1;
+}
+
+void imageio_remove_temporaries(void)
+{
+    /* Only async-signal-safe calls here (unlink), and no locks. */
+    for (int i = 0; i < TEMP_SLOTS; i++)
+        if (atomic_load(&temp_slots[i].state) == 2)
+            unlink(temp_slots[i].path);
+}
+
+/* The file an output path names: itself, or for a symbolic link to an existing file the file
+ * it points at (so writing through the link replaces the picture, not the link). */
+static void resolve_target(const char *path, char *out, size_t size)
+{
+    struct stat st;
+    char *real = NULL;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+        real = realpath(path, NULL);
+    snprintf(out, size, "%s", real && strlen(real) < size ? real : path);
+    free(real);
+}
+
 upf_result imageio__tmp_open(const char *path, char *tmp_path, size_t tmp_size, FILE **out,
                              char *err)
 {
     *out = NULL;
-    int n = snprintf(tmp_path, tmp_size, "%s.tmp-XXXXXX", path);
-    if (n < 0 || (size_t)n >= tmp_size)
-        return imageio__fail(err, UPF_ERROR_IO, "%s: path is too long", path);
-    int fd = mkstemp(tmp_path);
+    /* DIR/.NAME.tmp-XXXXXX beside the target (a rename stays inside one file system), hidden,
+     * with at most 64 characters of NAME so that a long file name still leaves room. */
+    char target[4096];
+    resolve_target(path, target, sizeof target);
+    const char *slash = strrchr(target, '/');
+    const char *base = slash ? slash + 1 : target;
+    int dir_len = slash ? (int)(slash - target + 1) : 0;
+    /* The name is listed for the signal handler before the file exists (mkstemp would make
+     * it first, and a signal in between would leave it behind): pick a name, list it, then
+     * create it exclusively; on a clash, try another. */
+    static atomic_uint counter;
+    int fd = -1, slot = -1;
+    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+        uint64_t z = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull ^ (uint64_t)time(NULL) ^
+                     (uint64_t)atomic_fetch_add(&counter, 1) << 32 ^ (uint64_t)clock();
+        z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
+        z ^= z >> 29;
+        static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+        char tag[7];
+        for (int i = 0; i < 6; i++, z /= 62)
+            tag[i] = digits[z % 62];
+        tag[6] = '\0';
+        int n = snprintf(tmp_path, tmp_size, "%.*s.%.64s.tmp-%s", dir_len, target, base, tag);
+        if (n < 0 || (size_t)n >= tmp_size)
+            return imageio__fail(err, UPF_ERROR_IO, "%s: path is too long (%zu characters; "
+                                 "expected at most %zu)", path, strlen(path), tmp_size - 80);
+        slot = temp_register(tmp_path);
+        fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+        if (fd < 0) {
+            int e = errno;
+            temp_forget(slot);
+            if (e != EEXIST)
+                return imageio__fail(err, UPF_ERROR_IO, "%s: cannot create a file there: %s",
+                                     path, strerror(e));
+        }
+    }
     if (fd < 0)
-        return imageio__fail(err, UPF_ERROR_IO, "%s: cannot create a file there: %s", path,
-                             strerror(errno));
+        return imageio__fail(err, UPF_ERROR_IO, "%s: cannot create a temporary file beside it "
+                             "(100 names taken)", path);
     FILE *f = fdopen(fd, "wb");
     if (!f) {
         int e = errno;
         close(fd);
         unlink(tmp_path);
+        temp_forget(slot);
         return imageio__fail(err, UPF_ERROR_IO, "%s: cannot open for writing: %s", path,
                              strerror(e));
     }
@@ -207,6 +306,7 @@ upf_result imageio__tmp_open(const char *path, char *tmp_path, size_t tmp_size, 
 upf_result imageio__tmp_commit(FILE *f, const char *tmp_path, const char *path, bool ok,
                                char *err)
 {
+    int slot = temp_slot_of(tmp_path);
     /* Close (which flushes) first: a full disk often shows only here. */
     bool write_error = ferror(f) != 0;
     int saved = errno;
@@ -216,21 +316,50 @@ upf_result imageio__tmp_commit(FILE *f, const char *tmp_path, const char *path, 
     }
     if (!ok || write_error) {
         unlink(tmp_path);
+        temp_forget(slot);
         if (!ok)
             return UPF_ERROR_IO; /* the caller has written the message */
         return imageio__fail(err, UPF_ERROR_IO, "%s: write failed: %s", path, strerror(saved));
     }
-    /* mkstemp makes the file 0600; give it the usual permissions (umask applies). */
-    mode_t mask = umask(0);
-    umask(mask);
-    chmod(tmp_path, 0666 & ~mask);
-    if (rename(tmp_path, path) != 0) {
+    /* The temporary is made 0600: give it the mode of the file it replaces, else the usual
+     * permissions (umask applies). */
+    char target[4096];
+    resolve_target(path, target, sizeof target);
+    struct stat st;
+    mode_t mode;
+    if (stat(target, &st) == 0 && S_ISREG(st.st_mode)) {
+        mode = st.st_mode & 07777;
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    chmod(tmp_path, mode);
+    if (rename(tmp_path, target) != 0) {
         int e = errno;
         unlink(tmp_path);
+        temp_forget(slot);
         return imageio__fail(err, UPF_ERROR_IO, "%s: cannot rename the finished file into "
                              "place: %s", path, strerror(e));
     }
+    temp_forget(slot); /* after the rename: a signal in between finds nothing to remove */
     return UPF_OK;
+}
+
+upf_result imageio__write_atomic(const char *path, const upf_image *img, int bits,
+                                 imageio_stream_writer write, char *err)
+{
+    upf_result r = imageio__check_write(path, img, err);
+    if (r != UPF_OK)
+        return r;
+    char tmp[4096];
+    FILE *f;
+    r = imageio__tmp_open(path, tmp, sizeof tmp, &f, err);
+    if (r != UPF_OK)
+        return r;
+    r = write(f, path, img, bits, err);
+    upf_result c = imageio__tmp_commit(f, tmp, path, r == UPF_OK, err);
+    return r != UPF_OK ? r : c;
 }
 
 upf_result imageio_write_file_atomic(const char *path, const void *data, size_t size, char *err)

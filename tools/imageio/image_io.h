@@ -15,12 +15,15 @@
  * `err` that names the file, what was wrong and what was expected, e.g.
  * "in.png: image is 0x16 pixels; expected 1..16384 on each side". `err` is a buffer of
  * IMAGEIO_ERR_SIZE bytes (or NULL).
- * Writes go to a temporary file in the same folder that is renamed over the target only
- * once it is complete, so a failure never leaves a half-written (or any) output behind. */
+ * Writes go to a temporary file in the same folder (.NAME.tmp-XXXXXX, hidden) that is renamed
+ * over the target only once it is complete, so a failure never leaves a half-written (or any)
+ * output behind; a file replaced keeps its permissions, and a symbolic link to a file is
+ * written through (the file it points at is replaced). */
 #ifndef UPF_IMAGE_IO_H
 #define UPF_IMAGE_IO_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "upframe.h"
 
@@ -36,7 +39,7 @@ typedef enum imageio_type {
 /* Limits applied before any pixel memory is allocated. */
 typedef struct imageio_limits {
     int max_width, max_height;   /* 0: UPF_MAX_IMAGE_DIMENSION */
-    size_t max_pixels;           /* 0: 16384 * 16384 */
+    size_t max_pixels;           /* 0: UPF_DEFAULT_MAX_PIXELS (2^27, like the library) */
 } imageio_limits;
 
 /* An image read from a file: pixels in `img` (owned: free with imageio_free), plus what the
@@ -57,6 +60,10 @@ imageio_type imageio_detect(const void *data, size_t size);
 imageio_type imageio_type_from_path(const char *path);
 
 const char *imageio_type_name(imageio_type type);
+
+/* What a file's first bytes say it is, for messages: "PNG image", "GIF image", "WebP image",
+ * "BMP image", "PPM image", "TIFF image", "upframe model file", ...; NULL if unknown. */
+const char *imageio_format_name(const void *data, size_t size);
 
 /* Reads a file of any supported type, chosen by its content (not its name). `limits` may be
  * NULL. On failure `out` is left empty (nothing to free). */
@@ -86,6 +93,12 @@ upf_result imageio_write_png(const char *path, const upf_image *img, int bits,
  * RGB; RG32F gets B = 0), R32F as "Pf". Float input must be finite. */
 upf_result imageio_write_pfm(const char *path, const upf_image *img, char *err);
 
+/* The same two writers into an open stream (standard output for `-o -`), not atomically;
+ * `name` is used in messages. A failed write says why (strerror). */
+upf_result imageio_write_png_stream(FILE *f, const char *name, const upf_image *img, int bits,
+                                    char *err);
+upf_result imageio_write_pfm_stream(FILE *f, const char *name, const upf_image *img, char *err);
+
 /* Writes by the extension of `path`: .png (8 bit unless `png_bits` is 16) or .pfm. */
 upf_result imageio_write(const char *path, const upf_image *img, int png_bits,
                          char *err);
@@ -100,6 +113,10 @@ void imageio_free(imageio_image *img);
  * `max_size` bytes; *data is freed with free(). */
 upf_result imageio_slurp(const char *path, size_t max_size, void **data, size_t *size,
                          char *err);
+
+/* Removes the temporary file of every write still in progress. Async-signal-safe: for a
+ * signal handler, so that an interrupted run leaves no temporary behind. */
+void imageio_remove_temporaries(void);
 
 /* Writes `size` bytes to `path` atomically (temporary file, then rename). */
 upf_result imageio_write_file_atomic(const char *path, const void *data, size_t size,

@@ -16,7 +16,7 @@ static size_t max_file_size(const imageio_limits *limits)
 {
     unsigned long long max_px = limits && limits->max_pixels
                                     ? (unsigned long long)limits->max_pixels
-                                    : (unsigned long long)UPF_MAX_IMAGE_DIMENSION * UPF_MAX_IMAGE_DIMENSION;
+                                    : (unsigned long long)UPF_DEFAULT_MAX_PIXELS;
     unsigned long long extra = 64ull << 20;
     if (max_px > (SIZE_MAX - extra) / 12)
         return SIZE_MAX;
@@ -57,6 +57,12 @@ upf_result imageio_read_mem(const void *data, size_t size, const char *name,
     if (size == 0)
         return imageio__fail(err, UPF_ERROR_BAD_DATA, "%s: file is empty; expected a PNG, JPEG "
                              "or PFM file", name);
+    const char *kind = imageio_format_name(data, size);
+    if (kind)
+        return imageio__fail(err, UPF_ERROR_UNSUPPORTED, "%s: %s %s, which upframe does not "
+                             "read; expected a PNG, JPEG or PFM file (convert it first, e.g. "
+                             "'convert %s out.png' with ImageMagick)", name,
+                             strchr("AEIOUaeiou", kind[0]) ? "an" : "a", kind, name);
     /* Show the first bytes, in hex: enough to recognise most other formats. */
     char hex[3 * 8 + 1] = "";
     size_t n = size < 8 ? size : 8, len = 0;
@@ -65,6 +71,56 @@ upf_result imageio_read_mem(const void *data, size_t size, const char *name,
                                 ((const unsigned char *)data)[i]);
     return imageio__fail(err, UPF_ERROR_BAD_DATA, "%s: not a PNG, JPEG or PFM file (first bytes "
                          "%s); expected one of those", name, hex);
+}
+
+const char *imageio_format_name(const void *data, size_t size)
+{
+    const unsigned char *p = data;
+    /* Magic numbers from each format's specification (the first bytes of the file). */
+    static const struct {
+        size_t offset, len;
+        const char *magic, *name;
+    } known[] = {
+        { 0, 8, "\x89PNG\r\n\x1a\n", "PNG image" },
+        { 0, 3, "\xff\xd8\xff", "JPEG image" },
+        { 0, 6, "GIF87a", "GIF image" },
+        { 0, 6, "GIF89a", "GIF image" },
+        { 0, 4, "II*\0", "TIFF image" },
+        { 0, 4, "MM\0*", "TIFF image" },
+        { 0, 4, "qoif", "QOI image" },
+        { 0, 4, "v/1\x01", "OpenEXR image" },
+        { 0, 4, "DDS ", "DDS texture" },
+        { 0, 4, "8BPS", "Photoshop document" },
+        { 0, 12, "\0\0\0\x0cJXL \r\n\x87\n", "JPEG XL image" },
+        { 0, 2, "\xff\x0a", "JPEG XL image" },
+        { 4, 8, "ftypavif", "AVIF image" },
+        { 4, 8, "ftypheic", "HEIF image" },
+        { 4, 8, "ftypmif1", "HEIF image" },
+        { 0, 8, "UPFMODEL", "upframe model file" },
+        { 0, 4, "%PDF", "PDF document" },
+        { 0, 4, "PK\x03\x04", "ZIP archive" },
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (size >= known[i].offset + known[i].len &&
+            memcmp(p + known[i].offset, known[i].magic, known[i].len) == 0)
+            return known[i].name;
+    if (size >= 12 && memcmp(p, "RIFF", 4) == 0 && memcmp(p + 8, "WEBP", 4) == 0)
+        return "WebP image";
+    if (size >= 2 && p[0] == 'P' && (p[1] == 'F' || p[1] == 'f'))
+        return "PFM image";
+    /* Netpbm: P1..P7 and whitespace (PBM, PGM, PPM, PAM). */
+    if (size >= 3 && p[0] == 'P' && p[1] >= '1' && p[1] <= '7' &&
+        (p[2] == ' ' || p[2] == '\n' || p[2] == '\r' || p[2] == '\t')) {
+        static const char *const netpbm[] = { "PBM image", "PGM image", "PPM image",
+                                              "PBM image", "PGM image", "PPM image",
+                                              "PAM image" };
+        return netpbm[p[1] - '1'];
+    }
+    /* BMP: "BM", then the file size and two reserved zero words. */
+    if (size >= 14 && p[0] == 'B' && p[1] == 'M' && p[6] == 0 && p[7] == 0 && p[8] == 0 &&
+        p[9] == 0)
+        return "BMP image";
+    return NULL;
 }
 
 upf_result imageio_write(const char *path, const upf_image *img, int png_bits, char *err)

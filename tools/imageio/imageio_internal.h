@@ -38,4 +38,13 @@ upf_result imageio__tmp_open(const char *path, char *tmp_path, size_t tmp_size, 
 upf_result imageio__tmp_commit(FILE *f, const char *tmp_path, const char *path, bool ok,
                                char *err);
 
+/* A writer into an open stream; `bits` is the PNG bit depth (PFM ignores it). */
+typedef upf_result (*imageio_stream_writer)(FILE *f, const char *name, const upf_image *img,
+                                            int bits, char *err);
+
+/* Writes `path` atomically through a stream writer: checks the image, opens the temporary,
+ * writes, and renames it into place (or removes it on failure). */
+upf_result imageio__write_atomic(const char *path, const upf_image *img, int bits,
+                                 imageio_stream_writer write, char *err);
+
 #endif /* UPF_IMAGEIO_INTERNAL_H */

@@ -17,6 +17,7 @@
  * "PF" is read as RGBA32F with alpha 1, "Pf" as R32F. The writer takes colour formats
  * (converted to linear light; alpha dropped) and RG32F (B = 0) as "PF", R32F as "Pf", and
  * always writes little endian (scale -1.0). */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -299,25 +300,25 @@ static void store_le32(unsigned char *p, float v)
 static int pfm_row(const upf_image *img, int y, float *rgba, float *vals, int *bad_ch)
 {
     int w = img->width;
-    const float *p = (const float *)upf__row(img, y);
+    const char *p = (const char *)upf__row(img, y); /* any alignment: read through memcpy */
     if (img->format == UPF_FORMAT_R32F) {
         for (int x = 0; x < w; x++) {
-            if (!isfinite(p[x])) {
+            vals[x] = upf__load_f32(p + 4 * (size_t)x);
+            if (!isfinite(vals[x])) {
                 *bad_ch = 0;
                 return x;
             }
-            vals[x] = p[x];
         }
         return -1;
     }
     if (img->format == UPF_FORMAT_RG32F) {
         for (int x = 0; x < w; x++) {
             for (int ch = 0; ch < 2; ch++) {
-                if (!isfinite(p[2 * x + ch])) {
+                vals[3 * x + ch] = upf__load_f32(p + 4 * (2 * (size_t)x + ch));
+                if (!isfinite(vals[3 * x + ch])) {
                     *bad_ch = ch;
                     return x;
                 }
-                vals[3 * x + ch] = p[2 * x + ch];
             }
             vals[3 * x + 2] = 0.0f;
         }
@@ -338,16 +339,16 @@ static int pfm_row(const upf_image *img, int y, float *rgba, float *vals, int *b
     return -1;
 }
 
-upf_result imageio_write_pfm(const char *path, const upf_image *img, char *err)
+upf_result imageio_write_pfm_stream(FILE *f, const char *name, const upf_image *img, char *err)
 {
-    upf_result r = imageio__check_write(path, img, err);
+    upf_result r = imageio__check_write(name, img, err);
     if (r != UPF_OK)
         return r;
     bool grey = img->format == UPF_FORMAT_R32F;
     if (!grey && img->format != UPF_FORMAT_RG32F &&
         !(UPF_FMTS_COLOR & UPF_FMT_BIT(img->format)))
         return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "%s: cannot write a %s image as "
-                             "PFM; expected a colour format, r32f or rg32f", path,
+                             "PFM; expected a colour format, r32f or rg32f", name,
                              upf_format_name(img->format));
     int w = img->width, channels = grey ? 1 : 3;
     float *rgba = malloc((size_t)w * 4 * sizeof(float));
@@ -357,41 +358,46 @@ upf_result imageio_write_pfm(const char *path, const upf_image *img, char *err)
         free(rgba);
         free(vals);
         free(bytes);
-        return imageio__fail(err, UPF_ERROR_OUT_OF_MEMORY, "%s: out of memory for a row", path);
+        return imageio__fail(err, UPF_ERROR_OUT_OF_MEMORY, "%s: out of memory for a row", name);
     }
-    char tmp[4096];
-    FILE *f;
-    r = imageio__tmp_open(path, tmp, sizeof tmp, &f, err);
-    if (r == UPF_OK) {
-        bool ok = fprintf(f, "%s\n%d %d\n-1.0\n", grey ? "Pf" : "PF", w, img->height) > 0;
-        for (int y = img->height - 1; ok && y >= 0; y--) {
-            int bad_ch = 0;
-            int bad = pfm_row(img, y, rgba, vals, &bad_ch);
-            if (bad >= 0) {
-                static const char *const names_rgba[4] = { "R", "G", "B", "A" };
-                float v = img->format == UPF_FORMAT_R32F ? ((const float *)upf__row(img, y))[bad]
-                          : img->format == UPF_FORMAT_RG32F
-                              ? ((const float *)upf__row(img, y))[2 * bad + bad_ch]
-                              : rgba[4 * bad + bad_ch];
-                r = imageio__fail(err, UPF_ERROR_BAD_DATA, "%s: pixel %d,%d channel %s is %s; "
-                                  "expected finite values", path, bad, y,
-                                  grey ? "Y" : names_rgba[bad_ch], nonfinite_name(v));
-                ok = false;
-                break;
-            }
-            for (int i = 0; i < w * channels; i++)
-                store_le32(bytes + 4 * (size_t)i, vals[i]);
-            if (fwrite(bytes, 4, (size_t)w * channels, f) != (size_t)w * channels) {
-                r = imageio__fail(err, UPF_ERROR_IO, "%s: write failed", path);
-                ok = false;
-            }
+    errno = 0;
+    if (fprintf(f, "%s\n%d %d\n-1.0\n", grey ? "Pf" : "PF", w, img->height) < 0)
+        r = imageio__fail(err, UPF_ERROR_IO, "%s: write failed: %s", name,
+                          strerror(errno ? errno : EIO));
+    for (int y = img->height - 1; r == UPF_OK && y >= 0; y--) {
+        int bad_ch = 0;
+        int bad = pfm_row(img, y, rgba, vals, &bad_ch);
+        if (bad >= 0) {
+            static const char *const names_rgba[4] = { "R", "G", "B", "A" };
+            float v = img->format == UPF_FORMAT_R32F   ? vals[bad]
+                      : img->format == UPF_FORMAT_RG32F ? vals[3 * bad + bad_ch]
+                                                        : rgba[4 * bad + bad_ch];
+            r = imageio__fail(err, UPF_ERROR_BAD_DATA, "%s: pixel %d,%d channel %s is %s; "
+                              "expected finite values", name, bad, y,
+                              grey ? "Y" : names_rgba[bad_ch], nonfinite_name(v));
+            break;
         }
-        upf_result rc = imageio__tmp_commit(f, tmp, path, ok, err);
-        if (ok)
-            r = rc; /* on failure keep our own code and message */
+        for (int i = 0; i < w * channels; i++)
+            store_le32(bytes + 4 * (size_t)i, vals[i]);
+        errno = 0;
+        if (fwrite(bytes, 4, (size_t)w * channels, f) != (size_t)w * channels)
+            r = imageio__fail(err, UPF_ERROR_IO, "%s: write failed: %s", name,
+                              strerror(errno ? errno : EIO));
     }
     free(rgba);
     free(vals);
     free(bytes);
     return r;
+}
+
+static upf_result write_pfm_stream(FILE *f, const char *name, const upf_image *img, int bits,
+                                   char *err)
+{
+    (void)bits; /* PFM is always 32-bit float */
+    return imageio_write_pfm_stream(f, name, img, err);
+}
+
+upf_result imageio_write_pfm(const char *path, const upf_image *img, char *err)
+{
+    return imageio__write_atomic(path, img, 0, write_pfm_stream, err);
 }

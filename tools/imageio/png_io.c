@@ -9,6 +9,7 @@
  * fails any of this is an error; the caller never sees a partly decoded image. Colour
  * management chunks (gAMA, cHRM, iCCP) are not applied: samples are taken as sRGB, which is
  * what nearly every game capture and screenshot is. Bytes after IEND are ignored. */
+#include <errno.h>
 #include <spng.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -250,33 +251,53 @@ static bool drop_opaque_alpha(void *pixels, size_t count, int bits)
     return true;
 }
 
-upf_result imageio_write_png(const char *path, const upf_image *img, int bits, char *err)
+/* libspng's output: fwrite into the stream, keeping errno of the first failure so the
+ * message can say why (a full disk, a file size limit, a closed pipe). */
+typedef struct png_sink {
+    FILE *f;
+    int error; /* errno of the first failed write, or 0 */
+} png_sink;
+
+static int png_write_fn(spng_ctx *ctx, void *user, void *data, size_t length)
 {
-    upf_result r = imageio__check_write(path, img, err);
+    (void)ctx;
+    png_sink *sink = user;
+    errno = 0;
+    if (fwrite(data, 1, length, sink->f) != length) {
+        sink->error = errno ? errno : EIO;
+        return SPNG_IO_ERROR;
+    }
+    return 0;
+}
+
+upf_result imageio_write_png_stream(FILE *f, const char *name, const upf_image *img, int bits,
+                                    char *err)
+{
+    upf_result r = imageio__check_write(name, img, err);
     if (r != UPF_OK)
         return r;
     if (bits != 8 && bits != 16)
         return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "%s: PNG bit depth %d; expected "
-                             "8 or 16", path, bits);
+                             "8 or 16", name, bits);
     if (!(UPF_FMTS_COLOR & UPF_FMT_BIT(img->format)))
         return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "%s: cannot write a %s image as "
                              "PNG; expected a colour format (write depth and motion as .pfm)",
-                             path, upf_format_name(img->format));
+                             name, upf_format_name(img->format));
 
     size_t count = (size_t)img->width * (size_t)img->height;
     size_t bytes = count * 4 * (size_t)(bits / 8);
     void *pixels = malloc(bytes);
     if (!pixels)
         return imageio__fail(err, UPF_ERROR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes of "
-                             "PNG samples", path, bytes);
+                             "PNG samples", name, bytes);
     int bad_x = 0, bad_y = 0;
     r = pack_display(img, bits, pixels, &bad_x, &bad_y);
     if (r != UPF_OK) {
         free(pixels);
         if (r == UPF_ERROR_BAD_DATA)
             return imageio__fail(err, r, "%s: pixel %d,%d is NaN or infinite; expected finite "
-                                 "values", path, bad_x, bad_y);
-        return imageio__fail(err, r, "%s: out of memory converting rows", path);
+                                 "values", name, bad_x, bad_y);
+        return imageio__fail(err, r, "%s: out of memory converting rows", name);
     }
     bool opaque = drop_opaque_alpha(pixels, count, bits);
     if (opaque)
@@ -286,15 +307,7 @@ upf_result imageio_write_png(const char *path, const upf_image *img, int bits, c
     if (!ctx) {
         free(pixels);
         return imageio__fail(err, UPF_ERROR_OUT_OF_MEMORY, "%s: out of memory for the PNG "
-                             "encoder", path);
-    }
-    char tmp[4096];
-    FILE *f;
-    r = imageio__tmp_open(path, tmp, sizeof tmp, &f, err);
-    if (r != UPF_OK) {
-        spng_ctx_free(ctx);
-        free(pixels);
-        return r;
+                             "encoder", name);
     }
     struct spng_ihdr ihdr = {
         .width = (uint32_t)img->width,
@@ -302,6 +315,7 @@ upf_result imageio_write_png(const char *path, const upf_image *img, int bits, c
         .bit_depth = (uint8_t)bits,
         .color_type = opaque ? SPNG_COLOR_TYPE_TRUECOLOR : SPNG_COLOR_TYPE_TRUECOLOR_ALPHA,
     };
+    png_sink sink = { f, 0 };
     int ret = spng_set_ihdr(ctx, &ihdr);
     /* The samples are sRGB-encoded: say so (rendering intent 0, perceptual). */
     if (!ret)
@@ -311,17 +325,23 @@ upf_result imageio_write_png(const char *path, const upf_image *img, int bits, c
     if (!ret)
         ret = spng_set_option(ctx, SPNG_IMG_COMPRESSION_LEVEL, 4);
     if (!ret)
-        ret = spng_set_png_file(ctx, f);
+        ret = spng_set_png_stream(ctx, png_write_fn, &sink);
     /* SPNG_FMT_PNG: samples as the PNG holds them, 16-bit ones host-endian. */
     if (!ret)
         ret = spng_encode_image(ctx, pixels, bytes, SPNG_FMT_PNG, SPNG_ENCODE_FINALIZE);
     spng_ctx_free(ctx);
     free(pixels);
+    if (ret && sink.error)
+        return imageio__fail(err, UPF_ERROR_IO, "%s: write failed: %s", name,
+                             strerror(sink.error));
     if (ret) {
         upf_result code = ret == SPNG_EMEM ? UPF_ERROR_OUT_OF_MEMORY : UPF_ERROR_IO;
-        imageio__fail(err, code, "%s: PNG encoding failed: %s", path, spng_strerror(ret));
-        imageio__tmp_commit(f, tmp, path, false, err);
-        return code;
+        return imageio__fail(err, code, "%s: PNG encoding failed: %s", name, spng_strerror(ret));
     }
-    return imageio__tmp_commit(f, tmp, path, true, err);
+    return UPF_OK;
+}
+
+upf_result imageio_write_png(const char *path, const upf_image *img, int bits, char *err)
+{
+    return imageio__write_atomic(path, img, bits, imageio_write_png_stream, err);
 }

@@ -144,10 +144,10 @@ static void frame_path(char *out, size_t size, const char *dir, const char *stem
     snprintf(out, size, "%s/%s.%s", dir, stem, suffix);
 }
 
-static void remove_frame(const char *dir, const char *stem)
+static void remove_frame(const char *dir, const char *stem, int count)
 {
     char p[4096];
-    for (int i = 0; scene_frame_files[i]; i++) {
+    for (int i = 0; i < count && scene_frame_files[i]; i++) {
         frame_path(p, sizeof p, dir, stem, scene_frame_files[i]);
         unlink(p);
     }
@@ -179,40 +179,34 @@ upf_result scene_write_frame(const char *dir, const char *stem, const scene_fram
     upf_image fin = { final, w, h, 0, UPF_FORMAT_RGBA32F };
     upf_image depth = { b->depth, w, h, 0, UPF_FORMAT_R32F };
     upf_image motion = { b->motion, w, h, 0, UPF_FORMAT_RG32F };
+    /* In the order of scene_frame_files, counted in info->files_written as they land. */
+    const upf_image *pictures[] = { &color, &color, &hud, &fin, &depth, &motion, NULL };
     upf_result r = UPF_OK;
-    frame_path(p, sizeof p, dir, stem, "color.pfm");
-    r = imageio_write_pfm(p, &color, err);
-    if (r == UPF_OK) {
-        frame_path(p, sizeof p, dir, stem, "color.png");
-        r = imageio_write_png(p, &color, 8, err);
-    }
-    if (r == UPF_OK) {
-        frame_path(p, sizeof p, dir, stem, "hud.png");
-        r = imageio_write_png(p, &hud, 8, err);
-    }
-    if (r == UPF_OK) {
-        frame_path(p, sizeof p, dir, stem, "final.png");
-        r = imageio_write_png(p, &fin, 8, err);
-    }
-    if (r == UPF_OK) {
-        frame_path(p, sizeof p, dir, stem, "depth.pfm");
-        r = imageio_write_pfm(p, &depth, err);
-    }
-    if (r == UPF_OK) {
-        frame_path(p, sizeof p, dir, stem, "motion.pfm");
-        r = imageio_write_pfm(p, &motion, err);
-    }
-    if (r == UPF_OK) {
-        frame_path(p, sizeof p, dir, stem, "json");
-        if (!scene_camera_json(info, cam, json, 16384))
-            r = fail(err, UPF_ERROR_INTERNAL, "%s: the camera record does not fit", p);
-        else
-            r = imageio_write_file_atomic(p, json, strlen(json), err);
+    int written = 0;
+    if (info->files_written)
+        atomic_store(info->files_written, 0);
+    for (int i = 0; scene_frame_files[i] && r == UPF_OK; i++) {
+        frame_path(p, sizeof p, dir, stem, scene_frame_files[i]);
+        const char *dot = strrchr(scene_frame_files[i], '.');
+        if (!pictures[i]) {
+            if (!scene_camera_json(info, cam, json, 16384))
+                r = fail(err, UPF_ERROR_INTERNAL, "%s: the camera record does not fit", p);
+            else
+                r = imageio_write_file_atomic(p, json, strlen(json), err);
+        } else if (dot && strcmp(dot, ".pfm") == 0) {
+            r = imageio_write_pfm(p, pictures[i], err);
+        } else {
+            r = imageio_write_png(p, pictures[i], 8, err);
+        }
+        if (r == UPF_OK)
+            written = i + 1;
+        if (r == UPF_OK && info->files_written)
+            atomic_store(info->files_written, written);
     }
     free(final);
     free(json);
-    if (r != UPF_OK)
-        remove_frame(dir, stem);
+    if (r != UPF_OK) /* this frame's files written so far; older ones of that name stay */
+        remove_frame(dir, stem, written);
     return r;
 }
 

@@ -13,6 +13,7 @@
 #ifndef UPF_SCENE_OUTPUT_H
 #define UPF_SCENE_OUTPUT_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "imageio/image_io.h"
@@ -33,6 +34,9 @@ typedef struct scene_frame_info {
     const char *jitter_mode; /* "halton" or "none" */
     long jitter_index;       /* the Halton index used (before the phase wrap) */
     int jitter_phases;
+    atomic_int *files_written; /* if not NULL: how many of scene_frame_files (in that order)
+                                * this frame has written so far, for a signal handler that
+                                * removes a half-written frame */
 } scene_frame_info;
 
 /* Writes the files of one frame as DIR/STEM.*; `b` holds all four buffers (width x height

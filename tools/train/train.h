@@ -10,7 +10,7 @@
  *                   workers, validation loss; evaluation of a model with pass 4
  *   train_render.c  `upframe train data`: training pairs from the scene renderer
  *
- * Geometry (DESIGN.md "Geometry, exactly", reconstruct.c): a model of step s turns an input of
+ * Geometry (docs/SPATIAL.md "Geometry", detail.c and compose.c): a model of step s turns an input of
  * W x H into a detail map of W*12/s x H*12/s. Window (gx, gy) of the map reads the 16x16 luma
  * window at input (s*gx - b, s*gy - b), b = floor((16 - s) / 2), edge pixels repeated, and
  * gives detail pixels (12*gx .. 12*gx + 11, 12*gy .. 12*gy + 11): this is pass 4's

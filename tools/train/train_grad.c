@@ -5,7 +5,7 @@
  * Reads weights (UPF_NET_WEIGHTS floats in the model's layout) and 16x16 luma windows; writes
  * activations, gradients and updated weights.
  *
- * A stage (DESIGN.md, pass 4) is
+ * A stage (docs/SPATIAL.md, "Pass 4") is
  *
  *     T1 = X^T B,  T2 = X^T D,  Z = A T1 + C T2,  Y = ReLU(Z)   (no ReLU after stage 6)
  *

@@ -19,9 +19,10 @@
  *
  * The mip bias: a game that renders for an upscaler biases its texture LOD so that textures
  * carry the detail of the output resolution (the shipped NDSR game uses -0.5 for its 3/4
- * render scale, log2(0.75) = -0.415; research/calibration.md). The inputs use
+ * render scale, log2(0.75) = -0.415; docs/SPATIAL.md, "What the network can and cannot gain"). The inputs use
  * log2(render / output) (+ an optional offset); the reference is rendered at its own size with
  * bias 0. */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +39,28 @@ static uint64_t mix64(uint64_t z)
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
+}
+
+/* Whether DIR holds a file named like a training pair (NAME.target.png, NAME.input.png,
+ * NAME.input-sS.png); its name in `name`. A folder that cannot be listed holds none. */
+static bool find_pair_file(const char *dir, char *name, size_t size)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    bool found = false;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        const char *dot = strstr(e->d_name, ".target.png");
+        const char *in = strstr(e->d_name, ".input");
+        size_t n = strlen(e->d_name);
+        found = (dot && dot[11] == '\0') ||
+                (in && n > 4 && strcmp(e->d_name + n - 4, ".png") == 0);
+        if (found)
+            snprintf(name, size, "%s", e->d_name);
+    }
+    closedir(d);
+    return found;
 }
 
 train_data_config train_data_defaults(void)
@@ -156,6 +179,14 @@ upf_result train_render_data(upf_context *ctx, const char *dir, const train_data
     if (stat(path, &st) == 0)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s already holds training data "
                          "(%s exists); expected a new or empty folder", fn, dir, path);
+    /* The manifest is written last: pairs without one are a run that did not finish, and
+     * the trainer would mix them in with ours. */
+    char pair[256];
+    if (find_pair_file(dir, pair, sizeof pair))
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s holds training pairs (%s) "
+                         "but no finished manifest.txt: what an interrupted run leaves; "
+                         "expected a new or empty folder (remove it, or pick another)", fn, dir,
+                         pair);
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return upf__fail(ctx, UPF_ERROR_IO, "%s: cannot make the folder %s: %s", fn, dir,
                          strerror(errno));
@@ -184,10 +215,10 @@ upf_result train_render_data(upf_context *ctx, const char *dir, const train_data
     for (int i = 0; i < n_scenes; i++)
         snprintf(scene_text + strlen(scene_text), sizeof scene_text - strlen(scene_text),
                  "%s%s", i ? "," : "", scene_name(scenes[i]));
-    snprintf(summary, summary_size, "scene renderer: %d views of %s (%d builds, seeds from "
+    snprintf(summary, summary_size, "scene renderer: %d view%s of %s (%d build%s, seeds from "
              "--seed %u), reference %dx%d at %d spp, inputs 1 spp at mip bias log2(S/12)%+g, "
-             "steps %s", cfg->views, scene_text, builds, cfg->seed, W, H, cfg->spp,
-             cfg->mip_bias_offset, steps_text);
+             "steps %s", cfg->views, cfg->views == 1 ? "" : "s", scene_text, builds,
+             builds == 1 ? "" : "s", cfg->seed, W, H, cfg->spp, cfg->mip_bias_offset, steps_text);
 #define MAN(...)                                                                              \
     do {                                                                                      \
         if (man_len < man_cap)                                                                \

@@ -2,6 +2,7 @@
  * standard sizes and thread counts, and ImageMagick's Lanczos resize of the same frame in the
  * same run as a yardstick; prints the machine it ran on. */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -26,12 +27,14 @@ static const char bench_help[] =
     "it ran on. Without --size it runs 1920x1080 -> 3840x2160 and 1280x720 -> 2560x1440.\n"
     "\n"
     "  --size WxH       input size (with --scale R, default 2)\n"
-    "  --scale R        output = input x R\n"
-    "  --threads LIST   comma-separated thread counts (default 1,2)\n"
+    "  --scale R        output = input x R ('2x' too)\n"
+    "  --threads LIST   comma-separated thread counts (default 1,2; 0: one per CPU)\n"
     "  --runs N         timed runs per case after one warm-up run (default 5)\n"
     "  --model FILE     spatial engine models (default: the built-in ones)\n"
     "  --no-yardstick   do not time ImageMagick's `convert -filter Lanczos -resize`\n"
     "  --no-temporal    do not time the temporal engine\n"
+    "  --json           the results as one JSON object (docs/CLI.md)\n"
+    "  -q, --quiet      no progress line (the results are still printed)\n"
     "\n"
     "The yardstick, on the same frame: ImageMagick when `convert` is on the PATH\n"
     "(`convert IN -bench N ...` with and without the resize, the difference being the resize\n"
@@ -79,7 +82,9 @@ static FILE *run_captured(const char *const *argv, bool with_stderr)
 static bool magick_ms(const char *in, int runs, int out_w, int out_h, double ms[2])
 {
     char nbuf[16], size[64];
-    snprintf(nbuf, sizeof nbuf, "%d", runs);
+    /* `convert -bench 1` prints no Performance lines at all (ImageMagick 6.9.11): time at
+     * least two iterations. */
+    snprintf(nbuf, sizeof nbuf, "%d", runs < 2 ? 2 : runs);
     snprintf(size, sizeof size, "%dx%d!", out_w, out_h);
     const char *argv_resize[] = { "convert", in, "-bench", nbuf, "-filter", "Lanczos",
                                   "-resize", size, "null:", NULL };
@@ -148,6 +153,25 @@ static bool opencv_ms(const char *in, int runs, int out_w, int out_h, double ms[
     return found == 2;
 }
 
+/* Whether a program is on the PATH (to say which yardstick is missing, and which failed). */
+static bool on_path(const char *prog)
+{
+    const char *path = getenv("PATH");
+    char buf[4096];
+    while (path && *path) {
+        size_t n = strcspn(path, ":");
+        if (n && n + 1 + strlen(prog) < sizeof buf) {
+            memcpy(buf, path, n);
+            buf[n] = '/';
+            strcpy(buf + n + 1, prog);
+            if (access(buf, X_OK) == 0)
+                return true;
+        }
+        path += n + (path[n] == ':');
+    }
+    return false;
+}
+
 static bool parse_threads(const char *s, int *list, int *n)
 {
     char buf[128];
@@ -157,20 +181,33 @@ static bool parse_threads(const char *s, int *list, int *n)
     *n = 0;
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
         long v;
-        if (*n >= 8 || !cli_parse_int(tok, 1, 64, &v))
+        if (*n >= 8 || !cli_parse_int(tok, 0, 64, &v))
             return false;
         list[(*n)++] = (int)v;
     }
     return *n > 0;
 }
 
-/* Times one engine on one case and thread count; prints a row. Returns an exit code. */
+/* One row of results: an engine on a case at a thread count. */
+typedef struct bench_row {
+    bench_case c;
+    bool spatial;
+    int threads;                            /* the workers it ran on */
+    double pass_ms[UPF_SPATIAL_PASS_COUNT]; /* medians; spatial only */
+    double total_ms, mpix_per_s;
+} bench_row;
+
+/* Times one engine on one case and thread count. Returns an exit code. */
 static int time_case(const bench_case *bc, const upf_image *src, int threads, int runs,
-                     const upf_models *models, bool spatial)
+                     const upf_models *models, bool spatial, bench_row *row)
 {
     upf_context *ctx = cli_context("bench", threads);
     if (!ctx)
         return CLI_EXIT_INTERNAL;
+    memset(row, 0, sizeof *row);
+    row->c = *bc;
+    row->spatial = spatial;
+    row->threads = upf_context_threads(ctx);
     char err[IMAGEIO_ERR_SIZE];
     imageio_image dst;
     upf_result r = imageio_alloc(&dst, bc->out_w, bc->out_h, UPF_FORMAT_RGBA8_SRGB, err);
@@ -212,23 +249,62 @@ static int time_case(const bench_case *bc, const upf_image *src, int threads, in
                 pass[p][i] = ms[p];
         }
     }
-    double med = bench_median(total, runs);
-    printf("%4dx%-4d -> %4dx%-4d  %-8s %2d ", bc->in_w, bc->in_h, bc->out_w, bc->out_h,
-           spatial ? "spatial" : "lanczos", threads);
-    for (int p = 0; p < UPF_SPATIAL_PASS_COUNT; p++) {
-        if (spatial)
-            printf(" %7.1f", bench_median(pass[p], runs));
-        else
-            printf(" %7s", "-");
-    }
-    printf("  %8.1f  %7.1f\n", med, (double)bc->out_w * bc->out_h / (med * 1e3));
-    fflush(stdout);
+    row->total_ms = bench_median(total, runs);
+    for (int p = 0; spatial && p < UPF_SPATIAL_PASS_COUNT; p++)
+        row->pass_ms[p] = bench_median(pass[p], runs);
+    row->mpix_per_s = (double)bc->out_w * bc->out_h / (row->total_ms * 1e3);
 done:
     upf_spatial_destroy(&sp);
     upf_resampler_destroy(&rs);
     imageio_free(&dst);
     upf_context_destroy(&ctx);
     return rc;
+}
+
+static void print_row(const bench_row *row)
+{
+    const bench_case *bc = &row->c;
+    printf("%4dx%-4d -> %4dx%-4d  %-8s %2d ", bc->in_w, bc->in_h, bc->out_w, bc->out_h,
+           row->spatial ? "spatial" : "lanczos", row->threads);
+    for (int p = 0; p < UPF_SPATIAL_PASS_COUNT; p++) {
+        if (row->spatial)
+            printf(" %7.1f", row->pass_ms[p]);
+        else
+            printf(" %7s", "-");
+    }
+    printf("  %8.1f  %7.1f\n", row->total_ms, row->mpix_per_s);
+    fflush(stdout);
+}
+
+static double ms1(double ms)
+{
+    return round(ms * 1e3) / 1e3;
+}
+
+static void json_row(cli_json *j, const bench_row *row)
+{
+    cli_json_object(j, NULL);
+    cli_json_array(j, "input");
+    cli_json_int(j, NULL, row->c.in_w);
+    cli_json_int(j, NULL, row->c.in_h);
+    cli_json_close(j);
+    cli_json_array(j, "output");
+    cli_json_int(j, NULL, row->c.out_w);
+    cli_json_int(j, NULL, row->c.out_h);
+    cli_json_close(j);
+    cli_json_string(j, "engine", row->spatial ? "spatial" : "lanczos");
+    cli_json_int(j, "threads", row->threads);
+    if (row->spatial) {
+        cli_json_object(j, "passes_ms");
+        for (int p = 0; p < UPF_SPATIAL_PASS_COUNT; p++)
+            cli_json_number(j, upf_spatial_pass_name((upf_spatial_pass)p), ms1(row->pass_ms[p]));
+        cli_json_close(j);
+    } else {
+        cli_json_null(j, "passes_ms");
+    }
+    cli_json_number(j, "total_ms", ms1(row->total_ms));
+    cli_json_number(j, "mpix_per_s", round(row->mpix_per_s * 1e3) / 1e3);
+    cli_json_close(j);
 }
 
 /* A frame for the temporal engine: colour (RGBA32F), depth, motion and the matrices. */
@@ -285,14 +361,26 @@ static void temporal_input_free(temporal_input *in)
     imageio_free(&in->motion);
 }
 
-/* Times the temporal engine on one case and thread count; prints a row. `full`: camera motion
- * from depth and the spatial fill on. */
+/* One temporal row: per-pass and total medians. */
+typedef struct temporal_row {
+    bench_case c;
+    bool full;
+    int threads;
+    double pass_ms[UPF_TEMPORAL_PASS_COUNT], total_ms, mpix_per_s;
+} temporal_row;
+
+/* Times the temporal engine on one case and thread count into *row. `full`: camera motion from
+ * depth and the spatial fill on. */
 static int time_temporal(const bench_case *bc, const temporal_input *in, int threads, int runs,
-                         const upf_models *models, bool full)
+                         const upf_models *models, bool full, temporal_row *row)
 {
     upf_context *ctx = cli_context("bench", threads);
     if (!ctx)
         return CLI_EXIT_INTERNAL;
+    memset(row, 0, sizeof *row);
+    row->c = *bc;
+    row->full = full;
+    row->threads = upf_context_threads(ctx);
     char err[IMAGEIO_ERR_SIZE];
     imageio_image dst;
     upf_result r = imageio_alloc(&dst, bc->out_w, bc->out_h, UPF_FORMAT_RGBA8_SRGB, err);
@@ -338,13 +426,10 @@ static int time_temporal(const bench_case *bc, const temporal_input *in, int thr
         for (int k = 0; k < UPF_TEMPORAL_PASS_COUNT; k++)
             pass[k][i] = p[k];
     }
-    double med = bench_median(total, runs);
-    printf("%4dx%-4d -> %4dx%-4d  %-14s %2d ", bc->in_w, bc->in_h, bc->out_w, bc->out_h,
-           full ? "temporal+cm+f" : "temporal", threads);
+    row->total_ms = bench_median(total, runs);
     for (int k = 0; k < UPF_TEMPORAL_PASS_COUNT; k++)
-        printf(" %8.1f", bench_median(pass[k], runs));
-    printf("  %8.1f  %7.1f\n", med, (double)bc->out_w * bc->out_h / (med * 1e3));
-    fflush(stdout);
+        row->pass_ms[k] = bench_median(pass[k], runs);
+    row->mpix_per_s = (double)bc->out_w * bc->out_h / (row->total_ms * 1e3);
 done:
     upf_temporal_destroy(&t);
     imageio_free(&dst);
@@ -352,37 +437,74 @@ done:
     return rc;
 }
 
+static void print_temporal_row(const temporal_row *row)
+{
+    const bench_case *bc = &row->c;
+    printf("%4dx%-4d -> %4dx%-4d  %-14s %2d ", bc->in_w, bc->in_h, bc->out_w, bc->out_h,
+           row->full ? "temporal+cm+f" : "temporal", row->threads);
+    for (int k = 0; k < UPF_TEMPORAL_PASS_COUNT; k++)
+        printf(" %8.1f", row->pass_ms[k]);
+    printf("  %8.1f  %7.1f\n", row->total_ms, row->mpix_per_s);
+    fflush(stdout);
+}
+
+static double ms1(double ms);
+
+static void json_temporal_row(cli_json *j, const temporal_row *row)
+{
+    cli_json_object(j, NULL);
+    cli_json_array(j, "input");
+    cli_json_int(j, NULL, row->c.in_w);
+    cli_json_int(j, NULL, row->c.in_h);
+    cli_json_close(j);
+    cli_json_array(j, "output");
+    cli_json_int(j, NULL, row->c.out_w);
+    cli_json_int(j, NULL, row->c.out_h);
+    cli_json_close(j);
+    cli_json_bool(j, "camera_motion_and_fill", row->full);
+    cli_json_int(j, "threads", row->threads);
+    cli_json_object(j, "passes_ms");
+    for (int k = 0; k < UPF_TEMPORAL_PASS_COUNT; k++)
+        cli_json_number(j, upf_temporal_pass_name((upf_temporal_pass)k), ms1(row->pass_ms[k]));
+    cli_json_close(j);
+    cli_json_number(j, "total_ms", ms1(row->total_ms));
+    cli_json_number(j, "mpix_per_s", round(row->mpix_per_s * 1e3) / 1e3);
+    cli_json_close(j);
+}
+
 static int run_bench(int argc, char **argv)
 {
     const char *cmd = "bench", *size_s = NULL, *scale_s = NULL, *threads_s = NULL;
     const char *runs_s = NULL, *model_path = NULL;
     bool yardstick = true, temporal = true;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int err = 0;
-        if (cli_option(argc, argv, &i, "--size", &v, &err, cmd))
-            size_s = v;
-        else if (cli_option(argc, argv, &i, "--scale", &v, &err, cmd))
-            scale_s = v;
-        else if (cli_option(argc, argv, &i, "--threads", &v, &err, cmd))
-            threads_s = v;
-        else if (cli_option(argc, argv, &i, "--runs", &v, &err, cmd))
-            runs_s = v;
-        else if (cli_option(argc, argv, &i, "--model", &v, &err, cmd))
-            model_path = v;
-        else if (cli_flag(argv, i, "--no-yardstick"))
+    cli_common common = { 0 };
+    cli_args a;
+    cli_args_init(&a, cmd, argc, argv);
+    while (cli_args_next(&a)) {
+        if (cli_common_option(&a, &common, CLI_OPT_JSON)) {
+        } else if (cli_args_option(&a, "--size"))
+            size_s = a.value;
+        else if (cli_args_option(&a, "--scale"))
+            scale_s = a.value;
+        else if (cli_args_option(&a, "--threads"))
+            threads_s = a.value;
+        else if (cli_args_option(&a, "--runs"))
+            runs_s = a.value;
+        else if (cli_args_option(&a, "--model"))
+            model_path = a.value;
+        else if (cli_args_flag(&a, "--no-yardstick"))
             yardstick = false;
-        else if (cli_flag(argv, i, "--no-temporal"))
+        else if (cli_args_flag(&a, "--no-temporal"))
             temporal = false;
         else
-            return cli_usage(cmd, "unknown argument '%s'", argv[i]);
-        if (err)
-            return CLI_EXIT_USAGE;
+            return cli_args_unknown(&a);
     }
+    if (a.failed)
+        return CLI_EXIT_USAGE;
     bench_case cases[2] = { { 1920, 1080, 3840, 2160 }, { 1280, 720, 2560, 1440 } };
     int ncases = 2;
     double scale = 2;
-    if (scale_s && !cli_parse_double(scale_s, 1, 4, &scale))
+    if (scale_s && !cli_parse_scale(scale_s, 1, 4, &scale))
         return cli_usage(cmd, "--scale '%s' must be a number in 1..4", scale_s);
     if (size_s) {
         if (!cli_parse_size(size_s, &cases[0].in_w, &cases[0].in_h))
@@ -400,7 +522,8 @@ static int run_bench(int argc, char **argv)
     }
     int threads[8] = { 1, 2 }, nthreads = 2;
     if (threads_s && !parse_threads(threads_s, threads, &nthreads))
-        return cli_usage(cmd, "--threads '%s' must be a comma-separated list of 1..64", threads_s);
+        return cli_usage(cmd, "--threads '%s' must be a comma-separated list of 0..64 (0: one "
+                         "per CPU)", threads_s);
     long runs = 5;
     if (runs_s && !cli_parse_int(runs_s, 1, 64, &runs))
         return cli_usage(cmd, "--runs '%s' must be 1..64", runs_s);
@@ -409,20 +532,12 @@ static int run_bench(int argc, char **argv)
     upf_context *mctx = cli_context(cmd, 1);
     if (!mctx)
         return CLI_EXIT_INTERNAL;
-    upf_models *models = NULL;
     char err[IMAGEIO_ERR_SIZE];
+    int rc = CLI_EXIT_OK;
+    upf_models *models = NULL;
     if (model_path) {
-        void *data;
-        size_t size;
-        upf_result r = imageio_slurp(model_path, (size_t)1 << 20, &data, &size, err);
-        if (r != UPF_OK) {
-            upf_context_destroy(&mctx);
-            return cli_fail(cmd, cli_exit_code(r), "%s", err);
-        }
-        models = upf_models_load(mctx, data, size);
-        free(data);
+        models = cli_load_models(cmd, mctx, model_path, &rc);
         if (!models) {
-            int rc = cli_fail_upf(cmd, mctx, upf_context_last_error(mctx, NULL));
             upf_context_destroy(&mctx);
             return rc;
         }
@@ -430,28 +545,58 @@ static int run_bench(int argc, char **argv)
         models = upf_models_default(mctx);
     }
 
-    char machine[320];
+    char machine[320], compiler[256];
     bench_machine(machine, sizeof machine);
-    printf("machine: %s; upframe %s built with "
+    snprintf(compiler, sizeof compiler,
 #if defined(__clang__)
-           "clang "
+             "clang "
 #elif defined(__GNUC__)
-           "gcc "
+             "gcc "
 #endif
-           "%s\n", machine, upf_version(),
+             "%s",
 #ifdef __VERSION__
-           __VERSION__
+             __VERSION__
 #else
-           "?"
+             "?"
 #endif
     );
-    printf("frame: the built-in frame (courtyard, 1 spp) at the input size; median of %ld runs after a "
-           "warm-up, in ms; RGBA8 sRGB in and out\n", runs);
-    if (!models)
-        printf("(no spatial engine rows: this build has no built-in models; --model FILE)\n");
-    printf("%-22s  %-8s %2s  %7s %7s %7s %7s %7s %7s  %8s  %7s\n", "case", "engine", "th",
-           "convert", "edges", "weights", "blend", "detail", "compose", "total", "Mpix/s");
-    int rc = CLI_EXIT_OK;
+    const bool json = common.json;
+    cli_json j;
+    if (json) {
+        cli_json_begin(&j, stdout);
+        cli_json_object(&j, NULL);
+        cli_json_string(&j, "machine", machine);
+        cli_json_string(&j, "version", upf_version());
+        cli_json_string(&j, "compiler", compiler);
+        cli_json_int(&j, "runs", runs);
+        cli_json_string(&j, "frame", "the built-in frame (courtyard, 1 spp), RGBA8 sRGB in and "
+                        "out; medians after a warm-up");
+        cli_json_bool(&j, "spatial_models", models != NULL);
+        cli_json_array(&j, "rows");
+    } else {
+        printf("machine: %s; upframe %s built with %s\n", machine, upf_version(), compiler);
+        printf("frame: the built-in frame (courtyard, 1 spp) at the input size; median of %ld "
+               "run%s after a warm-up, in ms; RGBA8 sRGB in and out\n", runs,
+               runs == 1 ? "" : "s");
+        if (!models)
+            printf("(no spatial engine rows: this build has no built-in models; --model FILE)\n");
+        printf("%-22s  %-8s %2s  %7s %7s %7s %7s %7s %7s  %8s  %7s\n", "case", "engine", "th",
+               "convert", "edges", "weights", "blend", "detail", "compose", "total", "Mpix/s");
+    }
+    /* The yardsticks, printed after the rows in JSON (one array each). */
+    typedef struct yard {
+        bench_case c;
+        const char *tool; /* NULL: not run */
+        double ms[2];
+    } yard;
+    yard yards[2];
+    int nyards = 0;
+    char why_no_yard[IMAGEIO_ERR_SIZE + 64] = "";
+    cli_progress bar;
+    cli_progress_begin(&bar, "bench", common.quiet);
+    const int steps = ncases * (nthreads * (models ? 2 : 1) + (yardstick ? 1 : 0) +
+                                (temporal ? nthreads * (models ? 2 : 1) : 0));
+    int step = 0;
     for (int k = 0; k < ncases && rc == CLI_EXIT_OK; k++) {
         const bench_case *bc = &cases[k];
         imageio_image lin, src;
@@ -465,44 +610,77 @@ static int run_bench(int argc, char **argv)
         }
         upf_resample(mctx, &lin.img, &src.img, UPF_FILTER_BILINEAR); /* 1x: an exact copy to sRGB8 */
         for (int t = 0; t < nthreads && rc == CLI_EXIT_OK; t++) {
-            if (models)
-                rc = time_case(bc, &src.img, threads[t], (int)runs, models, true);
-            if (rc == CLI_EXIT_OK)
-                rc = time_case(bc, &src.img, threads[t], (int)runs, NULL, false);
+            for (int e = models ? 0 : 1; e < 2 && rc == CLI_EXIT_OK; e++) {
+                cli_progress_update(&bar, (double)step++ / steps, "%dx%d, %s, %d thread%s",
+                                    bc->in_w, bc->in_h, e ? "lanczos" : "spatial", threads[t],
+                                    threads[t] == 1 ? "" : "s");
+                bench_row row;
+                rc = time_case(bc, &src.img, threads[t], (int)runs, e ? NULL : models, !e, &row);
+                if (rc == CLI_EXIT_OK && json) {
+                    json_row(&j, &row);
+                } else if (rc == CLI_EXIT_OK) {
+                    cli_progress_end(&bar);
+                    print_row(&row);
+                }
+            }
         }
         if (rc == CLI_EXIT_OK && yardstick) {
+            cli_progress_update(&bar, (double)step++ / steps, "%dx%d, the yardstick", bc->in_w,
+                                bc->in_h);
             char dir[] = "/tmp/upframe-bench-XXXXXX", path[64];
-            double ms[2];
+            yard *y = &yards[nyards++];
+            *y = (yard){ *bc, NULL, { 0, 0 } };
             if (mkdtemp(dir)) {
                 snprintf(path, sizeof path, "%s/frame.png", dir);
                 bool written = imageio_write_png(path, &src.img, 8, err) == UPF_OK;
-                if (written && magick_ms(path, (int)runs, bc->out_w, bc->out_h, ms))
-                    printf("%4dx%-4d -> %4dx%-4d  ImageMagick convert -filter Lanczos -resize "
-                           "(its PNG read subtracted): 1 thread %.1f ms, 2 threads %.1f ms\n",
-                           bc->in_w, bc->in_h, bc->out_w, bc->out_h, ms[0], ms[1]);
-                else if (written && opencv_ms(path, (int)runs, bc->out_w, bc->out_h, ms))
-                    printf("%4dx%-4d -> %4dx%-4d  OpenCV cv2.resize INTER_LANCZOS4 (8-bit, no "
-                           "linear light): 1 thread %.1f ms, 2 threads %.1f ms\n", bc->in_w,
-                           bc->in_h, bc->out_w, bc->out_h, ms[0], ms[1]);
+                bool magick = on_path("convert"), python = on_path("python3");
+                if (written && magick && magick_ms(path, (int)runs, bc->out_w, bc->out_h, y->ms))
+                    y->tool = "ImageMagick convert -filter Lanczos -resize (its PNG read "
+                              "subtracted)";
+                else if (written && python && opencv_ms(path, (int)runs, bc->out_w, bc->out_h,
+                                                        y->ms))
+                    y->tool = "OpenCV cv2.resize INTER_LANCZOS4 (8-bit, no linear light)";
+                else if (!written)
+                    snprintf(why_no_yard, sizeof why_no_yard, "could not write the frame for "
+                             "it: %s", err);
                 else
-                    printf("(yardstick not run: neither ImageMagick's `convert` nor python3 "
-                           "with cv2 worked; scripts/deps.sh --bench installs ImageMagick)\n");
+                    snprintf(why_no_yard, sizeof why_no_yard, "%s; %s",
+                             magick ? "ImageMagick's convert is on the PATH but did not report "
+                                      "its -bench timings"
+                                    : "ImageMagick's convert is not on the PATH "
+                                      "(scripts/deps.sh --bench installs it)",
+                             python ? "python3 could not time cv2.resize (no OpenCV?)"
+                                    : "python3 is not on the PATH");
                 unlink(path);
                 rmdir(dir);
+            } else {
+                snprintf(why_no_yard, sizeof why_no_yard, "no temporary folder: %s",
+                         strerror(errno));
             }
+            cli_progress_end(&bar);
+            if (!json && y->tool)
+                printf("%4dx%-4d -> %4dx%-4d  %s: 1 thread %.1f ms, 2 threads %.1f ms\n",
+                       bc->in_w, bc->in_h, bc->out_w, bc->out_h, y->tool, y->ms[0], y->ms[1]);
+            else if (!json)
+                printf("(yardstick not run: %s)\n", why_no_yard);
         }
         imageio_free(&lin);
         imageio_free(&src);
     }
+    /* The temporal engine, after the spatial rows (its own table; "temporal" in JSON). */
+    temporal_row trows[2 * 8 * 2];
+    int ntrows = 0;
     for (int k = 0; k < ncases && rc == CLI_EXIT_OK && temporal; k++) {
         const bench_case *bc = &cases[k];
-        if (k == 0)
+        if (k == 0 && !json) {
+            cli_progress_end(&bar);
             printf("\ntemporal engine: the courtyard's walk at t = 1 s, linear RGBA32F colour, "
-                   "depth and motion in, RGBA8 sRGB out, sharpness 0.5; median of %ld runs, "
+                   "depth and motion in, RGBA8 sRGB out, sharpness 0.5; median of %ld run%s, "
                    "ms (temporal+cm+f: camera motion from depth and the spatial fill)\n"
-                   "%-22s  %-14s %2s  %8s %8s %8s %8s %8s %8s %8s  %8s  %7s\n", runs, "case",
-                   "engine", "th", "cam_mot", "reconstr", "disocc", "locks", "fill", "accum",
-                   "sharpen", "total", "Mpix/s");
+                   "%-22s  %-14s %2s  %8s %8s %8s %8s %8s %8s %8s  %8s  %7s\n", runs,
+                   runs == 1 ? "" : "s", "case", "engine", "th", "cam_mot", "reconstr",
+                   "disocc", "locks", "fill", "accum", "sharpen", "total", "Mpix/s");
+        }
         temporal_input in;
         upf_result r = temporal_input_render(bc->in_w, bc->in_h, &in, err);
         if (r != UPF_OK) {
@@ -510,12 +688,52 @@ static int run_bench(int argc, char **argv)
             rc = cli_fail(cmd, cli_exit_code(r), "%s", err);
             break;
         }
-        for (int t = 0; t < nthreads && rc == CLI_EXIT_OK; t++) {
-            rc = time_temporal(bc, &in, threads[t], (int)runs, models, false);
-            if (rc == CLI_EXIT_OK && models)
-                rc = time_temporal(bc, &in, threads[t], (int)runs, models, true);
-        }
+        for (int t = 0; t < nthreads && rc == CLI_EXIT_OK; t++)
+            for (int e = 0; e < (models ? 2 : 1) && rc == CLI_EXIT_OK; e++) {
+                cli_progress_update(&bar, (double)step++ / steps, "%dx%d, temporal, %d thread%s",
+                                    bc->in_w, bc->in_h, threads[t], threads[t] == 1 ? "" : "s");
+                temporal_row *row = &trows[ntrows];
+                rc = time_temporal(bc, &in, threads[t], (int)runs, models, e == 1, row);
+                if (rc != CLI_EXIT_OK)
+                    break;
+                ntrows++;
+                if (!json) {
+                    cli_progress_end(&bar);
+                    print_temporal_row(row);
+                }
+            }
         temporal_input_free(&in);
+    }
+    cli_progress_end(&bar);
+    if (json && rc == CLI_EXIT_OK) {
+        cli_json_close(&j);
+        cli_json_array(&j, "temporal");
+        for (int k = 0; k < ntrows; k++)
+            json_temporal_row(&j, &trows[k]);
+        cli_json_close(&j);
+        cli_json_array(&j, "yardstick");
+        for (int k = 0; k < nyards; k++) {
+            if (!yards[k].tool)
+                continue;
+            cli_json_object(&j, NULL);
+            cli_json_array(&j, "input");
+            cli_json_int(&j, NULL, yards[k].c.in_w);
+            cli_json_int(&j, NULL, yards[k].c.in_h);
+            cli_json_close(&j);
+            cli_json_array(&j, "output");
+            cli_json_int(&j, NULL, yards[k].c.out_w);
+            cli_json_int(&j, NULL, yards[k].c.out_h);
+            cli_json_close(&j);
+            cli_json_string(&j, "tool", yards[k].tool);
+            cli_json_number(&j, "ms_1_thread", ms1(yards[k].ms[0]));
+            cli_json_number(&j, "ms_2_threads", ms1(yards[k].ms[1]));
+            cli_json_close(&j);
+        }
+        cli_json_close(&j);
+        if (why_no_yard[0])
+            cli_json_string(&j, "yardstick_absent", why_no_yard);
+        cli_json_close(&j);
+        cli_json_end(&j);
     }
     upf_models_destroy(&models);
     upf_context_destroy(&mctx);

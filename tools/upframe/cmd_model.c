@@ -16,31 +16,24 @@
 #include "spatial/net.h"
 
 #define CMD "model"
-#define MODEL_FILE_MAX (1u << 20) /* a file of 7 models is at most ~115 KB */
 
 static const char matrix_names[UPF_NET_MATRICES] = { 'A', 'B', 'C', 'D' };
 
 /* ---- reading and writing model files ------------------------------------------------------ */
 
-/* Loads a model file; prints why not and returns NULL on failure (*code: the exit code). */
-static upf_models *load_file(upf_context *ctx, const char *path, int *code)
+/* Checks OUT before any work (a folder we can write into; a note for a name that looks like
+ * a picture or an existing file). Returns an exit code. */
+static int check_model_output(const char *out)
 {
-    void *data;
-    size_t size;
-    char err[IMAGEIO_ERR_SIZE];
-    upf_result r = imageio_slurp(path, MODEL_FILE_MAX, &data, &size, err);
-    if (r != UPF_OK) {
-        *code = cli_fail(CMD, cli_exit_code(r), "%s", err);
-        return NULL;
-    }
-    upf_models *set = upf_models_load(ctx, data, size);
-    free(data);
-    if (!set) {
-        const char *msg = "";
-        upf_result e = upf_context_last_error(ctx, &msg);
-        *code = cli_fail(CMD, cli_exit_code(e), "%s: %s", path, msg);
-    }
-    return set;
+    imageio_type t = imageio_type_from_path(out);
+    if (t != IMAGEIO_UNKNOWN)
+        cli_note(CMD, "%s is a model file, though its name ends like a %s picture", out,
+                 imageio_type_name(t));
+    bool exists;
+    int rc = cli_check_file_output(CMD, out, &exists);
+    if (rc == CLI_EXIT_OK && exists)
+        cli_note(CMD, "replacing %s", out);
+    return rc;
 }
 
 static int write_models(upf_context *ctx, const upf__net_model *const *models, int count,
@@ -65,6 +58,29 @@ static int write_models(upf_context *ctx, const upf__net_model *const *models, i
 
 /* ---- info ------------------------------------------------------------------------------- */
 
+
+/* Per-matrix weight statistics. */
+typedef struct weight_stats {
+    double min, max, mean, rms;
+    int zeros;
+} weight_stats;
+
+static weight_stats matrix_stats(const float *w)
+{
+    weight_stats st = { w[0], w[0], 0, 0, 0 };
+    double sum = 0, sq = 0;
+    for (int i = 0; i < UPF_NET_WINDOW; i++) {
+        st.min = fmin(st.min, w[i]);
+        st.max = fmax(st.max, w[i]);
+        sum += w[i];
+        sq += (double)w[i] * w[i];
+        st.zeros += w[i] == 0.0f;
+    }
+    st.mean = sum / UPF_NET_WINDOW;
+    st.rms = sqrt(sq / UPF_NET_WINDOW);
+    return st;
+}
+
 static void print_model(const upf__net_model *m, int index)
 {
     char flags[64];
@@ -87,59 +103,96 @@ static void print_model(const upf__net_model *m, int index)
     printf("  weights      min        max        mean       rms     zeros\n");
     for (int s = 0; s < UPF_NET_STAGES; s++) {
         for (int k = 0; k < UPF_NET_MATRICES; k++) {
-            const float *w = m->w[s][k];
-            double lo = w[0], hi = w[0], sum = 0, sq = 0;
-            int zeros = 0;
-            for (int i = 0; i < UPF_NET_WINDOW; i++) {
-                lo = fmin(lo, w[i]);
-                hi = fmax(hi, w[i]);
-                sum += w[i];
-                sq += (double)w[i] * w[i];
-                zeros += w[i] == 0.0f;
-            }
-            printf("  stage %d %c %10.4g %10.4g %10.4g %10.4g %5d\n", s + 1, matrix_names[k], lo,
-                   hi, sum / UPF_NET_WINDOW, sqrt(sq / UPF_NET_WINDOW), zeros);
+            weight_stats st = matrix_stats(m->w[s][k]);
+            printf("  stage %d %c %10.4g %10.4g %10.4g %10.4g %5d\n", s + 1, matrix_names[k],
+                   st.min, st.max, st.mean, st.rms, st.zeros);
         }
     }
+}
+
+static void json_model(cli_json *j, const upf__net_model *m)
+{
+    char flags[64];
+    upf__model_flags_text(m->flags, flags, sizeof flags);
+    cli_json_object(j, NULL);
+    cli_json_int(j, "step", m->step);
+    cli_json_number(j, "ratio", 12.0 / m->step);
+    cli_json_int(j, "flags", (long long)m->flags);
+    cli_json_string(j, "flag_names", m->flags ? flags : "");
+    cli_json_string(j, "provenance", m->provenance);
+    cli_json_array(j, "weights");
+    for (int s = 0; s < UPF_NET_STAGES; s++)
+        for (int k = 0; k < UPF_NET_MATRICES; k++) {
+            weight_stats st = matrix_stats(m->w[s][k]);
+            char name[2] = { matrix_names[k], '\0' };
+            cli_json_object(j, NULL);
+            cli_json_int(j, "stage", s + 1);
+            cli_json_string(j, "matrix", name);
+            cli_json_number(j, "min", st.min);
+            cli_json_number(j, "max", st.max);
+            cli_json_number(j, "mean", st.mean);
+            cli_json_number(j, "rms", st.rms);
+            cli_json_int(j, "zeros", st.zeros);
+            cli_json_close(j);
+        }
+    cli_json_close(j);
+    cli_json_close(j);
 }
 
 static int run_info(int argc, char **argv)
 {
     const char *path = NULL;
     bool builtin = false;
-    for (int i = 1; i < argc; i++) {
-        if (cli_flag(argv, i, "--builtin"))
+    cli_common common = { 0 };
+    cli_args a;
+    cli_args_init(&a, CMD, argc, argv);
+    while (cli_args_next(&a)) {
+        if (cli_args_positional(&a)) {
+            cli_args_take(&a, &path, "model FILE");
+        } else if (cli_common_option(&a, &common, CLI_OPT_JSON)) {
+        } else if (cli_args_flag(&a, "--builtin")) {
             builtin = true;
-        else if (argv[i][0] == '-' && argv[i][1])
-            return cli_usage(CMD, "info: unknown option '%s'", argv[i]);
-        else if (path)
-            return cli_usage(CMD, "info: one FILE at a time (got '%s' and '%s')", path, argv[i]);
-        else
-            path = argv[i];
+        } else {
+            return cli_usage(CMD, "info: unknown option '%s'", a.arg);
+        }
     }
+    if (a.failed)
+        return CLI_EXIT_USAGE;
     if (!path == !builtin)
         return cli_usage(CMD, "info: give a model FILE or --builtin");
     upf_context *ctx = cli_context(CMD, 1);
     if (!ctx)
         return CLI_EXIT_INTERNAL;
     int code = CLI_EXIT_OK;
-    upf_models *set;
-    if (builtin) {
-        set = upf_models_default(ctx);
-        if (!set)
-            code = cli_fail_upf(CMD, ctx, upf_context_last_error(ctx, NULL));
-    } else {
-        set = load_file(ctx, path, &code);
-    }
+    upf_models *set = cli_load_models(CMD, ctx, builtin ? NULL : path, &code);
     if (set) {
         const upf__net_model *list[UPF_MODELS_MAX];
         for (int m = 0; m < set->count; m++)
             list[m] = &set->model[m];
-        printf("%s: %d model%s (model file version %d, %zu bytes)\n",
-               builtin ? "built-in models" : path, set->count, set->count == 1 ? "" : "s",
-               UPF_MODEL_FILE_VERSION, upf__net_file_size(list, set->count));
-        for (int m = 0; m < set->count; m++)
-            print_model(&set->model[m], m);
+        size_t bytes = upf__net_file_size(list, set->count);
+        if (common.json) {
+            cli_json j;
+            cli_json_begin(&j, stdout);
+            cli_json_object(&j, NULL);
+            cli_json_string(&j, "file", builtin ? NULL : path);
+            cli_json_bool(&j, "builtin", builtin);
+            cli_json_int(&j, "file_version", UPF_MODEL_FILE_VERSION);
+            cli_json_int(&j, "bytes", (long long)bytes);
+            cli_json_array(&j, "models");
+            for (int m = 0; m < set->count; m++)
+                json_model(&j, &set->model[m]);
+            cli_json_close(&j);
+            cli_json_close(&j);
+            cli_json_end(&j);
+        } else {
+            char n1[32], n2[32];
+            printf("%s: %s (model file version %d, %s)\n", builtin ? "built-in models" : path,
+                   cli_count(n1, sizeof n1, set->count, "model", "models"),
+                   UPF_MODEL_FILE_VERSION,
+                   cli_count(n2, sizeof n2, (long long)bytes, "byte", "bytes"));
+            for (int m = 0; m < set->count; m++)
+                print_model(&set->model[m], m);
+        }
     }
     upf_models_destroy(&set);
     upf_context_destroy(&ctx);
@@ -181,11 +234,21 @@ static int read_slice(const char *path, unsigned long long offset, unsigned char
         return cli_fail(CMD, CLI_EXIT_BAD_INPUT, "%s: cannot find the file's size (not a "
                         "regular file?)", path);
     }
-    if (offset > (unsigned long long)file_size || (unsigned long long)file_size - offset < size) {
+    if ((unsigned long long)file_size < size) {
         fclose(f);
-        return cli_fail(CMD, CLI_EXIT_BAD_INPUT, "%s: the file is %lld bytes; 24 fp16 16x16 "
-                        "matrices at offset %llu need %zu bytes, up to byte %llu", path,
-                        file_size, offset, size, offset + size);
+        char n[32];
+        return cli_fail(CMD, CLI_EXIT_BAD_INPUT, "%s: the file is %s, smaller than the %zu bytes "
+                        "of 24 fp16 16x16 matrices", path,
+                        cli_count(n, sizeof n, file_size, "byte", "bytes"), size);
+    }
+    /* No arithmetic on the offset itself: any 64-bit value may come in. */
+    if (offset > (unsigned long long)file_size - size) {
+        fclose(f);
+        char n[32];
+        return cli_fail(CMD, CLI_EXIT_BAD_INPUT, "%s: the file is %s; 24 fp16 16x16 matrices "
+                        "(%zu bytes) at offset %llu would run past its end (expected an offset "
+                        "of at most %llu)", path, cli_count(n, sizeof n, file_size, "byte", "bytes"),
+                        size, offset, (unsigned long long)file_size - size);
     }
     bool ok = fseeko(f, (off_t)offset, SEEK_SET) == 0 && fread(buf, 1, size, f) == size;
     fclose(f);
@@ -201,47 +264,39 @@ static int run_import(int argc, char **argv)
     const char *note = NULL;
     bool transpose = false, matrix_major = false, stage_major = false, window_mean = false;
     bool cubic_base = false;
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        int err = 0;
-        if (cli_option(argc, argv, &i, "--offset", &v, &err, CMD)) {
-            if (err)
-                return CLI_EXIT_USAGE;
-            offset_s = v;
-        } else if (cli_option(argc, argv, &i, "--step", &v, &err, CMD)) {
-            if (err)
-                return CLI_EXIT_USAGE;
-            step_s = v;
-        } else if (cli_option(argc, argv, &i, "--order", &v, &err, CMD)) {
-            if (err)
-                return CLI_EXIT_USAGE;
-            order = v;
-        } else if (cli_option(argc, argv, &i, "--provenance", &v, &err, CMD)) {
-            if (err)
-                return CLI_EXIT_USAGE;
-            note = v;
-        } else if (cli_option(argc, argv, &i, "-o", &v, &err, CMD)) {
-            if (err)
-                return CLI_EXIT_USAGE;
-            out = v;
-        } else if (cli_flag(argv, i, "--transpose")) {
+    cli_common common = { 0 };
+    cli_args a;
+    cli_args_init(&a, CMD, argc, argv);
+    while (cli_args_next(&a)) {
+        if (cli_args_positional(&a)) {
+            cli_args_take(&a, &path, "FILE to import from");
+        } else if (cli_common_option(&a, &common, 0)) {
+        } else if (cli_args_option(&a, "--offset")) {
+            offset_s = a.value;
+        } else if (cli_args_option(&a, "--step")) {
+            step_s = a.value;
+        } else if (cli_args_option(&a, "--order")) {
+            order = a.value;
+        } else if (cli_args_option(&a, "--provenance")) {
+            note = a.value;
+        } else if (cli_args_option(&a, "-o") || cli_args_option(&a, "--output")) {
+            out = a.value;
+        } else if (cli_args_flag(&a, "--transpose")) {
             transpose = true;
-        } else if (cli_flag(argv, i, "--stage-major")) {
+        } else if (cli_args_flag(&a, "--stage-major")) {
             stage_major = true;
-        } else if (cli_flag(argv, i, "--matrix-major")) {
+        } else if (cli_args_flag(&a, "--matrix-major")) {
             matrix_major = true;
-        } else if (cli_flag(argv, i, "--window-mean")) {
+        } else if (cli_args_flag(&a, "--window-mean")) {
             window_mean = true;
-        } else if (cli_flag(argv, i, "--cubic-base")) {
+        } else if (cli_args_flag(&a, "--cubic-base")) {
             cubic_base = true;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage(CMD, "import: unknown option '%s'", argv[i]);
-        } else if (path) {
-            return cli_usage(CMD, "import: one FILE at a time (got '%s' and '%s')", path, argv[i]);
         } else {
-            path = argv[i];
+            return cli_usage(CMD, "import: unknown option '%s'", a.arg);
         }
     }
+    if (a.failed)
+        return CLI_EXIT_USAGE;
     if (!path)
         return cli_usage(CMD, "import: no FILE to read the matrices from");
     if (!out)
@@ -274,8 +329,11 @@ static int run_import(int argc, char **argv)
         return cli_usage(CMD, "import: --order '%s'; expected the letters A, B, C, D once each "
                          "(the order the file stores a stage's matrices in)", order);
 
+    int code = check_model_output(out);
+    if (code != CLI_EXIT_OK)
+        return code;
     unsigned char raw[UPF_NET_WEIGHTS * 2];
-    int code = read_slice(path, offset, raw, sizeof raw);
+    code = read_slice(path, offset, raw, sizeof raw);
     if (code != CLI_EXIT_OK)
         return code;
 
@@ -344,8 +402,7 @@ static int run_import(int argc, char **argv)
         }
     }
     if (code == CLI_EXIT_OK)
-        fprintf(stderr, "upframe model: wrote %s (step %ld, ratio %.4g)\n", out, step,
-                12.0 / (double)step);
+        cli_report("wrote %s (1 model: step %ld, ratio %.4g)\n", out, step, 12.0 / (double)step);
     free(model);
     return code;
 }
@@ -357,26 +414,31 @@ static int run_pack(int argc, char **argv)
     const char *out = NULL;
     const char *inputs[64];
     int n_inputs = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        int err = 0;
-        if (cli_option(argc, argv, &i, "-o", &v, &err, CMD)) {
-            if (err)
-                return CLI_EXIT_USAGE;
-            out = v;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage(CMD, "pack: unknown option '%s'", argv[i]);
-        } else if (n_inputs == (int)(sizeof inputs / sizeof inputs[0])) {
-            return cli_usage(CMD, "pack: too many files (a model file holds at most %d models)",
-                             UPF_MODELS_MAX);
+    cli_common common = { 0 };
+    cli_args a;
+    cli_args_init(&a, CMD, argc, argv);
+    while (cli_args_next(&a)) {
+        if (cli_args_positional(&a)) {
+            if (n_inputs == (int)(sizeof inputs / sizeof inputs[0]))
+                return cli_usage(CMD, "pack: too many files (a model file holds at most %d "
+                                 "models)", UPF_MODELS_MAX);
+            inputs[n_inputs++] = a.arg;
+        } else if (cli_common_option(&a, &common, 0)) {
+        } else if (cli_args_option(&a, "-o") || cli_args_option(&a, "--output")) {
+            out = a.value;
         } else {
-            inputs[n_inputs++] = argv[i];
+            return cli_usage(CMD, "pack: unknown option '%s'", a.arg);
         }
     }
+    if (a.failed)
+        return CLI_EXIT_USAGE;
     if (n_inputs == 0)
         return cli_usage(CMD, "pack: no model files to combine");
     if (!out)
         return cli_usage(CMD, "pack: no output file (-o OUT.upfm)");
+    int code = check_model_output(out);
+    if (code != CLI_EXIT_OK)
+        return code;
 
     upf_context *ctx = cli_context(CMD, 1);
     if (!ctx)
@@ -384,9 +446,9 @@ static int run_pack(int argc, char **argv)
     upf_models *sets[64] = { 0 };
     const upf__net_model *list[UPF_MODELS_MAX];
     int from_file[UPF_MODELS_MAX], from_index[UPF_MODELS_MAX];
-    int count = 0, code = CLI_EXIT_OK;
+    int count = 0;
     for (int f = 0; f < n_inputs && code == CLI_EXIT_OK; f++) {
-        sets[f] = load_file(ctx, inputs[f], &code);
+        sets[f] = cli_load_models(CMD, ctx, inputs[f], &code);
         for (int m = 0; sets[f] && m < sets[f]->count && code == CLI_EXIT_OK; m++) {
             const upf__net_model *model = &sets[f]->model[m];
             for (int q = 0; q < count; q++) {
@@ -414,10 +476,11 @@ static int run_pack(int argc, char **argv)
     if (code == CLI_EXIT_OK)
         code = write_models(ctx, list, count, out);
     if (code == CLI_EXIT_OK) {
-        fprintf(stderr, "upframe model: wrote %s (%d models, steps", out, count);
+        char n[32], steps[64] = "";
         for (int q = 0; q < count; q++)
-            fprintf(stderr, " %d", list[q]->step);
-        fprintf(stderr, ")\n");
+            snprintf(steps + strlen(steps), sizeof steps - strlen(steps), " %d", list[q]->step);
+        cli_report("wrote %s (%s, step%s%s)\n", out, cli_count(n, sizeof n, count, "model",
+                   "models"), count == 1 ? "" : "s", steps);
     }
     for (int f = 0; f < n_inputs; f++)
         upf_models_destroy(&sets[f]);
@@ -443,7 +506,7 @@ static int run_model(int argc, char **argv)
 
 const cli_command cli_cmd_model = {
     "model", run_model, "inspect, import and combine network model files",
-    "usage: upframe model info FILE | --builtin\n"
+    "usage: upframe model info FILE | --builtin [--json]\n"
     "       upframe model import FILE --offset N --step S [--order ABCD] [--transpose]\n"
     "                            [--stage-major | --matrix-major] [--window-mean]\n"
     "                            [--cubic-base]\n"
@@ -455,7 +518,8 @@ const cli_command cli_cmd_model = {
     "fp16, with provenance text and a checksum (docs/MODELS.md).\n"
     "\n"
     "info      prints each model's step, ratio, flags, provenance and per-matrix weight\n"
-    "          statistics; --builtin shows the set built into the library.\n"
+    "          statistics; --builtin shows the set built into the library; --json prints\n"
+    "          them as one JSON object (docs/CLI.md).\n"
     "import    reads 24 raw fp16 (little-endian) 16x16 matrices at byte offset N of any file\n"
     "          (N decimal, or hex as 0x1be00) and writes a one-model file:\n"
     "            --step S        the model's input step (4..10)\n"
@@ -470,6 +534,7 @@ const cli_command cli_cmd_model = {
     "          NaN or Inf weights, or a file too short for the offset, are refused.\n"
     "pack      combines model files into one; the steps must be distinct (7 at most).\n"
     "\n"
-    "Outputs are written atomically (a failed run leaves no file).\n"
+    "Outputs are written atomically (a failed or interrupted run leaves no file); the\n"
+    "report ('wrote ...') goes to stdout, -q silences it.\n"
     "Exit codes: 0 success, 1 usage, 2 bad input (unreadable or invalid files), 3 internal.\n"
 };

@@ -3,6 +3,7 @@
  * into a folder; `--list` says what scenes and paths there are; `--contact-sheet` draws
  * every scene with its depth and motion into one picture. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,31 +47,57 @@ static const char render_help[] =
     "  --far MODE          finite (default) or inf (an infinite far plane in the depth)\n"
     "  --mip-bias B        texture level-of-detail bias, -8..8 (default 0; a temporal\n"
     "                      upscaler's rule is log2(render / output) - 1)\n"
-    "  --threads N         worker threads (default: one per CPU); output is identical\n"
-    "  --quiet             no progress line\n"
+    "  --threads N         worker threads (default 0: one per CPU); output is identical\n"
+    "  -q, --quiet         no progress line and no report\n"
     "  -o, --output DIR    the folder (made if missing; its parent must exist)\n"
     "\n"
     "Conventions: pixel (x, y) samples the screen position (x + 0.5 + jx, y + 0.5 + jy);\n"
     "motion = previous - current screen position in render pixels (y down), without\n"
-    "jitter; see docs/SCENES.md. A failed run leaves no files of its own behind.\n"
+    "jitter; see docs/SCENES.md. A failed run leaves no files of its own behind, and neither\n"
+    "does one stopped by Ctrl-C, SIGTERM or SIGHUP (not even half a frame).\n"
     "Exit codes: 0 ok, 1 usage, 2 bad output (folder not writable), 3 internal error.\n";
 
-/* The folder's files written so far (to remove them all if the run fails). */
+/* What an unfinished run has written into its folder, for the undo list: frames
+ * 0 .. frames-1 whole, `files` files of frame `frames`, and the folder if it made it. Read
+ * from the signal handler too, so only atomics and async-signal-safe calls. */
 typedef struct written {
-    long frames;          /* frames 0 .. frames-1 are complete */
+    const char *dir;
+    atomic_long frames;
+    atomic_int files;
     bool made_dir;
 } written;
 
-static void cleanup(const char *dir, const written *w)
+/* "0042." for 42 (at least four digits, as the frames are named), async-signal-safe. */
+static void stem_of(long f, char *buf)
 {
-    char p[4096];
-    for (long f = 0; f < w->frames; f++)
-        for (int i = 0; scene_frame_files[i]; i++) {
-            snprintf(p, sizeof p, "%s/%04ld.%s", dir, f, scene_frame_files[i]);
-            unlink(p);
-        }
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + f % 10);
+        f /= 10;
+    } while (f > 0);
+    while (n < 4)
+        tmp[n++] = '0';
+    for (int i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    buf[n] = '.';
+    buf[n + 1] = '\0';
+}
+
+static void remove_written(void *priv)
+{
+    written *w = priv;
+    char p[4096], stem[32];
+    long frames = atomic_load(&w->frames);
+    int files = atomic_load(&w->files);
+    for (long f = 0; f <= frames; f++) {
+        stem_of(f, stem);
+        for (int i = 0; scene_frame_files[i] && (f < frames || i < files); i++)
+            if (cli_undo_join(p, sizeof p, w->dir, stem, scene_frame_files[i]))
+                unlink(p);
+    }
     if (w->made_dir)
-        rmdir(dir);
+        rmdir(w->dir);
 }
 
 static void list(void)
@@ -104,59 +131,55 @@ static int run_render(int argc, char **argv)
     const char *scene_s = NULL, *size_s = NULL, *spp_s = NULL, *frames_s = NULL, *fps_s = NULL;
     const char *time_s = NULL, *path_s = NULL, *seed_s = NULL, *jitter_s = NULL, *phases_s = NULL;
     const char *outsize_s = NULL, *jstart_s = NULL, *depth_s = NULL, *far_s = NULL;
-    const char *bias_s = NULL, *threads_s = NULL, *out_s = NULL, *sheet_s = NULL;
-    bool do_list = false, quiet = false;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int err = 0;
-        if (cli_option(argc, argv, &i, "--size", &v, &err, cmd))
-            size_s = v;
-        else if (cli_option(argc, argv, &i, "--spp", &v, &err, cmd))
-            spp_s = v;
-        else if (cli_option(argc, argv, &i, "--frames", &v, &err, cmd))
-            frames_s = v;
-        else if (cli_option(argc, argv, &i, "--fps", &v, &err, cmd))
-            fps_s = v;
-        else if (cli_option(argc, argv, &i, "--time", &v, &err, cmd))
-            time_s = v;
-        else if (cli_option(argc, argv, &i, "--path", &v, &err, cmd))
-            path_s = v;
-        else if (cli_option(argc, argv, &i, "--seed", &v, &err, cmd))
-            seed_s = v;
-        else if (cli_option(argc, argv, &i, "--jitter-start", &v, &err, cmd))
-            jstart_s = v;
-        else if (cli_option(argc, argv, &i, "--jitter", &v, &err, cmd))
-            jitter_s = v;
-        else if (cli_option(argc, argv, &i, "--phases", &v, &err, cmd))
-            phases_s = v;
-        else if (cli_option(argc, argv, &i, "--output-size", &v, &err, cmd))
-            outsize_s = v;
-        else if (cli_option(argc, argv, &i, "--depth", &v, &err, cmd))
-            depth_s = v;
-        else if (cli_option(argc, argv, &i, "--far", &v, &err, cmd))
-            far_s = v;
-        else if (cli_option(argc, argv, &i, "--mip-bias", &v, &err, cmd))
-            bias_s = v;
-        else if (cli_option(argc, argv, &i, "--threads", &v, &err, cmd))
-            threads_s = v;
-        else if (cli_option(argc, argv, &i, "--output", &v, &err, cmd) ||
-                 cli_option(argc, argv, &i, "-o", &v, &err, cmd))
-            out_s = v;
-        else if (cli_option(argc, argv, &i, "--contact-sheet", &v, &err, cmd))
-            sheet_s = v;
-        else if (cli_flag(argv, i, "--list"))
+    const char *bias_s = NULL, *out_s = NULL, *sheet_s = NULL;
+    bool do_list = false;
+    cli_common common = { 0 };
+    cli_args a;
+    cli_args_init(&a, cmd, argc, argv);
+    while (cli_args_next(&a)) {
+        if (cli_args_positional(&a)) {
+            cli_args_take(&a, &scene_s, "scene");
+        } else if (cli_common_option(&a, &common, CLI_OPT_THREADS)) {
+        } else if (cli_args_option(&a, "--size"))
+            size_s = a.value;
+        else if (cli_args_option(&a, "--spp"))
+            spp_s = a.value;
+        else if (cli_args_option(&a, "--frames"))
+            frames_s = a.value;
+        else if (cli_args_option(&a, "--fps"))
+            fps_s = a.value;
+        else if (cli_args_option(&a, "--time"))
+            time_s = a.value;
+        else if (cli_args_option(&a, "--path"))
+            path_s = a.value;
+        else if (cli_args_option(&a, "--seed"))
+            seed_s = a.value;
+        else if (cli_args_option(&a, "--jitter-start"))
+            jstart_s = a.value;
+        else if (cli_args_option(&a, "--jitter"))
+            jitter_s = a.value;
+        else if (cli_args_option(&a, "--phases"))
+            phases_s = a.value;
+        else if (cli_args_option(&a, "--output-size"))
+            outsize_s = a.value;
+        else if (cli_args_option(&a, "--depth"))
+            depth_s = a.value;
+        else if (cli_args_option(&a, "--far"))
+            far_s = a.value;
+        else if (cli_args_option(&a, "--mip-bias"))
+            bias_s = a.value;
+        else if (cli_args_option(&a, "--output") || cli_args_option(&a, "-o"))
+            out_s = a.value;
+        else if (cli_args_option(&a, "--contact-sheet"))
+            sheet_s = a.value;
+        else if (cli_args_flag(&a, "--list"))
             do_list = true;
-        else if (cli_flag(argv, i, "--quiet"))
-            quiet = true;
-        else if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return cli_usage(cmd, "unknown option '%s'", argv[i]);
-        else if (!scene_s)
-            scene_s = argv[i];
         else
-            return cli_usage(cmd, "unexpected argument '%s' (one scene name)", argv[i]);
-        if (err)
-            return CLI_EXIT_USAGE;
+            return cli_args_unknown(&a);
     }
+    if (a.failed)
+        return CLI_EXIT_USAGE;
+    const bool quiet = common.quiet;
     if (do_list) {
         if (scene_s || out_s || sheet_s)
             return cli_usage(cmd, "--list takes no other arguments");
@@ -168,7 +191,7 @@ static int run_render(int argc, char **argv)
     int w = 0, h = 0;
     if (size_s && !cli_parse_size(size_s, &w, &h))
         return cli_usage(cmd, "--size '%s': expected WxH, each 1..%d", size_s, UPF_MAX_IMAGE_DIMENSION);
-    long spp = 1, frames = 1, seed = 0, phases = 8, jstart = 0, threads = 0;
+    long spp = 1, frames = 1, seed = 0, phases = 8, jstart = 0;
     double fps = 30.0, t0 = 0.0, bias = 0.0;
     if (spp_s && !cli_parse_int(spp_s, 1, SCENE_MAX_SPP, &spp))
         return cli_usage(cmd, "--spp '%s': expected 1..%d samples per pixel", spp_s, SCENE_MAX_SPP);
@@ -182,8 +205,6 @@ static int run_render(int argc, char **argv)
         return cli_usage(cmd, "--seed '%s': expected 0..4294967295", seed_s);
     if (bias_s && !cli_parse_double(bias_s, -8.0, 8.0, &bias))
         return cli_usage(cmd, "--mip-bias '%s': expected -8..8", bias_s);
-    if (threads_s && !cli_parse_int(threads_s, 1, 64, &threads))
-        return cli_usage(cmd, "--threads '%s': expected 1..64", threads_s);
     bool halton = false;
     if (jitter_s) {
         if (strcmp(jitter_s, "halton") == 0)
@@ -238,12 +259,20 @@ static int run_render(int argc, char **argv)
             w = 480;
             h = 270;
         }
-        upf_context *ctx = cli_context(cmd, (int)threads);
+        cli_output sheet;
+        int rc = cli_check_output(cmd, sheet_s, NULL, &sheet); /* before any work */
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        if (sheet.to_stdout || sheet.type != IMAGEIO_PNG)
+            return cli_usage(cmd, "--contact-sheet '%s' must be a .png file", sheet_s);
+        upf_context *ctx = cli_context_for(cmd, &common);
         if (!ctx)
             return CLI_EXIT_INTERNAL;
         char err[IMAGEIO_ERR_SIZE];
         upf_result r = scene_contact_sheet(ctx, sheet_s, w, h, (int)spp, err);
         upf_context_destroy(&ctx);
+        if (r == UPF_OK)
+            cli_report("wrote %s (the contact sheet)\n", sheet_s);
         return r == UPF_OK ? CLI_EXIT_OK : cli_fail(cmd, cli_exit_code(r), "%s", err);
     }
 
@@ -262,13 +291,18 @@ static int run_render(int argc, char **argv)
         return cli_usage(cmd, "--size %dx%d: too many pixels for the frame buffers", w, h);
 
     bool made = false;
-    int rc = cli_output_dir(cmd, out_s, &made);
+    int rc = cli_prepare_dir(cmd, "-o", out_s, &made);
     if (rc != CLI_EXIT_OK)
         return rc;
-    written wr = { 0, made };
-    upf_context *ctx = cli_context(cmd, (int)threads);
+    /* Everything this run writes goes on the undo list: a failure, Ctrl-C or SIGTERM leaves
+     * no frame of it behind, not even half of one. */
+    written wr = { .dir = out_s, .made_dir = made };
+    atomic_init(&wr.frames, 0);
+    atomic_init(&wr.files, 0);
+    cli_undo_callback(remove_written, &wr);
+    upf_context *ctx = cli_context_for(cmd, &common);
     if (!ctx) {
-        cleanup(out_s, &wr);
+        cli_undo_now();
         return CLI_EXIT_INTERNAL;
     }
     scene *sc = NULL;
@@ -309,7 +343,7 @@ static int run_render(int argc, char **argv)
         }
         scene_frame_info info = { scene_s, (uint32_t)seed, path, f, fps, w, h, (int)spp, bias,
                                   halton ? "halton" : "none", halton ? jindex : 0,
-                                  halton ? (int)phases : 0 };
+                                  halton ? (int)phases : 0, &wr.files };
         char stem[32], err[IMAGEIO_ERR_SIZE];
         snprintf(stem, sizeof stem, "%04ld", f);
         r = scene_write_frame(out_s, stem, &info, &b, &cam, err);
@@ -317,14 +351,17 @@ static int run_render(int argc, char **argv)
             rc = cli_fail(cmd, cli_exit_code(r), "%s", err);
             break;
         }
-        wr.frames = f + 1;
+        atomic_store(&wr.files, 0);
+        atomic_store(&wr.frames, f + 1);
     }
     cli_progress_end(&bar);
-    if (rc != CLI_EXIT_OK)
-        cleanup(out_s, &wr);
-    else if (!quiet)
-        fprintf(stderr, "upframe render: %ld frame%s of %s (%dx%d, %ld spp) in %s\n", frames,
-                frames == 1 ? "" : "s", scene_s, w, h, spp, out_s);
+    if (rc != CLI_EXIT_OK) {
+        cli_undo_now();
+    } else {
+        cli_undo_forget();
+        cli_report("wrote %ld frame%s of %s (%dx%d, %ld spp) in %s\n", frames,
+                   frames == 1 ? "" : "s", scene_s, w, h, spp, out_s);
+    }
     free(color);
     free(hud);
     free(dep);

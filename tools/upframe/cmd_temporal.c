@@ -2,6 +2,8 @@
  * layout `upframe render` writes, docs/TEMPORAL.md) through the temporal engine, one PNG per
  * frame. Reads the folder through tools/sequence; writes OUT_DIR/NNNN.png atomically. */
 #include <math.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,15 +34,18 @@ static const char temporal_help[] =
     "                    engine's upscale of the frame; slower)\n"
     "  --no-motion       ignore NNNN.motion.pfm: camera motion from the depth and the\n"
     "                    sidecar's matrices (moving objects then get the camera's motion)\n"
-    "  --threads N       worker threads (default: one per CPU); output is identical\n"
-    "  --quiet           no progress line and no summary\n"
+    "  --threads N       worker threads (default 0: one per CPU); output is identical\n"
+    "  --max-pixels N    the largest image read or made (default 2^27 pixels)\n"
+    "  --json            a JSON summary on stdout (frames, sizes, time, ms per pass)\n"
+    "  -q, --quiet       no progress, notes, warnings or summary: only errors\n"
     "  -o, --output DIR  the folder (made if missing; its parent must exist)\n"
     "\n"
     "A frame without a motion file takes camera motion from its matrices (a warning); one\n"
     "without either is an error. A frame whose size differs from the one before starts a new\n"
     "engine (its history starts again). A sidecar with \"cut\" or \"reset\" true resets the\n"
     "history. A jitter phase count in the sidecars that does not suit the ratio draws a\n"
-    "warning. A failed run removes the PNGs it wrote.\n"
+    "warning. A failed run removes the PNGs it wrote (and the folder, if it made it), and so\n"
+    "does one stopped by Ctrl-C, SIGTERM or SIGHUP.\n"
     "Exit codes: 0 ok, 1 usage, 2 bad input (a missing or malformed file, sizes that do not\n"
     "match, an unwritable output), 3 internal error.\n";
 
@@ -73,61 +78,73 @@ static int output_size(const char *cmd, const size_rule *rule, int rw, int rh, i
     return CLI_EXIT_OK;
 }
 
+/* The PNGs a run has written (OUT/stem.png for stems 0 .. count-1) and whether it made the
+ * folder, for the undo list; read from the signal handler too: atomics and unlink only. */
 typedef struct written {
     const char *dir;
     char (*stem)[16];
-    int count;
+    atomic_int count;
     bool made_dir;
 } written;
 
-static void cleanup(const written *w)
+static void remove_written(void *priv)
 {
+    written *w = priv;
     char p[4096];
-    for (int i = 0; i < w->count; i++) {
-        snprintf(p, sizeof p, "%s/%s.png", w->dir, w->stem[i]);
-        unlink(p);
-    }
+    int n = atomic_load(&w->count);
+    for (int i = 0; i < n; i++)
+        if (cli_undo_join(p, sizeof p, w->dir, w->stem[i], ".png"))
+            unlink(p);
     if (w->made_dir)
         rmdir(w->dir);
+}
+
+static void warn(const char *fmt, ...) CLI_PRINTF(1, 2);
+static void warn(const char *fmt, ...)
+{
+    if (cli_is_quiet())
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("upframe temporal: warning: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
 }
 
 static int run_temporal(int argc, char **argv)
 {
     const char *cmd = "temporal";
     const char *in_dir = NULL, *out_dir = NULL, *mode_s = NULL, *scale_s = NULL, *size_s = NULL;
-    const char *sharp_s = NULL, *dis_s = NULL, *threads_s = NULL;
-    bool no_motion = false, quiet = false;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int err = 0;
-        if (cli_option(argc, argv, &i, "--mode", &v, &err, cmd))
-            mode_s = v;
-        else if (cli_option(argc, argv, &i, "--scale", &v, &err, cmd))
-            scale_s = v;
-        else if (cli_option(argc, argv, &i, "--size", &v, &err, cmd))
-            size_s = v;
-        else if (cli_option(argc, argv, &i, "--sharpness", &v, &err, cmd))
-            sharp_s = v;
-        else if (cli_option(argc, argv, &i, "--disocclusion", &v, &err, cmd))
-            dis_s = v;
-        else if (cli_option(argc, argv, &i, "--threads", &v, &err, cmd))
-            threads_s = v;
-        else if (cli_option(argc, argv, &i, "--output", &v, &err, cmd) ||
-                 cli_option(argc, argv, &i, "-o", &v, &err, cmd))
-            out_dir = v;
-        else if (cli_flag(argv, i, "--no-motion"))
+    const char *sharp_s = NULL, *dis_s = NULL;
+    bool no_motion = false;
+    cli_common common = { 0 };
+    cli_args a;
+    cli_args_init(&a, cmd, argc, argv);
+    while (cli_args_next(&a)) {
+        if (cli_args_positional(&a))
+            cli_args_take(&a, &in_dir, "input folder");
+        else if (cli_common_option(&a, &common,
+                                   CLI_OPT_THREADS | CLI_OPT_JSON | CLI_OPT_MAX_PIXELS)) {
+        } else if (cli_args_option(&a, "--mode"))
+            mode_s = a.value;
+        else if (cli_args_option(&a, "--scale"))
+            scale_s = a.value;
+        else if (cli_args_option(&a, "--size"))
+            size_s = a.value;
+        else if (cli_args_option(&a, "--sharpness"))
+            sharp_s = a.value;
+        else if (cli_args_option(&a, "--disocclusion"))
+            dis_s = a.value;
+        else if (cli_args_option(&a, "--output") || cli_args_option(&a, "-o"))
+            out_dir = a.value;
+        else if (cli_args_flag(&a, "--no-motion"))
             no_motion = true;
-        else if (cli_flag(argv, i, "--quiet"))
-            quiet = true;
-        else if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return cli_usage(cmd, "unknown option '%s'", argv[i]);
-        else if (!in_dir)
-            in_dir = argv[i];
         else
-            return cli_usage(cmd, "unexpected argument '%s' (one input folder)", argv[i]);
-        if (err)
-            return CLI_EXIT_USAGE;
+            return cli_args_unknown(&a);
     }
+    if (a.failed)
+        return CLI_EXIT_USAGE;
     if (!in_dir)
         return cli_usage(cmd, "needs IN_DIR, the folder of frames");
     if (!out_dir)
@@ -143,7 +160,7 @@ static int run_temporal(int argc, char **argv)
             return cli_usage(cmd, "--mode '%s': expected native, quality, balanced, performance "
                              "or ultra-performance", mode_s);
     }
-    if (scale_s && !cli_parse_double(scale_s, 1, 4, &rule.scale))
+    if (scale_s && !cli_parse_scale(scale_s, 1, 4, &rule.scale))
         return cli_usage(cmd, "--scale '%s': expected a ratio in 1..4", scale_s);
     if (size_s && !cli_parse_size(size_s, &rule.width, &rule.height))
         return cli_usage(cmd, "--size '%s': expected WxH, each 1..%d", size_s,
@@ -159,9 +176,6 @@ static int run_temporal(int argc, char **argv)
         else if (strcmp(dis_s, "upsample") != 0)
             return cli_usage(cmd, "--disocclusion '%s': expected spatial or upsample", dis_s);
     }
-    long threads = 0;
-    if (threads_s && !cli_parse_int(threads_s, 1, 64, &threads))
-        return cli_usage(cmd, "--threads '%s': expected 1..64", threads_s);
 
     char err[IMAGEIO_ERR_SIZE];
     seq_fs fs = seq_fs_dir(in_dir);
@@ -169,15 +183,20 @@ static int run_temporal(int argc, char **argv)
     upf_result r = seq_scan(&fs, &list, err);
     if (r != UPF_OK)
         return cli_fail(cmd, cli_exit_code(r), "%s", err);
-    written wr = { out_dir, calloc((size_t)list.count, 16), 0, false };
+    written wr = { .dir = out_dir, .stem = calloc((size_t)list.count, 16) };
+    atomic_init(&wr.count, 0);
     if (!wr.stem) {
         seq_list_free(&list);
         return cli_fail(cmd, CLI_EXIT_INTERNAL, "out of memory");
     }
-    int rc = cli_output_dir(cmd, out_dir, &wr.made_dir);
-    upf_context *ctx = rc == CLI_EXIT_OK ? cli_context(cmd, (int)threads) : NULL;
+    int rc = cli_prepare_dir(cmd, "-o", out_dir, &wr.made_dir);
+    if (rc == CLI_EXIT_OK)
+        cli_undo_callback(remove_written, &wr);
+    upf_context *ctx = rc == CLI_EXIT_OK ? cli_context_for(cmd, &common) : NULL;
     if (rc == CLI_EXIT_OK && !ctx)
         rc = CLI_EXIT_INTERNAL;
+    const imageio_limits limits = { 0, 0, cli_max_pixels(&common) };
+    double pass_sum[UPF_TEMPORAL_PASS_COUNT] = { 0 };
 
     upf_temporal *engine = NULL;
     imageio_image out = { 0 };
@@ -185,11 +204,11 @@ static int run_temporal(int argc, char **argv)
     unsigned flags = 0;
     bool warned_motion = false, warned_phases = false;
     cli_progress bar;
-    cli_progress_begin(&bar, "temporal", quiet);
+    cli_progress_begin(&bar, "temporal", common.quiet);
     const double t0 = cli_now();
     for (int k = 0; k < list.count && rc == CLI_EXIT_OK; k++) {
         seq_frame f;
-        r = seq_read_frame(&fs, &list, k, NULL, &f, err);
+        r = seq_read_frame(&fs, &list, k, &limits, &f, err);
         if (r != UPF_OK) {
             rc = cli_fail(cmd, cli_exit_code(r), "%s", err);
             break;
@@ -210,10 +229,9 @@ static int run_temporal(int argc, char **argv)
                           "\"motion_units\" differ from the frames before; expected one for the "
                           "whole sequence", in_dir, stem);
         } else if (!engine || sd->width != rw || sd->height != rh) {
-            if (engine && !quiet)
-                fprintf(stderr, "upframe temporal: frame %s is %dx%d, the frames before %dx%d: "
-                        "a new engine, the history starts again\n", stem, sd->width,
-                        sd->height, rw, rh);
+            if (engine)
+                cli_note(cmd, "frame %s is %dx%d, the frames before %dx%d: a new engine, the "
+                         "history starts again", stem, sd->width, sd->height, rw, rh);
             upf_temporal_destroy(&engine);
             imageio_free(&out);
             rw = sd->width, rh = sd->height;
@@ -234,10 +252,9 @@ static int run_temporal(int argc, char **argv)
             int phases = 0;
             upf_jitter_phase_count(NULL, rw, ow, &phases);
             if (phases != sd->jitter_phases) {
-                fprintf(stderr, "upframe: warning: %s/%s.json: the frames were jittered with %d "
-                        "phases; %d suit %dx%d -> %dx%d (upf_jitter_phase_count): the output "
-                        "may keep some aliasing or shimmer\n", in_dir, stem, sd->jitter_phases,
-                        phases, rw, rh, ow, oh);
+                warn("%s/%s.json: the frames were jittered with %d phases; %d suit %dx%d -> "
+                     "%dx%d (upf_jitter_phase_count): the output may keep some aliasing or "
+                     "shimmer", in_dir, stem, sd->jitter_phases, phases, rw, rh, ow, oh);
                 warned_phases = true;
             }
         }
@@ -249,9 +266,8 @@ static int run_temporal(int argc, char **argv)
                           f.has_motion ? "--no-motion ignores the motion file"
                                        : "no motion file (.motion.pfm)", stem);
         if (rc == CLI_EXIT_OK && !use_motion && !no_motion && !warned_motion) {
-            fprintf(stderr, "upframe: warning: %s/%s.motion.pfm is missing: camera motion from "
-                    "the depth and the matrices (moving objects get the camera's motion)\n",
-                    in_dir, stem);
+            warn("%s/%s.motion.pfm is missing: camera motion from the depth and the matrices "
+                 "(moving objects get the camera's motion)", in_dir, stem);
             warned_motion = true;
         }
         if (rc == CLI_EXIT_OK) {
@@ -269,6 +285,10 @@ static int run_temporal(int argc, char **argv)
                 .pre_exposure = (float)sd->pre_exposure,
             };
             r = upf_temporal_run(engine, &tf, &out.img);
+            double ms[UPF_TEMPORAL_PASS_COUNT];
+            if (r == UPF_OK && upf_temporal_timings(engine, ms) == UPF_OK)
+                for (int p = 0; p < UPF_TEMPORAL_PASS_COUNT; p++)
+                    pass_sum[p] += ms[p];
             if (r != UPF_OK) {
                 const char *m = "";
                 upf_context_last_error(ctx, &m);
@@ -278,21 +298,53 @@ static int run_temporal(int argc, char **argv)
         if (rc == CLI_EXIT_OK) {
             char path[4096];
             snprintf(path, sizeof path, "%s/%s.png", out_dir, stem);
+            /* listed before it exists, so an interrupted write leaves nothing either */
+            int n = atomic_load(&wr.count);
+            memcpy(wr.stem[n], stem, 16);
+            atomic_store(&wr.count, n + 1);
             r = imageio_write_png(path, &out.img, 8, err);
             if (r != UPF_OK)
                 rc = cli_fail(cmd, cli_exit_code(r), "%s", err);
-            else
-                memcpy(wr.stem[wr.count++], stem, 16);
         }
         seq_frame_free(&f);
         cli_progress_update(&bar, (double)(k + 1) / list.count, "frame %d/%d", k + 1, list.count);
     }
     cli_progress_end(&bar);
-    if (rc != CLI_EXIT_OK)
-        cleanup(&wr);
-    else if (!quiet)
-        fprintf(stderr, "upframe temporal: %d frame%s %dx%d -> %dx%d in %.1f s, into %s\n",
-                list.count, list.count == 1 ? "" : "s", rw, rh, ow, oh, cli_now() - t0, out_dir);
+    const double seconds = cli_now() - t0;
+    if (rc != CLI_EXIT_OK) {
+        cli_undo_now();
+    } else {
+        cli_undo_forget();
+        if (!common.json)
+                cli_report("wrote %d frame%s %dx%d -> %dx%d in %.1f s, into %s\n", list.count,
+                       list.count == 1 ? "" : "s", rw, rh, ow, oh, seconds, out_dir);
+    }
+    if (common.json) {
+        cli_json j;
+        cli_json_begin(&j, stdout);
+        cli_json_object(&j, NULL);
+        cli_json_string(&j, "input", in_dir);
+        cli_json_string(&j, "output", out_dir);
+        cli_json_bool(&j, "ok", rc == CLI_EXIT_OK);
+        cli_json_int(&j, "exit_code", rc);
+        cli_json_int(&j, "frames", rc == CLI_EXIT_OK ? list.count : 0);
+        cli_json_array(&j, "render_size");
+        cli_json_int(&j, NULL, rw);
+        cli_json_int(&j, NULL, rh);
+        cli_json_close(&j);
+        cli_json_array(&j, "output_size");
+        cli_json_int(&j, NULL, ow);
+        cli_json_int(&j, NULL, oh);
+        cli_json_close(&j);
+        cli_json_number(&j, "seconds", round(seconds * 1e3) / 1e3);
+        cli_json_object(&j, "mean_pass_ms");
+        for (int p = 0; p < UPF_TEMPORAL_PASS_COUNT; p++)
+            cli_json_number(&j, upf_temporal_pass_name((upf_temporal_pass)p),
+                            round(pass_sum[p] / (list.count ? list.count : 1) * 1e3) / 1e3);
+        cli_json_close(&j);
+        cli_json_close(&j);
+        cli_json_end(&j);
+    }
     upf_temporal_destroy(&engine);
     imageio_free(&out);
     free(wr.stem);

@@ -53,9 +53,9 @@ static const char train_help[] =
     "  --log-every N       also print a line every N steps on stdout (for logs)\n"
     "  --save-validation DIR  write each validation pair's output (NAME.model.png) and\n"
     "                      base (NAME.base.png) there, to compare by eye\n"
-    "  --threads N         worker threads (default: one per CPU); the result is the same\n"
+    "  --threads N         worker threads (default 0: one per CPU); the result is the same\n"
     "                      for any number\n"
-    "  --quiet             no progress line and no summary\n"
+    "  -q, --quiet         no progress line and no summary\n"
     "\n"
     "'upframe train data' renders training pairs with the scene renderer: N views of the\n"
     "training scenes (scene seeds 0..9999 only, never the evaluation set's), each as one\n"
@@ -105,19 +105,10 @@ static void on_load(void *priv, int done, int total)
 /* Reads the step-`step` model of a model file. */
 static int load_init(upf_context *ctx, const char *path, int step, upf__net_model *out)
 {
-    void *data;
-    size_t size;
-    char err[IMAGEIO_ERR_SIZE];
-    upf_result r = imageio_slurp(path, 1u << 20, &data, &size, err);
-    if (r != UPF_OK)
-        return cli_fail(CMD, cli_exit_code(r), "%s", err);
-    upf_models *set = upf_models_load(ctx, data, size);
-    free(data);
-    if (!set) {
-        const char *msg = "";
-        upf_result e = upf_context_last_error(ctx, &msg);
-        return cli_fail(CMD, cli_exit_code(e), "%s: %s", path, msg);
-    }
+    int rc;
+    upf_models *set = cli_load_models(CMD, ctx, path, &rc);
+    if (!set)
+        return rc;
     int found = -1;
     for (int i = 0; i < set->count; i++)
         if (set->model[i].step == step)
@@ -144,66 +135,63 @@ static int parse_args(int argc, char **argv, train_args *a)
 {
     const char *step_s = NULL, *steps_s = NULL, *batch_s = NULL, *lr_s = NULL, *final_s = NULL;
     const char *warm_s = NULL, *seed_s = NULL, *flat_s = NULL, *val_s = NULL, *valw_s = NULL;
-    const char *every_s = NULL, *threads_s = NULL, *log_s = NULL, *sigma_s = NULL;
+    const char *every_s = NULL, *log_s = NULL, *sigma_s = NULL;
     bool window_mean = false, cubic_base = false;
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int err = 0;
-        if (cli_option(argc, argv, &i, "-o", &v, &err, CMD) ||
-            cli_option(argc, argv, &i, "--output", &v, &err, CMD))
-            a->out = v;
-        else if (cli_option(argc, argv, &i, "--step", &v, &err, CMD))
-            step_s = v;
-        else if (cli_option(argc, argv, &i, "--data", &v, &err, CMD))
-            a->data = v;
-        else if (cli_option(argc, argv, &i, "--steps", &v, &err, CMD))
-            steps_s = v;
-        else if (cli_option(argc, argv, &i, "--batch", &v, &err, CMD))
-            batch_s = v;
-        else if (cli_option(argc, argv, &i, "--lr", &v, &err, CMD))
-            lr_s = v;
-        else if (cli_option(argc, argv, &i, "--lr-final", &v, &err, CMD))
-            final_s = v;
-        else if (cli_option(argc, argv, &i, "--warmup", &v, &err, CMD))
-            warm_s = v;
-        else if (cli_option(argc, argv, &i, "--seed", &v, &err, CMD))
-            seed_s = v;
-        else if (cli_option(argc, argv, &i, "--flat", &v, &err, CMD))
-            flat_s = v;
-        else if (cli_option(argc, argv, &i, "--validation", &v, &err, CMD))
-            val_s = v;
-        else if (cli_option(argc, argv, &i, "--val-windows", &v, &err, CMD))
-            valw_s = v;
-        else if (cli_option(argc, argv, &i, "--val-every", &v, &err, CMD))
-            every_s = v;
-        else if (cli_option(argc, argv, &i, "--init", &v, &err, CMD))
-            a->init = v;
-        else if (cli_option(argc, argv, &i, "--init-sigma", &v, &err, CMD))
-            sigma_s = v;
-        else if (cli_option(argc, argv, &i, "--code", &v, &err, CMD))
-            a->code = v;
-        else if (cli_option(argc, argv, &i, "--save-validation", &v, &err, CMD))
-            a->save = v;
-        else if (cli_option(argc, argv, &i, "--log-every", &v, &err, CMD))
-            log_s = v;
-        else if (cli_option(argc, argv, &i, "--threads", &v, &err, CMD))
-            threads_s = v;
-        else if (cli_flag(argv, i, "--window-mean"))
+    cli_common common = { 0 };
+    cli_args p;
+    cli_args_init(&p, CMD, argc, argv);
+    while (cli_args_next(&p)) {
+        if (cli_common_option(&p, &common, CLI_OPT_THREADS)) {
+        } else if (cli_args_option(&p, "-o") || cli_args_option(&p, "--output"))
+            a->out = p.value;
+        else if (cli_args_option(&p, "--step"))
+            step_s = p.value;
+        else if (cli_args_option(&p, "--data"))
+            a->data = p.value;
+        else if (cli_args_option(&p, "--steps"))
+            steps_s = p.value;
+        else if (cli_args_option(&p, "--batch"))
+            batch_s = p.value;
+        else if (cli_args_option(&p, "--lr"))
+            lr_s = p.value;
+        else if (cli_args_option(&p, "--lr-final"))
+            final_s = p.value;
+        else if (cli_args_option(&p, "--warmup"))
+            warm_s = p.value;
+        else if (cli_args_option(&p, "--seed"))
+            seed_s = p.value;
+        else if (cli_args_option(&p, "--flat"))
+            flat_s = p.value;
+        else if (cli_args_option(&p, "--validation"))
+            val_s = p.value;
+        else if (cli_args_option(&p, "--val-windows"))
+            valw_s = p.value;
+        else if (cli_args_option(&p, "--val-every"))
+            every_s = p.value;
+        else if (cli_args_option(&p, "--init"))
+            a->init = p.value;
+        else if (cli_args_option(&p, "--init-sigma"))
+            sigma_s = p.value;
+        else if (cli_args_option(&p, "--code"))
+            a->code = p.value;
+        else if (cli_args_option(&p, "--save-validation"))
+            a->save = p.value;
+        else if (cli_args_option(&p, "--log-every"))
+            log_s = p.value;
+        else if (cli_args_flag(&p, "--window-mean"))
             window_mean = true;
-        else if (cli_flag(argv, i, "--cubic-base"))
+        else if (cli_args_flag(&p, "--cubic-base"))
             cubic_base = true;
-        else if (cli_flag(argv, i, "--quiet"))
-            a->quiet = true;
-        else if (cli_flag(argv, i, "--mirror"))
+        else if (cli_args_flag(&p, "--mirror"))
             a->mirror = true;
-        else if (argv[i][0] == '-')
-            return cli_usage(CMD, "unknown option '%s'", argv[i]);
         else
-            return cli_usage(CMD, "unexpected argument '%s'", argv[i]);
-        if (err)
-            return CLI_EXIT_USAGE;
+            return cli_args_unknown(&p);
     }
+    if (p.failed)
+        return CLI_EXIT_USAGE;
+    a->quiet = common.quiet;
+    a->threads = common.threads;
     long step = 0;
     if (!step_s)
         return cli_usage(CMD, "no --step given (4..10: the model's input step, ratio 12/S)");
@@ -283,8 +271,6 @@ static int parse_args(int argc, char **argv, train_args *a)
             return cli_usage(CMD, "--init-sigma '%s' must be a number in 1e-6..9", sigma_s);
         a->cfg.init_sigma = d;
     }
-    if (threads_s && !cli_parse_int(threads_s, 1, 64, &a->threads))
-        return cli_usage(CMD, "--threads '%s' must be 1..64", threads_s);
     if (window_mean)
         a->cfg.flags |= UPF_MODEL_FLAG_WINDOW_MEAN;
     if (cubic_base)
@@ -346,6 +332,11 @@ static int run_train_model(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc != CLI_EXIT_OK)
         return rc;
+    bool exists; /* the model file's place, checked before hours of training */
+    if ((rc = cli_check_file_output(CMD, a.out, &exists)) != CLI_EXIT_OK)
+        return rc;
+    if (exists)
+        cli_note(CMD, "%s will be replaced when the model is done", a.out);
     upf_context *ctx = cli_context(CMD, (int)a.threads);
     if (!ctx)
         return CLI_EXIT_INTERNAL;
@@ -499,17 +490,22 @@ static int run_train_model(int argc, char **argv)
         const double windows = (double)a.cfg.steps * a.cfg.batch;
         char flags[64];
         upf__model_flags_text(a.cfg.flags, flags, sizeof flags);
-        printf("wrote %s: step %d (ratio %.4g), flags %s; %ld steps of %d windows in %.1f s "
-               "(%.1f s of it running validation; %.0f windows/s on %d threads, %.0f per "
+        char n1[32], n2[32], n3[32];
+        printf("wrote %s: step %d (ratio %.4g), flags %s; %s of %s in %.1f s "
+               "(%.1f s of it running validation; %.0f windows/s on %s, %.0f per "
                "thread)\n", a.out, a.cfg.step, 12.0 / a.cfg.step, flags,
-               a.cfg.steps, a.cfg.batch, train_seconds, val_seconds, windows / step_seconds,
-               threads, windows / step_seconds / threads);
-        printf("  data: %s: %d pairs (%d training, %d validation), loaded in %.1f s\n", a.data,
-               set.count, train_set_count(&set, false), train_set_count(&set, true), t_load);
+               cli_count(n1, sizeof n1, a.cfg.steps, "step", "steps"),
+               cli_count(n2, sizeof n2, a.cfg.batch, "window", "windows"), train_seconds,
+               val_seconds, windows / step_seconds,
+               cli_count(n3, sizeof n3, threads, "thread", "threads"),
+               windows / step_seconds / threads);
+        printf("  data: %s: %s (%d training, %d validation), loaded in %.1f s\n", a.data,
+               cli_count(n1, sizeof n1, set.count, "pair", "pairs"),
+               train_set_count(&set, false), train_set_count(&set, true), t_load);
         printf("  training loss %.4e (last 1%% of steps, edge-weighted windows)\n", tail_loss);
         if (ev.pairs) {
-            printf("  validation, fp16 weights through pass 4 (sharpness 0), %d pairs:\n",
-                   ev.pairs);
+            printf("  validation, fp16 weights through pass 4 (sharpness 0), %s:\n",
+                   cli_count(n1, sizeof n1, ev.pairs, "pair", "pairs"));
             printf("    detail loss %.4e (fp32 weights %.4e), zero detail (the base) "
                    "%.4e: %.3f of it\n", ev.loss, val_fp32, ev.zero_loss,
                    ev.loss / ev.zero_loss);
@@ -542,43 +538,40 @@ static void on_render(void *priv, int done, int total)
 static int run_train_data(int argc, char **argv)
 {
     const char *out = NULL, *views_s = NULL, *seed_s = NULL, *spp_s = NULL, *per_s = NULL;
-    const char *size_s = NULL, *bias_s = NULL, *steps_s = NULL, *threads_s = NULL;
+    const char *size_s = NULL, *bias_s = NULL, *steps_s = NULL;
     train_data_config cfg = train_data_defaults();
-    bool quiet = false;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int err = 0;
-        if (cli_option(argc, argv, &i, "-o", &v, &err, CMD) ||
-            cli_option(argc, argv, &i, "--output", &v, &err, CMD))
-            out = v;
-        else if (cli_option(argc, argv, &i, "--views", &v, &err, CMD))
-            views_s = v;
-        else if (cli_option(argc, argv, &i, "--seed", &v, &err, CMD))
-            seed_s = v;
-        else if (cli_option(argc, argv, &i, "--spp", &v, &err, CMD))
-            spp_s = v;
-        else if (cli_option(argc, argv, &i, "--views-per-scene", &v, &err, CMD))
-            per_s = v;
-        else if (cli_option(argc, argv, &i, "--size", &v, &err, CMD))
-            size_s = v;
-        else if (cli_option(argc, argv, &i, "--mip-bias-offset", &v, &err, CMD))
-            bias_s = v;
-        else if (cli_option(argc, argv, &i, "--steps", &v, &err, CMD))
-            steps_s = v;
-        else if (cli_option(argc, argv, &i, "--scenes", &v, &err, CMD))
-            cfg.scenes = v;
-        else if (cli_option(argc, argv, &i, "--threads", &v, &err, CMD))
-            threads_s = v;
-        else if (cli_flag(argv, i, "--quiet"))
-            quiet = true;
-        else if (argv[i][0] == '-')
-            return cli_usage(CMD, "data: unknown option '%s'", argv[i]);
+    cli_common common = { 0 };
+    cli_args p;
+    cli_args_init(&p, CMD, argc, argv);
+    while (cli_args_next(&p)) {
+        if (cli_common_option(&p, &common, CLI_OPT_THREADS)) {
+        } else if (cli_args_option(&p, "-o") || cli_args_option(&p, "--output"))
+            out = p.value;
+        else if (cli_args_option(&p, "--views"))
+            views_s = p.value;
+        else if (cli_args_option(&p, "--seed"))
+            seed_s = p.value;
+        else if (cli_args_option(&p, "--spp"))
+            spp_s = p.value;
+        else if (cli_args_option(&p, "--views-per-scene"))
+            per_s = p.value;
+        else if (cli_args_option(&p, "--size"))
+            size_s = p.value;
+        else if (cli_args_option(&p, "--mip-bias-offset"))
+            bias_s = p.value;
+        else if (cli_args_option(&p, "--steps"))
+            steps_s = p.value;
+        else if (cli_args_option(&p, "--scenes"))
+            cfg.scenes = p.value;
+        else if (cli_args_positional(&p))
+            return cli_usage(CMD, "data: unexpected argument '%s'", p.arg);
         else
-            return cli_usage(CMD, "data: unexpected argument '%s'", argv[i]);
-        if (err)
-            return CLI_EXIT_USAGE;
+            return cli_usage(CMD, "data: unknown option '%s'", p.arg);
     }
-    long v, threads = 0;
+    if (p.failed)
+        return CLI_EXIT_USAGE;
+    const bool quiet = common.quiet;
+    long v;
     double d;
     if (!views_s)
         return cli_usage(CMD, "data: no --views N given");
@@ -614,25 +607,22 @@ static int run_train_data(int argc, char **argv)
     if (steps_s) {
         for (int s = 0; s <= UPF_MODEL_STEP_MAX; s++)
             cfg.steps[s] = false;
-        for (const char *p = steps_s; *p;) {
+        for (const char *q = steps_s; *q;) {
             char buf[16];
-            size_t k = strcspn(p, ",");
+            size_t k = strcspn(q, ",");
             if (k == 0 || k >= sizeof buf)
                 return cli_usage(CMD, "data: --steps '%s' must be a comma list of 4..10",
                                  steps_s);
-            memcpy(buf, p, k);
+            memcpy(buf, q, k);
             buf[k] = '\0';
             if (!cli_parse_int(buf, UPF_MODEL_STEP_MIN, UPF_MODEL_STEP_MAX, &v))
                 return cli_usage(CMD, "data: --steps '%s' must be a comma list of 4..10",
                                  steps_s);
             cfg.steps[v] = true;
-            p += k + (p[k] == ',');
+            q += k + (q[k] == ',');
         }
     }
-    if (threads_s && !cli_parse_int(threads_s, 1, 64, &threads))
-        return cli_usage(CMD, "data: --threads '%s' must be 1..64", threads_s);
-
-    upf_context *ctx = cli_context(CMD, (int)threads);
+    upf_context *ctx = cli_context_for(CMD, &common);
     if (!ctx)
         return CLI_EXIT_INTERNAL;
     cli_progress bar;
@@ -646,8 +636,10 @@ static int run_train_data(int argc, char **argv)
         rc = cli_fail_upf(CMD, ctx, r);
     } else if (!quiet) {
         const double t = cli_now() - t0;
-        printf("wrote %s: %d views in %.1f s (%.2f s a view, %d threads)\n  %s\n", out,
-               cfg.views, t, t / cfg.views, upf_context_threads(ctx), summary);
+        char n1[32], n2[32];
+        printf("wrote %s: %s in %.1f s (%.2f s a view, %s)\n  %s\n", out,
+               cli_count(n1, sizeof n1, cfg.views, "view", "views"), t, t / cfg.views,
+               cli_count(n2, sizeof n2, upf_context_threads(ctx), "thread", "threads"), summary);
     }
     upf_context_destroy(&ctx);
     return rc;

@@ -44,9 +44,16 @@ static void print_overview(FILE *f)
                "commands:\n", upf_version());
     for (int i = 0; cli_commands[i]; i++)
         fprintf(f, "  %-12s %s\n", cli_commands[i]->name, cli_commands[i]->summary);
-    fprintf(f, "\nexit codes: 0 success, 1 usage error (bad command line), 2 bad input (a file,\n"
+    fprintf(f, "\nevery command takes -q/--quiet; those that compute take --threads N (0: one\n"
+               "per CPU); upscale and compare take --max-pixels N (default 2^27); '--' ends\n"
+               "the options; '-' is standard input or output.\n"
+               "\nresults (measurements, JSON, the report of files written) go to stdout;\n"
+               "progress (on a terminal), notes on what was chosen, warnings and errors go to\n"
+               "stderr; -q keeps only errors and the results a command exists for.\n"
+               "\nexit codes: 0 success, 1 usage error (bad command line), 2 bad input (a file,\n"
                "value or size that cannot be used, an output that cannot be written),\n"
-               "3 internal error (out of memory, a bug).\n");
+               "3 internal error (out of memory, a bug). A failed or interrupted run (Ctrl-C,\n"
+               "SIGTERM, SIGHUP) leaves no output behind. docs/CLI.md has the details.\n");
 }
 
 static int run_help(int argc, char **argv)
@@ -66,6 +73,8 @@ static int run_help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* An interrupted run removes what it made, temporaries included (cli.h). */
+    cli_signals_init();
     if (argc < 2) {
         print_overview(stderr);
         return CLI_EXIT_USAGE;
