@@ -54,24 +54,10 @@ static upf_models *models;
 static upf_models *base_models[2]; /* the models with each base: [0] bilinear, [1] cubic */
 static FILE *md;
 
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "bench_quality: ");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
-
+#define die(...) bench_die("bench_quality", __VA_ARGS__)
 static void check(upf_result r, const char *what)
 {
-    if (r != UPF_OK) {
-        const char *msg;
-        upf_context_last_error(ctx, &msg);
-        die("%s: %s", what, msg);
-    }
+    bench_check("bench_quality", ctx, r, what);
 }
 
 /* The models with the base flag set or cleared (the weights do not matter: the rows that use

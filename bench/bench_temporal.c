@@ -60,24 +60,10 @@ typedef struct score {
 static upf_context *ctx;
 static upf_models *models;
 
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "bench_temporal: ");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
-
+#define die(...) bench_die("bench_temporal", __VA_ARGS__)
 static void check(upf_result r, const char *what)
 {
-    if (r != UPF_OK) {
-        const char *msg;
-        upf_context_last_error(ctx, &msg);
-        die("%s: %s", what, msg);
-    }
+    bench_check("bench_temporal", ctx, r, what);
 }
 
 static imageio_image alloc_image(int w, int h, upf_format f)

@@ -12,6 +12,7 @@
  *    geometry of moving-camera views (the renderer's vectors are exact there), and bad
  *    arguments. */
 #include "scene/scene.h"
+#include "sequence/sequence.h"
 #include "temporal/temporal_passes.h"
 #include "test_util.h"
 
@@ -276,17 +277,6 @@ static void test_camera(void)
 
 /* ---- camera motion from depth ------------------------------------------------------------ */
 
-static void mat_mul(const double *a, const double *b, double *o)
-{
-    for (int r = 0; r < 4; r++)
-        for (int c = 0; c < 4; c++) {
-            double v = 0;
-            for (int k = 0; k < 4; k++)
-                v += a[4 * r + k] * b[4 * k + c];
-            o[4 * r + c] = v;
-        }
-}
-
 /* Renders a moving-camera view and compares upf_camera_motion with the renderer's vectors.
  * The renderer's are exact for everything; ours are the camera's only, so the movers differ:
  * at least `share` of the pixels must agree to 0.01 px (the float kernel's rounding). */
@@ -310,8 +300,8 @@ static void camera_motion_against_renderer(upf_context *ctx, const char *name, c
                                                     .infinite_far = infinite),
                                &b, &cam));
     double vp[16], prev_vp[16];
-    mat_mul(cam.proj, cam.view, vp);
-    mat_mul(cam.prev_proj, cam.prev_view, prev_vp);
+    seq_mat4_mul(cam.proj, cam.view, vp);
+    seq_mat4_mul(cam.prev_proj, cam.prev_view, prev_vp);
     upf_image di = { depth, W, H, 0, UPF_FORMAT_R32F }, mi = { ours, W, H, 0, UPF_FORMAT_RG32F };
     CHECK_OK(ctx, upf_camera_motion(ctx, upf_camera_motion_params(
         .view_projection = vp, .prev_view_projection = prev_vp, .jitter_x = jx,

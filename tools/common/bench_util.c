@@ -1,4 +1,5 @@
 /* bench_util.c: the benchmarks' shared helpers (see bench_util.h). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,26 @@ void bench_machine(char *buf, size_t size)
     if (f)
         fclose(f);
     snprintf(buf, size, "%s, %ld CPUs online", model, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+void bench_die(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+void bench_check(const char *prog, upf_context *ctx, upf_result r, const char *what)
+{
+    if (r != UPF_OK) {
+        const char *msg = "";
+        upf_context_last_error(ctx, &msg);
+        bench_die(prog, "%s: %s", what, msg);
+    }
 }
 
 void bench_busiest_crop(const upf_image *ref, int cw, int ch, int *cx, int *cy)

@@ -17,6 +17,15 @@ double bench_median(double *v, int n);
  * /proc/cpuinfo). */
 void bench_machine(char *buf, size_t size);
 
+/* Fatal errors of the bench programs: "PROG: message" on stderr, exit 1. bench_check does so
+ * for a failed library call with the context's message ("PROG: what: message"). */
+void bench_die(const char *prog, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3), noreturn))
+#endif
+    ;
+void bench_check(const char *prog, upf_context *ctx, upf_result r, const char *what);
+
 /* The cw x ch crop of an RGBA8 image with the most edge energy (|horizontal| + |vertical|
  * green differences, every other pixel), on a grid of candidate positions a quarter crop
  * apart: where upscalers differ most. */

@@ -227,7 +227,7 @@ static upf_result get_array(const side_parse *sp, const char *key, int n, double
     return UPF_OK;
 }
 
-static void mat_mul(const double *a, const double *b, double *o)
+void seq_mat4_mul(const double *a, const double *b, double *o)
 {
     for (int r = 0; r < 4; r++)
         for (int c = 0; c < 4; c++) {
@@ -330,8 +330,8 @@ upf_result seq_parse_sidecar(const char *text, size_t size, const char *name, se
     if (r == UPF_OK && vp) {
         out->has_matrices = true;
     } else if (r == UPF_OK && has_view && has_prev_view && has_prev_proj && out->has_projection) {
-        mat_mul(out->projection, view, out->view_projection);
-        mat_mul(prev_proj, prev_view, out->prev_view_projection);
+        seq_mat4_mul(out->projection, view, out->view_projection);
+        seq_mat4_mul(prev_proj, prev_view, out->prev_view_projection);
         out->has_matrices = true;
     }
     if (r == UPF_OK && !out->has_camera && !out->has_projection)

@@ -90,4 +90,7 @@ upf_result seq_read_frame(const seq_fs *fs, const seq_list *list, int index,
                           const imageio_limits *limits, seq_frame *frame, char *err);
 void seq_frame_free(seq_frame *frame);
 
+/* o = a b for 4x4 row-major matrices (a view-projection from a projection and a view). */
+void seq_mat4_mul(const double *a, const double *b, double *o);
+
 #endif /* UPF_SEQUENCE_H */

@@ -15,6 +15,7 @@
 #include "imageio/image_io.h"
 #include "builtin_frame.h"
 #include "scene/scene.h"
+#include "sequence/sequence.h"
 
 extern char **environ;
 
@@ -198,23 +199,34 @@ typedef struct bench_row {
 } bench_row;
 
 /* Times one engine on one case and thread count. Returns an exit code. */
+/* A context of `threads` workers and an RGBA8 sRGB destination of the case's output size.
+ * Returns an exit code (after saying why). */
+static int case_begin(const bench_case *bc, int threads, upf_context **ctx, imageio_image *dst)
+{
+    if (!(*ctx = cli_context("bench", threads)))
+        return CLI_EXIT_INTERNAL;
+    char err[IMAGEIO_ERR_SIZE];
+    upf_result r = imageio_alloc(dst, bc->out_w, bc->out_h, UPF_FORMAT_RGBA8_SRGB, err);
+    if (r != UPF_OK) {
+        upf_context_destroy(ctx);
+        return cli_fail("bench", cli_exit_code(r), "%s", err);
+    }
+    return CLI_EXIT_OK;
+}
+
 static int time_case(const bench_case *bc, const upf_image *src, int threads, int runs,
                      const upf_models *models, bool spatial, bench_row *row)
 {
-    upf_context *ctx = cli_context("bench", threads);
-    if (!ctx)
-        return CLI_EXIT_INTERNAL;
+    upf_context *ctx;
+    imageio_image dst;
+    int rc0 = case_begin(bc, threads, &ctx, &dst);
+    if (rc0 != CLI_EXIT_OK)
+        return rc0;
     memset(row, 0, sizeof *row);
     row->c = *bc;
     row->spatial = spatial;
     row->threads = upf_context_threads(ctx);
-    char err[IMAGEIO_ERR_SIZE];
-    imageio_image dst;
-    upf_result r = imageio_alloc(&dst, bc->out_w, bc->out_h, UPF_FORMAT_RGBA8_SRGB, err);
-    if (r != UPF_OK) {
-        upf_context_destroy(&ctx);
-        return cli_fail("bench", cli_exit_code(r), "%s", err);
-    }
+    upf_result r;
     upf_spatial *sp = NULL;
     upf_resampler *rs = NULL;
     if (spatial)
@@ -314,17 +326,6 @@ typedef struct temporal_input {
     scene_camera cam;
 } temporal_input;
 
-static void mat_mul(const double *a, const double *b, double *o)
-{
-    for (int r = 0; r < 4; r++)
-        for (int c = 0; c < 4; c++) {
-            double v = 0;
-            for (int k = 0; k < 4; k++)
-                v += a[4 * r + k] * b[4 * k + c];
-            o[4 * r + c] = v;
-        }
-}
-
 static upf_result temporal_input_render(int w, int h, temporal_input *in, char *err)
 {
     memset(in, 0, sizeof *in);
@@ -347,8 +348,8 @@ static upf_result temporal_input_render(int w, int h, temporal_input *in, char *
             snprintf(err, IMAGEIO_ERR_SIZE, "the temporal engine's frame: %s", m);
         }
     }
-    mat_mul(in->cam.proj, in->cam.view, in->vp);
-    mat_mul(in->cam.prev_proj, in->cam.prev_view, in->prev_vp);
+    seq_mat4_mul(in->cam.proj, in->cam.view, in->vp);
+    seq_mat4_mul(in->cam.prev_proj, in->cam.prev_view, in->prev_vp);
     scene_destroy(&sc);
     upf_context_destroy(&ctx);
     return r;
@@ -374,20 +375,16 @@ typedef struct temporal_row {
 static int time_temporal(const bench_case *bc, const temporal_input *in, int threads, int runs,
                          const upf_models *models, bool full, temporal_row *row)
 {
-    upf_context *ctx = cli_context("bench", threads);
-    if (!ctx)
-        return CLI_EXIT_INTERNAL;
+    upf_context *ctx;
+    imageio_image dst;
+    int rc0 = case_begin(bc, threads, &ctx, &dst);
+    if (rc0 != CLI_EXIT_OK)
+        return rc0;
     memset(row, 0, sizeof *row);
     row->c = *bc;
     row->full = full;
     row->threads = upf_context_threads(ctx);
-    char err[IMAGEIO_ERR_SIZE];
-    imageio_image dst;
-    upf_result r = imageio_alloc(&dst, bc->out_w, bc->out_h, UPF_FORMAT_RGBA8_SRGB, err);
-    if (r != UPF_OK) {
-        upf_context_destroy(&ctx);
-        return cli_fail("bench", cli_exit_code(r), "%s", err);
-    }
+    upf_result r;
     upf_temporal *t = upf_temporal_create(ctx, upf_temporal_params(
         .render_width = bc->in_w, .render_height = bc->in_h, .output_width = bc->out_w,
         .output_height = bc->out_h, .sharpness = 0.5f, .models = models,
