@@ -688,9 +688,11 @@ int main(int argc, char **argv)
         "(upf_jitter_phase_count), textures at the rule's mip bias log2(render/output) - 1 "
         "(upf_mip_bias).\n", o.frames, FIRST_SCORED, o.out_w, o.out_h, o.spp, o.out_w, o.out_h);
     out("- Upscalers: Lanczos-3 (our resampler, linear light) and the spatial engine "
-        "(sharpness 0, built-in models) on each frame alone, from its 8-bit sRGB copy (what a "
-        "game gives a spatial upscaler); the temporal engine (sharpness 0) from the linear HDR "
-        "colour, depth, motion, jitter and camera, with and without its spatial fill "
+        "(sharpness 0, built-in models) on each frame alone, from an 8-bit sRGB copy of the "
+        "frame rendered without jitter (what a game renders for a spatial upscaler; the bars "
+        "compare with this row), and the spatial engine on the temporal engine's own jittered "
+        "inputs (the last row of each path); the temporal engine (sharpness 0) from the linear "
+        "HDR colour, depth, motion, jitter and camera, with and without its spatial fill "
         "(`--disocclusion spatial`). Outputs 8-bit sRGB.\n");
     out("- Scores of frames %d onward, means over frames and scenes: PSNR (sRGB RGB), SSIM "
         "(luma), FLIP (mean, every other frame); *disocc.*: PSNR over the pixels disoccluded in "
