@@ -21,6 +21,7 @@ static upf_models *random_models_flags(upf_context *ctx, test_rng *rng, const in
         memset(&m[k], 0, sizeof m[k]);
         m[k].step = steps[k];
         m[k].flags = flags;
+        m[k].detail_strength = 1.0f;
         for (int s = 0; s < UPF_NET_STAGES; s++)
             for (int a = 0; a < UPF_NET_MATRICES; a++)
                 for (int i = 0; i < UPF_NET_WINDOW; i++)
