@@ -321,6 +321,8 @@ UPF_API upf_result upf_metric_shimmer(upf_context *ctx, const upf_image *frames,
 #define UPF_MODEL_FLAG_SQRT_LANCZOS_BASE 0x4u /* the detail is added to a Lanczos-3 sample of
                                                * the sqrt values (at most one base flag;
                                                * model file version 2, docs/MODELS.md) */
+#define UPF_MODEL_FLAG_NO_SMAA 0x8u /* the engine skips SMAA's blending for this model (as
+                                     * UPF_SPATIAL_NO_SMAA does; model file version 2) */
 
 /* A model's detail strength: the network's detail is multiplied by it before it is added
  * (1 as trained; 0 the base alone; model file version 2). */

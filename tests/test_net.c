@@ -504,7 +504,7 @@ static void test_loader(test_rng *rng)
     put32(b + m0 + 4, 0x5);
     fix_crc(b, size);
     CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "model 0: flags 0x5 has unknown "
-                "bits 0x4; expected only 0x3 in a version 1 file (the sqrt-Lanczos base needs "
+                "bits 0x4; expected only 0x3 in a version 1 file (the sqrt-Lanczos base and no-SMAA need "
                 "version 2)");
     put32(b + m0 + 4, 0x80000000u);
     fix_crc(b, size);
@@ -660,9 +660,9 @@ static void test_writer(test_rng *rng)
     CHECK_FAILS(ctx, upf__net_write(ctx, list, 2, buf, size), UPF_ERROR_INVALID_ARGUMENT,
                 "model 1: step 12");
     c->step = 7;
-    c->flags = 8;
+    c->flags = 0x10;
     CHECK_FAILS(ctx, upf__net_write(ctx, list, 2, buf, size), UPF_ERROR_INVALID_ARGUMENT,
-                "unknown bits 0x8");
+                "unknown bits 0x10");
     c->flags = UPF_MODEL_FLAG_CUBIC_BASE | UPF_MODEL_FLAG_SQRT_LANCZOS_BASE;
     CHECK_FAILS(ctx, upf__net_write(ctx, list, 2, buf, size), UPF_ERROR_INVALID_ARGUMENT,
                 "model 1: flags 0x6 set both the cubic and the sqrt-Lanczos base");
@@ -752,6 +752,8 @@ static void test_version2(test_rng *rng)
     upf__model_flags_text(UPF_MODEL_FLAG_SQRT_LANCZOS_BASE | UPF_MODEL_FLAG_WINDOW_MEAN, names,
                           sizeof names);
     CHECK(strcmp(names, "window-mean,sqrt-lanczos-base") == 0);
+    upf__model_flags_text(UPF_MODEL_FLAG_NO_SMAA, names, sizeof names);
+    CHECK(strcmp(names, "no-smaa") == 0);
 
     unsigned char *b = malloc(size);
     CHECK_FAILS(ctx, try_load(ctx, good, m1 + 18), UPF_ERROR_BAD_DATA, "inside model 1's header "
@@ -779,10 +781,13 @@ static void test_version2(test_rng *rng)
     fix_crc(b, size);
     CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "byte 20: model 0: flags 0x6 "
                 "set both the cubic and the sqrt-Lanczos base");
-    put32(b + m0 + 4, 0x8);
+    put32(b + m0 + 4, 0x14);
     fix_crc(b, size);
-    CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "flags 0x8 has unknown bits "
-                "0x8; expected only 0x7 in a version 2 file");
+    CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "flags 0x14 has unknown bits "
+                "0x10; expected only 0xf in a version 2 file");
+    put32(b + m0 + 4, UPF_MODEL_FLAG_NO_SMAA | UPF_MODEL_FLAG_SQRT_LANCZOS_BASE);
+    fix_crc(b, size);
+    CHECK_OK(ctx, try_load(ctx, b, size));
     free(b);
     free(good);
 

@@ -719,6 +719,23 @@ static void test_loader(upf_context *ctx, test_rng *rng)
             edges += set.pairs[1].edge_weight[i];
         CHECKF(edges > 0, "no pass-1 edges found in a frame of hard-edged blocks");
         CHECK(strstr(set.description, "user pairs") != NULL);
+        /* Without SMAA (UPF_MODEL_FLAG_NO_SMAA) the frame is the unblended one: the same edge
+         * weights, some pixels different (SMAA blends across these blocks' edges), most the
+         * same. */
+        train_set plain;
+        CHECK_OK(ctx, train_set_load_dir(ctx, d, 6, UPF_MODEL_FLAG_NO_SMAA, 0.0, false, &plain,
+                                         NULL, NULL));
+        if (plain.count == 2) {
+            const train_pair *a = &set.pairs[1], *b = &plain.pairs[1];
+            int differ = 0;
+            for (int i = 0; i < a->in_w * a->in_h; i++)
+                differ += a->frame[i] != b->frame[i];
+            CHECKF(differ > 0 && differ < a->in_w * a->in_h / 2, "%d of %d pixels differ "
+                   "without SMAA", differ, a->in_w * a->in_h);
+            CHECK(memcmp(a->edge_weight, b->edge_weight, 12 * sizeof *a->edge_weight) == 0);
+            CHECK_EQ_INT(plain.flags, UPF_MODEL_FLAG_NO_SMAA);
+        }
+        train_set_free(ctx, &plain);
     }
     train_set_free(ctx, &set);
     /* Step 4 takes b's own input; a's generic input has the wrong ratio for it. */

@@ -35,12 +35,13 @@
 #define UPF_MODELS_MAX 7           /* one per step */
 #define UPF_MODEL_PROVENANCE_MAX 4096 /* bytes of provenance text */
 #define UPF_MODEL_FLAGS_BASE (UPF_MODEL_FLAG_CUBIC_BASE | UPF_MODEL_FLAG_SQRT_LANCZOS_BASE)
-#define UPF_MODEL_FLAGS_KNOWN (UPF_MODEL_FLAG_WINDOW_MEAN | UPF_MODEL_FLAGS_BASE)
-/* The flags a version-1 file may hold (version 2 adds the sqrt-Lanczos base). */
+#define UPF_MODEL_FLAGS_KNOWN (UPF_MODEL_FLAG_WINDOW_MEAN | UPF_MODEL_FLAGS_BASE | \
+                               UPF_MODEL_FLAG_NO_SMAA)
+/* The flags a version-1 file may hold (version 2 adds the sqrt-Lanczos base and no-SMAA). */
 #define UPF_MODEL_FLAGS_V1 (UPF_MODEL_FLAG_WINDOW_MEAN | UPF_MODEL_FLAG_CUBIC_BASE)
 
 /* A model's flags as text for messages and provenance: "none", or the names of the flags set,
- * comma-separated ("window-mean", "cubic-base", "sqrt-lanczos-base"). Writes at most `size` bytes with the NUL. */
+ * comma-separated ("window-mean", "cubic-base", "sqrt-lanczos-base", "no-smaa"). Writes at most `size` bytes with the NUL. */
 void upf__model_flags_text(uint32_t flags, char *out, size_t size);
 
 /* Window-mean input (UPF_MODEL_FLAG_WINDOW_MEAN): stage 1 sees 4 * (Y - mean(Y)); see

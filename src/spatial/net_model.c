@@ -263,7 +263,7 @@ upf_result upf__net_parse(upf_context *ctx, const char *fn, const void *data, si
                              "unknown bits 0x%x; expected only 0x%x in a version %u file%s", fn,
                              L->start + 4, m, flags, flags & ~flags_known, flags_known, version,
                              version < 2 && !(flags & ~UPF_MODEL_FLAGS_KNOWN)
-                                 ? " (the sqrt-Lanczos base needs version 2)" : "");
+                                 ? " (the sqrt-Lanczos base and no-SMAA need version 2)" : "");
         if ((flags & UPF_MODEL_FLAGS_BASE) == UPF_MODEL_FLAGS_BASE)
             return upf__fail(ctx, UPF_ERROR_BAD_DATA, "%s: byte %zu: model %d: flags 0x%x set "
                              "both the cubic and the sqrt-Lanczos base; expected at most one "
@@ -317,6 +317,7 @@ void upf__model_flags_text(uint32_t flags, char *out, size_t size)
         { UPF_MODEL_FLAG_WINDOW_MEAN, "window-mean" },
         { UPF_MODEL_FLAG_CUBIC_BASE, "cubic-base" },
         { UPF_MODEL_FLAG_SQRT_LANCZOS_BASE, "sqrt-lanczos-base" },
+        { UPF_MODEL_FLAG_NO_SMAA, "no-smaa" },
     };
     size_t n = 0;
     if (size)

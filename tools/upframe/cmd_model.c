@@ -276,7 +276,7 @@ static int run_import(int argc, char **argv)
     const char *path = NULL, *out = NULL, *order = "ABCD", *offset_s = NULL, *step_s = NULL;
     const char *note = NULL;
     bool transpose = false, matrix_major = false, stage_major = false, window_mean = false;
-    bool cubic_base = false, lanczos_base = false;
+    bool cubic_base = false, lanczos_base = false, no_smaa = false;
     const char *strength_s = NULL;
     cli_common common = { 0 };
     cli_args a;
@@ -307,6 +307,8 @@ static int run_import(int argc, char **argv)
             cubic_base = true;
         } else if (cli_args_flag(&a, "--sqrt-lanczos-base")) {
             lanczos_base = true;
+        } else if (cli_args_flag(&a, "--no-smaa")) {
+            no_smaa = true;
         } else if (cli_args_option(&a, "--detail-strength")) {
             strength_s = a.value;
         } else {
@@ -367,7 +369,8 @@ static int run_import(int argc, char **argv)
     model->step = (int)step;
     model->flags = (window_mean ? UPF_MODEL_FLAG_WINDOW_MEAN : 0u) |
                    (cubic_base ? UPF_MODEL_FLAG_CUBIC_BASE : 0u) |
-                   (lanczos_base ? UPF_MODEL_FLAG_SQRT_LANCZOS_BASE : 0u);
+                   (lanczos_base ? UPF_MODEL_FLAG_SQRT_LANCZOS_BASE : 0u) |
+                   (no_smaa ? UPF_MODEL_FLAG_NO_SMAA : 0u);
     model->detail_strength = (float)strength;
     for (int s = 0; s < UPF_NET_STAGES && code == CLI_EXIT_OK; s++) {
         for (int k = 0; k < UPF_NET_MATRICES && code == CLI_EXIT_OK; k++) {
@@ -554,7 +557,7 @@ const cli_command cli_cmd_model = {
     "usage: upframe model info FILE | --builtin [--json]\n"
     "       upframe model import FILE --offset N --step S [--order ABCD] [--transpose]\n"
     "                            [--stage-major | --matrix-major] [--window-mean]\n"
-    "                            [--cubic-base | --sqrt-lanczos-base]\n"
+    "                            [--cubic-base | --sqrt-lanczos-base] [--no-smaa]\n"
     "                            [--detail-strength X] [--provenance TEXT] -o OUT.upfm\n"
     "       upframe model pack A.upfm B.upfm ... [--detail-strength X] -o OUT.upfm\n"
     "\n"
@@ -576,6 +579,7 @@ const cli_command cli_cmd_model = {
     "                            of the shipped design\n"
     "            --cubic-base    set the cubic-base flag (docs/MODELS.md); likewise\n"
     "            --sqrt-lanczos-base  set the sqrt-Lanczos base flag; likewise\n"
+    "            --no-smaa       set the no-SMAA flag (the engine skips SMAA's blending)\n"
     "            --detail-strength X  scale the network's detail by X (0..4, default 1)\n"
     "            --provenance T  text added to the provenance (data, seed, loss, revision)\n"
     "          NaN or Inf weights, or a file too short for the offset, are refused.\n"

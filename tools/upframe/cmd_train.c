@@ -44,6 +44,8 @@ static const char train_help[] =
     "  --cubic-base        the detail goes on a Catmull-Rom base in linear light instead of\n"
     "                      the bilinear one in sqrt space (model flag 0x2; the targets change)\n"
     "  --sqrt-lanczos-base the detail goes on a Lanczos-3 base in sqrt space (model flag 0x4)\n"
+    "  --no-smaa           the model runs without SMAA's blending (model flag 0x8): its\n"
+    "                      inputs are the unblended frames\n"
     "  --validation F      fraction of the data's groups held out (default 0.1)\n"
     "  --mirror            also train on each training pair mirrored left to right\n"
     "  --val-windows N     windows for the running validation loss (default 8192)\n"
@@ -137,7 +139,7 @@ static int parse_args(int argc, char **argv, train_args *a)
     const char *step_s = NULL, *steps_s = NULL, *batch_s = NULL, *lr_s = NULL, *final_s = NULL;
     const char *warm_s = NULL, *seed_s = NULL, *flat_s = NULL, *val_s = NULL, *valw_s = NULL;
     const char *every_s = NULL, *log_s = NULL, *sigma_s = NULL;
-    bool window_mean = false, cubic_base = false, lanczos_base = false;
+    bool window_mean = false, cubic_base = false, lanczos_base = false, no_smaa = false;
     memset(a, 0, sizeof *a);
     cli_common common = { 0 };
     cli_args p;
@@ -186,6 +188,8 @@ static int parse_args(int argc, char **argv, train_args *a)
             cubic_base = true;
         else if (cli_args_flag(&p, "--sqrt-lanczos-base"))
             lanczos_base = true;
+        else if (cli_args_flag(&p, "--no-smaa"))
+            no_smaa = true;
         else if (cli_args_flag(&p, "--mirror"))
             a->mirror = true;
         else
@@ -282,6 +286,8 @@ static int parse_args(int argc, char **argv, train_args *a)
         a->cfg.flags |= UPF_MODEL_FLAG_CUBIC_BASE;
     if (lanczos_base)
         a->cfg.flags |= UPF_MODEL_FLAG_SQRT_LANCZOS_BASE;
+    if (no_smaa)
+        a->cfg.flags |= UPF_MODEL_FLAG_NO_SMAA;
     return CLI_EXIT_OK;
 }
 
