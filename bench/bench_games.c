@@ -15,7 +15,8 @@
  *    NAME.input-s4.png (its native renders for 1.5x, 2x and 3x: the trainer's layout,
  *    tools/train/README.md); a game's optional DIR/<game>/about.txt is quoted (package,
  *    version, licence);
- *  - --logo DIR: <game>.upfm for each game, the models trained without it; a game with none
+ *  - --logo DIR: <game>.upfm (or logo-<game>.upfm, as tools/train/train_games.sh names it) for
+ *    each game, the models trained without it; a game with none
  *    is scored with the shipped models and its table says so;
  *  - --real DIR: the OpenArena views (V_lr_WxH.png, V_ref_1920x1080.png), scored by --models
  *    (default: the built-in set).
@@ -326,6 +327,7 @@ static void write_table(const table *t, const char *title)
 static void write_bar(const table *t)
 {
     const int engine = 5; /* make_rows: "spatial engine, sharpness 0" */
+    bool first = true;
     for (int r = 0; r < N_RATIOS; r++) {
         if (!t->views[r])
             continue;
@@ -335,8 +337,9 @@ static void write_bar(const table *t)
                 best = u;
         score e = mean_of(t, r, engine), c = mean_of(t, r, best);
         fprintf(md, "%s%gx: engine (sharpness 0) vs the best classic filter, %s: %+.2f dB PSNR, "
-                    "SSIM %+.4f", r ? "; " : "\n", ratios[r], t->row[best].name, e.psnr - c.psnr,
-                e.ssim - c.ssim);
+                    "SSIM %+.4f", first ? "\n" : "; ", ratios[r], t->row[best].name,
+                e.psnr - c.psnr, e.ssim - c.ssim);
+        first = false;
         if (with_flip)
             fprintf(md, ", FLIP %+.4f", e.flip - c.flip);
     }
@@ -607,14 +610,16 @@ int main(int argc, char **argv)
         const game *g = &games[i];
         char path[4400], about[512], title[1100], desc[1024];
         snprintf(path, sizeof path, "%s/%s.upfm", logo_dir ? logo_dir : ".", g->name);
+        if (logo_dir && access(path, R_OK) != 0) /* train_games.sh's name */
+            snprintf(path, sizeof path, "%s/logo-%s.upfm", logo_dir, g->name);
         const bool logo = logo_dir && access(path, R_OK) == 0;
         const upf_models *set = logo ? own(load_models(path)) : shipped;
         table t;
         run_game(g, set, &t, &all, logo);
         game_about(g, about, sizeof about);
         describe_set(set, desc, sizeof desc);
-        snprintf(title, sizeof title, "%s (%d views%s%s)", g->name, g->n_views,
-                 about[0] ? "; " : "", about);
+        snprintf(title, sizeof title, "%s (%d view%s%s%s)", g->name, g->n_views,
+                 g->n_views == 1 ? "" : "s", about[0] ? "; " : "", about);
         write_table(&t, title);
         fprintf(md, "\nScored by %s (%s).\n", logo ? "models trained without this game"
                                                   : "the shipped models, NOT a held-out score: "
