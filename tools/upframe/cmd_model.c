@@ -522,7 +522,6 @@ static int run_pack(int argc, char **argv)
     }
     if (code == CLI_EXIT_OK)
         code = write_models(ctx, list, count, out);
-    free(copies);
     if (code == CLI_EXIT_OK) {
         char n[32], steps[64] = "";
         for (int q = 0; q < count; q++)
@@ -530,6 +529,7 @@ static int run_pack(int argc, char **argv)
         cli_report("wrote %s (%s, step%s%s)\n", out, cli_count(n, sizeof n, count, "model",
                    "models"), count == 1 ? "" : "s", steps);
     }
+    free(copies);
     for (int f = 0; f < n_inputs; f++)
         upf_models_destroy(&sets[f]);
     upf_context_destroy(&ctx);
