@@ -7,7 +7,8 @@
 #   make check      just the tests of the Release build (quick, while developing)
 #   make install    install into PREFIX (default /usr/local)
 #   make quality    remake docs/QUALITY.md (every upscaler against the references; then the
-#                   temporal engine's section, as `make quality-temporal` alone)
+#                   temporal engine's section, as `make quality-temporal` alone, and frame
+#                   generation's, as `make quality-framegen` alone)
 #   make bench      time the engines per pass (upframe bench)
 
 NPROC  ?= $(shell nproc 2>/dev/null || echo 2)
@@ -18,9 +19,13 @@ CMAKE_FLAGS ?=
 # Optional: a folder of real game frames (V_lr_WxH.png beside V_ref_1920x1080.png) kept
 # outside the repository (game art is not ours to ship); make quality scores them when present.
 REAL_FRAMES ?= ../shared/data/real
+# The same for frame generation: folders of consecutive game frames (f000.png .. f004.png).
+REAL_FG ?= ../shared/data/real-fg
+FRAMEGEN_QUALITY = ./build/bench/bench_framegen --out docs --command "make quality-framegen" \
+	$$(test -d $(REAL_FG) && echo --real-fg $(REAL_FG))
 
 .PHONY: all build demo test check test-release test-sanitize test-fuzz install clean quality \
-        quality-temporal bench
+        quality-temporal quality-framegen bench
 
 all: build
 
@@ -58,9 +63,13 @@ quality: build
 	./build/bench/bench_quality --out docs --command "make quality" \
 	  $$(test -d $(REAL_FRAMES) && echo --real $(REAL_FRAMES))
 	./build/bench/bench_temporal --out docs --command "make quality-temporal"
+	$(FRAMEGEN_QUALITY)
 
 quality-temporal: build
 	./build/bench/bench_temporal --out docs --command "make quality-temporal"
+
+quality-framegen: build
+	$(FRAMEGEN_QUALITY)
 
 bench: build
 	./build/upframe bench

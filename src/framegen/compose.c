@@ -7,8 +7,9 @@
  *
  * With a HUD layer h (straight alpha a, linear light): o = c (1 - a) + h a, the way the game
  * composites it, so where a = 1 the output is the HUD's own pixel exactly. Without one (and
- * with the rule on): a pixel whose 3x3 neighbourhood is equal in both frames (every channel of
- * the square roots of linear light within still_threshold) is a still pixel, most often a HUD
+ * with the rule on): a pixel whose 3x3 neighbourhood is equal in both frames (every channel
+ * with (a - b)^2 <= still_threshold^2 (a + b) in linear light, which holds when the square
+ * roots of a and b are within still_threshold, and needs no square root) is a still pixel, most often a HUD
  * drawn into both frames: it takes the frames' own (1 - t) A + t B at that place instead of
  * the colour fetched along the scene's motion, so a still HUD is not dragged with the scene.
  * Then upf__row_from_linear writes the host's format (alpha 1).
@@ -35,10 +36,11 @@ static bool still(const compose_job *j, int x, int y)
             int sx = UPF_CLAMP(x + dx, 0, W - 1), sy = UPF_CLAMP(y + dy, 0, H - 1);
             const float *a = j->prev + ((size_t)sy * W + sx) * 4;
             const float *b = j->cur + ((size_t)sy * W + sx) * 4;
-            for (int k = 0; k < 3; k++)
-                if (fabsf(sqrtf(a[k] > 0.0f ? a[k] : 0.0f) - sqrtf(b[k] > 0.0f ? b[k] : 0.0f)) >
-                    th)
+            for (int k = 0; k < 3; k++) {
+                const float u = a[k] > 0.0f ? a[k] : 0.0f, v = b[k] > 0.0f ? b[k] : 0.0f;
+                if ((u - v) * (u - v) > th * th * (u + v))
                     return false;
+            }
         }
     return true;
 }

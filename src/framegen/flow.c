@@ -9,10 +9,16 @@
  * (hierarchical block matching, Bierling 1988, "Displacement estimation by hierarchical
  * blockmatching"; the design of FidelityFX's optical flow):
  *  1. Candidates: on the coarsest level the zero vector; below it twice the vectors of the
- *     parent block and of its four neighbours. The one with the least sum of absolute
- *     differences (SAD) over the block is searched around, +-radius pixels (radius_coarse on
- *     the coarsest level, so a level l vector reaches radius_coarse 2^l: hundreds of pixels
- *     with 7 or 8 levels). Samples beyond the frame repeat its edge.
+ *     parent block and of its four neighbours, twice the parent level's global motion (the
+ *     median of each component over all its blocks: what a camera pan or turn gives every
+ *     block, and the way out of a periodic texture's false matches), and zero. The cost of a
+ *     vector is its sum of absolute differences (SAD) over the block plus penalty x pixels x
+ *     its L1 distance from the parent's vector (a smoothness prior: among equal matches the
+ *     one that continues the coarser level's motion wins). The cheapest candidate is
+ *     searched around, +-radius pixels (radius_coarse on the coarsest level, so a level l
+ *     vector reaches radius_coarse 2^l: hundreds of pixels with 7 or 8 levels), except in a
+ *     flat block (mean |gradient| below `flat`: sky, a bare wall), which keeps its
+ *     candidate. Samples beyond the frame repeat its edge.
  *  2. A 3x3 vector median over the blocks (the one of the nine with the least sum of L1
  *     distances to the others; Astola, Haavisto and Neuvo 1990, "Vector median filters"):
  *     a block that matched the wrong place takes its neighbours' vector.
@@ -30,6 +36,7 @@
  * The priority of a pixel of N is upf__fg_motion_priority of its vector (faster wins).
  * Work: one task per row of blocks, or of quads, or of pixels. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "framegen/framegen_passes.h"
@@ -77,6 +84,7 @@ typedef struct flow_job {
     level_view view[2];        /* per direction, this level */
     int level, bw, bh, pbw, pbh;
     const float *parent[2];    /* parent level's block vectors (pbw x pbh x 2), or NULL */
+    float global[2][2];        /* the parent level's median vector, per direction */
     float *vec[2];             /* this level's (bw x bh x 2) */
     float *tmp[2];             /* the median's output */
     float *field[2];           /* per pixel, level 0: motion, prev motion */
@@ -84,6 +92,20 @@ typedef struct flow_job {
     uint32_t *priority;
     int W, H;
 } flow_job;
+
+/* Mean |gradient| of the block's own pixels (how much texture it has to match). */
+static float block_texture(const level_view *v, int x0, int y0)
+{
+    const int x1 = UPF_MIN(x0 + B, v->w - 1), y1 = UPF_MIN(y0 + B, v->h - 1);
+    float sum = 0.0f;
+    int n = 0;
+    for (int y = y0; y < y1; y++) {
+        const float *r = v->own + (size_t)y * v->stride;
+        for (int x = x0; x < x1; x++, n++)
+            sum += fabsf(r[x + 1] - r[x]) + fabsf(r[x + v->stride] - r[x]);
+    }
+    return n ? sum / (float)n : 0.0f;
+}
 
 static void search_row(void *priv, int by, int worker)
 {
@@ -95,8 +117,7 @@ static void search_row(void *priv, int by, int worker)
     for (int d = 0; d < 2; d++) {
         const level_view *v = &j->view[d];
         for (int bx = 0; bx < j->bw; bx++) {
-            int cand[6][2], n = 0;
-            cand[n][0] = 0, cand[n][1] = 0, n++;
+            int cand[8][2], n = 0;
             if (!coarsest) {
                 static const int nb[5][2] = { { 0, 0 }, { -1, 0 }, { 1, 0 }, { 0, -1 }, { 0, 1 } };
                 for (int k = 0; k < 5; k++) {
@@ -107,24 +128,38 @@ static void search_row(void *priv, int by, int worker)
                     cand[n][1] = (int)lrintf(2.0f * pv[1]);
                     n++;
                 }
+                cand[n][0] = (int)lrintf(2.0f * j->global[d][0]);
+                cand[n][1] = (int)lrintf(2.0f * j->global[d][1]);
+                n++;
             }
+            cand[n][0] = 0, cand[n][1] = 0, n++;
+            /* the prediction: the parent's own vector (zero on the coarsest level) */
+            const int pred[2] = { cand[0][0], cand[0][1] };
             const int x0 = bx * B, y0 = by * B;
+            const int npix = (UPF_MIN(x0 + B, v->w) - x0) * (UPF_MIN(y0 + B, v->h) - y0);
+            const float lambda = coarsest ? 0.0f : c->penalty * (float)npix;
+#define COST(vx, vy, lim)                                                                     \
+    (block_sad(v, x0, y0, (vx), (vy), (lim)) +                                                \
+     lambda * (float)(abs((vx) - pred[0]) + abs((vy) - pred[1])))
             int best[2] = { cand[0][0], cand[0][1] };
-            float best_sad = INFINITY;
+            float best_cost = INFINITY;
             for (int k = 0; k < n; k++) {
-                float s = block_sad(v, x0, y0, cand[k][0], cand[k][1], best_sad);
-                if (s < best_sad)
-                    best_sad = s, best[0] = cand[k][0], best[1] = cand[k][1];
+                float s = COST(cand[k][0], cand[k][1], best_cost);
+                if (s < best_cost)
+                    best_cost = s, best[0] = cand[k][0], best[1] = cand[k][1];
             }
-            const int cx = best[0], cy = best[1];
-            for (int dy = -radius; dy <= radius; dy++)
-                for (int dx = -radius; dx <= radius; dx++) {
-                    if (!dx && !dy)
-                        continue;
-                    float s = block_sad(v, x0, y0, cx + dx, cy + dy, best_sad);
-                    if (s < best_sad)
-                        best_sad = s, best[0] = cx + dx, best[1] = cy + dy;
-                }
+            if (block_texture(v, x0, y0) >= c->flat) {
+                const int cx = best[0], cy = best[1];
+                for (int dy = -radius; dy <= radius; dy++)
+                    for (int dx = -radius; dx <= radius; dx++) {
+                        if (!dx && !dy)
+                            continue;
+                        float s = COST(cx + dx, cy + dy, best_cost);
+                        if (s < best_cost)
+                            best_cost = s, best[0] = cx + dx, best[1] = cy + dy;
+                    }
+            }
+#undef COST
             float *o = j->vec[d] + 2 * ((size_t)by * j->bw + bx);
             o[0] = (float)best[0];
             o[1] = (float)best[1];
@@ -304,6 +339,18 @@ static void apply_row(void *priv, int y, int worker)
     }
 }
 
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static float median_of(float *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_float);
+    return n ? v[n / 2] : 0.0f;
+}
+
 static size_t blocks_of(int width, int height)
 {
     return (size_t)((width + B - 1) / B) * (size_t)((height + B - 1) / B);
@@ -346,8 +393,16 @@ upf_result upf__fg_flow_pass(const upf__pass_args *a)
         job.bw = (w + B - 1) / B, job.bh = (h + B - 1) / B;
         upf__parallel_for(a->ctx, search_row, &job, job.bh);
         upf__parallel_for(a->ctx, median_row, &job, job.bh);
-        for (int d = 0; d < 2; d++)
-            memcpy(job.vec[d], job.tmp[d], sizeof(float) * 2 * (size_t)job.bw * job.bh);
+        for (int d = 0; d < 2; d++) {
+            const size_t nb_ = (size_t)job.bw * job.bh;
+            memcpy(job.vec[d], job.tmp[d], sizeof(float) * 2 * nb_);
+            /* the level's global motion: the median of each component over its blocks */
+            for (int k = 0; k < 2; k++) {
+                for (size_t i = 0; i < nb_; i++)
+                    job.tmp[d][i] = job.vec[d][2 * i + k];
+                job.global[d][k] = (float)median_of(job.tmp[d], nb_);
+            }
+        }
         cur = 1 - cur;
     }
     /* level 0's vectors are in buf[d][1 - cur] */

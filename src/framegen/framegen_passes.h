@@ -105,6 +105,10 @@ typedef struct upf__fg_flow_con {
     int32_t radius_coarse, radius;    /* block search, +- pixels of the level: the coarsest
                                        * level, the others */
     int32_t refine;                   /* Lucas-Kanade iterations on level 0 */
+    float penalty;                    /* block cost: SAD + penalty x pixels x L1 distance (px)
+                                       * of the vector from the parent's */
+    float flat;                       /* a block whose mean |gradient| is below this is flat:
+                                       * it takes its best candidate without a search */
     float consistency;                /* forward + backward <= this + consistency_rel |m| */
     float consistency_rel;
 } upf__fg_flow_con;
@@ -227,6 +231,49 @@ static inline void upf__fg_sample4(const float *img, int w, int h, float x, floa
         float bot = c[k] + fx * (d[k] - c[k]);
         o[k] = top + fy * (bot - top);
     }
+}
+
+/* Catmull-Rom (Keys 1981, "Cubic convolution interpolation for digital image processing",
+ * a = -1/2) sample of an RGBA image (4 floats a pixel, rows of w pixels) at pixel position
+ * (x, y), edges repeated, clamped to the range of the 2x2 nearest texels (no ringing): a
+ * fetch that keeps texture detail a bilinear one blurs at half-pixel offsets. */
+static inline void upf__fg_sample4_cubic(const float *img, int w, int h, float x, float y,
+                                         float *o)
+{
+    x -= 0.5f, y -= 0.5f;
+    float fx0 = floorf(x), fy0 = floorf(y);
+    int x0 = (int)fx0, y0 = (int)fy0;
+    float fx = x - fx0, fy = y - fy0;
+    float wx[4], wy[4];
+    for (int k = 0; k < 2; k++) {
+        float t = k ? fy : fx, *wt = k ? wy : wx;
+        float t2 = t * t, t3 = t2 * t;
+        wt[0] = -0.5f * t3 + t2 - 0.5f * t;
+        wt[1] = 1.5f * t3 - 2.5f * t2 + 1.0f;
+        wt[2] = -1.5f * t3 + 2.0f * t2 + 0.5f * t;
+        wt[3] = 0.5f * t3 - 0.5f * t2;
+    }
+    float acc[4] = { 0, 0, 0, 0 }, lo[4], hi[4];
+    for (int k = 0; k < 4; k++)
+        lo[k] = INFINITY, hi[k] = -INFINITY;
+    for (int j = 0; j < 4; j++) {
+        const int yy = UPF_CLAMP(y0 - 1 + j, 0, h - 1);
+        const float *row = img + (size_t)yy * w * 4;
+        for (int i = 0; i < 4; i++) {
+            const int xx = UPF_CLAMP(x0 - 1 + i, 0, w - 1);
+            const float *p = row + (size_t)xx * 4;
+            const float wgt = wx[i] * wy[j];
+            for (int k = 0; k < 4; k++)
+                acc[k] += wgt * p[k];
+            if ((i == 1 || i == 2) && (j == 1 || j == 2))
+                for (int k = 0; k < 4; k++) {
+                    lo[k] = p[k] < lo[k] ? p[k] : lo[k];
+                    hi[k] = p[k] > hi[k] ? p[k] : hi[k];
+                }
+        }
+    }
+    for (int k = 0; k < 4; k++)
+        o[k] = acc[k] < lo[k] ? lo[k] : acc[k] > hi[k] ? hi[k] : acc[k];
 }
 
 /* The splat priority of a depth value (smaller wins: the nearer surface). Depth is finite and

@@ -24,6 +24,9 @@
 #define FLOW_RADIUS_COARSE 8   /* block search on the coarsest level, +- pixels */
 #define FLOW_RADIUS 2          /* ... on the others */
 #define FLOW_REFINE 3          /* Lucas-Kanade steps on level 0 */
+#define FLOW_PENALTY 0.002f    /* a pixel of distance from the parent's vector costs as much as
+                                * 0.002 of luma difference on every pixel of the block */
+#define FLOW_FLAT 0.004f       /* a flat block: mean |gradient| below 0.004 (1/250) */
 #define FLOW_CONSISTENCY 1.5f  /* forward + backward within 1.5 px ... */
 #define FLOW_CONSISTENCY_REL 0.1f /* ... + 10% of the vector */
 #define RESOLVE_TOLERANCE 1.0f /* a side sees the surface: vectors within 1 px ... */
@@ -193,8 +196,8 @@ static void constants(upf_interpolate *e)
         (float)(sy * (uv ? p->motion_height : 1) * H / p->motion_height),
         (p->flags & UPF_INTERPOLATE_DEPTH_REVERSED) != 0 };
     *(upf__fg_flow_con *)ps->con[UPF__FG_FLOW] = (upf__fg_flow_con){
-        W, H, e->flow_levels, FLOW_RADIUS_COARSE, FLOW_RADIUS, FLOW_REFINE, FLOW_CONSISTENCY,
-        FLOW_CONSISTENCY_REL };
+        W, H, e->flow_levels, FLOW_RADIUS_COARSE, FLOW_RADIUS, FLOW_REFINE, FLOW_PENALTY,
+        FLOW_FLAT, FLOW_CONSISTENCY, FLOW_CONSISTENCY_REL };
     *(upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS] = (upf__fg_splat_con){ W, H, 0.5f };
     *(upf__fg_fill_con *)ps->con[UPF__FG_FILL] = (upf__fg_fill_con){ W, H, e->pyramid_levels };
     *(upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE] = (upf__fg_resolve_con){

@@ -7,10 +7,12 @@
  * 1, or 0 where neither frame sees the pixel's surface).
  *
  * For pixel q with motion m at t (the surface is at q + t m in N-1 and at q - (1 - t) m in
- * N): A = N-1 and B = N sampled there (bilinear), and
+ * N): A = N-1 and B = N sampled there (Catmull-Rom, clamped to the nearest 2x2 texels:
+ * upf__fg_sample4_cubic), and
  *     c = ((1 - t) vA A + t vB B) / ((1 - t) vA + t vB),
- * where v says whether that frame sees the surface: B is seen when the motion of N at
- * q - (1 - t) m (nearest pixel) agrees with m, A when the motion of N-1 at q + t m agrees with
+ * where v says whether that frame sees the surface: B is seen where the splat put a pixel of
+ * N (it came from there), and at a hole the fill filled when the motion of N at
+ * q - (1 - t) m (nearest pixel) agrees with m; A when the motion of N-1 at q + t m agrees with
  * -m; "agrees" is 1 within tol = tolerance + tolerance_rel |m| and falls to 0 at 2 tol (the
  * other frame shows another surface there: the disocclusion of that side). A vector that is
  * not known counts 1/2; a position off the frame 0. When both weights are 0 the pixel is a
@@ -64,7 +66,11 @@ static void resolve_row(void *priv, int y, int worker)
         const float bx = qx - (1.0f - t) * m[0], by = qy - (1.0f - t) * m[1];
         const float tol = c->tolerance + c->tolerance_rel * sqrtf(m[0] * m[0] + m[1] * m[1]);
         const float va = agree(j->prev_motion, W, H, ax, ay, m[0], m[1], -1.0f, tol);
-        const float vb = agree(j->motion, W, H, bx, by, m[0], m[1], 1.0f, tol);
+        /* a splatted pixel came from N at b: N sees it */
+        const float vb = m[3] == 0.0f && bx >= 0.0f && bx < (float)W && by >= 0.0f &&
+                                 by < (float)H
+                             ? 1.0f
+                             : agree(j->motion, W, H, bx, by, m[0], m[1], 1.0f, tol);
         const float wa = (1.0f - t) * va, wb = t * vb;
         if (!(wa + wb > 1e-4f)) {
             o[0] = o[1] = o[2] = o[3] = 0.0f;
@@ -72,9 +78,9 @@ static void resolve_row(void *priv, int y, int worker)
         }
         float A[4] = { 0 }, Bc[4] = { 0 };
         if (wa > 0.0f)
-            upf__fg_sample4(j->prev, W, H, ax, ay, A);
+            upf__fg_sample4_cubic(j->prev, W, H, ax, ay, A);
         if (wb > 0.0f)
-            upf__fg_sample4(j->cur, W, H, bx, by, Bc);
+            upf__fg_sample4_cubic(j->cur, W, H, bx, by, Bc);
         const float n = 1.0f / (wa + wb);
         for (int k = 0; k < 3; k++)
             o[k] = (wa * A[k] + wb * Bc[k]) * n;

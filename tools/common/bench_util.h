@@ -37,4 +37,23 @@ void bench_busiest_crop(const upf_image *img, int cw, int ch, int *cx, int *cy);
 void bench_sheet_put(const upf_image *sheet, int slot, int label_h, const upf_image *img, int cx,
                      int cy, int cw, int ch, int zoom, const char *label);
 
+/* Replaces the part of DIR/QUALITY.md from the line `mark_begin` to `mark_end` with those
+ * lines around `text` (or appends them when the file has none), through a temporary file:
+ * how each quality program writes its own section and leaves the rest. Dies on failure. */
+void bench_splice_section(const char *prog, const char *dir, const char *mark_begin,
+                          const char *mark_end, const char *text);
+
+/* A section's text as it grows: bench_text_out appends printf-formatted text and echoes it to
+ * stdout. Start from { 0 }; free t->buf when done. */
+typedef struct bench_text {
+    char *buf;
+    size_t len, cap;
+} bench_text;
+
+void bench_text_out(bench_text *t, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 #endif
