@@ -29,11 +29,14 @@
  *  4. Each 2x2 quad of pixels takes, of the vectors of the four blocks nearest it and zero,
  *     the one with the least SAD over the 4x4 pixels around the quad, the other frame
  *     sampled bilinearly (sharp motion edges instead of blocks; a still HUD keeps zero).
- *  5. Forward/backward consistency: a pixel p of N with vector m is kept when the backward
- *     vector at p + m (nearest pixel) is within consistency + consistency_rel |m| of -m,
- *     and likewise for N-1; the others become not known (occluded in the other frame, or a
- *     wrong match): the splat skips them and the fill takes their neighbours' motion.
- * The priority of a pixel of N is upf__fg_motion_priority of its vector (faster wins).
+ *  5. Forward/backward consistency: a pixel p of N with vector m is consistent when the
+ *     backward vector at p + m (nearest pixel) is within consistency + consistency_rel |m|
+ *     of -m (a vector that leaves the frame counts as consistent). The priority of a
+ *     consistent pixel is upf__fg_motion_priority of its vector (faster wins); an
+ *     inconsistent one (occluded in N-1, or a wrong match) keeps its vector but gets the
+ *     lowest priority, so it loses every splat conflict to a consistent surface. (Dropping
+ *     such vectors altogether, and weighting the resolve by flow-derived visibility, both
+ *     measured worse on the rendered evaluation pairs: docs/FRAMEGEN.md.)
  * Work: one task per row of blocks, or of quads, or of pixels. */
 #include <math.h>
 #include <stdlib.h>
@@ -328,14 +331,9 @@ static void apply_row(void *priv, int y, int worker)
     const int W = j->W;
     for (int x = 0; x < W; x++) {
         const size_t i = (size_t)y * W + x;
-        for (int d = 0; d < 2; d++)
-            if (!j->keep[d][i]) {
-                j->field[d][2 * i] = UPF__FG_INVALID;
-                j->field[d][2 * i + 1] = 0.0f;
-            }
         const float *m = j->field[0] + 2 * i;
-        j->priority[i] = m[0] < UPF__FG_INVALID * 0.5f ? upf__fg_motion_priority(m[0], m[1])
-                                                       : 0xffffffffu;
+        /* an inconsistent pixel keeps its vector but loses every splat conflict */
+        j->priority[i] = j->keep[0][i] ? upf__fg_motion_priority(m[0], m[1]) : 0xfffffffeu;
     }
 }
 

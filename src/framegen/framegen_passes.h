@@ -127,6 +127,8 @@ typedef struct upf__fg_resolve_con {
     int32_t width, height;
     float t;                          /* the phase */
     uint32_t blend;                   /* 1: the fallback blend, no motion */
+    uint32_t visibility;              /* 1: weight each side by whether it sees the surface
+                                       * (game vectors); 0: by t alone (optical flow) */
     float tolerance, tolerance_rel;   /* a side sees the surface when its vector is within
                                        * tolerance + tolerance_rel |m| of the one at t */
 } upf__fg_resolve_con;

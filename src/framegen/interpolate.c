@@ -201,7 +201,7 @@ static void constants(upf_interpolate *e)
     *(upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS] = (upf__fg_splat_con){ W, H, 0.5f };
     *(upf__fg_fill_con *)ps->con[UPF__FG_FILL] = (upf__fg_fill_con){ W, H, e->pyramid_levels };
     *(upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE] = (upf__fg_resolve_con){
-        W, H, 0.5f, 0, RESOLVE_TOLERANCE, RESOLVE_TOLERANCE_REL };
+        W, H, 0.5f, 0, 1, RESOLVE_TOLERANCE, RESOLVE_TOLERANCE_REL };
     *(upf__fg_inpaint_con *)ps->con[UPF__FG_INPAINT] =
         (upf__fg_inpaint_con){ W, H, e->pyramid_levels };
     *(upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE] = (upf__fg_compose_con){
@@ -446,6 +446,7 @@ static upf_result run_phases(upf_interpolate *e, const char *fn, const upf_inter
         upf__fg_resolve_con *rc = ps->con[UPF__FG_RESOLVE];
         rc->t = t;
         rc->blend = blend;
+        rc->visibility = method == UPF_INTERPOLATE_USED_VECTORS;
         upf__fg_compose_con *cc = ps->con[UPF__FG_COMPOSE];
         cc->t = t;
         const upf_image *hud = f->hud && f->prev_hud ? (t < 0.5f ? f->prev_hud : f->hud)

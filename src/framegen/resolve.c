@@ -15,7 +15,9 @@
  * q - (1 - t) m (nearest pixel) agrees with m; A when the motion of N-1 at q + t m agrees with
  * -m; "agrees" is 1 within tol = tolerance + tolerance_rel |m| and falls to 0 at 2 tol (the
  * other frame shows another surface there: the disocclusion of that side). A vector that is
- * not known counts 1/2; a position off the frame 0. When both weights are 0 the pixel is a
+ * not known counts 1/2; a position off the frame 0. With optical flow (visibility = 0) only
+ * the frame's edge counts: a side whose position is on the frame has weight 1, for flow's
+ * own vectors are too noisy to judge visibility by (measured: docs/FRAMEGEN.md). When both weights are 0 the pixel is a
  * hole for the inpaint. The blend (blend = 1) is c = (1 - t) A + t B at q itself.
  * Work: one task per row. */
 #include <math.h>
@@ -71,7 +73,10 @@ static void resolve_row(void *priv, int y, int worker)
                                  by < (float)H
                              ? 1.0f
                              : agree(j->motion, W, H, bx, by, m[0], m[1], 1.0f, tol);
-        const float wa = (1.0f - t) * va, wb = t * vb;
+        const bool a_in = ax >= 0.0f && ax < (float)W && ay >= 0.0f && ay < (float)H;
+        const bool b_in = bx >= 0.0f && bx < (float)W && by >= 0.0f && by < (float)H;
+        const float wa = (1.0f - t) * (c->visibility ? va : (float)a_in);
+        const float wb = t * (c->visibility ? vb : (float)b_in);
         if (!(wa + wb > 1e-4f)) {
             o[0] = o[1] = o[2] = o[3] = 0.0f;
             continue;
