@@ -17,7 +17,7 @@
  * other frame shows another surface there: the disocclusion of that side). A vector that is
  * not known counts 1/2; a position off the frame 0. With optical flow (visibility = 0) only
  * the frame's edge counts: a side whose position is on the frame has weight 1, for flow's
- * own vectors are too noisy to judge visibility by (measured: docs/FRAMEGEN.md). When both weights are 0 the pixel is a
+ * own vectors are too noisy to judge visibility by (measured: docs/FRAMEGEN.md, "resolve"). When both weights are 0 the pixel is a
  * hole for the inpaint. The blend (blend = 1) is c = (1 - t) A + t B at q itself.
  * Work: one task per row. */
 #include <math.h>
