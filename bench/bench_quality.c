@@ -336,11 +336,13 @@ static void run_scenes(const char *out_dir, int views, int spp)
     write_table(&t[1]);
 }
 
-/* Sections other programs write into QUALITY.md (bench_temporal's and bench_framegen's,
- * each between its marker lines) are carried over from the old file, at the end. */
+/* Sections other programs write into QUALITY.md (bench_games's, bench_temporal's and
+ * bench_framegen's, between their marker lines) are carried over from the old file, at the
+ * end, in this order. */
 static void keep_other_sections(const char *out_dir, FILE *f)
 {
     static const char *const marks[][2] = {
+        { "<!-- bench_games: begin", "<!-- bench_games: end -->" },
         { "<!-- bench_temporal: begin", "<!-- bench_temporal: end -->" },
         { "<!-- bench_framegen: begin", "<!-- bench_framegen: end -->" },
     };
@@ -356,10 +358,10 @@ static void keep_other_sections(const char *out_dir, FILE *f)
         return;
     }
     text[size] = '\0';
-    for (size_t m = 0; m < sizeof marks / sizeof marks[0]; m++) {
-        const char *b = strstr(text, marks[m][0]), *e = b ? strstr(b, marks[m][1]) : NULL;
+    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++) {
+        const char *b = strstr(text, marks[i][0]), *e = b ? strstr(b, marks[i][1]) : NULL;
         if (b && e)
-            fprintf(f, "\n%.*s\n", (int)(e + strlen(marks[m][1]) - b), b);
+            fprintf(f, "\n%.*s\n", (int)(e + strlen(marks[i][1]) - b), b);
     }
     free(text);
 }

@@ -454,7 +454,7 @@ static void usage(void)
     exit(1);
 }
 
-/* Replaces the marked section of QUALITY.md (or appends it). */
+/* Its section of QUALITY.md, between these lines (bench_splice_section). */
 #define MARK_BEGIN "<!-- bench_temporal: begin (made by bench/bench_temporal.c) -->"
 #define MARK_END "<!-- bench_temporal: end -->"
 

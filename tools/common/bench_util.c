@@ -105,8 +105,8 @@ void bench_sheet_put(const upf_image *sheet, int slot, int label_h, const upf_im
         }
 }
 
-void bench_splice_section(const char *prog, const char *dir, const char *mark_begin,
-                          const char *mark_end, const char *text)
+void bench_splice_section(const char *prog, const char *dir, const char *begin, const char *end,
+                          const char *text)
 {
     char path[4096], tmp[4096];
     snprintf(path, sizeof path, "%s/QUALITY.md", dir);
@@ -126,17 +126,17 @@ void bench_splice_section(const char *prog, const char *dir, const char *mark_be
             bench_die(prog, "out of memory");
         old = z;
         old[size] = '\0';
-        b = strstr(old, mark_begin);
-        e = b ? strstr(b, mark_end) : NULL;
+        b = strstr(old, begin);
+        e = b ? strstr(b, end) : NULL;
     }
     if (b && e) {
         fwrite(old, 1, (size_t)(b - old), f);
-        fprintf(f, "%s\n%s%s", mark_begin, text, mark_end);
-        fputs(e + strlen(mark_end), f);
+        fprintf(f, "%s\n%s%s", begin, text, end);
+        fputs(e + strlen(end), f);
     } else {
         if (old)
             fputs(old, f);
-        fprintf(f, "\n%s\n%s%s\n", mark_begin, text, mark_end);
+        fprintf(f, "\n%s\n%s%s\n", begin, text, end);
     }
     free(old);
     if (fclose(f) != 0 || rename(tmp, path) != 0)
