@@ -61,14 +61,7 @@ static void check(upf_result r, const char *what)
     bench_check("bench_framegen", ctx, r, what);
 }
 
-static imageio_image alloc_image(int w, int h, upf_format f)
-{
-    imageio_image img;
-    char err[IMAGEIO_ERR_SIZE];
-    if (imageio_alloc(&img, w, h, f, err) != UPF_OK)
-        die("%s", err);
-    return img;
-}
+#define alloc_image(w, h, f) bench_alloc_image("bench_framegen", (w), (h), (f))
 
 static void measure(score *s, const upf_image *ref, const upf_image *test, bool flip)
 {
@@ -98,16 +91,7 @@ static double mean_psnr(const score *s)
     return s->n ? s->psnr / s->n : NAN;
 }
 
-static bool in_list(const char *list, const char *name)
-{
-    if (!list)
-        return true;
-    size_t n = strlen(name);
-    for (const char *p = list; (p = strstr(p, name)); p += n)
-        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
-            return true;
-    return false;
-}
+#define in_list bench_in_list
 
 /* ---- rendered pairs ------------------------------------------------------------------- */
 

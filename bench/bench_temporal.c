@@ -66,14 +66,7 @@ static void check(upf_result r, const char *what)
     bench_check("bench_temporal", ctx, r, what);
 }
 
-static imageio_image alloc_image(int w, int h, upf_format f)
-{
-    imageio_image img;
-    char err[IMAGEIO_ERR_SIZE];
-    if (imageio_alloc(&img, w, h, f, err) != UPF_OK)
-        die("%s", err);
-    return img;
-}
+#define alloc_image(w, h, f) bench_alloc_image("bench_temporal", (w), (h), (f))
 
 /* ---- the evaluation set ------------------------------------------------------------------ */
 
@@ -401,16 +394,7 @@ typedef struct cell {
     int sequences;
 } cell;
 
-static bool in_list(const char *list, const char *name)
-{
-    if (!list)
-        return true;
-    size_t n = strlen(name);
-    for (const char *p = list; (p = strstr(p, name)); p += n)
-        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
-            return true;
-    return false;
-}
+#define in_list bench_in_list
 
 static double mean_of(double sum, int n)
 {

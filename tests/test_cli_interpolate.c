@@ -13,15 +13,7 @@
 
 static json_doc doc;
 
-static int run(const char *fmt, ...)
-{
-    char args[3072];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    return test_run_tool_cmdline("%s", args);
-}
+#define run test_run_tool_cmdline
 
 static bool exists(const char *path)
 {

@@ -167,3 +167,23 @@ void bench_text_out(bench_text *t, const char *fmt, ...)
     t->len += (size_t)n;
     fputs(buf, stdout);
 }
+
+imageio_image bench_alloc_image(const char *prog, int w, int h, upf_format f)
+{
+    imageio_image img;
+    char err[IMAGEIO_ERR_SIZE];
+    if (imageio_alloc(&img, w, h, f, err) != UPF_OK)
+        bench_die(prog, "%s", err);
+    return img;
+}
+
+bool bench_in_list(const char *list, const char *name)
+{
+    if (!list)
+        return true;
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)); p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
+}

@@ -5,6 +5,9 @@
 
 #include <stddef.h>
 
+#include <stdbool.h>
+
+#include "imageio/image_io.h"
 #include "upframe.h"
 
 /* qsort comparator for doubles, ascending. */
@@ -36,6 +39,12 @@ void bench_busiest_crop(const upf_image *img, int cw, int ch, int *cx, int *cy);
  * renderer's 5x7 font (2x, white). Slot k starts at x = k * (cw * zoom + 4). */
 void bench_sheet_put(const upf_image *sheet, int slot, int label_h, const upf_image *img, int cx,
                      int cy, int cw, int ch, int zoom, const char *label);
+
+/* An image of the tools' allocator (imageio_alloc), or death with its message. */
+imageio_image bench_alloc_image(const char *prog, int w, int h, upf_format f);
+
+/* Whether `name` is one of the comma-separated `list` (NULL: every name is). */
+bool bench_in_list(const char *list, const char *name);
 
 /* Replaces the part of DIR/QUALITY.md between the lines `begin` and `end` (a section one bench
  * program writes) with `text`, or appends the section when the file has none; the rest of the

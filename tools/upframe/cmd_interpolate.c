@@ -62,39 +62,12 @@ static const char interpolate_help[] =
     "match, gaps in a folder's numbering, an unwritable output), 3 internal error.\n";
 
 #define CMD "interpolate"
-#define STEM 24
 
-/* The files a run has written (dir/stem.png), for the undo list; read from the signal handler
- * too: atomics and unlink only. */
-typedef struct written {
-    const char *dir;
-    char (*stem)[STEM];
-    atomic_int count;
-    bool made_dir;
-} written;
-
-static void remove_written(void *priv)
+static int write_png(cli_written *w, long index, const upf_image *img)
 {
-    written *w = priv;
-    char p[4096];
-    int n = atomic_load(&w->count);
-    for (int i = 0; i < n; i++)
-        if (cli_undo_join(p, sizeof p, w->dir, w->stem[i], ".png"))
-            unlink(p);
-    if (w->made_dir)
-        rmdir(w->dir);
-}
-
-static int write_png(written *w, long index, const upf_image *img)
-{
-    char stem[STEM], path[4096], err[IMAGEIO_ERR_SIZE];
+    char stem[CLI_STEM_MAX];
     snprintf(stem, sizeof stem, "%04ld", index);
-    snprintf(path, sizeof path, "%s/%s.png", w->dir, stem);
-    int n = atomic_load(&w->count);
-    memcpy(w->stem[n], stem, STEM);
-    atomic_store(&w->count, n + 1); /* listed before it exists */
-    upf_result r = imageio_write_png(path, img, 8, err);
-    return r == UPF_OK ? CLI_EXIT_OK : cli_fail(CMD, cli_exit_code(r), "%s", err);
+    return cli_written_png(CMD, w, stem, img);
 }
 
 /* ---- inputs --------------------------------------------------------------------------- */
@@ -542,7 +515,7 @@ static int run_interpolate(int argc, char **argv)
 
     int rc = CLI_EXIT_OK;
     cli_output single = { 0 };
-    written wr = { .dir = out_s };
+    cli_written wr = { .dir = out_s };
     atomic_init(&wr.count, 0);
     folder fo;
     memset(&fo, 0, sizeof fo);
@@ -555,14 +528,14 @@ static int run_interpolate(int argc, char **argv)
     }
     const long total_out = seq ? (long)(fo.count - 1) * factor + 1 : factor ? factor - 1 : 1;
     if (factor) {
-        wr.stem = calloc((size_t)total_out, STEM);
+        wr.stem = calloc((size_t)total_out, CLI_STEM_MAX);
         if (!wr.stem) {
             folder_free(&fo);
             return cli_fail(CMD, CLI_EXIT_INTERNAL, "out of memory");
         }
         rc = cli_prepare_dir(CMD, "-o", out_s, &wr.made_dir);
         if (rc == CLI_EXIT_OK)
-            cli_undo_callback(remove_written, &wr);
+            cli_undo_callback(cli_written_remove, &wr);
     } else {
         rc = cli_check_output(CMD, out_s, NULL, &single);
     }
