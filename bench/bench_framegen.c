@@ -97,6 +97,7 @@ static double mean_psnr(const score *s)
 
 typedef struct view {
     imageio_image color, depth, motion, srgb;
+    imageio_image hud, final;   /* the HUD layer and the frame with it (the HUD measurement) */
     scene_camera cam;
 } view;
 
@@ -106,6 +107,8 @@ static void view_alloc(view *v, int w, int h)
     v->depth = alloc_image(w, h, UPF_FORMAT_R32F);
     v->motion = alloc_image(w, h, UPF_FORMAT_RG32F);
     v->srgb = alloc_image(w, h, UPF_FORMAT_RGBA8_SRGB);
+    v->hud = alloc_image(w, h, UPF_FORMAT_RGBA32F);
+    v->final = alloc_image(w, h, UPF_FORMAT_RGBA32F);
 }
 
 static void view_free(view *v)
@@ -114,6 +117,8 @@ static void view_free(view *v)
     imageio_free(&v->depth);
     imageio_free(&v->motion);
     imageio_free(&v->srgb);
+    imageio_free(&v->hud);
+    imageio_free(&v->final);
 }
 
 static void render(scene *sc, int path, double time, int spp, view *v)
@@ -126,6 +131,57 @@ static void render(scene *sc, int path, double time, int spp, view *v)
                        &b, &v->cam),
           "scene_render");
     check(upf_resample(ctx, &v->color.img, &v->srgb.img, UPF_FILTER_BILINEAR), "8-bit copy");
+}
+
+/* The same view with its HUD layer, and the frame with the HUD composited (c (1 - a) + h a). */
+static void render_hud(scene *sc, int path, double time, int spp, view *v)
+{
+    scene_buffers b = { v->color.img.data, v->hud.img.data, v->depth.img.data,
+                        v->motion.img.data };
+    check(scene_render(sc, scene_view_params(.path = all_paths[path], .time = time,
+                                             .frame_interval = 1.0 / FPS,
+                                             .width = v->color.img.width,
+                                             .height = v->color.img.height, .spp = spp),
+                       &b, &v->cam),
+          "scene_render");
+    const float *c = v->color.img.data, *h = v->hud.img.data;
+    float *f = v->final.img.data;
+    for (size_t i = 0; i < (size_t)v->color.img.width * v->color.img.height; i++) {
+        for (int k = 0; k < 3; k++)
+            f[4 * i + k] = c[4 * i + k] * (1 - h[4 * i + 3]) + h[4 * i + k] * h[4 * i + 3];
+        f[4 * i + 3] = 1;
+    }
+    check(upf_resample(ctx, &v->final.img, &v->srgb.img, UPF_FILTER_BILINEAR), "8-bit copy");
+}
+
+/* Over the pixels of a still, opaque HUD (alpha 1 in both frames and the truth, the same
+ * colour in both frames): the mean absolute error of `made` against the truth (8-bit units,
+ * RGB), the largest, and the share that is exact. */
+typedef struct hud_score {
+    double sum, worst;
+    long n, exact;
+} hud_score;
+
+static void hud_measure(hud_score *hs, const view *a, const view *b, const view *truth,
+                        const upf_image *made)
+{
+    const int w = made->width, h = made->height;
+    const float *ha = a->hud.img.data, *hb = b->hud.img.data, *ht = truth->hud.img.data;
+    const uint8_t *m = made->data, *t = truth->srgb.img.data;
+    for (size_t i = 0; i < (size_t)w * h; i++) {
+        if (ha[4 * i + 3] < 1 || hb[4 * i + 3] < 1 || ht[4 * i + 3] < 1 ||
+            memcmp(ha + 4 * i, hb + 4 * i, 3 * sizeof(float)) != 0)
+            continue;
+        int worst = 0;
+        for (int k = 0; k < 3; k++) {
+            int d = abs((int)m[4 * i + k] - (int)t[4 * i + k]);
+            hs->sum += d;
+            worst = d > worst ? d : worst;
+        }
+        hs->worst = worst > hs->worst ? worst : hs->worst;
+        hs->exact += worst == 0;
+        hs->n++;
+    }
 }
 
 static void write_sheet(const char *dir, const char *name, const upf_image *truth,
@@ -412,6 +468,66 @@ int main(int argc, char **argv)
             upf_interpolate_destroy(&e[m]);
     }
 
+    /* ---- the HUD: each scene's pan and fast turn, a pair at 1.0 s, t = 1/2 ---- */
+    enum { H_RULE, H_NO_RULE, H_LAYER, N_HUD };
+    static const char *const hud_names[N_HUD] = {
+        "optical flow, HUD in the frames, still-pixel rule (default)",
+        "optical flow, HUD in the frames, rule off (UPF_INTERPOLATE_NO_STILL_RULE)",
+        "motion vectors, HUD-less frames + the HUD layer" };
+    hud_score hud[N_HUD];
+    memset(hud, 0, sizeof hud);
+    int hud_pairs = 0;
+    if (!scenes || strcmp(scenes, "none") != 0) {
+        upf_interpolate *he[N_HUD];
+        static const upf_interpolate_motion hm[N_HUD] = { UPF_INTERPOLATE_MOTION_FLOW,
+                                                         UPF_INTERPOLATE_MOTION_FLOW,
+                                                         UPF_INTERPOLATE_MOTION_VECTORS };
+        for (int m = 0; m < N_HUD; m++) {
+            he[m] = upf_interpolate_create(ctx, upf_interpolate_params(
+                .width = W, .height = H, .motion = hm[m],
+                .flags = UPF_INTERPOLATE_DEPTH_REVERSED |
+                         (m == H_NO_RULE ? UPF_INTERPOLATE_NO_STILL_RULE : 0)));
+            if (!he[m])
+                check(upf_context_last_error(ctx, NULL), "upf_interpolate_create");
+        }
+        view_alloc(&a, W, H);
+        view_alloc(&b, W, H);
+        view_alloc(&truth, W, H);
+        imageio_image o = alloc_image(W, H, UPF_FORMAT_RGBA8_SRGB);
+        for (int si = 0; si < N_SCENES; si++) {
+            if (!in_list(scenes, all_scenes[si]))
+                continue;
+            static const int hpaths[2] = { 1, 4 }; /* pan, turn */
+            for (int q = 0; q < 2; q++) {
+                const int pi = hpaths[q];
+                scene *sc;
+                uint32_t seed = SCENE_EVAL_SEED_MIN + 100u * (uint32_t)(si + 1) +
+                                (uint32_t)(pi + 1);
+                check(scene_create(ctx, all_scenes[si], seed, &sc), "scene_create");
+                render_hud(sc, pi, 1.0, spp, &a);
+                render_hud(sc, pi, 1.0 + 1.0 / FPS, spp, &b);
+                render_hud(sc, pi, 1.0 + 0.5 / FPS, spp, &truth);
+                for (int m = 0; m < N_HUD; m++) {
+                    const bool layer = m == H_LAYER;
+                    upf_interpolate_frames f = {
+                        layer ? &a.color.img : &a.final.img, layer ? &b.color.img : &b.final.img,
+                        layer ? &b.motion.img : NULL, layer ? &b.depth.img : NULL,
+                        layer ? &a.hud.img : NULL, layer ? &b.hud.img : NULL, 0, 1, 0 };
+                    check(upf_interpolate_run(he[m], &f, 0.5, &o.img), "upf_interpolate_run");
+                    hud_measure(&hud[m], &a, &b, &truth, &o.img);
+                }
+                hud_pairs++;
+                scene_destroy(&sc);
+            }
+        }
+        imageio_free(&o);
+        view_free(&a);
+        view_free(&b);
+        view_free(&truth);
+        for (int m = 0; m < N_HUD; m++)
+            upf_interpolate_destroy(&he[m]);
+    }
+
     /* ---- the section ---- */
     out("\n## Frame generation\n\n");
     out("Made by `%s` (bench/bench_framegen.c), which writes this section only.\n\n",
@@ -494,6 +610,20 @@ int main(int argc, char **argv)
             }
         out("\n");
     }
+    if (hud_pairs) {
+        out("### The HUD\n\nEach scene's pan and fast turn, one pair (1.0 s and 1/30 s later) at "
+            "t = 1/2, the scene renderer's HUD layer composited into the frames (c (1 - a) + h a) "
+            "or given apart; scored over the pixels of the still, opaque HUD (alpha 1 in both "
+            "frames and in the truth, the same colour in both frames): mean and largest absolute "
+            "error against the true frame with its HUD (8-bit sRGB, 0..255), and the share "
+            "exact. %d pairs.\n\n| method | HUD pixels | mean error | largest | exact |\n"
+            "|---|---|---|---|---|\n", hud_pairs);
+        for (int m = 0; m < N_HUD; m++)
+            out("| %s | %ld | %.3f | %.0f | %.2f%% |\n", hud_names[m], hud[m].n,
+                hud[m].n ? hud[m].sum / (3.0 * hud[m].n) : 0.0, hud[m].worst,
+                hud[m].n ? 100.0 * hud[m].exact / hud[m].n : 0.0);
+        out("\n");
+    }
     /* the bars */
     if (all[0][0].n) {
         const double bl = mean_psnr(&all[0][0]), fl = mean_psnr(&all[0][1]);
@@ -515,6 +645,16 @@ int main(int argc, char **argv)
             const double f2 = mean_psnr(&real[0][M_FLOW]), d2 = mean_psnr(&real[0][M_DIS]);
             out("| real clips, t = 1/2: optical flow - OpenCV DIS >= 0.5 dB | %.2f - %.2f = "
                 "%+.2f dB | %s |\n", f2, d2, f2 - d2, f2 - d2 >= 0.5 ? "yes" : "**no**");
+        }
+        if (hud_pairs) {
+            const hud_score *l = &hud[H_LAYER], *r = &hud[H_RULE];
+            out("| HUD layer given: HUD pixels equal the HUD exactly | %.2f%% exact | %s |\n",
+                l->n ? 100.0 * l->exact / l->n : 0.0, l->n && l->exact == l->n ? "yes" :
+                "**no**");
+            out("| no HUD layer: still-pixel rule keeps a still HUD within 1/255 on average | "
+                "%.3f / 255 (rule off: %.3f) | %s |\n", r->n ? r->sum / (3.0 * r->n) : 0.0,
+                hud[H_NO_RULE].n ? hud[H_NO_RULE].sum / (3.0 * hud[H_NO_RULE].n) : 0.0,
+                r->n && r->sum / (3.0 * r->n) <= 1.0 ? "yes" : "**no**");
         }
         out("\n");
     }
