@@ -7,10 +7,11 @@
  *
  * With a HUD layer h (straight alpha a, linear light): o = c (1 - a) + h a, the way the game
  * composites it, so where a = 1 the output is the HUD's own pixel exactly. Without one (and
- * with the rule on): a pixel whose 3x3 neighbourhood is equal in both frames (every channel
- * with (a - b)^2 <= still_threshold^2 (a + b) in linear light, which holds when the square
- * roots of a and b are within still_threshold, and needs no square root) is a still pixel, most often a HUD
- * drawn into both frames: it takes the frames' own (1 - t) A + t B at that place instead of
+ * with the rule on): a pixel that is equal in both frames, and so are at least 5 of its 8
+ * neighbours (a majority: a HUD's edge pixel over a moving scene has some that are not), is
+ * a still pixel, most often a HUD drawn into both frames; "equal": every channel with
+ * (a - b)^2 <= still_threshold^2 (a + b) in linear light, which holds when the square roots
+ * of a and b are within still_threshold, and needs no square root. A still pixel it takes the frames' own (1 - t) A + t B at that place instead of
  * the colour fetched along the scene's motion, so a still HUD is not dragged with the scene.
  * Then upf__row_from_linear writes the host's format (alpha 1).
  * Work: one task per row; per-worker scratch rows. */
@@ -18,6 +19,10 @@
 
 #include "core/image.h"
 #include "framegen/framegen_passes.h"
+
+/* A still pixel: itself and at least 5 of its 8 neighbours equal in both frames (a majority,
+ * so the edge of a HUD over a moving scene still counts). */
+#define STILL_NEIGHBOURS 5
 
 typedef struct compose_job {
     const upf__fg_compose_con *con;
@@ -27,22 +32,33 @@ typedef struct compose_job {
     int *bad;        /* per row: x of a NaN HUD pixel, or -1 */
 } compose_job;
 
+static bool equal_at(const compose_job *j, int x, int y)
+{
+    const int W = j->con->width;
+    const float th = j->con->still_threshold;
+    const float *a = j->prev + ((size_t)y * W + x) * 4;
+    const float *b = j->cur + ((size_t)y * W + x) * 4;
+    for (int k = 0; k < 3; k++) {
+        const float u = a[k] > 0.0f ? a[k] : 0.0f, v = b[k] > 0.0f ? b[k] : 0.0f;
+        if ((u - v) * (u - v) > th * th * (u + v))
+            return false;
+    }
+    return true;
+}
+
 static bool still(const compose_job *j, int x, int y)
 {
     const int W = j->con->width, H = j->con->height;
-    const float th = j->con->still_threshold;
-    for (int dy = -1; dy <= 1; dy++)
-        for (int dx = -1; dx <= 1; dx++) {
-            int sx = UPF_CLAMP(x + dx, 0, W - 1), sy = UPF_CLAMP(y + dy, 0, H - 1);
-            const float *a = j->prev + ((size_t)sy * W + sx) * 4;
-            const float *b = j->cur + ((size_t)sy * W + sx) * 4;
-            for (int k = 0; k < 3; k++) {
-                const float u = a[k] > 0.0f ? a[k] : 0.0f, v = b[k] > 0.0f ? b[k] : 0.0f;
-                if ((u - v) * (u - v) > th * th * (u + v))
-                    return false;
-            }
-        }
-    return true;
+    if (!equal_at(j, x, y))
+        return false;
+    int n = 0;
+    for (int k = 0; k < 9; k++) {
+        if (k == 4)
+            continue;
+        int sx = UPF_CLAMP(x + k % 3 - 1, 0, W - 1), sy = UPF_CLAMP(y + k / 3 - 1, 0, H - 1);
+        n += equal_at(j, sx, sy);
+    }
+    return n >= STILL_NEIGHBOURS;
 }
 
 static void compose_row(void *priv, int y, int worker)
