@@ -11,8 +11,9 @@
  * neighbours (a majority: a HUD's edge pixel over a moving scene has some that are not), is
  * a still pixel, most often a HUD drawn into both frames; "equal": every channel with
  * (a - b)^2 <= still_threshold^2 (a + b) in linear light, which holds when the square roots
- * of a and b are within still_threshold, and needs no square root. A still pixel it takes the frames' own (1 - t) A + t B at that place instead of
- * the colour fetched along the scene's motion, so a still HUD is not dragged with the scene.
+ * of a and b are within still_threshold, and needs no square root. A still pixel takes the
+ * frames' own (1 - t) A + t B at that place instead of the colour fetched along the scene's
+ * motion, so a still HUD is not dragged with the scene.
  * Then upf__row_from_linear writes the host's format (alpha 1).
  * Work: one task per row; per-worker scratch rows. */
 #include <math.h>
