@@ -1,0 +1,98 @@
+/* convert.comp: the spatial engine's convert pass on the GPU (CPU reference:
+ * src/spatial/convert.c; docs/SPATIAL.md, "Input" and "High dynamic range and alpha").
+ *
+ * Reads: the source (binding 0, a sampled image read with texelFetch at the source
+ * rectangle's offset + pixel). Writes: linear (binding 1, RGBA float, rows tightly packed)
+ * and range (binding 8, 16 bytes, zeroed by the backend before phase 0).
+ *
+ * Two dispatches (push constant `phase`), a buffer barrier between them:
+ *  phase 0: each pixel to linear light (decoded in the shader when src_transfer = 1),
+ *           negative values and (unlike the CPU, which fails) NaN and Inf as 0, alpha
+ *           clamped to [0, 1]; written to linear. The frame's largest R, G or B, M, goes to
+ *           range G by an atomic max of its bits (non-negative floats order as their bits),
+ *           range B gets the bits of 1.0 when some alpha is below 1.
+ *  phase 1: when M > 1, every pixel tone-mapped c' = c * (1 / (1 + max(c))) on R, G, B (the
+ *           same roundings as the CPU: one correctly rounded reciprocal, then products), and
+ *           range R = M / (1 + M) (written by one invocation). When M <= 1 nothing happens: the
+ *           frame is in [0, 1] already.
+ * Local size 16 x 16, one invocation per pixel; grid ceil(W / 16) x ceil(H / 16). */
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_samplerless_texture_functions : require
+
+layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
+
+#include "color.glsl"
+
+layout(push_constant, std430) uniform Push {
+    int width;
+    int height;
+    UPF_PUSH_TAIL
+} pc;
+
+layout(set = 0, binding = 0) uniform texture2D src;
+layout(set = 0, binding = 1, std430) buffer Linear { vec4 linear[]; };
+layout(set = 0, binding = 8, std430) coherent buffer Range { uint range[4]; };
+
+shared uint group_max;
+shared uint group_translucent;
+
+float finite_or_zero(float v)
+{
+    return isnan(v) || isinf(v) ? 0.0 : v;
+}
+
+void main()
+{
+    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+    bool inside = p.x < pc.width && p.y < pc.height;
+    uint i = uint(p.y) * uint(pc.width) + uint(p.x);
+
+    if (pc.phase == 1u) {
+        float m_frame = uintBitsToFloat(range[1]);
+        if (!(m_frame > 1.0))
+            return;
+        if (gl_GlobalInvocationID.x == 0u && gl_GlobalInvocationID.y == 0u) {
+            precise float den = 1.0 + m_frame;
+            range[0] = floatBitsToUint(m_frame / den);
+        }
+        if (!inside)
+            return;
+        vec4 c = linear[i];
+        float m = max(max(c.r, c.g), c.b);
+        precise float den = 1.0 + m;
+        float s = upf_rcp_rn(den);
+        precise vec3 t = c.rgb * s;
+        linear[i] = vec4(t, c.a);
+        return;
+    }
+
+    if (gl_LocalInvocationIndex == 0u) {
+        group_max = 0u;
+        group_translucent = 0u;
+    }
+    barrier();
+    if (inside) {
+        vec4 c = texelFetch(src, ivec2(pc.src_x, pc.src_y) + p, 0);
+        if (pc.src_transfer == 1u)
+            c.rgb = vec3(upf_srgb_to_linear(c.r), upf_srgb_to_linear(c.g),
+                         upf_srgb_to_linear(c.b));
+        for (int k = 0; k < 4; k++) {
+            float v = finite_or_zero(c[k]);
+            c[k] = v > 0.0 ? v : 0.0; /* below 0 and -0 become +0 */
+        }
+        c.a = c.a < 1.0 ? c.a : 1.0;
+        linear[i] = c;
+        float m = max(max(c.r, c.g), c.b);
+        atomicMax(group_max, floatBitsToUint(m));
+        if (c.a < 1.0)
+            atomicOr(group_translucent, 1u);
+    }
+    barrier();
+    if (gl_LocalInvocationIndex == 0u) {
+        if (group_max != 0u)
+            atomicMax(range[1], group_max);
+        if (group_translucent != 0u)
+            atomicOr(range[2], floatBitsToUint(1.0));
+    }
+}

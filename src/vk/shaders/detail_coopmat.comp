@@ -1,0 +1,112 @@
+/* detail_coopmat.comp: the detail pass on the GPU's matrix units, through
+ * GL_NV_cooperative_matrix (VK_NV_cooperative_matrix: fp16 16 x 16 x 16 products with fp32
+ * accumulation, which NVIDIA GPUs since Volta offer; CPU reference: src/spatial/detail.c and
+ * net_infer.c; docs/SPATIAL.md, "Pass 4" and "Precision").
+ *
+ * Reads: the frame (binding 6), the network weights (binding 10: 6144 float16,
+ * w[stage][A, B, C, D][r * 16 + c]). Writes: the detail map (binding 7, float32).
+ *
+ * One workgroup of 128 invocations (4 subgroups of 32) per 48 x 48 map tile; each subgroup
+ * takes 4 of the tile's 16 windows in turn. Per window and stage, four matrix products on
+ * 16 x 16 tiles, the window being one cooperative matrix:
+ *   T1 = Y^T * B, T2 = Y^T * D          (fp16 operands, fp32 sums)
+ *   Z  = A * T1 + C * T2                (T1, T2 rounded to fp16 as operands, fp32 sums)
+ *   Y  = ReLU(Z) (not after the sixth), rounded to fp16
+ * Y^T is Y stored to shared memory row-major and loaded column-major (a cooperative matrix's
+ * layout is the driver's, so the transpose goes through memory). The 24 weight matrices
+ * are copied to shared memory once per workgroup; the luma patch is fp32 (rounded to fp16
+ * as the window's input). The sixth stage's fp32 result goes to the map unrounded.
+ *
+ * Shared memory: patch 8464 bytes + weights 12288 + per subgroup a 16 x 16 fp16 window
+ * (512) and a 16 x 16 fp32 result (1024): 26896 bytes. Grid tiles_x x tiles_y.
+ * Requires the subgroup size 32 (the NVIDIA devices that have the extension). */
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+
+layout(local_size_x = 128, local_size_y = 1, local_size_z = 1) in;
+
+#include "detail_common.glsl"
+
+layout(set = 0, binding = 10, std430) readonly buffer Net { float16_t net[]; };
+
+#define SUBGROUPS 4
+shared float16_t wsh[6144];            /* the model, as binding 10 */
+shared float16_t win[SUBGROUPS * 256]; /* subgroup s's window at s * 256, row-major */
+shared float res[SUBGROUPS * 256];     /* subgroup s's last result */
+
+#define HMAT fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#define FMAT fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
+
+void main()
+{
+    const uint tid = gl_LocalInvocationIndex;
+    if (pc.network == 0u) {
+        detail_zero_tile(tid, 128u);
+        return;
+    }
+    detail_load_patch(tid, 128u, false);
+    for (uint k = tid; k < 6144u; k += 128u)
+        wsh[k] = net[k];
+    barrier();
+
+    const uint sg = tid >> 5u, lane = tid & 31u;
+    const uint base = sg * 256u;
+    const bool mean_flag = (pc.flags & UPF_MODEL_FLAG_WINDOW_MEAN) != 0u;
+    const FMAT zero = FMAT(0.0);
+
+    for (int n = 0; n < 16 / SUBGROUPS; n++) {
+        const int wi = int(sg) * (16 / SUBGROUPS) + n;
+        float mean = 0.0, scale = 1.0;
+        if (mean_flag) {
+            float sum = 0.0;
+            for (uint e = lane; e < 256u; e += 32u)
+                sum += window_input(wi, int(e >> 4u), int(e & 15u));
+            mean = subgroupAdd(sum) * (1.0 / 256.0);
+            scale = UPF_NET_WINDOW_MEAN_SCALE;
+        }
+        for (uint e = lane; e < 256u; e += 32u)
+            win[base + e] = float16_t((window_input(wi, int(e >> 4u), int(e & 15u)) - mean) * scale);
+        subgroupMemoryBarrierShared();
+        subgroupBarrier();
+
+        HMAT yt;
+        coopMatLoadNV(yt, win, base, 16u, true); /* Y^T */
+        for (int stage = 0; stage < 6; stage++) {
+            const uint w0 = uint(stage) * 1024u;
+            HMAT a, b, c, d;
+            coopMatLoadNV(a, wsh, w0, 16u, false);
+            coopMatLoadNV(b, wsh, w0 + 256u, 16u, false);
+            coopMatLoadNV(c, wsh, w0 + 512u, 16u, false);
+            coopMatLoadNV(d, wsh, w0 + 768u, 16u, false);
+            FMAT t1 = coopMatMulAddNV(yt, b, zero);
+            FMAT t2 = coopMatMulAddNV(yt, d, zero);
+            FMAT z = coopMatMulAddNV(a, HMAT(t1), zero);
+            z = coopMatMulAddNV(c, HMAT(t2), z);
+            if (stage < 5) {
+                for (int i = 0; i < z.length(); i++)
+                    z[i] = max(z[i], 0.0);
+                subgroupBarrier();
+                coopMatStoreNV(HMAT(z), win, base, 16u, false);
+                subgroupMemoryBarrierShared();
+                subgroupBarrier();
+                coopMatLoadNV(yt, win, base, 16u, true);
+            } else {
+                coopMatStoreNV(z, res, base, 16u, false);
+            }
+        }
+        subgroupMemoryBarrierShared();
+        subgroupBarrier();
+        for (uint e = lane; e < 256u; e += 32u) {
+            ivec2 p = window_map_pixel(wi, int(e >> 4u), int(e & 15u));
+            if (p.x >= 0)
+                detail_store(p, res[base + e]);
+        }
+        subgroupBarrier();
+    }
+}
