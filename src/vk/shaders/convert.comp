@@ -6,7 +6,10 @@
  * and range (binding 8, 16 bytes, zeroed by the backend before phase 0).
  *
  * Two dispatches (push constant `phase`), a buffer barrier between them:
- *  phase 0: each pixel to linear light (decoded in the shader when src_transfer = 1),
+ *  phase 0: each pixel to linear light (src_transfer 0: as texelFetch gives it; 1: sRGB data
+ *           in a UNORM view, decoded by the curve in float; 2 and 3: 8-bit sRGB data in an
+ *           sRGB view (2) or a UNORM view (3), taken back to its codes and decoded with
+ *           the CPU's table, srgb8.glsl, so the result is the CPU's bit for bit),
  *           negative values and (unlike the CPU, which fails) NaN and Inf as 0, alpha
  *           clamped to [0, 1]; written to linear. The frame's largest R, G or B, M, goes to
  *           range G by an atomic max of its bits (non-negative floats order as their bits),
@@ -23,6 +26,7 @@
 layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
 
 #include "color.glsl"
+#include "srgb8.glsl"
 
 layout(push_constant, std430) uniform Push {
     int width;
@@ -74,9 +78,19 @@ void main()
     barrier();
     if (inside) {
         vec4 c = texelFetch(src, ivec2(pc.src_x, pc.src_y) + p, 0);
-        if (pc.src_transfer == 1u)
+        if (pc.src_transfer == 1u) {
             c.rgb = vec3(upf_srgb_to_linear(c.r), upf_srgb_to_linear(c.g),
                          upf_srgb_to_linear(c.b));
+        } else if (pc.src_transfer >= 2u) {
+            /* 8-bit sRGB: back to the codes, then the CPU's table. 2: an sRGB view the
+             * hardware decoded (re-encoded: its decode is far closer than half a code
+             * step); 3: a UNORM view (the values are code / 255). */
+            for (int k = 0; k < 3; k++) {
+                float e = pc.src_transfer == 3u ? c[k] : upf_linear_to_srgb(clamp(c[k], 0.0, 1.0));
+                c[k] = UPF_SRGB8_TO_LINEAR[upf_unorm(e, 255u)];
+            }
+            c.a = upf_div_rn(upf_unorm(c.a, 255u), 255u);
+        }
         for (int k = 0; k < 4; k++) {
             float v = finite_or_zero(c[k]);
             c[k] = v > 0.0 ? v : 0.0; /* below 0 and -0 become +0 */
