@@ -202,12 +202,11 @@ static bool enabled_extension(const upf_vk_device *dev, const char *name)
     return false;
 }
 
+/* The capability check's failure: one message, as the log line hosts look for. */
 static upf_result cannot(upf_context *ctx, const char *fn, const char *why, const char *name)
 {
-    upf__log(ctx, UPF_LOG_ERROR, "upframe cannot run on this GPU: %s%s%s", name ? name : "",
-             name ? ": " : "", why);
-    return upf__fail(ctx, UPF_ERROR_UNSUPPORTED, "%s: upframe cannot run on this GPU (%s): %s",
-                     fn, name ? name : "the device", why);
+    return upf__fail(ctx, UPF_ERROR_UNSUPPORTED, "upframe cannot run on this GPU: %s (%s, "
+                     "device %s)", why, fn, name ? name : "unknown");
 }
 
 upf_result upf__vk_check(upf_context *ctx, const char *fn, const upf_vk_device *dev,

@@ -36,8 +36,8 @@ typedef struct dispatch_info {
 
 static const dispatch_info dispatch[UPF__SP_PASS_COUNT] = {
     [UPF__SP_CONVERT] = { EXTENT_SOURCE, 16, 16, 2 },
-    [UPF__SP_EDGES_PASS] = { EXTENT_BLOCKS, 8, 8, 1 },
-    [UPF__SP_WEIGHTS_PASS] = { EXTENT_SOURCE, 16, 16, 1 },
+    [UPF__SP_EDGES_PASS] = { EXTENT_SOURCE, 16, 16, 1 },
+    [UPF__SP_WEIGHTS_PASS] = { EXTENT_SOURCE, 32, 32, 1 },
     [UPF__SP_BLEND] = { EXTENT_SOURCE, 16, 16, 1 },
     [UPF__SP_DETAIL_PASS] = { EXTENT_TILES, 1, 1, 1 },
     [UPF__SP_COMPOSE] = { EXTENT_DEST, 16, 16, 1 },
@@ -644,8 +644,12 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
         con[i] = con_mem[i];
     upf__spatial_fill_constants(&cfg, &map, con);
     const upf__pass_info *info = upf__spatial_pass_table();
+    /* src_transfer (src/vk/ABI.md): 1 sRGB values in a UNORM view, 2 an 8-bit sRGB view the
+     * hardware decoded (the shader snaps it to the exact decode), 0 linear. */
+    const bool hw_srgb = use_src && (src->format == VK_FORMAT_R8G8B8A8_SRGB ||
+                                     src->format == VK_FORMAT_B8G8R8A8_SRGB);
     const upf__vk_push_tail tail = { sr.x, sr.y, dr.x, dr.y,
-                                     use_src && src->srgb ? 1u : 0u,
+                                     hw_srgb ? 2u : use_src && src->srgb ? 1u : 0u,
                                      use_dst && dst->srgb ? 1u : 0u, 0, 0 };
     const int bw = upf__smaa_blocks(sr.width), bh = upf__smaa_blocks(sr.height);
     const upf__detail_con *dc = con[UPF__SP_DETAIL_PASS];
