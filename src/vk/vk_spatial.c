@@ -644,12 +644,18 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
         con[i] = con_mem[i];
     upf__spatial_fill_constants(&cfg, &map, con);
     const upf__pass_info *info = upf__spatial_pass_table();
-    /* src_transfer (src/vk/ABI.md): 1 sRGB values in a UNORM view, 2 an 8-bit sRGB view the
-     * hardware decoded (the shader snaps it to the exact decode), 0 linear. */
-    const bool hw_srgb = use_src && (src->format == VK_FORMAT_R8G8B8A8_SRGB ||
-                                     src->format == VK_FORMAT_B8G8R8A8_SRGB);
-    const upf__vk_push_tail tail = { sr.x, sr.y, dr.x, dr.y,
-                                     hw_srgb ? 2u : use_src && src->srgb ? 1u : 0u,
+    /* src_transfer (src/vk/ABI.md): 2 an 8-bit sRGB view the hardware decoded (the shader
+     * snaps it back to its code and decodes it by the CPU's table), 3 an 8-bit UNORM view of
+     * sRGB values (the same table), 1 a 16-bit UNORM view of sRGB values (the curve), 0
+     * linear. */
+    uint32_t src_transfer = 0;
+    if (use_src) {
+        const VkFormat f = src->format;
+        const bool eight = f == VK_FORMAT_R8G8B8A8_UNORM || f == VK_FORMAT_B8G8R8A8_UNORM;
+        src_transfer = f == VK_FORMAT_R8G8B8A8_SRGB || f == VK_FORMAT_B8G8R8A8_SRGB ? 2u
+                       : src->srgb ? (eight ? 3u : 1u) : 0u;
+    }
+    const upf__vk_push_tail tail = { sr.x, sr.y, dr.x, dr.y, src_transfer,
                                      use_dst && dst->srgb ? 1u : 0u, 0, 0 };
     const int bw = upf__smaa_blocks(sr.width), bh = upf__smaa_blocks(sr.height);
     const upf__detail_con *dc = con[UPF__SP_DETAIL_PASS];
