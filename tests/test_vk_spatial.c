@@ -487,6 +487,54 @@ static void test_bad_input(vkt *t, upf_context *ctx)
     upf_vk_spatial_destroy(&e);
 }
 
+/* Managed mode (its own instance and device, the system's loader): the same picture as the
+ * CPU engine through upload, run and read back, and its bench's timings. */
+static void test_managed(upf_context *ctx)
+{
+    const int sw = 48, sh = 32, dw = 96, dh = 64;
+    test_rng rng = test_rng_make("vk_managed");
+    uint8_t *px = malloc((size_t)sw * sh * 4), *cpu = malloc((size_t)dw * dh * 4),
+            *gpu = malloc((size_t)dw * dh * 4);
+    make_frame(px, sw, sh, &rng);
+    const upf_image src = { px, sw, sh, 0, UPF_FORMAT_RGBA8_SRGB };
+    const upf_image c = { cpu, dw, dh, 0, UPF_FORMAT_RGBA8_SRGB }, g = { gpu, dw, dh, 0,
+                                                                         UPF_FORMAT_RGBA8_SRGB };
+    upf_spatial *s = upf_spatial_create(ctx, upf_spatial_params(.src_width = sw,
+        .src_height = sh, .dst_width = dw, .dst_height = dh, .sharpness = 1.0f));
+    CHECK_OK(ctx, upf_spatial_run(s, &src, &c));
+    upf_spatial_destroy(&s);
+    upf_vk_managed *m = upf_vk_managed_create(ctx, upf_vk_managed_params(
+        .device_index = -1, .src_width = sw, .src_height = sh, .dst_width = dw,
+        .dst_height = dh, .src_format = UPF_FORMAT_RGBA8_SRGB,
+        .dst_format = UPF_FORMAT_RGBA8_SRGB, .sharpness = 1.0f,
+        .variant = UPF_VK_VARIANT_FP32, .timestamps = 1));
+    CHECKF(m != NULL, "upf_vk_managed_create: %s", last_log);
+    if (m) {
+        CHECK(upf_vk_managed_device_name(m)[0] != 0);
+        CHECK_FAILS(ctx, upf_vk_managed_bench(m, 3, (double[24]){ 0 }, (double[4]){ 0 },
+                                              &(double){ 0 }),
+                    UPF_ERROR_INVALID_ARGUMENT, "nothing uploaded");
+        CHECK_OK(ctx, upf_vk_managed_run(m, &src, &g));
+        int worst = 0;
+        for (int i = 0; i < dw * dh * 4; i++)
+            worst = abs(cpu[i] - gpu[i]) > worst ? abs(cpu[i] - gpu[i]) : worst;
+        printf("managed mode on %s: largest difference from the CPU %d code%s\n",
+               upf_vk_managed_device_name(m), worst, worst == 1 ? "" : "s");
+        CHECK(worst <= 1);
+        double ms[3 * UPF_SPATIAL_PASS_COUNT], total[3], rec = -1;
+        CHECK_OK(ctx, upf_vk_managed_bench(m, 3, ms, total, &rec));
+        CHECK(total[0] > 0 && total[2] > 0 && rec > 0);
+        const upf_image wrong = { gpu, dw - 1, dh, 0, UPF_FORMAT_RGBA8_SRGB };
+        CHECK_FAILS(ctx, upf_vk_managed_run(m, &src, &wrong), UPF_ERROR_INVALID_ARGUMENT,
+                    "destination image");
+        upf_vk_managed_destroy(&m);
+        CHECK(m == NULL);
+    }
+    free(px);
+    free(cpu);
+    free(gpu);
+}
+
 int main(void)
 {
     upf_context *ctx = upf_context_create(upf_context_params(.log = capture_log,
@@ -503,6 +551,7 @@ int main(void)
     test_source_formats(&t, ctx);
     test_dest_formats(&t, ctx);
     vkt_finish(&t);
+    test_managed(ctx);
     upf_context_destroy(&ctx);
     return test_finish("vk_spatial");
 }
