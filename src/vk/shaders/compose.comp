@@ -7,9 +7,11 @@
  * when dst_transfer = 1).
  *
  * Output pixel (X, Y), as compose.c:
- *  - base: the frame at x = (X + 0.5) * W_in / W_out - 0.5 (y likewise), bilinear in sqrt
- *    space, or with UPF_MODEL_FLAG_CUBIC_BASE Catmull-Rom in linear light (squared values)
- *    clamped at 0 and square-rooted; rows first, then columns, in the CPU's order;
+ *  - base: the frame at x = (X + 0.5) * W_in / W_out - 0.5 (y likewise), by the model's base
+ *    flags (docs/SPATIAL.md): bilinear in sqrt space (none); Catmull-Rom in linear light, the
+ *    result clamped at 0 and square-rooted (UPF_MODEL_FLAG_CUBIC_BASE); Lanczos-3 in sqrt
+ *    space, not clamped (UPF_MODEL_FLAG_SQRT_LANCZOS_BASE). Separable, rows first, every sum
+ *    in tap order from 0 as the CPU's; a kernel base clamps alpha to [0, 1];
  *  - detail: the map bilinearly at (X + 0.5) * (W_in * 12 / s) / W_out - 0.5;
  *  - o = max(base + detail, 0)^2 on R, G, B; alpha the base's (or linear's alpha through the
  *    same filter when range B > 0);
@@ -17,14 +19,16 @@
  *    o, neighbours clamped to the output; clamped at 0 (k = 0: o as it is);
  *  - when convert tone-mapped (range R > 0): c = c' * min(1 / (1 - max(c')), 1 + M).
  * Sample positions are exact integers, ((2X + 1) num - den) / (2 den), with 64-bit
- * products (umulExtended); the tap fractions are correctly rounded quotients. The cubic
- * weights are computed in float (the CPU: double), so the output agrees with the CPU to a
- * few float ulps before the output format rounds it.
+ * products (umulExtended), the tap fractions correctly rounded quotients and bilinear taps
+ * the CPU's products ((1 - f) a + f b). The kernel weights are computed in float (the CPU:
+ * double; sin(pi t) by its series, the GPU's sin() being too coarse) and the cubic base's
+ * square root is the hardware's: the output agrees with the CPU to a few float ulps before
+ * the output format rounds it (tests/test_vk_passes.c).
  *
- * One workgroup of 16 x 16 invocations per 16 x 16 output pixels: the tile's taps, then its
- * input footprint (unpacked) in shared memory, then o and L for the tile and a one-pixel
- * border (18 x 18) in shared memory, then the sharpen. Grid ceil(W_out / 16) x
- * ceil(H_out / 16). */
+ * One workgroup of 16 x 16 invocations per 16 x 16 output pixels, in shared memory: the taps
+ * of the tile and a one-pixel border (18 columns, 18 rows), the input footprint (unpacked),
+ * its vertical sums, then o and L for the 18 x 18, then the sharpen. Shared memory about
+ * 28 KiB. Grid ceil(W_out / 16) x ceil(H_out / 16). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
@@ -51,26 +55,24 @@ layout(set = 0, binding = 7, std430) readonly buffer Detail { float detail[]; };
 layout(set = 0, binding = 8, std430) readonly buffer Range { float range[4]; };
 layout(set = 0, binding = 9) uniform writeonly image2D dst;
 
-const uint UPF_MODEL_FLAG_CUBIC_BASE = 2u; /* upframe.h */
+const uint UPF_MODEL_FLAG_CUBIC_BASE = 2u;        /* upframe.h */
+const uint UPF_MODEL_FLAG_SQRT_LANCZOS_BASE = 4u; /* upframe.h */
 
 #define APRON 18
-#define FOOT 24
-/* Taps of the apron's columns (index 0..17) and rows (18..35). */
-shared ivec4 base_idx[2 * APRON];
-shared vec4 base_w[2 * APRON];  /* cubic: four weights; bilinear: x = the fraction */
+#define FOOT 24    /* the footprint of 18 outputs at ratio >= 1: at most 17 + 6 pixels */
+#define TAPS 6
+/* Taps of the apron's columns (index 0..17) and rows (18..35): the base's n taps (bilinear
+ * as two taps weighted 1 - f and f: the same products as upf__lerp) and the detail map's. */
+shared int base_idx[2 * APRON][TAPS];
+shared float base_w[2 * APRON][TAPS];
 shared ivec2 det_idx[2 * APRON];
-shared float det_f[2 * APRON];
-shared ivec2 foot_origin;
-shared vec4 foot[FOOT][FOOT];   /* the frame's sqrt values over the footprint */
-shared float foot_alpha[FOOT][FOOT];
-shared vec4 sq[APRON][APRON];   /* o: the squared colour and the alpha */
+shared float det_w[2 * APRON][2];
+shared vec4 foot[FOOT][FOOT];        /* the frame over the footprint, as the base filters it */
+shared float foot_alpha[FOOT][FOOT]; /* linear's alpha there (full_alpha) */
+shared vec4 vsum[APRON][FOOT];       /* the vertical sums: apron row x footprint column */
+shared float vsum_alpha[APRON][FOOT];
+shared vec4 sq[APRON][APRON];        /* o: the squared colour and the alpha */
 shared float lum[APRON][APRON];
-
-float lerp_f(float a, float b, float f)
-{
-    precise float r = (1.0 - f) * a + f * b; /* upf__lerp */
-    return r;
-}
 
 /* Catmull-Rom (resample/filters.c, Mitchell-Netravali with B = 0, C = 0.5). */
 float catmull_rom(float x)
@@ -81,6 +83,34 @@ float catmull_rom(float x)
     if (x < 2.0)
         return ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0;
     return 0.0;
+}
+
+/* sin(pi t), to about 1e-7: t reduced to [-1/2, 1/2] around the nearest integer, then the
+ * Taylor series to the 13th power (the GPU's sin() is only held to 2^-11). */
+float sin_pi(float t)
+{
+    float k = round(t);
+    float r = t - k;
+    float x = 3.14159265358979 * r, z = x * x;
+    float s = x * (1.0 + z * (-1.0 / 6.0 + z * (1.0 / 120.0 + z * (-1.0 / 5040.0 +
+              z * (1.0 / 362880.0 + z * (-1.0 / 39916800.0 + z * (1.0 / 6227020800.0)))))));
+    return mod(k, 2.0) != 0.0 ? -s : s;
+}
+
+/* sinc with its exact zeros, and Lanczos-3 (resample/filters.c). */
+float sinc(float x)
+{
+    if (x == 0.0)
+        return 1.0;
+    if (x == round(x))
+        return 0.0;
+    return sin_pi(x) / (3.14159265358979 * x);
+}
+
+float lanczos3(float x)
+{
+    x = abs(x);
+    return x < 3.0 ? sinc(x) * sinc(x / 3.0) : 0.0;
 }
 
 /* t = (2X + 1) * num - den and d2 = 2 * den, exactly: i = floor(t / d2) and the remainder,
@@ -107,11 +137,10 @@ ivec2 tap_position(int x, uint num, uint den)
     return ivec2(i, int(rem));
 }
 
-/* upf__tap_at: bilinear taps (i0, i1) and the weight of i1. */
+/* upf__tap_at: bilinear taps (i0, i1) and the weight f of i1. */
 void bilinear_tap(int x, uint num, uint den, int size, out ivec2 idx, out float f)
 {
     ivec2 pr = tap_position(x, num, den);
-    uint d2 = 2u * den;
     if (pr.x < 0 || (pr.x == 0 && pr.y == 0)) { /* t <= 0 */
         idx = ivec2(0);
         f = 0.0;
@@ -120,22 +149,39 @@ void bilinear_tap(int x, uint num, uint den, int size, out ivec2 idx, out float 
         f = 0.0;
     } else {
         idx = ivec2(pr.x, pr.x + 1);
-        f = upf_div_rn(uint(pr.y), d2);
+        f = upf_div_rn(uint(pr.y), 2u * den);
     }
 }
 
-/* upf__tap4_at: the cubic base's four pixels (clamped) and weights normalised to sum 1. */
-void cubic_tap(int x, uint num, uint den, int size, out ivec4 idx, out vec4 w)
+/* The base's taps of apron entry `slot` at output coordinate x: n = 2 (bilinear), 4
+ * (Catmull-Rom) or 6 (Lanczos-3). The kernel taps are upf__tapk_at's: pixels
+ * floor(u) - n/2 + 1 .. floor(u) + n/2 clamped, weights k(i - u) normalised to sum 1 (here in
+ * float, the CPU in double). */
+void base_taps(uint slot, int x, uint num, uint den, int size, int n)
 {
+    if (n == 2) {
+        ivec2 idx;
+        float f;
+        bilinear_tap(x, num, den, size, idx, f);
+        base_idx[slot][0] = idx.x;
+        base_idx[slot][1] = idx.y;
+        base_w[slot][0] = 1.0 - f;
+        base_w[slot][1] = f;
+        return;
+    }
     ivec2 pr = tap_position(x, num, den);
     float frac = upf_div_rn(uint(pr.y), 2u * den);
+    int first = 1 - n / 2;
+    float w[TAPS];
     float sum = 0.0;
-    for (int j = 0; j < 4; j++) {
-        w[j] = catmull_rom(frac - float(j - 1));
+    for (int j = 0; j < n; j++) {
+        float d = frac - float(j + first);
+        w[j] = n == 4 ? catmull_rom(d) : lanczos3(d);
         sum += w[j];
-        idx[j] = clamp(pr.x - 1 + j, 0, size - 1);
+        base_idx[slot][j] = clamp(pr.x + first + j, 0, size - 1);
     }
-    w /= sum;
+    for (int j = 0; j < n; j++)
+        base_w[slot][j] = w[j] / sum;
 }
 
 void main()
@@ -143,96 +189,93 @@ void main()
     const uint tid = gl_LocalInvocationIndex;
     const ivec2 tile = ivec2(gl_WorkGroupID.xy) * 16;
     const bool cubic = (pc.flags & UPF_MODEL_FLAG_CUBIC_BASE) != 0u;
+    const int n = cubic ? 4 : (pc.flags & UPF_MODEL_FLAG_SQRT_LANCZOS_BASE) != 0u ? 6 : 2;
     const bool full_alpha = range[2] > 0.0;
 
     /* 1. The taps of the apron's 18 columns and 18 rows. */
     if (tid < uint(2 * APRON)) {
         const bool row = tid >= uint(APRON);
-        const int n = int(tid) - (row ? APRON : 0);
+        const int k = int(tid) - (row ? APRON : 0);
         const int out_size = row ? pc.out_height : pc.out_width;
         const int in_size = row ? pc.in_height : pc.in_width;
         const int map_size = row ? pc.map_height : pc.map_width;
-        const int x = clamp((row ? tile.y : tile.x) - 1 + n, 0, out_size - 1);
-        if (cubic) {
-            ivec4 idx;
-            vec4 w;
-            cubic_tap(x, uint(in_size), uint(out_size), in_size, idx, w);
-            base_idx[tid] = idx;
-            base_w[tid] = w;
-        } else {
-            ivec2 idx;
-            float f;
-            bilinear_tap(x, uint(in_size), uint(out_size), in_size, idx, f);
-            base_idx[tid] = idx.xyyy;
-            base_w[tid] = vec4(f, 0.0, 0.0, 0.0);
-        }
+        const int x = clamp((row ? tile.y : tile.x) - 1 + k, 0, out_size - 1);
+        base_taps(tid, x, uint(in_size), uint(out_size), in_size, n);
         ivec2 di;
         float df;
         bilinear_tap(x, 12u * uint(in_size), uint(pc.step) * uint(out_size), map_size, di, df);
         det_idx[tid] = di;
-        det_f[tid] = df;
+        det_w[tid][0] = 1.0 - df;
+        det_w[tid][1] = df;
     }
     barrier();
 
-    /* 2. The footprint: every frame pixel the taps name (they grow with X). */
-    const ivec2 f0 = ivec2(base_idx[0].x, base_idx[APRON].x);
-    const ivec2 f1 = ivec2(base_idx[APRON - 1].w, base_idx[2 * APRON - 1].w);
+    /* 2. The footprint: every frame pixel the taps name (they grow with X), unpacked, squared
+     * for the cubic base (it filters linear light). */
+    const ivec2 f0 = ivec2(base_idx[0][0], base_idx[APRON][0]);
+    const ivec2 f1 = ivec2(base_idx[APRON - 1][n - 1], base_idx[2 * APRON - 1][n - 1]);
     const ivec2 fsize = min(f1 - f0 + 1, ivec2(FOOT));
     for (uint k = tid; k < uint(fsize.x * fsize.y); k += 256u) {
         ivec2 l = ivec2(int(k % uint(fsize.x)), int(k / uint(fsize.x)));
         ivec2 q = f0 + l;
         uint i = uint(q.y) * uint(pc.in_width) + uint(q.x);
-        foot[l.y][l.x] = upf_unpack_sqrt1010102(frame[i]);
+        vec4 p = upf_unpack_sqrt1010102(frame[i]);
+        if (cubic) {
+            precise vec3 p2 = p.rgb * p.rgb;
+            p.rgb = p2;
+        }
+        foot[l.y][l.x] = p;
         if (full_alpha)
             foot_alpha[l.y][l.x] = linear[i].a;
     }
     barrier();
 
-    /* 3. o and its luma over the tile and a one-pixel border. */
+    /* 3. The vertical sums (rows first, in tap order from 0) for each apron row and
+     * footprint column. */
+    for (uint k = tid; k < uint(APRON * fsize.x); k += 256u) {
+        const int ay = int(k / uint(fsize.x)), fx = int(k % uint(fsize.x));
+        precise vec4 acc = vec4(0.0);
+        precise float acc_a = 0.0;
+        for (int j = 0; j < n; j++) {
+            const int fy = base_idx[APRON + ay][j] - f0.y;
+            const float w = base_w[APRON + ay][j];
+            acc += w * foot[fy][fx];
+            if (full_alpha)
+                acc_a += w * foot_alpha[fy][fx];
+        }
+        vsum[ay][fx] = acc;
+        vsum_alpha[ay][fx] = acc_a;
+    }
+    barrier();
+
+    /* 4. o and its luma over the tile and a one-pixel border: the columns, the detail, the
+     * square. */
     for (uint k = tid; k < uint(APRON * APRON); k += 256u) {
         const int ax = int(k % uint(APRON)), ay = int(k / uint(APRON));
-        const ivec4 cx = base_idx[ax] - f0.x, cy = base_idx[APRON + ay] - f0.y;
-        const vec4 wx = base_w[ax], wy = base_w[APRON + ay];
-        vec4 base;
-        float alpha = 0.0;
-        if (cubic) {
-            /* Rows first (each column's vertical sum), then the columns. */
-            precise vec4 acc = vec4(0.0);
-            precise float acc_a = 0.0;
-            for (int i = 0; i < 4; i++) {
-                precise vec4 v = vec4(0.0);
-                precise float va = 0.0;
-                for (int j = 0; j < 4; j++) {
-                    vec4 p = foot[cy[j]][cx[i]];
-                    precise vec3 p2 = p.rgb * p.rgb;
-                    v += wy[j] * vec4(p2, p.a);
-                    if (full_alpha)
-                        va += wy[j] * foot_alpha[cy[j]][cx[i]];
-                }
-                acc += wx[i] * v;
-                acc_a += wx[i] * va;
-            }
-            base.rgb = vec3(acc.r > 0.0 ? upf_sqrt_rn(acc.r) : 0.0,
-                            acc.g > 0.0 ? upf_sqrt_rn(acc.g) : 0.0,
-                            acc.b > 0.0 ? upf_sqrt_rn(acc.b) : 0.0);
-            base.a = clamp(acc.a, 0.0, 1.0);
-            alpha = clamp(acc_a, 0.0, 1.0);
-        } else {
-            vec4 a0 = foot[cy.x][cx.x], a1 = foot[cy.x][cx.y];
-            vec4 b0 = foot[cy.y][cx.x], b1 = foot[cy.y][cx.y];
-            for (int c = 0; c < 4; c++)
-                base[c] = lerp_f(lerp_f(a0[c], b0[c], wy.x), lerp_f(a1[c], b1[c], wy.x), wx.x);
-            if (full_alpha)
-                alpha = lerp_f(lerp_f(foot_alpha[cy.x][cx.x], foot_alpha[cy.y][cx.x], wy.x),
-                               lerp_f(foot_alpha[cy.x][cx.y], foot_alpha[cy.y][cx.y], wy.x),
-                               wx.x);
+        precise vec4 acc = vec4(0.0);
+        precise float acc_a = 0.0;
+        for (int j = 0; j < n; j++) {
+            const int fx = base_idx[ax][j] - f0.x;
+            const float w = base_w[ax][j];
+            acc += w * vsum[ay][fx];
+            acc_a += w * vsum_alpha[ay][fx];
+        }
+        vec4 base = acc;
+        float alpha = acc_a;
+        if (cubic)
+            base.rgb = vec3(acc.r > 0.0 ? sqrt(acc.r) : 0.0, acc.g > 0.0 ? sqrt(acc.g) : 0.0,
+                            acc.b > 0.0 ? sqrt(acc.b) : 0.0);
+        if (n != 2) { /* the kernel bases clamp alpha */
+            base.a = clamp(base.a, 0.0, 1.0);
+            alpha = clamp(alpha, 0.0, 1.0);
         }
         const ivec2 dx = det_idx[ax], dy = det_idx[APRON + ay];
-        const float fy = det_f[APRON + ay];
         const uint mw = uint(pc.map_width);
-        float d0 = lerp_f(detail[uint(dy.x) * mw + uint(dx.x)], detail[uint(dy.y) * mw + uint(dx.x)], fy);
-        float d1 = lerp_f(detail[uint(dy.x) * mw + uint(dx.y)], detail[uint(dy.y) * mw + uint(dx.y)], fy);
-        const float d = lerp_f(d0, d1, det_f[ax]);
+        precise float d0 = det_w[APRON + ay][0] * detail[uint(dy.x) * mw + uint(dx.x)] +
+                           det_w[APRON + ay][1] * detail[uint(dy.y) * mw + uint(dx.x)];
+        precise float d1 = det_w[APRON + ay][0] * detail[uint(dy.x) * mw + uint(dx.y)] +
+                           det_w[APRON + ay][1] * detail[uint(dy.y) * mw + uint(dx.y)];
+        precise float d = det_w[ax][0] * d0 + det_w[ax][1] * d1;
         vec4 o;
         for (int c = 0; c < 3; c++) {
             precise float v = base[c] + d;
@@ -246,7 +289,7 @@ void main()
     }
     barrier();
 
-    /* 4. The sharpen, the tone map undone, the store. */
+    /* 5. The sharpen, the tone map undone, the store. */
     const ivec2 lp = ivec2(gl_LocalInvocationID.xy);
     const ivec2 p = tile + lp;
     if (p.x >= pc.out_width || p.y >= pc.out_height)
