@@ -6,10 +6,13 @@
  * vkt_init returns 0 when the device is ready, 77 (ctest's skip code) when the machine has no
  * Vulkan device at all, and 1 on any other failure (a missing validation layer fails: the
  * tests must run validated). UPF_VK_DEVICE=<n> picks the physical device (default: the first
- * with a compute queue). Needs test_util.h first. */
+ * with a compute queue). UPF_VK_TEST_NO_VALIDATION=1 runs without the layer, for a machine
+ * that has none (the GPU machine of docs/PERFORMANCE.md); CI never sets it. Needs
+ * test_util.h first. */
 #ifndef UPF_VK_TEST_UTIL_H
 #define UPF_VK_TEST_UTIL_H
 
+#include <stdbool.h>
 #include <vulkan/vulkan.h>
 
 #include "test_util.h"
@@ -78,10 +81,13 @@ static inline int vkt_init(vkt *t, upf_context *ctx)
     const VkApplicationInfo app = { .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
                                     .pApplicationName = "upframe tests",
                                     .apiVersion = VK_API_VERSION_1_2 };
+    const char *nv = getenv("UPF_VK_TEST_NO_VALIDATION");
+    const bool validate = !(nv && strcmp(nv, "1") == 0);
     const VkInstanceCreateInfo ici = {
-        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pNext = &vf,
-        .pApplicationInfo = &app, .enabledLayerCount = 1, .ppEnabledLayerNames = &layer,
-        .enabledExtensionCount = 2, .ppEnabledExtensionNames = ext };
+        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pNext = validate ? &vf : NULL,
+        .pApplicationInfo = &app, .enabledLayerCount = validate ? 1 : 0,
+        .ppEnabledLayerNames = &layer, .enabledExtensionCount = validate ? 2 : 0,
+        .ppEnabledExtensionNames = ext };
     /* No device at all (no driver): skip. Anything else wrong: fail. */
     uint32_t n = 0;
     VkInstance probe;
@@ -105,9 +111,13 @@ static inline int vkt_init(vkt *t, upf_context *ctx)
     }
     PFN_vkCreateDebugUtilsMessengerEXT cm = (PFN_vkCreateDebugUtilsMessengerEXT)
         vkGetInstanceProcAddr(t->instance, "vkCreateDebugUtilsMessengerEXT");
-    if (!cm)
+    if (validate && !cm)
         return 1;
-    VKT_TRY(cm(t->instance, &mci, NULL, &t->messenger));
+    if (validate)
+        VKT_TRY(cm(t->instance, &mci, NULL, &t->messenger));
+    else
+        fprintf(stderr, "vkt: UPF_VK_TEST_NO_VALIDATION=1: running WITHOUT the validation "
+                "layer\n");
 
     VkPhysicalDevice pds[16];
     n = 16;
@@ -167,8 +177,8 @@ static inline int vkt_init(vkt *t, upf_context *ctx)
                                .enabled_extensions = t->req.extensions,
                                .enabled_extension_count = t->req.extension_count,
                                .enabled_features = &t->req.features };
-    fprintf(stderr, "vkt: %s, validation + synchronization validation on\n",
-            t->props.deviceName);
+    fprintf(stderr, "vkt: %s%s\n", t->props.deviceName,
+            validate ? ", validation + synchronization validation on" : "");
     return 0;
 }
 
