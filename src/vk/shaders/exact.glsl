@@ -85,7 +85,14 @@ bool upf_sqrt_mid_below(float q, uint X, int F)
     return upf_lt64(upf_mul64(m, m), upf_shl64(X, k));
 }
 
-/* sqrt(x) rounded to nearest, as C's sqrtf; 0 for x <= 0 and NaN. */
+/* sqrt(x) rounded to nearest, as C's sqrtf; 0 for x <= 0 and NaN.
+ *
+ * The common case is one integer test: with q = Q * 2^E and x = X * 2^F, the residual
+ * R = X * 2^(F - 2E) - Q^2 (in units of 2^(2E)) is small when q is within a few ulps (the
+ * hardware's root is), so its low 32 bits give it exactly; q is the rounded root when
+ * (q - ulp/2)^2 < x < (q + ulp/2)^2, i.e. -Q < R <= Q (R is an integer; the ulp^2/4 terms
+ * decide nothing). Else, and at a power of two (whose lower neighbour is half an ulp away),
+ * the midpoint tests step q to the right float. */
 float upf_sqrt_rn(float x)
 {
     if (!(x > 0.0))
@@ -100,6 +107,15 @@ float upf_sqrt_rn(float x)
     int e = F + 23, p = e & ~1;
     float y = uintBitsToFloat((uint(127 + e - p) << 23u) | (X & 0x7fffffu));
     float q = ldexp(sqrt(y), p >> 1);
+    uint Q;
+    int E;
+    upf_decompose(q, Q, E);
+    int k = F - 2 * E;
+    if (k >= 0 && k < 32 && Q != 0x800000u) {
+        int r = int((X << uint(k)) - Q * Q);
+        if (r > -int(Q) && r <= int(Q))
+            return q;
+    }
     for (int i = 0; i < 6; i++) {
         if (upf_sqrt_mid_below(q, X, F)) {
             q = upf_next_up(q);
