@@ -7,8 +7,9 @@
  * w[stage][A, B, C, D][r * 16 + c]). Writes: the detail map (binding 7, float32).
  *
  * One workgroup of 128 invocations (4 subgroups of 32) per 48 x 48 map tile; each subgroup
- * takes 4 of the tile's 16 windows in turn. Per window and stage, four matrix products on
- * 16 x 16 tiles, the window being one cooperative matrix:
+ * takes 4 of the tile's 16 windows, stage by stage (a stage's four weight matrices are
+ * loaded once for the four). Per window and stage, four matrix products on 16 x 16 tiles,
+ * the window being one cooperative matrix:
  *   T1 = Y^T * B, T2 = Y^T * D          (fp16 operands, fp32 sums)
  *   Z  = A * T1 + C * T2                (T1, T2 rounded to fp16 as operands, fp32 sums)
  *   Y  = ReLU(Z) (not after the sixth), rounded to fp16
@@ -36,6 +37,7 @@ layout(local_size_x = 128, local_size_y = 1, local_size_z = 1) in;
 layout(set = 0, binding = 10, std430) readonly buffer Net { float16_t net[]; };
 
 #define SUBGROUPS 4
+#define WINDOWS (16 / SUBGROUPS) /* windows per subgroup */
 shared float16_t wsh[6144];            /* the model, as binding 10 */
 shared float16_t win[SUBGROUPS * 256]; /* subgroup s's window at s * 256, row-major */
 shared float res[SUBGROUPS * 256];     /* subgroup s's last result */
@@ -59,9 +61,12 @@ void main()
     const uint base = sg * 256u;
     const bool mean_flag = (pc.flags & UPF_MODEL_FLAG_WINDOW_MEAN) != 0u;
     const FMAT zero = FMAT(0.0);
+    const int first = int(sg) * WINDOWS;
 
-    for (int n = 0; n < 16 / SUBGROUPS; n++) {
-        const int wi = int(sg) * (16 / SUBGROUPS) + n;
+    /* Each window's input, transposed: Y^T as a cooperative matrix. */
+    HMAT yt[WINDOWS];
+    for (int n = 0; n < WINDOWS; n++) {
+        const int wi = first + n;
         float mean = 0.0, scale = 1.0;
         if (mean_flag) {
             float sum = 0.0;
@@ -70,43 +75,51 @@ void main()
             mean = subgroupAdd(sum) * (1.0 / 256.0);
             scale = UPF_NET_WINDOW_MEAN_SCALE;
         }
+        subgroupBarrier();
         for (uint e = lane; e < 256u; e += 32u)
             win[base + e] = float16_t((window_input(wi, int(e >> 4u), int(e & 15u)) - mean) * scale);
         subgroupMemoryBarrierShared();
         subgroupBarrier();
+        coopMatLoadNV(yt[n], win, base, 16u, true);
+    }
 
-        HMAT yt;
-        coopMatLoadNV(yt, win, base, 16u, true); /* Y^T */
-        for (int stage = 0; stage < 6; stage++) {
-            const uint w0 = uint(stage) * 1024u;
-            HMAT a, b, c, d;
-            coopMatLoadNV(a, wsh, w0, 16u, false);
-            coopMatLoadNV(b, wsh, w0 + 256u, 16u, false);
-            coopMatLoadNV(c, wsh, w0 + 512u, 16u, false);
-            coopMatLoadNV(d, wsh, w0 + 768u, 16u, false);
-            FMAT t1 = coopMatMulAddNV(yt, b, zero);
-            FMAT t2 = coopMatMulAddNV(yt, d, zero);
-            FMAT z = coopMatMulAddNV(a, HMAT(t1), zero);
-            z = coopMatMulAddNV(c, HMAT(t2), z);
+    /* The six stages, each stage's four matrices loaded once for the subgroup's windows. */
+    FMAT z[WINDOWS];
+    for (int stage = 0; stage < 6; stage++) {
+        const uint w0 = uint(stage) * 1024u;
+        HMAT a, b, c, d;
+        coopMatLoadNV(a, wsh, w0, 16u, false);
+        coopMatLoadNV(b, wsh, w0 + 256u, 16u, false);
+        coopMatLoadNV(c, wsh, w0 + 512u, 16u, false);
+        coopMatLoadNV(d, wsh, w0 + 768u, 16u, false);
+        for (int n = 0; n < WINDOWS; n++) {
+            FMAT t1 = coopMatMulAddNV(yt[n], b, zero);
+            FMAT t2 = coopMatMulAddNV(yt[n], d, zero);
+            z[n] = coopMatMulAddNV(a, HMAT(t1), zero);
+            z[n] = coopMatMulAddNV(c, HMAT(t2), z[n]);
             if (stage < 5) {
-                for (int i = 0; i < z.length(); i++)
-                    z[i] = max(z[i], 0.0);
+                for (int i = 0; i < z[n].length(); i++)
+                    z[n][i] = max(z[n][i], 0.0);
+                /* The next stage's Y^T: stored row-major, loaded column-major. */
                 subgroupBarrier();
-                coopMatStoreNV(HMAT(z), win, base, 16u, false);
+                coopMatStoreNV(HMAT(z[n]), win, base, 16u, false);
                 subgroupMemoryBarrierShared();
                 subgroupBarrier();
-                coopMatLoadNV(yt, win, base, 16u, true);
-            } else {
-                coopMatStoreNV(z, res, base, 16u, false);
+                coopMatLoadNV(yt[n], win, base, 16u, true);
             }
         }
+    }
+
+    /* The top-left 12 x 12 of each result is the window's block of the map. */
+    for (int n = 0; n < WINDOWS; n++) {
+        subgroupBarrier();
+        coopMatStoreNV(z[n], res, base, 16u, false);
         subgroupMemoryBarrierShared();
         subgroupBarrier();
         for (uint e = lane; e < 256u; e += 32u) {
-            ivec2 p = window_map_pixel(wi, int(e >> 4u), int(e & 15u));
+            ivec2 p = window_map_pixel(first + n, int(e >> 4u), int(e & 15u));
             if (p.x >= 0)
                 detail_store(p, res[base + e]);
         }
-        subgroupBarrier();
     }
 }
