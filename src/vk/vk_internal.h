@@ -92,7 +92,8 @@ typedef struct upf__vk_push_tail {
     int32_t src_x, src_y;
     int32_t dst_x, dst_y;
     uint32_t src_transfer, dst_transfer;
-    uint32_t phase, pad;
+    uint32_t phase;
+    float detail_strength;       /* the model's (detail.c multiplies the map by it) */
 } upf__vk_push_tail;
 
 /* The buffer holding surface `surface` (UPF__SP_*, or UPF__SP_COUNT for the network

@@ -656,7 +656,8 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
                        : src->srgb ? (eight ? 3u : 1u) : 0u;
     }
     const upf__vk_push_tail tail = { sr.x, sr.y, dr.x, dr.y, src_transfer,
-                                     use_dst && dst->srgb ? 1u : 0u, 0, 0 };
+                                     use_dst && dst->srgb ? 1u : 0u, 0,
+                                     cfg.model->detail_strength };
     const int bw = upf__smaa_blocks(sr.width), bh = upf__smaa_blocks(sr.height);
     const upf__detail_con *dc = con[UPF__SP_DETAIL_PASS];
 
