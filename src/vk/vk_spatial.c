@@ -113,9 +113,9 @@ static const char *format_name(VkFormat f)
 #define N(x) case VK_FORMAT_##x: return "VK_FORMAT_" #x;
     N(R8G8B8A8_UNORM) N(R8G8B8A8_SRGB) N(B8G8R8A8_UNORM) N(B8G8R8A8_SRGB)
     N(A2B10G10R10_UNORM_PACK32) N(R16G16B16A16_SFLOAT) N(R16G16B16A16_UNORM)
-    N(B10G11R11_UFLOAT_PACK32) N(R32G32B32A32_SFLOAT) N(UNDEFINED)
+    N(B10G11R11_UFLOAT_PACK32) N(R32G32B32A32_SFLOAT)
 #undef N
-    default: return "a format upframe does not take";
+    default: return "";
     }
 }
 
@@ -528,10 +528,10 @@ static upf_result check_image(upf_vk_spatial *s, const char *fn, const char *wha
                          "expected the host's handle", fn, what, !im->image ? "image" : "view");
     const int fi = format_index(im->format);
     if (fi < 0 || !(dst ? formats[fi].dst : formats[fi].src))
-        return upf__fail(ctx, UPF_ERROR_UNSUPPORTED, "%s: %s: format %s (%d) is not one upframe "
-                         "takes as a %s (docs/VULKAN.md, \"Formats\")", fn, what,
-                         format_name(im->format), (int)im->format,
-                         dst ? "destination" : "source");
+        return upf__fail(ctx, UPF_ERROR_UNSUPPORTED, "%s: %s: format %s%s%d%s is not one "
+                         "upframe takes as a %s (docs/VULKAN.md, \"Formats\")", fn, what,
+                         format_name(im->format), fi < 0 ? "" : " (", (int)im->format,
+                         fi < 0 ? "" : ")", dst ? "destination" : "source");
     if (!s->format_ok[dst][fi])
         return upf__fail(ctx, UPF_ERROR_UNSUPPORTED, "%s: %s: this device cannot %s %s images "
                          "(no %s in its optimal tiling features)", fn, what,
