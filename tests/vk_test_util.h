@@ -12,6 +12,7 @@
 #ifndef UPF_VK_TEST_UTIL_H
 #define UPF_VK_TEST_UTIL_H
 
+#include <dlfcn.h>
 #include <stdbool.h>
 #include <vulkan/vulkan.h>
 
@@ -59,9 +60,21 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL vkt_messenger_cb(
         }                                                                                     \
     } while (0)
 
+/* Keeps the driver and the layer loaded after the loader closes them (RTLD_NODELETE), so
+ * that LeakSanitizer can still name their frames at exit and tests/lsan_vulkan.supp can
+ * match them: without this their allocations show as "<unknown module>". Harmless when
+ * they are absent or not leak-checked. */
+static inline void vkt_pin_driver_libraries(void)
+{
+    static const char *const libs[] = { "libvulkan_lvp.so", "libVkLayer_khronos_validation.so" };
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
+        (void)dlopen(libs[i], RTLD_LAZY | RTLD_NODELETE);
+}
+
 static inline int vkt_init(vkt *t, upf_context *ctx)
 {
     memset(t, 0, sizeof *t);
+    vkt_pin_driver_libraries();
     const char *layer = "VK_LAYER_KHRONOS_validation";
     const char *ext[] = { VK_EXT_DEBUG_UTILS_EXTENSION_NAME,
                           VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME };
