@@ -15,7 +15,10 @@
 #include "test_util.h"
 #include "vk_test_util.h"
 
+#include <sys/stat.h>
+
 #include "core/color.h"
+#include "imageio/image_io.h"
 
 static char last_log[2048];
 static void capture_log(void *priv, upf_log_level level, const char *msg)
@@ -535,6 +538,39 @@ static void test_managed(upf_context *ctx)
     free(gpu);
 }
 
+/* The tool: upframe upscale and bench with --backend vulkan, and their usage errors. */
+static void test_tool(void)
+{
+    mkdir(UPF_TEST_TMPDIR, 0755);
+    uint8_t px[64 * 36 * 4];
+    test_rng rng = test_rng_make("vk_tool");
+    make_frame(px, 64, 36, &rng);
+    const upf_image small = { px, 64, 36, 0, UPF_FORMAT_RGBA8_SRGB };
+    char err[IMAGEIO_ERR_SIZE];
+    CHECK(imageio_write_png(UPF_TEST_TMPDIR "/small.png", &small, 8, err) == UPF_OK);
+    const char *up[] = { "upscale", UPF_TEST_TMPDIR "/small.png", "-o", UPF_TEST_TMPDIR "/gpu.png",
+                         "--scale", "2", "--backend", "vulkan", NULL };
+    CHECKF(test_run_tool(up) == 0, "upscale --backend vulkan: %s", test_tool_err());
+    CHECKF(strstr(test_tool_out(), "on the GPU (--backend vulkan)") != NULL, "%s",
+           test_tool_out());
+    FILE *f = fopen(UPF_TEST_TMPDIR "/gpu.png", "rb");
+    CHECK(f != NULL);
+    if (f)
+        fclose(f);
+    const char *bench[] = { "bench", "--backend", "vulkan", "--size", "48x32", "--frames", "3",
+                            "--variant", "fp32", NULL };
+    CHECKF(test_run_tool(bench) == 0, "bench --backend vulkan: %s", test_tool_err());
+    CHECKF(strstr(test_tool_out(), "48x32->96x64") != NULL, "%s", test_tool_out());
+    const char *bad1[] = { "upscale", "builtin", "-o", UPF_TEST_TMPDIR "/x.png", "--scale", "2",
+                           "--backend", "metal", NULL };
+    CHECK(test_run_tool(bad1) == 1 && strstr(test_tool_err(), "expected cpu or vulkan"));
+    const char *bad2[] = { "upscale", "builtin", "-o", UPF_TEST_TMPDIR "/x.png", "--scale", "2",
+                           "--backend", "vulkan", "--engine", "lanczos", NULL };
+    CHECK(test_run_tool(bad2) == 1 && strstr(test_tool_err(), "runs the spatial engine"));
+    const char *bad3[] = { "bench", "--frames", "3", NULL };
+    CHECK(test_run_tool(bad3) == 1 && strstr(test_tool_err(), "go with --backend vulkan"));
+}
+
 int main(void)
 {
     upf_context *ctx = upf_context_create(upf_context_params(.log = capture_log,
@@ -552,6 +588,7 @@ int main(void)
     test_dest_formats(&t, ctx);
     vkt_finish(&t);
     test_managed(ctx);
+    test_tool();
     upf_context_destroy(&ctx);
     return test_finish("vk_spatial");
 }
