@@ -420,25 +420,18 @@ static int upscale_one(const upscale_args *a, engine_cache *ec, upf_context *ctx
 
     double t1 = cli_now();
 #ifdef UPF_HAVE_VULKAN
-    if (a->vulkan) {
+    if (a->vulkan)
         rc = vulkan_upscale(ec, ctx, a, &src.img, &dst.img, fr);
-        fr->t_upscale = cli_now() - t1;
-        imageio_free(&src);
-        if (rc == CLI_EXIT_OK) {
-            double t2 = cli_now();
-            rc = cli_write_image(cmd, out, &dst.img, bits);
-            fr->t_write = cli_now() - t2;
-        }
-        imageio_free(&dst);
-        return rc;
-    }
+    else
 #endif
-    rc = cache_get(ec, ctx, engine, a->sharpness, in_w, in_h, out_w, out_h, &fr->memory);
-    if (rc == CLI_EXIT_OK) {
-        r = ec->sp ? upf_spatial_run(ec->sp, &src.img, &dst.img)
-                   : upf_resampler_run(ec->rs, &src.img, &dst.img);
-        if (r != UPF_OK)
-            rc = cli_fail_upf(cmd, ctx, r);
+    {
+        rc = cache_get(ec, ctx, engine, a->sharpness, in_w, in_h, out_w, out_h, &fr->memory);
+        if (rc == CLI_EXIT_OK) {
+            r = ec->sp ? upf_spatial_run(ec->sp, &src.img, &dst.img)
+                       : upf_resampler_run(ec->rs, &src.img, &dst.img);
+            if (r != UPF_OK)
+                rc = cli_fail_upf(cmd, ctx, r);
+        }
     }
     fr->t_upscale = cli_now() - t1; /* the debug pictures are not the engine's time */
     if (rc == CLI_EXIT_OK && ec->sp) {
