@@ -157,7 +157,8 @@ typedef struct upf_vk_image {
  * barriers recorded are in docs/VULKAN.md. On any error nothing is recorded and `cmd` is as
  * it was. No allocation, no pipeline compile. The engine cycles through frames_in_flight
  * descriptor sets: the host must not record more frames than that before the first of them
- * has finished. Thread-safety: context-serialised; `cmd` externally synchronised. */
+ * has finished. Thread-safety: context-serialised (a second record on the same engine while
+ * one runs on another thread fails); `cmd` externally synchronised. */
 UPF_API upf_result upf_vk_spatial_record(upf_vk_spatial *s, VkCommandBuffer cmd,
                                          const upf_vk_image *src, const upf_vk_image *dst);
 

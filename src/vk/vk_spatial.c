@@ -14,6 +14,7 @@
  * the stack, and the only descriptor writes are the two host images into this frame's sets.
  *
  * Reads: the host's source image. Writes: the host's destination image; the engine's buffers. */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "core/color.h"
@@ -62,6 +63,7 @@ struct upf_vk_spatial {
     uint64_t frames;                         /* frames recorded */
     int64_t slot_frame[SLOTS_MAX];           /* the frame last recorded in each slot, -1 */
     bool tables_recorded;
+    atomic_bool in_use;                      /* a record is in progress (upf__enter) */
 
     VkDeviceMemory memory;
     VkBuffer buf[UPF__SP_COUNT + 1];
@@ -391,6 +393,7 @@ upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_par
         return NULL;
     memset(s, 0, sizeof *s);
     s->ctx = ctx;
+    atomic_init(&s->in_use, false);
     s->dev = *p->device;
     s->dev.enabled_extensions = NULL; /* only read during the check below */
     s->dev.enabled_features = NULL;
@@ -773,8 +776,14 @@ upf_result upf_vk_spatial_record(upf_vk_spatial *s, VkCommandBuffer cmd, const u
     if (!s)
         return UPF_ERROR_INVALID_ARGUMENT;
     upf__clear_error(s->ctx);
-    return upf__vk_spatial_record_passes(s, "upf_vk_spatial_record", cmd, src, dst, 0,
-                                         UPF__SP_PASS_COUNT - 1);
+    static const char fn[] = "upf_vk_spatial_record";
+    /* Two records at once would share this frame's descriptor sets: refuse the second. */
+    upf_result r = upf__enter(s->ctx, &s->in_use, fn, "the Vulkan spatial engine");
+    if (r != UPF_OK)
+        return r;
+    r = upf__vk_spatial_record_passes(s, fn, cmd, src, dst, 0, UPF__SP_PASS_COUNT - 1);
+    upf__leave(&s->in_use);
+    return r;
 }
 
 upf_result upf_vk_spatial_timings(upf_vk_spatial *s, double ms[UPF_SPATIAL_PASS_COUNT],
