@@ -490,6 +490,51 @@ static void test_bad_input(vkt *t, upf_context *ctx)
     upf_vk_spatial_destroy(&e);
 }
 
+/* The host's VkAllocationCallbacks: every object upframe makes goes through them, and all
+ * of it is given back by upf_vk_spatial_destroy. */
+typedef struct counting { long allocs, frees, live; } counting;
+static void *VKAPI_CALL count_alloc(void *priv, size_t size, size_t align, VkSystemAllocationScope s)
+{
+    (void)s;
+    counting *c = priv;
+    void *p = aligned_alloc(align < sizeof(void *) ? sizeof(void *) : align,
+                            (size + align - 1) / align * align);
+    if (p)
+        c->allocs++, c->live++;
+    return p;
+}
+static void *VKAPI_CALL count_realloc(void *priv, void *old, size_t size, size_t align,
+                                      VkSystemAllocationScope s)
+{
+    (void)priv, (void)old, (void)size, (void)align, (void)s;
+    return NULL; /* not expected for the objects upframe makes; NULL fails loudly */
+}
+static void VKAPI_CALL count_free(void *priv, void *p)
+{
+    counting *c = priv;
+    if (p)
+        c->frees++, c->live--;
+    free(p);
+}
+
+static void test_allocator(vkt *t, upf_context *ctx)
+{
+    counting c = { 0, 0, 0 };
+    const VkAllocationCallbacks cb = { &c, count_alloc, count_realloc, count_free, NULL, NULL };
+    upf_vk_device dev = t->lend;
+    dev.allocator = &cb;
+    upf_vk_spatial *e = upf_vk_spatial_create(ctx, upf_vk_spatial_params(.device = &dev,
+        .max_src_width = 32, .max_src_height = 24, .max_dst_width = 64, .max_dst_height = 48,
+        .timestamps = 1));
+    CHECKF(e != NULL, "%s", last_log);
+    const long made = c.allocs;
+    upf_vk_spatial_destroy(&e);
+    printf("host allocation callbacks: %ld allocations while making the engine, %ld live after "
+           "destroying it\n", made, c.live);
+    CHECK(made > 0);
+    CHECK_EQ_INT(c.live, 0);
+}
+
 /* Managed mode (its own instance and device, the system's loader): the same picture as the
  * CPU engine through upload, run and read back, and its bench's timings. */
 static void test_managed(upf_context *ctx)
@@ -586,6 +631,7 @@ int main(void)
     test_pipeline(&t, ctx);
     test_source_formats(&t, ctx);
     test_dest_formats(&t, ctx);
+    test_allocator(&t, ctx);
     vkt_finish(&t);
     test_managed(ctx);
     test_tool();
