@@ -19,9 +19,10 @@
  *  - compose: the RGBA32F destination within 2e-5 + 2e-5 |value| (the cubic base's weights
  *    are computed in float, the CPU's in double).
  * Frames: a random picture of blocks, lines and noise; a rendered frame (tools/scene); a
- * frame with values above 1 and alpha below 1 (tone map and full-precision alpha); a model
- * set whose models subtract the window mean and use the bilinear base; the engine with
- * UPF_SPATIAL_NO_SMAA and UPF_SPATIAL_NO_NETWORK.
+ * frame with values above 1 and alpha below 1 (tone map and full-precision alpha); all 256
+ * sRGB codes through an sRGB view; model sets that subtract the window mean (bilinear base),
+ * use the sqrt-space Lanczos-3 base with a detail strength of 0.7, or skip SMAA's blending
+ * (UPF_MODEL_FLAG_NO_SMAA); the engine with UPF_SPATIAL_NO_SMAA and UPF_SPATIAL_NO_NETWORK.
  *
  * The cooperative-matrix variant only runs where the device has VK_NV_cooperative_matrix
  * (not lavapipe): there this test prints its detail-map difference (the H200 run). */
@@ -265,7 +266,7 @@ static void compare_pass(engines *e, int pass, void *const gpu[UPF__SP_COUNT], c
                (double)rg[1], (double)rg[2], (double)rg[3]);
     } else if (pass == UPF__SP_EDGES_PASS) {
         size_t first = 0;
-        if (!(pc->flags & UPF_SPATIAL_NO_SMAA)) {
+        if (upf__spatial_surface(e->cpu, UPF__SP_EDGES)->width > 0) { /* detect on */
             const upf__surface *s = upf__spatial_surface(e->cpu, UPF__SP_EDGES);
             const size_t n = (size_t)s->width * s->height;
             const int k = words_differ(CPU(UPF__SP_EDGES), gpu[UPF__SP_EDGES], n, &first);
@@ -454,15 +455,28 @@ int main(void)
                                   UPF_FORMAT_RGBA8_SRGB, VK_FORMAT_R8G8B8A8_SRGB, 4, NULL, 0 };
     run_case(&t, ctx, &srgb_case);
 
-    /* Models that subtract the window mean, on the bilinear base (the flags' other paths). */
-    upf_models *mean_models = upf_models_default(ctx);
-    if (mean_models && mean_models->count > 0) {
-        for (int i = 0; i < mean_models->count; i++)
-            mean_models->model[i].flags = UPF_MODEL_FLAG_WINDOW_MEAN;
-        const pass_case c = { "window mean, bilinear", 83, 61, 166, 122, noise,
-                              UPF_FORMAT_RGBA32F, VK_FORMAT_R32G32B32A32_SFLOAT, 16,
-                              mean_models, 0 };
+    /* Models that subtract the window mean, on the bilinear base; models on the sqrt-space
+     * Lanczos-3 base with a detail strength of 0.7; models that skip SMAA's blending (the
+     * flags' other paths). */
+    static const struct { const char *name; uint32_t flags; float strength; } variants[] = {
+        { "window mean, bilinear", UPF_MODEL_FLAG_WINDOW_MEAN, 1.0f },
+        { "Lanczos base, x0.7", UPF_MODEL_FLAG_SQRT_LANCZOS_BASE, 0.7f },
+        { "model without SMAA", UPF_MODEL_FLAG_CUBIC_BASE | UPF_MODEL_FLAG_NO_SMAA, 1.0f },
+    };
+    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+        upf_models *models = upf_models_default(ctx);
+        if (!models || models->count == 0) {
+            upf_models_destroy(&models);
+            break;
+        }
+        for (int i = 0; i < models->count; i++) {
+            models->model[i].flags = variants[v].flags;
+            models->model[i].detail_strength = variants[v].strength;
+        }
+        const pass_case c = { variants[v].name, 83, 61, 166, 122, noise, UPF_FORMAT_RGBA32F,
+                              VK_FORMAT_R32G32B32A32_SFLOAT, 16, models, 0 };
         run_case(&t, ctx, &c);
+        upf_models_destroy(&models);
     }
 
     /* Without SMAA and without the network. */
@@ -474,7 +488,6 @@ int main(void)
     if (!t.req.variants_possible[UPF_VK_VARIANT_COOPMAT])
         printf("variant coopmat: this device cannot run it (its SPIR-V is checked by "
                "spirv_val)\n");
-    upf_models_destroy(&mean_models);
     free(noise);
     free(rendered);
     free(hdr);

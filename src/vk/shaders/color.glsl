@@ -79,6 +79,6 @@ float upf_linear_to_srgb(float l)
     uint src_transfer;                                                                         \
     uint dst_transfer;                                                                         \
     uint phase;                                                                                \
-    uint pad_;
+    float detail_strength; /* the model's (detail.c multiplies the map by it) */
 
 #endif

@@ -6,8 +6,8 @@
  *  - The patch: luma of the sqrt frame over input pixels 4s * tile - border .. + 3s + 16
  *    (border floor((16 - s) / 2)), edge pixels repeated: luma_patch[py * size + px].
  *  - Window wi = 4 * wy + wx (wx, wy in 0..3): its 16 x 16 luma starts at (s * wx, s * wy) in
- *    the patch; its output's top-left 12 x 12 is map pixels 48 * tile + 12 * window + (0..11),
- *    clipped to the map. */
+ *    the patch; its output's top-left 12 x 12, times the model's detail strength, is map
+ *    pixels 48 * tile + 12 * window + (0..11), clipped to the map. */
 #ifndef UPF_DETAIL_COMMON_GLSL
 #define UPF_DETAIL_COMMON_GLSL
 
@@ -77,9 +77,18 @@ ivec2 window_map_pixel(int wi, int r, int c)
     return p;
 }
 
+/* A map value: the network's output times the model's detail strength (1 as trained, and
+ * a product by 1 is exact, as detail.c's copy). */
 void detail_store(ivec2 p, float v)
 {
-    detail[uint(p.y) * uint(pc.map_width) + uint(p.x)] = v;
+    precise float s = pc.detail_strength * v;
+    detail[uint(p.y) * uint(pc.map_width) + uint(p.x)] = s;
+}
+
+/* network = 0: the map's zeros, written as they are. */
+void detail_store_zero(ivec2 p)
+{
+    detail[uint(p.y) * uint(pc.map_width) + uint(p.x)] = 0.0;
 }
 
 /* network = 0 (UPF_SPATIAL_NO_NETWORK): the tile's map pixels are 0. */
@@ -88,7 +97,7 @@ void detail_zero_tile(uint tid, uint threads)
     for (uint k = tid; k < 48u * 48u; k += threads) {
         ivec2 p = ivec2(gl_WorkGroupID.xy) * 48 + ivec2(int(k % 48u), int(k / 48u));
         if (p.x < pc.map_width && p.y < pc.map_height)
-            detail_store(p, 0.0);
+            detail_store_zero(p);
     }
 }
 
