@@ -57,6 +57,14 @@ vec4 upf_unpack_sqrt1010102(uint p)
                 upf_div_rn((p >> 20u) & 1023u, 1023u), upf_div_rn(p >> 30u, 3u));
 }
 
+/* The same within an ulp: code * (1 / 1023), for passes whose output is held to a tolerance
+ * (the detail pass's fp16 variants, compose), at a fraction of the instructions. */
+vec4 upf_unpack_sqrt1010102_fast(uint p)
+{
+    return vec4(vec3(uvec3(p, p >> 10u, p >> 20u) & 1023u) * (1.0 / 1023.0),
+                float(p >> 30u) * (1.0 / 3.0));
+}
+
 /* The sRGB transfer curve, IEC 61966-2-1:1999 sections 5.2 and 5.3, in float (the CPU works in
  * double: the shaders' results differ in the last bits of the float). For views that hold
  * sRGB-encoded data under a UNORM format (ABI.md, src_transfer / dst_transfer). */

@@ -21,8 +21,10 @@
  * Sample positions are exact integers, ((2X + 1) num - den) / (2 den), with 64-bit
  * products (umulExtended), the tap fractions correctly rounded quotients and bilinear taps
  * the CPU's products ((1 - f) a + f b). The kernel weights are computed in float (the CPU:
- * double; sin(pi t) by its series, the GPU's sin() being too coarse) and the cubic base's
- * square root is the hardware's: the output agrees with the CPU to a few float ulps before
+ * double; sin(pi t) by its series, the GPU's sin() being too coarse), the frame's codes are
+ * unpacked as code * (1 / 1023) (an ulp from the CPU's quotient, for a tenth of the
+ * instructions of the exact one) and the cubic base's square root is the hardware's: the
+ * output agrees with the CPU to a few float ulps before
  * the output format rounds it (tests/test_vk_passes.c).
  *
  * One workgroup of 16 x 16 invocations per 16 x 16 output pixels, in shared memory: the taps
@@ -219,7 +221,7 @@ void main()
         ivec2 l = ivec2(int(k % uint(fsize.x)), int(k / uint(fsize.x)));
         ivec2 q = f0 + l;
         uint i = uint(q.y) * uint(pc.in_width) + uint(q.x);
-        vec4 p = upf_unpack_sqrt1010102(frame[i]);
+        vec4 p = upf_unpack_sqrt1010102_fast(frame[i]);
         if (cubic) {
             precise vec3 p2 = p.rgb * p.rgb;
             p.rgb = p2;

@@ -36,10 +36,10 @@ layout(push_constant, std430) uniform Push {
 
 layout(set = 0, binding = 0) uniform texture2D src;
 layout(set = 0, binding = 1, std430) buffer Linear { vec4 linear[]; };
-layout(set = 0, binding = 8, std430) coherent buffer Range { uint range[4]; };
+layout(set = 0, binding = 8, std430) coherent volatile buffer Range { uint range[4]; };
 
-shared uint group_max;
-shared uint group_translucent;
+shared uint red_max[256];
+shared uint red_or[256];
 
 float finite_or_zero(float v)
 {
@@ -71,11 +71,7 @@ void main()
         return;
     }
 
-    if (gl_LocalInvocationIndex == 0u) {
-        group_max = 0u;
-        group_translucent = 0u;
-    }
-    barrier();
+    uint m_bits = 0u, translucent = 0u;
     if (inside) {
         vec4 c = texelFetch(src, ivec2(pc.src_x, pc.src_y) + p, 0);
         if (pc.src_transfer == 1u) {
@@ -97,16 +93,28 @@ void main()
         }
         c.a = c.a < 1.0 ? c.a : 1.0;
         linear[i] = c;
-        float m = max(max(c.r, c.g), c.b);
-        atomicMax(group_max, floatBitsToUint(m));
-        if (c.a < 1.0)
-            atomicOr(group_translucent, 1u);
+        m_bits = floatBitsToUint(max(max(c.r, c.g), c.b));
+        translucent = c.a < 1.0 ? 1u : 0u;
     }
+    /* The workgroup's largest value and translucency by a tree in shared memory (no
+     * contended atomics), then at most one atomic each on the range, and none when the
+     * range already holds as much (it only grows, so a stale read can only cause an
+     * unneeded atomic, never skip a needed one). */
+    const uint t = gl_LocalInvocationIndex;
+    red_max[t] = m_bits;
+    red_or[t] = translucent;
     barrier();
-    if (gl_LocalInvocationIndex == 0u) {
-        if (group_max != 0u)
-            atomicMax(range[1], group_max);
-        if (group_translucent != 0u)
+    for (uint half_n = 128u; half_n > 0u; half_n >>= 1u) {
+        if (t < half_n) {
+            red_max[t] = max(red_max[t], red_max[t + half_n]);
+            red_or[t] |= red_or[t + half_n];
+        }
+        barrier();
+    }
+    if (t == 0u) {
+        if (red_max[0] > range[1])
+            atomicMax(range[1], red_max[0]);
+        if (red_or[0] != 0u && range[2] == 0u)
             atomicOr(range[2], floatBitsToUint(1.0));
     }
 }

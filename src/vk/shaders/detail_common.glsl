@@ -55,7 +55,7 @@ void detail_load_patch(uint tid, uint threads, bool exact)
         if (exact)
             c = upf_unpack_sqrt1010102(v).rgb;
         else
-            c = vec3(uvec3(v, v >> 10u, v >> 20u) & 1023u) * (1.0 / 1023.0);
+            c = upf_unpack_sqrt1010102_fast(v).rgb;
         luma_patch[k] = upf_luma(c.r, c.g, c.b);
     }
 }

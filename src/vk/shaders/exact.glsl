@@ -91,8 +91,8 @@ bool upf_sqrt_mid_below(float q, uint X, int F)
  * R = X * 2^(F - 2E) - Q^2 (in units of 2^(2E)) is small when q is within a few ulps (the
  * hardware's root is), so its low 32 bits give it exactly; q is the rounded root when
  * (q - ulp/2)^2 < x < (q + ulp/2)^2, i.e. -Q < R <= Q (R is an integer; the ulp^2/4 terms
- * decide nothing). Else, and at a power of two (whose lower neighbour is half an ulp away),
- * the midpoint tests step q to the right float. */
+ * decide nothing); while it fails, q steps one ulp toward the root. At a power of two (whose
+ * lower neighbour is half an ulp away) the midpoint tests finish the job. */
 float upf_sqrt_rn(float x)
 {
     if (!(x > 0.0))
@@ -107,14 +107,19 @@ float upf_sqrt_rn(float x)
     int e = F + 23, p = e & ~1;
     float y = uintBitsToFloat((uint(127 + e - p) << 23u) | (X & 0x7fffffu));
     float q = ldexp(sqrt(y), p >> 1);
-    uint Q;
-    int E;
-    upf_decompose(q, Q, E);
-    int k = F - 2 * E;
-    if (k >= 0 && k < 32 && Q != 0x800000u) {
+    /* The residual test, stepping q by an ulp while it fails (the hardware's root is a few
+     * ulps off at most). */
+    for (int i = 0; i < 4; i++) {
+        uint Q;
+        int E;
+        upf_decompose(q, Q, E);
+        int k = F - 2 * E;
+        if (k < 0 || k >= 32 || Q == 0x800000u)
+            break;
         int r = int((X << uint(k)) - Q * Q);
         if (r > -int(Q) && r <= int(Q))
             return q;
+        q = r > 0 ? upf_next_up(q) : upf_next_down(q);
     }
     for (int i = 0; i < 6; i++) {
         if (upf_sqrt_mid_below(q, X, F)) {
