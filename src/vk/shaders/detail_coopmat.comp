@@ -13,8 +13,8 @@
  *   T1 = Y^T * B, T2 = Y^T * D          (fp16 operands, fp32 sums)
  *   Z  = A * T1 + C * T2                (T1, T2 rounded to fp16 as operands, fp32 sums)
  *   Y  = ReLU(Z) (not after the sixth), rounded to fp16
- * Y^T is Y stored to shared memory row-major and loaded column-major (a cooperative matrix's
- * layout is the driver's, so the transpose goes through memory). The 24 weight matrices
+ * and every other stage the same transposed, so that no transpose goes through memory (see
+ * the stage loop); the first Y^T is the window loaded column-major. The 24 weight matrices
  * are copied to shared memory once per workgroup; the luma patch is fp32 (rounded to fp16
  * as the window's input). The sixth stage's fp32 result goes to the map unrounded.
  *
@@ -83,29 +83,49 @@ void main()
         coopMatLoadNV(yt[n], win, base, 16u, true);
     }
 
-    /* The six stages, each stage's four matrices loaded once for the subgroup's windows. */
+    /* The six stages, each stage's four matrices loaded once for the subgroup's windows.
+     * No transpose goes through memory: a stage that has Y^T (a left operand) computes
+     *   Y' = A (Y^T B) + C (Y^T D),
+     * and the next, which takes Y' as a right operand, computes the transpose of its output
+     * directly, Y''^T = (B^T Y') A^T + (D^T Y') C^T (the same sums), with the weights loaded
+     * column-major (transposed). Stages 0, 2, 4 are of the first kind, 1, 3, 5 of the second,
+     * so the sixth leaves Y6^T, stored column-major. */
+    HMAT y[WINDOWS];
     FMAT z[WINDOWS];
     for (int stage = 0; stage < 6; stage++) {
         const uint w0 = uint(stage) * 1024u;
+        const bool odd = (stage & 1) != 0;
         HMAT a, b, c, d;
-        coopMatLoadNV(a, wsh, w0, 16u, false);
-        coopMatLoadNV(b, wsh, w0 + 256u, 16u, false);
-        coopMatLoadNV(c, wsh, w0 + 512u, 16u, false);
-        coopMatLoadNV(d, wsh, w0 + 768u, 16u, false);
+        if (odd) { /* the transposes (the layout must be a constant) */
+            coopMatLoadNV(a, wsh, w0, 16u, true);
+            coopMatLoadNV(b, wsh, w0 + 256u, 16u, true);
+            coopMatLoadNV(c, wsh, w0 + 512u, 16u, true);
+            coopMatLoadNV(d, wsh, w0 + 768u, 16u, true);
+        } else {
+            coopMatLoadNV(a, wsh, w0, 16u, false);
+            coopMatLoadNV(b, wsh, w0 + 256u, 16u, false);
+            coopMatLoadNV(c, wsh, w0 + 512u, 16u, false);
+            coopMatLoadNV(d, wsh, w0 + 768u, 16u, false);
+        }
         for (int n = 0; n < WINDOWS; n++) {
-            FMAT t1 = coopMatMulAddNV(yt[n], b, zero);
-            FMAT t2 = coopMatMulAddNV(yt[n], d, zero);
-            z[n] = coopMatMulAddNV(a, HMAT(t1), zero);
-            z[n] = coopMatMulAddNV(c, HMAT(t2), z[n]);
+            if (!odd) {
+                FMAT t1 = coopMatMulAddNV(yt[n], b, zero); /* Y^T B */
+                FMAT t2 = coopMatMulAddNV(yt[n], d, zero); /* Y^T D */
+                z[n] = coopMatMulAddNV(a, HMAT(t1), zero);
+                z[n] = coopMatMulAddNV(c, HMAT(t2), z[n]); /* Y' */
+            } else {
+                FMAT u1 = coopMatMulAddNV(b, y[n], zero); /* B^T Y */
+                FMAT u2 = coopMatMulAddNV(d, y[n], zero); /* D^T Y */
+                z[n] = coopMatMulAddNV(HMAT(u1), a, zero);
+                z[n] = coopMatMulAddNV(HMAT(u2), c, z[n]); /* Y'^T */
+            }
             if (stage < 5) {
                 for (int i = 0; i < z[n].length(); i++)
                     z[n][i] = max(z[n][i], 0.0);
-                /* The next stage's Y^T: stored row-major, loaded column-major. */
-                subgroupBarrier();
-                coopMatStoreNV(HMAT(z[n]), win, base, 16u, false);
-                subgroupMemoryBarrierShared();
-                subgroupBarrier();
-                coopMatLoadNV(yt[n], win, base, 16u, true);
+                if (odd)
+                    yt[n] = HMAT(z[n]);
+                else
+                    y[n] = HMAT(z[n]);
             }
         }
     }
@@ -113,7 +133,7 @@ void main()
     /* The top-left 12 x 12 of each result is the window's block of the map. */
     for (int n = 0; n < WINDOWS; n++) {
         subgroupBarrier();
-        coopMatStoreNV(z[n], res, base, 16u, false);
+        coopMatStoreNV(z[n], res, base, 16u, true); /* Y6^T stored column-major: Y6 */
         subgroupMemoryBarrierShared();
         subgroupBarrier();
         for (uint e = lane; e < 256u; e += 32u) {
