@@ -68,6 +68,23 @@ float upf_next_down(float v)
     return uintBitsToFloat(floatBitsToUint(v) - 1u);
 }
 
+/* Steps q to the correctly rounded value: up while the midpoint above q lies below the exact
+ * value, down while the midpoint above q's lower neighbour does not (MID_BELOW(v, a, b) says
+ * whether the midpoint above v lies below the exact value of the operands a, b). */
+#define UPF_STEP_TO_NEAREST(q, MID_BELOW, a, b)                                               \
+    for (int i_ = 0; i_ < 6; i_++) {                                                          \
+        if (MID_BELOW(q, a, b)) {                                                             \
+            q = upf_next_up(q);                                                               \
+            continue;                                                                         \
+        }                                                                                     \
+        float lower_ = upf_next_down(q);                                                      \
+        if (!MID_BELOW(lower_, a, b)) {                                                       \
+            q = lower_;                                                                       \
+            continue;                                                                         \
+        }                                                                                     \
+        break;                                                                                \
+    }
+
 /* ---- square root ---- */
 
 /* Whether the midpoint above q, squared, lies below x = X * 2^F. */
@@ -121,18 +138,7 @@ float upf_sqrt_rn(float x)
             return q;
         q = r > 0 ? upf_next_up(q) : upf_next_down(q);
     }
-    for (int i = 0; i < 6; i++) {
-        if (upf_sqrt_mid_below(q, X, F)) {
-            q = upf_next_up(q);
-            continue;
-        }
-        float lower = upf_next_down(q);
-        if (!upf_sqrt_mid_below(lower, X, F)) {
-            q = lower;
-            continue;
-        }
-        break;
-    }
+    UPF_STEP_TO_NEAREST(q, upf_sqrt_mid_below, X, F);
     return q;
 }
 
@@ -159,18 +165,7 @@ float upf_rcp_rn(float s)
     int Es;
     upf_decompose(s, S, Es);
     float q = 1.0 / s;
-    for (int i = 0; i < 6; i++) {
-        if (upf_rcp_mid_below(q, S, Es)) {
-            q = upf_next_up(q);
-            continue;
-        }
-        float lower = upf_next_down(q);
-        if (!upf_rcp_mid_below(lower, S, Es)) {
-            q = lower;
-            continue;
-        }
-        break;
-    }
+    UPF_STEP_TO_NEAREST(q, upf_rcp_mid_below, S, Es);
     return q;
 }
 
@@ -197,18 +192,7 @@ float upf_div_rn(uint c, uint d)
     if (c == 0u)
         return 0.0;
     float q = float(c) / float(d);
-    for (int i = 0; i < 6; i++) {
-        if (upf_div_mid_below(q, c, d)) {
-            q = upf_next_up(q);
-            continue;
-        }
-        float lower = upf_next_down(q);
-        if (!upf_div_mid_below(lower, c, d)) {
-            q = lower;
-            continue;
-        }
-        break;
-    }
+    UPF_STEP_TO_NEAREST(q, upf_div_mid_below, c, d);
     return q;
 }
 
