@@ -18,7 +18,8 @@
  *    largest difference (bounds below, with the reason);
  *  - compose: the RGBA32F destination within 2e-5 + 2e-5 |value| (the cubic base's weights
  *    are computed in float, the CPU's in double).
- * Frames: a random picture of blocks, lines and noise; a rendered frame (tools/scene); a
+ * Frames: a random picture of blocks, lines and noise; long edges (runs past the 32-pixel
+ * search and across the weights shader's tiles); a rendered frame (tools/scene); a
  * frame with values above 1 and alpha below 1 (tone map and full-precision alpha); all 256
  * sRGB codes through an sRGB view; model sets that subtract the window mean (bilinear base),
  * use the sqrt-space Lanczos-3 base with a detail strength of 0.7, or skip SMAA's blending
@@ -69,6 +70,28 @@ static float *make_frame(int w, int h, test_rng *rng, int hdr)
             }
             p[3] = hdr && ((x / 7 + y / 5) & 3) == 0 ? test_rand_float(rng) : 1.0f;
         }
+    return px;
+}
+
+/* Long edges: rectangles 40 to 150 pixels wide and shallow slopes, whose runs go past the
+ * 32-pixel search and across the weights shader's 32 x 32 tiles and their 36-pixel border. */
+static float *make_long_edges(int w, int h, test_rng *rng)
+{
+    float *px = malloc(sizeof(float) * 4 * (size_t)w * h);
+    for (size_t i = 0; i < (size_t)w * h; i++)
+        px[4 * i] = px[4 * i + 1] = px[4 * i + 2] = 0.1f, px[4 * i + 3] = 1.0f;
+    for (int r = 0; r < 14; r++) {
+        const int x0 = test_rand_int(rng, -20, w - 20), y0 = test_rand_int(rng, -10, h - 10);
+        const int rw = test_rand_int(rng, 40, 150), rh = test_rand_int(rng, 6, 60);
+        const float slope = (test_rand_float(rng) - 0.5f) * 0.1f, v = test_rand_float(rng);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                const float yy = (float)(y - y0) - slope * (float)(x - x0);
+                if (x >= x0 && x < x0 + rw && yy >= 0.0f && yy < (float)rh)
+                    for (int c = 0; c < 3; c++)
+                        px[4 * ((size_t)y * w + x) + c] = v * (c == r % 3 ? 1.0f : 0.6f);
+            }
+    }
     return px;
 }
 
@@ -322,11 +345,12 @@ static void compare_pass(engines *e, int pass, void *const gpu[UPF__SP_COUNT], c
          * below 1e-4. fp16 (and the matrix units' fp16 operands): the window's luma and the
          * stages' values carry 11 bits (unit roundoff u = 2^-11, 4.9e-4 relative) through six
          * stages of 16-term sums; measured on lavapipe the mean error is 0.1-0.3 % of the
-         * map's rms and the largest 2-10 %; the bounds are 1 % and 25 % of the rms (plus 1e-5
-         * for flat maps). A detail error moves the output by at most about twice as much
+         * map's rms; the largest difference is 1e-3 to 4e-3 where the detail is strongest,
+         * whatever the rms (a mostly flat frame has a small one). The bounds: a mean of 1 % of
+         * the rms + 1e-5, a largest of 2e-3 + 25 % of the rms. A detail error moves the output by at most about twice as much
          * (d(v^2) = 2 v dv), and the whole pipeline's 0.0005 is checked by test_vk_spatial. */
         const int fp32 = variant == UPF_VK_VARIANT_FP32;
-        const double max_tol = fp32 ? 1e-4 : 1e-5 + 0.25 * rms;
+        const double max_tol = fp32 ? 1e-4 : 2e-3 + 0.25 * rms;
         const double mean_tol = fp32 ? 1e-5 : 1e-5 + 0.01 * rms;
         CHECKF(d.max <= max_tol && d.mean <= mean_tol, "%s: detail (%s) at %zu (%zu, %zu): "
                "CPU %.7g GPU %.7g", pc->name, upf_vk_variant_name(variant), d.worst,
@@ -428,6 +452,12 @@ int main(void)
                                     UPF_FORMAT_RGBA32F, VK_FORMAT_R32G32B32A32_SFLOAT, 16, NULL, 0 };
     run_case(&t, ctx, &random_case);
 
+    /* Long edges, 1.5x. */
+    float *edges = make_long_edges(230, 150, &rng);
+    const pass_case edges_case = { "long edges 230x150", 230, 150, 345, 225, edges,
+                                   UPF_FORMAT_RGBA32F, VK_FORMAT_R32G32B32A32_SFLOAT, 16, NULL, 0 };
+    run_case(&t, ctx, &edges_case);
+
     /* A rendered frame, 1.5x. */
     float *rendered = render_frame(ctx, 160, 90);
     if (rendered) {
@@ -489,6 +519,7 @@ int main(void)
         printf("variant coopmat: this device cannot run it (its SPIR-V is checked by "
                "spirv_val)\n");
     free(noise);
+    free(edges);
     free(rendered);
     free(hdr);
     free(srgb);

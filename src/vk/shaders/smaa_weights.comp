@@ -93,7 +93,8 @@ int ones_up(bool vertical, int r, int p, int cap)
     while (n < cap && p + n < 128) {
         int q = p + n, b = q & 31;
         uint v = (vertical ? Kv[r][q >> 5] : Jh[r][q >> 5]) >> uint(b);
-        int run = findLSB(~v); /* ~v has its top b bits set: run <= 32 - b */
+        /* ~v has its top b bits set, so run <= 32 - b; ~v = 0 (b = 0, 32 ones) is 32 */
+        int run = ~v == 0u ? 32 : findLSB(~v);
         n += run;
         if (run < 32 - b)
             break;
