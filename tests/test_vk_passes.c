@@ -506,6 +506,13 @@ int main(void)
         const pass_case c = { variants[v].name, 83, 61, 166, 122, noise, UPF_FORMAT_RGBA32F,
                               VK_FORMAT_R32G32B32A32_SFLOAT, 16, models, 0 };
         run_case(&t, ctx, &c);
+        if (variants[v].flags & UPF_MODEL_FLAG_SQRT_LANCZOS_BASE) {
+            /* Ratio 1: compose's widest footprint (18 + 5 pixels for Lanczos-3). */
+            const pass_case one = { "Lanczos base, ratio 1", 83, 61, 83, 61, noise,
+                                    UPF_FORMAT_RGBA32F, VK_FORMAT_R32G32B32A32_SFLOAT, 16,
+                                    models, 0 };
+            run_case(&t, ctx, &one);
+        }
         upf_models_destroy(&models);
     }
 
