@@ -142,20 +142,30 @@ float upf_sqrt_rn(float x)
     return q;
 }
 
-/* ---- reciprocal ---- */
+/* ---- reciprocal and quotient of integers ---- */
 
-/* Whether the midpoint above q lies below 1 / s, s = S * 2^Es. */
-bool upf_rcp_mid_below(float q, uint S, int Es)
+/* Whether the midpoint above q lies below c / (d * 2^ed). */
+bool upf_quot_mid_below(float q, uint c, uint d, int ed)
 {
     uint Q;
     int E;
     upf_decompose(q, Q, E);
-    int k = 1 - E - Es; /* (2Q+1) * 2^(E-1) * S * 2^Es < 1  <=>  (2Q+1) * S < 2^k */
+    int k = 1 - E - ed; /* (2Q+1) * 2^(E-1) * d * 2^ed < c  <=>  (2Q+1) * d < c * 2^k */
     if (k < 0)
         return false;
     if (k > 63)
         return true;
-    return upf_lt64(upf_mul64(2u * Q + 1u, S), upf_shl64(1u, k));
+    return upf_lt64(upf_mul64(2u * Q + 1u, d), upf_shl64(c, k));
+}
+
+bool upf_rcp_mid_below(float q, uint S, int Es)
+{
+    return upf_quot_mid_below(q, 1u, S, Es); /* 1 / s, s = S * 2^Es */
+}
+
+bool upf_div_mid_below(float q, uint c, uint d)
+{
+    return upf_quot_mid_below(q, c, d, 0);
 }
 
 /* 1 / s rounded to nearest, for a positive normal s whose reciprocal is normal. */
@@ -167,22 +177,6 @@ float upf_rcp_rn(float s)
     float q = 1.0 / s;
     UPF_STEP_TO_NEAREST(q, upf_rcp_mid_below, S, Es);
     return q;
-}
-
-/* ---- quotient of integers ---- */
-
-/* Whether the midpoint above q lies below c / d. */
-bool upf_div_mid_below(float q, uint c, uint d)
-{
-    uint Q;
-    int E;
-    upf_decompose(q, Q, E);
-    int k = 1 - E; /* (2Q+1) * 2^(E-1) * d < c  <=>  (2Q+1) * d < c * 2^k */
-    if (k < 0)
-        return false;
-    if (k > 63)
-        return true;
-    return upf_lt64(upf_mul64(2u * Q + 1u, d), upf_shl64(c, k));
 }
 
 /* c / d rounded to nearest, as (float)c / (float)d in C, for integers 0 <= c, 1 <= d, both
