@@ -235,36 +235,44 @@ void main()
         }
         E[k / uint(REGION)][k % uint(REGION)] = w;
     }
-    if (tid < 128u) {
-        Jh[tid >> 2u][tid & 3u] = 0u;
-        Kv[tid >> 2u][tid & 3u] = 0u;
-    }
     barrier();
 
-    /* The run bits: 32 rows x 26 nibbles, and 32 columns x 26 nibbles. */
-    for (uint k = tid; k < 32u * uint(REGION); k += 256u) {
-        int r = int(k / uint(REGION)), n = int(k % uint(REGION));
-        /* Row APRON + r of the region: does pixel x continue the run of x - 1? (both have a
-         * top edge and no left edge, in this row or the one above, lies between them) */
-        int ly = APRON + r, sh = (ly & 3) * 4, sha = ((ly - 1) & 3) * 4;
-        uint w = E[ly >> 2][n];
-        uint t = (w >> uint(16 + sh)) & 15u;
-        uint cross = ((w >> uint(sh)) & 15u) | ((E[(ly - 1) >> 2][n] >> uint(sha)) & 15u);
-        uint before = n > 0 ? (E[ly >> 2][n - 1] >> uint(16 + sh + 3)) & 1u : 0u;
-        uint j = t & ((t << 1u) | before) & ~cross & 15u;
-        if (j != 0u)
-            atomicOr(Jh[r][n >> 3], j << uint(4 * (n & 7)));
-        /* Column APRON + r: does pixel y continue the run of y - 1? (both have a left edge and
-         * no top edge, of this column or the one to its left, lies between them) */
-        int lx = APRON + r, c = lx & 3, bx = lx >> 2;
-        uint wv = E[n][bx];
-        uint left = column_nibble(wv >> uint(c));
-        uint crossv = column_nibble(wv >> uint(16 + c));
-        crossv |= c > 0 ? column_nibble(wv >> uint(15 + c)) : column_nibble(E[n][bx - 1] >> 19u);
-        uint above = n > 0 ? (E[n - 1][bx] >> uint(12 + c)) & 1u : 0u;
-        uint kv = left & ((left << 1u) | above) & ~crossv & 15u;
-        if (kv != 0u)
-            atomicOr(Kv[r][n >> 3], kv << uint(4 * (n & 7)));
+    /* The run bits, one word (8 nibbles) per invocation: invocations 0-127 the rows' words,
+     * 128-255 the columns'. */
+    {
+        const int r = int(tid & 127u) >> 2, word = int(tid & 3u);
+        uint bits = 0u;
+        for (int n = 8 * word; n < min(8 * word + 8, REGION); n++) {
+            uint j;
+            if (tid < 128u) {
+                /* Row APRON + r of the region: does pixel x continue the run of x - 1? (both
+                 * have a top edge and no left edge, in this row or the one above, lies
+                 * between them) */
+                int ly = APRON + r, sh = (ly & 3) * 4, sha = ((ly - 1) & 3) * 4;
+                uint w = E[ly >> 2][n];
+                uint t = (w >> uint(16 + sh)) & 15u;
+                uint cross = ((w >> uint(sh)) & 15u) | ((E[(ly - 1) >> 2][n] >> uint(sha)) & 15u);
+                uint before = n > 0 ? (E[ly >> 2][n - 1] >> uint(16 + sh + 3)) & 1u : 0u;
+                j = t & ((t << 1u) | before) & ~cross & 15u;
+            } else {
+                /* Column APRON + r: does pixel y continue the run of y - 1? (both have a left
+                 * edge and no top edge, of this column or the one to its left, lies between
+                 * them) */
+                int lx = APRON + r, c = lx & 3, bx = lx >> 2;
+                uint wv = E[n][bx];
+                uint left = column_nibble(wv >> uint(c));
+                uint crossv = column_nibble(wv >> uint(16 + c));
+                crossv |= c > 0 ? column_nibble(wv >> uint(15 + c))
+                                : column_nibble(E[n][bx - 1] >> 19u);
+                uint above = n > 0 ? (E[n - 1][bx] >> uint(12 + c)) & 1u : 0u;
+                j = left & ((left << 1u) | above) & ~crossv & 15u;
+            }
+            bits |= j << uint(4 * (n & 7));
+        }
+        if (tid < 128u)
+            Jh[r][word] = bits;
+        else
+            Kv[r][word] = bits;
     }
     barrier();
 
