@@ -15,8 +15,8 @@
  *
  * One workgroup of 16 x 16 invocations per 16 x 16 pixels (4 x 4 edge words): the luma of the
  * tile and its border (2 pixels left and above, 1 right and below) goes to shared memory,
- * each pixel computed once; each invocation then tests its own pixel and ORs its two bits
- * into its block's word in shared memory. Grid ceil(W / 16) x ceil(H / 16). */
+ * each pixel computed once; each invocation then tests its own pixel, and 16 invocations
+ * gather each block's bits into its word. Grid ceil(W / 16) x ceil(H / 16). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
@@ -42,7 +42,7 @@ const float UPF_SMAA_LCA_FACTOR = 2.0; /* SMAA_LOCAL_CONTRAST_ADAPTATION_FACTOR 
 
 #define APRON 19 /* 2 + 16 + 1 */
 shared float luma[APRON][APRON]; /* luma[ly][lx] of pixel (x0 - 2 + lx, y0 - 2 + ly), clamped */
-shared uint words[4][4];
+shared uint flags_of[16][16]; /* each pixel's two bits, in place in its block's word */
 
 void main()
 {
@@ -63,12 +63,11 @@ void main()
     }
     if (pc.detect == 0u)
         return;
-    if (tid < 16u)
-        words[tid >> 2u][tid & 3u] = 0u;
     barrier();
 
     const ivec2 lp = ivec2(gl_LocalInvocationID.xy);
     const ivec2 p = origin + lp;
+    uint flags = 0u;
     if (p.x < pc.width && p.y < pc.height) {
         const int x = lp.x + 2, y = lp.y + 2;
         float l = luma[y][x];
@@ -84,14 +83,19 @@ void main()
         uint keep_l = dl >= UPF_SMAA_THRESHOLD && ll >= m ? 1u : 0u;
         uint keep_t = dt >= UPF_SMAA_THRESHOLD && lt >= m ? 1u : 0u;
         uint bit = uint((p.y & 3) * 4 + (p.x & 3));
-        uint flags = (keep_l << bit) | (keep_t << (16u + bit));
-        if (flags != 0u)
-            atomicOr(words[lp.y >> 2][lp.x >> 2], flags);
+        flags = (keep_l << bit) | (keep_t << (16u + bit));
     }
+    flags_of[lp.y][lp.x] = flags;
     barrier();
+    /* 16 invocations gather a word each from its block's 16 pixels (no shared atomics). */
     if (tid < 16u) {
-        ivec2 b = ivec2(gl_WorkGroupID.xy) * 4 + ivec2(int(tid & 3u), int(tid >> 2u));
+        const ivec2 bl = ivec2(int(tid & 3u), int(tid >> 2u));
+        uint word = 0u;
+        for (int y = 0; y < 4; y++)
+            for (int x = 0; x < 4; x++)
+                word |= flags_of[4 * bl.y + y][4 * bl.x + x];
+        ivec2 b = ivec2(gl_WorkGroupID.xy) * 4 + bl;
         if (b.x < pc.blocks_x && b.y < pc.blocks_y)
-            edges[uint(b.y) * uint(pc.blocks_x) + uint(b.x)] = words[tid >> 2u][tid & 3u];
+            edges[uint(b.y) * uint(pc.blocks_x) + uint(b.x)] = word;
     }
 }
