@@ -15,7 +15,9 @@
 #include "test_util.h"
 #include "vk_test_util.h"
 
+#include <errno.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/color.h"
 #include "imageio/image_io.h"
@@ -586,7 +588,11 @@ static void test_managed(upf_context *ctx)
 /* The tool: upframe upscale and bench with --backend vulkan, and their usage errors. */
 static void test_tool(void)
 {
-    mkdir(UPF_TEST_TMPDIR, 0755);
+    if (access(UPF_TOOL_PATH, X_OK) != 0 || (mkdir(UPF_TEST_TMPDIR, 0755) != 0 && errno != EEXIST)) {
+        /* A test binary copied to another machine (scripts/vk_gpu_run.sh) has no tool. */
+        printf("tool checks skipped: no %s here\n", UPF_TOOL_PATH);
+        return;
+    }
     /* The tool opens the system's driver itself, and the loader unloads it before exit, so
      * under AddressSanitizer its leaks would show as "<unknown module>" frames that no
      * suppression can name (tests/lsan_vulkan.supp): the tool's runs here go without the
