@@ -8,14 +8,15 @@
  *
  *   bench_games --out DOCS_DIR [--games DIR] [--logo DIR] [--real DIR] [--models FILE]
  *               [--threads N] [--command TEXT] [--tsv FILE] [--explore] [--strengths LIST]
- *               [--no-flip] [--max-views N] [--no-doc]
+ *               [--no-flip] [--max-views N] [--no-doc] [--engine-only]
  *
  * Reads:
  *  - DIR/<game>/NAME.target.png (the reference) with NAME.input-s8.png, NAME.input-s6.png and
  *    NAME.input-s4.png (its native renders for 1.5x, 2x and 3x: the trainer's layout,
  *    tools/train/README.md); a game's optional DIR/<game>/about.txt is quoted (package,
  *    version, licence);
- *  - --logo DIR: <game>.upfm for each game, the models trained without it; a game with none
+ *  - --logo DIR: <game>.upfm (or logo-<game>.upfm, as tools/train/train_games.sh names it) for
+ *    each game, the models trained without it; a game with none
  *    is scored with the shipped models and its table says so;
  *  - --real DIR: the OpenArena views (V_lr_WxH.png, V_ref_1920x1080.png), scored by --models
  *    (default: the built-in set).
@@ -23,7 +24,8 @@
  * view, ratio and upscaler (game, view, ratio, upscaler, PSNR, SSIM, FLIP) for analysis.
  * --explore adds the engine's bases without network (bilinear, Catmull-Rom in linear light,
  * Lanczos-3 in sqrt space, each with and without SMAA) and --strengths the engine at sharpness
- * 0 with every model's detail strength set to each value listed. */
+ * 0 with every model's detail strength set to each value listed; --engine-only leaves out the
+ * classic filters (with --no-doc: for comparing model sets quickly). */
 #include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
@@ -215,12 +217,14 @@ static void add_row(table *t, row r)
     t->row[t->rows++] = r;
 }
 
-static bool explore;
+static bool explore, engine_only;
 static double strengths[8];
 static int n_strengths;
 
 static void make_rows(table *t, const upf_models *set)
 {
+    if (engine_only)
+        goto engine;
     add_row(t, (row){ "bilinear (linear light)", K_CLASSIC, UPF_FILTER_BILINEAR, NULL, 0, 0, true });
     add_row(t, (row){ "bicubic, Catmull-Rom (linear light)", K_CLASSIC, UPF_FILTER_BICUBIC, NULL,
                       0, 0, true });
@@ -228,6 +232,7 @@ static void make_rows(table *t, const upf_models *set)
                       true });
     add_row(t, (row){ "Lanczos-3 (sRGB values)", K_CLASSIC_SRGB, UPF_FILTER_LANCZOS3, NULL, 0, 0,
                       true });
+engine:
     add_row(t, (row){ "engine's base, no network", K_ENGINE, 0, set, 0, UPF_SPATIAL_NO_NETWORK,
                       false });
     add_row(t, (row){ "spatial engine, sharpness 0", K_ENGINE, 0, set, 0, 0, false });
@@ -325,7 +330,11 @@ static void write_table(const table *t, const char *title)
 /* The engine at sharpness 0 against the best classic filter (by PSNR) of each ratio. */
 static void write_bar(const table *t)
 {
-    const int engine = 5; /* make_rows: "spatial engine, sharpness 0" */
+    int engine = -1;
+    for (int u = 0; u < t->rows; u++)
+        if (engine < 0 && !strcmp(t->row[u].name, "spatial engine, sharpness 0"))
+            engine = u;
+    bool first = true;
     for (int r = 0; r < N_RATIOS; r++) {
         if (!t->views[r])
             continue;
@@ -333,10 +342,13 @@ static void write_bar(const table *t)
         for (int u = 0; u < t->rows; u++)
             if (t->row[u].classic && (best < 0 || mean_of(t, r, u).psnr > mean_of(t, r, best).psnr))
                 best = u;
+        if (best < 0 || engine < 0)
+            return; /* --engine-only: nothing to compare with */
         score e = mean_of(t, r, engine), c = mean_of(t, r, best);
         fprintf(md, "%s%gx: engine (sharpness 0) vs the best classic filter, %s: %+.2f dB PSNR, "
-                    "SSIM %+.4f", r ? "; " : "\n", ratios[r], t->row[best].name, e.psnr - c.psnr,
-                e.ssim - c.ssim);
+                    "SSIM %+.4f", first ? "\n" : "; ", ratios[r], t->row[best].name,
+                e.psnr - c.psnr, e.ssim - c.ssim);
+        first = false;
         if (with_flip)
             fprintf(md, ", FLIP %+.4f", e.flip - c.flip);
     }
@@ -513,7 +525,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: " PROG " --out DOCS_DIR [--games DIR] [--logo DIR] [--real DIR] "
                     "[--models FILE] [--threads N] [--command TEXT] [--tsv FILE] [--explore] "
-                    "[--strengths LIST] [--no-flip] [--max-views N] [--no-doc]\n");
+                    "[--strengths LIST] [--no-flip] [--max-views N] [--no-doc] [--engine-only]\n");
     exit(1);
 }
 
@@ -522,7 +534,7 @@ int main(int argc, char **argv)
     const char *out_dir = NULL, *games_dir = NULL, *logo_dir = NULL, *real_dir = NULL;
     const char *models_path = NULL, *command = NULL, *tsv_path = NULL;
     int threads = 0, max_views = 0;
-    bool doc = true;
+    bool doc = true, doc_off_needed = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--explore")) {
@@ -531,6 +543,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(a, "--no-flip")) {
             with_flip = false;
+            continue;
+        }
+        if (!strcmp(a, "--engine-only")) {
+            engine_only = doc_off_needed = true;
             continue;
         }
         if (!strcmp(a, "--no-doc")) {
@@ -571,8 +587,8 @@ int main(int argc, char **argv)
         } else
             usage();
     }
-    if ((!out_dir && doc) || threads < 0 || max_views < 0)
-        usage();
+    if ((!out_dir && doc) || threads < 0 || max_views < 0 || (doc_off_needed && doc))
+        usage(); /* --engine-only rows make no table for the docs */
     ctx = upf_context_create(upf_context_params(.threads = threads, .log = upf_log_stderr));
     if (!ctx)
         die("no context");
@@ -607,14 +623,16 @@ int main(int argc, char **argv)
         const game *g = &games[i];
         char path[4400], about[512], title[1100], desc[1024];
         snprintf(path, sizeof path, "%s/%s.upfm", logo_dir ? logo_dir : ".", g->name);
+        if (logo_dir && access(path, R_OK) != 0) /* train_games.sh's name */
+            snprintf(path, sizeof path, "%s/logo-%s.upfm", logo_dir, g->name);
         const bool logo = logo_dir && access(path, R_OK) == 0;
         const upf_models *set = logo ? own(load_models(path)) : shipped;
         table t;
         run_game(g, set, &t, &all, logo);
         game_about(g, about, sizeof about);
         describe_set(set, desc, sizeof desc);
-        snprintf(title, sizeof title, "%s (%d views%s%s)", g->name, g->n_views,
-                 about[0] ? "; " : "", about);
+        snprintf(title, sizeof title, "%s (%d view%s%s%s)", g->name, g->n_views,
+                 g->n_views == 1 ? "" : "s", about[0] ? "; " : "", about);
         write_table(&t, title);
         fprintf(md, "\nScored by %s (%s).\n", logo ? "models trained without this game"
                                                   : "the shipped models, NOT a held-out score: "

@@ -1687,10 +1687,12 @@ static void test_cli(test_rng *rng)
                "--cubic-base -o '%s/imp3.upfm'", TMP, TMP);
     CHECK_TOOL(0, "flags 0x3 (window-mean,cubic-base)", "model info '%s/imp3.upfm'", TMP);
     CHECK(strstr(test_tool_out(), "detail strength 1 (as trained)") != NULL);
+    CHECK(strstr(test_tool_out(), "model file version 1") != NULL);
     /* the sqrt-Lanczos base and a detail strength (a version-2 file) */
     CHECK_TOOL(0, "wrote", "model import '%s/raw2.bin' --offset 0 --step 8 --sqrt-lanczos-base "
                "--detail-strength 0.5 -o '%s/imp4.upfm'", TMP, TMP);
     CHECK_TOOL(0, "flags 0x4 (sqrt-lanczos-base)", "model info '%s/imp4.upfm'", TMP);
+    CHECK(strstr(test_tool_out(), "model file version 2") != NULL);
     CHECK(strstr(test_tool_out(), "detail strength 0.5 (the network's detail is scaled)") != NULL);
     CHECK_TOOL(0, "\"detail_strength\": 0.5", "model info '%s/imp4.upfm' --json", TMP);
     CHECK_TOOL(1, "exclude each other", "model import '%s/raw2.bin' --offset 0 --step 8 "

@@ -105,6 +105,10 @@ upf_result upf__net_parse(upf_context *ctx, const char *fn, const void *data, si
 upf_result upf__net_check_model(upf_context *ctx, const char *fn, const upf__net_model *model,
                                 int index);
 
+/* The version a file of these models is written in: 1 when every model fits it (detail
+ * strength 1, no version-2 flag), else 2. A file loaded and written again keeps its version. */
+uint32_t upf__net_file_version(const upf__net_model *const *models, int count);
+
 /* Bytes of a model file holding these models. */
 size_t upf__net_file_size(const upf__net_model *const *models, int count);
 

@@ -382,9 +382,7 @@ upf_result upf__net_check_model(upf_context *ctx, const char *fn, const upf__net
     return UPF_OK;
 }
 
-/* The version a file of these models is written in: 1 when every model fits it (strength 1, no
- * version-2 flag), else 2. */
-static uint32_t file_version(const upf__net_model *const *models, int count)
+uint32_t upf__net_file_version(const upf__net_model *const *models, int count)
 {
     for (int m = 0; m < count; m++)
         if (models[m]->detail_strength != 1.0f || (models[m]->flags & ~UPF_MODEL_FLAGS_V1))
@@ -395,7 +393,7 @@ static uint32_t file_version(const upf__net_model *const *models, int count)
 size_t upf__net_file_size(const upf__net_model *const *models, int count)
 {
     size_t size = HEADER_BYTES + CHECKSUM_BYTES;
-    const size_t model_header = file_version(models, count) >= 2 ? MODEL_HEADER_BYTES_V2
+    const size_t model_header = upf__net_file_version(models, count) >= 2 ? MODEL_HEADER_BYTES_V2
                                                                   : MODEL_HEADER_BYTES_V1;
     for (int m = 0; m < count; m++)
         size += model_header + strnlen(models[m]->provenance, UPF_MODEL_PROVENANCE_MAX) +
@@ -430,7 +428,7 @@ upf_result upf__net_write(upf_context *ctx, const upf__net_model *const *models,
                          "expected at least %zu", fn, size, need);
 
     unsigned char *p = out;
-    const uint32_t version = file_version(models, count);
+    const uint32_t version = upf__net_file_version(models, count);
     const size_t model_header = version >= 2 ? MODEL_HEADER_BYTES_V2 : MODEL_HEADER_BYTES_V1;
     memcpy(p, model_magic, sizeof model_magic);
     wr32(p + 8, version);

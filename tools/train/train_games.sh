@@ -33,7 +33,7 @@ VALIDATION=${VALIDATION:-0.05}
 EXTRA=${EXTRA:---mirror}
 JOBS=${JOBS:-$(getconf _NPROCESSORS_ONLN)}
 EXTRA_DATA=${EXTRA_DATA:-}
-CODE=$(git describe --always --dirty 2>/dev/null || echo unknown)
+CODE=${CODE:-$(git describe --always --dirty 2>/dev/null || echo unknown)}
 
 mkdir -p "$OUT/data"
 report="$OUT/report.txt"

@@ -179,7 +179,7 @@ static int run_info(int argc, char **argv)
             cli_json_object(&j, NULL);
             cli_json_string(&j, "file", builtin ? NULL : path);
             cli_json_bool(&j, "builtin", builtin);
-            cli_json_int(&j, "file_version", UPF_MODEL_FILE_VERSION);
+            cli_json_int(&j, "file_version", upf__net_file_version(list, set->count));
             cli_json_int(&j, "bytes", (long long)bytes);
             cli_json_array(&j, "models");
             for (int m = 0; m < set->count; m++)
@@ -191,7 +191,7 @@ static int run_info(int argc, char **argv)
             char n1[32], n2[32];
             printf("%s: %s (model file version %d, %s)\n", builtin ? "built-in models" : path,
                    cli_count(n1, sizeof n1, set->count, "model", "models"),
-                   UPF_MODEL_FILE_VERSION,
+                   (int)upf__net_file_version(list, set->count),
                    cli_count(n2, sizeof n2, (long long)bytes, "byte", "bytes"));
             for (int m = 0; m < set->count; m++)
                 print_model(&set->model[m], m);
@@ -522,7 +522,6 @@ static int run_pack(int argc, char **argv)
     }
     if (code == CLI_EXIT_OK)
         code = write_models(ctx, list, count, out);
-    free(copies);
     if (code == CLI_EXIT_OK) {
         char n[32], steps[64] = "";
         for (int q = 0; q < count; q++)
@@ -530,6 +529,7 @@ static int run_pack(int argc, char **argv)
         cli_report("wrote %s (%s, step%s%s)\n", out, cli_count(n, sizeof n, count, "model",
                    "models"), count == 1 ? "" : "s", steps);
     }
+    free(copies);
     for (int f = 0; f < n_inputs; f++)
         upf_models_destroy(&sets[f]);
     upf_context_destroy(&ctx);
