@@ -123,6 +123,10 @@ ivec2 tap_position(int x, uint num, uint den)
     uvec2 prod = upf_mul64(2u * uint(x) + 1u, num);
     if (upf_lt64(prod, uvec2(0u, den)))
         return ivec2(-1, int(d2 - (den - prod.y))); /* -d2 < t < 0 */
+    if (prod.x == 0u) { /* t fits 32 bits (every size but the largest): one division */
+        uint t32 = prod.y - den, i32 = t32 / d2;
+        return ivec2(int(i32), int(t32 - i32 * d2));
+    }
     uint lo = prod.y - den;
     uvec2 t = uvec2(prod.x - (prod.y < den ? 1u : 0u), lo);
     float tf = float(t.x) * 4294967296.0 + float(t.y);
