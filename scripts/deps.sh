@@ -9,8 +9,11 @@
 # Runs apt-get only when something is absent (as root, or through sudo).
 set -eu
 
-build_pkgs="gcc g++ make cmake pkg-config libspng-dev libjpeg62-turbo-dev"
-test_pkgs="clang libclang-rt-14-dev"
+# The Vulkan backend builds with the Vulkan headers and loader (libvulkan-dev) and Debian's
+# glslang (glslangValidator); its tests run on Mesa's lavapipe (mesa-vulkan-drivers) under the
+# Khronos validation layer, and check the shaders with spirv-val (spirv-tools).
+build_pkgs="gcc g++ make cmake pkg-config libspng-dev libjpeg62-turbo-dev libvulkan-dev glslang-tools"
+test_pkgs="clang libclang-rt-14-dev mesa-vulkan-drivers vulkan-validationlayers spirv-tools"
 bench_pkgs="imagemagick python3-opencv python3-numpy"
 
 want="$build_pkgs"

@@ -170,29 +170,37 @@ static void plan(upf_spatial *s)
             upf__compose_scratch_bytes(threads, w, s->map.width, c->dst_width);
 }
 
-static void constants(upf_spatial *s)
+void upf__spatial_fill_constants(const upf__spatial_config *c, const upf__detail_map *m,
+                                 void *const con[UPF__SP_PASS_COUNT])
 {
-    const upf__spatial_config *c = &s->cfg;
-    upf__passes *p = &s->passes;
     const int w = c->src_width, h = c->src_height, bw = upf__smaa_blocks(w),
               bh = upf__smaa_blocks(h);
-    *(upf__convert_con *)p->con[UPF__SP_CONVERT] = (upf__convert_con){ w, h };
-    *(upf__smaa_edges_con *)p->con[UPF__SP_EDGES_PASS] =
+    *(upf__convert_con *)con[UPF__SP_CONVERT] = (upf__convert_con){ w, h };
+    *(upf__smaa_edges_con *)con[UPF__SP_EDGES_PASS] =
         (upf__smaa_edges_con){ w, h, bw, bh, !(c->flags & UPF_SPATIAL_NO_SMAA) };
-    *(upf__smaa_weights_con *)p->con[UPF__SP_WEIGHTS_PASS] =
+    *(upf__smaa_weights_con *)con[UPF__SP_WEIGHTS_PASS] =
         (upf__smaa_weights_con){ w, h, bw, bh };
-    *(upf__smaa_blend_con *)p->con[UPF__SP_BLEND] = (upf__smaa_blend_con){ w, h };
+    *(upf__smaa_blend_con *)con[UPF__SP_BLEND] = (upf__smaa_blend_con){ w, h };
     if (!c->model)
         return;
-    const upf__detail_map *m = &s->map;
-    *(upf__detail_con *)p->con[UPF__SP_DETAIL_PASS] = (upf__detail_con){
+    *(upf__detail_con *)con[UPF__SP_DETAIL_PASS] = (upf__detail_con){
         w, h, m->width, m->height, m->step, (m->width + UPF_NET_TILE - 1) / UPF_NET_TILE,
         (m->height + UPF_NET_TILE - 1) / UPF_NET_TILE, m->flags,
         !(c->flags & UPF_SPATIAL_NO_NETWORK)
     };
-    *(upf__compose_con *)p->con[UPF__SP_COMPOSE] = (upf__compose_con){
+    *(upf__compose_con *)con[UPF__SP_COMPOSE] = (upf__compose_con){
         w, h, m->width, m->height, c->dst_width, c->dst_height, m->step, m->flags, c->sharpness
     };
+}
+
+const upf__pass_info *upf__spatial_pass_table(void)
+{
+    return passes;
+}
+
+const upf__surface_info *upf__spatial_surface_table(void)
+{
+    return surfaces;
 }
 
 /* The configuration, model geometry and plan of an engine, without taking anything: what
@@ -236,7 +244,7 @@ upf_spatial *upf__spatial_create(upf_context *ctx, const char *fn, const upf__sp
     if (!cfg->area_table && s->passes.surface[UPF__SP_AREA].data)
         upf__smaa_area_table(s->passes.surface[UPF__SP_AREA].data);
     s->map.data = s->passes.surface[UPF__SP_DETAIL].data;
-    constants(s);
+    upf__spatial_fill_constants(&s->cfg, &s->map, s->passes.con);
     upf__log(ctx, UPF_LOG_DEBUG, "%s: spatial engine %dx%d -> %dx%d, model step %d, sharpness "
              "%g, %zu bytes", fn, cfg->src_width, cfg->src_height, cfg->dst_width,
              cfg->dst_height, cfg->model ? cfg->model->step : 0, (double)cfg->sharpness,
@@ -248,7 +256,7 @@ fail:
 }
 
 /* The checks of upf_spatial_create's params (the pixel limit aside). */
-static upf_result check_params(upf_context *ctx, const char *fn, const upf_spatial_params *p)
+upf_result upf__spatial_check_params(upf_context *ctx, const char *fn, const upf_spatial_params *p)
 {
     if (!p)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: params is NULL; expected the "
@@ -272,7 +280,7 @@ static upf_result check_params(upf_context *ctx, const char *fn, const upf_spati
 
 /* The engine's configuration: the model for the sizes, and the caller's flags plus SMAA off
  * when that model says so (UPF_MODEL_FLAG_NO_SMAA: it was trained and measured without). */
-static upf__spatial_config config_of(const upf_spatial_params *p, const upf_models *set)
+upf__spatial_config upf__spatial_config_of(const upf_spatial_params *p, const upf_models *set)
 {
     const upf__net_model *m = &set->model[upf__models_choose(set, p->src_width, p->src_height,
                                                              p->dst_width, p->dst_height)];
@@ -291,14 +299,14 @@ upf_result upf_spatial_memory(upf_context *ctx, const upf_spatial_params *p, siz
     if (!bytes)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: bytes is NULL; expected a "
                          "size_t to fill", fn);
-    upf_result r = check_params(ctx, fn, p);
+    upf_result r = upf__spatial_check_params(ctx, fn, p);
     if (r != UPF_OK)
         return r;
     upf_models *own = NULL;
     const upf_models *set = p->models;
     if (!set && !(set = own = upf_models_default(ctx)))
         return upf_context_last_error(ctx, NULL);
-    const upf__spatial_config cfg = config_of(p, set);
+    const upf__spatial_config cfg = upf__spatial_config_of(p, set);
     upf_spatial plan_only;
     r = describe(&plan_only, ctx, &cfg);
     if (r == UPF_OK)
@@ -314,7 +322,7 @@ upf_spatial *upf_spatial_create(upf_context *ctx, const upf_spatial_params *p)
     if (!ctx)
         return NULL;
     upf__clear_error(ctx);
-    if (check_params(ctx, fn, p) != UPF_OK ||
+    if (upf__spatial_check_params(ctx, fn, p) != UPF_OK ||
         upf__check_pixels(ctx, fn, "the source", p->src_width, p->src_height) != UPF_OK ||
         upf__check_pixels(ctx, fn, "the destination", p->dst_width, p->dst_height) != UPF_OK)
         return NULL;
@@ -326,7 +334,7 @@ upf_spatial *upf_spatial_create(upf_context *ctx, const upf_spatial_params *p)
             return NULL;
         set = own;
     }
-    const upf__spatial_config cfg = config_of(p, set);
+    const upf__spatial_config cfg = upf__spatial_config_of(p, set);
     upf_spatial *s = upf__spatial_create(ctx, fn, &cfg);
     if (s)
         s->own_models = own;

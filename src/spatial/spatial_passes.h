@@ -137,6 +137,19 @@ upf_result upf__spatial_run_passes(upf_spatial *s, const char *fn, const upf_ima
 /* A surface of the engine (upf__SP_*), valid until the engine is destroyed. */
 const upf__surface *upf__spatial_surface(const upf_spatial *s, int surface);
 
+/* The GPU backend's view of the engine: the constants for a configuration (the detail map's
+ * geometry `m` from upf__detail_map_init; unused without a model) into con[pass], each the
+ * pass's con_size bytes; the static tables; the checks and configuration of the public
+ * params. */
+struct upf__detail_map;
+void upf__spatial_fill_constants(const upf__spatial_config *c, const struct upf__detail_map *m,
+                                 void *const con[UPF__SP_PASS_COUNT]);
+const upf__pass_info *upf__spatial_pass_table(void);
+const upf__surface_info *upf__spatial_surface_table(void);
+upf_result upf__spatial_check_params(upf_context *ctx, const char *fn,
+                                     const upf_spatial_params *p);
+upf__spatial_config upf__spatial_config_of(const upf_spatial_params *p, const upf_models *set);
+
 /* The pass list itself (for tests and the GPU backend). */
 const upf__passes *upf__spatial_passes(const upf_spatial *s);
 

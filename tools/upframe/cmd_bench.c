@@ -16,6 +16,9 @@
 #include "builtin_frame.h"
 #include "scene/scene.h"
 #include "sequence/sequence.h"
+#ifdef UPF_HAVE_VULKAN
+#include "upframe_vk.h"
+#endif
 
 extern char **environ;
 
@@ -35,6 +38,13 @@ static const char bench_help[] =
     "  --no-yardstick   do not time ImageMagick's `convert -filter Lanczos -resize`\n"
     "  --no-temporal    do not time the temporal engine\n"
     "  --no-framegen    do not time frame generation\n"
+    "  --backend B      cpu (the default) or vulkan: the spatial engine on the GPU in\n"
+    "                   managed mode, each variant of its detail pass the device has, GPU\n"
+    "                   times per pass from timestamps (microseconds), the median of\n"
+    "                   --frames N frames (default 500) after 50 warm-up frames, and the\n"
+    "                   CPU time to record one frame; cases 1536x864 -> 2048x1152,\n"
+    "                   1280x720 -> 2560x1440, 1920x1080 -> 3840x2160 (or --size)\n"
+    "  --variant V      with --backend vulkan: only fp32, fp16 or coopmat\n"
     "  --json           the results as one JSON object (docs/CLI.md)\n"
     "  -q, --quiet      no progress line (the results are still printed)\n"
     "\n"
@@ -604,11 +614,158 @@ static void json_framegen_row(cli_json *j, const framegen_row *row)
     cli_json_number(j, "mpix_per_s", round(row->mpix_per_s * 1e3) / 1e3);
     cli_json_close(j);
 }
+#ifdef UPF_HAVE_VULKAN
+static int cmp_d(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of n values (sorted in place). */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* upframe bench --backend vulkan: each case, each variant, median GPU times per pass. */
+static int bench_vulkan(const bench_case *cases, int ncases, long frames, int only_variant,
+                        upf_models *models, bool json, bool quiet)
+{
+    const char *cmd = "bench";
+    const int warm = 50;
+    upf_context *ctx = cli_context(cmd, 1);
+    if (!ctx)
+        return CLI_EXIT_INTERNAL;
+    char err[IMAGEIO_ERR_SIZE];
+    int rc = CLI_EXIT_OK;
+    double *ms = malloc(sizeof(double) * (size_t)(frames + warm) * (UPF_SPATIAL_PASS_COUNT + 1));
+    if (!ms) {
+        upf_context_destroy(&ctx);
+        return cli_fail(cmd, CLI_EXIT_INTERNAL, "out of memory");
+    }
+    double *total = ms + (size_t)(frames + warm) * UPF_SPATIAL_PASS_COUNT;
+    cli_json j;
+    bool header = false;
+    if (json) {
+        cli_json_begin(&j, stdout);
+        cli_json_object(&j, NULL);
+        cli_json_string(&j, "backend", "vulkan");
+        cli_json_string(&j, "version", upf_version());
+        cli_json_int(&j, "frames", frames);
+        cli_json_int(&j, "warm_up_frames", warm);
+        cli_json_string(&j, "frame", "the built-in frame (courtyard, 1 spp), RGBA8 sRGB in "
+                        "(a UNORM view decoded in the shader) and out; GPU timestamps, medians");
+        cli_json_array(&j, "rows");
+    }
+    (void)quiet;
+    for (int k = 0; k < ncases && rc == CLI_EXIT_OK; k++) {
+        const bench_case *bc = &cases[k];
+        imageio_image lin, src, dst;
+        upf_result r = builtin_frame_render(NULL, bc->in_w, bc->in_h, 0, &lin, err);
+        if (r == UPF_OK)
+            r = imageio_alloc(&src, bc->in_w, bc->in_h, UPF_FORMAT_RGBA8_SRGB, err);
+        if (r == UPF_OK)
+            r = imageio_alloc(&dst, bc->out_w, bc->out_h, UPF_FORMAT_RGBA8_SRGB, err);
+        if (r != UPF_OK) {
+            rc = cli_fail(cmd, cli_exit_code(r), "%s", err);
+            break;
+        }
+        upf_resample(ctx, &lin.img, &src.img, UPF_FILTER_BILINEAR); /* 1x: an exact copy */
+        for (int v = UPF_VK_VARIANT_FP32; v < UPF_VK_VARIANT_COUNT && rc == CLI_EXIT_OK; v++) {
+            if (only_variant && v != only_variant)
+                continue;
+            const char *dev = getenv("UPF_VK_DEVICE");
+            upf_vk_managed *m = upf_vk_managed_create(ctx, upf_vk_managed_params(
+                .device_index = dev ? atoi(dev) : -1, .src_width = bc->in_w,
+                .src_height = bc->in_h, .dst_width = bc->out_w, .dst_height = bc->out_h,
+                .src_format = UPF_FORMAT_RGBA8_SRGB, .dst_format = UPF_FORMAT_RGBA8_SRGB,
+                .sharpness = 1.0f, .models = models, .variant = (upf_vk_variant)v,
+                .timestamps = 1));
+            if (!m) {
+                const char *msg = "";
+                upf_result why = upf_context_last_error(ctx, &msg);
+                if (v != UPF_VK_VARIANT_FP32 && !only_variant && why == UPF_ERROR_UNSUPPORTED) {
+                    if (!json)
+                        printf("(variant %s: %s)\n", upf_vk_variant_name((upf_vk_variant)v), msg);
+                    continue;
+                }
+                rc = cli_fail_upf(cmd, ctx, why);
+                break;
+            }
+            double rec_us = 0;
+            r = upf_vk_managed_run(m, &src.img, &dst.img);
+            if (r == UPF_OK)
+                r = upf_vk_managed_bench(m, (int)frames + warm, ms, total, &rec_us);
+            if (r != UPF_OK) {
+                rc = cli_fail_upf(cmd, ctx, r);
+                upf_vk_managed_destroy(&m);
+                break;
+            }
+            double med[UPF_SPATIAL_PASS_COUNT];
+            for (int p = 0; p < UPF_SPATIAL_PASS_COUNT; p++)
+                med[p] = median(ms + (size_t)p * (frames + warm) + warm, (int)frames) * 1e3;
+            const double tot = median(total + warm, (int)frames) * 1e3;
+            if (json) {
+                cli_json_object(&j, NULL);
+                cli_json_string(&j, "device", upf_vk_managed_device_name(m));
+                cli_json_array(&j, "input");
+                cli_json_int(&j, NULL, bc->in_w);
+                cli_json_int(&j, NULL, bc->in_h);
+                cli_json_close(&j);
+                cli_json_array(&j, "output");
+                cli_json_int(&j, NULL, bc->out_w);
+                cli_json_int(&j, NULL, bc->out_h);
+                cli_json_close(&j);
+                cli_json_string(&j, "variant", upf_vk_variant_name((upf_vk_variant)v));
+                cli_json_object(&j, "passes_us");
+                for (int p = 0; p < UPF_SPATIAL_PASS_COUNT; p++)
+                    cli_json_number(&j, upf_spatial_pass_name((upf_spatial_pass)p),
+                                    round(med[p] * 100) / 100);
+                cli_json_close(&j);
+                cli_json_number(&j, "total_us", round(tot * 100) / 100);
+                cli_json_number(&j, "record_us", round(rec_us * 100) / 100);
+                cli_json_close(&j);
+            } else {
+                if (!header) {
+                    printf("device: %s; median GPU time of %ld frames after %d warm-up frames, "
+                           "in microseconds (timestamps); RGBA8 sRGB in and out\n",
+                           upf_vk_managed_device_name(m), frames, warm);
+                    printf("%-22s  %-8s %8s %8s %8s %8s %8s %8s  %8s  %9s\n", "case", "variant",
+                           "convert", "edges", "weights", "blend", "detail", "compose",
+                           "total", "record");
+                    header = true;
+                }
+                char name[32];
+                snprintf(name, sizeof name, "%dx%d->%dx%d", bc->in_w, bc->in_h, bc->out_w,
+                         bc->out_h);
+                printf("%-22s  %-8s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f  %8.1f  %9.1f\n", name,
+                       upf_vk_variant_name((upf_vk_variant)v), med[0], med[1], med[2], med[3],
+                       med[4], med[5], tot, rec_us);
+                fflush(stdout);
+            }
+            upf_vk_managed_destroy(&m);
+        }
+        imageio_free(&lin);
+        imageio_free(&src);
+        imageio_free(&dst);
+    }
+    if (json && rc == CLI_EXIT_OK) {
+        cli_json_close(&j);
+        cli_json_close(&j);
+        cli_json_end(&j);
+    }
+    free(ms);
+    upf_context_destroy(&ctx);
+    return rc;
+}
+#endif
 
 static int run_bench(int argc, char **argv)
 {
     const char *cmd = "bench", *size_s = NULL, *scale_s = NULL, *threads_s = NULL;
-    const char *runs_s = NULL, *model_path = NULL;
+    const char *runs_s = NULL, *model_path = NULL, *backend_s = NULL, *variant_s = NULL;
+    const char *frames_s = NULL;
     bool yardstick = true, temporal = true, framegen = true;
     cli_common common = { 0 };
     cli_args a;
@@ -631,13 +788,35 @@ static int run_bench(int argc, char **argv)
             temporal = false;
         else if (cli_args_flag(&a, "--no-framegen"))
             framegen = false;
+        else if (cli_args_option(&a, "--backend"))
+            backend_s = a.value;
+        else if (cli_args_option(&a, "--variant"))
+            variant_s = a.value;
+        else if (cli_args_option(&a, "--frames"))
+            frames_s = a.value;
         else
             return cli_args_unknown(&a);
     }
     if (a.failed)
         return CLI_EXIT_USAGE;
-    bench_case cases[2] = { { 1920, 1080, 3840, 2160 }, { 1280, 720, 2560, 1440 } };
+    if (backend_s && strcmp(backend_s, "cpu") != 0 && strcmp(backend_s, "vulkan") != 0)
+        return cli_usage(cmd, "--backend '%s': expected cpu or vulkan", backend_s);
+    const bool vulkan = backend_s && strcmp(backend_s, "vulkan") == 0;
+    if (!vulkan && (variant_s || frames_s))
+        return cli_usage(cmd, "--variant and --frames go with --backend vulkan");
+#ifndef UPF_HAVE_VULKAN
+    if (vulkan)
+        return cli_usage(cmd, "--backend vulkan: this build has no Vulkan backend (it was "
+                         "built without the Vulkan headers or glslangValidator)");
+#endif
+    bench_case cases[3] = { { 1920, 1080, 3840, 2160 }, { 1280, 720, 2560, 1440 } };
     int ncases = 2;
+    if (vulkan) {
+        cases[0] = (bench_case){ 1536, 864, 2048, 1152 };
+        cases[1] = (bench_case){ 1280, 720, 2560, 1440 };
+        cases[2] = (bench_case){ 1920, 1080, 3840, 2160 };
+        ncases = 3;
+    }
     double scale = 2;
     if (scale_s && !cli_parse_scale(scale_s, 1, 4, &scale))
         return cli_usage(cmd, "--scale '%s' must be a number in 1..4", scale_s);
@@ -679,6 +858,24 @@ static int run_bench(int argc, char **argv)
     } else {
         models = upf_models_default(mctx);
     }
+#ifdef UPF_HAVE_VULKAN
+    if (vulkan) {
+        long frames = 500;
+        int variant = 0;
+        if (frames_s && !cli_parse_int(frames_s, 1, 100000, &frames))
+            rc = cli_usage(cmd, "--frames '%s' must be 1..100000", frames_s);
+        for (int v = 1; variant_s && v < UPF_VK_VARIANT_COUNT; v++)
+            if (strcmp(variant_s, upf_vk_variant_name((upf_vk_variant)v)) == 0)
+                variant = v;
+        if (rc == CLI_EXIT_OK && variant_s && !variant)
+            rc = cli_usage(cmd, "--variant '%s': expected fp32, fp16 or coopmat", variant_s);
+        if (rc == CLI_EXIT_OK)
+            rc = bench_vulkan(cases, ncases, frames, variant, models, common.json, common.quiet);
+        upf_models_destroy(&models);
+        upf_context_destroy(&mctx);
+        return rc;
+    }
+#endif
 
     char machine[320], compiler[256];
     bench_machine(machine, sizeof machine);

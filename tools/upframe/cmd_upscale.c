@@ -11,6 +11,9 @@
 #include "cli.h"
 #include "imageio/image_io.h"
 #include "builtin_frame.h"
+#ifdef UPF_HAVE_VULKAN
+#include "upframe_vk.h"
+#endif
 
 static const char upscale_help[] =
     "usage: upframe upscale IN -o OUT (--scale R | --size WxH) [options]\n"
@@ -97,6 +100,7 @@ typedef struct upscale_args {
     double sharpness;
     bool spatial_options;        /* --sharpness, --model or --debug-passes given */
     int bits;                    /* 0: the input's */
+    bool vulkan;                 /* --backend vulkan */
 } upscale_args;
 
 /* The engine of the last picture, kept for the next one of the same sizes. */
@@ -106,6 +110,10 @@ typedef struct engine_cache {
     upf_spatial *sp;
     upf_resampler *rs;
     upf_models *models;          /* --model's, loaded once */
+#ifdef UPF_HAVE_VULKAN
+    upf_vk_managed *vk;          /* --backend vulkan: its device and engine */
+    upf_format vk_src, vk_dst;
+#endif
     bool have_default_models;    /* whether the build has models (checked once) */
     bool checked_default;
 } engine_cache;
@@ -232,6 +240,9 @@ static bool spatial_fits(engine_cache *ec, upf_context *ctx, int in_w, int in_h,
 
 static void cache_clear(engine_cache *ec)
 {
+#ifdef UPF_HAVE_VULKAN
+    upf_vk_managed_destroy(&ec->vk);
+#endif
     upf_spatial_destroy(&ec->sp);
     upf_resampler_destroy(&ec->rs);
     ec->engine = NULL;
@@ -278,6 +289,48 @@ static int cache_get(engine_cache *ec, upf_context *ctx, const engine_name *engi
     ec->out_h = out_h;
     return CLI_EXIT_OK;
 }
+
+#ifdef UPF_HAVE_VULKAN
+/* --backend vulkan: the managed device and engine for these sizes and formats (made once,
+ * kept for the next picture like the CPU engines), upload, run, read back. */
+static int vulkan_upscale(engine_cache *ec, upf_context *ctx, const upscale_args *a,
+                          const upf_image *src, const upf_image *dst, file_report *fr)
+{
+    if (!(ec->vk && ec->in_w == src->width && ec->in_h == src->height &&
+          ec->out_w == dst->width && ec->out_h == dst->height && ec->vk_src == src->format &&
+          ec->vk_dst == dst->format)) {
+        cache_clear(ec);
+        const char *dev = getenv("UPF_VK_DEVICE");
+        upf_vk_managed_params mp = { .device_index = dev ? atoi(dev) : -1,
+                                     .src_width = src->width, .src_height = src->height,
+                                     .dst_width = dst->width, .dst_height = dst->height,
+                                     .src_format = src->format, .dst_format = dst->format,
+                                     .sharpness = (float)a->sharpness, .models = ec->models,
+                                     .timestamps = 1 };
+        ec->vk = upf_vk_managed_create(ctx, &mp);
+        if (!ec->vk) { /* a queue without timestamps: run without the passes' times */
+            mp.timestamps = 0;
+            ec->vk = upf_vk_managed_create(ctx, &mp);
+        }
+        if (!ec->vk)
+            return cli_fail_upf("upscale", ctx, upf_context_last_error(ctx, NULL));
+        ec->in_w = src->width, ec->in_h = src->height;
+        ec->out_w = dst->width, ec->out_h = dst->height;
+        ec->vk_src = src->format, ec->vk_dst = dst->format;
+        cli_note("upscale", "--backend vulkan: %s, detail variant %s",
+                 upf_vk_managed_device_name(ec->vk),
+                 upf_vk_variant_name(upf_vk_spatial_variant(upf_vk_managed_engine(ec->vk))));
+    }
+    upf_result r = upf_vk_managed_run(ec->vk, src, dst);
+    if (r != UPF_OK)
+        return cli_fail_upf("upscale", ctx, r);
+    double total;
+    if (upf_vk_spatial_timings(upf_vk_managed_engine(ec->vk), fr->pass_ms, &total) != UPF_OK)
+        memset(fr->pass_ms, 0, sizeof fr->pass_ms);
+    fr->step = -1; /* the passes' times are reported; the step is the engine's */
+    return CLI_EXIT_OK;
+}
+#endif
 
 static const char *out_kind(imageio_type type, int bits)
 {
@@ -366,12 +419,19 @@ static int upscale_one(const upscale_args *a, engine_cache *ec, upf_context *ctx
     }
 
     double t1 = cli_now();
-    rc = cache_get(ec, ctx, engine, a->sharpness, in_w, in_h, out_w, out_h, &fr->memory);
-    if (rc == CLI_EXIT_OK) {
-        r = ec->sp ? upf_spatial_run(ec->sp, &src.img, &dst.img)
-                   : upf_resampler_run(ec->rs, &src.img, &dst.img);
-        if (r != UPF_OK)
-            rc = cli_fail_upf(cmd, ctx, r);
+#ifdef UPF_HAVE_VULKAN
+    if (a->vulkan)
+        rc = vulkan_upscale(ec, ctx, a, &src.img, &dst.img, fr);
+    else
+#endif
+    {
+        rc = cache_get(ec, ctx, engine, a->sharpness, in_w, in_h, out_w, out_h, &fr->memory);
+        if (rc == CLI_EXIT_OK) {
+            r = ec->sp ? upf_spatial_run(ec->sp, &src.img, &dst.img)
+                       : upf_resampler_run(ec->rs, &src.img, &dst.img);
+            if (r != UPF_OK)
+                rc = cli_fail_upf(cmd, ctx, r);
+        }
     }
     fr->t_upscale = cli_now() - t1; /* the debug pictures are not the engine's time */
     if (rc == CLI_EXIT_OK && ec->sp) {
@@ -405,7 +465,13 @@ static void report_text(const upscale_args *a, const file_report *fr, bool batch
                fr->built_in ? "render" : "read  ", fr->t_read * 1e3,
                fr->built_in ? "  (the built-in frame: the scene renderer, 1 sample per pixel)" : "",
                fr->t_upscale * 1e3, fr->engine->name, threads, threads == 1 ? "" : "s");
-    if (fr->step) {
+    if (fr->step < 0) {
+        cli_report("           on the GPU (--backend vulkan), sharpness %g; GPU times:\n",
+                   a->sharpness);
+        for (int p = 0; p < UPF_SPATIAL_PASS_COUNT; p++)
+            cli_report("    %-8s %8.3f ms\n", upf_spatial_pass_name((upf_spatial_pass)p),
+                       fr->pass_ms[p]);
+    } else if (fr->step) {
         cli_report("           model step %d (ratio %.3f), sharpness %g\n", fr->step,
                    12.0 / fr->step, a->sharpness);
         for (int p = 0; p < UPF_SPATIAL_PASS_COUNT; p++)
@@ -449,7 +515,9 @@ static void report_json(cli_json *j, const upscale_args *a, const file_report *f
         cli_json_number(j, "write", ms3(fr->t_write));
         cli_json_close(j);
         if (fr->step) {
-            cli_json_int(j, "model_step", fr->step);
+            cli_json_string(j, "backend", fr->step < 0 ? "vulkan" : "cpu");
+            if (fr->step > 0)
+                cli_json_int(j, "model_step", fr->step);
             cli_json_number(j, "sharpness", a->sharpness);
             cli_json_object(j, "passes_ms");
             for (int p = 0; p < UPF_SPATIAL_PASS_COUNT; p++)
@@ -467,7 +535,7 @@ static void report_json(cli_json *j, const upscale_args *a, const file_report *f
 static int parse_args(int argc, char **argv, upscale_args *a, char **inputs)
 {
     const char *cmd = "upscale", *scale_s = NULL, *size_s = NULL, *engine_s = NULL;
-    const char *bits_s = NULL, *sharp_s = NULL;
+    const char *bits_s = NULL, *sharp_s = NULL, *backend_s = NULL;
     memset(a, 0, sizeof *a);
     a->inputs = inputs;
     cli_args p;
@@ -495,6 +563,8 @@ static int parse_args(int argc, char **argv, upscale_args *a, char **inputs)
             a->model_path = p.value;
         else if (cli_args_option(&p, "--debug-passes"))
             a->debug_dir = p.value;
+        else if (cli_args_option(&p, "--backend"))
+            backend_s = p.value;
         else
             return cli_args_unknown(&p);
     }
@@ -519,7 +589,21 @@ static int parse_args(int argc, char **argv, upscale_args *a, char **inputs)
     if (sharp_s && !cli_parse_double(sharp_s, 0, UPF_SPATIAL_SHARPNESS_MAX, &a->sharpness))
         return cli_usage(cmd, "--sharpness '%s' must be a number in 0..%g", sharp_s,
                          (double)UPF_SPATIAL_SHARPNESS_MAX);
-    a->spatial_options = sharp_s || a->model_path || a->debug_dir;
+    if (backend_s && strcmp(backend_s, "cpu") != 0 && strcmp(backend_s, "vulkan") != 0)
+        return cli_usage(cmd, "--backend '%s': expected cpu or vulkan", backend_s);
+    a->vulkan = backend_s && strcmp(backend_s, "vulkan") == 0;
+#ifndef UPF_HAVE_VULKAN
+    if (a->vulkan)
+        return cli_usage(cmd, "--backend vulkan: this build has no Vulkan backend (it was "
+                         "built without the Vulkan headers or glslangValidator)");
+#endif
+    if (a->vulkan && a->engine && a->engine != &engines[0])
+        return cli_usage(cmd, "--backend vulkan runs the spatial engine, not %s",
+                         a->engine->name);
+    if (a->vulkan && a->debug_dir)
+        return cli_usage(cmd, "--debug-passes goes with --backend cpu (the GPU's intermediate "
+                         "images stay on the GPU)");
+    a->spatial_options = sharp_s || a->model_path || a->debug_dir || a->vulkan;
     if (a->engine && a->engine != SPATIAL && a->spatial_options)
         return cli_usage(cmd, "--sharpness, --model and --debug-passes go with --engine "
                          "spatial, not %s", a->engine->name);

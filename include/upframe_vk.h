@@ -1,0 +1,227 @@
+/* upframe_vk.h: the Vulkan backend of upframe (C99 and C++ compatible; docs/VULKAN.md).
+ *
+ * The spatial engine as Vulkan compute passes that a host records into its own command
+ * buffer, on its own device. The host lends its Vulkan (instance, physical device, device, a
+ * queue family and vkGetInstanceProcAddr); upframe loads every Vulkan function through that
+ * pointer, loads no Vulkan library of its own, never creates a device, never submits and never
+ * waits. Everything an engine needs (buffers, pipelines, descriptor sets, query pools) is made
+ * when it is created; recording a frame allocates nothing.
+ *
+ * Managed mode (upf_vk_managed_*) is for tools and tests: it makes its own instance and device
+ * through the system's Vulkan loader, uploads, runs and reads back.
+ *
+ * Conventions are those of upframe.h: opaque handles, params structs whose zero fields mean
+ * the defaults, upf_result with the message in the context (upf_context_last_error) and its
+ * log. The library is built with this header only when the Vulkan headers were found
+ * (CMake option UPF_VULKAN).
+ */
+#ifndef UPFRAME_VK_H
+#define UPFRAME_VK_H
+
+#include <vulkan/vulkan.h>
+
+#include "upframe.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------
+ * What the host lends, and what upframe needs from the device
+ * ------------------------------------------------------------------------------------- */
+
+/* How the detail pass (the network) runs. The other passes have one form each. */
+typedef enum upf_vk_variant {
+    UPF_VK_VARIANT_AUTO = 0,    /* the fastest the device has enabled: coopmat, fp16, fp32 */
+    UPF_VK_VARIANT_FP32 = 1,    /* fp32 multiply-adds from shared memory: every device */
+    UPF_VK_VARIANT_FP16 = 2,    /* fp16 arithmetic and storage (shaderFloat16 +
+                                 * storageBuffer16BitAccess) */
+    UPF_VK_VARIANT_COOPMAT = 3, /* 16x16x16 fp16 products on the tensor cores
+                                 * (VK_NV_cooperative_matrix) */
+    UPF_VK_VARIANT_COUNT = 4
+} upf_vk_variant;
+
+/* "auto", "fp32", "fp16", "coopmat"; "unknown" otherwise. Thread-safety: safe. */
+UPF_API const char *upf_vk_variant_name(upf_vk_variant variant);
+
+/* The host's Vulkan. Every handle must outlive the objects made from it. */
+typedef struct upf_vk_device {
+    VkInstance instance;
+    VkPhysicalDevice physical_device;
+    VkDevice device;
+    uint32_t queue_family;      /* the family whose queues will run the command buffers:
+                                 * it must have VK_QUEUE_COMPUTE_BIT */
+    PFN_vkGetInstanceProcAddr get_instance_proc_addr; /* the host's loader entry point */
+    /* What the host enabled when it made `device` (Vulkan cannot be asked afterwards):
+     * the device extensions, and the feature chain it gave vkCreateDevice
+     * (VkPhysicalDeviceFeatures2 and its pNext structs: 16-bit storage, shader float16,
+     * cooperative matrix, Vulkan 1.1/1.2 features are read). NULL: none. */
+    const char *const *enabled_extensions;
+    uint32_t enabled_extension_count;
+    const VkPhysicalDeviceFeatures2 *enabled_features;
+    const VkAllocationCallbacks *allocator; /* the host's callbacks for every Vulkan object
+                                             * upframe makes; NULL: the driver's */
+} upf_vk_device;
+
+/* The device extensions and features to enable for upframe, filled for one physical device
+ * by upf_vk_requirements: the required ones always, the optional ones that this GPU has.
+ * Chain `features` (it links the structs below in place: do not copy the struct, fill it
+ * where it will stay) into VkDeviceCreateInfo.pNext together with the host's own, and enable
+ * `extensions`. */
+typedef struct upf_vk_requirements {
+    uint32_t api_version;                     /* the least device API version: 1.1 */
+    const char *extensions[4];                /* to enable (optional ones this GPU has) */
+    uint32_t extension_count;
+    VkPhysicalDeviceFeatures2 features;       /* required: shaderStorageImageWriteWithoutFormat;
+                                               * optional: what the variants use */
+    VkPhysicalDevice16BitStorageFeatures storage16;
+    VkPhysicalDeviceShaderFloat16Int8FeaturesKHR float16;
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat;
+    int variants_possible[UPF_VK_VARIANT_COUNT]; /* 1: this GPU can run the variant */
+} upf_vk_requirements;
+
+/* Fills `req` for `physical_device` (queries through get_instance_proc_addr). Fails with
+ * UPF_ERROR_UNSUPPORTED (and says why) when the GPU lacks something required.
+ * Thread-safety: context-serialised. */
+UPF_API upf_result upf_vk_requirements_query(upf_context *ctx, VkInstance instance,
+                                             VkPhysicalDevice physical_device,
+                                             PFN_vkGetInstanceProcAddr get_instance_proc_addr,
+                                             upf_vk_requirements *req);
+
+/* The capability check: whether upframe can run on the lent device as it was made (API
+ * version, queue family, the enabled features and extensions). Logs (UPF_LOG_INFO)
+ * "upframe can run on this GPU" or (UPF_LOG_ERROR) "upframe cannot run on this GPU: <why>"
+ * and returns UPF_OK or UPF_ERROR_UNSUPPORTED, so the host can fall back to the CPU engine.
+ * Thread-safety: context-serialised. */
+UPF_API upf_result upf_vk_check_device(upf_context *ctx, const upf_vk_device *device);
+
+/* ---------------------------------------------------------------------------------------
+ * The spatial engine on the GPU
+ * ------------------------------------------------------------------------------------- */
+
+typedef struct upf_vk_spatial_params {
+    const upf_vk_device *device;   /* required; copied */
+    int max_src_width, max_src_height; /* the largest source rectangle a frame may have */
+    int max_dst_width, max_dst_height; /* the largest destination rectangle; the model is
+                                        * chosen for this ratio (docs/SPATIAL.md) */
+    int frames_in_flight;          /* frames recorded before the first of them has finished on
+                                    * the GPU, 1..8; 0: 2 */
+    float sharpness;               /* as upf_spatial_params */
+    const upf_models *models;      /* as upf_spatial_params (NULL: the built-in set) */
+    unsigned flags;                /* UPF_SPATIAL_NO_* */
+    upf_vk_variant variant;        /* 0: UPF_VK_VARIANT_AUTO */
+    int timestamps;                /* 1: write per-pass timestamps (upf_vk_spatial_timings) */
+} upf_vk_spatial_params;
+
+#ifndef __cplusplus /* compound literals are C only */
+#define upf_vk_spatial_params(...) (&(const upf_vk_spatial_params){ __VA_ARGS__ })
+#endif
+
+typedef struct upf_vk_spatial upf_vk_spatial;
+
+/* Checks the device (upf_vk_check_device), picks the variant, makes every buffer (one device
+ * memory allocation), descriptor set and pipeline. NULL on failure (upf_context_last_error).
+ * Thread-safety: context-serialised; uses `device` from this thread. */
+UPF_API upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx,
+                                              const upf_vk_spatial_params *params);
+
+/* Destroys *s and sets it to NULL (accepts NULL). The host must make sure the GPU is done
+ * with every command buffer that recorded it. Thread-safety: context-serialised. */
+UPF_API void upf_vk_spatial_destroy(upf_vk_spatial **s);
+
+/* The variant the engine runs (never AUTO). Thread-safety: safe. */
+UPF_API upf_vk_variant upf_vk_spatial_variant(const upf_vk_spatial *s);
+
+/* One of the host's images, at the point of the command buffer where upframe records. */
+typedef struct upf_vk_image {
+    VkImage image;
+    VkImageView view;            /* a 2D view of mip 0, layer 0, of `format` */
+    VkFormat format;             /* the view's format */
+    VkImageUsageFlags usage;     /* the usage the image was made with */
+    int width, height;           /* the image's extent */
+    upf_rect rect;               /* the part read (source) or written (destination); width 0:
+                                  * the whole image */
+    VkImageLayout layout;        /* its layout when the recorded commands start */
+    VkImageLayout final_layout;  /* the layout to leave it in; 0 (UNDEFINED): `layout` */
+    int srgb;                    /* 1: a UNORM view of sRGB-encoded values (upframe decodes
+                                  * or encodes in the shader); 0: as the format says */
+} upf_vk_image;
+
+/* Records one frame into `cmd` (in the recording state, outside any render pass, of a pool
+ * of the lent queue family): the source rectangle of `src` upscaled into the destination
+ * rectangle of `dst`. Source formats: R8G8B8A8_UNORM/SRGB, B8G8R8A8_UNORM/SRGB,
+ * A2B10G10R10_UNORM_PACK32, R16G16B16A16_SFLOAT/UNORM, B10G11R11_UFLOAT_PACK32,
+ * R32G32B32A32_SFLOAT, with VK_IMAGE_USAGE_SAMPLED_BIT. Destination formats: R8G8B8A8_UNORM
+ * (srgb 0 or 1), A2B10G10R10_UNORM_PACK32, R16G16B16A16_SFLOAT, R32G32B32A32_SFLOAT, with
+ * VK_IMAGE_USAGE_STORAGE_BIT. Rectangles up to the created sizes, ratio 1..4 each way. The
+ * barriers recorded are in docs/VULKAN.md. On any error nothing is recorded and `cmd` is as
+ * it was. No allocation, no pipeline compile. The engine cycles through frames_in_flight
+ * descriptor sets: the host must not record more frames than that before the first of them
+ * has finished. Thread-safety: context-serialised (a second record on the same engine while
+ * one runs on another thread fails); `cmd` externally synchronised. */
+UPF_API upf_result upf_vk_spatial_record(upf_vk_spatial *s, VkCommandBuffer cmd,
+                                         const upf_vk_image *src, const upf_vk_image *dst);
+
+/* The GPU time of each pass (ms[UPF_SPATIAL_PASS_COUNT], 0 for a pass that did not run) and
+ * their sum (*total_ms, may be NULL) of the most recent recorded frame that the GPU has
+ * finished, from its timestamps (params.timestamps). Fails with UPF_ERROR_UNSUPPORTED when
+ * timestamps are off or no recorded frame has finished yet. Thread-safety:
+ * context-serialised. */
+UPF_API upf_result upf_vk_spatial_timings(upf_vk_spatial *s, double ms[UPF_SPATIAL_PASS_COUNT],
+                                          double *total_ms);
+
+/* ---------------------------------------------------------------------------------------
+ * Managed mode: upframe makes its own Vulkan (tools, tests)
+ * ------------------------------------------------------------------------------------- */
+
+typedef struct upf_vk_managed_params {
+    int device_index;            /* the physical device; -1 (or 0 with prefer 0): the first
+                                  * discrete GPU, else the first device */
+    int src_width, src_height;   /* as upf_spatial_params */
+    int dst_width, dst_height;
+    upf_format src_format, dst_format; /* the upf_image formats to be given */
+    float sharpness;
+    const upf_models *models;
+    unsigned flags;
+    upf_vk_variant variant;
+    int timestamps;
+} upf_vk_managed_params;
+
+#ifndef __cplusplus
+#define upf_vk_managed_params(...) (&(const upf_vk_managed_params){ __VA_ARGS__ })
+#endif
+
+typedef struct upf_vk_managed upf_vk_managed;
+
+/* Loads the system's Vulkan (libvulkan.so.1), makes an instance, a device (with what
+ * upf_vk_requirements_query asks), images of the sizes and formats, staging buffers and a
+ * upf_vk_spatial. Fails with UPF_ERROR_UNSUPPORTED when there is no Vulkan or no device.
+ * Thread-safety: context-serialised. */
+UPF_API upf_vk_managed *upf_vk_managed_create(upf_context *ctx,
+                                              const upf_vk_managed_params *params);
+UPF_API void upf_vk_managed_destroy(upf_vk_managed **m);
+
+/* The device's name ("llvmpipe (...)", "NVIDIA H200"). Thread-safety: safe. */
+UPF_API const char *upf_vk_managed_device_name(const upf_vk_managed *m);
+
+/* The engine inside (for upf_vk_spatial_variant, upf_vk_spatial_timings). */
+UPF_API upf_vk_spatial *upf_vk_managed_engine(upf_vk_managed *m);
+
+/* Uploads `src`, records and submits the upscale, waits, and reads the result into `dst`
+ * (both the created sizes and formats). Thread-safety: context-serialised. */
+UPF_API upf_result upf_vk_managed_run(upf_vk_managed *m, const upf_image *src,
+                                      const upf_image *dst);
+
+/* Times the upscale alone: `frames` frames on the uploaded source (upf_vk_managed_run
+ * first), each its own submission, per-pass GPU times from timestamps (the engine must have
+ * been made with timestamps). ms[pass * frames + i] and total[i] receive frame i's times;
+ * *record_us the median CPU time of one upf_vk_spatial_record. Thread-safety:
+ * context-serialised. */
+UPF_API upf_result upf_vk_managed_bench(upf_vk_managed *m, int frames, double *ms,
+                                        double *total, double *record_us);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UPFRAME_VK_H */

@@ -1,0 +1,120 @@
+/* convert.comp: the spatial engine's convert pass on the GPU (CPU reference:
+ * src/spatial/convert.c; docs/SPATIAL.md, "Input" and "High dynamic range and alpha").
+ *
+ * Reads: the source (binding 0, a sampled image read with texelFetch at the source
+ * rectangle's offset + pixel). Writes: linear (binding 1, RGBA float, rows tightly packed)
+ * and range (binding 8, 16 bytes, zeroed by the backend before phase 0).
+ *
+ * Two dispatches (push constant `phase`), a buffer barrier between them:
+ *  phase 0: each pixel to linear light (src_transfer 0: as texelFetch gives it; 1: sRGB data
+ *           in a UNORM view, decoded by the curve in float; 2 and 3: 8-bit sRGB data in an
+ *           sRGB view (2) or a UNORM view (3), taken back to its codes and decoded with
+ *           the CPU's table, srgb8.glsl, so the result is the CPU's bit for bit),
+ *           negative values and (unlike the CPU, which fails) NaN and Inf as 0, alpha
+ *           clamped to [0, 1]; written to linear. The frame's largest R, G or B, M, goes to
+ *           range G by an atomic max of its bits (non-negative floats order as their bits),
+ *           range B gets the bits of 1.0 when some alpha is below 1.
+ *  phase 1: when M > 1, every pixel tone-mapped c' = c * (1 / (1 + max(c))) on R, G, B (the
+ *           same roundings as the CPU: one correctly rounded reciprocal, then products), and
+ *           range R = M / (1 + M) (written by one invocation). When M <= 1 nothing happens: the
+ *           frame is in [0, 1] already.
+ * Local size 16 x 16, one invocation per pixel; grid ceil(W / 16) x ceil(H / 16). */
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_samplerless_texture_functions : require
+
+layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
+
+#include "color.glsl"
+#include "srgb8.glsl"
+
+layout(push_constant, std430) uniform Push {
+    int width;
+    int height;
+    UPF_PUSH_TAIL
+} pc;
+
+layout(set = 0, binding = 0) uniform texture2D src;
+layout(set = 0, binding = 1, std430) buffer Linear { vec4 linear[]; };
+layout(set = 0, binding = 8, std430) coherent volatile buffer Range { uint range[4]; };
+
+shared uint red_max[256];
+shared uint red_or[256];
+
+float finite_or_zero(float v)
+{
+    return isnan(v) || isinf(v) ? 0.0 : v;
+}
+
+void main()
+{
+    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+    bool inside = p.x < pc.width && p.y < pc.height;
+    uint i = uint(p.y) * uint(pc.width) + uint(p.x);
+
+    if (pc.phase == 1u) {
+        float m_frame = uintBitsToFloat(range[1]);
+        if (!(m_frame > 1.0))
+            return;
+        if (gl_GlobalInvocationID.x == 0u && gl_GlobalInvocationID.y == 0u) {
+            precise float den = 1.0 + m_frame;
+            range[0] = floatBitsToUint(m_frame / den);
+        }
+        if (!inside)
+            return;
+        vec4 c = linear[i];
+        float m = max(max(c.r, c.g), c.b);
+        precise float den = 1.0 + m;
+        float s = upf_rcp_rn(den);
+        precise vec3 t = c.rgb * s;
+        linear[i] = vec4(t, c.a);
+        return;
+    }
+
+    uint m_bits = 0u, translucent = 0u;
+    if (inside) {
+        vec4 c = texelFetch(src, ivec2(pc.src_x, pc.src_y) + p, 0);
+        if (pc.src_transfer == 1u) {
+            c.rgb = vec3(upf_srgb_to_linear(c.r), upf_srgb_to_linear(c.g),
+                         upf_srgb_to_linear(c.b));
+        } else if (pc.src_transfer >= 2u) {
+            /* 8-bit sRGB: back to the codes, then the CPU's table. 2: an sRGB view the
+             * hardware decoded (re-encoded: its decode is far closer than half a code
+             * step); 3: a UNORM view (the values are code / 255). */
+            for (int k = 0; k < 3; k++) {
+                float e = pc.src_transfer == 3u ? c[k] : upf_linear_to_srgb(clamp(c[k], 0.0, 1.0));
+                c[k] = UPF_SRGB8_TO_LINEAR[upf_unorm(e, 255u)];
+            }
+            c.a = upf_div_rn(upf_unorm(c.a, 255u), 255u);
+        }
+        for (int k = 0; k < 4; k++) {
+            float v = finite_or_zero(c[k]);
+            c[k] = v > 0.0 ? v : 0.0; /* below 0 and -0 become +0 */
+        }
+        c.a = c.a < 1.0 ? c.a : 1.0;
+        linear[i] = c;
+        m_bits = floatBitsToUint(max(max(c.r, c.g), c.b));
+        translucent = c.a < 1.0 ? 1u : 0u;
+    }
+    /* The workgroup's largest value and translucency by a tree in shared memory (no
+     * contended atomics), then at most one atomic each on the range, and none when the
+     * range already holds as much (it only grows, so a stale read can only cause an
+     * unneeded atomic, never skip a needed one). */
+    const uint t = gl_LocalInvocationIndex;
+    red_max[t] = m_bits;
+    red_or[t] = translucent;
+    barrier();
+    for (uint half_n = 128u; half_n > 0u; half_n >>= 1u) {
+        if (t < half_n) {
+            red_max[t] = max(red_max[t], red_max[t + half_n]);
+            red_or[t] |= red_or[t + half_n];
+        }
+        barrier();
+    }
+    if (t == 0u) {
+        if (red_max[0] > range[1])
+            atomicMax(range[1], red_max[0]);
+        if (red_or[0] != 0u && range[2] == 0u)
+            atomicOr(range[2], floatBitsToUint(1.0));
+    }
+}

@@ -1,0 +1,104 @@
+/* detail_common.glsl: what the three variants of the detail pass share (detail.comp fp32,
+ * detail_fp16.comp, detail_coopmat.comp): the push constants, the tile's luma patch and the
+ * geometry of docs/SPATIAL.md, "Geometry" (CPU reference: src/spatial/detail.c).
+ *
+ * One workgroup per 48 x 48 tile of the detail map; tile (tx, ty) = gl_WorkGroupID.xy.
+ *  - The patch: luma of the sqrt frame over input pixels 4s * tile - border .. + 3s + 16
+ *    (border floor((16 - s) / 2)), edge pixels repeated: luma_patch[py * size + px].
+ *  - Window wi = 4 * wy + wx (wx, wy in 0..3): its 16 x 16 luma starts at (s * wx, s * wy) in
+ *    the patch; its output's top-left 12 x 12, times the model's detail strength, is map
+ *    pixels 48 * tile + 12 * window + (0..11), clipped to the map. */
+#ifndef UPF_DETAIL_COMMON_GLSL
+#define UPF_DETAIL_COMMON_GLSL
+
+#include "color.glsl"
+
+layout(push_constant, std430) uniform Push {
+    int in_width;
+    int in_height;
+    int map_width;
+    int map_height;
+    int step;
+    int tiles_x;
+    int tiles_y;
+    uint flags;
+    uint network;
+    UPF_PUSH_TAIL
+} pc;
+
+layout(set = 0, binding = 6, std430) readonly buffer Frame { uint frame[]; };
+layout(set = 0, binding = 7, std430) writeonly buffer Detail { float detail[]; };
+
+const uint UPF_MODEL_FLAG_WINDOW_MEAN = 1u;     /* upframe.h */
+const float UPF_NET_WINDOW_MEAN_SCALE = 4.0;    /* net.h */
+#define PATCH_MAX 46                            /* 3 * 10 + 16 */
+
+shared float luma_patch[PATCH_MAX * PATCH_MAX];
+
+int patch_size()
+{
+    return 3 * pc.step + 16;
+}
+
+/* Fills `luma_patch` (all invocations take part; a barrier follows). exact: the sqrt values
+ * rounded as the CPU divides (exact.glsl); else code * (1 / 1023), within an ulp of it (the
+ * fp16 variants round far more than that anyway). */
+void detail_load_patch(uint tid, uint threads, bool exact)
+{
+    const int s = pc.step, size = patch_size(), border = (16 - s) / 2;
+    const ivec2 o = ivec2(gl_WorkGroupID.xy) * (4 * s) - border;
+    for (uint k = tid; k < uint(size * size); k += threads) {
+        ivec2 q = o + ivec2(int(k % uint(size)), int(k / uint(size)));
+        q = clamp(q, ivec2(0), ivec2(pc.in_width - 1, pc.in_height - 1));
+        uint v = frame[uint(q.y) * uint(pc.in_width) + uint(q.x)];
+        vec3 c;
+        if (exact)
+            c = upf_unpack_sqrt1010102(v).rgb;
+        else
+            c = upf_unpack_sqrt1010102_fast(v).rgb;
+        luma_patch[k] = upf_luma(c.r, c.g, c.b);
+    }
+}
+
+/* Luma (r, c) of window wi's 16 x 16 input. */
+float window_input(int wi, int r, int c)
+{
+    const int s = pc.step;
+    return luma_patch[(s * (wi >> 2) + r) * patch_size() + s * (wi & 3) + c];
+}
+
+/* Map pixel of window wi's output (r, c), or ivec2(-1) when it is not in the map (r or c
+ * beyond the 12 x 12 block, or beyond the map's edge). */
+ivec2 window_map_pixel(int wi, int r, int c)
+{
+    ivec2 p = ivec2(gl_WorkGroupID.xy) * 48 + ivec2(wi & 3, wi >> 2) * 12 + ivec2(c, r);
+    if (r >= 12 || c >= 12 || p.x >= pc.map_width || p.y >= pc.map_height)
+        return ivec2(-1);
+    return p;
+}
+
+/* A map value: the network's output times the model's detail strength (1 as trained, and
+ * a product by 1 is exact, as detail.c's copy). */
+void detail_store(ivec2 p, float v)
+{
+    precise float s = pc.detail_strength * v;
+    detail[uint(p.y) * uint(pc.map_width) + uint(p.x)] = s;
+}
+
+/* network = 0: the map's zeros, written as they are. */
+void detail_store_zero(ivec2 p)
+{
+    detail[uint(p.y) * uint(pc.map_width) + uint(p.x)] = 0.0;
+}
+
+/* network = 0 (UPF_SPATIAL_NO_NETWORK): the tile's map pixels are 0. */
+void detail_zero_tile(uint tid, uint threads)
+{
+    for (uint k = tid; k < 48u * 48u; k += threads) {
+        ivec2 p = ivec2(gl_WorkGroupID.xy) * 48 + ivec2(int(k % 48u), int(k / 48u));
+        if (p.x < pc.map_width && p.y < pc.map_height)
+            detail_store_zero(p);
+    }
+}
+
+#endif

@@ -1,0 +1,193 @@
+/* exact.glsl: correctly rounded square root, reciprocal and integer quotient in fp32, so that
+ * the shaders' results match the CPU reference bit for bit where its outputs are integers
+ * (the edge words, the 10:10:10:2 frame).
+ *
+ * Why: Vulkan lets sqrt() and division be a few ulp off (the SPIR-V precision rules:
+ * sqrt inherits inversesqrt's 2 ulp, OpFDiv allows 2.5 ulp), while the CPU's sqrtf and '/' are
+ * correctly rounded (IEEE 754). Multiplication, addition and subtraction are correctly rounded
+ * in Vulkan too, provided the compiler does not fuse them (the callers mark their expressions
+ * `precise`). Each function below takes the hardware's approximation q and then corrects it
+ * with an exact integer test: q is the correctly rounded result when the exact value lies
+ * between the midpoints of q and its two float neighbours. A midpoint of q = Q * 2^E
+ * (Q in [2^23, 2^24)) is (2Q + 1) * 2^(E - 1); the products the tests need have at most 50
+ * bits and are formed exactly with umulExtended. Ties cannot occur for these three functions
+ * (a midpoint has 25 significant bits; its square, or its product with an integer of at most
+ * 24 bits, cannot equal the operand exactly except where the value itself is exact).
+ *
+ * Operands: finite; sqrt and reciprocal of positive values, the quotient of integers below
+ * 2^24. Subnormal operands are handled from their bits, so a GPU that flushes them gives the
+ * CPU's answer all the same. */
+#ifndef UPF_EXACT_GLSL
+#define UPF_EXACT_GLSL
+
+/* 64-bit unsigned values as uvec2(high, low). */
+uvec2 upf_mul64(uint a, uint b)
+{
+    uint hi, lo;
+    umulExtended(a, b, hi, lo);
+    return uvec2(hi, lo);
+}
+
+/* a * 2^k, 0 <= k < 64 (the caller keeps the result below 2^64). */
+uvec2 upf_shl64(uint a, int k)
+{
+    if (k == 0)
+        return uvec2(0u, a);
+    if (k < 32)
+        return uvec2(a >> uint(32 - k), a << uint(k));
+    return uvec2(a << uint(k - 32), 0u);
+}
+
+bool upf_lt64(uvec2 a, uvec2 b)
+{
+    return a.x < b.x || (a.x == b.x && a.y < b.y);
+}
+
+/* v = c * 2^e with c in [2^23, 2^24), for a positive finite v (subnormals too). */
+void upf_decompose(float v, out uint c, out int e)
+{
+    uint b = floatBitsToUint(v);
+    uint ex = b >> 23u, m = b & 0x7fffffu;
+    if (ex == 0u) {
+        int msb = findMSB(m);
+        c = m << uint(23 - msb);
+        e = -149 - (23 - msb);
+    } else {
+        c = m | 0x800000u;
+        e = int(ex) - 150;
+    }
+}
+
+float upf_next_up(float v)
+{
+    return uintBitsToFloat(floatBitsToUint(v) + 1u);
+}
+
+float upf_next_down(float v)
+{
+    return uintBitsToFloat(floatBitsToUint(v) - 1u);
+}
+
+/* Steps q to the correctly rounded value: up while the midpoint above q lies below the exact
+ * value, down while the midpoint above q's lower neighbour does not (MID_BELOW(v, a, b) says
+ * whether the midpoint above v lies below the exact value of the operands a, b). */
+#define UPF_STEP_TO_NEAREST(q, MID_BELOW, a, b)                                               \
+    for (int i_ = 0; i_ < 6; i_++) {                                                          \
+        if (MID_BELOW(q, a, b)) {                                                             \
+            q = upf_next_up(q);                                                               \
+            continue;                                                                         \
+        }                                                                                     \
+        float lower_ = upf_next_down(q);                                                      \
+        if (!MID_BELOW(lower_, a, b)) {                                                       \
+            q = lower_;                                                                       \
+            continue;                                                                         \
+        }                                                                                     \
+        break;                                                                                \
+    }
+
+/* ---- square root ---- */
+
+/* Whether the midpoint above q, squared, lies below x = X * 2^F. */
+bool upf_sqrt_mid_below(float q, uint X, int F)
+{
+    uint Q;
+    int E;
+    upf_decompose(q, Q, E);
+    int k = F - 2 * E + 2; /* (2Q+1)^2 * 2^(2E-2) < X * 2^F  <=>  (2Q+1)^2 < X * 2^k */
+    if (k < 0)
+        return false;
+    if (k > 39)
+        return true;
+    uint m = 2u * Q + 1u;
+    return upf_lt64(upf_mul64(m, m), upf_shl64(X, k));
+}
+
+/* sqrt(x) rounded to nearest, as C's sqrtf; 0 for x <= 0 and NaN.
+ *
+ * The common case is one integer test: with q = Q * 2^E and x = X * 2^F, the residual
+ * R = X * 2^(F - 2E) - Q^2 (in units of 2^(2E)) is small when q is within a few ulps (the
+ * hardware's root is), so its low 32 bits give it exactly; q is the rounded root when
+ * (q - ulp/2)^2 < x < (q + ulp/2)^2, i.e. -Q < R <= Q (R is an integer; the ulp^2/4 terms
+ * decide nothing); while it fails, q steps one ulp toward the root. At a power of two (whose
+ * lower neighbour is half an ulp away) the midpoint tests finish the job. */
+float upf_sqrt_rn(float x)
+{
+    if (!(x > 0.0))
+        return 0.0;
+    if (isinf(x))
+        return x;
+    uint X;
+    int F;
+    upf_decompose(x, X, F);
+    /* The hardware's root of x scaled by an even power of two into [1, 4) (a normal number
+     * even when x is subnormal), scaled back. */
+    int e = F + 23, p = e & ~1;
+    float y = uintBitsToFloat((uint(127 + e - p) << 23u) | (X & 0x7fffffu));
+    float q = ldexp(sqrt(y), p >> 1);
+    /* The residual test, stepping q by an ulp while it fails (the hardware's root is a few
+     * ulps off at most). */
+    for (int i = 0; i < 4; i++) {
+        uint Q;
+        int E;
+        upf_decompose(q, Q, E);
+        int k = F - 2 * E;
+        if (k < 0 || k >= 32 || Q == 0x800000u)
+            break;
+        int r = int((X << uint(k)) - Q * Q);
+        if (r > -int(Q) && r <= int(Q))
+            return q;
+        q = r > 0 ? upf_next_up(q) : upf_next_down(q);
+    }
+    UPF_STEP_TO_NEAREST(q, upf_sqrt_mid_below, X, F);
+    return q;
+}
+
+/* ---- reciprocal and quotient of integers ---- */
+
+/* Whether the midpoint above q lies below c / (d * 2^ed). */
+bool upf_quot_mid_below(float q, uint c, uint d, int ed)
+{
+    uint Q;
+    int E;
+    upf_decompose(q, Q, E);
+    int k = 1 - E - ed; /* (2Q+1) * 2^(E-1) * d * 2^ed < c  <=>  (2Q+1) * d < c * 2^k */
+    if (k < 0)
+        return false;
+    if (k > 63)
+        return true;
+    return upf_lt64(upf_mul64(2u * Q + 1u, d), upf_shl64(c, k));
+}
+
+bool upf_rcp_mid_below(float q, uint S, int Es)
+{
+    return upf_quot_mid_below(q, 1u, S, Es); /* 1 / s, s = S * 2^Es */
+}
+
+bool upf_div_mid_below(float q, uint c, uint d)
+{
+    return upf_quot_mid_below(q, c, d, 0);
+}
+
+/* 1 / s rounded to nearest, for a positive normal s whose reciprocal is normal. */
+float upf_rcp_rn(float s)
+{
+    uint S;
+    int Es;
+    upf_decompose(s, S, Es);
+    float q = 1.0 / s;
+    UPF_STEP_TO_NEAREST(q, upf_rcp_mid_below, S, Es);
+    return q;
+}
+
+/* c / d rounded to nearest, as (float)c / (float)d in C, for integers 0 <= c, 1 <= d, both
+ * below 2^24 (so that both convert to float exactly). */
+float upf_div_rn(uint c, uint d)
+{
+    if (c == 0u)
+        return 0.0;
+    float q = float(c) / float(d);
+    UPF_STEP_TO_NEAREST(q, upf_div_mid_below, c, d);
+    return q;
+}
+
+#endif
