@@ -649,7 +649,9 @@ int main(int argc, char **argv)
         write_bar(&all);
     }
     if (!n_games)
-        fprintf(md, "\n(no games found%s%s)\n", games_dir ? " in " : ": no --games folder",
+        fprintf(md, "\nNo game pairs were given (%s%s), so this run scored no games: the "
+                    "per-game and leave-one-game-out tables appear when `make quality-games "
+                    "GAMES=DIR` finds them.\n", games_dir ? "none found in " : "no --games folder",
                 games_dir ? games_dir : "");
     if (real_dir) {
         table t;
