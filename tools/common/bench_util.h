@@ -43,4 +43,7 @@ void bench_sheet_put(const upf_image *sheet, int slot, int label_h, const upf_im
 void bench_splice_section(const char *prog, const char *dir, const char *begin, const char *end,
                           const char *text);
 
+/* The model file at `path` (NULL: the built-in set); dies with the loader's message. */
+upf_models *bench_load_models(const char *prog, upf_context *ctx, const char *path);
+
 #endif
