@@ -7,8 +7,9 @@
 #   make check      just the tests of the Release build (quick, while developing)
 #   make install    install into PREFIX (default /usr/local)
 #   make quality    remake docs/QUALITY.md (every upscaler against the references; then the
-#                   real-games and temporal sections, as `make quality-games` and
-#                   `make quality-temporal` alone)
+#                   real-games, temporal and frame generation sections, as
+#                   `make quality-games`, `make quality-temporal` and `make quality-framegen`
+#                   alone)
 #   make bench      time the engines per pass (upframe bench)
 
 NPROC  ?= $(shell nproc 2>/dev/null || echo 2)
@@ -19,6 +20,10 @@ CMAKE_FLAGS ?=
 # Optional: a folder of real game frames (V_lr_WxH.png beside V_ref_1920x1080.png) kept
 # outside the repository (game art is not ours to ship); make quality scores them when present.
 REAL_FRAMES ?= ../shared/data/real
+# The same for frame generation: folders of consecutive game frames (f000.png .. f004.png).
+REAL_FG ?= ../shared/data/real-fg
+FRAMEGEN_QUALITY = ./build/bench/bench_framegen --out docs --command "make quality-framegen" \
+	$$(test -d $(REAL_FG) && echo --real-fg $(REAL_FG))
 
 # Optional: real-game training and evaluation pairs, one folder per game (tools/gamedata makes
 # them; not in the repository), and the leave-one-game-out model sets that score them
@@ -27,7 +32,7 @@ GAMES ?= ../data/gamedata
 LOGO_MODELS ?= models/logo
 
 .PHONY: all build demo test check test-release test-sanitize test-fuzz install clean quality \
-        quality-temporal quality-games bench
+        quality-temporal quality-games quality-framegen bench
 
 all: build
 
@@ -66,6 +71,7 @@ quality: build
 	  $$(test -d $(REAL_FRAMES) && echo --real $(REAL_FRAMES))
 	$(MAKE) quality-games
 	./build/bench/bench_temporal --out docs --command "make quality-temporal"
+	$(FRAMEGEN_QUALITY)
 
 quality-games: build
 	@if test -d $(GAMES) || test -d $(REAL_FRAMES); then \
@@ -77,6 +83,9 @@ quality-games: build
 
 quality-temporal: build
 	./build/bench/bench_temporal --out docs --command "make quality-temporal"
+
+quality-framegen: build
+	$(FRAMEGEN_QUALITY)
 
 bench: build
 	./build/upframe bench

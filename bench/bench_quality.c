@@ -336,13 +336,15 @@ static void run_scenes(const char *out_dir, int views, int spp)
     write_table(&t[1]);
 }
 
-/* Sections other programs write into QUALITY.md (bench_games's and bench_temporal's, between
- * their marker lines) are carried over from the old file, at the end, in this order. */
+/* Sections other programs write into QUALITY.md (bench_games's, bench_temporal's and
+ * bench_framegen's, between their marker lines) are carried over from the old file, at the
+ * end, in this order. */
 static void keep_other_sections(const char *out_dir, FILE *f)
 {
     static const char *const marks[][2] = {
         { "<!-- bench_games: begin", "<!-- bench_games: end -->" },
         { "<!-- bench_temporal: begin", "<!-- bench_temporal: end -->" },
+        { "<!-- bench_framegen: begin", "<!-- bench_framegen: end -->" },
     };
     char path[4096], err[IMAGEIO_ERR_SIZE];
     snprintf(path, sizeof path, "%s/QUALITY.md", out_dir);

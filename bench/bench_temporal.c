@@ -66,14 +66,7 @@ static void check(upf_result r, const char *what)
     bench_check("bench_temporal", ctx, r, what);
 }
 
-static imageio_image alloc_image(int w, int h, upf_format f)
-{
-    imageio_image img;
-    char err[IMAGEIO_ERR_SIZE];
-    if (imageio_alloc(&img, w, h, f, err) != UPF_OK)
-        die("%s", err);
-    return img;
-}
+#define alloc_image(w, h, f) bench_alloc_image("bench_temporal", (w), (h), (f))
 
 /* ---- the evaluation set ------------------------------------------------------------------ */
 
@@ -401,16 +394,7 @@ typedef struct cell {
     int sequences;
 } cell;
 
-static bool in_list(const char *list, const char *name)
-{
-    if (!list)
-        return true;
-    size_t n = strlen(name);
-    for (const char *p = list; (p = strstr(p, name)); p += n)
-        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
-            return true;
-    return false;
-}
+#define in_list bench_in_list
 
 static double mean_of(double sum, int n)
 {
@@ -458,30 +442,9 @@ static void usage(void)
 #define MARK_BEGIN "<!-- bench_temporal: begin (made by bench/bench_temporal.c) -->"
 #define MARK_END "<!-- bench_temporal: end -->"
 
-/* A growing text buffer for the section. */
-static char *text;
-static size_t text_len, text_cap;
-
-static void out(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char buf[4096];
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if (text_len + (size_t)n + 1 > text_cap) {
-        text_cap = (text_len + (size_t)n + 1) * 2;
-        char *t = realloc(text, text_cap);
-        if (!t)
-            die("out of memory");
-        text = t;
-    }
-    memcpy(text + text_len, buf, (size_t)n + 1);
-    text_len += (size_t)n;
-    fputs(buf, stdout);
-}
+/* The section's text. */
+static bench_text text;
+#define out(...) bench_text_out(&text, __VA_ARGS__)
 
 int main(int argc, char **argv)
 {
@@ -768,8 +731,8 @@ int main(int argc, char **argv)
     out("%s, %d threads, %.0f s.\n\n", machine, upf_context_threads(ctx),
         (double)time(NULL) - t_start);
     if (out_dir)
-        bench_splice_section("bench_temporal", out_dir, MARK_BEGIN, MARK_END, text);
-    free(text);
+        bench_splice_section("bench_temporal", out_dir, MARK_BEGIN, MARK_END, text.buf);
+    free(text.buf);
     upf_models_destroy(&models);
     upf_context_destroy(&ctx);
     return 0;

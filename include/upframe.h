@@ -696,6 +696,149 @@ UPF_API upf_result upf_temporal_run(upf_temporal *temporal, const upf_temporal_f
 UPF_API upf_result upf_temporal_timings(const upf_temporal *temporal,
                                         double ms[UPF_TEMPORAL_PASS_COUNT]);
 
+/* ---------------------------------------------------------------------------------------
+ * Frame generation: the frame at a phase t in (0, 1) between frames N-1 and N, from the
+ * game's motion vectors and depth or from optical flow, with the HUD kept sharp and a plain
+ * blend as the fallback (docs/FRAMEGEN.md).
+ *
+ * Passes (each on its own intermediate surfaces, docs/FRAMEGEN.md):
+ *   prepare   both frames to linear light; luma pyramids (flow); luma histograms (cuts)
+ *   vectors   the game's vectors to output pixels, depth to a splat priority, N splatted
+ *             to t = 0 (what N-1 saw of N's surfaces)
+ *   flow      without vectors: block matching on the luma pyramids both ways, vector
+ *             median, Lucas-Kanade refinement, per-pixel choice, forward/backward check
+ *   splat     N's pixels moved forward to t, the nearer surface winning (64-bit key)
+ *   fill      the motion at t, holes filled from a motion pyramid (the farther surface)
+ *   resolve   N-1 fetched at p + t m and N at p - (1 - t) m, weighted by t and by whether
+ *             each side sees the surface; or the fallback blend
+ *   inpaint   what neither frame sees, from a colour pyramid
+ *   compose   the HUD layer over it (or the still-pixel rule), into the output
+ * The first three run once per pair of frames, the others once per phase.
+ * ------------------------------------------------------------------------------------- */
+
+typedef enum upf_interpolate_pass {
+    UPF_INTERPOLATE_PASS_PREPARE = 0,
+    UPF_INTERPOLATE_PASS_VECTORS = 1,
+    UPF_INTERPOLATE_PASS_FLOW = 2,
+    UPF_INTERPOLATE_PASS_SPLAT = 3,
+    UPF_INTERPOLATE_PASS_FILL = 4,
+    UPF_INTERPOLATE_PASS_RESOLVE = 5,
+    UPF_INTERPOLATE_PASS_INPAINT = 6,
+    UPF_INTERPOLATE_PASS_COMPOSE = 7,
+    UPF_INTERPOLATE_PASS_COUNT = 8
+} upf_interpolate_pass;
+
+/* The pass's name ("splat", ...), "unknown" otherwise. Thread-safety: safe. */
+UPF_API const char *upf_interpolate_pass_name(upf_interpolate_pass pass);
+
+/* Where the motion comes from. */
+typedef enum upf_interpolate_motion {
+    UPF_INTERPOLATE_MOTION_AUTO = 0,    /* the game's vectors when motion and depth are given,
+                                         * optical flow when neither is (one without the
+                                         * other: the fallback blend) */
+    UPF_INTERPOLATE_MOTION_VECTORS = 1, /* the game's vectors; without them: the blend */
+    UPF_INTERPOLATE_MOTION_FLOW = 2,    /* optical flow always (vectors ignored) */
+    UPF_INTERPOLATE_MOTION_BLEND = 3    /* the plain blend always */
+} upf_interpolate_motion;
+
+/* What a run made its frames with (upf_interpolate_last_method). */
+typedef enum upf_interpolate_method {
+    UPF_INTERPOLATE_USED_NONE = 0,      /* nothing ran yet */
+    UPF_INTERPOLATE_USED_VECTORS = 1,
+    UPF_INTERPOLATE_USED_FLOW = 2,
+    UPF_INTERPOLATE_USED_BLEND = 3
+} upf_interpolate_method;
+
+/* Why a run fell back to the blend. */
+typedef enum upf_interpolate_fallback {
+    UPF_INTERPOLATE_FALLBACK_NONE = 0,
+    UPF_INTERPOLATE_FALLBACK_ASKED = 1,          /* UPF_INTERPOLATE_MOTION_BLEND */
+    UPF_INTERPOLATE_FALLBACK_RESET = 2,          /* the host said reset */
+    UPF_INTERPOLATE_FALLBACK_NOT_CONSECUTIVE = 3, /* frame ids not N-1, N */
+    UPF_INTERPOLATE_FALLBACK_MISSING_INPUT = 4,  /* motion without depth, or the reverse */
+    UPF_INTERPOLATE_FALLBACK_SCENE_CHANGE = 5    /* a cut between the frames (optical flow) */
+} upf_interpolate_fallback;
+
+/* "none", "asked", "reset", "not consecutive", "missing input", "scene change". */
+UPF_API const char *upf_interpolate_fallback_name(upf_interpolate_fallback fallback);
+
+/* Flags of upf_interpolate_params. */
+#define UPF_INTERPOLATE_MOTION_UV 0x1u      /* vectors in UV units (fractions of the motion
+                                             * size), not pixels of the motion size */
+#define UPF_INTERPOLATE_DEPTH_REVERSED 0x2u /* depth is larger nearer (1 at the near plane) */
+#define UPF_INTERPOLATE_NO_STILL_RULE 0x4u  /* without a HUD layer, do not keep pixels that are
+                                             * equal in both frames where they are */
+
+/* The largest factor (frames made per pair + 1). */
+#define UPF_INTERPOLATE_FACTOR_MAX 8
+
+typedef struct upf_interpolate_params {
+    int width, height;               /* the frames' size, 1 .. UPF_MAX_IMAGE_DIMENSION */
+    int motion_width, motion_height; /* the vectors' and depth's size (a render size up to the
+                                      * frames' size); 0: the frames' size */
+    upf_interpolate_motion motion;   /* 0: UPF_INTERPOLATE_MOTION_AUTO */
+    double motion_scale_x;           /* multiplies the stored vectors; 0: 1 */
+    double motion_scale_y;
+    unsigned flags;                  /* UPF_INTERPOLATE_* */
+} upf_interpolate_params;
+
+#ifndef __cplusplus /* compound literals are C only */
+#define upf_interpolate_params(...) (&(const upf_interpolate_params){ __VA_ARGS__ })
+#endif
+
+/* One pair of frames. Zero fields mean their defaults. */
+typedef struct upf_interpolate_frames {
+    const upf_image *prev_color; /* frame N-1, any colour format, the frames' size; required */
+    const upf_image *color;      /* frame N; required. With a HUD layer: both HUD-less */
+    const upf_image *motion;     /* optional RG32F, motion size: frame N's vectors, (N-1 -
+                                  * N) screen position of each pixel's surface, x right, y
+                                  * down, pixels of the motion size (or UV); finite */
+    const upf_image *depth;      /* optional R32F, motion size: frame N's depth, finite, >= 0 */
+    const upf_image *prev_hud;   /* optional HUD layers (any colour format, straight alpha):   */
+    const upf_image *hud;        /* composited unwarped over the made frame, N-1's below phase
+                                  * 0.5, N's from 0.5 (either alone serves every phase) */
+    int64_t prev_id, id;         /* the frames' ids: a made frame needs id == prev_id + 1 */
+    int reset;                   /* 1: a cut or new scene between them: the blend */
+} upf_interpolate_frames;
+
+typedef struct upf_interpolate upf_interpolate;
+
+/* Creates the engine for one size: checks the params, gives every surface its size and
+ * allocates them all once, so a run never allocates. NULL on failure
+ * (upf_context_last_error). Thread-safety: context-serialised. */
+UPF_API upf_interpolate *upf_interpolate_create(upf_context *ctx,
+                                                const upf_interpolate_params *params);
+
+/* Thread-safety: context-serialised. Accepts NULL and a pointer to NULL. */
+UPF_API void upf_interpolate_destroy(upf_interpolate **interpolate);
+
+/* Makes the frame at phase t (0 < t < 1; 0.5 is the midpoint) into `output` (the frames'
+ * size, any colour format). Checks every image (sizes, formats, NaN or infinite values:
+ * UPF_ERROR_BAD_DATA naming the first). Falls back to the blend (1 - t) N-1 + t N, with a
+ * log message saying why, on a reset, non-consecutive ids, a missing input or a cut. The
+ * result does not depend on the number of threads. Thread-safety: context-serialised. */
+UPF_API upf_result upf_interpolate_run(upf_interpolate *interpolate,
+                                       const upf_interpolate_frames *frames, double t,
+                                       const upf_image *output);
+
+/* Makes the factor - 1 frames at phases k / factor, k = 1 .. factor - 1 (factor 2 ..
+ * UPF_INTERPOLATE_FACTOR_MAX), into outputs[0 .. factor - 2], estimating the motion once.
+ * Thread-safety: context-serialised. */
+UPF_API upf_result upf_interpolate_run_factor(upf_interpolate *interpolate,
+                                              const upf_interpolate_frames *frames, int factor,
+                                              const upf_image *const *outputs);
+
+/* What the last successful run used, and why it fell back (NULL pointers are skipped).
+ * Thread-safety: context-serialised. */
+UPF_API upf_result upf_interpolate_last_method(const upf_interpolate *interpolate,
+                                               upf_interpolate_method *method,
+                                               upf_interpolate_fallback *fallback);
+
+/* Milliseconds each pass took in the last successful run, summed over its phases (0 for a
+ * pass that did not run). Thread-safety: context-serialised. */
+UPF_API upf_result upf_interpolate_timings(const upf_interpolate *interpolate,
+                                           double ms[UPF_INTERPOLATE_PASS_COUNT]);
+
 #ifdef __cplusplus
 }
 #endif

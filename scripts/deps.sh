@@ -3,14 +3,15 @@
 #
 #   scripts/deps.sh          what building and `make demo` need
 #   scripts/deps.sh --test   also what `make test` needs (clang for the fuzzers)
-#   scripts/deps.sh --bench  also the yardsticks the benchmarks time (ImageMagick)
+#   scripts/deps.sh --bench  also the yardsticks the benchmarks time or score against
+#                            (ImageMagick; OpenCV's DIS optical flow for make quality-framegen)
 #
 # Runs apt-get only when something is absent (as root, or through sudo).
 set -eu
 
 build_pkgs="gcc g++ make cmake pkg-config libspng-dev libjpeg62-turbo-dev"
 test_pkgs="clang libclang-rt-14-dev"
-bench_pkgs="imagemagick"
+bench_pkgs="imagemagick python3-opencv python3-numpy"
 
 want="$build_pkgs"
 for arg in "$@"; do
@@ -18,7 +19,7 @@ for arg in "$@"; do
     --test) want="$want $test_pkgs" ;;
     --bench) want="$want $bench_pkgs" ;;
     --all) want="$want $test_pkgs $bench_pkgs" ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "deps.sh: unknown option '$arg' (expected --test, --bench or --all)" >&2; exit 1 ;;
     esac
 done

@@ -19,6 +19,7 @@ size_t upf__surface_format_bytes(upf__surface_format format)
     case UPF__SURFACE_RG8: return 2;
     case UPF__SURFACE_RGBA8: return 4;
     case UPF__SURFACE_RGB10A2: return 4;
+    case UPF__SURFACE_R64UI: return 8;
     default: return 0;
     }
 }
@@ -26,7 +27,7 @@ size_t upf__surface_format_bytes(upf__surface_format format)
 const char *upf__surface_format_name(upf__surface_format format)
 {
     static const char *const names[UPF__SURFACE_FORMAT_COUNT] = {
-        "host", "rgba32f", "rgba16f", "r32f", "rg32f", "r32ui", "rg8", "rgba8", "rgb10a2"
+        "host", "rgba32f", "rgba16f", "r32f", "rg32f", "r32ui", "rg8", "rgba8", "rgb10a2", "r64ui"
     };
     return (int)format >= 0 && format < UPF__SURFACE_FORMAT_COUNT ? names[format] : "unknown";
 }

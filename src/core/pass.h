@@ -50,6 +50,8 @@ typedef enum upf__surface_format {
     UPF__SURFACE_RGBA8,      /* 4 x uint8 unorm       VK_FORMAT_R8G8B8A8_UNORM */
     UPF__SURFACE_RGB10A2,    /* uint32: R bits 0-9, G 10-19, B 20-29, A 30-31
                               *                       VK_FORMAT_A2B10G10R10_UNORM_PACK32 */
+    UPF__SURFACE_R64UI,      /* 1 x uint64: a packed key for 64-bit atomic min
+                              *                       VK_FORMAT_R64_UINT (shaderImageInt64Atomics) */
     UPF__SURFACE_FORMAT_COUNT
 } upf__surface_format;
 

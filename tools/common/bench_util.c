@@ -162,3 +162,47 @@ upf_models *bench_load_models(const char *prog, upf_context *ctx, const char *pa
         bench_check(prog, ctx, upf_context_last_error(ctx, NULL), path ? path : "the built-in models");
     return set;
 }
+
+void bench_text_out(bench_text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char buf[4096];
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof buf)
+        n = (int)sizeof buf - 1;
+    if (t->len + (size_t)n + 1 > t->cap) {
+        size_t cap = (t->len + (size_t)n + 1) * 2;
+        char *z = realloc(t->buf, cap);
+        if (!z)
+            bench_die("bench", "out of memory");
+        t->buf = z;
+        t->cap = cap;
+    }
+    memcpy(t->buf + t->len, buf, (size_t)n + 1);
+    t->len += (size_t)n;
+    fputs(buf, stdout);
+}
+
+imageio_image bench_alloc_image(const char *prog, int w, int h, upf_format f)
+{
+    imageio_image img;
+    char err[IMAGEIO_ERR_SIZE];
+    if (imageio_alloc(&img, w, h, f, err) != UPF_OK)
+        bench_die(prog, "%s", err);
+    return img;
+}
+
+bool bench_in_list(const char *list, const char *name)
+{
+    if (!list)
+        return true;
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)); p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
+}

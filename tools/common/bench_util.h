@@ -5,6 +5,9 @@
 
 #include <stddef.h>
 
+#include <stdbool.h>
+
+#include "imageio/image_io.h"
 #include "upframe.h"
 
 /* qsort comparator for doubles, ascending. */
@@ -37,6 +40,12 @@ void bench_busiest_crop(const upf_image *img, int cw, int ch, int *cx, int *cy);
 void bench_sheet_put(const upf_image *sheet, int slot, int label_h, const upf_image *img, int cx,
                      int cy, int cw, int ch, int zoom, const char *label);
 
+/* An image of the tools' allocator (imageio_alloc), or death with its message. */
+imageio_image bench_alloc_image(const char *prog, int w, int h, upf_format f);
+
+/* Whether `name` is one of the comma-separated `list` (NULL: every name is). */
+bool bench_in_list(const char *list, const char *name);
+
 /* Replaces the part of DIR/QUALITY.md between the lines `begin` and `end` (a section one bench
  * program writes) with `text`, or appends the section when the file has none; the rest of the
  * file is kept. Written through a temporary and renamed. `prog` names the caller in messages. */
@@ -45,5 +54,18 @@ void bench_splice_section(const char *prog, const char *dir, const char *begin, 
 
 /* The model file at `path` (NULL: the built-in set); dies with the loader's message. */
 upf_models *bench_load_models(const char *prog, upf_context *ctx, const char *path);
+
+/* A section's text as it grows: bench_text_out appends printf-formatted text and echoes it to
+ * stdout. Start from { 0 }; free t->buf when done. */
+typedef struct bench_text {
+    char *buf;
+    size_t len, cap;
+} bench_text;
+
+void bench_text_out(bench_text *t, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 #endif

@@ -1076,3 +1076,26 @@ const cli_command *cli_find_command(const char *name)
             return cli_commands[i];
     return NULL;
 }
+
+void cli_written_remove(void *priv)
+{
+    cli_written *w = priv;
+    char p[4096];
+    int n = atomic_load(&w->count);
+    for (int i = 0; i < n; i++)
+        if (cli_undo_join(p, sizeof p, w->dir, w->stem[i], ".png"))
+            unlink(p);
+    if (w->made_dir)
+        rmdir(w->dir);
+}
+
+int cli_written_png(const char *cmd, cli_written *w, const char *stem, const upf_image *img)
+{
+    char path[4096], err[IMAGEIO_ERR_SIZE];
+    snprintf(path, sizeof path, "%s/%s.png", w->dir, stem);
+    int n = atomic_load(&w->count);
+    snprintf(w->stem[n], CLI_STEM_MAX, "%s", stem);
+    atomic_store(&w->count, n + 1); /* listed before it exists: an interrupted write too */
+    upf_result r = imageio_write_png(path, img, 8, err);
+    return r == UPF_OK ? CLI_EXIT_OK : cli_fail(cmd, cli_exit_code(r), "%s", err);
+}

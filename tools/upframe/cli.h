@@ -19,6 +19,7 @@
 #ifndef UPF_CLI_H
 #define UPF_CLI_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -218,6 +219,25 @@ void cli_undo_now(void);                  /* the run failed: remove everything l
 void cli_undo_forget(void);               /* the run worked: keep everything */
 /* dir + "/" + a + b into buf (async-signal-safe); false if it does not fit. */
 bool cli_undo_join(char *buf, size_t size, const char *dir, const char *a, const char *b);
+
+/* The PNGs a run writes into one folder (DIR/STEM.png, stems of up to CLI_STEM_MAX - 1
+ * characters), listed before each is written, so that cli_written_remove (given to
+ * cli_undo_callback) removes them, and the folder when the run made it, on a failure or a
+ * signal. Read from the signal handler too: atomics and unlink only. `stem` holds room for
+ * every file the run may write. */
+#define CLI_STEM_MAX 24
+typedef struct cli_written {
+    const char *dir;
+    char (*stem)[CLI_STEM_MAX];
+    atomic_int count;
+    bool made_dir;
+} cli_written;
+
+void cli_written_remove(void *priv);
+
+/* Lists DIR/STEM.png in `w`, then writes `img` there (8-bit PNG, atomically). Returns the exit
+ * code (a failure printed). */
+int cli_written_png(const char *cmd, cli_written *w, const char *stem, const upf_image *img);
 
 /* ---- batches ------------------------------------------------------------------------- */
 

@@ -34,6 +34,7 @@ static const char bench_help[] =
     "  --model FILE     spatial engine models (default: the built-in ones)\n"
     "  --no-yardstick   do not time ImageMagick's `convert -filter Lanczos -resize`\n"
     "  --no-temporal    do not time the temporal engine\n"
+    "  --no-framegen    do not time frame generation\n"
     "  --json           the results as one JSON object (docs/CLI.md)\n"
     "  -q, --quiet      no progress line (the results are still printed)\n"
     "\n"
@@ -44,7 +45,12 @@ static const char bench_help[] =
     "\n"
     "The temporal engine runs on the courtyard's walk one second in (linear colour, depth and\n"
     "motion at the input size), a run per jitter phase, twice: with the motion vectors, and\n"
-    "with camera motion from depth and the spatial fill (so every pass is timed).\n";
+    "with camera motion from depth and the spatial fill (so every pass is timed).\n"
+    "\n"
+    "Frame generation makes the midpoint of two frames of the courtyard's walk (1 s and 1/30 s\n"
+    "later; linear colour, the later frame's depth and motion) at the first case's input and\n"
+    "output sizes (1920x1080 and 3840x2160 by default), with the motion vectors and with\n"
+    "optical flow: ms per made frame, per pass.\n";
 
 typedef struct bench_case {
     int in_w, in_h, out_w, out_h;
@@ -469,11 +475,141 @@ static void json_temporal_row(cli_json *j, const temporal_row *row)
     cli_json_close(j);
 }
 
+/* Two frames for frame generation: the courtyard's walk at 1 s and 1/30 s later. */
+typedef struct framegen_input {
+    imageio_image a, b, depth, motion;
+} framegen_input;
+
+static void framegen_input_free(framegen_input *in)
+{
+    imageio_free(&in->a);
+    imageio_free(&in->b);
+    imageio_free(&in->depth);
+    imageio_free(&in->motion);
+}
+
+static upf_result framegen_input_render(int w, int h, framegen_input *in, char *err)
+{
+    memset(in, 0, sizeof *in);
+    upf_context *ctx = upf_context_create(upf_context_params(.threads = 0));
+    scene *sc = NULL;
+    upf_result r = ctx ? UPF_OK : UPF_ERROR_INTERNAL;
+    imageio_image *imgs[4] = { &in->a, &in->b, &in->depth, &in->motion };
+    static const upf_format fmts[4] = { UPF_FORMAT_RGBA32F, UPF_FORMAT_RGBA32F, UPF_FORMAT_R32F,
+                                        UPF_FORMAT_RG32F };
+    for (int k = 0; k < 4 && r == UPF_OK; k++)
+        r = imageio_alloc(imgs[k], w, h, fmts[k], err);
+    if (r == UPF_OK && (r = scene_create(ctx, "courtyard", 1, &sc)) == UPF_OK) {
+        for (int k = 0; k < 2 && r == UPF_OK; k++) {
+            scene_buffers b = { imgs[k]->img.data, NULL, k ? in->depth.img.data : NULL,
+                                k ? in->motion.img.data : NULL };
+            r = scene_render(sc, scene_view_params(.path = "walk", .time = 1.0 + k / 30.0,
+                                                   .frame_interval = 1.0 / 30.0, .width = w,
+                                                   .height = h), &b, NULL);
+        }
+        if (r != UPF_OK) {
+            const char *m = "";
+            upf_context_last_error(ctx, &m);
+            snprintf(err, IMAGEIO_ERR_SIZE, "frame generation's frames: %s", m);
+        }
+    }
+    scene_destroy(&sc);
+    upf_context_destroy(&ctx);
+    if (r != UPF_OK)
+        framegen_input_free(in);
+    return r;
+}
+
+typedef struct framegen_row {
+    int w, h;
+    bool flow;
+    int threads;
+    double pass_ms[UPF_INTERPOLATE_PASS_COUNT], total_ms, mpix_per_s;
+} framegen_row;
+
+static int time_framegen(const framegen_input *in, int threads, int runs, bool flow,
+                         framegen_row *row)
+{
+    const int w = in->a.img.width, h = in->a.img.height;
+    const bench_case bc = { w, h, w, h };
+    upf_context *ctx;
+    imageio_image dst;
+    int rc = case_begin(&bc, threads, &ctx, &dst);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    memset(row, 0, sizeof *row);
+    row->w = w, row->h = h, row->flow = flow;
+    row->threads = upf_context_threads(ctx);
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = w, .height = h, .flags = UPF_INTERPOLATE_DEPTH_REVERSED,
+        .motion = flow ? UPF_INTERPOLATE_MOTION_FLOW : UPF_INTERPOLATE_MOTION_VECTORS));
+    if (!e) {
+        rc = cli_fail_upf("bench", ctx, upf_context_last_error(ctx, NULL));
+        goto done;
+    }
+    double total[64], pass[UPF_INTERPOLATE_PASS_COUNT][64];
+    upf_interpolate_frames f = { &in->a.img, &in->b.img, &in->motion.img, &in->depth.img, NULL,
+                                 NULL, 0, 1, 0 };
+    for (int i = -1; i < runs; i++) { /* run -1 warms caches and pages up */
+        double t0 = cli_now();
+        upf_result r = upf_interpolate_run(e, &f, 0.5, &dst.img);
+        double ms = (cli_now() - t0) * 1e3;
+        if (r != UPF_OK) {
+            rc = cli_fail_upf("bench", ctx, r);
+            goto done;
+        }
+        if (i < 0)
+            continue;
+        total[i] = ms;
+        double p[UPF_INTERPOLATE_PASS_COUNT];
+        upf_interpolate_timings(e, p);
+        for (int k = 0; k < UPF_INTERPOLATE_PASS_COUNT; k++)
+            pass[k][i] = p[k];
+    }
+    row->total_ms = bench_median(total, runs);
+    for (int k = 0; k < UPF_INTERPOLATE_PASS_COUNT; k++)
+        row->pass_ms[k] = bench_median(pass[k], runs);
+    row->mpix_per_s = (double)w * h / (row->total_ms * 1e3);
+done:
+    upf_interpolate_destroy(&e);
+    imageio_free(&dst);
+    upf_context_destroy(&ctx);
+    return rc;
+}
+
+static void print_framegen_row(const framegen_row *row)
+{
+    printf("%4dx%-4d  %-8s %2d ", row->w, row->h, row->flow ? "flow" : "vectors", row->threads);
+    for (int k = 0; k < UPF_INTERPOLATE_PASS_COUNT; k++)
+        printf(" %8.1f", row->pass_ms[k]);
+    printf("  %8.1f  %7.1f\n", row->total_ms, row->mpix_per_s);
+    fflush(stdout);
+}
+
+static void json_framegen_row(cli_json *j, const framegen_row *row)
+{
+    cli_json_object(j, NULL);
+    cli_json_array(j, "size");
+    cli_json_int(j, NULL, row->w);
+    cli_json_int(j, NULL, row->h);
+    cli_json_close(j);
+    cli_json_string(j, "motion", row->flow ? "flow" : "vectors");
+    cli_json_int(j, "threads", row->threads);
+    cli_json_object(j, "passes_ms");
+    for (int k = 0; k < UPF_INTERPOLATE_PASS_COUNT; k++)
+        cli_json_number(j, upf_interpolate_pass_name((upf_interpolate_pass)k),
+                        ms1(row->pass_ms[k]));
+    cli_json_close(j);
+    cli_json_number(j, "ms_per_made_frame", ms1(row->total_ms));
+    cli_json_number(j, "mpix_per_s", round(row->mpix_per_s * 1e3) / 1e3);
+    cli_json_close(j);
+}
+
 static int run_bench(int argc, char **argv)
 {
     const char *cmd = "bench", *size_s = NULL, *scale_s = NULL, *threads_s = NULL;
     const char *runs_s = NULL, *model_path = NULL;
-    bool yardstick = true, temporal = true;
+    bool yardstick = true, temporal = true, framegen = true;
     cli_common common = { 0 };
     cli_args a;
     cli_args_init(&a, cmd, argc, argv);
@@ -493,6 +629,8 @@ static int run_bench(int argc, char **argv)
             yardstick = false;
         else if (cli_args_flag(&a, "--no-temporal"))
             temporal = false;
+        else if (cli_args_flag(&a, "--no-framegen"))
+            framegen = false;
         else
             return cli_args_unknown(&a);
     }
@@ -592,7 +730,8 @@ static int run_bench(int argc, char **argv)
     cli_progress bar;
     cli_progress_begin(&bar, "bench", common.quiet);
     const int steps = ncases * (nthreads * (models ? 2 : 1) + (yardstick ? 1 : 0) +
-                                (temporal ? nthreads * (models ? 2 : 1) : 0));
+                                (temporal ? nthreads * (models ? 2 : 1) : 0)) +
+                      (framegen ? 2 * 2 * nthreads : 0);
     int step = 0;
     for (int k = 0; k < ncases && rc == CLI_EXIT_OK; k++) {
         const bench_case *bc = &cases[k];
@@ -701,12 +840,54 @@ static int run_bench(int argc, char **argv)
             }
         temporal_input_free(&in);
     }
+    /* Frame generation at the first case's input and output sizes ("framegen" in JSON). */
+    framegen_row frows[2 * 8 * 2];
+    int nfrows = 0;
+    for (int k = 0; k < 2 && ncases && rc == CLI_EXIT_OK && framegen; k++) {
+        const int w = k ? cases[0].out_w : cases[0].in_w, h = k ? cases[0].out_h : cases[0].in_h;
+        if (k == 1 && w == cases[0].in_w && h == cases[0].in_h)
+            break;
+        if (k == 0 && !json) {
+            cli_progress_end(&bar);
+            printf("\nframe generation: the midpoint of two frames of the courtyard's walk 1/30 s "
+                   "apart, linear RGBA32F in, RGBA8 sRGB out; median of %ld run%s, ms per made "
+                   "frame\n%-10s  %-8s %2s  %8s %8s %8s %8s %8s %8s %8s %8s  %8s  %7s\n", runs,
+                   runs == 1 ? "" : "s", "size", "motion", "th", "prepare", "vectors", "flow",
+                   "splat", "fill", "resolve", "inpaint", "compose", "total", "Mpix/s");
+        }
+        framegen_input in;
+        upf_result r = framegen_input_render(w, h, &in, err);
+        if (r != UPF_OK) {
+            rc = cli_fail(cmd, cli_exit_code(r), "%s", err);
+            break;
+        }
+        for (int fl = 0; fl < 2 && rc == CLI_EXIT_OK; fl++)
+            for (int t = 0; t < nthreads && rc == CLI_EXIT_OK; t++) {
+                cli_progress_update(&bar, (double)step++ / steps, "%dx%d, frame generation (%s), "
+                                    "%d thread%s", w, h, fl ? "flow" : "vectors", threads[t],
+                                    threads[t] == 1 ? "" : "s");
+                framegen_row *row = &frows[nfrows];
+                rc = time_framegen(&in, threads[t], (int)runs, fl == 1, row);
+                if (rc != CLI_EXIT_OK)
+                    break;
+                nfrows++;
+                if (!json) {
+                    cli_progress_end(&bar);
+                    print_framegen_row(row);
+                }
+            }
+        framegen_input_free(&in);
+    }
     cli_progress_end(&bar);
     if (json && rc == CLI_EXIT_OK) {
         cli_json_close(&j);
         cli_json_array(&j, "temporal");
         for (int k = 0; k < ntrows; k++)
             json_temporal_row(&j, &trows[k]);
+        cli_json_close(&j);
+        cli_json_array(&j, "framegen");
+        for (int k = 0; k < nfrows; k++)
+            json_framegen_row(&j, &frows[k]);
         cli_json_close(&j);
         cli_json_array(&j, "yardstick");
         for (int k = 0; k < nyards; k++) {

@@ -78,27 +78,6 @@ static int output_size(const char *cmd, const size_rule *rule, int rw, int rh, i
     return CLI_EXIT_OK;
 }
 
-/* The PNGs a run has written (OUT/stem.png for stems 0 .. count-1) and whether it made the
- * folder, for the undo list; read from the signal handler too: atomics and unlink only. */
-typedef struct written {
-    const char *dir;
-    char (*stem)[16];
-    atomic_int count;
-    bool made_dir;
-} written;
-
-static void remove_written(void *priv)
-{
-    written *w = priv;
-    char p[4096];
-    int n = atomic_load(&w->count);
-    for (int i = 0; i < n; i++)
-        if (cli_undo_join(p, sizeof p, w->dir, w->stem[i], ".png"))
-            unlink(p);
-    if (w->made_dir)
-        rmdir(w->dir);
-}
-
 static void warn(const char *fmt, ...) CLI_PRINTF(1, 2);
 static void warn(const char *fmt, ...)
 {
@@ -183,7 +162,7 @@ static int run_temporal(int argc, char **argv)
     upf_result r = seq_scan(&fs, &list, err);
     if (r != UPF_OK)
         return cli_fail(cmd, cli_exit_code(r), "%s", err);
-    written wr = { .dir = out_dir, .stem = calloc((size_t)list.count, 16) };
+    cli_written wr = { .dir = out_dir, .stem = calloc((size_t)list.count, CLI_STEM_MAX) };
     atomic_init(&wr.count, 0);
     if (!wr.stem) {
         seq_list_free(&list);
@@ -191,7 +170,7 @@ static int run_temporal(int argc, char **argv)
     }
     int rc = cli_prepare_dir(cmd, "-o", out_dir, &wr.made_dir);
     if (rc == CLI_EXIT_OK)
-        cli_undo_callback(remove_written, &wr);
+        cli_undo_callback(cli_written_remove, &wr);
     upf_context *ctx = rc == CLI_EXIT_OK ? cli_context_for(cmd, &common) : NULL;
     if (rc == CLI_EXIT_OK && !ctx)
         rc = CLI_EXIT_INTERNAL;
@@ -295,17 +274,8 @@ static int run_temporal(int argc, char **argv)
                 rc = cli_fail(cmd, cli_exit_code(r), "%s/%s: %s", in_dir, stem, m);
             }
         }
-        if (rc == CLI_EXIT_OK) {
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s.png", out_dir, stem);
-            /* listed before it exists, so an interrupted write leaves nothing either */
-            int n = atomic_load(&wr.count);
-            memcpy(wr.stem[n], stem, 16);
-            atomic_store(&wr.count, n + 1);
-            r = imageio_write_png(path, &out.img, 8, err);
-            if (r != UPF_OK)
-                rc = cli_fail(cmd, cli_exit_code(r), "%s", err);
-        }
+        if (rc == CLI_EXIT_OK)
+            rc = cli_written_png(cmd, &wr, stem, &out.img);
         seq_frame_free(&f);
         cli_progress_update(&bar, (double)(k + 1) / list.count, "frame %d/%d", k + 1, list.count);
     }

@@ -15,6 +15,7 @@ extern const cli_command cli_cmd_bench;
 extern const cli_command cli_cmd_render;
 extern const cli_command cli_cmd_train;
 extern const cli_command cli_cmd_temporal;
+extern const cli_command cli_cmd_interpolate;
 
 static const cli_command cli_cmd_help = {
     "help", run_help, "show this text, or a command's (upframe help COMMAND)",
@@ -27,6 +28,7 @@ static const cli_command cli_cmd_help = {
 const cli_command *const cli_commands[] = {
     &cli_cmd_upscale,
     &cli_cmd_temporal,
+    &cli_cmd_interpolate,
     &cli_cmd_compare,
     &cli_cmd_model,
     &cli_cmd_bench,

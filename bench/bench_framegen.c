@@ -1,0 +1,680 @@
+/* bench_framegen.c: makes the frame generation section of docs/QUALITY.md: the made frame
+ * against the true frame at that time, for the plain blend, the optical-flow path and the
+ * motion-vector path, on pairs of the scene renderer's evaluation set, and on real game clips
+ * beside OpenCV's DIS optical flow; crops of the rendered scenes; the bars of issue 9. Its
+ * output replaces the part of QUALITY.md between its two marker lines (or is appended).
+ *
+ *   bench_framegen [--out DOCS_DIR] [--size WxH] [--spp N] [--pairs N] [--scenes LIST]
+ *                  [--paths LIST] [--real-fg DIR] [--python PATH] [--threads N]
+ *                  [--command TEXT]
+ *
+ * Rendered: per scene and path of the evaluation set (docs/SCENES.md seeds), `pairs` pairs of
+ * frames 1/30 s apart (at 0.3 s, 1.0 s, 1.7 s, ...), each rendered at `size` with `spp`
+ * samples per pixel (the colour without the HUD, the later frame's depth and motion), and the
+ * true frames at the phases 1/2, 1/3 and 2/3 between them rendered the same way. Each method
+ * makes those three phases; PSNR (sRGB RGB), SSIM (luma) and, at t = 1/2, FLIP against the
+ * truth, all on 8-bit sRGB.
+ * Real: each folder of --real-fg holding f000.png .. f004.png (a fixed game time step, so
+ * f(k) is the true midpoint of f(k-1) and f(k+1) and f(k+1), f(k+2) the true phases 1/3 and
+ * 2/3 between f(k) and f(k+3)): blend, flow, and bench/dis_interpolate.py (OpenCV DIS MEDIUM,
+ * both ways, each frame warped toward t with cv2.remap, averaged) run by --python. Numbers
+ * only, no pictures (the game's art is not ours to ship). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/bench_util.h"
+#include "imageio/image_io.h"
+#include "scene/scene.h"
+
+enum { M_BLEND, M_FLOW, M_VECTORS, M_DIS, N_METHODS };
+static const char *const method_names[N_METHODS] = { "blend", "optical flow", "motion vectors",
+                                                     "OpenCV DIS" };
+static const char *const all_scenes[] = { "courtyard", "forest", "street", "interior" };
+static const char *const all_paths[] = { "still", "pan", "orbit", "walk", "turn" };
+static const char *const path_label[] = { "still camera, moving objects", "pan", "orbit", "walk",
+                                          "fast turn (120 deg/s)" };
+#define N_SCENES 4
+#define N_PATHS 5
+#define N_PHASES 3
+#define FPS 30.0
+static const double phases[N_PHASES] = { 0.5, 1.0 / 3.0, 2.0 / 3.0 };
+static const char *const phase_names[N_PHASES] = { "1/2", "1/3", "2/3" };
+
+typedef struct score {
+    double psnr, ssim, flip;
+    int n, nflip;
+} score;
+
+static upf_context *ctx;
+static bench_text text;
+#define out(...) bench_text_out(&text, __VA_ARGS__)
+#define die(...) bench_die("bench_framegen", __VA_ARGS__)
+
+static void check(upf_result r, const char *what)
+{
+    bench_check("bench_framegen", ctx, r, what);
+}
+
+#define alloc_image(w, h, f) bench_alloc_image("bench_framegen", (w), (h), (f))
+
+static void measure(score *s, const upf_image *ref, const upf_image *test, bool flip)
+{
+    upf_psnr_result p;
+    double ssim;
+    check(upf_metric_psnr(ctx, ref, test, NULL, &p), "psnr");
+    check(upf_metric_ssim(ctx, ref, test, NULL, &ssim), "ssim");
+    s->psnr += p.rgb;
+    s->ssim += ssim;
+    s->n++;
+    if (flip) {
+        upf_flip_result f;
+        check(upf_metric_flip(ctx, ref, test, NULL, NULL, &f, NULL), "flip");
+        s->flip += f.mean;
+        s->nflip++;
+    }
+}
+
+static void add(score *d, const score *s)
+{
+    d->psnr += s->psnr, d->ssim += s->ssim, d->flip += s->flip;
+    d->n += s->n, d->nflip += s->nflip;
+}
+
+static double mean_psnr(const score *s)
+{
+    return s->n ? s->psnr / s->n : NAN;
+}
+
+#define in_list bench_in_list
+
+/* ---- rendered pairs ------------------------------------------------------------------- */
+
+typedef struct view {
+    imageio_image color, depth, motion, srgb;
+    imageio_image hud, final;   /* the HUD layer and the frame with it (the HUD measurement) */
+    scene_camera cam;
+} view;
+
+static void view_alloc(view *v, int w, int h)
+{
+    v->color = alloc_image(w, h, UPF_FORMAT_RGBA32F);
+    v->depth = alloc_image(w, h, UPF_FORMAT_R32F);
+    v->motion = alloc_image(w, h, UPF_FORMAT_RG32F);
+    v->srgb = alloc_image(w, h, UPF_FORMAT_RGBA8_SRGB);
+    v->hud = alloc_image(w, h, UPF_FORMAT_RGBA32F);
+    v->final = alloc_image(w, h, UPF_FORMAT_RGBA32F);
+}
+
+static void view_free(view *v)
+{
+    imageio_free(&v->color);
+    imageio_free(&v->depth);
+    imageio_free(&v->motion);
+    imageio_free(&v->srgb);
+    imageio_free(&v->hud);
+    imageio_free(&v->final);
+}
+
+static void render(scene *sc, int path, double time, int spp, view *v)
+{
+    scene_buffers b = { v->color.img.data, NULL, v->depth.img.data, v->motion.img.data };
+    check(scene_render(sc, scene_view_params(.path = all_paths[path], .time = time,
+                                             .frame_interval = 1.0 / FPS,
+                                             .width = v->color.img.width,
+                                             .height = v->color.img.height, .spp = spp),
+                       &b, &v->cam),
+          "scene_render");
+    check(upf_resample(ctx, &v->color.img, &v->srgb.img, UPF_FILTER_BILINEAR), "8-bit copy");
+}
+
+/* The same view with its HUD layer, and the frame with the HUD composited (c (1 - a) + h a). */
+static void render_hud(scene *sc, int path, double time, int spp, view *v)
+{
+    scene_buffers b = { v->color.img.data, v->hud.img.data, v->depth.img.data,
+                        v->motion.img.data };
+    check(scene_render(sc, scene_view_params(.path = all_paths[path], .time = time,
+                                             .frame_interval = 1.0 / FPS,
+                                             .width = v->color.img.width,
+                                             .height = v->color.img.height, .spp = spp),
+                       &b, &v->cam),
+          "scene_render");
+    const float *c = v->color.img.data, *h = v->hud.img.data;
+    float *f = v->final.img.data;
+    for (size_t i = 0; i < (size_t)v->color.img.width * v->color.img.height; i++) {
+        for (int k = 0; k < 3; k++)
+            f[4 * i + k] = c[4 * i + k] * (1 - h[4 * i + 3]) + h[4 * i + k] * h[4 * i + 3];
+        f[4 * i + 3] = 1;
+    }
+    check(upf_resample(ctx, &v->final.img, &v->srgb.img, UPF_FILTER_BILINEAR), "8-bit copy");
+}
+
+/* Over the pixels of a still, opaque HUD (alpha 1 in both frames and the truth, the same
+ * colour in both frames): the mean absolute error of `made` against the truth (8-bit units,
+ * RGB), the largest, and the share that is exact. */
+typedef struct hud_score {
+    double sum, worst;
+    long n, exact;
+} hud_score;
+
+static void hud_measure(hud_score *hs, const view *a, const view *b, const view *truth,
+                        const upf_image *made)
+{
+    const int w = made->width, h = made->height;
+    const float *ha = a->hud.img.data, *hb = b->hud.img.data, *ht = truth->hud.img.data;
+    const uint8_t *m = made->data, *t = truth->srgb.img.data;
+    for (size_t i = 0; i < (size_t)w * h; i++) {
+        if (ha[4 * i + 3] < 1 || hb[4 * i + 3] < 1 || ht[4 * i + 3] < 1 ||
+            memcmp(ha + 4 * i, hb + 4 * i, 3 * sizeof(float)) != 0)
+            continue;
+        int worst = 0;
+        for (int k = 0; k < 3; k++) {
+            int d = abs((int)m[4 * i + k] - (int)t[4 * i + k]);
+            hs->sum += d;
+            worst = d > worst ? d : worst;
+        }
+        hs->worst = worst > hs->worst ? worst : hs->worst;
+        hs->exact += worst == 0;
+        hs->n++;
+    }
+}
+
+static void write_sheet(const char *dir, const char *name, const upf_image *truth,
+                        const imageio_image *made)
+{
+    enum { CW = 160, CH = 100, Z = 2, LH = 18 };
+    int cx, cy;
+    bench_busiest_crop(truth, CW, CH, &cx, &cy);
+    imageio_image sheet = alloc_image(4 * (CW * Z + 4), CH * Z + LH, UPF_FORMAT_RGBA8_SRGB);
+    uint8_t *p = sheet.img.data;
+    for (size_t i = 0; i < (size_t)sheet.img.width * sheet.img.height; i++)
+        p[4 * i + 3] = 255;
+    bench_sheet_put(&sheet.img, 0, LH, truth, cx, cy, CW, CH, Z, "true frame");
+    for (int m = 0; m < 3; m++)
+        bench_sheet_put(&sheet.img, 1 + m, LH, &made[m].img, cx, cy, CW, CH, Z,
+                        method_names[m]);
+    char path[4096], err[IMAGEIO_ERR_SIZE];
+    snprintf(path, sizeof path, "%s/quality/framegen-%s.png", dir, name);
+    if (imageio_write_png(path, &sheet.img, 8, err) != UPF_OK)
+        die("%s", err);
+    fprintf(stderr, "bench_framegen: %s (crop at %d,%d)\n", path, cx, cy);
+    imageio_free(&sheet);
+}
+
+/* ---- real clips ----------------------------------------------------------------------- */
+
+#define MAX_CLIPS 16
+#define CLIP_FRAMES 5
+
+typedef struct clip {
+    char name[512];
+    imageio_image f[CLIP_FRAMES];
+    score s[N_PHASES][N_METHODS];
+} clip;
+
+static int load_clips(const char *dir, clip *clips)
+{
+    FILE *ls;
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "ls -1 '%s'", dir);
+    if (!(ls = popen(cmd, "r")))
+        return 0;
+    int n = 0;
+    char line[512];
+    while (n < MAX_CLIPS && fgets(line, sizeof line, ls)) {
+        line[strcspn(line, "\n")] = '\0';
+        char p[4400], err[IMAGEIO_ERR_SIZE];
+        bool ok = true;
+        for (int k = 0; k < CLIP_FRAMES && ok; k++) {
+            snprintf(p, sizeof p, "%s/%s/f%03d.png", dir, line, k);
+            ok = access(p, R_OK) == 0 && imageio_read(p, NULL, &clips[n].f[k], err) == UPF_OK;
+            if (!ok)
+                for (int j = 0; j < k; j++)
+                    imageio_free(&clips[n].f[j]);
+        }
+        if (!ok)
+            continue;
+        snprintf(clips[n].name, sizeof clips[n].name, "%s", line);
+        memset(clips[n].s, 0, sizeof clips[n].s);
+        n++;
+    }
+    pclose(ls);
+    return n;
+}
+
+/* The jobs of a clip: (a, b, phase index, truth). */
+typedef struct job {
+    int a, b, phase, truth;
+} job;
+
+static int clip_jobs(job *j)
+{
+    int n = 0;
+    for (int k = 1; k + 1 < CLIP_FRAMES; k++)
+        j[n++] = (job){ k - 1, k + 1, 0, k };
+    for (int k = 0; k + 3 < CLIP_FRAMES; k++) {
+        j[n++] = (job){ k, k + 3, 1, k + 1 };
+        j[n++] = (job){ k, k + 3, 2, k + 2 };
+    }
+    return n;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: bench_framegen [--out DOCS_DIR] [--size WxH] [--spp N] [--pairs N] "
+                    "[--scenes LIST] [--paths LIST] [--real-fg DIR] [--python PATH] "
+                    "[--threads N] [--command TEXT]\n");
+    exit(1);
+}
+
+#define MARK_BEGIN "<!-- bench_framegen: begin (made by bench/bench_framegen.c) -->"
+#define MARK_END "<!-- bench_framegen: end -->"
+
+int main(int argc, char **argv)
+{
+    const char *out_dir = NULL, *scenes = NULL, *paths = NULL, *real_dir = NULL;
+    const char *python = "/usr/bin/python3", *command = NULL;
+    int W = 480, H = 270, spp = 16, pairs = 2, threads = 0;
+    for (int i = 1; i < argc; i += 2) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v)
+            usage();
+        if (!strcmp(a, "--out"))
+            out_dir = v;
+        else if (!strcmp(a, "--size")) {
+            if (sscanf(v, "%dx%d", &W, &H) != 2)
+                usage();
+        } else if (!strcmp(a, "--spp"))
+            spp = atoi(v);
+        else if (!strcmp(a, "--pairs"))
+            pairs = atoi(v);
+        else if (!strcmp(a, "--scenes"))
+            scenes = v;
+        else if (!strcmp(a, "--paths"))
+            paths = v;
+        else if (!strcmp(a, "--real-fg"))
+            real_dir = v;
+        else if (!strcmp(a, "--python"))
+            python = v;
+        else if (!strcmp(a, "--threads"))
+            threads = atoi(v);
+        else if (!strcmp(a, "--command"))
+            command = v;
+        else
+            usage();
+    }
+    if (spp < 1 || pairs < 1 || pairs > 20 || W < 64 || H < 64 || threads < 0)
+        usage();
+    ctx = upf_context_create(upf_context_params(.threads = threads, .log = upf_log_stderr,
+                                                .log_level = UPF_LOG_ERROR));
+    if (!ctx)
+        die("no context");
+    if (out_dir) {
+        char q[4096];
+        snprintf(q, sizeof q, "%s/quality", out_dir);
+        mkdir(out_dir, 0777);
+        mkdir(q, 0777);
+    }
+    const double t_start = (double)time(NULL);
+
+    upf_interpolate *eng[3];
+    static const upf_interpolate_motion how[3] = { UPF_INTERPOLATE_MOTION_BLEND,
+                                                   UPF_INTERPOLATE_MOTION_FLOW,
+                                                   UPF_INTERPOLATE_MOTION_VECTORS };
+    for (int m = 0; m < 3; m++) {
+        eng[m] = upf_interpolate_create(ctx, upf_interpolate_params(
+            .width = W, .height = H, .motion = how[m], .flags = UPF_INTERPOLATE_DEPTH_REVERSED));
+        if (!eng[m])
+            check(upf_context_last_error(ctx, NULL), "upf_interpolate_create");
+    }
+    score cell[N_PATHS][N_PHASES][3];
+    memset(cell, 0, sizeof cell);
+    int cuts[3] = { 0 };
+    view a, b, truth;
+    view_alloc(&a, W, H);
+    view_alloc(&b, W, H);
+    view_alloc(&truth, W, H);
+    imageio_image made[3];
+    for (int m = 0; m < 3; m++)
+        made[m] = alloc_image(W, H, UPF_FORMAT_RGBA8_SRGB);
+    int sheets = 0;
+    char sheet_names[N_SCENES * N_PATHS][64];
+    for (int si = 0; si < N_SCENES; si++) {
+        if (!in_list(scenes, all_scenes[si]))
+            continue;
+        for (int pi = 0; pi < N_PATHS; pi++) {
+            if (!in_list(paths, all_paths[pi]))
+                continue;
+            scene *sc;
+            uint32_t seed = SCENE_EVAL_SEED_MIN + 100u * (uint32_t)(si + 1) + (uint32_t)(pi + 1);
+            check(scene_create(ctx, all_scenes[si], seed, &sc), "scene_create");
+            score seq[N_PHASES][3];
+            memset(seq, 0, sizeof seq);
+            for (int k = 0; k < pairs; k++) {
+                const double t0 = 0.3 + 0.7 * k;
+                render(sc, pi, t0, spp, &a);
+                render(sc, pi, t0 + 1.0 / FPS, spp, &b);
+                upf_interpolate_frames f = { &a.color.img, &b.color.img, &b.motion.img,
+                                             &b.depth.img, NULL, NULL, 2 * k, 2 * k + 1, 0 };
+                for (int ph = 0; ph < N_PHASES; ph++) {
+                    render(sc, pi, t0 + phases[ph] / FPS, spp, &truth);
+                    for (int m = 0; m < 3; m++) {
+                        check(upf_interpolate_run(eng[m], &f, phases[ph], &made[m].img),
+                              "upf_interpolate_run");
+                        upf_interpolate_method used;
+                        upf_interpolate_last_method(eng[m], &used, NULL);
+                        if (m && used == UPF_INTERPOLATE_USED_BLEND && ph == 0)
+                            cuts[m]++;
+                        measure(&seq[ph][m], &truth.srgb.img, &made[m].img, ph == 0);
+                    }
+                }
+                if (out_dir && k == pairs - 1 &&
+                    (!strcmp(all_paths[pi], "turn") || !strcmp(all_paths[pi], "walk") ||
+                     (!strcmp(all_paths[pi], "still") && si == 2))) {
+                    /* the crops at t = 1/2: the truth and the three made again */
+                    render(sc, pi, t0 + 0.5 / FPS, spp, &truth);
+                    for (int m = 0; m < 3; m++)
+                        check(upf_interpolate_run(eng[m], &f, 0.5, &made[m].img), "run");
+                    snprintf(sheet_names[sheets], sizeof sheet_names[0], "%s-%s",
+                             all_scenes[si], all_paths[pi]);
+                    write_sheet(out_dir, sheet_names[sheets], &truth.srgb.img, made);
+                    sheets++;
+                }
+            }
+            fprintf(stderr, "bench_framegen: %s-%s (seed %u) t=1/2 PSNR blend %.2f flow %.2f "
+                    "vectors %.2f; t=1/3 vectors %.2f, t=2/3 vectors %.2f\n", all_scenes[si],
+                    all_paths[pi], seed, mean_psnr(&seq[0][0]), mean_psnr(&seq[0][1]),
+                    mean_psnr(&seq[0][2]), mean_psnr(&seq[1][2]), mean_psnr(&seq[2][2]));
+            for (int ph = 0; ph < N_PHASES; ph++)
+                for (int m = 0; m < 3; m++)
+                    add(&cell[pi][ph][m], &seq[ph][m]);
+            scene_destroy(&sc);
+        }
+    }
+    view_free(&a);
+    view_free(&b);
+    view_free(&truth);
+    for (int m = 0; m < 3; m++) {
+        imageio_free(&made[m]);
+        upf_interpolate_destroy(&eng[m]);
+    }
+
+    /* ---- real clips ---- */
+    static clip clips[MAX_CLIPS];
+    int nclips = real_dir ? load_clips(real_dir, clips) : 0;
+    bool have_dis = false;
+    for (int c = 0; c < nclips; c++) {
+        const int w = clips[c].f[0].img.width, h = clips[c].f[0].img.height;
+        upf_interpolate *e[2];
+        for (int m = 0; m < 2; m++) {
+            e[m] = upf_interpolate_create(ctx, upf_interpolate_params(.width = w, .height = h,
+                                                                      .motion = how[m]));
+            if (!e[m])
+                check(upf_context_last_error(ctx, NULL), "upf_interpolate_create");
+        }
+        imageio_image o = alloc_image(w, h, UPF_FORMAT_RGBA8_SRGB);
+        job jobs[16];
+        const int nj = clip_jobs(jobs);
+        char list[4096], cmd[8400];
+        snprintf(list, sizeof list, "/tmp/bench_framegen_%d_jobs.txt", (int)getpid());
+        FILE *jf = fopen(list, "w");
+        for (int k = 0; k < nj; k++) {
+            const job *j = &jobs[k];
+            upf_interpolate_frames f = { &clips[c].f[j->a].img, &clips[c].f[j->b].img, NULL,
+                                         NULL, NULL, NULL, 0, 1, 0 };
+            for (int m = 0; m < 2; m++) {
+                check(upf_interpolate_run(e[m], &f, phases[j->phase], &o.img), "run");
+                measure(&clips[c].s[j->phase][m], &clips[c].f[j->truth].img, &o.img,
+                        j->phase == 0);
+            }
+            if (jf)
+                fprintf(jf, "%s/%s/f%03d.png %s/%s/f%03d.png %.17g /tmp/bench_framegen_%d_%d.png\n",
+                        real_dir, clips[c].name, j->a, real_dir, clips[c].name, j->b,
+                        phases[j->phase], (int)getpid(), k);
+        }
+        if (jf)
+            fclose(jf);
+        /* the script sits in the source tree's bench/, next to this file */
+        snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' 2>&1", python, UPF_BENCH_SOURCE_DIR
+                 "/dis_interpolate.py", list);
+        int rc = system(cmd);
+        if (rc == 0) {
+            for (int k = 0; k < nj; k++) {
+                char p[4096], err[IMAGEIO_ERR_SIZE];
+                snprintf(p, sizeof p, "/tmp/bench_framegen_%d_%d.png", (int)getpid(), k);
+                imageio_image d;
+                if (imageio_read(p, NULL, &d, err) != UPF_OK)
+                    die("%s", err);
+                measure(&clips[c].s[jobs[k].phase][M_DIS], &clips[c].f[jobs[k].truth].img,
+                        &d.img, jobs[k].phase == 0);
+                imageio_free(&d);
+                unlink(p);
+            }
+            have_dis = true;
+        } else {
+            fprintf(stderr, "bench_framegen: %s failed (exit %d): no DIS column\n", cmd, rc);
+        }
+        unlink(list);
+        fprintf(stderr, "bench_framegen: %s t=1/2 PSNR blend %.2f flow %.2f DIS %.2f\n",
+                clips[c].name, mean_psnr(&clips[c].s[0][0]), mean_psnr(&clips[c].s[0][1]),
+                mean_psnr(&clips[c].s[0][M_DIS]));
+        imageio_free(&o);
+        for (int m = 0; m < 2; m++)
+            upf_interpolate_destroy(&e[m]);
+    }
+
+    /* ---- the HUD: each scene's pan and fast turn, a pair at 1.0 s, t = 1/2 ---- */
+    enum { H_RULE, H_NO_RULE, H_LAYER, N_HUD };
+    static const char *const hud_names[N_HUD] = {
+        "optical flow, HUD in the frames, still-pixel rule (default)",
+        "optical flow, HUD in the frames, rule off (UPF_INTERPOLATE_NO_STILL_RULE)",
+        "motion vectors, HUD-less frames + the HUD layer" };
+    hud_score hud[N_HUD];
+    memset(hud, 0, sizeof hud);
+    int hud_pairs = 0;
+    if (!scenes || strcmp(scenes, "none") != 0) {
+        upf_interpolate *he[N_HUD];
+        static const upf_interpolate_motion hm[N_HUD] = { UPF_INTERPOLATE_MOTION_FLOW,
+                                                         UPF_INTERPOLATE_MOTION_FLOW,
+                                                         UPF_INTERPOLATE_MOTION_VECTORS };
+        for (int m = 0; m < N_HUD; m++) {
+            he[m] = upf_interpolate_create(ctx, upf_interpolate_params(
+                .width = W, .height = H, .motion = hm[m],
+                .flags = UPF_INTERPOLATE_DEPTH_REVERSED |
+                         (m == H_NO_RULE ? UPF_INTERPOLATE_NO_STILL_RULE : 0)));
+            if (!he[m])
+                check(upf_context_last_error(ctx, NULL), "upf_interpolate_create");
+        }
+        view_alloc(&a, W, H);
+        view_alloc(&b, W, H);
+        view_alloc(&truth, W, H);
+        imageio_image o = alloc_image(W, H, UPF_FORMAT_RGBA8_SRGB);
+        for (int si = 0; si < N_SCENES; si++) {
+            if (!in_list(scenes, all_scenes[si]))
+                continue;
+            static const int hpaths[2] = { 1, 4 }; /* pan, turn */
+            for (int q = 0; q < 2; q++) {
+                const int pi = hpaths[q];
+                scene *sc;
+                uint32_t seed = SCENE_EVAL_SEED_MIN + 100u * (uint32_t)(si + 1) +
+                                (uint32_t)(pi + 1);
+                check(scene_create(ctx, all_scenes[si], seed, &sc), "scene_create");
+                render_hud(sc, pi, 1.0, spp, &a);
+                render_hud(sc, pi, 1.0 + 1.0 / FPS, spp, &b);
+                render_hud(sc, pi, 1.0 + 0.5 / FPS, spp, &truth);
+                for (int m = 0; m < N_HUD; m++) {
+                    const bool layer = m == H_LAYER;
+                    upf_interpolate_frames f = {
+                        layer ? &a.color.img : &a.final.img, layer ? &b.color.img : &b.final.img,
+                        layer ? &b.motion.img : NULL, layer ? &b.depth.img : NULL,
+                        layer ? &a.hud.img : NULL, layer ? &b.hud.img : NULL, 0, 1, 0 };
+                    check(upf_interpolate_run(he[m], &f, 0.5, &o.img), "upf_interpolate_run");
+                    hud_measure(&hud[m], &a, &b, &truth, &o.img);
+                }
+                hud_pairs++;
+                scene_destroy(&sc);
+            }
+        }
+        imageio_free(&o);
+        view_free(&a);
+        view_free(&b);
+        view_free(&truth);
+        for (int m = 0; m < N_HUD; m++)
+            upf_interpolate_destroy(&he[m]);
+    }
+
+    /* ---- the section ---- */
+    out("\n## Frame generation\n\n");
+    out("Made by `%s` (bench/bench_framegen.c), which writes this section only.\n\n",
+        command ? command : "bench_framegen");
+    out("- Rendered: the evaluation scenes of docs/SCENES.md (%s) on the paths still (the "
+        "scenes' moving objects only), pan, orbit, walk and turn (the fast turn, 120 degrees "
+        "a second); %d pairs a sequence, frames 1/30 s apart at 0.3 s, 1.0 s, ...; every frame "
+        "%dx%d at %d samples per pixel, linear colour without the HUD, the later frame's depth "
+        "and motion vectors. The truth: the frame rendered at the phase's time.\n",
+        scenes ? scenes : "courtyard, forest, street, interior", pairs, W, H, spp);
+    out("- Methods, all `upf_interpolate` (the still-pixel rule on: no HUD layer given): the "
+        "blend ((1 - t) A + t B, `UPF_INTERPOLATE_MOTION_BLEND`), optical flow from the two "
+        "frames alone (`_FLOW`), and the game's motion vectors with depth (`_VECTORS`).\n");
+    out("- Scores of the made frame against the truth, 8-bit sRGB: PSNR (RGB, dB), SSIM "
+        "(luma), FLIP (mean; at t = 1/2 only); means over pairs and scenes.\n\n");
+    out("### Rendered sequences\n\n| path | t | blend PSNR | flow PSNR | vectors PSNR | blend "
+        "SSIM | flow SSIM | vectors SSIM | blend FLIP | flow FLIP | vectors FLIP |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    score all[N_PHASES][3];
+    memset(all, 0, sizeof all);
+    for (int pi = 0; pi < N_PATHS; pi++)
+        for (int ph = 0; ph < N_PHASES; ph++) {
+            const score *s = cell[pi][ph];
+            if (!s[0].n)
+                continue;
+            for (int m = 0; m < 3; m++)
+                add(&all[ph][m], &s[m]);
+            out("| %s | %s | %.2f | %.2f | %.2f | %.4f | %.4f | %.4f |", ph ? "" : path_label[pi],
+                phase_names[ph], mean_psnr(&s[0]), mean_psnr(&s[1]), mean_psnr(&s[2]),
+                s[0].ssim / s[0].n, s[1].ssim / s[1].n, s[2].ssim / s[2].n);
+            if (ph == 0)
+                out(" %.4f | %.4f | %.4f |\n", s[0].flip / s[0].nflip, s[1].flip / s[1].nflip,
+                    s[2].flip / s[2].nflip);
+            else
+                out(" | | |\n");
+        }
+    for (int ph = 0; ph < N_PHASES && all[0][0].n; ph++) {
+        const score *s = all[ph];
+        out("| **all** | %s | %.2f | %.2f | %.2f | %.4f | %.4f | %.4f |", phase_names[ph],
+            mean_psnr(&s[0]), mean_psnr(&s[1]), mean_psnr(&s[2]), s[0].ssim / s[0].n,
+            s[1].ssim / s[1].n, s[2].ssim / s[2].n);
+        if (ph == 0)
+            out(" %.4f | %.4f | %.4f |\n", s[0].flip / s[0].nflip, s[1].flip / s[1].nflip,
+                s[2].flip / s[2].nflip);
+        else
+            out(" | | |\n");
+    }
+    out("\nPairs the optical-flow path took for a scene change (and blended): %d of %d.\n\n",
+        cuts[M_FLOW], all[0][1].n);
+    score real[N_PHASES][N_METHODS];
+    memset(real, 0, sizeof real);
+    if (nclips) {
+        out("### Real game clips\n\nThe folders of `%s` (%d clips; a fixed game time step, so "
+            "frame k is the true midpoint of frames k-1 and k+1, and frames k+1, k+2 the true "
+            "phases 1/3 and 2/3 between k and k+3). No motion vectors: the blend, upframe's "
+            "optical flow, and OpenCV's DIS optical flow (`cv2.DISOpticalFlow_create`, MEDIUM "
+            "preset, on grey frames, both ways; each frame warped toward t with `cv2.remap`, "
+            "bilinear, the two averaged with weights 1 - t and t: bench/dis_interpolate.py, "
+            "run by %s). Numbers only.\n\n| clip | t | pairs | blend PSNR | flow PSNR | DIS PSNR "
+            "| blend SSIM | flow SSIM | DIS SSIM | blend FLIP | flow FLIP | DIS FLIP |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|\n", real_dir, nclips, python);
+        static const int cols[3] = { M_BLEND, M_FLOW, M_DIS };
+        for (int c = 0; c <= nclips; c++)
+            for (int ph = 0; ph < N_PHASES; ph++) {
+                const score *s = c < nclips ? clips[c].s[ph] : real[ph];
+                if (c < nclips)
+                    for (int m = 0; m < N_METHODS; m++)
+                        add(&real[ph][m], &s[m]);
+                out("| %s | %s | %d |", ph ? "" : c < nclips ? clips[c].name : "**all**",
+                    phase_names[ph], s[0].n);
+                for (int k = 0; k < 3; k++)
+                    out(s[cols[k]].n ? " %.2f |" : " - |", mean_psnr(&s[cols[k]]));
+                for (int k = 0; k < 3; k++)
+                    out(s[cols[k]].n ? " %.4f |" : " - |",
+                        s[cols[k]].n ? s[cols[k]].ssim / s[cols[k]].n : 0.0);
+                for (int k = 0; k < 3; k++)
+                    out(ph == 0 && s[cols[k]].nflip ? " %.4f |" : " |",
+                        s[cols[k]].nflip ? s[cols[k]].flip / s[cols[k]].nflip : 0.0);
+                out("\n");
+            }
+        out("\n");
+    }
+    if (hud_pairs) {
+        out("### The HUD\n\nEach scene's pan and fast turn, one pair (1.0 s and 1/30 s later) at "
+            "t = 1/2, the scene renderer's HUD layer composited into the frames (c (1 - a) + h a) "
+            "or given apart; scored over the pixels of the still, opaque HUD (alpha 1 in both "
+            "frames and in the truth, the same colour in both frames): mean and largest absolute "
+            "error against the true frame with its HUD (8-bit sRGB, 0..255), and the share "
+            "exact. %d pairs.\n\n| method | HUD pixels | mean error | largest | exact |\n"
+            "|---|---|---|---|---|\n", hud_pairs);
+        for (int m = 0; m < N_HUD; m++)
+            out("| %s | %ld | %.3f | %.0f | %.2f%% |\n", hud_names[m], hud[m].n,
+                hud[m].n ? hud[m].sum / (3.0 * hud[m].n) : 0.0, hud[m].worst,
+                hud[m].n ? 100.0 * hud[m].exact / hud[m].n : 0.0);
+        out("\n");
+    }
+    /* the bars */
+    if (all[0][0].n) {
+        const double bl = mean_psnr(&all[0][0]), fl = mean_psnr(&all[0][1]);
+        const double v = mean_psnr(&all[0][2]);
+        out("### The bars (issue 9)\n\n| bar | measured | met |\n|---|---|---|\n");
+        out("| rendered, t = 1/2: vectors - blend >= 6 dB | %.2f - %.2f = %+.2f dB | %s |\n", v,
+            bl, v - bl, v - bl >= 6 ? "yes" : "**no**");
+        out("| rendered, t = 1/2: vectors - optical flow >= 2 dB | %.2f - %.2f = %+.2f dB | %s "
+            "|\n", v, fl, v - fl, v - fl >= 2 ? "yes" : "**no**");
+        out("| rendered, t = 1/2: optical flow - blend >= 3 dB | %.2f - %.2f = %+.2f dB | %s |\n",
+            fl, bl, fl - bl, fl - bl >= 3 ? "yes" : "**no**");
+        for (int ph = 1; ph < N_PHASES; ph++) {
+            const double d = mean_psnr(&all[ph][2]) - v;
+            out("| rendered: vectors at t = %s within 0.5 dB of t = 1/2 | %.2f vs %.2f (%+.2f "
+                "dB) | %s |\n", phase_names[ph], mean_psnr(&all[ph][2]), v, d,
+                fabs(d) <= 0.5 ? "yes" : "**no**");
+        }
+        if (nclips && have_dis) {
+            const double f2 = mean_psnr(&real[0][M_FLOW]), d2 = mean_psnr(&real[0][M_DIS]);
+            out("| real clips, t = 1/2: optical flow - OpenCV DIS >= 0.5 dB | %.2f - %.2f = "
+                "%+.2f dB | %s |\n", f2, d2, f2 - d2, f2 - d2 >= 0.5 ? "yes" : "**no**");
+        }
+        if (hud_pairs) {
+            const hud_score *l = &hud[H_LAYER], *r = &hud[H_RULE];
+            out("| HUD layer given: HUD pixels equal the HUD exactly | %.2f%% exact | %s |\n",
+                l->n ? 100.0 * l->exact / l->n : 0.0, l->n && l->exact == l->n ? "yes" :
+                "**no**");
+            out("| no HUD layer: still-pixel rule keeps a still HUD within 1/255 on average | "
+                "%.3f / 255 (rule off: %.3f) | %s |\n", r->n ? r->sum / (3.0 * r->n) : 0.0,
+                hud[H_NO_RULE].n ? hud[H_NO_RULE].sum / (3.0 * hud[H_NO_RULE].n) : 0.0,
+                r->n && r->sum / (3.0 * r->n) <= 1.0 ? "yes" : "**no**");
+        }
+        out("\n");
+    }
+    if (sheets) {
+        out("Crops at t = 1/2 (the true frame, the blend, optical flow, motion vectors; the "
+            "busiest 160x100 of the truth, 2x nearest neighbour; the last pair of each):\n\n");
+        for (int k = 0; k < sheets; k++)
+            out("![%s](quality/framegen-%s.png)\n", sheet_names[k], sheet_names[k]);
+        out("\n");
+    }
+    char machine[320];
+    bench_machine(machine, sizeof machine);
+    out("%s, %d threads, %.0f s.\n\n", machine, upf_context_threads(ctx),
+        (double)time(NULL) - t_start);
+    if (out_dir)
+        bench_splice_section("bench_framegen", out_dir, MARK_BEGIN, MARK_END, text.buf);
+    free(text.buf);
+    for (int c = 0; c < nclips; c++)
+        for (int k = 0; k < CLIP_FRAMES; k++)
+            imageio_free(&clips[c].f[k]);
+    upf_context_destroy(&ctx);
+    return 0;
+}

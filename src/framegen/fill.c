@@ -1,0 +1,162 @@
+/* fill.c: the frame generation engine's fill pass (docs/FRAMEGEN.md, "fill"): the motion at
+ * the phase t from the splat, and where nothing landed (a region that comes into view between
+ * the frames), the motion of the farther surface around it, from a motion pyramid.
+ *
+ * Reads: splat, motion. Writes: motion t (RGBA32F: x, y, priority bits, hole flag), motion
+ * pyramid (levels 1.. of the same).
+ *
+ * A pixel whose splat cell holds a key takes the motion of the key's source pixel. A pixel of
+ * level l + 1 of the pyramid is, of its 2x2 children that have a motion, the one with the
+ * largest priority value: the farthest surface, for what a moving surface uncovers is
+ * what lies behind it (FSR 3.1's frame interpolation fills its vector holes from a pyramid
+ * the same way). A hole of level 0 finds the first level whose ancestor has a motion and
+ * takes the farthest motion in the 3x3 around its ancestor on that level and the two above
+ * (a surface's own edge pixels are the only ones a small ancestor sees; a few levels up the
+ * background beyond the hole is seen too). It is flagged, so the resolve knows only one
+ * frame may see it. With no motion anywhere the
+ * motion is zero.
+ * Work: one task per row of each level. */
+#include <string.h>
+
+#include "framegen/framegen_passes.h"
+
+typedef struct fill_job {
+    const upf__fg_fill_con *con;
+    const uint64_t *keys;
+    const float *motion;
+    float *level0;     /* motion t */
+    float *atlas;      /* motion pyramid: level l at row upf__fg_level_row(H, l) - H */
+    int level;         /* the level being made (down) */
+} fill_job;
+
+static float bits_float(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+static uint32_t float_bits(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+static float *level_ptr(const fill_job *j, int l)
+{
+    const int W = j->con->width, H = j->con->height;
+    if (l == 0)
+        return j->level0;
+    return j->atlas + (size_t)(upf__fg_level_row(H, l) - H) * W * 4;
+}
+
+static void decode_row(void *priv, int y, int worker)
+{
+    (void)worker;
+    const fill_job *j = priv;
+    const int W = j->con->width;
+    for (int x = 0; x < W; x++) {
+        const size_t i = (size_t)y * W + x;
+        float *o = j->level0 + 4 * i;
+        const uint64_t k = j->keys[i];
+        if (k == UPF__FG_EMPTY) {
+            o[0] = o[1] = 0.0f;
+            o[2] = bits_float(0);
+            o[3] = 1.0f; /* a hole */
+        } else {
+            const size_t src = (size_t)(k & 0xffffffffu);
+            o[0] = j->motion[2 * src];
+            o[1] = j->motion[2 * src + 1];
+            o[2] = bits_float((uint32_t)(k >> 32));
+            o[3] = 0.0f;
+        }
+    }
+}
+
+static void down_row(void *priv, int y, int worker)
+{
+    (void)worker;
+    const fill_job *j = priv;
+    const int W = j->con->width, H = j->con->height, l = j->level;
+    const int cw = upf__fg_level_size(W, l - 1), ch = upf__fg_level_size(H, l - 1);
+    const int nw = upf__fg_level_size(W, l);
+    const float *src = level_ptr(j, l - 1);
+    float *dst = level_ptr(j, l) + (size_t)y * W * 4;
+    for (int x = 0; x < nw; x++) {
+        const float *best = NULL;
+        uint32_t best_p = 0;
+        for (int k = 0; k < 4; k++) {
+            int cx = 2 * x + (k & 1), cy = 2 * y + (k >> 1);
+            if (cx >= cw || cy >= ch)
+                continue;
+            const float *c = src + ((size_t)cy * W + cx) * 4;
+            if (c[3] != 0.0f)
+                continue;
+            uint32_t p = float_bits(c[2]);
+            if (!best || p > best_p)
+                best = c, best_p = p;
+        }
+        float *o = dst + 4 * x;
+        if (best) {
+            memcpy(o, best, 4 * sizeof(float));
+        } else {
+            o[0] = o[1] = 0.0f;
+            o[2] = bits_float(0);
+            o[3] = 1.0f;
+        }
+    }
+}
+
+static void up_row(void *priv, int y, int worker)
+{
+    (void)worker;
+    const fill_job *j = priv;
+    const int W = j->con->width, H = j->con->height, L = j->con->levels;
+    for (int x = 0; x < W; x++) {
+        float *o = j->level0 + ((size_t)y * W + x) * 4;
+        if (o[3] == 0.0f)
+            continue;
+        /* the first level whose ancestor has a motion, and the two above it: the farthest
+         * of the 3x3 around the ancestor on each */
+        const float *best = NULL;
+        uint32_t best_p = 0;
+        int found = -1;
+        for (int l = 1; l < L && (found < 0 || l <= found + 2); l++) {
+            const int w = upf__fg_level_size(W, l), h = upf__fg_level_size(H, l);
+            const float *lev = level_ptr(j, l);
+            const int ax = x >> l, ay = y >> l;
+            if (found < 0 && lev[((size_t)ay * W + ax) * 4 + 3] != 0.0f)
+                continue;
+            if (found < 0)
+                found = l;
+            for (int k = 0; k < 9; k++) {
+                int sx = ax + k % 3 - 1, sy = ay + k / 3 - 1;
+                if (sx < 0 || sy < 0 || sx >= w || sy >= h)
+                    continue;
+                const float *a = lev + ((size_t)sy * W + sx) * 4;
+                uint32_t p = float_bits(a[2]);
+                if (a[3] == 0.0f && (!best || p > best_p))
+                    best = a, best_p = p;
+            }
+        }
+        if (best)
+            o[0] = best[0], o[1] = best[1], o[2] = best[2];
+        /* o[3] stays 1: a filled hole */
+    }
+}
+
+upf_result upf__fg_fill_pass(const upf__pass_args *a)
+{
+    const upf__fg_fill_con *con = a->con;
+    const upf__surface *s = a->surface;
+    fill_job job = { con, s[UPF__FG_SPLAT].data, s[UPF__FG_MOTION].data,
+                     s[UPF__FG_MOTION_T].data, s[UPF__FG_MOTION_PYRAMID].data, 0 };
+    upf__parallel_for(a->ctx, decode_row, &job, con->height);
+    for (int l = 1; l < con->levels; l++) {
+        job.level = l;
+        upf__parallel_for(a->ctx, down_row, &job, upf__fg_level_size(con->height, l));
+    }
+    upf__parallel_for(a->ctx, up_row, &job, con->height);
+    return UPF_OK;
+}

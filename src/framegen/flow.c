@@ -1,0 +1,420 @@
+/* flow.c: the frame generation engine's optical flow (docs/FRAMEGEN.md, "flow"), for frames
+ * without the game's motion vectors: the motion of every pixel of frame N to N-1 and of
+ * every pixel of N-1 to N, from the two luma pyramids alone.
+ *
+ * Reads: luma prev, luma (r32f atlases). Writes: motion, priority, prev motion.
+ *
+ * Both directions the same way (forward: blocks of N found in N-1; backward: blocks of N-1
+ * found in N), coarse to fine over the pyramid, on blocks of 8x8 pixels of each level
+ * (hierarchical block matching, Bierling 1988, "Displacement estimation by hierarchical
+ * blockmatching"; the design of FidelityFX's optical flow):
+ *  1. Candidates: on the coarsest level the zero vector; below it twice the vectors of the
+ *     parent block and of its four neighbours, twice the parent level's global motion (the
+ *     median of each component over all its blocks: what a camera pan or turn gives every
+ *     block, and the way out of a periodic texture's false matches), and zero. The cost of a
+ *     vector is its sum of absolute differences (SAD) over the block plus penalty x pixels x
+ *     its L1 distance from the parent's vector (a smoothness prior: among equal matches the
+ *     one that continues the coarser level's motion wins). The cheapest candidate is
+ *     searched around, +-radius pixels (radius_coarse on the coarsest level, so a level l
+ *     vector reaches radius_coarse 2^l: hundreds of pixels with 7 or 8 levels), except in a
+ *     flat block (mean |gradient| below `flat`: sky, a bare wall), which keeps its
+ *     candidate. Samples beyond the frame repeat its edge.
+ *  2. A 3x3 vector median over the blocks (the one of the nine with the least sum of L1
+ *     distances to the others; Astola, Haavisto and Neuvo 1990, "Vector median filters"):
+ *     a block that matched the wrong place takes its neighbours' vector.
+ *  3. On level 0, `refine` Lucas-Kanade steps per block over the block and 2 pixels around
+ *     it (Lucas and Kanade 1981), with the gradient of the block's own frame:
+ *     dv = -(sum g g^T)^-1 sum g (other(q + v) - own(q)), at most a pixel per step, skipped
+ *     where the block has no texture: sub-pixel vectors.
+ *  4. Each 2x2 quad of pixels takes, of the vectors of the four blocks nearest it and zero,
+ *     the one with the least SAD over the 4x4 pixels around the quad, the other frame
+ *     sampled bilinearly (sharp motion edges instead of blocks; a still HUD keeps zero).
+ *  5. Forward/backward consistency: a pixel p of N with vector m is consistent when the
+ *     backward vector at p + m (nearest pixel) is within consistency + consistency_rel |m|
+ *     of -m (a vector that leaves the frame counts as consistent). The priority of a
+ *     consistent pixel is upf__fg_motion_priority of its vector (faster wins); an
+ *     inconsistent one (occluded in N-1, or a wrong match) keeps its vector but gets the
+ *     lowest priority, so it loses every splat conflict to a consistent surface. (Dropping
+ *     such vectors altogether, and weighting the resolve by flow-derived visibility, both
+ *     measured worse on the rendered evaluation pairs: docs/FRAMEGEN.md.)
+ * Work: one task per row of blocks, or of quads, or of pixels. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "framegen/framegen_passes.h"
+
+#define B UPF__FG_BLOCK
+#define REFINE_MARGIN 2
+
+typedef struct level_view {
+    const float *own, *other;  /* level rows, `stride` floats apart */
+    int w, h, stride;
+} level_view;
+
+static inline float px(const level_view *v, const float *img, int x, int y)
+{
+    x = UPF_CLAMP(x, 0, v->w - 1);
+    y = UPF_CLAMP(y, 0, v->h - 1);
+    return img[(size_t)y * v->stride + x];
+}
+
+/* SAD of the block at (x0, y0) (its pixels inside the level) against the other frame at an
+ * integer offset. */
+static float block_sad(const level_view *v, int x0, int y0, int dx, int dy, float limit)
+{
+    float sum = 0.0f;
+    const int x1 = UPF_MIN(x0 + B, v->w), y1 = UPF_MIN(y0 + B, v->h);
+    const bool inside = x0 + dx >= 0 && x1 + dx <= v->w && y0 + dy >= 0 && y1 + dy <= v->h;
+    for (int y = y0; y < y1; y++) {
+        const float *a = v->own + (size_t)y * v->stride;
+        if (inside) {
+            const float *b = v->other + (size_t)(y + dy) * v->stride + dx;
+            for (int x = x0; x < x1; x++)
+                sum += fabsf(a[x] - b[x]);
+        } else {
+            for (int x = x0; x < x1; x++)
+                sum += fabsf(a[x] - px(v, v->other, x + dx, y + dy));
+        }
+        if (sum >= limit)
+            return sum;
+    }
+    return sum;
+}
+
+typedef struct flow_job {
+    const upf__fg_flow_con *con;
+    level_view view[2];        /* per direction, this level */
+    int level, bw, bh, pbw, pbh;
+    const float *parent[2];    /* parent level's block vectors (pbw x pbh x 2), or NULL */
+    float global[2][2];        /* the parent level's median vector, per direction */
+    float *vec[2];             /* this level's (bw x bh x 2) */
+    float *tmp[2];             /* the median's output */
+    float *field[2];           /* per pixel, level 0: motion, prev motion */
+    uint8_t *keep[2];
+    uint32_t *priority;
+    int W, H;
+} flow_job;
+
+/* Mean |gradient| of the block's own pixels (how much texture it has to match). */
+static float block_texture(const level_view *v, int x0, int y0)
+{
+    const int x1 = UPF_MIN(x0 + B, v->w - 1), y1 = UPF_MIN(y0 + B, v->h - 1);
+    float sum = 0.0f;
+    int n = 0;
+    for (int y = y0; y < y1; y++) {
+        const float *r = v->own + (size_t)y * v->stride;
+        for (int x = x0; x < x1; x++, n++)
+            sum += fabsf(r[x + 1] - r[x]) + fabsf(r[x + v->stride] - r[x]);
+    }
+    return n ? sum / (float)n : 0.0f;
+}
+
+static void search_row(void *priv, int by, int worker)
+{
+    (void)worker;
+    const flow_job *j = priv;
+    const upf__fg_flow_con *c = j->con;
+    const bool coarsest = j->level == c->levels - 1;
+    const int radius = coarsest ? c->radius_coarse : c->radius;
+    for (int d = 0; d < 2; d++) {
+        const level_view *v = &j->view[d];
+        for (int bx = 0; bx < j->bw; bx++) {
+            int cand[8][2], n = 0;
+            if (!coarsest) {
+                static const int nb[5][2] = { { 0, 0 }, { -1, 0 }, { 1, 0 }, { 0, -1 }, { 0, 1 } };
+                for (int k = 0; k < 5; k++) {
+                    int px_ = UPF_CLAMP(bx / 2 + nb[k][0], 0, j->pbw - 1);
+                    int py_ = UPF_CLAMP(by / 2 + nb[k][1], 0, j->pbh - 1);
+                    const float *pv = j->parent[d] + 2 * ((size_t)py_ * j->pbw + px_);
+                    cand[n][0] = (int)lrintf(2.0f * pv[0]);
+                    cand[n][1] = (int)lrintf(2.0f * pv[1]);
+                    n++;
+                }
+                cand[n][0] = (int)lrintf(2.0f * j->global[d][0]);
+                cand[n][1] = (int)lrintf(2.0f * j->global[d][1]);
+                n++;
+            }
+            cand[n][0] = 0, cand[n][1] = 0, n++;
+            /* the prediction: the parent's own vector (zero on the coarsest level) */
+            const int pred[2] = { cand[0][0], cand[0][1] };
+            const int x0 = bx * B, y0 = by * B;
+            const int npix = (UPF_MIN(x0 + B, v->w) - x0) * (UPF_MIN(y0 + B, v->h) - y0);
+            const float lambda = coarsest ? 0.0f : c->penalty * (float)npix;
+#define COST(vx, vy, lim)                                                                     \
+    (block_sad(v, x0, y0, (vx), (vy), (lim)) +                                                \
+     lambda * (float)(abs((vx) - pred[0]) + abs((vy) - pred[1])))
+            int best[2] = { cand[0][0], cand[0][1] };
+            float best_cost = INFINITY;
+            for (int k = 0; k < n; k++) {
+                float s = COST(cand[k][0], cand[k][1], best_cost);
+                if (s < best_cost)
+                    best_cost = s, best[0] = cand[k][0], best[1] = cand[k][1];
+            }
+            if (block_texture(v, x0, y0) >= c->flat) {
+                const int cx = best[0], cy = best[1];
+                for (int dy = -radius; dy <= radius; dy++)
+                    for (int dx = -radius; dx <= radius; dx++) {
+                        if (!dx && !dy)
+                            continue;
+                        float s = COST(cx + dx, cy + dy, best_cost);
+                        if (s < best_cost)
+                            best_cost = s, best[0] = cx + dx, best[1] = cy + dy;
+                    }
+            }
+#undef COST
+            float *o = j->vec[d] + 2 * ((size_t)by * j->bw + bx);
+            o[0] = (float)best[0];
+            o[1] = (float)best[1];
+        }
+    }
+}
+
+static void median_row(void *priv, int by, int worker)
+{
+    (void)worker;
+    const flow_job *j = priv;
+    for (int d = 0; d < 2; d++)
+        for (int bx = 0; bx < j->bw; bx++) {
+            float v[9][2];
+            int n = 0;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int x = bx + dx, y = by + dy;
+                    if (x < 0 || y < 0 || x >= j->bw || y >= j->bh)
+                        continue;
+                    const float *s = j->vec[d] + 2 * ((size_t)y * j->bw + x);
+                    v[n][0] = s[0], v[n][1] = s[1], n++;
+                }
+            int best = 0;
+            float best_sum = INFINITY;
+            for (int a = 0; a < n; a++) {
+                float sum = 0.0f;
+                for (int b = 0; b < n; b++)
+                    sum += fabsf(v[a][0] - v[b][0]) + fabsf(v[a][1] - v[b][1]);
+                if (sum < best_sum)
+                    best_sum = sum, best = a;
+            }
+            float *o = j->tmp[d] + 2 * ((size_t)by * j->bw + bx);
+            o[0] = v[best][0];
+            o[1] = v[best][1];
+        }
+}
+
+static void refine_row(void *priv, int by, int worker)
+{
+    (void)worker;
+    const flow_job *j = priv;
+    for (int d = 0; d < 2; d++) {
+        const level_view *v = &j->view[d];
+        for (int bx = 0; bx < j->bw; bx++) {
+            float *vec = j->vec[d] + 2 * ((size_t)by * j->bw + bx);
+            const int x0 = UPF_MAX(bx * B - REFINE_MARGIN, 1);
+            const int y0 = UPF_MAX(by * B - REFINE_MARGIN, 1);
+            const int x1 = UPF_MIN(bx * B + B + REFINE_MARGIN, v->w - 1);
+            const int y1 = UPF_MIN(by * B + B + REFINE_MARGIN, v->h - 1);
+            for (int it = 0; it < j->con->refine; it++) {
+                double hxx = 0, hxy = 0, hyy = 0, gx = 0, gy = 0;
+                for (int y = y0; y < y1; y++) {
+                    const float *r = v->own + (size_t)y * v->stride;
+                    for (int x = x0; x < x1; x++) {
+                        float ix = 0.5f * (r[x + 1] - r[x - 1]);
+                        float iy = 0.5f * (r[x + v->stride] - r[x - v->stride]);
+                        float e = upf__fg_sample1(v->other, v->w, v->h, (size_t)v->stride,
+                                                  (float)x + 0.5f + vec[0],
+                                                  (float)y + 0.5f + vec[1]) - r[x];
+                        hxx += ix * ix, hxy += ix * iy, hyy += iy * iy;
+                        gx += ix * e, gy += iy * e;
+                    }
+                }
+                double det = hxx * hyy - hxy * hxy;
+                double tr = hxx + hyy;
+                if (!(det > 1e-4 * tr * tr) || !(tr > 1e-6))
+                    break;
+                double dx = -(hyy * gx - hxy * gy) / det, dy = -(hxx * gy - hxy * gx) / det;
+                dx = UPF_CLAMP(dx, -1.0, 1.0);
+                dy = UPF_CLAMP(dy, -1.0, 1.0);
+                vec[0] += (float)dx;
+                vec[1] += (float)dy;
+                if (fabs(dx) + fabs(dy) < 0.01)
+                    break;
+            }
+        }
+    }
+}
+
+/* SAD of the 4x4 pixels around quad (qx, qy) at a sub-pixel vector (bilinear samples of the
+ * other frame). */
+static float quad_sad(const level_view *v, int x0, int y0, float mx, float my, float limit)
+{
+    float sum = 0.0f;
+    for (int y = y0 - 1; y < y0 + 3; y++)
+        for (int x = x0 - 1; x < x0 + 3; x++) {
+            float o = upf__fg_sample1(v->other, v->w, v->h, (size_t)v->stride,
+                                      (float)x + 0.5f + mx, (float)y + 0.5f + my);
+            sum += fabsf(px(v, v->own, x, y) - o);
+            if (sum >= limit)
+                return sum;
+        }
+    return sum;
+}
+
+static void choose_row(void *priv, int qy, int worker)
+{
+    (void)worker;
+    const flow_job *j = priv;
+    const int W = j->W, H = j->H;
+    for (int d = 0; d < 2; d++) {
+        const level_view *v = &j->view[d];
+        for (int qx = 0; 2 * qx < W; qx++) {
+            const int x0 = 2 * qx, y0 = 2 * qy;
+            /* the four blocks whose centres surround the quad's centre */
+            const float cx = ((float)x0 + 1.0f) / B - 0.5f, cy = ((float)y0 + 1.0f) / B - 0.5f;
+            const int bx0 = (int)floorf(cx), by0 = (int)floorf(cy);
+            float cand[5][2];
+            int n = 0;
+            for (int k = 0; k < 4; k++) {
+                int bx = UPF_CLAMP(bx0 + (k & 1), 0, j->bw - 1);
+                int by = UPF_CLAMP(by0 + (k >> 1), 0, j->bh - 1);
+                const float *s = j->vec[d] + 2 * ((size_t)by * j->bw + bx);
+                cand[n][0] = s[0], cand[n][1] = s[1], n++;
+            }
+            cand[n][0] = 0.0f, cand[n][1] = 0.0f, n++;
+            /* the quad's own block first: ties keep it */
+            const int own = (x0 / B == UPF_CLAMP(bx0 + 1, 0, j->bw - 1) ? 1 : 0) +
+                            (y0 / B == UPF_CLAMP(by0 + 1, 0, j->bh - 1) ? 2 : 0);
+            int best = own;
+            float best_sad = quad_sad(v, x0, y0, cand[own][0], cand[own][1], INFINITY);
+            for (int k = 0; k < n; k++) {
+                if (k == own)
+                    continue;
+                float s = quad_sad(v, x0, y0, cand[k][0], cand[k][1], best_sad);
+                if (s < best_sad)
+                    best_sad = s, best = k;
+            }
+            for (int y = y0; y < UPF_MIN(y0 + 2, H); y++)
+                for (int x = x0; x < UPF_MIN(x0 + 2, W); x++) {
+                    float *o = j->field[d] + 2 * ((size_t)y * W + x);
+                    o[0] = cand[best][0];
+                    o[1] = cand[best][1];
+                }
+        }
+    }
+}
+
+static void check_row(void *priv, int y, int worker)
+{
+    (void)worker;
+    const flow_job *j = priv;
+    const upf__fg_flow_con *c = j->con;
+    const int W = j->W, H = j->H;
+    for (int d = 0; d < 2; d++)
+        for (int x = 0; x < W; x++) {
+            const float *m = j->field[d] + 2 * ((size_t)y * W + x);
+            int tx = (int)floorf((float)x + 0.5f + m[0]), ty = (int)floorf((float)y + 0.5f + m[1]);
+            bool ok = tx >= 0 && tx < W && ty >= 0 && ty < H;
+            if (ok) {
+                const float *b = j->field[1 - d] + 2 * ((size_t)ty * W + tx);
+                float ex = m[0] + b[0], ey = m[1] + b[1];
+                float len = sqrtf(m[0] * m[0] + m[1] * m[1]);
+                ok = sqrtf(ex * ex + ey * ey) <= c->consistency + c->consistency_rel * len;
+            }
+            /* a vector that leaves the frame is kept: nothing to check it against */
+            j->keep[d][(size_t)y * W + x] = ok || !(tx >= 0 && tx < W && ty >= 0 && ty < H);
+        }
+}
+
+static void apply_row(void *priv, int y, int worker)
+{
+    (void)worker;
+    const flow_job *j = priv;
+    const int W = j->W;
+    for (int x = 0; x < W; x++) {
+        const size_t i = (size_t)y * W + x;
+        const float *m = j->field[0] + 2 * i;
+        /* an inconsistent pixel keeps its vector but loses every splat conflict */
+        j->priority[i] = j->keep[0][i] ? upf__fg_motion_priority(m[0], m[1]) : 0xfffffffeu;
+    }
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static float median_of(float *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_float);
+    return n ? v[n / 2] : 0.0f;
+}
+
+static size_t blocks_of(int width, int height)
+{
+    return (size_t)((width + B - 1) / B) * (size_t)((height + B - 1) / B);
+}
+
+size_t upf__fg_flow_scratch_bytes(int width, int height)
+{
+    /* per direction: vectors of this level, of the parent, the median's output (2 floats a
+     * block of level 0, the largest); and the keep flags (a byte a pixel) */
+    return 2 * 3 * blocks_of(width, height) * 2 * sizeof(float) + 2 * (size_t)width * height;
+}
+
+upf_result upf__fg_flow_pass(const upf__pass_args *a)
+{
+    const upf__fg_flow_con *con = a->con;
+    const upf__surface *s = a->surface;
+    const int W = con->width, H = con->height;
+    const size_t nb = blocks_of(W, H) * 2;
+    float *base = a->scratch;
+    float *buf[2][3] = { { base, base + nb, base + 2 * nb },
+                         { base + 3 * nb, base + 4 * nb, base + 5 * nb } };
+    uint8_t *keep = (uint8_t *)(base + 6 * nb);
+    const float *luma[2] = { s[UPF__FG_LUMA].data, s[UPF__FG_LUMA_PREV].data };
+    flow_job job;
+    memset(&job, 0, sizeof job);
+    job.con = con;
+    job.W = W, job.H = H;
+    int cur = 0; /* which of buf[d][0..1] holds this level's vectors */
+    for (int l = con->levels - 1; l >= 0; l--) {
+        const int w = upf__fg_level_size(W, l), h = upf__fg_level_size(H, l);
+        const size_t off = (size_t)upf__fg_level_row(H, l) * W;
+        for (int d = 0; d < 2; d++) {
+            job.view[d] = (level_view){ luma[d] + off, luma[1 - d] + off, w, h, W };
+            job.parent[d] = l == con->levels - 1 ? NULL : buf[d][1 - cur];
+            job.vec[d] = buf[d][cur];
+            job.tmp[d] = buf[d][2];
+        }
+        job.level = l;
+        job.pbw = job.bw, job.pbh = job.bh;
+        job.bw = (w + B - 1) / B, job.bh = (h + B - 1) / B;
+        upf__parallel_for(a->ctx, search_row, &job, job.bh);
+        upf__parallel_for(a->ctx, median_row, &job, job.bh);
+        for (int d = 0; d < 2; d++) {
+            const size_t nb_ = (size_t)job.bw * job.bh;
+            memcpy(job.vec[d], job.tmp[d], sizeof(float) * 2 * nb_);
+            /* the level's global motion: the median of each component over its blocks */
+            for (int k = 0; k < 2; k++) {
+                for (size_t i = 0; i < nb_; i++)
+                    job.tmp[d][i] = job.vec[d][2 * i + k];
+                job.global[d][k] = (float)median_of(job.tmp[d], nb_);
+            }
+        }
+        cur = 1 - cur;
+    }
+    /* level 0's vectors are in buf[d][1 - cur] */
+    for (int d = 0; d < 2; d++)
+        job.vec[d] = buf[d][1 - cur];
+    if (con->refine > 0)
+        upf__parallel_for(a->ctx, refine_row, &job, job.bh);
+    job.field[0] = s[UPF__FG_MOTION].data;
+    job.field[1] = s[UPF__FG_PREV_MOTION].data;
+    job.keep[0] = keep;
+    job.keep[1] = keep + (size_t)W * H;
+    job.priority = s[UPF__FG_PRIORITY].data;
+    upf__parallel_for(a->ctx, choose_row, &job, (H + 1) / 2);
+    upf__parallel_for(a->ctx, check_row, &job, H);
+    upf__parallel_for(a->ctx, apply_row, &job, H);
+    return UPF_OK;
+}

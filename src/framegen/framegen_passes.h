@@ -1,0 +1,303 @@
+/* framegen_passes.h: the frame generation engine (upf_interpolate) as a pass list
+ * (core/pass.h): its surfaces, its eight passes, each pass's constants, and the helpers they
+ * share. The tables are in interpolate.c; each pass's CPU function is in the file its `file`
+ * field names. docs/FRAMEGEN.md explains every pass.
+ *
+ *   pass      file        reads                              writes
+ *   prepare   prepare.c   colour prev, colour                linear prev, linear, luma
+ *                                                            pyramids, histograms
+ *   vectors   vectors.c   motion, depth (host)               motion, priority, splat prev,
+ *                                                            prev motion
+ *   flow      flow.c      luma pyramids                      motion, priority, prev motion
+ *   splat     splat.c     motion, priority                   splat
+ *   fill      fill.c      splat, motion                      motion t, motion pyramid
+ *   resolve   resolve.c   linear prev, linear, motion t,     resolved
+ *                         motion, prev motion
+ *   inpaint   inpaint.c   resolved                           colour pyramid, inpainted
+ *   compose   compose.c   inpainted, linear prev, linear,    output (host)
+ *                         HUD (host)
+ *
+ * prepare, then vectors (game motion vectors) or flow (none), run once per pair of frames;
+ * splat .. compose run once per phase t, so a factor of N shares the motion work. The
+ * fallback blend runs prepare, resolve (as a blend), inpaint (a copy) and compose.
+ *
+ * Conventions: frame N-1 is "prev" (t = 0), frame N is "cur" (t = 1). A motion vector of a
+ * pixel p of N points to where its surface was in N-1 (p + m), output pixels, x right, y down
+ * (the game's convention). A prev-motion vector of a pixel of N-1 points to where its surface
+ * is in N. Vectors that are not known hold UPF__FG_INVALID in x. Splat keys are 64 bits:
+ * the priority in the high half (smaller wins: the nearer surface), the source pixel's index
+ * in the low half (ties go to the lower index, so the result does not depend on the order of
+ * the writes), UPF__FG_EMPTY where nothing landed.
+ *
+ * Internal header: not installed. */
+#ifndef UPF_FRAMEGEN_PASSES_H
+#define UPF_FRAMEGEN_PASSES_H
+
+#include <math.h>
+#include <string.h>
+
+#include "core/pass.h"
+
+enum upf__fg_surface {
+    UPF__FG_COLOR_PREV = 0,   /* host: frame N-1, any colour format */
+    UPF__FG_COLOR,            /* host: frame N */
+    UPF__FG_MOTION_IN,        /* host: RG32F motion vectors of N, motion size (optional) */
+    UPF__FG_DEPTH_IN,         /* host: R32F depth of N, motion size (optional) */
+    UPF__FG_HUD,              /* host: the HUD layer to composite, straight alpha (optional) */
+    UPF__FG_OUTPUT,           /* host: the made frame, any colour format */
+    UPF__FG_LINEAR_PREV,      /* rgba32f: N-1 in linear light, alpha 1 */
+    UPF__FG_LINEAR,           /* rgba32f: N */
+    UPF__FG_LUMA_PREV,        /* r32f atlas: luma pyramid of N-1 (sqrt of luma), levels
+                               * stacked by rows (upf__fg_level) */
+    UPF__FG_LUMA,             /* r32f atlas: of N */
+    UPF__FG_HISTOGRAMS,       /* r32ui 2 x 17 x 32: luma histograms of each frame, the whole
+                               * frame then a 4 x 4 grid of regions */
+    UPF__FG_MOTION,           /* rg32f: motion of each pixel of N (to N-1) */
+    UPF__FG_PRIORITY,         /* r32ui: the splat priority of each pixel of N */
+    UPF__FG_SPLAT_PREV,       /* r64ui: N's pixels splatted to t = 0 (vectors only) */
+    UPF__FG_PREV_MOTION,      /* rg32f: motion of each pixel of N-1 (to N) */
+    UPF__FG_SPLAT,            /* r64ui: N's pixels splatted to the phase t */
+    UPF__FG_MOTION_T,         /* rgba32f: motion at t (x, y, priority bits, 1 where it was
+                               * a hole filled from the pyramid) */
+    UPF__FG_MOTION_PYRAMID,   /* rgba32f atlas: levels 1.. of the motion at t */
+    UPF__FG_RESOLVED,         /* rgba32f: the made frame, alpha 0 where neither frame sees it */
+    UPF__FG_COLOR_PYRAMID,    /* rgba32f atlas: levels 1.. of the resolved colour, weighted */
+    UPF__FG_INPAINTED,        /* rgba32f: the made frame with its holes filled */
+    UPF__FG_COUNT
+};
+
+enum upf__fg_pass_index {
+    UPF__FG_PREPARE = UPF_INTERPOLATE_PASS_PREPARE,
+    UPF__FG_VECTORS = UPF_INTERPOLATE_PASS_VECTORS,
+    UPF__FG_FLOW = UPF_INTERPOLATE_PASS_FLOW,
+    UPF__FG_SPLAT_PASS = UPF_INTERPOLATE_PASS_SPLAT,
+    UPF__FG_FILL = UPF_INTERPOLATE_PASS_FILL,
+    UPF__FG_RESOLVE = UPF_INTERPOLATE_PASS_RESOLVE,
+    UPF__FG_INPAINT = UPF_INTERPOLATE_PASS_INPAINT,
+    UPF__FG_COMPOSE = UPF_INTERPOLATE_PASS_COMPOSE,
+    UPF__FG_PASS_COUNT = UPF_INTERPOLATE_PASS_COUNT
+};
+
+#define UPF__FG_INVALID 1e30f            /* x of a vector that is not known */
+#define UPF__FG_EMPTY UINT64_MAX         /* a splat cell nothing landed in */
+#define UPF__FG_LEVELS_MAX 12            /* pyramid levels at most (level 0 included) */
+#define UPF__FG_HIST_BINS 32
+#define UPF__FG_HIST_REGIONS 17          /* the whole frame, then 4 x 4 regions */
+#define UPF__FG_BLOCK 8                  /* the flow's block size, pixels of its level */
+
+/* ---- constants, one struct per pass (32-bit fields: a shader's push constants) ---------- */
+
+typedef struct upf__fg_prepare_con {
+    int32_t width, height;
+    int32_t levels;                   /* luma pyramid levels (0: no pyramid, blend or vectors) */
+} upf__fg_prepare_con;
+
+typedef struct upf__fg_vectors_con {
+    int32_t width, height;            /* the frames' size */
+    int32_t motion_width, motion_height; /* the host's vectors and depth */
+    float scale_x, scale_y;           /* stored vectors -> output pixels */
+    uint32_t depth_reversed;          /* 1: larger depth is nearer */
+} upf__fg_vectors_con;
+
+typedef struct upf__fg_flow_con {
+    int32_t width, height;
+    int32_t levels;                   /* of the luma pyramids */
+    int32_t radius_coarse, radius;    /* block search, +- pixels of the level: the coarsest
+                                       * level, the others */
+    int32_t refine;                   /* Lucas-Kanade iterations on level 0 */
+    float penalty;                    /* block cost: SAD + penalty x pixels x L1 distance (px)
+                                       * of the vector from the parent's */
+    float flat;                       /* a block whose mean |gradient| is below this is flat:
+                                       * it takes its best candidate without a search */
+    float consistency;                /* forward + backward <= this + consistency_rel |m| */
+    float consistency_rel;
+} upf__fg_flow_con;
+
+typedef struct upf__fg_splat_con {
+    int32_t width, height;
+    float shift;                      /* 1 - t: a pixel of N lands at p + shift m */
+} upf__fg_splat_con;
+
+typedef struct upf__fg_fill_con {
+    int32_t width, height;
+    int32_t levels;                   /* of the motion pyramid, level 0 included */
+} upf__fg_fill_con;
+
+typedef struct upf__fg_resolve_con {
+    int32_t width, height;
+    float t;                          /* the phase */
+    uint32_t blend;                   /* 1: the fallback blend, no motion */
+    uint32_t visibility;              /* 1: weight each side by whether it sees the surface
+                                       * (game vectors); 0: by t alone (optical flow) */
+    float tolerance, tolerance_rel;   /* a side sees the surface when its vector is within
+                                       * tolerance + tolerance_rel |m| of the one at t */
+} upf__fg_resolve_con;
+
+typedef struct upf__fg_inpaint_con {
+    int32_t width, height;
+    int32_t levels;                   /* of the colour pyramid, level 0 included */
+} upf__fg_inpaint_con;
+
+typedef struct upf__fg_compose_con {
+    int32_t width, height;
+    float t;
+    uint32_t hud;                     /* 1: composite the HUD layer */
+    uint32_t still_rule;              /* 1: pixels equal in both frames stay put */
+    float still_threshold;            /* "equal": every channel of the 3x3 within this, on
+                                       * square roots of linear light */
+} upf__fg_compose_con;
+
+/* ---- the CPU functions (each in its pass's file) ------------------------------------------ */
+
+upf_result upf__fg_prepare_pass(const upf__pass_args *a);  /* prepare.c */
+upf_result upf__fg_vectors_pass(const upf__pass_args *a);  /* vectors.c */
+upf_result upf__fg_flow_pass(const upf__pass_args *a);     /* flow.c */
+upf_result upf__fg_splat_pass(const upf__pass_args *a);    /* splat.c */
+upf_result upf__fg_fill_pass(const upf__pass_args *a);     /* fill.c */
+upf_result upf__fg_resolve_pass(const upf__pass_args *a);  /* resolve.c */
+upf_result upf__fg_inpaint_pass(const upf__pass_args *a);  /* inpaint.c */
+upf_result upf__fg_compose_pass(const upf__pass_args *a);  /* compose.c */
+
+/* Scratch of the passes (bytes). */
+size_t upf__fg_prepare_scratch_bytes(int height);
+size_t upf__fg_vectors_scratch_bytes(int height);
+size_t upf__fg_flow_scratch_bytes(int width, int height);
+size_t upf__fg_compose_scratch_bytes(int threads, int width, int height);
+
+/* splat.c: clears `keys` (width x height) to UPF__FG_EMPTY and splats every pixel of N with a
+ * known vector to p + shift m (the four pixels around it), atomic min of its key. */
+void upf__fg_splat(upf_context *ctx, int width, int height, const float *motion,
+                   const uint32_t *priority, float shift, uint64_t *keys);
+
+/* The pyramid atlas layout: level l is ceil(w / 2^l) x ceil(h / 2^l), stored at row
+ * upf__fg_level_row(h, l) of a surface `w` wide. */
+static inline int upf__fg_level_size(int size, int level)
+{
+    return (int)(((long)size + (1L << level) - 1) >> level);
+}
+
+static inline int upf__fg_level_row(int height, int level)
+{
+    int row = 0;
+    for (int l = 0; l < level; l++)
+        row += upf__fg_level_size(height, l);
+    return row;
+}
+
+/* The rows of an atlas holding levels first..levels-1. */
+static inline int upf__fg_atlas_rows(int height, int first, int levels)
+{
+    return upf__fg_level_row(height, levels) - upf__fg_level_row(height, first);
+}
+
+/* The levels of a pyramid whose smallest level is at least `least` pixels on its short side
+ * (at least 1 level, at most UPF__FG_LEVELS_MAX). */
+static inline int upf__fg_levels(int width, int height, int least)
+{
+    int l = 1;
+    while (l < UPF__FG_LEVELS_MAX && upf__fg_level_size(width, l) >= least &&
+           upf__fg_level_size(height, l) >= least)
+        l++;
+    return l;
+}
+
+/* Bilinear sample of a float image (one channel, `stride` floats a row) at pixel position
+ * (x, y) (pixel centres at +0.5), edges repeated. */
+static inline float upf__fg_sample1(const float *img, int w, int h, size_t stride, float x, float y)
+{
+    x -= 0.5f, y -= 0.5f;
+    float fx0 = floorf(x), fy0 = floorf(y);
+    int x0 = (int)fx0, y0 = (int)fy0;
+    float fx = x - fx0, fy = y - fy0;
+    int xa = UPF_CLAMP(x0, 0, w - 1), xb = UPF_CLAMP(x0 + 1, 0, w - 1);
+    int ya = UPF_CLAMP(y0, 0, h - 1), yb = UPF_CLAMP(y0 + 1, 0, h - 1);
+    const float *r0 = img + (size_t)ya * stride, *r1 = img + (size_t)yb * stride;
+    float top = r0[xa] + fx * (r0[xb] - r0[xa]);
+    float bot = r1[xa] + fx * (r1[xb] - r1[xa]);
+    return top + fy * (bot - top);
+}
+
+/* The same for RGBA (4 floats a pixel, rows of w pixels). */
+static inline void upf__fg_sample4(const float *img, int w, int h, float x, float y, float *o)
+{
+    x -= 0.5f, y -= 0.5f;
+    float fx0 = floorf(x), fy0 = floorf(y);
+    int x0 = (int)fx0, y0 = (int)fy0;
+    float fx = x - fx0, fy = y - fy0;
+    int xa = UPF_CLAMP(x0, 0, w - 1), xb = UPF_CLAMP(x0 + 1, 0, w - 1);
+    int ya = UPF_CLAMP(y0, 0, h - 1), yb = UPF_CLAMP(y0 + 1, 0, h - 1);
+    const float *a = img + ((size_t)ya * w + xa) * 4, *b = img + ((size_t)ya * w + xb) * 4;
+    const float *c = img + ((size_t)yb * w + xa) * 4, *d = img + ((size_t)yb * w + xb) * 4;
+    for (int k = 0; k < 4; k++) {
+        float top = a[k] + fx * (b[k] - a[k]);
+        float bot = c[k] + fx * (d[k] - c[k]);
+        o[k] = top + fy * (bot - top);
+    }
+}
+
+/* Catmull-Rom (Keys 1981, "Cubic convolution interpolation for digital image processing",
+ * a = -1/2) sample of an RGBA image (4 floats a pixel, rows of w pixels) at pixel position
+ * (x, y), edges repeated, clamped to the range of the 2x2 nearest texels (no ringing): a
+ * fetch that keeps texture detail a bilinear one blurs at half-pixel offsets. */
+static inline void upf__fg_sample4_cubic(const float *img, int w, int h, float x, float y,
+                                         float *o)
+{
+    x -= 0.5f, y -= 0.5f;
+    float fx0 = floorf(x), fy0 = floorf(y);
+    int x0 = (int)fx0, y0 = (int)fy0;
+    float fx = x - fx0, fy = y - fy0;
+    float wx[4], wy[4];
+    for (int k = 0; k < 2; k++) {
+        float t = k ? fy : fx, *wt = k ? wy : wx;
+        float t2 = t * t, t3 = t2 * t;
+        wt[0] = -0.5f * t3 + t2 - 0.5f * t;
+        wt[1] = 1.5f * t3 - 2.5f * t2 + 1.0f;
+        wt[2] = -1.5f * t3 + 2.0f * t2 + 0.5f * t;
+        wt[3] = 0.5f * t3 - 0.5f * t2;
+    }
+    float acc[4] = { 0, 0, 0, 0 }, lo[4], hi[4];
+    for (int k = 0; k < 4; k++)
+        lo[k] = INFINITY, hi[k] = -INFINITY;
+    for (int j = 0; j < 4; j++) {
+        const int yy = UPF_CLAMP(y0 - 1 + j, 0, h - 1);
+        const float *row = img + (size_t)yy * w * 4;
+        for (int i = 0; i < 4; i++) {
+            const int xx = UPF_CLAMP(x0 - 1 + i, 0, w - 1);
+            const float *p = row + (size_t)xx * 4;
+            const float wgt = wx[i] * wy[j];
+            for (int k = 0; k < 4; k++)
+                acc[k] += wgt * p[k];
+            if ((i == 1 || i == 2) && (j == 1 || j == 2))
+                for (int k = 0; k < 4; k++) {
+                    lo[k] = p[k] < lo[k] ? p[k] : lo[k];
+                    hi[k] = p[k] > hi[k] ? p[k] : hi[k];
+                }
+        }
+    }
+    for (int k = 0; k < 4; k++)
+        o[k] = acc[k] < lo[k] ? lo[k] : acc[k] > hi[k] ? hi[k] : acc[k];
+}
+
+/* The splat priority of a depth value (smaller wins: the nearer surface). Depth is finite and
+ * not negative: its float bits are in the order of the values. */
+static inline uint32_t upf__fg_depth_priority(float depth, bool reversed)
+{
+    uint32_t bits;
+    float d = depth > 0.0f ? depth : 0.0f;
+    memcpy(&bits, &d, sizeof bits);
+    return reversed ? ~bits : bits;
+}
+
+/* The splat priority without depth (optical flow): the faster surface wins, as the nearer one
+ * moves faster under a camera's translation (motion parallax). */
+static inline uint32_t upf__fg_motion_priority(float mx, float my)
+{
+    float s = sqrtf(mx * mx + my * my) * 256.0f;
+    uint32_t q = s < 2147483647.0f ? (uint32_t)s : 2147483647u;
+    return 0xffffffffu - q;
+}
+
+/* The engine's pass list (for tests and the GPU backend). */
+const upf__passes *upf__interpolate_passes(const upf_interpolate *e);
+
+#endif /* UPF_FRAMEGEN_PASSES_H */

@@ -1,0 +1,542 @@
+/* interpolate.c: the frame generation engine (upf_interpolate_*): its pass list, its surfaces
+ * and the public calls. The two tables below are the engine's whole data flow
+ * (framegen_passes.h lists them with their files; docs/FRAMEGEN.md explains each pass).
+ *
+ * upf_interpolate_create checks the params, gives every surface its size (the pyramids'
+ * atlases from the number of levels the size allows), fills each pass's fixed constants and
+ * allocates everything once. A run checks the frames, chooses the method (the game's vectors,
+ * optical flow, or the fallback blend and why), runs prepare, then vectors or flow once, then
+ * splat .. compose once per phase with that phase's constants. The blend is chosen on a
+ * reset, on frame ids that are not consecutive, on a missing input, and when prepare's
+ * histograms say the two frames are of different scenes (flow only: with vectors the host
+ * says reset). */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/image.h"
+#include "framegen/framegen_passes.h"
+
+/* Tuning (docs/FRAMEGEN.md says what each does). */
+#define FLOW_LEAST 8           /* the flow pyramid's smallest level: at least 8 pixels */
+#define FLOW_LEVELS_MAX 8      /* ... and at most 8 levels (motions to about 10 x 2^7 px) */
+#define FLOW_RADIUS_COARSE 8   /* block search on the coarsest level, +- pixels */
+#define FLOW_RADIUS 2          /* ... on the others */
+#define FLOW_REFINE 3          /* Lucas-Kanade steps on level 0 */
+#define FLOW_PENALTY 0.002f    /* a pixel of distance from the parent's vector costs as much as
+                                * 0.002 of luma difference on every pixel of the block */
+#define FLOW_FLAT 0.004f       /* a flat block: mean |gradient| below 0.004 (1/250) */
+#define FLOW_CONSISTENCY 1.5f  /* forward + backward within 1.5 px ... */
+#define FLOW_CONSISTENCY_REL 0.1f /* ... + 10% of the vector */
+#define RESOLVE_TOLERANCE 1.0f /* a side sees the surface: vectors within 1 px ... */
+#define RESOLVE_TOLERANCE_REL 0.1f /* ... + 10% */
+#define STILL_THRESHOLD (2.0f / 255.0f) /* still pixels: within 2/255 (square-root light) */
+#define CUT_GLOBAL 0.25f       /* a cut: the whole frame's histograms differ by a quarter ... */
+#define CUT_REGIONS 0.5f       /* ... and the median region's by half */
+
+struct upf_interpolate {
+    upf_context *ctx;
+    upf_interpolate_params params;
+    upf__passes passes;
+    int flow_levels, pyramid_levels;
+    atomic_bool in_use;
+    upf_interpolate_method method;
+    upf_interpolate_fallback fallback;
+    double ms[UPF__FG_PASS_COUNT];
+};
+
+/* ---- the tables ------------------------------------------------------------------------- */
+
+#define R UPF__SURFACE_INTERMEDIATE
+static const upf__surface_info surfaces[UPF__FG_COUNT] = {
+    [UPF__FG_COLOR_PREV] = { "color_prev", "prev_color image (frame N-1)", UPF__SURFACE_HOST,
+                             UPF__SURFACE_INPUT, UPF_FMTS_COLOR, NULL },
+    [UPF__FG_COLOR] = { "color", "color image (frame N)", UPF__SURFACE_HOST, UPF__SURFACE_INPUT,
+                        UPF_FMTS_COLOR, NULL },
+    [UPF__FG_MOTION_IN] = { "motion_in", "motion image", UPF__SURFACE_HOST, UPF__SURFACE_INPUT,
+                            UPF_FMT_BIT(UPF_FORMAT_RG32F), NULL },
+    [UPF__FG_DEPTH_IN] = { "depth_in", "depth image", UPF__SURFACE_HOST, UPF__SURFACE_INPUT,
+                           UPF_FMT_BIT(UPF_FORMAT_R32F), NULL },
+    [UPF__FG_HUD] = { "hud", "HUD layer", UPF__SURFACE_HOST, UPF__SURFACE_INPUT, UPF_FMTS_COLOR,
+                      NULL },
+    [UPF__FG_OUTPUT] = { "output", "output image", UPF__SURFACE_HOST, UPF__SURFACE_OUTPUT,
+                         UPF_FMTS_COLOR, NULL },
+    [UPF__FG_LINEAR_PREV] = { "linear_prev", "frame N-1 in linear light", UPF__SURFACE_RGBA32F,
+                              R, 0, NULL },
+    [UPF__FG_LINEAR] = { "linear", "frame N in linear light", UPF__SURFACE_RGBA32F, R, 0, NULL },
+    [UPF__FG_LUMA_PREV] = { "luma_prev", "the luma pyramid of N-1", UPF__SURFACE_R32F, R, 0,
+                            NULL },
+    [UPF__FG_LUMA] = { "luma", "the luma pyramid of N", UPF__SURFACE_R32F, R, 0, NULL },
+    [UPF__FG_HISTOGRAMS] = { "histograms", "the luma histograms", UPF__SURFACE_R32UI, R, 0,
+                             NULL },
+    [UPF__FG_MOTION] = { "motion", "the motion of N", UPF__SURFACE_RG32F, R, 0, NULL },
+    [UPF__FG_PRIORITY] = { "priority", "the splat priority", UPF__SURFACE_R32UI, R, 0, NULL },
+    [UPF__FG_SPLAT_PREV] = { "splat_prev", "N splatted to N-1", UPF__SURFACE_R64UI, R, 0, NULL },
+    [UPF__FG_PREV_MOTION] = { "prev_motion", "the motion of N-1", UPF__SURFACE_RG32F, R, 0,
+                              NULL },
+    [UPF__FG_SPLAT] = { "splat", "N splatted to t", UPF__SURFACE_R64UI, R, 0, NULL },
+    [UPF__FG_MOTION_T] = { "motion_t", "the motion at t", UPF__SURFACE_RGBA32F, R, 0, NULL },
+    [UPF__FG_MOTION_PYRAMID] = { "motion_pyramid", "the motion pyramid", UPF__SURFACE_RGBA32F,
+                                 R, 0, NULL },
+    [UPF__FG_RESOLVED] = { "resolved", "the resolved frame", UPF__SURFACE_RGBA32F, R, 0, NULL },
+    [UPF__FG_COLOR_PYRAMID] = { "color_pyramid", "the colour pyramid", UPF__SURFACE_RGBA32F, R,
+                                0, NULL },
+    [UPF__FG_INPAINTED] = { "inpainted", "the inpainted frame", UPF__SURFACE_RGBA32F, R, 0,
+                            NULL },
+};
+#undef R
+
+#define S UPF__SURF
+static const upf__pass_info passes[UPF__FG_PASS_COUNT] = {
+    [UPF__FG_PREPARE] = { "prepare", "prepare", S(UPF__FG_COLOR_PREV) | S(UPF__FG_COLOR),
+                          S(UPF__FG_LINEAR_PREV) | S(UPF__FG_LINEAR) | S(UPF__FG_LUMA_PREV) |
+                              S(UPF__FG_LUMA) | S(UPF__FG_HISTOGRAMS),
+                          -1, sizeof(upf__fg_prepare_con), upf__fg_prepare_pass },
+    [UPF__FG_VECTORS] = { "vectors", "vectors", S(UPF__FG_MOTION_IN) | S(UPF__FG_DEPTH_IN),
+                          S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_SPLAT_PREV) |
+                              S(UPF__FG_PREV_MOTION),
+                          -1, sizeof(upf__fg_vectors_con), upf__fg_vectors_pass },
+    [UPF__FG_FLOW] = { "flow", "flow", S(UPF__FG_LUMA_PREV) | S(UPF__FG_LUMA),
+                       S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_PREV_MOTION), -1,
+                       sizeof(upf__fg_flow_con), upf__fg_flow_pass },
+    [UPF__FG_SPLAT_PASS] = { "splat", "splat", S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY),
+                             S(UPF__FG_SPLAT), -1, sizeof(upf__fg_splat_con),
+                             upf__fg_splat_pass },
+    [UPF__FG_FILL] = { "fill", "fill", S(UPF__FG_SPLAT) | S(UPF__FG_MOTION),
+                       S(UPF__FG_MOTION_T) | S(UPF__FG_MOTION_PYRAMID), -1,
+                       sizeof(upf__fg_fill_con), upf__fg_fill_pass },
+    [UPF__FG_RESOLVE] = { "resolve", "resolve",
+                          S(UPF__FG_LINEAR_PREV) | S(UPF__FG_LINEAR) | S(UPF__FG_MOTION_T) |
+                              S(UPF__FG_MOTION) | S(UPF__FG_PREV_MOTION),
+                          S(UPF__FG_RESOLVED), -1, sizeof(upf__fg_resolve_con),
+                          upf__fg_resolve_pass },
+    [UPF__FG_INPAINT] = { "inpaint", "inpaint", S(UPF__FG_RESOLVED),
+                          S(UPF__FG_COLOR_PYRAMID) | S(UPF__FG_INPAINTED), -1,
+                          sizeof(upf__fg_inpaint_con), upf__fg_inpaint_pass },
+    [UPF__FG_COMPOSE] = { "compose", "compose",
+                          S(UPF__FG_INPAINTED) | S(UPF__FG_LINEAR_PREV) | S(UPF__FG_LINEAR) |
+                              S(UPF__FG_HUD),
+                          S(UPF__FG_OUTPUT), -1, sizeof(upf__fg_compose_con),
+                          upf__fg_compose_pass },
+};
+#undef S
+
+const char *upf_interpolate_pass_name(upf_interpolate_pass pass)
+{
+    return (int)pass >= 0 && pass < UPF_INTERPOLATE_PASS_COUNT ? passes[pass].name : "unknown";
+}
+
+const char *upf_interpolate_fallback_name(upf_interpolate_fallback f)
+{
+    static const char *const names[] = { "none", "asked", "reset", "not consecutive",
+                                         "missing input", "scene change" };
+    return (int)f >= 0 && f <= UPF_INTERPOLATE_FALLBACK_SCENE_CHANGE ? names[f] : "unknown";
+}
+
+/* ---- making --------------------------------------------------------------------------- */
+
+void upf_interpolate_destroy(upf_interpolate **pe)
+{
+    if (!pe || !*pe)
+        return;
+    upf_interpolate *e = *pe;
+    upf_context *ctx = e->ctx;
+    upf__passes_free(&e->passes);
+    upf__free(ctx, e);
+    *pe = NULL;
+}
+
+static void plan(upf_interpolate *e)
+{
+    upf__passes *ps = &e->passes;
+    const upf_interpolate_params *p = &e->params;
+    const int W = p->width, H = p->height;
+    for (int i = 0; i < UPF__FG_COUNT; i++) {
+        ps->surface[i].width = W;
+        ps->surface[i].height = H;
+    }
+    ps->surface[UPF__FG_MOTION_IN].width = ps->surface[UPF__FG_DEPTH_IN].width = p->motion_width;
+    ps->surface[UPF__FG_MOTION_IN].height = ps->surface[UPF__FG_DEPTH_IN].height =
+        p->motion_height;
+    const bool flow = p->motion != UPF_INTERPOLATE_MOTION_VECTORS &&
+                      p->motion != UPF_INTERPOLATE_MOTION_BLEND;
+    const bool vectors = p->motion == UPF_INTERPOLATE_MOTION_AUTO ||
+                         p->motion == UPF_INTERPOLATE_MOTION_VECTORS;
+    const int lrows = upf__fg_atlas_rows(H, 0, e->flow_levels);
+    ps->surface[UPF__FG_LUMA_PREV].height = ps->surface[UPF__FG_LUMA].height = flow ? lrows : 0;
+    if (!flow)
+        ps->surface[UPF__FG_LUMA_PREV].width = ps->surface[UPF__FG_LUMA].width = 0;
+    if (!vectors)
+        ps->surface[UPF__FG_SPLAT_PREV].width = ps->surface[UPF__FG_SPLAT_PREV].height = 0;
+    ps->surface[UPF__FG_HISTOGRAMS].width = 2 * UPF__FG_HIST_REGIONS * UPF__FG_HIST_BINS;
+    ps->surface[UPF__FG_HISTOGRAMS].height = 1;
+    const int prow = e->pyramid_levels > 1 ? upf__fg_atlas_rows(H, 1, e->pyramid_levels) : 1;
+    ps->surface[UPF__FG_MOTION_PYRAMID].height = prow;
+    ps->surface[UPF__FG_COLOR_PYRAMID].height = prow;
+    const int threads = UPF_MAX(upf_context_threads(e->ctx), 1);
+    ps->scratch_bytes[UPF__FG_PREPARE] = upf__fg_prepare_scratch_bytes(H);
+    ps->scratch_bytes[UPF__FG_VECTORS] = vectors ? upf__fg_vectors_scratch_bytes(H) : 0;
+    ps->scratch_bytes[UPF__FG_FLOW] = flow ? upf__fg_flow_scratch_bytes(W, H) : 0;
+    ps->scratch_bytes[UPF__FG_COMPOSE] = upf__fg_compose_scratch_bytes(threads, W, H);
+}
+
+static void constants(upf_interpolate *e)
+{
+    upf__passes *ps = &e->passes;
+    const upf_interpolate_params *p = &e->params;
+    const int W = p->width, H = p->height;
+    *(upf__fg_prepare_con *)ps->con[UPF__FG_PREPARE] = (upf__fg_prepare_con){ W, H, 0 };
+    const bool uv = p->flags & UPF_INTERPOLATE_MOTION_UV;
+    const double sx = p->motion_scale_x == 0.0 ? 1.0 : p->motion_scale_x;
+    const double sy = p->motion_scale_y == 0.0 ? 1.0 : p->motion_scale_y;
+    *(upf__fg_vectors_con *)ps->con[UPF__FG_VECTORS] = (upf__fg_vectors_con){
+        W, H, p->motion_width, p->motion_height,
+        (float)(sx * (uv ? p->motion_width : 1) * W / p->motion_width),
+        (float)(sy * (uv ? p->motion_height : 1) * H / p->motion_height),
+        (p->flags & UPF_INTERPOLATE_DEPTH_REVERSED) != 0 };
+    *(upf__fg_flow_con *)ps->con[UPF__FG_FLOW] = (upf__fg_flow_con){
+        W, H, e->flow_levels, FLOW_RADIUS_COARSE, FLOW_RADIUS, FLOW_REFINE, FLOW_PENALTY,
+        FLOW_FLAT, FLOW_CONSISTENCY, FLOW_CONSISTENCY_REL };
+    *(upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS] = (upf__fg_splat_con){ W, H, 0.5f };
+    *(upf__fg_fill_con *)ps->con[UPF__FG_FILL] = (upf__fg_fill_con){ W, H, e->pyramid_levels };
+    *(upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE] = (upf__fg_resolve_con){
+        W, H, 0.5f, 0, 1, RESOLVE_TOLERANCE, RESOLVE_TOLERANCE_REL };
+    *(upf__fg_inpaint_con *)ps->con[UPF__FG_INPAINT] =
+        (upf__fg_inpaint_con){ W, H, e->pyramid_levels };
+    *(upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE] = (upf__fg_compose_con){
+        W, H, 0.5f, 0, (p->flags & UPF_INTERPOLATE_NO_STILL_RULE) == 0, STILL_THRESHOLD };
+}
+
+upf_interpolate *upf_interpolate_create(upf_context *ctx, const upf_interpolate_params *params)
+{
+    static const char fn[] = "upf_interpolate_create";
+    if (!ctx)
+        return NULL;
+    upf__clear_error(ctx);
+    if (!params) {
+        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: params is NULL; expected the frames' "
+                  "size", fn);
+        return NULL;
+    }
+    upf_interpolate_params p = *params;
+    if (p.width < 1 || p.width > UPF_MAX_IMAGE_DIMENSION || p.height < 1 ||
+        p.height > UPF_MAX_IMAGE_DIMENSION) {
+        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: size %dx%d; expected 1..%d on each side",
+                  fn, p.width, p.height, UPF_MAX_IMAGE_DIMENSION);
+        return NULL;
+    }
+    if (!p.motion_width && !p.motion_height)
+        p.motion_width = p.width, p.motion_height = p.height;
+    if (p.motion_width < 1 || p.motion_width > p.width || p.motion_height < 1 ||
+        p.motion_height > p.height) {
+        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: motion size %dx%d for frames of %dx%d; "
+                  "expected 1 up to the frames' size on each side (0x0: the frames' size)", fn,
+                  params->motion_width, params->motion_height, p.width, p.height);
+        return NULL;
+    }
+    if ((unsigned)p.motion > UPF_INTERPOLATE_MOTION_BLEND) {
+        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: motion %d; expected "
+                  "UPF_INTERPOLATE_MOTION_AUTO, _VECTORS, _FLOW or _BLEND", fn, (int)p.motion);
+        return NULL;
+    }
+    if (!isfinite(p.motion_scale_x) || !isfinite(p.motion_scale_y)) {
+        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: motion scale (%g, %g); expected finite "
+                  "values (0: 1)", fn, p.motion_scale_x, p.motion_scale_y);
+        return NULL;
+    }
+    const unsigned known = UPF_INTERPOLATE_MOTION_UV | UPF_INTERPOLATE_DEPTH_REVERSED |
+                           UPF_INTERPOLATE_NO_STILL_RULE;
+    if (p.flags & ~known) {
+        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: unknown flags 0x%x (expected "
+                  "UPF_INTERPOLATE_MOTION_UV, _DEPTH_REVERSED, _NO_STILL_RULE)", fn,
+                  p.flags & ~known);
+        return NULL;
+    }
+    if (upf__check_pixels(ctx, fn, "the frame size", p.width, p.height) != UPF_OK)
+        return NULL;
+    upf_interpolate *e = upf__alloc(ctx, sizeof *e, "the frame generation engine");
+    if (!e)
+        return NULL;
+    e->ctx = ctx;
+    e->params = p;
+    atomic_init(&e->in_use, false);
+    e->flow_levels = UPF_MIN(upf__fg_levels(p.width, p.height, FLOW_LEAST), FLOW_LEVELS_MAX);
+    e->pyramid_levels = upf__fg_levels(p.width, p.height, 1);
+    if (upf__passes_init(&e->passes, ctx, passes, UPF__FG_PASS_COUNT, surfaces, UPF__FG_COUNT,
+                         NULL) != UPF_OK)
+        goto fail;
+    plan(e);
+    if (upf__passes_alloc(&e->passes) != UPF_OK)
+        goto fail;
+    constants(e);
+    upf__log(ctx, UPF_LOG_DEBUG, "%s: frame generation %dx%d (motion %dx%d), %d flow levels, "
+             "%zu bytes", fn, p.width, p.height, p.motion_width, p.motion_height,
+             e->flow_levels, upf__passes_bytes(&e->passes));
+    return e;
+fail:
+    upf_interpolate_destroy(&e);
+    return NULL;
+}
+
+/* ---- running ----------------------------------------------------------------------------- */
+
+/* The L1 distance of two histograms, as a share of their pixels (0: equal, 1: disjoint). */
+static double hist_distance(const uint32_t *a, const uint32_t *b)
+{
+    double d = 0, n = 0;
+    for (int i = 0; i < UPF__FG_HIST_BINS; i++) {
+        d += fabs((double)a[i] - (double)b[i]);
+        n += a[i];
+    }
+    return n > 0 ? 0.5 * d / n : 0.0;
+}
+
+static bool scene_change(const upf_interpolate *e, double *global, double *regions)
+{
+    const uint32_t *h = e->passes.surface[UPF__FG_HISTOGRAMS].data;
+    const uint32_t *h2 = h + UPF__FG_HIST_REGIONS * UPF__FG_HIST_BINS;
+    *global = hist_distance(h, h2);
+    double r[UPF__FG_HIST_REGIONS - 1];
+    for (int i = 1; i < UPF__FG_HIST_REGIONS; i++) {
+        double d = hist_distance(h + i * UPF__FG_HIST_BINS, h2 + i * UPF__FG_HIST_BINS);
+        int k = i - 1;
+        while (k > 0 && r[k - 1] > d) {
+            r[k] = r[k - 1];
+            k--;
+        }
+        r[k] = d;
+    }
+    *regions = 0.5 * (r[7] + r[8]);
+    return *global > CUT_GLOBAL && *regions > CUT_REGIONS;
+}
+
+static upf_result check_phase(upf_context *ctx, const char *fn, double t, int k)
+{
+    if (!(t > 0.0 && t < 1.0))
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: phase %d is %g; expected t "
+                         "strictly between 0 (frame N-1) and 1 (frame N)", fn, k, t);
+    return UPF_OK;
+}
+
+static void add_ms(upf_interpolate *e, int first, int last)
+{
+    for (int i = first; i <= last; i++)
+        e->ms[i] += e->passes.ms[i];
+}
+
+static upf_result run_phases(upf_interpolate *e, const char *fn, const upf_interpolate_frames *f,
+                             int count, const double *phases, const upf_image *const *outputs)
+{
+    upf_context *ctx = e->ctx;
+    upf__passes *ps = &e->passes;
+    const upf_interpolate_params *p = &e->params;
+    if (!f->prev_color || !f->color)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames %s is NULL; expected "
+                         "frame %s at %dx%d", fn, !f->prev_color ? "prev_color" : "color",
+                         !f->prev_color ? "N-1" : "N", p->width, p->height);
+    for (int k = 0; k < count; k++) {
+        upf_result r = check_phase(ctx, fn, phases[k], k);
+        if (r != UPF_OK)
+            return r;
+        if (!outputs[k])
+            return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: output %d is NULL; expected "
+                             "an image of %dx%d", fn, k, p->width, p->height);
+    }
+    /* the method */
+    upf_interpolate_method method = UPF_INTERPOLATE_USED_FLOW;
+    upf_interpolate_fallback why = UPF_INTERPOLATE_FALLBACK_NONE;
+    const bool has_v = f->motion && f->depth;
+    const bool half = (f->motion != NULL) != (f->depth != NULL);
+    switch (p->motion) {
+    case UPF_INTERPOLATE_MOTION_AUTO:
+        if (has_v)
+            method = UPF_INTERPOLATE_USED_VECTORS;
+        else if (half)
+            why = UPF_INTERPOLATE_FALLBACK_MISSING_INPUT;
+        break;
+    case UPF_INTERPOLATE_MOTION_VECTORS:
+        method = UPF_INTERPOLATE_USED_VECTORS;
+        if (!has_v)
+            why = UPF_INTERPOLATE_FALLBACK_MISSING_INPUT;
+        break;
+    case UPF_INTERPOLATE_MOTION_FLOW:
+        break;
+    case UPF_INTERPOLATE_MOTION_BLEND:
+        why = UPF_INTERPOLATE_FALLBACK_ASKED;
+        break;
+    }
+    if (f->reset)
+        why = UPF_INTERPOLATE_FALLBACK_RESET;
+    else if (f->id != f->prev_id + 1 || f->prev_id == INT64_MAX)
+        why = UPF_INTERPOLATE_FALLBACK_NOT_CONSECUTIVE;
+
+    const upf_image *images[UPF__FG_COUNT] = { 0 };
+    images[UPF__FG_COLOR_PREV] = f->prev_color;
+    images[UPF__FG_COLOR] = f->color;
+    /* every given image is checked, used or not: a wrong size is an error, not a blend */
+    images[UPF__FG_MOTION_IN] = f->motion;
+    images[UPF__FG_DEPTH_IN] = f->depth;
+    images[UPF__FG_HUD] = f->hud ? f->hud : f->prev_hud;
+    images[UPF__FG_OUTPUT] = outputs[0];
+    if (f->hud && f->prev_hud) {
+        /* check the other HUD layer's size too */
+        upf_result r = upf__check_image(ctx, fn, "prev_hud image", f->prev_hud, UPF_FMTS_COLOR,
+                                        p->width, p->height);
+        if (r != UPF_OK)
+            return r;
+    }
+    for (int k = 1; k < count; k++) {
+        upf_result r = upf__check_image(ctx, fn, "output image", outputs[k], UPF_FMTS_COLOR,
+                                        p->width, p->height);
+        if (r != UPF_OK)
+            return r;
+    }
+    if (why == UPF_INTERPOLATE_FALLBACK_NONE && method == UPF_INTERPOLATE_USED_FLOW &&
+        !ps->surface[UPF__FG_LUMA].data)
+        why = UPF_INTERPOLATE_FALLBACK_MISSING_INPUT; /* cannot happen: flow is planned */
+    if (why == UPF_INTERPOLATE_FALLBACK_NONE && method == UPF_INTERPOLATE_USED_VECTORS &&
+        !ps->surface[UPF__FG_SPLAT_PREV].data)
+        why = UPF_INTERPOLATE_FALLBACK_MISSING_INPUT;
+    const bool flow = why == UPF_INTERPOLATE_FALLBACK_NONE && method == UPF_INTERPOLATE_USED_FLOW;
+    memset(e->ms, 0, sizeof e->ms);
+    ((upf__fg_prepare_con *)ps->con[UPF__FG_PREPARE])->levels = flow ? e->flow_levels : 0;
+    upf_result r = upf__passes_run(ps, fn, images, UPF__FG_PREPARE, UPF__FG_PREPARE);
+    if (r != UPF_OK)
+        return r;
+    add_ms(e, UPF__FG_PREPARE, UPF__FG_PREPARE);
+    if (flow) {
+        double g, reg;
+        if (scene_change(e, &g, &reg))
+            why = UPF_INTERPOLATE_FALLBACK_SCENE_CHANGE;
+        upf__log(ctx, UPF_LOG_DEBUG, "%s: histogram distance %.3f, median region %.3f", fn, g,
+                 reg);
+    }
+    if (why == UPF_INTERPOLATE_FALLBACK_NONE) {
+        const int pass = method == UPF_INTERPOLATE_USED_VECTORS ? UPF__FG_VECTORS : UPF__FG_FLOW;
+        r = upf__passes_run(ps, fn, images, pass, pass);
+        if (r != UPF_OK)
+            return r;
+        add_ms(e, pass, pass);
+    } else {
+        method = UPF_INTERPOLATE_USED_BLEND;
+        const bool warn = why == UPF_INTERPOLATE_FALLBACK_MISSING_INPUT ||
+                          why == UPF_INTERPOLATE_FALLBACK_NOT_CONSECUTIVE;
+        if (why == UPF_INTERPOLATE_FALLBACK_NOT_CONSECUTIVE)
+            upf__log(ctx, UPF_LOG_WARN, "%s: frame ids %lld and %lld are not consecutive: the "
+                     "blend, not a frame made against a stale one", fn, (long long)f->prev_id,
+                     (long long)f->id);
+        else if (why == UPF_INTERPOLATE_FALLBACK_MISSING_INPUT)
+            upf__log(ctx, UPF_LOG_WARN, "%s: %s given without %s: the blend", fn,
+                     f->motion ? "motion" : f->depth ? "depth" : "no motion vectors",
+                     f->motion ? "depth" : f->depth ? "motion" : "(UPF_INTERPOLATE_MOTION_"
+                     "VECTORS asks for them)");
+        else
+            upf__log(ctx, warn ? UPF_LOG_WARN : UPF_LOG_INFO, "%s: %s: the blend", fn,
+                     why == UPF_INTERPOLATE_FALLBACK_RESET ? "reset"
+                     : why == UPF_INTERPOLATE_FALLBACK_SCENE_CHANGE
+                         ? "a scene change between the frames"
+                         : "the blend was asked for");
+    }
+    const bool blend = method == UPF_INTERPOLATE_USED_BLEND;
+    ps->enabled[UPF__FG_SPLAT_PASS] = ps->enabled[UPF__FG_FILL] = !blend;
+    for (int k = 0; k < count && r == UPF_OK; k++) {
+        const float t = (float)phases[k];
+        ((upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS])->shift = 1.0f - t;
+        upf__fg_resolve_con *rc = ps->con[UPF__FG_RESOLVE];
+        rc->t = t;
+        rc->blend = blend;
+        rc->visibility = method == UPF_INTERPOLATE_USED_VECTORS;
+        upf__fg_compose_con *cc = ps->con[UPF__FG_COMPOSE];
+        cc->t = t;
+        const upf_image *hud = f->hud && f->prev_hud ? (t < 0.5f ? f->prev_hud : f->hud)
+                                                     : f->hud ? f->hud : f->prev_hud;
+        cc->hud = hud != NULL;
+        const upf_image *ph[UPF__FG_COUNT] = { 0 };
+        ph[UPF__FG_HUD] = hud;
+        ph[UPF__FG_OUTPUT] = outputs[k];
+        r = upf__passes_run(ps, fn, ph, UPF__FG_SPLAT_PASS, UPF__FG_COMPOSE);
+        if (r == UPF_OK)
+            add_ms(e, UPF__FG_SPLAT_PASS, UPF__FG_COMPOSE);
+    }
+    ps->enabled[UPF__FG_SPLAT_PASS] = ps->enabled[UPF__FG_FILL] = true;
+    if (r == UPF_OK) {
+        e->method = method;
+        e->fallback = why;
+    }
+    return r;
+}
+
+static upf_result enter_and_run(upf_interpolate *e, const char *fn,
+                                const upf_interpolate_frames *frames, int count,
+                                const double *phases, const upf_image *const *outputs)
+{
+    upf_result r = upf__enter(e->ctx, &e->in_use, fn, "the frame generation engine");
+    if (r != UPF_OK)
+        return r;
+    r = run_phases(e, fn, frames, count, phases, outputs);
+    upf__leave(&e->in_use);
+    return r;
+}
+
+upf_result upf_interpolate_run(upf_interpolate *e, const upf_interpolate_frames *frames,
+                               double t, const upf_image *output)
+{
+    static const char fn[] = "upf_interpolate_run";
+    if (!e)
+        return UPF_ERROR_INVALID_ARGUMENT;
+    upf__clear_error(e->ctx);
+    if (!frames)
+        return upf__fail(e->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames is NULL", fn);
+    if (!output)
+        return upf__fail(e->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: output image is NULL", fn);
+    if (!(t > 0.0 && t < 1.0))
+        return upf__fail(e->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: phase t = %g; expected t "
+                         "strictly between 0 (frame N-1) and 1 (frame N)", fn, t);
+    return enter_and_run(e, fn, frames, 1, &t, &output);
+}
+
+upf_result upf_interpolate_run_factor(upf_interpolate *e, const upf_interpolate_frames *frames,
+                                      int factor, const upf_image *const *outputs)
+{
+    static const char fn[] = "upf_interpolate_run_factor";
+    if (!e)
+        return UPF_ERROR_INVALID_ARGUMENT;
+    upf__clear_error(e->ctx);
+    if (!frames || !outputs)
+        return upf__fail(e->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", fn,
+                         !frames ? "frames" : "outputs");
+    if (factor < 2 || factor > UPF_INTERPOLATE_FACTOR_MAX)
+        return upf__fail(e->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: factor %d; expected 2..%d "
+                         "(factor - 1 frames made between each pair)", fn, factor,
+                         UPF_INTERPOLATE_FACTOR_MAX);
+    double phases[UPF_INTERPOLATE_FACTOR_MAX];
+    for (int k = 1; k < factor; k++)
+        phases[k - 1] = (double)k / factor;
+    return enter_and_run(e, fn, frames, factor - 1, phases, outputs);
+}
+
+upf_result upf_interpolate_last_method(const upf_interpolate *e, upf_interpolate_method *method,
+                                       upf_interpolate_fallback *fallback)
+{
+    if (!e)
+        return UPF_ERROR_INVALID_ARGUMENT;
+    if (method)
+        *method = e->method;
+    if (fallback)
+        *fallback = e->fallback;
+    return UPF_OK;
+}
+
+upf_result upf_interpolate_timings(const upf_interpolate *e, double ms[UPF_INTERPOLATE_PASS_COUNT])
+{
+    if (!e || !ms)
+        return UPF_ERROR_INVALID_ARGUMENT;
+    memcpy(ms, e->ms, sizeof(double) * UPF_INTERPOLATE_PASS_COUNT);
+    return UPF_OK;
+}
+
+const upf__passes *upf__interpolate_passes(const upf_interpolate *e)
+{
+    return &e->passes;
+}

@@ -1,0 +1,137 @@
+/* prepare.c: the frame generation engine's first pass (docs/FRAMEGEN.md, "prepare"): both
+ * frames to linear light, their luma pyramids for the optical flow, and their luma histograms
+ * for the scene-change test.
+ *
+ * Reads: colour prev, colour (host, any colour format). Writes: linear prev, linear (RGBA32F,
+ * alpha 1), luma prev, luma (r32f atlases; only when the flow runs: levels > 0), histograms.
+ *
+ * Luma is the square root of the Rec. 709 luma of the linear colour clamped to [0, 1] (close
+ * to how bright it looks, so block matching weighs dark and bright detail alike). Level l + 1
+ * of a pyramid is the 2x2 box mean of level l (the last row or column repeated on an odd
+ * side). The histograms count level-0 luma (or, without a pyramid, the luma of each pixel)
+ * in 32 bins: the whole frame, then each of a 4 x 4 grid of regions. A float frame with a NaN
+ * or infinite value fails with UPF_ERROR_BAD_DATA naming the pixel.
+ * Work: one task per row, then one per row of each level; the histograms serially. */
+#include <math.h>
+#include <string.h>
+
+#include "core/color.h"
+#include "core/image.h"
+#include "framegen/framegen_passes.h"
+
+typedef struct prep_job {
+    const upf__fg_prepare_con *con;
+    const upf_image *in[2];
+    float *lin[2];
+    float *luma[2];
+    int *bad;      /* per row and frame: the x of the first non-finite pixel, or -1 */
+} prep_job;
+
+static void prep_row(void *priv, int y, int worker)
+{
+    (void)worker;
+    const prep_job *job = priv;
+    const int W = job->con->width;
+    for (int f = 0; f < 2; f++) {
+        float *row = job->lin[f] + (size_t)y * W * 4;
+        int bad = upf__row_to_linear(job->in[f], y, 0, W, row);
+        job->bad[2 * y + f] = bad;
+        if (bad >= 0)
+            continue;
+        for (int x = 0; x < W; x++)
+            row[4 * x + 3] = 1.0f;
+        if (job->luma[f]) {
+            float *l = job->luma[f] + (size_t)y * W;
+            for (int x = 0; x < W; x++) {
+                float v = upf_luma(row[4 * x], row[4 * x + 1], row[4 * x + 2]);
+                l[x] = sqrtf(v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f);
+            }
+        }
+    }
+}
+
+typedef struct down_job {
+    int w, h, nw;          /* level l's size and level l + 1's width */
+    int stride;            /* floats a row of the atlas */
+    const float *src[2];
+    float *dst[2];
+} down_job;
+
+static void down_row(void *priv, int y, int worker)
+{
+    (void)worker;
+    const down_job *j = priv;
+    int y0 = 2 * y, y1 = UPF_MIN(2 * y + 1, j->h - 1);
+    for (int f = 0; f < 2; f++) {
+        const float *r0 = j->src[f] + (size_t)y0 * j->stride;
+        const float *r1 = j->src[f] + (size_t)y1 * j->stride;
+        float *o = j->dst[f] + (size_t)y * j->stride;
+        for (int x = 0; x < j->nw; x++) {
+            int x0 = 2 * x, x1 = UPF_MIN(2 * x + 1, j->w - 1);
+            o[x] = 0.25f * (r0[x0] + r0[x1] + r1[x0] + r1[x1]);
+        }
+    }
+}
+
+size_t upf__fg_prepare_scratch_bytes(int height)
+{
+    return (size_t)height * 2 * sizeof(int);
+}
+
+static void histograms(const prep_job *job, uint32_t *hist)
+{
+    const int W = job->con->width, H = job->con->height;
+    memset(hist, 0, sizeof(uint32_t) * 2 * UPF__FG_HIST_REGIONS * UPF__FG_HIST_BINS);
+    for (int f = 0; f < 2; f++) {
+        uint32_t *h = hist + (size_t)f * UPF__FG_HIST_REGIONS * UPF__FG_HIST_BINS;
+        for (int y = 0; y < H; y++) {
+            const float *lrow = job->luma[f] ? job->luma[f] + (size_t)y * W : NULL;
+            const float *crow = job->lin[f] + (size_t)y * W * 4;
+            int ry = (int)((long)y * 4 / H);
+            for (int x = 0; x < W; x++) {
+                float v;
+                if (lrow) {
+                    v = lrow[x];
+                } else {
+                    float l = upf_luma(crow[4 * x], crow[4 * x + 1], crow[4 * x + 2]);
+                    v = sqrtf(l > 0.0f ? (l < 1.0f ? l : 1.0f) : 0.0f);
+                }
+                int bin = (int)(v * UPF__FG_HIST_BINS);
+                bin = UPF_CLAMP(bin, 0, UPF__FG_HIST_BINS - 1);
+                int region = 1 + ry * 4 + (int)((long)x * 4 / W);
+                h[bin]++;
+                h[region * UPF__FG_HIST_BINS + bin]++;
+            }
+        }
+    }
+}
+
+upf_result upf__fg_prepare_pass(const upf__pass_args *a)
+{
+    const upf__fg_prepare_con *con = a->con;
+    const upf__surface *s = a->surface;
+    const bool pyr = con->levels > 0;
+    prep_job job = { con, { s[UPF__FG_COLOR_PREV].image, s[UPF__FG_COLOR].image },
+                     { s[UPF__FG_LINEAR_PREV].data, s[UPF__FG_LINEAR].data },
+                     { pyr ? s[UPF__FG_LUMA_PREV].data : NULL, pyr ? s[UPF__FG_LUMA].data : NULL },
+                     a->scratch };
+    upf__parallel_for(a->ctx, prep_row, &job, con->height);
+    for (int y = 0; y < con->height; y++)
+        for (int f = 0; f < 2; f++)
+            if (job.bad[2 * y + f] >= 0)
+                return upf__fail(a->ctx, UPF_ERROR_BAD_DATA, "%s: %s has a NaN or infinite "
+                                 "value at pixel (%d, %d); expected finite colour", a->fn,
+                                 f ? "color (frame N)" : "prev_color (frame N-1)",
+                                 job.bad[2 * y + f], y);
+    for (int l = 0; pyr && l + 1 < con->levels; l++) {
+        const int w = upf__fg_level_size(con->width, l), h = upf__fg_level_size(con->height, l);
+        const size_t r0 = (size_t)upf__fg_level_row(con->height, l) * con->width;
+        const size_t r1 = (size_t)upf__fg_level_row(con->height, l + 1) * con->width;
+        down_job d = { w, h, upf__fg_level_size(con->width, l + 1), con->width,
+                       { job.luma[0] + r0, job.luma[1] + r0 },
+                       { job.luma[0] + r1, job.luma[1] + r1 } };
+        upf__parallel_for(a->ctx, down_row, &d, upf__fg_level_size(con->height, l + 1));
+    }
+    histograms(&job, s[UPF__FG_HISTOGRAMS].data);
+    return UPF_OK;
+}

@@ -1,0 +1,105 @@
+/* resolve.c: the frame generation engine's resolve pass (docs/FRAMEGEN.md, "resolve"): each
+ * pixel of the made frame fetched from both frames along its motion at t, weighted by how near
+ * each frame is in time and by whether each frame sees that surface there; or the fallback
+ * blend.
+ *
+ * Reads: linear prev, linear, motion t, motion, prev motion. Writes: resolved (RGBA32F, alpha
+ * 1, or 0 where neither frame sees the pixel's surface).
+ *
+ * For pixel q with motion m at t (the surface is at q + t m in N-1 and at q - (1 - t) m in
+ * N): A = N-1 and B = N sampled there (Catmull-Rom, clamped to the nearest 2x2 texels:
+ * upf__fg_sample4_cubic), and
+ *     c = ((1 - t) vA A + t vB B) / ((1 - t) vA + t vB),
+ * where v says whether that frame sees the surface: B is seen where the splat put a pixel of
+ * N (it came from there), and at a hole the fill filled when the motion of N at
+ * q - (1 - t) m (nearest pixel) agrees with m; A when the motion of N-1 at q + t m agrees with
+ * -m; "agrees" is 1 within tol = tolerance + tolerance_rel |m| and falls to 0 at 2 tol (the
+ * other frame shows another surface there: the disocclusion of that side). A vector that is
+ * not known counts 1/2; a position off the frame 0. With optical flow (visibility = 0) only
+ * the frame's edge counts: a side whose position is on the frame has weight 1, for flow's
+ * own vectors are too noisy to judge visibility by (measured: docs/FRAMEGEN.md, "resolve"). When both weights are 0 the pixel is a
+ * hole for the inpaint. The blend (blend = 1) is c = (1 - t) A + t B at q itself.
+ * Work: one task per row. */
+#include <math.h>
+
+#include "framegen/framegen_passes.h"
+
+typedef struct resolve_job {
+    const upf__fg_resolve_con *con;
+    const float *prev, *cur, *mt, *motion, *prev_motion;
+    float *out;
+} resolve_job;
+
+static float agree(const float *field, int W, int H, float x, float y, float mx, float my,
+                   float sign, float tol)
+{
+    if (!(x >= 0.0f && x < (float)W && y >= 0.0f && y < (float)H))
+        return 0.0f;
+    const int ix = (int)x, iy = (int)y;
+    const float *v = field + 2 * ((size_t)iy * W + ix);
+    if (!(v[0] < UPF__FG_INVALID * 0.5f))
+        return 0.5f;
+    const float ex = v[0] - sign * mx, ey = v[1] - sign * my;
+    const float d = sqrtf(ex * ex + ey * ey);
+    const float w = 2.0f - d / tol;
+    return w > 1.0f ? 1.0f : w > 0.0f ? w : 0.0f;
+}
+
+static void resolve_row(void *priv, int y, int worker)
+{
+    (void)worker;
+    const resolve_job *j = priv;
+    const upf__fg_resolve_con *c = j->con;
+    const int W = c->width, H = c->height;
+    const float t = c->t;
+    for (int x = 0; x < W; x++) {
+        const size_t i = (size_t)y * W + x;
+        float *o = j->out + 4 * i;
+        if (c->blend) {
+            const float *a = j->prev + 4 * i, *b = j->cur + 4 * i;
+            for (int k = 0; k < 3; k++)
+                o[k] = (1.0f - t) * a[k] + t * b[k];
+            o[3] = 1.0f;
+            continue;
+        }
+        const float *m = j->mt + 4 * i;
+        const float qx = (float)x + 0.5f, qy = (float)y + 0.5f;
+        const float ax = qx + t * m[0], ay = qy + t * m[1];
+        const float bx = qx - (1.0f - t) * m[0], by = qy - (1.0f - t) * m[1];
+        const float tol = c->tolerance + c->tolerance_rel * sqrtf(m[0] * m[0] + m[1] * m[1]);
+        const float va = agree(j->prev_motion, W, H, ax, ay, m[0], m[1], -1.0f, tol);
+        /* a splatted pixel came from N at b: N sees it */
+        const float vb = m[3] == 0.0f && bx >= 0.0f && bx < (float)W && by >= 0.0f &&
+                                 by < (float)H
+                             ? 1.0f
+                             : agree(j->motion, W, H, bx, by, m[0], m[1], 1.0f, tol);
+        const bool a_in = ax >= 0.0f && ax < (float)W && ay >= 0.0f && ay < (float)H;
+        const bool b_in = bx >= 0.0f && bx < (float)W && by >= 0.0f && by < (float)H;
+        const float wa = (1.0f - t) * (c->visibility ? va : (float)a_in);
+        const float wb = t * (c->visibility ? vb : (float)b_in);
+        if (!(wa + wb > 1e-4f)) {
+            o[0] = o[1] = o[2] = o[3] = 0.0f;
+            continue;
+        }
+        float A[4] = { 0 }, Bc[4] = { 0 };
+        if (wa > 0.0f)
+            upf__fg_sample4_cubic(j->prev, W, H, ax, ay, A);
+        if (wb > 0.0f)
+            upf__fg_sample4_cubic(j->cur, W, H, bx, by, Bc);
+        const float n = 1.0f / (wa + wb);
+        for (int k = 0; k < 3; k++)
+            o[k] = (wa * A[k] + wb * Bc[k]) * n;
+        o[3] = 1.0f;
+    }
+}
+
+upf_result upf__fg_resolve_pass(const upf__pass_args *a)
+{
+    const upf__fg_resolve_con *con = a->con;
+    const upf__surface *s = a->surface;
+    resolve_job job = { con, s[UPF__FG_LINEAR_PREV].data, s[UPF__FG_LINEAR].data,
+                        s[UPF__FG_MOTION_T].data, s[UPF__FG_MOTION].data,
+                        s[UPF__FG_PREV_MOTION].data, s[UPF__FG_RESOLVED].data };
+    upf__parallel_for(a->ctx, resolve_row, &job, con->height);
+    return UPF_OK;
+}

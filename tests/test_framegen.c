@@ -1,0 +1,597 @@
+/* test_framegen.c: the frame generation engine (upf_interpolate, src/framegen): the splat's
+ * depth order, disocclusion on a synthetic scene, optical flow on a translated texture, the
+ * fallback blend and its reasons, the HUD with and without its layer, factors sharing the
+ * motion, thread independence, and bad input. */
+#include "test_util.h"
+
+#include "core/color.h"
+#include "framegen/framegen_passes.h"
+
+/* ---- synthetic frames ------------------------------------------------------------------ */
+
+static float hashf(int x, int y, uint32_t seed)
+{
+    uint32_t h = (uint32_t)x * 374761393u + (uint32_t)y * 668265263u + seed * 2246822519u;
+    h = (h ^ (h >> 13)) * 1274126177u;
+    return (float)((h ^ (h >> 16)) & 0xffff) / 65535.0f;
+}
+
+/* Smooth value noise with a few octaves: a texture that is not periodic, defined at any real
+ * position, so a translated frame is exact. */
+static float texture(double x, double y, uint32_t seed)
+{
+    double v = 0, amp = 0.5, scale = 1.0 / 16.0;
+    for (int o = 0; o < 3; o++, amp *= 0.5, scale *= 2.0) {
+        double u = x * scale, w = y * scale;
+        int ix = (int)floor(u), iy = (int)floor(w);
+        double fx = u - ix, fy = w - iy;
+        fx = fx * fx * (3 - 2 * fx), fy = fy * fy * (3 - 2 * fy);
+        double a = hashf(ix, iy, seed + o), b = hashf(ix + 1, iy, seed + o);
+        double c = hashf(ix, iy + 1, seed + o), d = hashf(ix + 1, iy + 1, seed + o);
+        v += amp * ((a + (b - a) * fx) * (1 - fy) + (c + (d - c) * fx) * fy);
+    }
+    return (float)(0.05 + 0.9 * v / 0.875);
+}
+
+typedef struct img {
+    upf_image im;
+    float *f;
+} img;
+
+static img make(int w, int h, upf_format fmt)
+{
+    img m;
+    size_t bpp = upf_format_bytes_per_pixel(fmt);
+    m.f = calloc((size_t)w * h, bpp);
+    m.im = (upf_image){ m.f, w, h, 0, fmt };
+    return m;
+}
+
+static float *px4(img *m, int x, int y)
+{
+    return m->f + ((size_t)y * m->im.width + x) * 4;
+}
+
+/* Frame of a texture moving by (dx, dy) per unit of time, at time `time` (N-1 is 0, N is 1). */
+static void textured(img *m, double dx, double dy, double time, uint32_t seed)
+{
+    for (int y = 0; y < m->im.height; y++)
+        for (int x = 0; x < m->im.width; x++) {
+            float v = texture(x + 0.5 - dx * time, y + 0.5 - dy * time, seed);
+            float *p = px4(m, x, y);
+            p[0] = v, p[1] = 0.8f * v + 0.1f, p[2] = 1.0f - v, p[3] = 1.0f;
+        }
+}
+
+static double mean_abs(const img *a, const img *b, int x0, int y0, int x1, int y1)
+{
+    double s = 0;
+    long n = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++)
+            for (int k = 0; k < 3; k++, n++)
+                s += fabs(a->f[((size_t)y * a->im.width + x) * 4 + k] -
+                          b->f[((size_t)y * b->im.width + x) * 4 + k]);
+    return n ? s / n : 0;
+}
+
+static char last_log[1024];
+static int log_count;
+static void capture(void *priv, upf_log_level level, const char *msg)
+{
+    (void)priv;
+    if (level <= UPF_LOG_INFO) {
+        snprintf(last_log, sizeof last_log, "%s", msg);
+        log_count++;
+    }
+}
+
+static upf_context *log_context(int threads)
+{
+    return upf_context_create(upf_context_params(.threads = threads, .log = capture,
+                                                 .log_level = UPF_LOG_INFO));
+}
+
+/* ---- the splat: nearer wins, whatever the order --------------------------------------- */
+
+static void test_splat_order(void)
+{
+    upf_context *ctx = test_context(2);
+    enum { W = 16, H = 4 };
+    float motion[W * H * 2];
+    uint32_t pri[W * H];
+    uint64_t keys[W * H];
+    for (int i = 0; i < W * H; i++) {
+        motion[2 * i] = UPF__FG_INVALID;
+        motion[2 * i + 1] = 0;
+        pri[i] = 0;
+    }
+    /* pixel 2 moves +6 (lands on 8 at shift 1), pixel 12 moves -4 (lands on 8 too); pixel 12
+     * is nearer in forward depth, then the reverse */
+    const int a = 1 * W + 2, b = 1 * W + 12;
+    motion[2 * a] = 6.0f, motion[2 * a + 1] = 0.0f;
+    motion[2 * b] = -4.0f, motion[2 * b + 1] = 0.0f;
+    for (int rev = 0; rev < 2; rev++) {
+        pri[a] = upf__fg_depth_priority(0.7f, rev);
+        pri[b] = upf__fg_depth_priority(0.3f, rev);
+        upf__fg_splat(ctx, W, H, motion, pri, 1.0f, keys);
+        const uint64_t k = keys[1 * W + 8];
+        CHECK(k != UPF__FG_EMPTY);
+        /* forward: 0.3 is nearer (b); reversed: 0.7 is nearer (a) */
+        CHECK_EQ_INT((int)(k & 0xffffffffu), rev ? a : b);
+        CHECK(keys[0 * W + 0] == UPF__FG_EMPTY || (int)(keys[0] & 0xffffffffu) != a);
+    }
+    /* equal priorities: the lower index wins */
+    pri[a] = pri[b] = 5;
+    upf__fg_splat(ctx, W, H, motion, pri, 1.0f, keys);
+    CHECK_EQ_INT((int)(keys[1 * W + 8] & 0xffffffffu), a);
+    upf_context_destroy(&ctx);
+}
+
+/* ---- a square moving over a still background: splat by depth and disocclusion ---------- */
+
+enum { SQ_W = 96, SQ_H = 64, SQ_X = 24, SQ_Y = 16, SQ_S = 24, SQ_D = 16 };
+
+/* Frame at time `time`: background texture (still, depth 0.9) and a flat red square (depth
+ * 0.2, forward) at x = SQ_X + SQ_D time. */
+static void square_frame(img *c, img *depth, img *motion, double time)
+{
+    textured(c, 0, 0, 0, 7);
+    const double sx = SQ_X + SQ_D * time;
+    for (int y = 0; y < SQ_H; y++)
+        for (int x = 0; x < SQ_W; x++) {
+            bool in = x + 0.5 >= sx && x + 0.5 < sx + SQ_S && y >= SQ_Y && y < SQ_Y + SQ_S;
+            if (in) {
+                float *p = px4(c, x, y);
+                p[0] = 0.9f, p[1] = 0.05f, p[2] = 0.05f;
+            }
+            if (depth)
+                depth->f[(size_t)y * SQ_W + x] = in ? 0.2f : 0.9f;
+            if (motion) {
+                motion->f[2 * ((size_t)y * SQ_W + x)] = in ? -(float)SQ_D : 0.0f;
+                motion->f[2 * ((size_t)y * SQ_W + x) + 1] = 0.0f;
+            }
+        }
+}
+
+static void test_square(void)
+{
+    upf_context *ctx = test_context(2);
+    img a = make(SQ_W, SQ_H, UPF_FORMAT_RGBA32F), b = make(SQ_W, SQ_H, UPF_FORMAT_RGBA32F);
+    img truth = make(SQ_W, SQ_H, UPF_FORMAT_RGBA32F), out = make(SQ_W, SQ_H, UPF_FORMAT_RGBA32F);
+    img blend = make(SQ_W, SQ_H, UPF_FORMAT_RGBA32F);
+    img depth = make(SQ_W, SQ_H, UPF_FORMAT_R32F), motion = make(SQ_W, SQ_H, UPF_FORMAT_RG32F);
+    square_frame(&a, NULL, NULL, 0.0);
+    square_frame(&b, &depth, &motion, 1.0);
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = SQ_W,
+                                                                            .height = SQ_H));
+    CHECK(e != NULL);
+    upf_interpolate *bl = upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = SQ_W, .height = SQ_H, .motion = UPF_INTERPOLATE_MOTION_BLEND));
+    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0 };
+    const double ts[3] = { 0.5, 1.0 / 3.0, 2.0 / 3.0 };
+    for (int k = 0; k < 3 && e; k++) {
+        const double t = ts[k];
+        square_frame(&truth, NULL, NULL, t);
+        CHECK_OK(ctx, upf_interpolate_run(e, &f, t, &out.im));
+        CHECK_OK(ctx, upf_interpolate_run(bl, &f, t, &blend.im));
+        upf_interpolate_method m;
+        upf_interpolate_last_method(e, &m, NULL);
+        CHECK_EQ_INT(m, UPF_INTERPOLATE_USED_VECTORS);
+        const int sx = (int)lround(SQ_X + SQ_D * t);
+        /* the square, where it is at t: all red (the splat put the near surface on top) */
+        double e_sq = mean_abs(&out, &truth, sx + 2, SQ_Y + 2, sx + SQ_S - 2, SQ_Y + SQ_S - 2);
+        CHECKF(e_sq < 0.01, "t %.3f: square error %.4f", t, e_sq);
+        /* behind it, uncovered since N-1 (seen by N only), and the part it will cover (seen by
+         * N-1 only): the background, not a mix with the square */
+        double e_left = mean_abs(&out, &truth, SQ_X + 1, SQ_Y + 2, sx - 1, SQ_Y + SQ_S - 2);
+        double e_right = mean_abs(&out, &truth, sx + SQ_S + 1, SQ_Y + 2,
+                                  SQ_X + SQ_D + SQ_S - 1, SQ_Y + SQ_S - 2);
+        double b_left = mean_abs(&blend, &truth, SQ_X + 1, SQ_Y + 2, sx - 1, SQ_Y + SQ_S - 2);
+        CHECKF(e_left < 0.02 && e_right < 0.02, "t %.3f: disoccluded %.4f, occluded %.4f", t,
+               e_left, e_right);
+        CHECKF(b_left > 10 * e_left, "t %.3f: the blend's %.4f vs %.4f", t, b_left, e_left);
+        double e_all = mean_abs(&out, &truth, 0, 0, SQ_W, SQ_H);
+        CHECKF(e_all < 0.01, "t %.3f: whole frame %.4f", t, e_all);
+    }
+    /* reversed depth: the same scene with depth 1 - d */
+    upf_interpolate *er = upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = SQ_W, .height = SQ_H, .flags = UPF_INTERPOLATE_DEPTH_REVERSED));
+    for (size_t i = 0; i < (size_t)SQ_W * SQ_H; i++)
+        depth.f[i] = 1.0f - depth.f[i];
+    square_frame(&truth, NULL, NULL, 0.5);
+    CHECK_OK(ctx, upf_interpolate_run(er, &f, 0.5, &out.im));
+    CHECK(mean_abs(&out, &truth, 0, 0, SQ_W, SQ_H) < 0.01);
+    /* and with the depths swapped (the background "nearer"), the square loses where it lands
+     * on background pixels of N (x from its position at t to where it is in N): the order
+     * decides */
+    for (size_t i = 0; i < (size_t)SQ_W * SQ_H; i++)
+        depth.f[i] = 1.0f - depth.f[i];
+    for (size_t i = 0; i < (size_t)SQ_W * SQ_H; i++)
+        depth.f[i] = depth.f[i] < 0.5f ? 0.95f : 0.1f;
+    CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
+    const int sx = SQ_X + SQ_D / 2;
+    CHECK(mean_abs(&out, &truth, sx + 1, SQ_Y + 4, SQ_X + SQ_D - 1, SQ_Y + SQ_S - 4) > 0.1);
+    upf_interpolate_destroy(&e);
+    upf_interpolate_destroy(&er);
+    upf_interpolate_destroy(&bl);
+    free(a.f), free(b.f), free(truth.f), free(out.f), free(blend.f), free(depth.f);
+    free(motion.f);
+    upf_context_destroy(&ctx);
+}
+
+/* ---- optical flow on a translated texture ---------------------------------------------- */
+
+static void flow_case(int w, int h, double dx, double dy, uint32_t seed)
+{
+    upf_context *ctx = test_context(2);
+    img a = make(w, h, UPF_FORMAT_RGBA32F), b = make(w, h, UPF_FORMAT_RGBA32F);
+    img truth = make(w, h, UPF_FORMAT_RGBA32F), out = make(w, h, UPF_FORMAT_RGBA32F);
+    textured(&a, dx, dy, 0.0, seed);
+    textured(&b, dx, dy, 1.0, seed);
+    textured(&truth, dx, dy, 0.5, seed);
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = w,
+                                                                            .height = h));
+    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 41, 42, 0 };
+    CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
+    upf_interpolate_method m = 0;
+    upf_interpolate_last_method(e, &m, NULL);
+    CHECK_EQ_INT(m, UPF_INTERPOLATE_USED_FLOW);
+    /* the motion of N's pixels, away from the border the texture came in over: -d */
+    const upf__passes *ps = upf__interpolate_passes(e);
+    const float *mo = ps->surface[UPF__FG_MOTION].data;
+    const int mx = (int)fabs(dx) + 8, my = (int)fabs(dy) + 8;
+    double sx = 0, sy = 0, worst = 0;
+    long n = 0, bad = 0;
+    for (int y = my; y < h - my; y++)
+        for (int x = mx; x < w - mx; x++) {
+            const float *v = mo + 2 * ((size_t)y * w + x);
+            if (!(v[0] < UPF__FG_INVALID * 0.5f)) {
+                bad++;
+                continue;
+            }
+            double ex = v[0] + dx, ey = v[1] + dy;
+            sx += ex, sy += ey;
+            double e2 = sqrt(ex * ex + ey * ey);
+            worst = e2 > worst ? e2 : worst;
+            n++;
+        }
+    CHECK(n > 0);
+    double bx = sx / n, by = sy / n;
+    CHECKF(fabs(bx) <= 0.25 && fabs(by) <= 0.25, "shift (%g, %g): mean error (%.3f, %.3f)", dx,
+           dy, bx, by);
+    CHECKF(bad < n / 50, "shift (%g, %g): %ld of %ld vectors not known", dx, dy, bad, n + bad);
+    /* the made frame: close to the truth inside */
+    double err = mean_abs(&out, &truth, mx, my, w - mx, h - my);
+    CHECKF(err < 0.01, "shift (%g, %g): made frame error %.4f", dx, dy, err);
+    printf("flow (%g, %g) at %dx%d: mean error (%.3f, %.3f) px, worst %.2f, frame error %.4f\n",
+           dx, dy, w, h, bx, by, worst, err);
+    upf_interpolate_destroy(&e);
+    free(a.f), free(b.f), free(truth.f), free(out.f);
+    upf_context_destroy(&ctx);
+}
+
+static void test_flow(void)
+{
+    flow_case(160, 96, 5.3, -2.7, 3);
+    flow_case(160, 96, -0.4, 0.6, 4);
+    flow_case(640, 256, -181.6, 23.4, 5);
+}
+
+/* ---- the fallback blend ---------------------------------------------------------------- */
+
+static void expect_blend(upf_context *ctx, upf_interpolate *e, const upf_interpolate_frames *f,
+                         upf_interpolate_fallback why, const char *needle, const img *a,
+                         const img *b)
+{
+    img out = make(a->im.width, a->im.height, UPF_FORMAT_RGBA32F);
+    last_log[0] = '\0';
+    CHECK_OK(ctx, upf_interpolate_run(e, f, 0.25, &out.im));
+    upf_interpolate_method m = 0;
+    upf_interpolate_fallback fb = 0;
+    upf_interpolate_last_method(e, &m, &fb);
+    CHECK_EQ_INT(m, UPF_INTERPOLATE_USED_BLEND);
+    CHECKF(fb == why, "fallback %s, expected %s", upf_interpolate_fallback_name(fb),
+           upf_interpolate_fallback_name(why));
+    CHECKF(strstr(last_log, needle) != NULL, "log \"%s\", expected \"%s\"", last_log, needle);
+    double worst = 0;
+    for (size_t i = 0; i < (size_t)a->im.width * a->im.height * 4; i++) {
+        if (i % 4 == 3)
+            continue;
+        double want = 0.75 * a->f[i] + 0.25 * b->f[i];
+        worst = fmax(worst, fabs(out.f[i] - want));
+    }
+    CHECKF(worst < 1e-5, "%s: not the blend (%.3g)", needle, worst);
+    free(out.f);
+}
+
+static void test_fallback(void)
+{
+    upf_context *ctx = log_context(2);
+    enum { W = 64, H = 48 };
+    img a = make(W, H, UPF_FORMAT_RGBA32F), b = make(W, H, UPF_FORMAT_RGBA32F);
+    img depth = make(W, H, UPF_FORMAT_R32F), motion = make(W, H, UPF_FORMAT_RG32F);
+    textured(&a, 3, 1, 0, 9);
+    textured(&b, 3, 1, 1, 9);
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
+                                                                            .height = H));
+    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 6, 7, 1 };
+    expect_blend(ctx, e, &f, UPF_INTERPOLATE_FALLBACK_RESET, "reset", &a, &b);
+    f.reset = 0;
+    f.id = 9;
+    expect_blend(ctx, e, &f, UPF_INTERPOLATE_FALLBACK_NOT_CONSECUTIVE, "not consecutive", &a, &b);
+    f.id = 6;
+    expect_blend(ctx, e, &f, UPF_INTERPOLATE_FALLBACK_NOT_CONSECUTIVE, "not consecutive", &a, &b);
+    f.id = 7;
+    f.motion = &motion.im;
+    expect_blend(ctx, e, &f, UPF_INTERPOLATE_FALLBACK_MISSING_INPUT, "motion given without depth",
+                 &a, &b);
+    f.motion = NULL;
+    f.depth = &depth.im;
+    expect_blend(ctx, e, &f, UPF_INTERPOLATE_FALLBACK_MISSING_INPUT, "depth given without motion",
+                 &a, &b);
+    f.depth = NULL;
+    upf_interpolate *ev = upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = W, .height = H, .motion = UPF_INTERPOLATE_MOTION_VECTORS));
+    expect_blend(ctx, ev, &f, UPF_INTERPOLATE_FALLBACK_MISSING_INPUT, "no motion vectors", &a, &b);
+    /* a cut: another scene, darker and of another texture */
+    img c = make(W, H, UPF_FORMAT_RGBA32F);
+    textured(&c, 0, 0, 0, 77);
+    for (size_t i = 0; i < (size_t)W * H * 4; i++)
+        if (i % 4 != 3)
+            c.f[i] = c.f[i] * c.f[i] * 0.15f;
+    f.color = &c.im;
+    expect_blend(ctx, e, &f, UPF_INTERPOLATE_FALLBACK_SCENE_CHANGE, "scene change", &a, &c);
+    /* and a consecutive pair of one scene is made, not blended */
+    f.color = &b.im;
+    img out = make(W, H, UPF_FORMAT_RGBA32F);
+    CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
+    upf_interpolate_method m = 0;
+    upf_interpolate_fallback fb = 9;
+    upf_interpolate_last_method(e, &m, &fb);
+    CHECK_EQ_INT(m, UPF_INTERPOLATE_USED_FLOW);
+    CHECK_EQ_INT(fb, UPF_INTERPOLATE_FALLBACK_NONE);
+    upf_interpolate_destroy(&e);
+    upf_interpolate_destroy(&ev);
+    free(a.f), free(b.f), free(c.f), free(depth.f), free(motion.f), free(out.f);
+    upf_context_destroy(&ctx);
+}
+
+/* ---- the HUD ---------------------------------------------------------------------------- */
+
+static bool hud_at(int x, int y)
+{
+    /* a status bar with notches: text-like strokes */
+    return y >= 40 && y < 52 && x >= 12 && x < 84 && ((x / 3) % 3 != 0 || y < 43);
+}
+
+static void test_hud(void)
+{
+    upf_context *ctx = test_context(2);
+    enum { W = 128, H = 64 };
+    img a = make(W, H, UPF_FORMAT_RGBA8_SRGB), b = make(W, H, UPF_FORMAT_RGBA8_SRGB);
+    img fa = make(W, H, UPF_FORMAT_RGBA32F), fb = make(W, H, UPF_FORMAT_RGBA32F);
+    img hud = make(W, H, UPF_FORMAT_RGBA8_SRGB), out = make(W, H, UPF_FORMAT_RGBA8_SRGB);
+    textured(&fa, 6, 0, 0, 11);
+    textured(&fb, 6, 0, 1, 11);
+    CHECK_OK(ctx, upf_resample(ctx, &fa.im, &a.im, UPF_FILTER_BILINEAR));
+    CHECK_OK(ctx, upf_resample(ctx, &fb.im, &b.im, UPF_FILTER_BILINEAR));
+    uint8_t *hp = (uint8_t *)hud.f;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            uint8_t *p = hp + 4 * ((size_t)y * W + x);
+            if (hud_at(x, y))
+                p[0] = 250, p[1] = 240, p[2] = 30, p[3] = 255;
+            else if (y >= 36 && y < 56 && x >= 8 && x < 88)
+                p[0] = 20, p[1] = 20, p[2] = 60, p[3] = 128; /* a translucent panel */
+        }
+    /* with the layer: HUD-less frames in, the HUD's opaque pixels out exactly */
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
+                                                                            .height = H));
+    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, &hud.im, 1, 2, 0 };
+    const double ts[2] = { 0.5, 0.25 };
+    for (int k = 0; k < 2; k++) {
+        CHECK_OK(ctx, upf_interpolate_run(e, &f, ts[k], &out.im));
+        long diff = 0, n = 0;
+        const uint8_t *o = (const uint8_t *)out.f;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++)
+                if (hud_at(x, y)) {
+                    n++;
+                    diff += memcmp(o + 4 * ((size_t)y * W + x), hp + 4 * ((size_t)y * W + x),
+                                   3) != 0;
+                }
+        CHECK(n > 100);
+        CHECKF(diff == 0, "t %.2f: %ld of %ld HUD pixels differ from the layer", ts[k], diff, n);
+    }
+    /* without it: the HUD drawn into both frames, the still-pixel rule */
+    img ca = make(W, H, UPF_FORMAT_RGBA8_SRGB), cb = make(W, H, UPF_FORMAT_RGBA8_SRGB);
+    memcpy(ca.f, a.f, (size_t)W * H * 4);
+    memcpy(cb.f, b.f, (size_t)W * H * 4);
+    for (size_t i = 0; i < (size_t)W * H; i++)
+        if (hp[4 * i + 3] == 255)
+            for (int k = 0; k < 3; k++)
+                ((uint8_t *)ca.f)[4 * i + k] = ((uint8_t *)cb.f)[4 * i + k] = hp[4 * i + k];
+    upf_interpolate *off = upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = W, .height = H, .flags = UPF_INTERPOLATE_NO_STILL_RULE));
+    upf_interpolate_frames g = { &ca.im, &cb.im, NULL, NULL, NULL, NULL, 1, 2, 0 };
+    double err[2];
+    for (int k = 0; k < 2; k++) {
+        CHECK_OK(ctx, upf_interpolate_run(k ? off : e, &g, 0.5, &out.im));
+        const uint8_t *o = (const uint8_t *)out.f;
+        double s = 0;
+        long n = 0;
+        for (int y = 1; y < H - 1; y++)
+            for (int x = 1; x < W - 1; x++) {
+                bool inner = true;
+                for (int d = 0; d < 9; d++)
+                    inner &= hud_at(x + d % 3 - 1, y + d / 3 - 1);
+                if (!inner)
+                    continue;
+                for (int c = 0; c < 3; c++, n++)
+                    s += abs((int)o[4 * ((size_t)y * W + x) + c] - hp[4 * ((size_t)y * W + x) + c]);
+            }
+        err[k] = n ? s / n : 1e9;
+    }
+    /* the bound: a still HUD within 1/255 on average, and the rule is what keeps it */
+    CHECKF(err[0] <= 1.0, "HUD without its layer: mean error %.2f / 255", err[0]);
+    CHECKF(err[1] > err[0] + 0.5, "without the rule %.2f vs with %.2f", err[1], err[0]);
+    printf("HUD without its layer: mean error %.2f / 255 (without the rule %.2f)\n", err[0],
+           err[1]);
+    upf_interpolate_destroy(&e);
+    upf_interpolate_destroy(&off);
+    free(a.f), free(b.f), free(fa.f), free(fb.f), free(hud.f), free(out.f), free(ca.f);
+    free(cb.f);
+    upf_context_destroy(&ctx);
+}
+
+/* ---- factors share the motion; threads do not matter ------------------------------------ */
+
+static void test_factor_threads(void)
+{
+    enum { W = 96, H = 64 };
+    img a = make(W, H, UPF_FORMAT_RGBA32F), b = make(W, H, UPF_FORMAT_RGBA32F);
+    textured(&a, 7.5, -3, 0, 21);
+    textured(&b, 7.5, -3, 1, 21);
+    img outs[7], one = make(W, H, UPF_FORMAT_RGBA32F);
+    const upf_image *op[7];
+    for (int k = 0; k < 7; k++) {
+        outs[k] = make(W, H, UPF_FORMAT_RGBA32F);
+        op[k] = &outs[k].im;
+    }
+    img ref[2];
+    for (int th = 0; th < 2; th++) {
+        upf_context *ctx = test_context(th ? 3 : 1);
+        upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
+                                                                                .height = H));
+        upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 1, 2, 0 };
+        CHECK_OK(ctx, upf_interpolate_run_factor(e, &f, 4, op));
+        CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &one.im));
+        CHECK(memcmp(outs[1].f, one.f, (size_t)W * H * 16) == 0);
+        double ms[UPF_INTERPOLATE_PASS_COUNT];
+        CHECK_OK(ctx, upf_interpolate_timings(e, ms));
+        CHECK(ms[UPF_INTERPOLATE_PASS_FLOW] > 0 && ms[UPF_INTERPOLATE_PASS_VECTORS] == 0);
+        ref[th] = make(W, H, UPF_FORMAT_RGBA32F);
+        memcpy(ref[th].f, outs[0].f, (size_t)W * H * 16);
+        upf_interpolate_destroy(&e);
+        upf_context_destroy(&ctx);
+    }
+    CHECK(memcmp(ref[0].f, ref[1].f, (size_t)W * H * 16) == 0);
+    for (int k = 0; k < 7; k++)
+        free(outs[k].f);
+    free(a.f), free(b.f), free(one.f), free(ref[0].f), free(ref[1].f);
+}
+
+/* ---- bad input -------------------------------------------------------------------------- */
+
+static void test_bad_input(void)
+{
+    upf_context *ctx = test_context(1);
+    enum { W = 32, H = 24 };
+    img a = make(W, H, UPF_FORMAT_RGBA32F), b = make(W, H, UPF_FORMAT_RGBA32F);
+    img out = make(W, H, UPF_FORMAT_RGBA32F), small = make(W - 1, H, UPF_FORMAT_RGBA32F);
+    img depth = make(W, H, UPF_FORMAT_R32F), motion = make(W, H, UPF_FORMAT_RG32F);
+    img mot_small = make(W / 2, H / 2, UPF_FORMAT_RG32F);
+    textured(&a, 1, 0, 0, 1);
+    textured(&b, 1, 0, 1, 1);
+    CHECK(upf_interpolate_create(ctx, upf_interpolate_params(.width = 0, .height = 4)) == NULL);
+    CHECK(upf_interpolate_create(ctx, upf_interpolate_params(.width = 8, .height = 8,
+                                                             .motion_width = 9,
+                                                             .motion_height = 8)) == NULL);
+    CHECK(upf_interpolate_create(ctx, upf_interpolate_params(.width = 8, .height = 8,
+                                                             .flags = 0x100)) == NULL);
+    CHECK(upf_interpolate_create(ctx, NULL) == NULL);
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
+                                                                            .height = H));
+    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 1, 2, 0 };
+    CHECK_FAILS(ctx, upf_interpolate_run(e, &f, 0.0, &out.im), UPF_ERROR_INVALID_ARGUMENT,
+                "strictly between 0");
+    CHECK_FAILS(ctx, upf_interpolate_run(e, &f, 1.0, &out.im), UPF_ERROR_INVALID_ARGUMENT,
+                "strictly between 0");
+    CHECK_FAILS(ctx, upf_interpolate_run(e, &f, NAN, &out.im), UPF_ERROR_INVALID_ARGUMENT,
+                "strictly between 0");
+    const upf_image *outs[8] = { &out.im, &out.im, &out.im, &out.im, &out.im, &out.im, &out.im,
+                                 &out.im };
+    CHECK_FAILS(ctx, upf_interpolate_run_factor(e, &f, 1, outs), UPF_ERROR_INVALID_ARGUMENT,
+                "expected 2..8");
+    CHECK_FAILS(ctx, upf_interpolate_run_factor(e, &f, 9, outs), UPF_ERROR_INVALID_ARGUMENT,
+                "expected 2..8");
+    CHECK_FAILS(ctx, upf_interpolate_run(e, &f, 0.5, &small.im), UPF_ERROR_INVALID_ARGUMENT,
+                "output image");
+    upf_interpolate_frames g = f;
+    g.prev_color = &small.im;
+    CHECK_FAILS(ctx, upf_interpolate_run(e, &g, 0.5, &out.im), UPF_ERROR_INVALID_ARGUMENT,
+                "prev_color");
+    g = f;
+    g.color = NULL;
+    CHECK_FAILS(ctx, upf_interpolate_run(e, &g, 0.5, &out.im), UPF_ERROR_INVALID_ARGUMENT,
+                "color is NULL");
+    g = f;
+    g.motion = &mot_small.im;
+    g.depth = &depth.im;
+    CHECK_FAILS(ctx, upf_interpolate_run(e, &g, 0.5, &out.im), UPF_ERROR_INVALID_ARGUMENT,
+                "motion image");
+    g.motion = &motion.im;
+    motion.f[2 * (5 * W + 7) + 1] = NAN;
+    CHECK_FAILS(ctx, upf_interpolate_run(e, &g, 0.5, &out.im), UPF_ERROR_BAD_DATA,
+                "motion vector is NaN or infinite at pixel (7, 5)");
+    motion.f[2 * (5 * W + 7) + 1] = 0;
+    depth.f[3] = INFINITY;
+    CHECK_FAILS(ctx, upf_interpolate_run(e, &g, 0.5, &out.im), UPF_ERROR_BAD_DATA,
+                "depth is NaN");
+    depth.f[3] = 0.5f;
+    CHECK_OK(ctx, upf_interpolate_run(e, &g, 0.5, &out.im));
+    a.f[4 * 10 + 1] = NAN;
+    CHECK_FAILS(ctx, upf_interpolate_run(e, &f, 0.5, &out.im), UPF_ERROR_BAD_DATA,
+                "prev_color (frame N-1) has a NaN");
+    upf_interpolate_destroy(&e);
+    free(a.f), free(b.f), free(out.f), free(small.f), free(depth.f), free(motion.f);
+    free(mot_small.f);
+    upf_context_destroy(&ctx);
+}
+
+/* Vectors at a render size below the frames' size: scaled to output pixels. */
+static void test_render_size_vectors(void)
+{
+    upf_context *ctx = test_context(2);
+    img a = make(SQ_W, SQ_H, UPF_FORMAT_RGBA32F), b = make(SQ_W, SQ_H, UPF_FORMAT_RGBA32F);
+    img truth = make(SQ_W, SQ_H, UPF_FORMAT_RGBA32F), out = make(SQ_W, SQ_H, UPF_FORMAT_RGBA32F);
+    img depth = make(SQ_W, SQ_H, UPF_FORMAT_R32F), motion = make(SQ_W, SQ_H, UPF_FORMAT_RG32F);
+    square_frame(&a, NULL, NULL, 0.0);
+    square_frame(&b, &depth, &motion, 1.0);
+    square_frame(&truth, NULL, NULL, 0.5);
+    /* the same vectors at half size, in UV units */
+    img d2 = make(SQ_W / 2, SQ_H / 2, UPF_FORMAT_R32F), m2 = make(SQ_W / 2, SQ_H / 2,
+                                                                   UPF_FORMAT_RG32F);
+    for (int y = 0; y < SQ_H / 2; y++)
+        for (int x = 0; x < SQ_W / 2; x++) {
+            size_t i = (size_t)y * (SQ_W / 2) + x, j = (size_t)(2 * y) * SQ_W + 2 * x;
+            d2.f[i] = depth.f[j];
+            m2.f[2 * i] = motion.f[2 * j] / SQ_W;
+            m2.f[2 * i + 1] = 0;
+        }
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = SQ_W, .height = SQ_H, .motion_width = SQ_W / 2, .motion_height = SQ_H / 2,
+        .flags = UPF_INTERPOLATE_MOTION_UV));
+    upf_interpolate_frames f = { &a.im, &b.im, &m2.im, &d2.im, NULL, NULL, 0, 1, 0 };
+    CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
+    double err = mean_abs(&out, &truth, 0, 0, SQ_W, SQ_H);
+    CHECKF(err < 0.02, "render-size UV vectors: error %.4f", err);
+    upf_interpolate_destroy(&e);
+    free(a.f), free(b.f), free(truth.f), free(out.f), free(depth.f), free(motion.f);
+    free(d2.f), free(m2.f);
+    upf_context_destroy(&ctx);
+}
+
+int main(void)
+{
+    test_splat_order();
+    test_square();
+    test_flow();
+    test_fallback();
+    test_hud();
+    test_factor_threads();
+    test_bad_input();
+    test_render_size_vectors();
+    return test_finish("test_framegen");
+}
