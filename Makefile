@@ -74,10 +74,12 @@ quality: build
 	$(FRAMEGEN_QUALITY)
 
 quality-games: build
-	@if test -d $(GAMES); then \
-	  ./build/bench/bench_games --out docs --command "make quality-games" --games $(GAMES) \
-	    --logo $(LOGO_MODELS) $$(test -d $(REAL_FRAMES) && echo --real $(REAL_FRAMES)); \
-	else echo "make quality-games: no game pairs in $(GAMES) (set GAMES=DIR); skipped"; fi
+	@if test -d $(GAMES) || test -d $(REAL_FRAMES); then \
+	  test -d $(GAMES) || echo "make quality-games: no game pairs in $(GAMES) (set GAMES=DIR)"; \
+	  ./build/bench/bench_games --out docs --command "make quality-games" \
+	    $$(test -d $(GAMES) && echo --games $(GAMES) --logo $(LOGO_MODELS)) \
+	    $$(test -d $(REAL_FRAMES) && echo --real $(REAL_FRAMES)); \
+	else echo "make quality-games: neither $(GAMES) nor $(REAL_FRAMES) is there; skipped"; fi
 
 quality-temporal: build
 	./build/bench/bench_temporal --out docs --command "make quality-temporal"

@@ -403,19 +403,7 @@ int main(int argc, char **argv)
     ctx = upf_context_create(upf_context_params(.threads = threads, .log = upf_log_stderr));
     if (!ctx)
         die("no context");
-    char err[IMAGEIO_ERR_SIZE];
-    if (models_path) {
-        void *data;
-        size_t size;
-        if (imageio_slurp(models_path, 1 << 20, &data, &size, err) != UPF_OK)
-            die("%s", err);
-        models = upf_models_load(ctx, data, size);
-        free(data);
-    } else {
-        models = upf_models_default(ctx);
-    }
-    if (!models)
-        check(upf_context_last_error(ctx, NULL), "models");
+    models = bench_load_models("bench_quality", ctx, models_path);
     char path[4096];
     mkdir(out_dir, 0777);
     snprintf(path, sizeof path, "%s/quality", out_dir);

@@ -144,6 +144,25 @@ void bench_splice_section(const char *prog, const char *dir, const char *begin, 
     fprintf(stderr, "%s: wrote %s\n", prog, path);
 }
 
+upf_models *bench_load_models(const char *prog, upf_context *ctx, const char *path)
+{
+    upf_models *set;
+    if (path) {
+        void *data;
+        size_t size;
+        char err[IMAGEIO_ERR_SIZE];
+        if (imageio_slurp(path, 1 << 20, &data, &size, err) != UPF_OK)
+            bench_die(prog, "%s", err);
+        set = upf_models_load(ctx, data, size);
+        free(data);
+    } else {
+        set = upf_models_default(ctx);
+    }
+    if (!set)
+        bench_check(prog, ctx, upf_context_last_error(ctx, NULL), path ? path : "the built-in models");
+    return set;
+}
+
 void bench_text_out(bench_text *t, const char *fmt, ...)
 {
     va_list ap;

@@ -52,6 +52,9 @@ bool bench_in_list(const char *list, const char *name);
 void bench_splice_section(const char *prog, const char *dir, const char *begin, const char *end,
                           const char *text);
 
+/* The model file at `path` (NULL: the built-in set); dies with the loader's message. */
+upf_models *bench_load_models(const char *prog, upf_context *ctx, const char *path);
+
 /* A section's text as it grows: bench_text_out appends printf-formatted text and echoes it to
  * stdout. Start from { 0 }; free t->buf when done. */
 typedef struct bench_text {

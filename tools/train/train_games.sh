@@ -10,7 +10,7 @@
 # game). Settings from the environment (defaults in brackets):
 #   UPFRAME      the upframe binary [build/upframe]
 #   ARMS         "name=flags;name=flags" ["lanczos=--sqrt-lanczos-base --no-smaa --window-mean"]
-#   LOGO_STEPS   steps of the leave-one-out sets ["8 6 4"]
+#   LOGO_STEPS   steps of the leave-one-out sets ["8 6 4"; empty: none]
 #   ALL_STEPS    steps of the sets on all games [every step that all the games have inputs for]
 #   ITER [12000]  BATCH [256]  LR [0.005]  SEED [1]  VALIDATION [0.05]  EXTRA ["--mirror"]
 #   JOBS         runs at a time [one per CPU]
@@ -24,7 +24,7 @@ GAMES=${1:?usage: train_games.sh GAMES_DIR OUT_DIR}
 OUT=${2:?usage: train_games.sh GAMES_DIR OUT_DIR}
 UPFRAME=${UPFRAME:-build/upframe}
 ARMS=${ARMS:-lanczos=--sqrt-lanczos-base --no-smaa --window-mean}
-LOGO_STEPS=${LOGO_STEPS:-8 6 4}
+LOGO_STEPS=${LOGO_STEPS-8 6 4}
 ITER=${ITER:-12000}
 BATCH=${BATCH:-256}
 LR=${LR:-0.005}
