@@ -7,8 +7,13 @@
  * for a job that is already over finds no index left; the next job is set up only when no
  * worker is inside a job (`active` is 0), so no worker ever reads a job while it changes.
  * A parallel-for issued from inside a task runs serially on the thread that issued it, as
- * the same worker. */
+ * the same worker.
+ *
+ * Workers are started with every signal blocked (they inherit the mask), so a signal sent to
+ * the process goes to the host's own threads, where its handlers expect it, never to a worker
+ * in the middle of a job. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -110,10 +115,14 @@ upf_thread_pool *upf__pool_create(upf_context *ctx, int threads)
     pthread_cond_init(&pool->done, NULL);
     atomic_init(&pool->next, 0);
     atomic_init(&pool->busy, false);
+    sigset_t all, old_mask;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old_mask);
     for (int w = 1; w < threads; w++) {
         pool->args[w] = (worker_arg){ pool, w };
         int err = pthread_create(&pool->tids[w], NULL, worker_main, &pool->args[w]);
         if (err) {
+            pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
             upf__fail(ctx, UPF_ERROR_INTERNAL, "pthread_create failed for worker %d (error %d)",
                       w, err);
             upf__pool_destroy(ctx, pool);
@@ -121,6 +130,7 @@ upf_thread_pool *upf__pool_create(upf_context *ctx, int threads)
         }
         pool->started = w;
     }
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     return pool;
 }
 

@@ -3,6 +3,8 @@
  * and camera record; writes through tools/imageio (atomic writes). */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,7 +187,19 @@ upf_result scene_write_frame(const char *dir, const char *stem, const scene_fram
     int written = 0;
     if (info->files_written)
         atomic_store(info->files_written, 0);
+    /* A file lands (its temporary renamed) and is counted as one step: the signals a tool's
+     * undo list handles (Ctrl-C, SIGTERM, SIGHUP, SIGPIPE) wait while a file is written, so
+     * a handler never sees a file that is there but not yet counted (it would stay behind).
+     * They are delivered as soon as the file is counted (the library's workers block them all,
+ * so they reach this thread). */
+    sigset_t stop, old_mask;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP);
+    sigaddset(&stop, SIGPIPE);
     for (int i = 0; scene_frame_files[i] && r == UPF_OK; i++) {
+        pthread_sigmask(SIG_BLOCK, &stop, &old_mask);
         frame_path(p, sizeof p, dir, stem, scene_frame_files[i]);
         const char *dot = strrchr(scene_frame_files[i], '.');
         if (!pictures[i]) {
@@ -202,6 +216,7 @@ upf_result scene_write_frame(const char *dir, const char *stem, const scene_fram
             written = i + 1;
         if (r == UPF_OK && info->files_written)
             atomic_store(info->files_written, written);
+        pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     }
     free(final);
     free(json);

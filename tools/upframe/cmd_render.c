@@ -351,8 +351,9 @@ static int run_render(int argc, char **argv)
             rc = cli_fail(cmd, cli_exit_code(r), "%s", err);
             break;
         }
-        atomic_store(&wr.files, 0);
+        /* frames first: in between, the undo list sees frame f whole (and none of f + 1) */
         atomic_store(&wr.frames, f + 1);
+        atomic_store(&wr.files, 0);
     }
     cli_progress_end(&bar);
     if (rc != CLI_EXIT_OK) {
