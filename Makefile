@@ -7,7 +7,8 @@
 #   make check      just the tests of the Release build (quick, while developing)
 #   make install    install into PREFIX (default /usr/local)
 #   make quality    remake docs/QUALITY.md (every upscaler against the references; then the
-#                   temporal engine's section, as `make quality-temporal` alone)
+#                   real-games and temporal sections, as `make quality-games` and
+#                   `make quality-temporal` alone)
 #   make bench      time the engines per pass (upframe bench)
 
 NPROC  ?= $(shell nproc 2>/dev/null || echo 2)
@@ -19,8 +20,14 @@ CMAKE_FLAGS ?=
 # outside the repository (game art is not ours to ship); make quality scores them when present.
 REAL_FRAMES ?= ../shared/data/real
 
+# Optional: real-game training and evaluation pairs, one folder per game (tools/gamedata makes
+# them; not in the repository), and the leave-one-game-out model sets that score them
+# (models/logo/<game>.upfm). make quality-games skips the games when GAMES is absent.
+GAMES ?= ../data/gamedata
+LOGO_MODELS ?= models/logo
+
 .PHONY: all build demo test check test-release test-sanitize test-fuzz install clean quality \
-        quality-temporal bench
+        quality-temporal quality-games bench
 
 all: build
 
@@ -57,7 +64,14 @@ test-fuzz:
 quality: build
 	./build/bench/bench_quality --out docs --command "make quality" \
 	  $$(test -d $(REAL_FRAMES) && echo --real $(REAL_FRAMES))
+	$(MAKE) quality-games
 	./build/bench/bench_temporal --out docs --command "make quality-temporal"
+
+quality-games: build
+	@if test -d $(GAMES); then \
+	  ./build/bench/bench_games --out docs --command "make quality-games" --games $(GAMES) \
+	    --logo $(LOGO_MODELS) $$(test -d $(REAL_FRAMES) && echo --real $(REAL_FRAMES)); \
+	else echo "make quality-games: no game pairs in $(GAMES) (set GAMES=DIR); skipped"; fi
 
 quality-temporal: build
 	./build/bench/bench_temporal --out docs --command "make quality-temporal"

@@ -48,6 +48,7 @@ int main(int argc, char **argv)
 
     upf__net_model *m = calloc(1, sizeof *m);
     m->step = 6;
+    m->detail_strength = 1.0f;
     for (int s = 0; s < UPF_NET_STAGES; s++)
         for (int k = 0; k < UPF_NET_MATRICES; k++)
             for (int i = 0; i < UPF_NET_WINDOW; i++)

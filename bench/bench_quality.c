@@ -336,11 +336,14 @@ static void run_scenes(const char *out_dir, int views, int spp)
     write_table(&t[1]);
 }
 
-/* Sections other programs write into QUALITY.md (bench_temporal's, between its marker lines)
- * are carried over from the old file, at the end. */
+/* Sections other programs write into QUALITY.md (bench_games's and bench_temporal's, between
+ * their marker lines) are carried over from the old file, at the end, in this order. */
 static void keep_other_sections(const char *out_dir, FILE *f)
 {
-    static const char begin[] = "<!-- bench_temporal: begin", end[] = "<!-- bench_temporal: end -->";
+    static const char *const marks[][2] = {
+        { "<!-- bench_games: begin", "<!-- bench_games: end -->" },
+        { "<!-- bench_temporal: begin", "<!-- bench_temporal: end -->" },
+    };
     char path[4096], err[IMAGEIO_ERR_SIZE];
     snprintf(path, sizeof path, "%s/QUALITY.md", out_dir);
     char *old;
@@ -353,9 +356,11 @@ static void keep_other_sections(const char *out_dir, FILE *f)
         return;
     }
     text[size] = '\0';
-    const char *b = strstr(text, begin), *e = b ? strstr(b, end) : NULL;
-    if (b && e)
-        fprintf(f, "\n%.*s\n", (int)(e + strlen(end) - b), b);
+    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++) {
+        const char *b = strstr(text, marks[i][0]), *e = b ? strstr(b, marks[i][1]) : NULL;
+        if (b && e)
+            fprintf(f, "\n%.*s\n", (int)(e + strlen(marks[i][1]) - b), b);
+    }
     free(text);
 }
 

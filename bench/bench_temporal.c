@@ -454,47 +454,9 @@ static void usage(void)
     exit(1);
 }
 
-/* Replaces the marked section of QUALITY.md (or appends it). */
+/* Its section of QUALITY.md, between these lines (bench_splice_section). */
 #define MARK_BEGIN "<!-- bench_temporal: begin (made by bench/bench_temporal.c) -->"
 #define MARK_END "<!-- bench_temporal: end -->"
-
-static void splice_section(const char *dir, const char *text)
-{
-    char path[4096], tmp[4096];
-    snprintf(path, sizeof path, "%s/QUALITY.md", dir);
-    snprintf(tmp, sizeof tmp, "%s/QUALITY.md.tmp", dir);
-    char *old = NULL;
-    size_t size = 0;
-    char err[IMAGEIO_ERR_SIZE];
-    if (imageio_slurp(path, (size_t)1 << 24, (void **)&old, &size, err) != UPF_OK)
-        old = NULL, size = 0;
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        die("cannot write %s", tmp);
-    const char *b = NULL, *e = NULL;
-    if (old) {
-        char *z = realloc(old, size + 1);
-        if (!z)
-            die("out of memory");
-        old = z;
-        old[size] = '\0';
-        b = strstr(old, MARK_BEGIN);
-        e = b ? strstr(b, MARK_END) : NULL;
-    }
-    if (b && e) {
-        fwrite(old, 1, (size_t)(b - old), f);
-        fprintf(f, "%s\n%s%s", MARK_BEGIN, text, MARK_END);
-        fputs(e + strlen(MARK_END), f);
-    } else {
-        if (old)
-            fputs(old, f);
-        fprintf(f, "\n%s\n%s%s\n", MARK_BEGIN, text, MARK_END);
-    }
-    free(old);
-    if (fclose(f) != 0 || rename(tmp, path) != 0)
-        die("cannot write %s", path);
-    fprintf(stderr, "bench_temporal: wrote %s\n", path);
-}
 
 /* A growing text buffer for the section. */
 static char *text;
@@ -806,7 +768,7 @@ int main(int argc, char **argv)
     out("%s, %d threads, %.0f s.\n\n", machine, upf_context_threads(ctx),
         (double)time(NULL) - t_start);
     if (out_dir)
-        splice_section(out_dir, text);
+        bench_splice_section("bench_temporal", out_dir, MARK_BEGIN, MARK_END, text);
     free(text);
     upf_models_destroy(&models);
     upf_context_destroy(&ctx);

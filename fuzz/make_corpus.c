@@ -331,6 +331,7 @@ static void make_model(void)
     static upf__net_model a, b;
     a.step = 6;
     b.step = 10;
+    a.detail_strength = b.detail_strength = 1.0f;
     b.flags = UPF_MODEL_FLAG_WINDOW_MEAN;
     snprintf(a.provenance, sizeof a.provenance, "fuzz seed: small deterministic weights");
     snprintf(b.provenance, sizeof b.provenance, "fuzz seed, second model");
@@ -357,6 +358,18 @@ static void make_model(void)
             save("model", "two-models.upfm", buf, n2);
         else
             failures++;
+        /* version 2: the sqrt-Lanczos base and a detail strength */
+        a.flags = UPF_MODEL_FLAG_SQRT_LANCZOS_BASE;
+        b.detail_strength = 0.5f;
+        size_t n3 = upf__net_file_size(two, 2);
+        unsigned char *v2 = calloc(1, n3);
+        if (v2 && upf__net_write(ctx, two, 2, v2, n3) == UPF_OK) {
+            save("model", "version2.upfm", v2, n3);
+            save("model", "version2-truncated.upfm", v2, 16 + 18);
+        } else {
+            failures++;
+        }
+        free(v2);
     }
     free(buf);
     upf_context_destroy(&ctx);

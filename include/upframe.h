@@ -318,6 +318,15 @@ UPF_API upf_result upf_metric_shimmer(upf_context *ctx, const upf_image *frames,
 #define UPF_MODEL_FLAG_CUBIC_BASE 0x2u  /* the detail is added to a Catmull-Rom sample of the
                                          * frame in linear light, not a bilinear one in sqrt
                                          * space (docs/MODELS.md) */
+#define UPF_MODEL_FLAG_SQRT_LANCZOS_BASE 0x4u /* the detail is added to a Lanczos-3 sample of
+                                               * the sqrt values (at most one base flag;
+                                               * model file version 2, docs/MODELS.md) */
+#define UPF_MODEL_FLAG_NO_SMAA 0x8u /* the engine skips SMAA's blending for this model (as
+                                     * UPF_SPATIAL_NO_SMAA does; model file version 2) */
+
+/* A model's detail strength: the network's detail is multiplied by it before it is added
+ * (1 as trained; 0 the base alone; model file version 2). */
+#define UPF_MODEL_DETAIL_STRENGTH_MAX 4.0
 
 typedef struct upf_models upf_models;
 
@@ -327,6 +336,7 @@ typedef struct upf_model_info {
     unsigned flags;         /* UPF_MODEL_FLAG_* */
     const char *provenance; /* UTF-8 text (data, seed, loss, code revision); valid while the
                              * set lives; "" when the file gave none */
+    double detail_strength; /* 0 .. UPF_MODEL_DETAIL_STRENGTH_MAX; 1 for version-1 files */
 } upf_model_info;
 
 /* Parses a model file held in memory (`size` bytes at `data`; the set keeps no pointer into

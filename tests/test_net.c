@@ -27,6 +27,7 @@ static upf__net_model *model_new(int step, uint32_t flags)
     upf__net_model *m = calloc(1, sizeof *m);
     m->step = step;
     m->flags = flags;
+    m->detail_strength = 1.0f;
     return m;
 }
 
@@ -441,10 +442,10 @@ static void test_loader(test_rng *rng)
     memcpy(b, "UPFX", 4);
     CHECK_FAILS(ctx, try_load(ctx, b, 4), UPF_ERROR_BAD_DATA, "not a model file");
     memcpy(b, good, size);
-    put32(b + 8, 2);
+    put32(b + 8, 3);
     fix_crc(b, size);
-    CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "byte 8: model file version 2; "
-                "expected 1");
+    CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "byte 8: model file version 3; "
+                "expected 1..2");
     put32(b + 8, 0);
     CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "version 0");
     memcpy(b, good, size);
@@ -503,7 +504,8 @@ static void test_loader(test_rng *rng)
     put32(b + m0 + 4, 0x5);
     fix_crc(b, size);
     CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "model 0: flags 0x5 has unknown "
-                "bits 0x4");
+                "bits 0x4; expected only 0x3 in a version 1 file (the sqrt-Lanczos base and no-SMAA need "
+                "version 2)");
     put32(b + m0 + 4, 0x80000000u);
     fix_crc(b, size);
     CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "unknown bits 0x80000000");
@@ -658,10 +660,23 @@ static void test_writer(test_rng *rng)
     CHECK_FAILS(ctx, upf__net_write(ctx, list, 2, buf, size), UPF_ERROR_INVALID_ARGUMENT,
                 "model 1: step 12");
     c->step = 7;
-    c->flags = 4;
+    c->flags = 0x10;
     CHECK_FAILS(ctx, upf__net_write(ctx, list, 2, buf, size), UPF_ERROR_INVALID_ARGUMENT,
-                "unknown bits 0x4");
+                "unknown bits 0x10");
+    c->flags = UPF_MODEL_FLAG_CUBIC_BASE | UPF_MODEL_FLAG_SQRT_LANCZOS_BASE;
+    CHECK_FAILS(ctx, upf__net_write(ctx, list, 2, buf, size), UPF_ERROR_INVALID_ARGUMENT,
+                "model 1: flags 0x6 set both the cubic and the sqrt-Lanczos base");
     c->flags = 0;
+    c->detail_strength = 4.5f;
+    CHECK_FAILS(ctx, upf__net_write(ctx, list, 2, buf, size), UPF_ERROR_INVALID_ARGUMENT,
+                "model 1: detail strength 4.5; expected 0..4");
+    c->detail_strength = NAN;
+    CHECK_FAILS(ctx, upf__net_write(ctx, list, 2, buf, size), UPF_ERROR_INVALID_ARGUMENT,
+                "detail strength nan");
+    c->detail_strength = -0.5f;
+    CHECK_FAILS(ctx, upf__net_write(ctx, list, 2, buf, size), UPF_ERROR_INVALID_ARGUMENT,
+                "detail strength -0.5");
+    c->detail_strength = 1.0f;
     c->w[2][1][17] = 70000.0f; /* finite in fp32, Inf in fp16 */
     CHECK_FAILS(ctx, upf__net_write(ctx, list, 2, buf, size), UPF_ERROR_INVALID_ARGUMENT,
                 "model 1: stage 3 matrix B row 1 column 1 is 70000");
@@ -687,6 +702,107 @@ static void test_writer(test_rng *rng)
     free(buf);
     free(a);
     free(c);
+    upf_context_destroy(&ctx);
+}
+
+/* Version 2: a model with the sqrt-Lanczos base or a detail strength other than 1 makes the
+ * writer use it (20-byte model headers, the strength as float32 at +16); such files load with
+ * both, round-trip byte for byte, and are checked field by field. Version-1 files keep
+ * strength 1. */
+static void test_version2(test_rng *rng)
+{
+    upf_context *ctx = test_context(1);
+    upf__net_model *models[2] = { model_new(6, UPF_MODEL_FLAG_SQRT_LANCZOS_BASE),
+                                  model_new(4, UPF_MODEL_FLAG_WINDOW_MEAN) };
+    model_random(rng, models[0], -1, 1);
+    model_random(rng, models[1], -1, 1);
+    strcpy(models[0]->provenance, "v2");
+    models[1]->detail_strength = 0.625f;
+    size_t size;
+    unsigned char *good = write_file(ctx, models, 2, &size);
+    const size_t m0 = 16, m1 = m0 + 20 + 2 + 12288, crc = m1 + 20 + 12288;
+    CHECK_EQ_INT(size, crc + 4);
+    CHECK_EQ_INT(good[8], 2);
+    float f;
+    uint32_t u = (uint32_t)good[m1 + 16] | (uint32_t)good[m1 + 17] << 8 |
+                 (uint32_t)good[m1 + 18] << 16 | (uint32_t)good[m1 + 19] << 24;
+    memcpy(&f, &u, sizeof f);
+    CHECK(f == 0.625f);
+    CHECK(memcmp(good + m0 + 20, "v2", 2) == 0); /* the provenance follows the 20 bytes */
+    upf_models *set = upf_models_load(ctx, good, size);
+    CHECK(set != NULL);
+    if (set) {
+        upf_model_info info;
+        CHECK_OK(ctx, upf_models_info(set, 0, &info));
+        CHECK_EQ_INT(info.flags, UPF_MODEL_FLAG_SQRT_LANCZOS_BASE);
+        CHECK(info.detail_strength == 1.0);
+        CHECK_OK(ctx, upf_models_info(set, 1, &info));
+        CHECK(info.detail_strength == 0.625);
+        CHECK(strcmp(info.provenance, "") == 0);
+        /* load -> write gives the same bytes */
+        const upf__net_model *again[2] = { &set->model[0], &set->model[1] };
+        unsigned char *buf = malloc(size);
+        CHECK_EQ_INT(upf__net_file_size(again, 2), size);
+        CHECK_OK(ctx, upf__net_write(ctx, again, 2, buf, size));
+        CHECK(memcmp(buf, good, size) == 0);
+        free(buf);
+    }
+    upf_models_destroy(&set);
+    char names[64];
+    upf__model_flags_text(UPF_MODEL_FLAG_SQRT_LANCZOS_BASE | UPF_MODEL_FLAG_WINDOW_MEAN, names,
+                          sizeof names);
+    CHECK(strcmp(names, "window-mean,sqrt-lanczos-base") == 0);
+    upf__model_flags_text(UPF_MODEL_FLAG_NO_SMAA, names, sizeof names);
+    CHECK(strcmp(names, "no-smaa") == 0);
+
+    unsigned char *b = malloc(size);
+    CHECK_FAILS(ctx, try_load(ctx, good, m1 + 18), UPF_ERROR_BAD_DATA, "inside model 1's header "
+                "(bytes 12326..12345)");
+    static const struct { float v; const char *msg; } bad[] = {
+        { -0.25f, "byte 12342: model 1: detail strength -0.25; expected 0..4" },
+        { 4.5f, "detail strength 4.5; expected 0..4" },
+        { NAN, "detail strength nan" },
+        { INFINITY, "detail strength inf" } };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memcpy(b, good, size);
+        memcpy(&u, &bad[i].v, sizeof u);
+        put32(b + m1 + 16, u);
+        fix_crc(b, size);
+        CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, bad[i].msg);
+    }
+    memcpy(b, good, size); /* strength 0 (the base alone) and 4 are allowed */
+    f = 0.0f;
+    memcpy(&u, &f, sizeof u);
+    put32(b + m1 + 16, u);
+    fix_crc(b, size);
+    CHECK_OK(ctx, try_load(ctx, b, size));
+    memcpy(b, good, size);
+    put32(b + m0 + 4, UPF_MODEL_FLAG_SQRT_LANCZOS_BASE | UPF_MODEL_FLAG_CUBIC_BASE);
+    fix_crc(b, size);
+    CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "byte 20: model 0: flags 0x6 "
+                "set both the cubic and the sqrt-Lanczos base");
+    put32(b + m0 + 4, 0x14);
+    fix_crc(b, size);
+    CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "flags 0x14 has unknown bits "
+                "0x10; expected only 0xf in a version 2 file");
+    put32(b + m0 + 4, UPF_MODEL_FLAG_NO_SMAA | UPF_MODEL_FLAG_SQRT_LANCZOS_BASE);
+    fix_crc(b, size);
+    CHECK_OK(ctx, try_load(ctx, b, size));
+    free(b);
+    free(good);
+
+    /* Models that fit version 1 are written as version 1 (older readers read them). */
+    models[1]->detail_strength = 1.0f;
+    models[0]->flags = UPF_MODEL_FLAG_CUBIC_BASE;
+    good = write_file(ctx, models, 2, &size);
+    CHECK_EQ_INT(good[8], 1);
+    CHECK_EQ_INT(size, 16 + 16 + 2 + 12288 + 16 + 12288 + 4);
+    set = upf_models_load(ctx, good, size);
+    CHECK(set && set->model[0].detail_strength == 1.0f && set->model[1].detail_strength == 1.0f);
+    upf_models_destroy(&set);
+    free(good);
+    free(models[0]);
+    free(models[1]);
     upf_context_destroy(&ctx);
 }
 
@@ -941,15 +1057,62 @@ static int clamp_f64_index(int i, int size)
     return i < 0 ? 0 : i > size - 1 ? size - 1 : i;
 }
 
+/* Lanczos-3, sinc(x) sinc(x / 3) for |x| < 3 (Duchon 1979), written out independently of the
+ * library's kernel: 3 sin(pi x) sin(pi x / 3) / (pi x)^2. */
+static double lanczos3_f64(double x)
+{
+    const double pi = 3.14159265358979323846;
+    if (x == 0.0)
+        return 1.0;
+    if (fabs(x) >= 3.0)
+        return 0.0;
+    return 3.0 * sin(pi * x) * sin(pi * x / 3.0) / (pi * pi * x * x);
+}
+
+/* The bases of the tests: 0 bilinear (no flag), 1 cubic, 2 sqrt Lanczos. */
+enum { BASE_BILINEAR, BASE_CUBIC, BASE_LANCZOS };
+static uint32_t base_flags(int base)
+{
+    return base == BASE_CUBIC ? UPF_MODEL_FLAG_CUBIC_BASE
+           : base == BASE_LANCZOS ? UPF_MODEL_FLAG_SQRT_LANCZOS_BASE : 0u;
+}
+static const char *base_note(int base)
+{
+    return base == BASE_CUBIC ? ", cubic base" : base == BASE_LANCZOS ? ", sqrt-Lanczos base" : "";
+}
+
 /* The base at output pixel (X, Y), sqrt-space RGB and alpha. Bilinear: the sqrt frame at
  * (X + 0.5) * W_in / W_out - 0.5, clamped to the edge. Cubic (UPF_MODEL_FLAG_CUBIC_BASE):
  * Catmull-Rom of the squared values over the 4x4 pixels around that position, edge pixels
- * repeated, clamped at 0, square root; alpha unsquared, clamped to [0, 1]. */
-static void base_f64(const uint32_t *px, int w, int h, int ow, int oh, int X, int Y, bool cubic,
+ * repeated, clamped at 0, square root; alpha unsquared, clamped to [0, 1]. Sqrt Lanczos
+ * (UPF_MODEL_FLAG_SQRT_LANCZOS_BASE): Lanczos-3 of the sqrt values over the 6x6 pixels around
+ * it, weights normalised per axis, edge pixels repeated, colour not clamped, alpha clamped to
+ * [0, 1]. */
+static void base_f64(const uint32_t *px, int w, int h, int ow, int oh, int X, int Y, int kind,
                      double base[4])
 {
     const double ux = (X + 0.5) * w / ow - 0.5, uy = (Y + 0.5) * h / oh - 0.5;
-    if (!cubic) {
+    if (kind == BASE_LANCZOS) {
+        const int ix = (int)floor(ux), iy = (int)floor(uy);
+        double wx[6], wy[6], sx = 0, sy = 0, acc[4] = { 0, 0, 0, 0 };
+        for (int i = 0; i < 6; i++) {
+            sx += wx[i] = lanczos3_f64(ix - 2 + i - ux);
+            sy += wy[i] = lanczos3_f64(iy - 2 + i - uy);
+        }
+        for (int j = 0; j < 6; j++)
+            for (int i = 0; i < 6; i++) {
+                double c[4];
+                pixel_f64(px, w, clamp_f64_index(ix - 2 + i, w), clamp_f64_index(iy - 2 + j, h),
+                          c);
+                for (int ch = 0; ch < 4; ch++)
+                    acc[ch] += wy[j] / sy * wx[i] / sx * c[ch];
+            }
+        for (int ch = 0; ch < 3; ch++)
+            base[ch] = acc[ch];
+        base[3] = fmin(fmax(acc[3], 0.0), 1.0);
+        return;
+    }
+    if (kind == BASE_BILINEAR) {
         int x0, x1, y0, y1;
         double fx, fy, c[4][4];
         tap_f64(ux, w, &x0, &x1, &fx);
@@ -983,14 +1146,14 @@ static void base_f64(const uint32_t *px, int w, int h, int ow, int oh, int X, in
  * detail = bilinear map at (X + 0.5) * (W_in * 12 / s) / W_out - 0.5; o = max(base + detail,
  * 0)^2; then the sharpen, clamped at 0. `detail` NULL means zero. out: RGBA doubles. */
 static void compose_f64(const uint32_t *px, int w, int h, const double *detail, int dw, int dh,
-                        int s, int ow, int oh, double k, bool cubic, double *out)
+                        int s, int ow, int oh, double k, int kind, double *out)
 {
     double *o = malloc(sizeof *o * 4 * (size_t)ow * (size_t)oh);
     double *L = malloc(sizeof *L * (size_t)ow * (size_t)oh);
     for (int Y = 0; Y < oh; Y++)
         for (int X = 0; X < ow; X++) {
             double base[4];
-            base_f64(px, w, h, ow, oh, X, Y, cubic, base);
+            base_f64(px, w, h, ow, oh, X, Y, kind, base);
             double det = 0;
             if (detail) {
                 int a0, a1, b0, b1;
@@ -1075,19 +1238,19 @@ static void test_compose(test_rng *rng)
         }
         float k = trial % 3 == 0 ? 0.0f : trial % 3 == 1 ? 1.0f : 2.0f * test_rand_float(rng);
         uint32_t *px = frame_random(rng, w, h);
-        const bool cubic = trial & 1;
+        const int kind = trial % 3;
         upf__detail_map map;
         float *d = malloc(upf__detail_map_bytes(s, w, h));
-        upf__detail_map_init(&map, s, cubic ? UPF_MODEL_FLAG_CUBIC_BASE : 0, w, h, d);
+        upf__detail_map_init(&map, s, base_flags(kind), w, h, d);
         double *dd = malloc(sizeof *dd * (size_t)map.width * (size_t)map.height);
         for (int i = 0; i < map.width * map.height; i++)
             dd[i] = d[i] = 0.3f * test_rand_float(rng) - 0.15f;
         float *got = compose_lib(ctx, px, w, h, &map, ow, oh, k);
         double *want = malloc(sizeof *want * 4 * (size_t)ow * (size_t)oh);
-        compose_f64(px, w, h, dd, map.width, map.height, s, ow, oh, k, cubic, want);
+        compose_f64(px, w, h, dd, map.width, map.height, s, ow, oh, k, kind, want);
         double e = max_diff(got, want, 4 * (size_t)ow * (size_t)oh);
         CHECKF(e <= 1e-5, "step %d, %dx%d -> %dx%d, sharpness %g%s: max error %g", s, w, h, ow,
-               oh, (double)k, cubic ? ", cubic base" : "", e);
+               oh, (double)k, base_note(kind), e);
         worst = fmax(worst, e);
         free(want);
         free(got);
@@ -1126,15 +1289,15 @@ static void test_compose(test_rng *rng)
         free(d);
         free(px);
     }
-    /* Ratio 1 with zero detail: each output pixel is its input pixel, squared, for either
-     * base (Catmull-Rom interpolates: at whole positions its weights are exactly 0, 1, 0, 0,
-     * and sqrtf of a float's correctly rounded square is that float). */
-    for (int cubic = 0; cubic < 2; cubic++) {
+    /* Ratio 1 with zero detail: each output pixel is its input pixel, squared, for every
+     * base (Catmull-Rom and Lanczos-3 interpolate: at whole positions their weights are
+     * exactly 0, 1, 0, ..., and sqrtf of a float's correctly rounded square is that float). */
+    for (int kind = 0; kind < 3; kind++) {
         int w = 23, h = 11;
         uint32_t *px = frame_random(rng, w, h);
         upf__detail_map map;
         float *d = calloc(1, upf__detail_map_bytes(10, w, h));
-        upf__detail_map_init(&map, 10, cubic ? UPF_MODEL_FLAG_CUBIC_BASE : 0, w, h, d);
+        upf__detail_map_init(&map, 10, base_flags(kind), w, h, d);
         float *got = compose_lib(ctx, px, w, h, &map, w, h, 0.0f);
         int wrong = 0;
         for (int i = 0; i < w * h; i++) {
@@ -1321,11 +1484,14 @@ static void test_reconstruct(test_rng *rng)
      * then within 1e-5 of each value, see test_forward_bounded) and one of mixed weights with
      * the window-mean flag (within 2e-4 of the largest detail, see test_forward_mixed); the
      * output adds the compose error (1e-5) to the detail error, squared near values <= ~2. */
-    for (int t = 0; t < 6; t++) {
+    for (int t = 0; t < 8; t++) {
         int s = test_rand_int(rng, UPF_MODEL_STEP_MIN, UPF_MODEL_STEP_MAX);
-        const bool cubic = t >= 4;
+        const int kind = t >= 6 ? BASE_LANCZOS : t >= 4 ? BASE_CUBIC : BASE_BILINEAR;
         upf__net_model *m = model_new(s, (t & 1 ? UPF_MODEL_FLAG_WINDOW_MEAN : 0u) |
-                                             (cubic ? UPF_MODEL_FLAG_CUBIC_BASE : 0u));
+                                             base_flags(kind));
+        /* the last one damped: the detail strength scales the float64 detail too */
+        if (t == 7)
+            m->detail_strength = 0.375f;
         if (t & 1)
             model_random(rng, m, -0.45f, 0.45f);
         else
@@ -1337,17 +1503,19 @@ static void test_reconstruct(test_rng *rng)
         int dw, dh;
         double *dd = detail_f64(m, px, w, h, &dw, &dh);
         double dmax = 0;
-        for (int i = 0; i < dw * dh; i++)
+        for (int i = 0; i < dw * dh; i++) {
+            dd[i] *= m->detail_strength;
             dmax = fmax(dmax, fabs(dd[i]));
+        }
         double *want = malloc(sizeof *want * 4 * (size_t)ow * (size_t)oh);
-        compose_f64(px, w, h, dd, dw, dh, s, ow, oh, k, cubic, want);
+        compose_f64(px, w, h, dd, dw, dh, s, ow, oh, k, kind, want);
         float *got = reconstruct_lib(ctx, m, px, w, h, ow, oh, k);
         double e = max_diff(got, want, 4 * (size_t)ow * (size_t)oh);
         double tol = 1e-5 + 2 * (1 + dmax) * (t & 1 ? 2e-4 * dmax : 2e-5 * dmax) * (1 + 2.5 * k);
         CHECKF(e <= tol, "pass 4, step %d%s, %dx%d -> %dx%d: error %g > %g (largest detail %g)",
-               s, cubic ? " (cubic base)" : "", w, h, ow, oh, e, tol, dmax);
-        printf("pass 4 vs float64, step %d%s: error %.3g (tolerance %.3g)\n", s,
-               cubic ? ", cubic base" : "", e, tol);
+               s, base_note(kind), w, h, ow, oh, e, tol, dmax);
+        printf("pass 4 vs float64, step %d%s, detail strength %g: error %.3g (tolerance %.3g)\n",
+               s, base_note(kind), (double)m->detail_strength, e, tol);
         CHECK(dmax > 0.01); /* the detail is not negligible */
         free(got);
         free(want);
@@ -1518,6 +1686,26 @@ static void test_cli(test_rng *rng)
     CHECK_TOOL(0, "wrote", "model import '%s/raw2.bin' --offset 0 --step 8 --window-mean "
                "--cubic-base -o '%s/imp3.upfm'", TMP, TMP);
     CHECK_TOOL(0, "flags 0x3 (window-mean,cubic-base)", "model info '%s/imp3.upfm'", TMP);
+    CHECK(strstr(test_tool_out(), "detail strength 1 (as trained)") != NULL);
+    CHECK(strstr(test_tool_out(), "model file version 1") != NULL);
+    /* the sqrt-Lanczos base and a detail strength (a version-2 file) */
+    CHECK_TOOL(0, "wrote", "model import '%s/raw2.bin' --offset 0 --step 8 --sqrt-lanczos-base "
+               "--detail-strength 0.5 -o '%s/imp4.upfm'", TMP, TMP);
+    CHECK_TOOL(0, "flags 0x4 (sqrt-lanczos-base)", "model info '%s/imp4.upfm'", TMP);
+    CHECK(strstr(test_tool_out(), "model file version 2") != NULL);
+    CHECK(strstr(test_tool_out(), "detail strength 0.5 (the network's detail is scaled)") != NULL);
+    CHECK_TOOL(0, "\"detail_strength\": 0.5", "model info '%s/imp4.upfm' --json", TMP);
+    CHECK_TOOL(1, "exclude each other", "model import '%s/raw2.bin' --offset 0 --step 8 "
+               "--sqrt-lanczos-base --cubic-base -o '%s/imp5.upfm'", TMP, TMP);
+    CHECK_TOOL(1, "--detail-strength '5'; expected a number in 0..4", "model import '%s/raw2.bin' "
+               "--offset 0 --step 8 --detail-strength 5 -o '%s/imp5.upfm'", TMP, TMP);
+    CHECK_TOOL(0, "1 model", "model pack '%s/imp3.upfm' --detail-strength 0.25 -o "
+               "'%s/imp5.upfm'", TMP, TMP);
+    set = load_path(ctx, TMP "/imp5.upfm");
+    CHECK(set && set->model[0].detail_strength == 0.25f &&
+          set->model[0].flags == (UPF_MODEL_FLAG_WINDOW_MEAN | UPF_MODEL_FLAG_CUBIC_BASE) &&
+          memcmp(set->model[0].w, m2->w, sizeof m2->w) == 0);
+    upf_models_destroy(&set);
 
     /* pack, then info on the pack */
     CHECK_TOOL(0, "2 models, steps 5 8", "model pack '%s/imp.upfm' '%s/imp2.upfm' -o '%s/pack.upfm'",
@@ -1640,6 +1828,7 @@ int main(void)
     test_crc(&rng);
     test_loader(&rng);
     test_writer(&rng);
+    test_version2(&rng);
     test_default_models();
     test_model_choice();
     test_detail_geometry(&rng);

@@ -21,6 +21,7 @@ static upf_models *random_models_flags(upf_context *ctx, test_rng *rng, const in
         memset(&m[k], 0, sizeof m[k]);
         m[k].step = steps[k];
         m[k].flags = flags;
+        m[k].detail_strength = 1.0f;
         for (int s = 0; s < UPF_NET_STAGES; s++)
             for (int a = 0; a < UPF_NET_MATRICES; a++)
                 for (int i = 0; i < UPF_NET_WINDOW; i++)
@@ -176,7 +177,7 @@ static void test_against_reference(upf_context *ctx, const upf_models *set, test
 
 /* SMAA end to end: a hard 20-degree edge upscaled 2x without the network is closer to the
  * exact coverage with SMAA than without. */
-static void test_smaa_helps(upf_context *ctx, const upf_models *set)
+static void test_smaa_helps(upf_context *ctx, const upf_models *set, const upf_models *no_smaa)
 {
     const int w = 64, h = 48, ow = 128, oh = 96;
     const double slope = tan(20.0 * 3.14159265358979 / 180.0);
@@ -189,10 +190,13 @@ static void test_smaa_helps(upf_context *ctx, const upf_models *set)
             in[4 * (y * w + x) + 3] = 1;
         }
     double err[2];
+    float *without = malloc(sizeof(float) * 4 * ow * oh);
     for (int with = 0; with < 2; with++) {
         unsigned flags = UPF_SPATIAL_NO_NETWORK | (with ? 0 : UPF_SPATIAL_NO_SMAA);
         CHECK_OK(ctx, run_once(ctx, upf_spatial_params(.src_width = w, .src_height = h,
                      .dst_width = ow, .dst_height = oh, .models = set, .flags = flags), in, out));
+        if (!with)
+            memcpy(without, out, sizeof(float) * 4 * ow * oh);
         double sum = 0;
         int n = 0;
         for (int y = 8; y < oh - 8; y++)
@@ -215,6 +219,12 @@ static void test_smaa_helps(upf_context *ctx, const upf_models *set)
     printf("spatial: 20-degree edge at 2x, mean error near the edge: bilinear %.4f, SMAA + "
            "bilinear %.4f\n", err[0], err[1]);
     CHECK(err[1] < 0.8 * err[0]);
+    /* A model with UPF_MODEL_FLAG_NO_SMAA runs as UPF_SPATIAL_NO_SMAA does, bit for bit. */
+    CHECK_OK(ctx, run_once(ctx, upf_spatial_params(.src_width = w, .src_height = h,
+                 .dst_width = ow, .dst_height = oh, .models = no_smaa,
+                 .flags = UPF_SPATIAL_NO_NETWORK), in, out));
+    CHECK(memcmp(out, without, sizeof(float) * 4 * ow * oh) == 0);
+    free(without);
     free(in);
     free(out);
 }
@@ -659,7 +669,9 @@ int main(void)
     upf_models *set = random_models(ctx, &rng, steps, 7, 0.2f);
     test_arguments(ctx, set);
     test_against_reference(ctx, set, &rng);
-    test_smaa_helps(ctx, set);
+    upf_models *no_smaa = random_models_flags(ctx, &rng, steps, 7, 0.2f, UPF_MODEL_FLAG_NO_SMAA);
+    test_smaa_helps(ctx, set, no_smaa);
+    upf_models_destroy(&no_smaa);
     upf_models *cubic = random_models_flags(ctx, &rng, steps, 7, 0.2f, UPF_MODEL_FLAG_CUBIC_BASE);
     test_alpha_and_range(ctx, set, cubic, &rng);
     upf_models_destroy(&cubic);

@@ -51,6 +51,7 @@ static upf__net_model *model_new(int step, uint32_t flags)
     upf__net_model *m = calloc(1, sizeof *m);
     m->step = step;
     m->flags = flags;
+    m->detail_strength = 1.0f;
     return m;
 }
 
@@ -370,15 +371,21 @@ static void test_pair_geometry(upf_context *ctx, test_rng *rng)
         const int q = step / gcd(step, 12);
         const int w = q * test_rand_int(rng, (12 + q - 1) / q + 1, 60 / q + 2);
         const int h = q * test_rand_int(rng, (12 + q - 1) / q + 1, 48 / q + 2);
-        /* Both bases: the cubic one for steps 4, 5, 8 and 9 (with and without window mean). */
-        upf__net_model *m = model_new(step, (step % 2 ? UPF_MODEL_FLAG_WINDOW_MEAN : 0u) |
-                                                ((step / 2) % 2 == 0 ? UPF_MODEL_FLAG_CUBIC_BASE : 0u));
+        /* Every base: the cubic one for steps 4, 5, 8 and 9, the sqrt-Lanczos one for 7 and 10,
+         * bilinear for 6 (with and without window mean). */
+        const uint32_t base = (step / 2) % 2 == 0 ? UPF_MODEL_FLAG_CUBIC_BASE
+                              : step == 7 || step == 10 ? UPF_MODEL_FLAG_SQRT_LANCZOS_BASE : 0u;
+        upf__net_model *m = model_new(step, (step % 2 ? UPF_MODEL_FLAG_WINDOW_MEAN : 0u) | base);
         random_weights(rng, &m->w[0][0][0], 0.3f);
         /* Sqrt values in [0.45, 0.85], so that nothing clamps, not even where the cubic base
          * undershoots: Catmull-Rom's negative weights sum to at most t(1 - t)/2 = 1/8 per axis,
          * 2 * 1/8 * 9/8 = 0.28 in 2D, so the base in linear light stays above
-         * 0.45^2 - 0.28 * (0.85^2 - 0.45^2) = 0.056, sqrt 0.24, beyond a teacher's 0.05. */
-        uint32_t *px = frame_random(rng, w, h, 0.45f, 0.3f);
+         * 0.45^2 - 0.28 * (0.85^2 - 0.45^2) = 0.056, sqrt 0.24, beyond a teacher's 0.05.
+         * Lanczos-3's negative weights sum to less than 0.2 per axis (0.27 of 1.27 at the
+         * worst phase), under 0.5 in 2D, so for values in [0.45, 0.7] (span 0.15 and the noise)
+         * its base stays in [0.32, 0.83]. */
+        uint32_t *px = frame_random(rng, w, h, 0.45f,
+                                    base == UPF_MODEL_FLAG_SQRT_LANCZOS_BASE ? 0.15f : 0.3f);
         float *map_data = malloc(upf__detail_map_bytes(step, w, h));
         int ow, oh;
         float *ref = teacher_reference(ctx, m, px, w, h, map_data, &ow, &oh);
@@ -417,7 +424,7 @@ static void test_pair_geometry(upf_context *ctx, test_rng *rng)
                "teacher's by %g", step, (unsigned)m->flags, worst_target);
         /* Targets made for the other base are not the teacher's detail: the base matters. */
         train_pair other;
-        CHECK_OK(ctx, train_pair_from_frame(ctx, step, m->flags ^ UPF_MODEL_FLAG_CUBIC_BASE, px,
+        CHECK_OK(ctx, train_pair_from_frame(ctx, step, m->flags ^ (base ? base : UPF_MODEL_FLAG_CUBIC_BASE), px,
                                             w, h, NULL, ref, ow, oh, &other));
         double moved = 0;
         for (int i = 0; i < ow * oh; i++)
@@ -712,6 +719,23 @@ static void test_loader(upf_context *ctx, test_rng *rng)
             edges += set.pairs[1].edge_weight[i];
         CHECKF(edges > 0, "no pass-1 edges found in a frame of hard-edged blocks");
         CHECK(strstr(set.description, "user pairs") != NULL);
+        /* Without SMAA (UPF_MODEL_FLAG_NO_SMAA) the frame is the unblended one: the same edge
+         * weights, some pixels different (SMAA blends across these blocks' edges), most the
+         * same. */
+        train_set plain;
+        CHECK_OK(ctx, train_set_load_dir(ctx, d, 6, UPF_MODEL_FLAG_NO_SMAA, 0.0, false, &plain,
+                                         NULL, NULL));
+        if (plain.count == 2) {
+            const train_pair *a = &set.pairs[1], *b = &plain.pairs[1];
+            int differ = 0;
+            for (int i = 0; i < a->in_w * a->in_h; i++)
+                differ += a->frame[i] != b->frame[i];
+            CHECKF(differ > 0 && differ < a->in_w * a->in_h / 2, "%d of %d pixels differ "
+                   "without SMAA", differ, a->in_w * a->in_h);
+            CHECK(memcmp(a->edge_weight, b->edge_weight, 12 * sizeof *a->edge_weight) == 0);
+            CHECK_EQ_INT(plain.flags, UPF_MODEL_FLAG_NO_SMAA);
+        }
+        train_set_free(ctx, &plain);
     }
     train_set_free(ctx, &set);
     /* Step 4 takes b's own input; a's generic input has the wrong ratio for it. */

@@ -14,7 +14,10 @@
  *    by a square root. Catmull-Rom interpolates (it passes through the pixels) and keeps edges
  *    steeper than bilinear, which blurs a one-pixel step over a whole input pixel; in linear
  *    light, so a dark line on a bright ground keeps its weight, as the classic resamplers
- *    (src/resample) filter;
+ *    (src/resample) filter. A model with UPF_MODEL_FLAG_SQRT_LANCZOS_BASE: Lanczos-3 over the
+ *    6x6 pixels around the position on the sqrt values themselves (no squaring, no clamp):
+ *    games that average in gamma-encoded values, as most do, look more like this than like a
+ *    filter in linear light (docs/SPATIAL.md, "The base");
  *  - detail: the map sampled bilinearly at x = (X + 0.5) * (W_in * r) / W_out - 0.5 (y
  *    likewise), clamped to [0, map width - 1]; when W_out = W_in * r this is detail pixel X
  *    itself. For any other size this is "the shader resamples to cover the gap";
@@ -25,7 +28,7 @@
  *    L the Rec. 709 luma of o, neighbours at the frame's edge repeating the edge pixel, k the
  *    sharpness (1 the shipped look, 0 off); then clamped at 0, since linear light is never
  *    negative. The weights sum to 0, so flat areas are unchanged;
- *  - alpha: the base's filter (bilinear, or Catmull-Rom clamped to [0, 1]) on the alpha of the
+ *  - alpha: the base's filter (bilinear, or Catmull-Rom or Lanczos-3 clamped to [0, 1]) on the alpha of the
  *    linear input at full precision, not on the frame's 2 bits; not squared, not sharpened
  *    (upf__compose_output without the linear input: the frame's alpha, as the trainer uses);
  *  - when convert tone-mapped the frame (range: the largest value M above 1), the output's
@@ -60,38 +63,41 @@ static int clampi(int v, int lo, int hi)
 
 /* ---- the base ------------------------------------------------------------------------------ */
 
-upf__tap4 upf__tap4_at(int x, long long num, long long den, int size)
+int upf__tapk_at(int x, long long num, long long den, int size, upf_filter filter,
+                 upf__tapk *tap)
 {
     /* u = t / d2 exactly; i = floor(u) by integer division rounded down; frac = u - i. */
     const long long t = (2LL * x + 1) * num - den, d2 = 2 * den;
     const long long i = t >= 0 ? t / d2 : -((-t + d2 - 1) / d2);
     const double frac = (double)(t - i * d2) / (double)d2;
-    const upf__kernel *k = upf__kernel_get(UPF_FILTER_BICUBIC);
-    double w[4], sum = 0.0;
-    upf__tap4 tap;
-    for (int j = 0; j < 4; j++) {
-        w[j] = k->eval(frac - (double)(j - 1)); /* pixel i - 1 + j is j - 1 - frac from u */
+    const upf__kernel *k = upf__kernel_get(filter);
+    const int n = filter == UPF_FILTER_LANCZOS3 ? 6 : 4, first = 1 - n / 2;
+    double w[UPF_BASE_TAPS_MAX], sum = 0.0;
+    for (int j = 0; j < n; j++) {
+        w[j] = k->eval(frac - (double)(j + first)); /* pixel i + first + j is that far from u */
         sum += w[j];
-        tap.i[j] = clampi((int)(i - 1 + j), 0, size - 1);
+        tap->i[j] = clampi((int)(i + first + j), 0, size - 1);
     }
-    for (int j = 0; j < 4; j++)
-        tap.w[j] = (float)(w[j] / sum);
-    return tap;
+    for (int j = 0; j < n; j++)
+        tap->w[j] = (float)(w[j] / sum);
+    return n;
 }
 
 size_t upf__base_cols_bytes(int out_w)
 {
-    return align64((size_t)out_w * UPF_MAX(sizeof(upf__tap), sizeof(upf__tap4)));
+    return align64((size_t)out_w * UPF_MAX(sizeof(upf__tap), sizeof(upf__tapk)));
 }
 
 upf__base_cols upf__base_cols_init(uint32_t flags, int in_w, int out_w, void *mem)
 {
-    upf__base_cols c = { flags, in_w, out_w, NULL, NULL };
-    if (flags & UPF_MODEL_FLAG_CUBIC_BASE) {
-        upf__tap4 *t = mem;
+    upf__base_cols c = { flags, in_w, out_w, NULL, NULL, 0, 0, UPF_FILTER_BILINEAR };
+    if (flags & (UPF_MODEL_FLAG_CUBIC_BASE | UPF_MODEL_FLAG_SQRT_LANCZOS_BASE)) {
+        upf__tapk *t = mem;
+        c.filter = (flags & UPF_MODEL_FLAG_CUBIC_BASE) ? UPF_FILTER_BICUBIC : UPF_FILTER_LANCZOS3;
+        c.linear = (flags & UPF_MODEL_FLAG_CUBIC_BASE) != 0;
         for (int x = 0; x < out_w; x++)
-            t[x] = upf__tap4_at(x, in_w, out_w, in_w);
-        c.cubic = t;
+            c.taps = upf__tapk_at(x, in_w, out_w, in_w, c.filter, &t[x]);
+        c.kernel = t;
     } else {
         upf__tap *t = mem;
         for (int x = 0; x < out_w; x++)
@@ -101,57 +107,76 @@ upf__base_cols upf__base_cols_init(uint32_t flags, int in_w, int out_w, void *me
     return c;
 }
 
-void upf__base_row(const upf__sqrt_frame *frame, const upf__base_cols *cols, int out_h, int y,
-                   float *vrow, float *base)
+/* The shipped design's base: sqrt space, bilinear, rows blended, then columns. */
+static void base_row_bilinear(const upf__sqrt_frame *frame, const upf__base_cols *cols,
+                              int out_h, int y, float *vrow, float *base)
 {
-    const int in_w = frame->width, out_w = cols->out_w;
     const size_t stride = frame->stride ? frame->stride : (size_t)frame->width;
-    if (cols->bilinear) {
-        /* Sqrt space, bilinear: rows blended, then columns. */
-        const upf__tap ty = upf__tap_at(y, frame->height, out_h, frame->height);
-        const uint32_t *r0 = frame->pixels + (size_t)ty.i0 * stride;
-        const uint32_t *r1 = frame->pixels + (size_t)ty.i1 * stride;
-        for (int x = 0; x < in_w; x++) {
-            float a[4], b[4];
-            upf_unpack_sqrt1010102(r0[x], &a[0], &a[1], &a[2], &a[3]);
-            upf_unpack_sqrt1010102(r1[x], &b[0], &b[1], &b[2], &b[3]);
-            for (int c = 0; c < 4; c++)
-                vrow[4 * x + c] = upf__lerp(a[c], b[c], ty.f);
-        }
-        for (int x = 0; x < out_w; x++) {
-            const upf__tap t = cols->bilinear[x];
-            for (int c = 0; c < 4; c++)
-                base[4 * x + c] = upf__lerp(vrow[4 * t.i0 + c], vrow[4 * t.i1 + c], t.f);
-        }
-        return;
+    const upf__tap ty = upf__tap_at(y, frame->height, out_h, frame->height);
+    const uint32_t *r0 = frame->pixels + (size_t)ty.i0 * stride;
+    const uint32_t *r1 = frame->pixels + (size_t)ty.i1 * stride;
+    for (int x = 0; x < frame->width; x++) {
+        float a[4], b[4];
+        upf_unpack_sqrt1010102(r0[x], &a[0], &a[1], &a[2], &a[3]);
+        upf_unpack_sqrt1010102(r1[x], &b[0], &b[1], &b[2], &b[3]);
+        for (int c = 0; c < 4; c++)
+            vrow[4 * x + c] = upf__lerp(a[c], b[c], ty.f);
     }
-    /* Linear light, Catmull-Rom: the four rows squared and weighted, then the columns. */
-    const upf__tap4 ty = upf__tap4_at(y, frame->height, out_h, frame->height);
-    const uint32_t *rows[4];
-    for (int j = 0; j < 4; j++)
+    for (int x = 0; x < cols->out_w; x++) {
+        const upf__tap t = cols->bilinear[x];
+        for (int c = 0; c < 4; c++)
+            base[4 * x + c] = upf__lerp(vrow[4 * t.i0 + c], vrow[4 * t.i1 + c], t.f);
+    }
+}
+
+/* The two kernel bases, separable, rows first (n taps down, then n across, each sum from tap 0
+ * in order):
+ *  - cubic (cols->linear): Catmull-Rom on the squared sqrt values (linear light), the colour
+ *    clamped at 0 and square-rooted back to sqrt space;
+ *  - sqrt Lanczos: Lanczos-3 on the sqrt values as they are; the colour is not clamped (its
+ *    lobes may take it a little below 0 or above 1: compose clamps base + detail at 0).
+ * Alpha: the same taps on the unsquared alpha, clamped to [0, 1]. */
+static void base_row_kernel(const upf__sqrt_frame *frame, const upf__base_cols *cols,
+                            int out_h, int y, float *vrow, float *base)
+{
+    const size_t stride = frame->stride ? frame->stride : (size_t)frame->width;
+    const int n = cols->taps;
+    upf__tapk ty;
+    upf__tapk_at(y, frame->height, out_h, frame->height, cols->filter, &ty);
+    const uint32_t *rows[UPF_BASE_TAPS_MAX];
+    for (int j = 0; j < n; j++)
         rows[j] = frame->pixels + (size_t)ty.i[j] * stride;
-    for (int x = 0; x < in_w; x++) {
+    for (int x = 0; x < frame->width; x++) {
         float acc[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-        for (int j = 0; j < 4; j++) {
+        for (int j = 0; j < n; j++) {
             float p[4];
             upf_unpack_sqrt1010102(rows[j][x], &p[0], &p[1], &p[2], &p[3]);
             for (int c = 0; c < 3; c++)
-                acc[c] += ty.w[j] * (p[c] * p[c]);
+                acc[c] += ty.w[j] * (cols->linear ? p[c] * p[c] : p[c]);
             acc[3] += ty.w[j] * p[3];
         }
         for (int c = 0; c < 4; c++)
             vrow[4 * x + c] = acc[c];
     }
-    for (int x = 0; x < out_w; x++) {
-        const upf__tap4 t = cols->cubic[x];
+    for (int x = 0; x < cols->out_w; x++) {
+        const upf__tapk *t = &cols->kernel[x];
         float acc[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-        for (int j = 0; j < 4; j++)
+        for (int j = 0; j < n; j++)
             for (int c = 0; c < 4; c++)
-                acc[c] += t.w[j] * vrow[4 * t.i[j] + c];
+                acc[c] += t->w[j] * vrow[4 * t->i[j] + c];
         for (int c = 0; c < 3; c++)
-            base[4 * x + c] = acc[c] > 0.0f ? sqrtf(acc[c]) : 0.0f;
+            base[4 * x + c] = !cols->linear ? acc[c] : acc[c] > 0.0f ? sqrtf(acc[c]) : 0.0f;
         base[4 * x + 3] = acc[3] > 0.0f ? (acc[3] < 1.0f ? acc[3] : 1.0f) : 0.0f;
     }
+}
+
+void upf__base_row(const upf__sqrt_frame *frame, const upf__base_cols *cols, int out_h, int y,
+                   float *vrow, float *base)
+{
+    if (cols->bilinear)
+        base_row_bilinear(frame, cols, out_h, y, vrow, base);
+    else
+        base_row_kernel(frame, cols, out_h, y, vrow, base);
 }
 
 /* ---- the output ---------------------------------------------------------------------------- */
@@ -225,18 +250,19 @@ static void alpha_row(const compose_job *job, int out_h, int y, float *vrow, flo
         }
         return;
     }
-    const upf__tap4 ty = upf__tap4_at(y, in_h, out_h, in_h);
+    upf__tapk ty;
+    const int n = upf__tapk_at(y, in_h, out_h, in_h, cols->filter, &ty);
     for (int x = 0; x < in_w; x++) {
         float acc = 0.0f;
-        for (int j = 0; j < 4; j++)
+        for (int j = 0; j < n; j++)
             acc += ty.w[j] * a[((size_t)ty.i[j] * in_w + (size_t)x) * 4 + 3];
         vrow[x] = acc;
     }
     for (int x = 0; x < out_w; x++) {
-        const upf__tap4 t = cols->cubic[x];
+        const upf__tapk *t = &cols->kernel[x];
         float acc = 0.0f;
-        for (int j = 0; j < 4; j++)
-            acc += t.w[j] * vrow[t.i[j]];
+        for (int j = 0; j < n; j++)
+            acc += t->w[j] * vrow[t->i[j]];
         rgba[4 * x + 3] = acc > 0.0f ? (acc < 1.0f ? acc : 1.0f) : 0.0f;
     }
 }

@@ -15,6 +15,8 @@
  *  - Each window goes through the network (net_infer.c); the top-left 12x12 of its output is
  *    detail pixels 48 * tile + 12 * window + (0..11). So detail pixel X lies in tile X / 48,
  *    window (X % 48) / 12, column X % 12 (rows the same).
+ *  - Each value is multiplied by the model's detail strength (1 as trained: copied as is).
+ *    Stage 6 has no ReLU, so this is the same as scaling its A and C.
  *
  * One task per tile on the context's workers; every value is computed the same way whichever
  * worker runs it, so the map does not depend on their number. Scratch is the caller's. */
@@ -139,14 +141,21 @@ static void detail_tile(void *priv, int index, int worker)
     }
     upf__net_windows_forward(job->model, win_in, win_out, n);
 
-    /* The top-left 12x12 of each output is the window's block of the map. */
+    /* The top-left 12x12 of each output is the window's block of the map, times the model's
+     * detail strength (at 1, as trained, the values are copied as they are). */
+    const float strength = job->model->detail_strength;
     for (int k = 0; k < n; k++) {
         const float *o = win_out + (size_t)k * UPF_NET_WINDOW;
         int rows = UPF_MIN(UPF_NET_BLOCK, map->height - at_y[k]);
         int cols = UPF_MIN(UPF_NET_BLOCK, map->width - at_x[k]);
-        for (int r = 0; r < rows; r++)
-            memcpy(map->data + (size_t)(at_y[k] + r) * map->width + at_x[k], o + r * UPF_NET_DIM,
-                   (size_t)cols * sizeof(float));
+        for (int r = 0; r < rows; r++) {
+            float *d = map->data + (size_t)(at_y[k] + r) * map->width + at_x[k];
+            if (strength == 1.0f)
+                memcpy(d, o + r * UPF_NET_DIM, (size_t)cols * sizeof(float));
+            else
+                for (int c = 0; c < cols; c++)
+                    d[c] = strength * o[r * UPF_NET_DIM + c];
+        }
     }
 }
 

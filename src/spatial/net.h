@@ -34,10 +34,14 @@
 #define UPF_MODEL_STEP_MAX 10      /* ratio 1.2 */
 #define UPF_MODELS_MAX 7           /* one per step */
 #define UPF_MODEL_PROVENANCE_MAX 4096 /* bytes of provenance text */
-#define UPF_MODEL_FLAGS_KNOWN (UPF_MODEL_FLAG_WINDOW_MEAN | UPF_MODEL_FLAG_CUBIC_BASE)
+#define UPF_MODEL_FLAGS_BASE (UPF_MODEL_FLAG_CUBIC_BASE | UPF_MODEL_FLAG_SQRT_LANCZOS_BASE)
+#define UPF_MODEL_FLAGS_KNOWN (UPF_MODEL_FLAG_WINDOW_MEAN | UPF_MODEL_FLAGS_BASE | \
+                               UPF_MODEL_FLAG_NO_SMAA)
+/* The flags a version-1 file may hold (version 2 adds the sqrt-Lanczos base and no-SMAA). */
+#define UPF_MODEL_FLAGS_V1 (UPF_MODEL_FLAG_WINDOW_MEAN | UPF_MODEL_FLAG_CUBIC_BASE)
 
 /* A model's flags as text for messages and provenance: "none", or the names of the flags set,
- * comma-separated ("window-mean", "cubic-base"). Writes at most `size` bytes with the NUL. */
+ * comma-separated ("window-mean", "cubic-base", "sqrt-lanczos-base", "no-smaa"). Writes at most `size` bytes with the NUL. */
 void upf__model_flags_text(uint32_t flags, char *out, size_t size);
 
 /* Window-mean input (UPF_MODEL_FLAG_WINDOW_MEAN): stage 1 sees 4 * (Y - mean(Y)); see
@@ -50,7 +54,10 @@ enum { UPF_NET_A = 0, UPF_NET_B = 1, UPF_NET_C = 2, UPF_NET_D = 3 };
 
 typedef struct upf__net_model {
     int step;                      /* UPF_MODEL_STEP_MIN..MAX; ratio 12 / step */
-    uint32_t flags;                /* UPF_MODEL_FLAG_* */
+    uint32_t flags;                /* UPF_MODEL_FLAG_*, at most one of UPF_MODEL_FLAGS_BASE */
+    /* The detail map is the network's output times this (0 .. UPF_MODEL_DETAIL_STRENGTH_MAX;
+     * 1 as trained). Whoever makes a model sets it: 0 means no detail at all. */
+    float detail_strength;
     /* w[stage][matrix][r * 16 + c], converted exactly from the file's fp16 values. */
     float w[UPF_NET_STAGES][UPF_NET_MATRICES][UPF_NET_WINDOW];
     char provenance[UPF_MODEL_PROVENANCE_MAX + 1]; /* NUL-terminated UTF-8 */
@@ -77,7 +84,11 @@ void upf__net_windows_forward(const upf__net_model *model, const float *in, floa
 
 /* ---- model files (net_model.c, docs/MODELS.md) ----------------------------------------- */
 
-#define UPF_MODEL_FILE_VERSION 1
+/* Version 2 adds each model's detail strength and the sqrt-Lanczos base flag; version-1 files
+ * load as before (strength 1). The writer writes version 1 when every model fits it, so
+ * older readers keep reading what they could. */
+#define UPF_MODEL_FILE_VERSION 2
+#define UPF_MODEL_FILE_VERSION_MIN 1
 
 /* CRC-32 (ISO-HDLC: reflected polynomial 0xEDB88320, initial and final XOR 0xFFFFFFFF; the
  * CRC of zlib, PNG and `python3 -c "import zlib; zlib.crc32(...)"`). */
@@ -88,10 +99,15 @@ uint32_t upf__crc32(const void *data, size_t size);
 upf_result upf__net_parse(upf_context *ctx, const char *fn, const void *data, size_t size,
                           upf_models *set);
 
-/* Checks one in-memory model as the loader checks a file's (step, flags, provenance text,
- * finite weights that fit fp16); `index` names it in messages. */
+/* Checks one in-memory model as the loader checks a file's (step, flags, at most one base
+ * flag, detail strength, provenance text, finite weights that fit fp16); `index` names it in
+ * messages. */
 upf_result upf__net_check_model(upf_context *ctx, const char *fn, const upf__net_model *model,
                                 int index);
+
+/* The version a file of these models is written in: 1 when every model fits it (detail
+ * strength 1, no version-2 flag), else 2. A file loaded and written again keeps its version. */
+uint32_t upf__net_file_version(const upf__net_model *const *models, int count);
 
 /* Bytes of a model file holding these models. */
 size_t upf__net_file_size(const upf__net_model *const *models, int count);

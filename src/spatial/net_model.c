@@ -10,8 +10,11 @@
  *     say where the next part starts; a file that ends early is "truncated" (naming the part
  *     it ends in), one that goes on after the checksum has "trailing bytes";
  *  2. the CRC-32 of everything before the checksum (a damaged file);
- *  3. content: steps (range, duplicates), flag bits, provenance text, and every weight
- *     (NaN/Inf named by model, stage, matrix, row and column). */
+ *  3. content: steps (range, duplicates), flag bits (at most one base), the detail strength
+ *     (version 2), provenance text, and every weight (NaN/Inf named by model, stage, matrix,
+ *     row and column).
+ * Version 1 and 2 files differ only in each model's header: version 2 has the detail strength
+ * (float32) after the provenance length, 20 bytes in all, and may set the sqrt-Lanczos flag. */
 #include <stdio.h>
 #include <string.h>
 
@@ -23,7 +26,8 @@
 static const unsigned char model_magic[8] = { 'U', 'P', 'F', 'M', 'O', 'D', 'E', 'L' };
 
 #define HEADER_BYTES 16        /* magic, version, count */
-#define MODEL_HEADER_BYTES 16  /* step, flags, 4 size bytes, provenance length */
+#define MODEL_HEADER_BYTES_V1 16 /* step, flags, 4 size bytes, provenance length */
+#define MODEL_HEADER_BYTES_V2 20 /* the same, then the detail strength (float32) */
 #define WEIGHT_BYTES (UPF_NET_WEIGHTS * 2)
 #define CHECKSUM_BYTES 4
 
@@ -45,6 +49,14 @@ static void wr32(unsigned char *p, uint32_t v)
     p[1] = (unsigned char)(v >> 8);
     p[2] = (unsigned char)(v >> 16);
     p[3] = (unsigned char)(v >> 24);
+}
+
+static float rdf32(const unsigned char *p)
+{
+    uint32_t u = rd32(p);
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
 }
 
 static void wr16(unsigned char *p, uint16_t v)
@@ -165,10 +177,12 @@ upf_result upf__net_parse(upf_context *ctx, const char *fn, const void *data, si
     if (size < HEADER_BYTES)
         return truncated(ctx, fn, size, "the file header", 0, HEADER_BYTES);
     uint32_t version = rd32(p + 8);
-    if (version != UPF_MODEL_FILE_VERSION)
+    if (version < UPF_MODEL_FILE_VERSION_MIN || version > UPF_MODEL_FILE_VERSION)
         return upf__fail(ctx, UPF_ERROR_BAD_DATA, "%s: byte 8: model file version %u; expected "
-                         "%d (the only version this build reads)", fn, version,
-                         UPF_MODEL_FILE_VERSION);
+                         "%d..%d (the versions this build reads)", fn, version,
+                         UPF_MODEL_FILE_VERSION_MIN, UPF_MODEL_FILE_VERSION);
+    const size_t model_header = version >= 2 ? MODEL_HEADER_BYTES_V2 : MODEL_HEADER_BYTES_V1;
+    const uint32_t flags_known = version >= 2 ? UPF_MODEL_FLAGS_KNOWN : UPF_MODEL_FLAGS_V1;
     uint32_t count = rd32(p + 12);
     if (count < 1 || count > UPF_MODELS_MAX)
         return upf__fail(ctx, UPF_ERROR_BAD_DATA, "%s: byte 12: model count %u; expected 1..%d",
@@ -179,9 +193,9 @@ upf_result upf__net_parse(upf_context *ctx, const char *fn, const void *data, si
     for (int m = 0; m < (int)count; m++) {
         model_layout *L = &lay[m];
         L->start = at;
-        if (size - at < MODEL_HEADER_BYTES) {
+        if (size - at < model_header) {
             snprintf(part, sizeof part, "model %d's header", m);
-            return truncated(ctx, fn, size, part, at, MODEL_HEADER_BYTES);
+            return truncated(ctx, fn, size, part, at, model_header);
         }
         /* The sizes: fixed by the design, stored so that a file of another shape is refused by
          * name rather than misread. */
@@ -201,7 +215,7 @@ upf_result upf__net_parse(upf_context *ctx, const char *fn, const void *data, si
             return upf__fail(ctx, UPF_ERROR_BAD_DATA, "%s: byte %zu: model %d: provenance "
                              "length %u bytes; expected at most %d", fn, at + 12, m,
                              L->prov_len, UPF_MODEL_PROVENANCE_MAX);
-        L->prov = at + MODEL_HEADER_BYTES;
+        L->prov = at + model_header;
         if (size - L->prov < L->prov_len) {
             snprintf(part, sizeof part, "model %d's provenance text", m);
             return truncated(ctx, fn, size, part, L->prov, L->prov_len);
@@ -244,11 +258,24 @@ upf_result upf__net_parse(upf_context *ctx, const char *fn, const void *data, si
                                  "again (model %d has it); expected one model per step", fn,
                                  L->start, m, step, q);
         uint32_t flags = rd32(p + L->start + 4);
-        if (flags & ~UPF_MODEL_FLAGS_KNOWN)
+        if (flags & ~flags_known)
             return upf__fail(ctx, UPF_ERROR_BAD_DATA, "%s: byte %zu: model %d: flags 0x%x has "
-                             "unknown bits 0x%x; expected only 0x%x (window mean)", fn,
-                             L->start + 4, m, flags, flags & ~UPF_MODEL_FLAGS_KNOWN,
-                             UPF_MODEL_FLAGS_KNOWN);
+                             "unknown bits 0x%x; expected only 0x%x in a version %u file%s", fn,
+                             L->start + 4, m, flags, flags & ~flags_known, flags_known, version,
+                             version < 2 && !(flags & ~UPF_MODEL_FLAGS_KNOWN)
+                                 ? " (the sqrt-Lanczos base and no-SMAA need version 2)" : "");
+        if ((flags & UPF_MODEL_FLAGS_BASE) == UPF_MODEL_FLAGS_BASE)
+            return upf__fail(ctx, UPF_ERROR_BAD_DATA, "%s: byte %zu: model %d: flags 0x%x set "
+                             "both the cubic and the sqrt-Lanczos base; expected at most one "
+                             "base flag", fn, L->start + 4, m, flags);
+        float strength = 1.0f;
+        if (version >= 2) {
+            strength = rdf32(p + L->start + 16);
+            if (!(strength >= 0.0f && strength <= UPF_MODEL_DETAIL_STRENGTH_MAX)) /* NaN too */
+                return upf__fail(ctx, UPF_ERROR_BAD_DATA, "%s: byte %zu: model %d: detail "
+                                 "strength %g; expected 0..%g", fn, L->start + 16, m,
+                                 (double)strength, UPF_MODEL_DETAIL_STRENGTH_MAX);
+        }
         const char *why = "";
         long bad = check_text(p + L->prov, L->prov_len, &why);
         if (bad >= 0)
@@ -274,6 +301,7 @@ upf_result upf__net_parse(upf_context *ctx, const char *fn, const void *data, si
         }
         model->step = (int)step;
         model->flags = flags;
+        model->detail_strength = strength;
         memcpy(model->provenance, p + L->prov, L->prov_len);
         model->provenance[L->prov_len] = '\0';
         set->count = m + 1;
@@ -288,6 +316,8 @@ void upf__model_flags_text(uint32_t flags, char *out, size_t size)
     static const struct { uint32_t flag; const char *name; } names[] = {
         { UPF_MODEL_FLAG_WINDOW_MEAN, "window-mean" },
         { UPF_MODEL_FLAG_CUBIC_BASE, "cubic-base" },
+        { UPF_MODEL_FLAG_SQRT_LANCZOS_BASE, "sqrt-lanczos-base" },
+        { UPF_MODEL_FLAG_NO_SMAA, "no-smaa" },
     };
     size_t n = 0;
     if (size)
@@ -314,6 +344,15 @@ upf_result upf__net_check_model(upf_context *ctx, const char *fn, const upf__net
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: model %d: flags 0x%x has unknown "
                          "bits 0x%x; expected only 0x%x", fn, index, model->flags,
                          model->flags & ~UPF_MODEL_FLAGS_KNOWN, UPF_MODEL_FLAGS_KNOWN);
+    if ((model->flags & UPF_MODEL_FLAGS_BASE) == UPF_MODEL_FLAGS_BASE)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: model %d: flags 0x%x set both "
+                         "the cubic and the sqrt-Lanczos base; expected at most one base flag",
+                         fn, index, model->flags);
+    if (!(model->detail_strength >= 0.0f &&
+          model->detail_strength <= UPF_MODEL_DETAIL_STRENGTH_MAX))
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: model %d: detail strength %g; "
+                         "expected 0..%g", fn, index, (double)model->detail_strength,
+                         UPF_MODEL_DETAIL_STRENGTH_MAX);
     const char *end = memchr(model->provenance, '\0', sizeof model->provenance);
     if (!end)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: model %d: provenance is not "
@@ -343,11 +382,21 @@ upf_result upf__net_check_model(upf_context *ctx, const char *fn, const upf__net
     return UPF_OK;
 }
 
+uint32_t upf__net_file_version(const upf__net_model *const *models, int count)
+{
+    for (int m = 0; m < count; m++)
+        if (models[m]->detail_strength != 1.0f || (models[m]->flags & ~UPF_MODEL_FLAGS_V1))
+            return 2;
+    return 1;
+}
+
 size_t upf__net_file_size(const upf__net_model *const *models, int count)
 {
     size_t size = HEADER_BYTES + CHECKSUM_BYTES;
+    const size_t model_header = upf__net_file_version(models, count) >= 2 ? MODEL_HEADER_BYTES_V2
+                                                                  : MODEL_HEADER_BYTES_V1;
     for (int m = 0; m < count; m++)
-        size += MODEL_HEADER_BYTES + strnlen(models[m]->provenance, UPF_MODEL_PROVENANCE_MAX) +
+        size += model_header + strnlen(models[m]->provenance, UPF_MODEL_PROVENANCE_MAX) +
                 WEIGHT_BYTES;
     return size;
 }
@@ -379,8 +428,10 @@ upf_result upf__net_write(upf_context *ctx, const upf__net_model *const *models,
                          "expected at least %zu", fn, size, need);
 
     unsigned char *p = out;
+    const uint32_t version = upf__net_file_version(models, count);
+    const size_t model_header = version >= 2 ? MODEL_HEADER_BYTES_V2 : MODEL_HEADER_BYTES_V1;
     memcpy(p, model_magic, sizeof model_magic);
-    wr32(p + 8, UPF_MODEL_FILE_VERSION);
+    wr32(p + 8, version);
     wr32(p + 12, (uint32_t)count);
     size_t at = HEADER_BYTES;
     for (int m = 0; m < count; m++) {
@@ -393,8 +444,13 @@ upf_result upf__net_write(upf_context *ctx, const upf__net_model *const *models,
         p[at + 10] = UPF_NET_DIM;
         p[at + 11] = UPF_NET_DIM;
         wr32(p + at + 12, (uint32_t)prov_len);
-        memcpy(p + at + MODEL_HEADER_BYTES, model->provenance, prov_len);
-        at += MODEL_HEADER_BYTES + prov_len;
+        if (version >= 2) {
+            uint32_t u;
+            memcpy(&u, &model->detail_strength, sizeof u);
+            wr32(p + at + 16, u);
+        }
+        memcpy(p + at + model_header, model->provenance, prov_len);
+        at += model_header + prov_len;
         for (int st = 0; st < UPF_NET_STAGES; st++)
             for (int mat = 0; mat < UPF_NET_MATRICES; mat++)
                 for (int i = 0; i < UPF_NET_WINDOW; i++, at += 2)
@@ -432,7 +488,7 @@ upf_models *upf_models_load(upf_context *ctx, const void *data, size_t size)
     }
     if (size == 0) {
         upf__fail(ctx, UPF_ERROR_BAD_DATA, "%s: the model file is empty (0 bytes); expected "
-                  "at least %d", fn, HEADER_BYTES + MODEL_HEADER_BYTES + WEIGHT_BYTES +
+                  "at least %d", fn, HEADER_BYTES + MODEL_HEADER_BYTES_V1 + WEIGHT_BYTES +
                   CHECKSUM_BYTES);
         return NULL;
     }
@@ -483,6 +539,7 @@ upf_result upf_models_info(const upf_models *models, int index, upf_model_info *
     info->ratio = 12.0 / m->step;
     info->flags = m->flags;
     info->provenance = m->provenance;
+    info->detail_strength = m->detail_strength;
     return UPF_OK;
 }
 

@@ -68,29 +68,42 @@ static inline float upf__lerp(float a, float b, float f)
     return (1.0f - f) * a + f * b;
 }
 
-/* A Catmull-Rom tap set: source pixels i[0..3] (clamped to the source) and their weights. */
-typedef struct upf__tap4 {
-    int i[4];
-    float w[4];
-} upf__tap4;
+/* A kernel tap set of the sharper bases: source pixels i[0..n-1] (clamped to the source) and
+ * their weights, n = 4 for Catmull-Rom, 6 for Lanczos-3 (upf__base_cols.taps). */
+#define UPF_BASE_TAPS_MAX 6
+typedef struct upf__tapk {
+    int i[UPF_BASE_TAPS_MAX];
+    float w[UPF_BASE_TAPS_MAX];
+} upf__tapk;
 
-/* The cubic base's taps for output pixel X: the Catmull-Rom kernel (resample/filters.c) at
- * the four source pixels around u = (X + 0.5) * num / den - 0.5 (floor(u) - 1 .. floor(u) + 2,
- * edges repeated), weights normalised to sum 1. u is exact, as in upf__tap_at. */
-upf__tap4 upf__tap4_at(int x, long long num, long long den, int size);
+/* The taps of `filter` (UPF_FILTER_BICUBIC: Catmull-Rom, 4 taps; UPF_FILTER_LANCZOS3: 6 taps;
+ * the kernels of resample/filters.c) for output pixel X: the n source pixels around
+ * u = (X + 0.5) * num / den - 0.5, floor(u) - n/2 + 1 .. floor(u) + n/2 (edges repeated),
+ * weights computed in double, normalised to sum 1, then rounded to float. u is exact, as in
+ * upf__tap_at. Returns n. */
+int upf__tapk_at(int x, long long num, long long den, int size, upf_filter filter,
+                 upf__tapk *tap);
 
 /* ---- the base: the frame sampled at the output's pixels, before the detail is added ---- */
 
-/* Without UPF_MODEL_FLAG_CUBIC_BASE (the shipped design): the frame's sqrt values sampled
- * bilinearly (upf__tap_at, rows blended first, then columns). With it: the frame in linear
- * light (the sqrt values squared) sampled with Catmull-Rom (upf__tap4_at, rows first), clamped
- * at 0 and taken back to sqrt space. Alpha is sampled the same way, unsquared, and with the
- * cubic base clamped to [0, 1]. Both pass 4 and the trainer's targets use these functions. */
+/* The model's base flags choose one of three (docs/SPATIAL.md, "The base"; each one function
+ * below, so a GPU port can follow them one by one):
+ *  - none (the shipped design): the frame's sqrt values sampled bilinearly (upf__tap_at, rows
+ *    blended first, then columns);
+ *  - UPF_MODEL_FLAG_CUBIC_BASE: the frame in linear light (the sqrt values squared) sampled
+ *    with Catmull-Rom (4x4 taps, rows first), clamped at 0 and taken back to sqrt space;
+ *  - UPF_MODEL_FLAG_SQRT_LANCZOS_BASE: the sqrt values themselves sampled with Lanczos-3 (6x6
+ *    taps, rows first), not clamped (compose clamps base + detail at 0 before squaring).
+ * Alpha is sampled with the same taps, unsquared, and clamped to [0, 1] by the two kernel
+ * bases. Both pass 4 and the trainer's targets use these functions. */
 typedef struct upf__base_cols {
     uint32_t flags;
     int in_w, out_w;
-    const upf__tap *bilinear;  /* out_w column taps without the flag, else NULL */
-    const upf__tap4 *cubic;    /* out_w column taps with it, else NULL */
+    const upf__tap *bilinear;  /* out_w column taps of the bilinear base, else NULL */
+    const upf__tapk *kernel;   /* out_w column taps of a kernel base, else NULL */
+    int taps;                  /* the kernel base's taps per axis: 4 or 6 */
+    int linear;                /* 1: the kernel base filters in linear light (cubic) */
+    upf_filter filter;         /* the kernel base's filter */
 } upf__base_cols;
 
 /* Bytes upf__base_cols_init needs for an output out_w wide. */

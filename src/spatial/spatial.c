@@ -270,13 +270,15 @@ static upf_result check_params(upf_context *ctx, const char *fn, const upf_spati
     return UPF_OK;
 }
 
+/* The engine's configuration: the model for the sizes, and the caller's flags plus SMAA off
+ * when that model says so (UPF_MODEL_FLAG_NO_SMAA: it was trained and measured without). */
 static upf__spatial_config config_of(const upf_spatial_params *p, const upf_models *set)
 {
+    const upf__net_model *m = &set->model[upf__models_choose(set, p->src_width, p->src_height,
+                                                             p->dst_width, p->dst_height)];
     return (upf__spatial_config){
-        p->src_width, p->src_height, p->dst_width, p->dst_height, p->sharpness, p->flags,
-        &set->model[upf__models_choose(set, p->src_width, p->src_height, p->dst_width,
-                                       p->dst_height)],
-        NULL
+        p->src_width, p->src_height, p->dst_width, p->dst_height, p->sharpness,
+        p->flags | ((m->flags & UPF_MODEL_FLAG_NO_SMAA) ? UPF_SPATIAL_NO_SMAA : 0u), m, NULL
     };
 }
 

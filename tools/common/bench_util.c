@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "common/bench_util.h"
+#include "imageio/image_io.h"
 #include "scene/scene_internal.h" /* the renderer's 5x7 font, for labels */
 
 int bench_cmp_double(const void *a, const void *b)
@@ -102,4 +103,43 @@ void bench_sheet_put(const upf_image *sheet, int slot, int label_h, const upf_im
                         memset(dst + 4 * ((size_t)(2 + 2 * row + k / 2) * sw + x0 + 4 +
                                           12 * i + 2 * col + k % 2), 255, 3);
         }
+}
+
+void bench_splice_section(const char *prog, const char *dir, const char *begin, const char *end,
+                          const char *text)
+{
+    char path[4096], tmp[4096];
+    snprintf(path, sizeof path, "%s/QUALITY.md", dir);
+    snprintf(tmp, sizeof tmp, "%s/QUALITY.md.tmp", dir);
+    char *old = NULL;
+    size_t size = 0;
+    char err[IMAGEIO_ERR_SIZE];
+    if (imageio_slurp(path, (size_t)1 << 24, (void **)&old, &size, err) != UPF_OK)
+        old = NULL, size = 0;
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        bench_die(prog, "cannot write %s", tmp);
+    const char *b = NULL, *e = NULL;
+    if (old) {
+        char *z = realloc(old, size + 1);
+        if (!z)
+            bench_die(prog, "out of memory");
+        old = z;
+        old[size] = '\0';
+        b = strstr(old, begin);
+        e = b ? strstr(b, end) : NULL;
+    }
+    if (b && e) {
+        fwrite(old, 1, (size_t)(b - old), f);
+        fprintf(f, "%s\n%s%s", begin, text, end);
+        fputs(e + strlen(end), f);
+    } else {
+        if (old)
+            fputs(old, f);
+        fprintf(f, "\n%s\n%s%s\n", begin, text, end);
+    }
+    free(old);
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        bench_die(prog, "cannot write %s", path);
+    fprintf(stderr, "%s: wrote %s\n", prog, path);
 }

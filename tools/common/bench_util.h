@@ -37,4 +37,10 @@ void bench_busiest_crop(const upf_image *img, int cw, int ch, int *cx, int *cy);
 void bench_sheet_put(const upf_image *sheet, int slot, int label_h, const upf_image *img, int cx,
                      int cy, int cw, int ch, int zoom, const char *label);
 
+/* Replaces the part of DIR/QUALITY.md between the lines `begin` and `end` (a section one bench
+ * program writes) with `text`, or appends the section when the file has none; the rest of the
+ * file is kept. Written through a temporary and renamed. `prog` names the caller in messages. */
+void bench_splice_section(const char *prog, const char *dir, const char *begin, const char *end,
+                          const char *text);
+
 #endif

@@ -232,7 +232,10 @@ upf_result train_pair_from_images(upf_context *ctx, int step, uint32_t flags,
                          UPF_NET_BLOCK, UPF_NET_BLOCK);
 
     /* The spatial engine's own passes convert .. blend (src/spatial/spatial_passes.h) make
-     * the sqrt frame and the edge words, exactly as the engine makes them for this input. */
+     * the sqrt frame and the edge words, exactly as the engine makes them for this input.
+     * For a model without SMAA (UPF_MODEL_FLAG_NO_SMAA) the passes stop after edges, which
+     * writes every pixel's unblended sqrt encoding (what the engine's frame is then) and
+     * still gives the edge words for the window weights. */
     const upf__spatial_config cfg = { .src_width = w, .src_height = h, .area_table = area_table };
     upf_spatial *engine = upf__spatial_create(ctx, fn, &cfg);
     float *reference = engine ? to_linear(ctx, target, what) : NULL;
@@ -241,7 +244,8 @@ upf_result train_pair_from_images(upf_context *ctx, int step, uint32_t flags,
         goto done;
     }
     if ((r = upf__spatial_run_passes(engine, what, input, NULL, UPF_SPATIAL_PASS_CONVERT,
-                                     UPF_SPATIAL_PASS_BLEND)) != UPF_OK)
+                                     (flags & UPF_MODEL_FLAG_NO_SMAA) ? UPF_SPATIAL_PASS_EDGES
+                                                                      : UPF_SPATIAL_PASS_BLEND)) != UPF_OK)
         goto done;
     r = train_pair_from_frame(ctx, step, flags, upf__spatial_surface(engine, UPF__SP_FRAME)->data,
                               w, h, upf__spatial_surface(engine, UPF__SP_EDGES)->data, reference,

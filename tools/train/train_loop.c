@@ -101,7 +101,7 @@ static upf_result check_config(upf_context *ctx, const train_set *set, const tra
     if (c->flags & ~UPF_MODEL_FLAGS_KNOWN)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: flags 0x%x; expected only 0x%x",
                          fn, c->flags, UPF_MODEL_FLAGS_KNOWN);
-    if ((c->flags ^ set->flags) & UPF_MODEL_FLAG_CUBIC_BASE)
+    if ((c->flags ^ set->flags) & UPF_MODEL_FLAGS_BASE)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: flags 0x%x, but the data's targets "
                          "were made for flags 0x%x (another base)", fn, c->flags, set->flags);
     if (c->steps < 1 || c->batch < 1 || c->batch > 1 << 20)
@@ -136,6 +136,7 @@ upf_result trainer_create(upf_context *ctx, const train_set *set, const train_co
     tr->cfg = *cfg;
     tr->model.step = cfg->step;
     tr->model.flags = cfg->flags;
+    tr->model.detail_strength = 1.0f;
     train_rng_seed(&tr->rng, cfg->seed);
     train_init_weights(weights(&tr->model), &tr->rng, cfg->init_sigma);
     train_adam_init(&tr->adam);
@@ -437,7 +438,7 @@ upf_result train_evaluate(upf_context *ctx, const train_set *set, const upf__net
                           const char *save_dir, train_eval *out)
 {
     memset(out, 0, sizeof *out);
-    if ((model->flags ^ set->flags) & UPF_MODEL_FLAG_CUBIC_BASE)
+    if ((model->flags ^ set->flags) & UPF_MODEL_FLAGS_BASE)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "train_evaluate: model flags 0x%x, but "
                          "the data's targets were made for flags 0x%x (another base)",
                          (unsigned)model->flags, (unsigned)set->flags);

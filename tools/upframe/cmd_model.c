@@ -88,6 +88,8 @@ static void print_model(const upf__net_model *m, int index)
     printf("model %d: step %d, ratio %.4g (12/%d), flags 0x%x (%s)\n", index, m->step,
            12.0 / m->step, m->step, (unsigned)m->flags,
            m->flags ? flags : "none: the NDSR design as specified");
+    printf("  detail strength %.6g%s\n", (double)m->detail_strength,
+           m->detail_strength == 1.0f ? " (as trained)" : " (the network's detail is scaled)");
     if (m->provenance[0]) {
         printf("  provenance:\n    ");
         for (const char *c = m->provenance; *c; c++) {
@@ -119,6 +121,7 @@ static void json_model(cli_json *j, const upf__net_model *m)
     cli_json_number(j, "ratio", 12.0 / m->step);
     cli_json_int(j, "flags", (long long)m->flags);
     cli_json_string(j, "flag_names", m->flags ? flags : "");
+    cli_json_number(j, "detail_strength", m->detail_strength);
     cli_json_string(j, "provenance", m->provenance);
     cli_json_array(j, "weights");
     for (int s = 0; s < UPF_NET_STAGES; s++)
@@ -176,7 +179,7 @@ static int run_info(int argc, char **argv)
             cli_json_object(&j, NULL);
             cli_json_string(&j, "file", builtin ? NULL : path);
             cli_json_bool(&j, "builtin", builtin);
-            cli_json_int(&j, "file_version", UPF_MODEL_FILE_VERSION);
+            cli_json_int(&j, "file_version", upf__net_file_version(list, set->count));
             cli_json_int(&j, "bytes", (long long)bytes);
             cli_json_array(&j, "models");
             for (int m = 0; m < set->count; m++)
@@ -188,7 +191,7 @@ static int run_info(int argc, char **argv)
             char n1[32], n2[32];
             printf("%s: %s (model file version %d, %s)\n", builtin ? "built-in models" : path,
                    cli_count(n1, sizeof n1, set->count, "model", "models"),
-                   UPF_MODEL_FILE_VERSION,
+                   (int)upf__net_file_version(list, set->count),
                    cli_count(n2, sizeof n2, (long long)bytes, "byte", "bytes"));
             for (int m = 0; m < set->count; m++)
                 print_model(&set->model[m], m);
@@ -258,12 +261,23 @@ static int read_slice(const char *path, unsigned long long offset, unsigned char
     return CLI_EXIT_OK;
 }
 
+/* --detail-strength X of import and pack: 0..UPF_MODEL_DETAIL_STRENGTH_MAX. */
+static bool parse_strength(const char *sub, const char *s, double *out)
+{
+    if (cli_parse_double(s, 0.0, UPF_MODEL_DETAIL_STRENGTH_MAX, out))
+        return true;
+    cli_usage(CMD, "%s: --detail-strength '%s'; expected a number in 0..%g (1 as trained, 0 "
+              "the base alone)", sub, s, UPF_MODEL_DETAIL_STRENGTH_MAX);
+    return false;
+}
+
 static int run_import(int argc, char **argv)
 {
     const char *path = NULL, *out = NULL, *order = "ABCD", *offset_s = NULL, *step_s = NULL;
     const char *note = NULL;
     bool transpose = false, matrix_major = false, stage_major = false, window_mean = false;
-    bool cubic_base = false;
+    bool cubic_base = false, lanczos_base = false, no_smaa = false;
+    const char *strength_s = NULL;
     cli_common common = { 0 };
     cli_args a;
     cli_args_init(&a, CMD, argc, argv);
@@ -291,6 +305,12 @@ static int run_import(int argc, char **argv)
             window_mean = true;
         } else if (cli_args_flag(&a, "--cubic-base")) {
             cubic_base = true;
+        } else if (cli_args_flag(&a, "--sqrt-lanczos-base")) {
+            lanczos_base = true;
+        } else if (cli_args_flag(&a, "--no-smaa")) {
+            no_smaa = true;
+        } else if (cli_args_option(&a, "--detail-strength")) {
+            strength_s = a.value;
         } else {
             return cli_usage(CMD, "import: unknown option '%s'", a.arg);
         }
@@ -315,6 +335,12 @@ static int run_import(int argc, char **argv)
                          UPF_MODEL_STEP_MIN, UPF_MODEL_STEP_MAX);
     if (stage_major && matrix_major)
         return cli_usage(CMD, "import: --stage-major and --matrix-major exclude each other");
+    if (cubic_base && lanczos_base)
+        return cli_usage(CMD, "import: --cubic-base and --sqrt-lanczos-base exclude each other "
+                         "(a model has one base)");
+    double strength = 1.0;
+    if (strength_s && !parse_strength("import", strength_s, &strength))
+        return CLI_EXIT_USAGE;
     /* --order: the file's order of A, B, C, D (a permutation). pos[k] = where matrix k is. */
     int pos[UPF_NET_MATRICES] = { -1, -1, -1, -1 };
     bool order_ok = strlen(order) == UPF_NET_MATRICES;
@@ -342,7 +368,10 @@ static int run_import(int argc, char **argv)
         return cli_fail(CMD, CLI_EXIT_INTERNAL, "out of memory");
     model->step = (int)step;
     model->flags = (window_mean ? UPF_MODEL_FLAG_WINDOW_MEAN : 0u) |
-                   (cubic_base ? UPF_MODEL_FLAG_CUBIC_BASE : 0u);
+                   (cubic_base ? UPF_MODEL_FLAG_CUBIC_BASE : 0u) |
+                   (lanczos_base ? UPF_MODEL_FLAG_SQRT_LANCZOS_BASE : 0u) |
+                   (no_smaa ? UPF_MODEL_FLAG_NO_SMAA : 0u);
+    model->detail_strength = (float)strength;
     for (int s = 0; s < UPF_NET_STAGES && code == CLI_EXIT_OK; s++) {
         for (int k = 0; k < UPF_NET_MATRICES && code == CLI_EXIT_OK; k++) {
             /* Stage-major: stage by stage, the four matrices in --order. Matrix-major: matrix
@@ -409,9 +438,10 @@ static int run_import(int argc, char **argv)
 
 /* ---- pack -------------------------------------------------------------------------------- */
 
+
 static int run_pack(int argc, char **argv)
 {
-    const char *out = NULL;
+    const char *out = NULL, *strength_s = NULL;
     const char *inputs[64];
     int n_inputs = 0;
     cli_common common = { 0 };
@@ -426,11 +456,16 @@ static int run_pack(int argc, char **argv)
         } else if (cli_common_option(&a, &common, 0)) {
         } else if (cli_args_option(&a, "-o") || cli_args_option(&a, "--output")) {
             out = a.value;
+        } else if (cli_args_option(&a, "--detail-strength")) {
+            strength_s = a.value;
         } else {
             return cli_usage(CMD, "pack: unknown option '%s'", a.arg);
         }
     }
     if (a.failed)
+        return CLI_EXIT_USAGE;
+    double strength = 1.0;
+    if (strength_s && !parse_strength("pack", strength_s, &strength))
         return CLI_EXIT_USAGE;
     if (n_inputs == 0)
         return cli_usage(CMD, "pack: no model files to combine");
@@ -473,6 +508,18 @@ static int run_pack(int argc, char **argv)
             list[count++] = model;
         }
     }
+    /* --detail-strength: the copies written carry it (each model's own value is replaced). */
+    upf__net_model *copies = NULL;
+    if (code == CLI_EXIT_OK && strength_s) {
+        copies = calloc((size_t)count, sizeof *copies);
+        if (!copies)
+            code = cli_fail(CMD, CLI_EXIT_INTERNAL, "out of memory");
+        for (int q = 0; copies && q < count; q++) {
+            copies[q] = *list[q];
+            copies[q].detail_strength = (float)strength;
+            list[q] = &copies[q];
+        }
+    }
     if (code == CLI_EXIT_OK)
         code = write_models(ctx, list, count, out);
     if (code == CLI_EXIT_OK) {
@@ -482,6 +529,7 @@ static int run_pack(int argc, char **argv)
         cli_report("wrote %s (%s, step%s%s)\n", out, cli_count(n, sizeof n, count, "model",
                    "models"), count == 1 ? "" : "s", steps);
     }
+    free(copies);
     for (int f = 0; f < n_inputs; f++)
         upf_models_destroy(&sets[f]);
     upf_context_destroy(&ctx);
@@ -509,9 +557,9 @@ const cli_command cli_cmd_model = {
     "usage: upframe model info FILE | --builtin [--json]\n"
     "       upframe model import FILE --offset N --step S [--order ABCD] [--transpose]\n"
     "                            [--stage-major | --matrix-major] [--window-mean]\n"
-    "                            [--cubic-base]\n"
-    "                            [--provenance TEXT] -o OUT.upfm\n"
-    "       upframe model pack A.upfm B.upfm ... -o OUT.upfm\n"
+    "                            [--cubic-base | --sqrt-lanczos-base] [--no-smaa]\n"
+    "                            [--detail-strength X] [--provenance TEXT] -o OUT.upfm\n"
+    "       upframe model pack A.upfm B.upfm ... [--detail-strength X] -o OUT.upfm\n"
     "\n"
     "Model files hold the spatial engine's network weights: one to seven models, one per\n"
     "input step S (4..10, ratio 12/S), each 6 stages of four 16x16 matrices A, B, C, D in\n"
@@ -530,9 +578,13 @@ const cli_command cli_cmd_model = {
     "            --window-mean   set the window-mean flag (docs/MODELS.md); off for weights\n"
     "                            of the shipped design\n"
     "            --cubic-base    set the cubic-base flag (docs/MODELS.md); likewise\n"
+    "            --sqrt-lanczos-base  set the sqrt-Lanczos base flag; likewise\n"
+    "            --no-smaa       set the no-SMAA flag (the engine skips SMAA's blending)\n"
+    "            --detail-strength X  scale the network's detail by X (0..4, default 1)\n"
     "            --provenance T  text added to the provenance (data, seed, loss, revision)\n"
     "          NaN or Inf weights, or a file too short for the offset, are refused.\n"
-    "pack      combines model files into one; the steps must be distinct (7 at most).\n"
+    "pack      combines model files into one; the steps must be distinct (7 at most);\n"
+    "          --detail-strength X sets every model's detail strength in the output.\n"
     "\n"
     "Outputs are written atomically (a failed or interrupted run leaves no file); the\n"
     "report ('wrote ...') goes to stdout, -q silences it.\n"

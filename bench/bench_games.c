@@ -1,0 +1,689 @@
+/* bench_games.c: the real-games section of docs/QUALITY.md (`make quality-games`): per game,
+ * every upscaler at 1.5x, 2x and 3x against that game's supersampled references, the spatial
+ * engine scored by a model set trained without that game (leave-one-game-out); then the
+ * OpenArena development views scored by the shipped models. PSNR, SSIM and FLIP per upscaler,
+ * ratio and game, the mean over games, and how the engine stands against the best classic
+ * filter. It writes its own marked section of QUALITY.md (bench_splice_section); the rest of
+ * the file is kept.
+ *
+ *   bench_games --out DOCS_DIR [--games DIR] [--logo DIR] [--real DIR] [--models FILE]
+ *               [--threads N] [--command TEXT] [--tsv FILE] [--explore] [--strengths LIST]
+ *               [--no-flip] [--max-views N] [--no-doc] [--engine-only]
+ *
+ * Reads:
+ *  - DIR/<game>/NAME.target.png (the reference) with NAME.input-s8.png, NAME.input-s6.png and
+ *    NAME.input-s4.png (its native renders for 1.5x, 2x and 3x: the trainer's layout,
+ *    tools/train/README.md); a game's optional DIR/<game>/about.txt is quoted (package,
+ *    version, licence);
+ *  - --logo DIR: <game>.upfm (or logo-<game>.upfm, as tools/train/train_games.sh names it) for
+ *    each game, the models trained without it; a game with none
+ *    is scored with the shipped models and its table says so;
+ *  - --real DIR: the OpenArena views (V_lr_WxH.png, V_ref_1920x1080.png), scored by --models
+ *    (default: the built-in set).
+ * Writes: the section of DOCS_DIR/QUALITY.md (unless --no-doc), and with --tsv one line per
+ * view, ratio and upscaler (game, view, ratio, upscaler, PSNR, SSIM, FLIP) for analysis.
+ * --explore adds the engine's bases without network (bilinear, Catmull-Rom in linear light,
+ * Lanczos-3 in sqrt space, each with and without SMAA) and --strengths the engine at sharpness
+ * 0 with every model's detail strength set to each value listed; --engine-only leaves out the
+ * classic filters (with --no-doc: for comparing model sets quickly). */
+#include <dirent.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/bench_util.h"
+#include "imageio/image_io.h"
+#include "spatial/net.h" /* model flags and strength, for the exploration rows */
+
+#define PROG "bench_games"
+#define MARK_BEGIN "<!-- bench_games: begin (made by bench/bench_games.c) -->"
+#define MARK_END "<!-- bench_games: end -->"
+
+#define N_RATIOS 3
+#define MAX_GAMES 16
+#define MAX_VIEWS 512
+#define MAX_ROWS 32
+
+static const int steps[N_RATIOS] = { 8, 6, 4 };
+static const double ratios[N_RATIOS] = { 1.5, 2.0, 3.0 };
+
+#define die(...) bench_die(PROG, __VA_ARGS__)
+
+static upf_context *ctx;
+static bool with_flip = true;
+
+static void check(upf_result r, const char *what)
+{
+    bench_check(PROG, ctx, r, what);
+}
+
+/* ---- upscalers -------------------------------------------------------------------------- */
+
+enum { K_CLASSIC, K_CLASSIC_SRGB, K_ENGINE };
+
+typedef struct row {
+    char name[96];
+    int kind;
+    upf_filter filter;           /* K_CLASSIC* */
+    const upf_models *models;    /* K_ENGINE */
+    float sharpness;
+    unsigned flags;              /* UPF_SPATIAL_NO_* */
+    bool classic;                /* counts for "the best classic filter" */
+} row;
+
+typedef struct score {
+    double psnr, ssim, flip;
+} score;
+
+typedef struct table {
+    int rows;
+    row row[MAX_ROWS];
+    score sum[N_RATIOS][MAX_ROWS];
+    int views[N_RATIOS];
+} table;
+
+static imageio_image alloc_image(int w, int h, upf_format f)
+{
+    imageio_image img;
+    char err[IMAGEIO_ERR_SIZE];
+    if (imageio_alloc(&img, w, h, f, err) != UPF_OK)
+        die("%s", err);
+    return img;
+}
+
+/* Runs row `r` from src (8-bit sRGB) into dst (8-bit sRGB, the reference's size). */
+static void upscale(const row *r, const upf_image *src, const upf_image *dst)
+{
+    if (r->kind == K_CLASSIC) {
+        check(upf_resample(ctx, src, dst, r->filter), r->name);
+        return;
+    }
+    if (r->kind == K_CLASSIC_SRGB) {
+        /* The sRGB-encoded values filtered as they are (what most image tools do): the same
+         * bytes, read and written as if they were linear. */
+        upf_image s = *src, d = *dst;
+        s.format = d.format = UPF_FORMAT_RGBA8_UNORM;
+        check(upf_resample(ctx, &s, &d, r->filter), r->name);
+        return;
+    }
+    upf_spatial *sp = upf_spatial_create(ctx, upf_spatial_params(
+        .src_width = src->width, .src_height = src->height, .dst_width = dst->width,
+        .dst_height = dst->height, .models = r->models, .sharpness = r->sharpness,
+        .flags = r->flags));
+    if (!sp)
+        check(upf_context_last_error(ctx, NULL), r->name);
+    check(upf_spatial_run(sp, src, dst), r->name);
+    upf_spatial_destroy(&sp);
+}
+
+static score measure(const upf_image *ref, const upf_image *test)
+{
+    score s = { 0, 0, 0 };
+    upf_psnr_result p;
+    check(upf_metric_psnr(ctx, ref, test, NULL, &p), "psnr");
+    check(upf_metric_ssim(ctx, ref, test, NULL, &s.ssim), "ssim");
+    if (with_flip) {
+        upf_flip_result f;
+        check(upf_metric_flip(ctx, ref, test, NULL, NULL, &f, NULL), "flip");
+        s.flip = f.mean;
+    }
+    s.psnr = p.rgb;
+    return s;
+}
+
+/* ---- model sets ---------------------------------------------------------------------------- */
+
+static upf_models *load_models(const char *path)
+{
+    void *data;
+    size_t size;
+    char err[IMAGEIO_ERR_SIZE];
+    if (imageio_slurp(path, 1 << 20, &data, &size, err) != UPF_OK)
+        die("%s", err);
+    upf_models *set = upf_models_load(ctx, data, size);
+    free(data);
+    if (!set)
+        check(upf_context_last_error(ctx, NULL), path);
+    return set;
+}
+
+/* A copy of `set` with the base and SMAA flags replaced by `flags` (flags < 0: kept) and, when
+ * strength >= 0, every model's detail strength set to it. */
+static upf_models *variant(const upf_models *set, long flags, double strength)
+{
+    const upf__net_model *list[UPF_MODELS_MAX];
+    upf__net_model *copy = calloc(UPF_MODELS_MAX, sizeof *copy);
+    if (!copy)
+        die("out of memory");
+    const uint32_t mask = UPF_MODEL_FLAGS_BASE | UPF_MODEL_FLAG_NO_SMAA;
+    for (int i = 0; i < set->count; i++) {
+        copy[i] = set->model[i];
+        if (flags >= 0)
+            copy[i].flags = (copy[i].flags & ~mask) | ((uint32_t)flags & mask);
+        if (strength >= 0)
+            copy[i].detail_strength = (float)strength;
+        list[i] = &copy[i];
+    }
+    size_t size = upf__net_file_size(list, set->count);
+    void *buf = malloc(size);
+    if (!buf)
+        die("out of memory");
+    check(upf__net_write(ctx, list, set->count, buf, size), "writing a model variant");
+    upf_models *v = upf_models_load(ctx, buf, size);
+    free(buf);
+    free(copy);
+    if (!v)
+        check(upf_context_last_error(ctx, NULL), "reloading a model variant");
+    return v;
+}
+
+/* Every set this run made, freed at the end. */
+static upf_models *owned[64 * MAX_GAMES];
+static int n_owned;
+
+static const upf_models *own(upf_models *set)
+{
+    if (n_owned == (int)(sizeof owned / sizeof owned[0]))
+        die("too many model sets");
+    return owned[n_owned++] = set;
+}
+
+/* A short description of a set's flags and strengths at the three ratios. */
+static void describe_set(const upf_models *set, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int r = 0; r < N_RATIOS; r++)
+        for (int i = 0; i < set->count; i++)
+            if (set->model[i].step == steps[r]) {
+                char flags[96];
+                upf__model_flags_text(set->model[i].flags, flags, sizeof flags);
+                n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%s%gx: %s, detail %g",
+                                      n ? "; " : "", ratios[r], flags,
+                                      (double)set->model[i].detail_strength);
+            }
+}
+
+/* ---- the rows ---------------------------------------------------------------------------- */
+
+static void add_row(table *t, row r)
+{
+    if (t->rows == MAX_ROWS)
+        die("too many rows");
+    t->row[t->rows++] = r;
+}
+
+static bool explore, engine_only;
+static double strengths[8];
+static int n_strengths;
+
+static void make_rows(table *t, const upf_models *set)
+{
+    if (engine_only)
+        goto engine;
+    add_row(t, (row){ "bilinear (linear light)", K_CLASSIC, UPF_FILTER_BILINEAR, NULL, 0, 0, true });
+    add_row(t, (row){ "bicubic, Catmull-Rom (linear light)", K_CLASSIC, UPF_FILTER_BICUBIC, NULL,
+                      0, 0, true });
+    add_row(t, (row){ "Lanczos-3 (linear light)", K_CLASSIC, UPF_FILTER_LANCZOS3, NULL, 0, 0,
+                      true });
+    add_row(t, (row){ "Lanczos-3 (sRGB values)", K_CLASSIC_SRGB, UPF_FILTER_LANCZOS3, NULL, 0, 0,
+                      true });
+engine:
+    add_row(t, (row){ "engine's base, no network", K_ENGINE, 0, set, 0, UPF_SPATIAL_NO_NETWORK,
+                      false });
+    add_row(t, (row){ "spatial engine, sharpness 0", K_ENGINE, 0, set, 0, 0, false });
+    add_row(t, (row){ "spatial engine, sharpness 1", K_ENGINE, 0, set, 1, 0, false });
+    if (explore) {
+        static const struct { uint32_t flags; const char *name; } bases[] = {
+            { 0, "bilinear sqrt" }, { UPF_MODEL_FLAG_CUBIC_BASE, "Catmull-Rom linear" },
+            { UPF_MODEL_FLAG_SQRT_LANCZOS_BASE, "Lanczos-3 sqrt" } };
+        for (int b = 0; b < 3; b++)
+            for (int smaa = 1; smaa >= 0; smaa--) {
+                row r = { "", K_ENGINE, 0, NULL, 0, UPF_SPATIAL_NO_NETWORK, false };
+                snprintf(r.name, sizeof r.name, "base only: %s%s", bases[b].name,
+                         smaa ? ", SMAA" : ", no SMAA");
+                r.models = own(variant(set, bases[b].flags | (smaa ? 0 : UPF_MODEL_FLAG_NO_SMAA),
+                                       -1));
+                add_row(t, r);
+            }
+    }
+    for (int i = 0; i < n_strengths; i++) {
+        row r = { "", K_ENGINE, 0, NULL, 0, 0, false };
+        snprintf(r.name, sizeof r.name, "spatial engine, sharpness 0, detail x%g", strengths[i]);
+        r.models = own(variant(set, -1, strengths[i]));
+        add_row(t, r);
+    }
+}
+
+/* ---- scoring ----------------------------------------------------------------------------- */
+
+static FILE *tsv;
+
+static void score_view(table *t, int r, const upf_image *in, const upf_image *ref,
+                       const char *game, const char *view)
+{
+    imageio_image out = alloc_image(ref->width, ref->height, UPF_FORMAT_RGBA8_SRGB);
+    for (int u = 0; u < t->rows; u++) {
+        upscale(&t->row[u], in, &out.img);
+        score s = measure(ref, &out.img);
+        t->sum[r][u].psnr += s.psnr;
+        t->sum[r][u].ssim += s.ssim;
+        t->sum[r][u].flip += s.flip;
+        if (tsv)
+            fprintf(tsv, "%s\t%s\t%g\t%s\t%.4f\t%.5f\t%.5f\n", game, view, ratios[r],
+                    t->row[u].name, s.psnr, s.ssim, s.flip);
+    }
+    if (tsv)
+        fflush(tsv);
+    t->views[r]++;
+    imageio_free(&out);
+}
+
+static score mean_of(const table *t, int r, int u)
+{
+    const int n = t->views[r] ? t->views[r] : 1;
+    return (score){ t->sum[r][u].psnr / n, t->sum[r][u].ssim / n, t->sum[r][u].flip / n };
+}
+
+/* ---- the section ------------------------------------------------------------------------- */
+
+static FILE *md; /* the section's text (open_memstream) */
+
+static void write_table(const table *t, const char *title)
+{
+    fprintf(md, "\n#### %s\n\n| upscaler |", title);
+    for (int r = 0; r < N_RATIOS; r++)
+        fprintf(md, " %gx PSNR | %gx SSIM |%s", ratios[r], ratios[r],
+                with_flip ? (r == 0 ? " 1.5x FLIP |" : r == 1 ? " 2x FLIP |" : " 3x FLIP |") : "");
+    fprintf(md, "\n|---|");
+    for (int r = 0; r < N_RATIOS; r++)
+        fprintf(md, with_flip ? "---|---|---|" : "---|---|");
+    fprintf(md, "\n");
+    for (int u = 0; u < t->rows; u++) {
+        fprintf(md, "| %s |", t->row[u].name);
+        for (int r = 0; r < N_RATIOS; r++) {
+            if (!t->views[r]) {
+                fprintf(md, with_flip ? " - | - | - |" : " - | - |");
+                continue;
+            }
+            score s = mean_of(t, r, u);
+            bool best[3] = { true, true, true };
+            for (int v = 0; v < t->rows; v++) {
+                score o = mean_of(t, r, v);
+                best[0] &= o.psnr <= s.psnr;
+                best[1] &= o.ssim <= s.ssim;
+                best[2] &= o.flip >= s.flip;
+            }
+            fprintf(md, best[0] ? " **%.2f** |" : " %.2f |", s.psnr);
+            fprintf(md, best[1] ? " **%.4f** |" : " %.4f |", s.ssim);
+            if (with_flip)
+                fprintf(md, best[2] ? " **%.4f** |" : " %.4f |", s.flip);
+        }
+        fprintf(md, "\n");
+    }
+}
+
+/* The engine at sharpness 0 against the best classic filter (by PSNR) of each ratio. */
+static void write_bar(const table *t)
+{
+    int engine = -1;
+    for (int u = 0; u < t->rows; u++)
+        if (engine < 0 && !strcmp(t->row[u].name, "spatial engine, sharpness 0"))
+            engine = u;
+    bool first = true;
+    for (int r = 0; r < N_RATIOS; r++) {
+        if (!t->views[r])
+            continue;
+        int best = -1;
+        for (int u = 0; u < t->rows; u++)
+            if (t->row[u].classic && (best < 0 || mean_of(t, r, u).psnr > mean_of(t, r, best).psnr))
+                best = u;
+        if (best < 0 || engine < 0)
+            return; /* --engine-only: nothing to compare with */
+        score e = mean_of(t, r, engine), c = mean_of(t, r, best);
+        fprintf(md, "%s%gx: engine (sharpness 0) vs the best classic filter, %s: %+.2f dB PSNR, "
+                    "SSIM %+.4f", first ? "\n" : "; ", ratios[r], t->row[best].name,
+                e.psnr - c.psnr, e.ssim - c.ssim);
+        first = false;
+        if (with_flip)
+            fprintf(md, ", FLIP %+.4f", e.flip - c.flip);
+    }
+    fprintf(md, ".\n");
+}
+
+/* ---- games ------------------------------------------------------------------------------- */
+
+typedef struct game {
+    char name[256];
+    char dir[4400];
+    char *views[MAX_VIEWS];
+    int n_views;
+} game;
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_game(const void *a, const void *b)
+{
+    return strcmp(((const game *)a)->name, ((const game *)b)->name);
+}
+
+static bool is_dir(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d)
+        closedir(d);
+    return d != NULL;
+}
+
+/* The games of DIR (its sub-folders holding NAME.target.png files), sorted by name, each with its
+ * views (sorted), at most max_views of them (spread evenly) when max_views > 0. */
+static int find_games(const char *dir, game *games, int max_views)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < MAX_GAMES) {
+        if (e->d_name[0] == '.')
+            continue;
+        game *g = &games[n];
+        memset(g, 0, sizeof *g);
+        snprintf(g->name, sizeof g->name, "%s", e->d_name);
+        snprintf(g->dir, sizeof g->dir, "%s/%s", dir, e->d_name);
+        if (!is_dir(g->dir))
+            continue;
+        DIR *gd = opendir(g->dir);
+        struct dirent *f;
+        while (gd && (f = readdir(gd)) && g->n_views < MAX_VIEWS) {
+            size_t len = strlen(f->d_name);
+            static const char end[] = ".target.png";
+            if (len > sizeof end - 1 && strcmp(f->d_name + len - (sizeof end - 1), end) == 0) {
+                g->views[g->n_views] = strndup(f->d_name, len - (sizeof end - 1));
+                if (!g->views[g->n_views])
+                    die("out of memory");
+                g->n_views++;
+            }
+        }
+        if (gd)
+            closedir(gd);
+        if (!g->n_views)
+            continue;
+        qsort(g->views, (size_t)g->n_views, sizeof g->views[0], cmp_str);
+        if (max_views > 0 && g->n_views > max_views) {
+            for (int i = 0; i < max_views; i++) { /* evenly spread; the rest freed */
+                char *keep = g->views[(long)i * g->n_views / max_views];
+                g->views[(long)i * g->n_views / max_views] = NULL;
+                g->views[i] = keep;
+            }
+            for (int i = max_views; i < g->n_views; i++)
+                free(g->views[i]);
+            g->n_views = max_views;
+        }
+        n++;
+    }
+    closedir(d);
+    qsort(games, (size_t)n, sizeof games[0], cmp_game);
+    return n;
+}
+
+/* The first line of DIR/<game>/about.txt, or "". */
+static void game_about(const game *g, char *out, size_t size)
+{
+    char path[4500];
+    snprintf(path, sizeof path, "%s/about.txt", g->dir);
+    out[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    if (fgets(out, (int)size, f))
+        out[strcspn(out, "\r\n")] = '\0';
+    fclose(f);
+}
+
+static void run_game(const game *g, const upf_models *set, table *t, table *all, bool logo)
+{
+    char err[IMAGEIO_ERR_SIZE], path[4800];
+    memset(t, 0, sizeof *t);
+    make_rows(t, set);
+    for (int v = 0; v < g->n_views; v++) {
+        snprintf(path, sizeof path, "%s/%s.target.png", g->dir, g->views[v]);
+        imageio_image ref;
+        if (imageio_read(path, NULL, &ref, err) != UPF_OK)
+            die("%s", err);
+        for (int r = 0; r < N_RATIOS; r++) {
+            snprintf(path, sizeof path, "%s/%s.input-s%d.png", g->dir, g->views[v], steps[r]);
+            if (access(path, R_OK) != 0)
+                continue;
+            imageio_image in;
+            if (imageio_read(path, NULL, &in, err) != UPF_OK)
+                die("%s", err);
+            score_view(t, r, &in.img, &ref.img, g->name, g->views[v]);
+            imageio_free(&in);
+        }
+        imageio_free(&ref);
+        fprintf(stderr, PROG ": %s: view %d of %d\n", g->name, v + 1, g->n_views);
+    }
+    /* The mean over games weighs each game alike: its per-ratio means are added once. */
+    if (logo) {
+        if (!all->rows)
+            for (int u = 0; u < t->rows; u++)
+                all->row[all->rows++] = t->row[u];
+        for (int r = 0; r < N_RATIOS; r++)
+            if (t->views[r]) {
+                for (int u = 0; u < t->rows; u++) {
+                    score s = mean_of(t, r, u);
+                    all->sum[r][u].psnr += s.psnr;
+                    all->sum[r][u].ssim += s.ssim;
+                    all->sum[r][u].flip += s.flip;
+                }
+                all->views[r]++;
+            }
+    }
+}
+
+/* The OpenArena development views: V_lr_WxH.png against V_ref_1920x1080.png. */
+static int run_real(const char *dir, const upf_models *set, table *t)
+{
+    static const char *const lr[N_RATIOS] = { "1280x720", "960x540", "640x360" };
+    char err[IMAGEIO_ERR_SIZE], path[4400];
+    memset(t, 0, sizeof *t);
+    make_rows(t, set);
+    int views = 0;
+    for (int v = 1; v <= 99; v++) {
+        snprintf(path, sizeof path, "%s/islanddm_v%02d_ref_1920x1080.png", dir, v);
+        if (access(path, R_OK) != 0)
+            break;
+        imageio_image ref;
+        if (imageio_read(path, NULL, &ref, err) != UPF_OK)
+            die("%s", err);
+        char view[16];
+        snprintf(view, sizeof view, "v%02d", v);
+        for (int r = 0; r < N_RATIOS; r++) {
+            snprintf(path, sizeof path, "%s/islanddm_v%02d_lr_%s.png", dir, v, lr[r]);
+            imageio_image in;
+            if (imageio_read(path, NULL, &in, err) != UPF_OK)
+                die("%s", err);
+            score_view(t, r, &in.img, &ref.img, "openarena", view);
+            imageio_free(&in);
+        }
+        imageio_free(&ref);
+        fprintf(stderr, PROG ": openarena: view %d\n", v);
+        views++;
+    }
+    return views;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: " PROG " --out DOCS_DIR [--games DIR] [--logo DIR] [--real DIR] "
+                    "[--models FILE] [--threads N] [--command TEXT] [--tsv FILE] [--explore] "
+                    "[--strengths LIST] [--no-flip] [--max-views N] [--no-doc] [--engine-only]\n");
+    exit(1);
+}
+
+int main(int argc, char **argv)
+{
+    const char *out_dir = NULL, *games_dir = NULL, *logo_dir = NULL, *real_dir = NULL;
+    const char *models_path = NULL, *command = NULL, *tsv_path = NULL;
+    int threads = 0, max_views = 0;
+    bool doc = true, doc_off_needed = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--explore")) {
+            explore = true;
+            continue;
+        }
+        if (!strcmp(a, "--no-flip")) {
+            with_flip = false;
+            continue;
+        }
+        if (!strcmp(a, "--engine-only")) {
+            engine_only = doc_off_needed = true;
+            continue;
+        }
+        if (!strcmp(a, "--no-doc")) {
+            doc = false;
+            continue;
+        }
+        const char *v = i + 1 < argc ? argv[++i] : NULL;
+        if (!v)
+            usage();
+        if (!strcmp(a, "--out"))
+            out_dir = v;
+        else if (!strcmp(a, "--games"))
+            games_dir = v;
+        else if (!strcmp(a, "--logo"))
+            logo_dir = v;
+        else if (!strcmp(a, "--real"))
+            real_dir = v;
+        else if (!strcmp(a, "--models"))
+            models_path = v;
+        else if (!strcmp(a, "--threads"))
+            threads = atoi(v);
+        else if (!strcmp(a, "--command"))
+            command = v;
+        else if (!strcmp(a, "--tsv"))
+            tsv_path = v;
+        else if (!strcmp(a, "--max-views"))
+            max_views = atoi(v);
+        else if (!strcmp(a, "--strengths")) {
+            char *list = strdup(v), *save = NULL;
+            for (char *s = strtok_r(list, ",", &save); s && n_strengths < 8;
+                 s = strtok_r(NULL, ",", &save)) {
+                strengths[n_strengths] = atof(s);
+                if (!(strengths[n_strengths] >= 0 && strengths[n_strengths] <= 4))
+                    usage();
+                n_strengths++;
+            }
+            free(list);
+        } else
+            usage();
+    }
+    if ((!out_dir && doc) || threads < 0 || max_views < 0 || (doc_off_needed && doc))
+        usage(); /* --engine-only rows make no table for the docs */
+    ctx = upf_context_create(upf_context_params(.threads = threads, .log = upf_log_stderr));
+    if (!ctx)
+        die("no context");
+    const upf_models *shipped = models_path ? own(load_models(models_path))
+                                            : own(upf_models_default(ctx));
+    if (!shipped)
+        check(upf_context_last_error(ctx, NULL), "the built-in models");
+    if (tsv_path && !(tsv = fopen(tsv_path, "w")))
+        die("cannot write %s", tsv_path);
+    char *text = NULL;
+    size_t text_size = 0;
+    if (!(md = open_memstream(&text, &text_size)))
+        die("out of memory");
+    const double t0 = (double)time(NULL);
+
+    static game games[MAX_GAMES];
+    const int n_games = games_dir ? find_games(games_dir, games, max_views) : 0;
+    fprintf(md, "\n## Real games\n\nMade by `%s` (bench/bench_games.c). Real game frames: "
+                "per game, each view rendered natively (no anti-aliasing, textures mip-mapped "
+                "at the render's own size: bias 0) at the input size of each ratio, against a "
+                "reference rendered at several times the output size and box-filtered down. "
+                "PSNR on sRGB-encoded RGB, SSIM on luma%s, averaged over the views; best of each "
+                "column in bold. The classic filters are our resamplers, in linear light as the "
+                "library runs them, and Lanczos-3 also on the sRGB-encoded values as they are "
+                "(what most image tools do). \"The engine's base\" is the engine without its "
+                "network, as the model set configures it (base filter, SMAA or not). No frames "
+                "of these games are in the repository.\n",
+            command ? command : PROG, with_flip ? ", LDR-FLIP mean (lower is better)" : "");
+    table all = { 0 };
+    int scored = 0;
+    for (int i = 0; i < n_games; i++) {
+        const game *g = &games[i];
+        char path[4400], about[512], title[1100], desc[1024];
+        snprintf(path, sizeof path, "%s/%s.upfm", logo_dir ? logo_dir : ".", g->name);
+        if (logo_dir && access(path, R_OK) != 0) /* train_games.sh's name */
+            snprintf(path, sizeof path, "%s/logo-%s.upfm", logo_dir, g->name);
+        const bool logo = logo_dir && access(path, R_OK) == 0;
+        const upf_models *set = logo ? own(load_models(path)) : shipped;
+        table t;
+        run_game(g, set, &t, &all, logo);
+        game_about(g, about, sizeof about);
+        describe_set(set, desc, sizeof desc);
+        snprintf(title, sizeof title, "%s (%d view%s%s%s)", g->name, g->n_views,
+                 g->n_views == 1 ? "" : "s", about[0] ? "; " : "", about);
+        write_table(&t, title);
+        fprintf(md, "\nScored by %s (%s).\n", logo ? "models trained without this game"
+                                                  : "the shipped models, NOT a held-out score: "
+                                                    "no leave-one-out set was given",
+                desc);
+        write_bar(&t);
+        scored += logo;
+    }
+    if (scored > 1) {
+        char title[128];
+        snprintf(title, sizeof title, "Mean over the %d games, each scored by models that never "
+                                      "saw it", scored);
+        write_table(&all, title);
+        write_bar(&all);
+    }
+    if (!n_games)
+        fprintf(md, "\n(no games found%s%s)\n", games_dir ? " in " : ": no --games folder",
+                games_dir ? games_dir : "");
+    if (real_dir) {
+        table t;
+        int views = run_real(real_dir, shipped, &t);
+        if (views) {
+            char title[256], desc[1024];
+            snprintf(title, sizeof title, "OpenArena development views (%d views, 1920x1080 "
+                                          "references), the shipped models", views);
+            write_table(&t, title);
+            describe_set(shipped, desc, sizeof desc);
+            fprintf(md, "\nOpenArena is never used for training; these four views were used to "
+                        "look at results during development, so they are not a clean held-out "
+                        "score either. Models: %s (%s).\n",
+                    models_path ? models_path : "the built-in set", desc);
+            write_bar(&t);
+        }
+    }
+    char machine[256];
+    bench_machine(machine, sizeof machine);
+    fprintf(md, "\n%s, %d threads, %.0f s.\n\n", machine, upf_context_threads(ctx),
+            (double)time(NULL) - t0);
+    fclose(md);
+    if (doc)
+        bench_splice_section(PROG, out_dir, MARK_BEGIN, MARK_END, text);
+    else
+        fputs(text, stdout);
+    free(text);
+    if (tsv)
+        fclose(tsv);
+    for (int i = 0; i < n_games; i++)
+        for (int v = 0; v < games[i].n_views; v++)
+            free(games[i].views[v]);
+    for (int i = 0; i < n_owned; i++)
+        upf_models_destroy(&owned[i]);
+    upf_context_destroy(&ctx);
+    return 0;
+}
