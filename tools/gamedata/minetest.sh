@@ -19,6 +19,13 @@ raw=$1 views=$2
 shift 2
 mkdir -p "$raw"
 GD_LOG=${GD_LOG:-$raw/capture.log}
+# What was captured, for the pairs' about.txt (its first line is quoted by bench_games).
+{ echo "Minetest $(dpkg-query -W -f='${Version}' minetest 2>/dev/null) (Debian packages minetest," \
+       "minetest-data; game minetest_game), engine LGPL-2.1+, minetest_game media mostly" \
+       "CC-BY-SA-3.0 (/usr/share/doc/minetest/copyright)"
+  echo "map generator v7, fixed_map_seed 20261202, views drawn by PcgRandom(${GD_SEED:-1})," \
+       "time of day fixed per view, animations frozen; Xvfb + Mesa llvmpipe, fsaa 0, mip-mapping on"; } \
+    > "$raw/about.txt"
 
 # One run: the game at SIZE on world WORLD, every view grabbed into RAW/SIZE/.
 run_size() {
