@@ -1,0 +1,63 @@
+# lib.sh: shell functions shared by the per-game capture scripts of tools/gamedata (sourced).
+#
+# gd_xvfb_start W H        starts Xvfb on a free display at W x H x 24; sets GD_DISPLAY, GD_XVFB_PID
+# gd_xvfb_stop             stops that Xvfb (by its PID)
+# gd_grab_stable OUT.png   captures the screen until two captures taken GD_STABLE_GAP seconds
+#                          apart are equal (the animation-state check within one run); writes
+#                          OUT.png, or returns 1 after GD_STABLE_TRIES tries
+# gd_log TEXT              appends a time-stamped line to $GD_LOG and prints it
+
+GD_STABLE_GAP=${GD_STABLE_GAP:-1.5}
+GD_STABLE_TRIES=${GD_STABLE_TRIES:-12}
+
+gd_log() {
+    local line
+    line="$(date -u +%H:%M:%S) $*"
+    echo "$line"
+    [ -n "${GD_LOG:-}" ] && echo "$line" >> "$GD_LOG"
+    return 0
+}
+
+gd_xvfb_start() {
+    local w=$1 h=$2 d
+    for d in $(seq 90 140); do
+        [ -e "/tmp/.X$d-lock" ] || [ -e "/tmp/.X11-unix/X$d" ] && continue
+        Xvfb ":$d" -screen 0 "${w}x${h}x24" -nolisten tcp +extension GLX >/dev/null 2>&1 &
+        GD_XVFB_PID=$!
+        GD_DISPLAY=":$d"
+        local t
+        for t in $(seq 50); do
+            xdpyinfo -display "$GD_DISPLAY" >/dev/null 2>&1 && return 0
+            kill -0 "$GD_XVFB_PID" 2>/dev/null || break
+            sleep 0.2
+        done
+    done
+    echo "gd_xvfb_start: no Xvfb display could be started" >&2
+    return 1
+}
+
+gd_xvfb_stop() {
+    [ -n "${GD_XVFB_PID:-}" ] && kill "$GD_XVFB_PID" 2>/dev/null && wait "$GD_XVFB_PID" 2>/dev/null
+    GD_XVFB_PID=
+    return 0
+}
+
+gd_grab_stable() {
+    local out=$1 tmp a b n
+    tmp=$(mktemp -d)
+    a="$tmp/a.xwd"
+    b="$tmp/b.xwd"
+    xwd -root -silent -display "$GD_DISPLAY" > "$a" || { rm -rf "$tmp"; return 1; }
+    for n in $(seq "$GD_STABLE_TRIES"); do
+        sleep "$GD_STABLE_GAP"
+        xwd -root -silent -display "$GD_DISPLAY" > "$b" || break
+        if cmp -s "$a" "$b"; then
+            convert "xwd:$b" -alpha off -depth 8 "png24:$out"
+            rm -rf "$tmp"
+            return 0
+        fi
+        mv "$b" "$a"
+    done
+    rm -rf "$tmp"
+    return 1
+}
