@@ -66,6 +66,32 @@ typedef struct bench_case {
     int in_w, in_h, out_w, out_h;
 } bench_case;
 
+/* One row's samples: each timed run's total and per-pass ms (the warm-up run not kept); a row
+ * reports their medians. --runs is at most RUNS_MAX. */
+#define RUNS_MAX 64
+#define PASSES_MAX 16
+_Static_assert(UPF_SPATIAL_PASS_COUNT <= PASSES_MAX && UPF_TEMPORAL_PASS_COUNT <= PASSES_MAX &&
+                   UPF_INTERPOLATE_PASS_COUNT <= PASSES_MAX,
+               "samples holds every engine's passes");
+typedef struct samples {
+    double total[RUNS_MAX], pass[PASSES_MAX][RUNS_MAX];
+} samples;
+
+static void samples_add(samples *s, int run, double total_ms, const double *pass_ms, int passes)
+{
+    s->total[run] = total_ms;
+    for (int k = 0; k < passes; k++)
+        s->pass[k][run] = pass_ms[k];
+}
+
+/* The medians of `runs` samples into *total_ms and pass_ms[0 .. passes - 1]. */
+static void samples_medians(samples *s, int runs, int passes, double *total_ms, double *pass_ms)
+{
+    *total_ms = bench_median(s->total, runs);
+    for (int k = 0; k < passes; k++)
+        pass_ms[k] = bench_median(s->pass[k], runs);
+}
+
 /* Runs argv[0] (found on the PATH) with its stdout, and its stderr too with `with_stderr`
  * (else /dev/null), captured in a temporary file. Returns that file open for reading (its
  * name already unlinked) when the program ran and exited with 0; NULL otherwise. */
@@ -258,7 +284,7 @@ static int time_case(const bench_case *bc, const upf_image *src, int threads, in
         rc = cli_fail_upf("bench", ctx, upf_context_last_error(ctx, NULL));
         goto done;
     }
-    double total[64], pass[UPF_SPATIAL_PASS_COUNT][64];
+    samples sm;
     for (int i = -1; i < runs; i++) { /* run -1 warms caches and pages up */
         double t0 = cli_now();
         r = spatial ? upf_spatial_run(sp, src, &dst.img) : upf_resampler_run(rs, src, &dst.img);
@@ -269,17 +295,13 @@ static int time_case(const bench_case *bc, const upf_image *src, int threads, in
         }
         if (i < 0)
             continue;
-        total[i] = t;
-        if (spatial) {
-            double ms[UPF_SPATIAL_PASS_COUNT];
+        double ms[UPF_SPATIAL_PASS_COUNT] = { 0 };
+        if (spatial)
             upf_spatial_timings(sp, ms);
-            for (int p = 0; p < UPF_SPATIAL_PASS_COUNT; p++)
-                pass[p][i] = ms[p];
-        }
+        samples_add(&sm, i, t, ms, spatial ? UPF_SPATIAL_PASS_COUNT : 0);
     }
-    row->total_ms = bench_median(total, runs);
-    for (int p = 0; spatial && p < UPF_SPATIAL_PASS_COUNT; p++)
-        row->pass_ms[p] = bench_median(pass[p], runs);
+    samples_medians(&sm, runs, spatial ? UPF_SPATIAL_PASS_COUNT : 0, &row->total_ms,
+                    row->pass_ms);
     row->mpix_per_s = (double)bc->out_w * bc->out_h / (row->total_ms * 1e3);
 done:
     upf_spatial_destroy(&sp);
@@ -411,7 +433,7 @@ static int time_temporal(const bench_case *bc, const temporal_input *in, int thr
         goto done;
     }
     upf_jitter_phase_count(NULL, bc->in_w, bc->out_w, &phases);
-    double total[64], pass[UPF_TEMPORAL_PASS_COUNT][64];
+    samples sm;
     for (int i = -1; i < runs; i++) { /* run -1 warms caches and pages up */
         double jx, jy;
         upf_jitter_offset(NULL, i + 1, phases, &jx, &jy);
@@ -433,15 +455,11 @@ static int time_temporal(const bench_case *bc, const temporal_input *in, int thr
         }
         if (i < 0)
             continue;
-        total[i] = ms;
         double p[UPF_TEMPORAL_PASS_COUNT];
         upf_temporal_timings(t, p);
-        for (int k = 0; k < UPF_TEMPORAL_PASS_COUNT; k++)
-            pass[k][i] = p[k];
+        samples_add(&sm, i, ms, p, UPF_TEMPORAL_PASS_COUNT);
     }
-    row->total_ms = bench_median(total, runs);
-    for (int k = 0; k < UPF_TEMPORAL_PASS_COUNT; k++)
-        row->pass_ms[k] = bench_median(pass[k], runs);
+    samples_medians(&sm, runs, UPF_TEMPORAL_PASS_COUNT, &row->total_ms, row->pass_ms);
     row->mpix_per_s = (double)bc->out_w * bc->out_h / (row->total_ms * 1e3);
 done:
     upf_temporal_destroy(&t);
@@ -557,7 +575,7 @@ static int time_framegen(const framegen_input *in, int threads, int runs, bool f
         rc = cli_fail_upf("bench", ctx, upf_context_last_error(ctx, NULL));
         goto done;
     }
-    double total[64], pass[UPF_INTERPOLATE_PASS_COUNT][64];
+    samples sm;
     upf_interpolate_frames f = { &in->a.img, &in->b.img, &in->motion.img, &in->depth.img, NULL,
                                  NULL, 0, 1, 0 };
     for (int i = -1; i < runs; i++) { /* run -1 warms caches and pages up */
@@ -570,15 +588,11 @@ static int time_framegen(const framegen_input *in, int threads, int runs, bool f
         }
         if (i < 0)
             continue;
-        total[i] = ms;
         double p[UPF_INTERPOLATE_PASS_COUNT];
         upf_interpolate_timings(e, p);
-        for (int k = 0; k < UPF_INTERPOLATE_PASS_COUNT; k++)
-            pass[k][i] = p[k];
+        samples_add(&sm, i, ms, p, UPF_INTERPOLATE_PASS_COUNT);
     }
-    row->total_ms = bench_median(total, runs);
-    for (int k = 0; k < UPF_INTERPOLATE_PASS_COUNT; k++)
-        row->pass_ms[k] = bench_median(pass[k], runs);
+    samples_medians(&sm, runs, UPF_INTERPOLATE_PASS_COUNT, &row->total_ms, row->pass_ms);
     row->mpix_per_s = (double)w * h / (row->total_ms * 1e3);
 done:
     upf_interpolate_destroy(&e);
@@ -839,8 +853,8 @@ static int run_bench(int argc, char **argv)
         return cli_usage(cmd, "--threads '%s' must be a comma-separated list of 0..64 (0: one "
                          "per CPU)", threads_s);
     long runs = 5;
-    if (runs_s && !cli_parse_int(runs_s, 1, 64, &runs))
-        return cli_usage(cmd, "--runs '%s' must be 1..64", runs_s);
+    if (runs_s && !cli_parse_int(runs_s, 1, RUNS_MAX, &runs))
+        return cli_usage(cmd, "--runs '%s' must be 1..%d", runs_s, RUNS_MAX);
 
     /* Models: the file's, the built-in set, or none (then only the resampler runs). */
     upf_context *mctx = cli_context(cmd, 1);
