@@ -16,19 +16,24 @@
 # (the property /sim/time/steady-clock-sec changes once a frame) and grabs with a gap of at
 # least twice the last frame's time. The first size runs alone, then every other size at once.
 # Settings: GD_AREA (oahu or iceland) [oahu], GD_SEED [1], GD_NICE [10], GD_PORT (the first
-# telnet port) [5501], lib.sh's GD_SETTLE, GD_STABLE_GAP, GD_STABLE_TRIES, GD_VIEW_WAIT.
+# telnet port) [5501], GD_SETTLE [8], GD_STABLE_GAP (the least gap) [3], and lib.sh's
+# GD_STABLE_TRIES and GD_VIEW_WAIT [here 1500].
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# Scenery tiles load in the simulator's own threads, at times slower than two frames at once
+# when several runs share the machine: longer waits than lib.sh's defaults.
+GD_SETTLE=${GD_SETTLE:-8}
+GD_STABLE_GAP=${GD_STABLE_GAP:-3}
 . "$here/lib.sh"
 raw=$1 views=$2
 shift 2
 area=${GD_AREA:-oahu}
-# Box (latitude, longitude), altitude range (ft above sea level, above the area's highest
-# ground: Ka'ala 4025 ft; Snaefellsjokull 4744 ft) and the date and time (UTC; mid-afternoon
-# local sun).
+# Box (latitude, longitude), altitude range (ft above sea level, above the box's highest
+# ground: Ka'ala 4025 ft on Oahu; in Iceland's box, from Reykjavik east to Hengill, Esja
+# 3000 ft) and the date and time (UTC; mid-afternoon local sun).
 case $area in
     oahu) box="21.28 21.62 -158.22 -157.70" alt="4800 8000" date=2021:06:22:00:30:00 ;;
-    iceland) box="63.85 64.45 -22.70 -20.40" alt="5500 9000" date=2021:06:21:15:30:00 ;;
+    iceland) box="63.90 64.30 -22.00 -20.50" alt="5500 9000" date=2021:06:21:15:30:00 ;;
     *) echo "flightgear.sh: GD_AREA must be oahu or iceland" >&2; exit 2 ;;
 esac
 GD_VIEW_WAIT=${GD_VIEW_WAIT:-1500}
