@@ -32,7 +32,8 @@
  * subgroups, the detail's by the next two, at once), the input footprint (unpacked; its alpha
  * linear's when range B > 0) and the detail map's footprint (both loaded in one phase, every
  * load of an invocation issued before the first is used), the vertical sums, then o and L for
- * the 18 x 18, then the sharpen. The tap loops are written out for each tap count. Shared
+ * the 18 x 18 (two rounds an invocation, both written out so that their latencies overlap),
+ * then the sharpen. The tap loops are written out for each tap count. Shared
  * memory 27616 bytes. Grid ceil(W_out / 16) x ceil(H_out / 16). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -277,13 +278,17 @@ void main()
     /* 3. The vertical sums (rows first, in tap order from 0) for each apron row and
      * footprint column; the tap loop written out for each n so that it unrolls. */
 #define VSUM(N)                                                                              \
-    for (uint k = tid; k < uint(APRON * fsize.x); k += 256u) {                                \
+    for (int r = 0; r < 2; r++) {                                                              \
+        const uint kr = tid + uint(r) * 256u;                                                  \
+        const uint k = min(kr, vcount - 1u);                                                   \
         const int ay = int(k / uint(fsize.x)), fx = int(k % uint(fsize.x));                    \
         precise vec4 acc = vec4(0.0);                                                          \
         for (int j = 0; j < N; j++)                                                            \
             acc += base_w[APRON + ay][j] * foot[base_idx[APRON + ay][j] - f0.y][fx];           \
-        vsum[ay][fx] = acc;                                                                    \
+        if (kr < vcount)                                                                       \
+            vsum[ay][fx] = acc;                                                                \
     }
+    const uint vcount = uint(APRON * fsize.x); /* at most 18 * 24 = 432: two rounds */
     if (n == 4) {
         VSUM(4)
     } else if (n == 6) {
@@ -298,7 +303,11 @@ void main()
 #define HSUM(N)                                                                              \
     for (int j = 0; j < N; j++)                                                                \
         acc += base_w[ax][j] * vsum[ay][base_idx[ax][j] - f0.x];
-    for (uint k = tid; k < uint(APRON * APRON); k += 256u) {
+    for (int r = 0; r < 2; r++) { /* 324 entries: two rounds, both written out, so that
+                                   * their latencies overlap (the second clamped to the last
+                                   * entry, and not stored, where it is past the end) */
+        const uint kr = tid + uint(r) * 256u;
+        const uint k = min(kr, uint(APRON * APRON) - 1u);
         const int ax = int(k % uint(APRON)), ay = int(k / uint(APRON));
         precise vec4 acc = vec4(0.0);
         if (n == 4) {
@@ -328,8 +337,10 @@ void main()
             o[c] = v2;
         }
         o.a = base.a;
-        sq[ay][ax] = o;
-        lum[ay][ax] = upf_luma(o.r, o.g, o.b);
+        if (kr < uint(APRON * APRON)) {
+            sq[ay][ax] = o;
+            lum[ay][ax] = upf_luma(o.r, o.g, o.b);
+        }
     }
     barrier();
 
