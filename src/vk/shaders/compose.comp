@@ -31,10 +31,12 @@
  * of the tile and a one-pixel border (18 columns, 18 rows: the base's by the first two
  * subgroups, the detail's by the next two, at once), the input footprint (unpacked; its alpha
  * linear's when range B > 0) and the detail map's footprint (both loaded in one phase, every
- * load of an invocation issued before the first is used), the vertical sums, then o and L for
- * the 18 x 18 (two rounds an invocation, both written out so that their latencies overlap),
- * then the sharpen. The tap loops are written out for each tap count. Shared
- * memory 27616 bytes. Grid ceil(W_out / 16) x ceil(H_out / 16). */
+ * load of an invocation issued before the first is used), the vertical sums, then o: each
+ * invocation its own pixel's, kept in registers for the sharpen, and its luma, the first 68
+ * invocations the luma of the one-pixel border too (with an 18 x 18 array of o, walked row by
+ * row, compose took 198 us at 1536x864 -> 2048x1152 on the H200, this way 120:
+ * docs/PERFORMANCE.md). The tap loops are written out for each tap count. Shared
+ * memory 22432 bytes. Grid ceil(W_out / 16) x ceil(H_out / 16). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
@@ -82,7 +84,6 @@ shared vec4 foot[FOOT][FOOT];   /* the frame over the footprint, as the base fil
                                  * alpha linear's when range B > 0 (full_alpha) */
 shared float dfoot[DFOOT][DFOOT]; /* the detail map over its footprint */
 shared vec4 vsum[APRON][FOOT];       /* the vertical sums: apron row x footprint column */
-shared vec4 sq[APRON][APRON];        /* o: the squared colour and the alpha */
 shared float lum[APRON][APRON];
 
 /* Catmull-Rom (resample/filters.c, Mitchell-Netravali with B = 0, C = 0.5). */
@@ -298,60 +299,62 @@ void main()
     }
     barrier();
 
-    /* 4. o and its luma over the tile and a one-pixel border: the columns, the detail, the
-     * square. */
+    /* 4. o and its luma: each invocation its own pixel's (kept in registers), then the
+     * first 68 the one-pixel border's luma. */
 #define HSUM(N)                                                                              \
     for (int j = 0; j < N; j++)                                                                \
         acc += base_w[ax][j] * vsum[ay][base_idx[ax][j] - f0.x];
-    for (int r = 0; r < 2; r++) { /* 324 entries: two rounds, both written out, so that
-                                   * their latencies overlap (the second clamped to the last
-                                   * entry, and not stored, where it is past the end) */
-        const uint kr = tid + uint(r) * 256u;
-        const uint k = min(kr, uint(APRON * APRON) - 1u);
-        const int ax = int(k % uint(APRON)), ay = int(k / uint(APRON));
-        precise vec4 acc = vec4(0.0);
-        if (n == 4) {
-            HSUM(4)
-        } else if (n == 6) {
-            HSUM(6)
-        } else {
-            HSUM(2)
-        }
-        vec4 base = acc;
-        if (cubic)
-            base.rgb = vec3(acc.r > 0.0 ? sqrt(acc.r) : 0.0, acc.g > 0.0 ? sqrt(acc.g) : 0.0,
-                            acc.b > 0.0 ? sqrt(acc.b) : 0.0);
-        if (n != 2) /* the kernel bases clamp alpha */
-            base.a = clamp(base.a, 0.0, 1.0);
-        const ivec2 dx = det_idx[ax] - m0.x, dy = det_idx[APRON + ay] - m0.y;
-        precise float d0 = det_w[APRON + ay][0] * dfoot[dy.x][dx.x] +
-                           det_w[APRON + ay][1] * dfoot[dy.y][dx.x];
-        precise float d1 = det_w[APRON + ay][0] * dfoot[dy.x][dx.y] +
-                           det_w[APRON + ay][1] * dfoot[dy.y][dx.y];
-        precise float d = det_w[ax][0] * d0 + det_w[ax][1] * d1;
-        vec4 o;
-        for (int c = 0; c < 3; c++) {
-            precise float v = base[c] + d;
-            v = v > 0.0 ? v : 0.0;
-            precise float v2 = v * v;
-            o[c] = v2;
-        }
-        o.a = base.a;
-        if (kr < uint(APRON * APRON)) {
-            sq[ay][ax] = o;
-            lum[ay][ax] = upf_luma(o.r, o.g, o.b);
-        }
+#define COMPOSE_O(AX, AY, O)                                                                 \
+    {                                                                                          \
+        const int ax = (AX), ay = (AY);                                                        \
+        precise vec4 acc = vec4(0.0);                                                          \
+        if (n == 4) {                                                                          \
+            HSUM(4)                                                                            \
+        } else if (n == 6) {                                                                   \
+            HSUM(6)                                                                            \
+        } else {                                                                               \
+            HSUM(2)                                                                            \
+        }                                                                                      \
+        vec4 base = acc;                                                                       \
+        if (cubic)                                                                             \
+            base.rgb = vec3(acc.r > 0.0 ? sqrt(acc.r) : 0.0, acc.g > 0.0 ? sqrt(acc.g) : 0.0,  \
+                            acc.b > 0.0 ? sqrt(acc.b) : 0.0);                                  \
+        if (n != 2)                                                                            \
+            base.a = clamp(base.a, 0.0, 1.0);                                                  \
+        const ivec2 dx = det_idx[ax] - m0.x, dy = det_idx[APRON + ay] - m0.y;                  \
+        precise float d0 = det_w[APRON + ay][0] * dfoot[dy.x][dx.x] +                          \
+                           det_w[APRON + ay][1] * dfoot[dy.y][dx.x];                           \
+        precise float d1 = det_w[APRON + ay][0] * dfoot[dy.x][dx.y] +                          \
+                           det_w[APRON + ay][1] * dfoot[dy.y][dx.y];                           \
+        precise float d = det_w[ax][0] * d0 + det_w[ax][1] * d1;                               \
+        for (int c = 0; c < 3; c++) {                                                          \
+            precise float v = base[c] + d;                                                     \
+            v = v > 0.0 ? v : 0.0;                                                             \
+            precise float v2 = v * v;                                                          \
+            O[c] = v2;                                                                         \
+        }                                                                                      \
+        O.a = base.a;                                                                          \
+        lum[ay][ax] = upf_luma(O.r, O.g, O.b);                                                 \
+    }
+    const ivec2 lp = ivec2(gl_LocalInvocationID.xy);
+    vec4 own;
+    COMPOSE_O(lp.x + 1, lp.y + 1, own)
+    if (tid < 68u) { /* the border: rows 0 and 17 (18 each), columns 0 and 17 (16 each) */
+        const int t = int(tid);
+        const ivec2 at = t < 36 ? ivec2(t % 18, t < 18 ? 0 : 17)
+                                : ivec2(t < 52 ? 0 : 17, 1 + (t - 36) % 16);
+        vec4 ring;
+        COMPOSE_O(at.x, at.y, ring)
     }
     barrier();
 
     /* 5. The sharpen, the tone map undone, the store. */
-    const ivec2 lp = ivec2(gl_LocalInvocationID.xy);
     const ivec2 p = tile + lp;
     if (p.x >= pc.out_width || p.y >= pc.out_height)
         return;
     const int ax = lp.x + 1, ay = lp.y + 1;
-    /* The border entries of sq/lum are the clamped neighbours already. */
-    vec4 o = sq[ay][ax];
+    /* The border entries of lum are the clamped neighbours already. */
+    vec4 o = own;
     const float k = pc.sharpness;
     if (k != 0.0) {
         precise float around = ((lum[ay][ax - 1] + lum[ay][ax + 1]) + lum[ay - 1][ax]) + lum[ay + 1][ax];
