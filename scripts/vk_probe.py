@@ -14,7 +14,8 @@ purpose, only their times matter:
   c_s1       compose up to its taps (phase 1), then a store
   c_s12      ... and the footprints (phase 2)
   c_s123     ... and the vertical sums (phase 3)
-  c_s1234    ... and o and its luma (phase 4); the full pass adds the sharpen and the store
+  c_s1234    ... and o and its luma (phase 4); the full pass adds the sharpen, the tone map
+             undone and the store
   d_patch    detail_coopmat loads the luma patch and stores it, no network
 The differences between consecutive compose variants are the phases' costs.
 """
@@ -67,8 +68,11 @@ for variant, marker, value in [
         ('c_s1', '    /* 2. The footprint', 'vec4(base_w[lp.x][0], base_w[APRON + lp.y][0], 0, 1)'),
         ('c_s12', '    /* 3. The vertical sums', 'foot[lp.y][lp.x] + dfoot[lp.y][lp.x]'),
         ('c_s123', '    /* 4. o and its luma', 'vsum[lp.y][lp.x]'),
-        ('c_s1234', '    /* 5. The sharpen', 'sq[lp.y][lp.x] + lum[lp.y][lp.x]')]:
-    compile_to(compose[:compose.index(marker)] + STORE % value, 'compose', variant)
+        ('c_s1234', '    /* 5. The sharpen', 'own + vec4(lum[lp.y + 1][lp.x + 1])')]:
+    store = STORE
+    if variant == 'c_s1234':  # phase 4 has declared lp already
+        store = store.replace('    const ivec2 lp = ivec2(gl_LocalInvocationID.xy);\n', '')
+    compile_to(compose[:compose.index(marker)] + store % value, 'compose', variant)
 
 detail = read('detail_coopmat')
 cut = detail.index('    const uint sg = tid >> 5u')

@@ -240,25 +240,33 @@ void main()
     const ivec2 m0 = ivec2(det_idx[0].x, det_idx[APRON].x);
     const ivec2 msize = min(ivec2(det_idx[APRON - 1].y, det_idx[2 * APRON - 1].y) - m0 + 1,
                             ivec2(DFOOT));
-    const uint fcount = uint(fsize.x * fsize.y), mcount = uint(msize.x * msize.y);
+    /* The slots run over the arrays' whole FOOT (DFOOT) columns, so that a slot's column and
+     * row are a division by a constant (a division by fsize.x, which the compiler cannot
+     * turn into a multiply, cost this phase most of its time on the H200); slots beyond the
+     * footprint load nothing. */
     uint fword[FOOT_LOADS];
     float falpha[FOOT_LOADS];
     float dval[DFOOT_LOADS];
     for (int r = 0; r < FOOT_LOADS; r++) {
         const uint k = tid + uint(r) * 256u;
-        const ivec2 q = f0 + ivec2(int(k % uint(fsize.x)), int(k / uint(fsize.x)));
+        const ivec2 l = ivec2(int(k % uint(FOOT)), int(k / uint(FOOT)));
+        const bool in_foot = all(lessThan(l, fsize));
+        const ivec2 q = f0 + l;
         const uint i = uint(q.y) * uint(pc.in_width) + uint(q.x);
-        fword[r] = k < fcount ? frame[i] : 0u;
-        falpha[r] = k < fcount && full_alpha ? linear[i].a : 0.0;
+        fword[r] = in_foot ? frame[i] : 0u;
+        falpha[r] = in_foot && full_alpha ? linear[i].a : 0.0;
     }
     for (int r = 0; r < DFOOT_LOADS; r++) {
         const uint k = tid + uint(r) * 256u;
-        const ivec2 q = m0 + ivec2(int(k % uint(msize.x)), int(k / uint(msize.x)));
-        dval[r] = k < mcount ? detail[uint(q.y) * uint(pc.map_width) + uint(q.x)] : 0.0;
+        const ivec2 l = ivec2(int(k % uint(DFOOT)), int(k / uint(DFOOT)));
+        const ivec2 q = m0 + l;
+        dval[r] = all(lessThan(l, msize)) ? detail[uint(q.y) * uint(pc.map_width) + uint(q.x)]
+                                          : 0.0;
     }
     for (int r = 0; r < FOOT_LOADS; r++) {
         const uint k = tid + uint(r) * 256u;
-        if (k < fcount) {
+        const ivec2 l = ivec2(int(k % uint(FOOT)), int(k / uint(FOOT)));
+        if (all(lessThan(l, fsize))) {
             vec4 p = upf_unpack_sqrt1010102_fast(fword[r]);
             if (cubic) {
                 precise vec3 p2 = p.rgb * p.rgb;
@@ -266,30 +274,29 @@ void main()
             }
             if (full_alpha)
                 p.a = falpha[r];
-            foot[k / uint(fsize.x)][k % uint(fsize.x)] = p;
+            foot[l.y][l.x] = p;
         }
     }
     for (int r = 0; r < DFOOT_LOADS; r++) {
         const uint k = tid + uint(r) * 256u;
-        if (k < mcount)
-            dfoot[k / uint(msize.x)][k % uint(msize.x)] = dval[r];
+        const ivec2 l = ivec2(int(k % uint(DFOOT)), int(k / uint(DFOOT)));
+        if (all(lessThan(l, msize)))
+            dfoot[l.y][l.x] = dval[r];
     }
     barrier();
 
     /* 3. The vertical sums (rows first, in tap order from 0) for each apron row and
      * footprint column; the tap loop written out for each n so that it unrolls. */
 #define VSUM(N)                                                                              \
-    for (int r = 0; r < 2; r++) {                                                              \
-        const uint kr = tid + uint(r) * 256u;                                                  \
-        const uint k = min(kr, vcount - 1u);                                                   \
-        const int ay = int(k / uint(fsize.x)), fx = int(k % uint(fsize.x));                    \
-        precise vec4 acc = vec4(0.0);                                                          \
-        for (int j = 0; j < N; j++)                                                            \
-            acc += base_w[APRON + ay][j] * foot[base_idx[APRON + ay][j] - f0.y][fx];           \
-        if (kr < vcount)                                                                       \
+    for (uint k = tid; k < uint(APRON * FOOT); k += 256u) {                                   \
+        const int ay = int(k / uint(FOOT)), fx = int(k % uint(FOOT));                          \
+        if (fx < fsize.x) {                                                                    \
+            precise vec4 acc = vec4(0.0);                                                      \
+            for (int j = 0; j < N; j++)                                                        \
+                acc += base_w[APRON + ay][j] * foot[base_idx[APRON + ay][j] - f0.y][fx];       \
             vsum[ay][fx] = acc;                                                                \
+        }                                                                                      \
     }
-    const uint vcount = uint(APRON * fsize.x); /* at most 18 * 24 = 432: two rounds */
     if (n == 4) {
         VSUM(4)
     } else if (n == 6) {
