@@ -47,16 +47,31 @@ void detail_load_patch(uint tid, uint threads, bool exact)
 {
     const int s = pc.step, size = patch_size(), border = (16 - s) / 2;
     const ivec2 o = ivec2(gl_WorkGroupID.xy) * (4 * s) - border;
-    for (uint k = tid; k < uint(size * size); k += threads) {
-        ivec2 q = o + ivec2(int(k % uint(size)), int(k / uint(size)));
-        q = clamp(q, ivec2(0), ivec2(pc.in_width - 1, pc.in_height - 1));
-        uint v = frame[uint(q.y) * uint(pc.in_width) + uint(q.x)];
-        vec3 c;
-        if (exact)
-            c = upf_unpack_sqrt1010102(v).rgb;
-        else
-            c = upf_unpack_sqrt1010102_fast(v).rgb;
-        luma_patch[k] = upf_luma(c.r, c.g, c.b);
+    const uint slots = uint(PATCH_MAX * PATCH_MAX);
+    /* Slots over PATCH_MAX columns, so that a slot's column and row are a division by a
+     * constant (not by size, which the compiler cannot turn into a multiply); eight loads
+     * an invocation in flight at once (issued before the first is used). */
+    for (uint k0 = tid; k0 < slots; k0 += 8u * threads) {
+        uint v[8];
+        for (uint r = 0u; r < 8u; r++) {
+            const uint k = k0 + r * threads;
+            const ivec2 l = ivec2(int(k % uint(PATCH_MAX)), int(k / uint(PATCH_MAX)));
+            const ivec2 q = clamp(o + l, ivec2(0), ivec2(pc.in_width - 1, pc.in_height - 1));
+            v[r] = all(lessThan(l, ivec2(size))) ? frame[uint(q.y) * uint(pc.in_width) + uint(q.x)]
+                                                  : 0u;
+        }
+        for (uint r = 0u; r < 8u; r++) {
+            const uint k = k0 + r * threads;
+            const ivec2 l = ivec2(int(k % uint(PATCH_MAX)), int(k / uint(PATCH_MAX)));
+            if (!all(lessThan(l, ivec2(size))))
+                continue;
+            vec3 c;
+            if (exact)
+                c = upf_unpack_sqrt1010102(v[r]).rgb;
+            else
+                c = upf_unpack_sqrt1010102_fast(v[r]).rgb;
+            luma_patch[l.y * size + l.x] = upf_luma(c.r, c.g, c.b);
+        }
     }
 }
 
