@@ -56,6 +56,9 @@ enum upf__fg_surface {
     UPF__FG_PRIORITY,         /* r32ui: the splat priority of each pixel of N */
     UPF__FG_SPLAT_PREV,       /* r64ui: N's pixels splatted to t = 0 (vectors only) */
     UPF__FG_PREV_MOTION,      /* rg32f: motion of each pixel of N-1 (to N) */
+    UPF__FG_CAMERA,           /* r32f UPF__FG_CAMERA_FLOATS x 1: the camera model
+                               * (camera.c): 1 when there is one, centre x, y and scale of
+                               * the normalised coordinates, log of the homography N -> N-1 */
     UPF__FG_SPLAT,            /* r64ui: N's pixels splatted to the phase t */
     UPF__FG_MOTION_T,         /* rgba32f: motion at t (x, y, priority bits, 1 where it was
                                * a hole filled from the pyramid) */
@@ -84,6 +87,7 @@ enum upf__fg_pass_index {
 #define UPF__FG_HIST_BINS 32
 #define UPF__FG_HIST_REGIONS 17          /* the whole frame, then 4 x 4 regions */
 #define UPF__FG_BLOCK 8                  /* the flow's block size, pixels of its level */
+#define UPF__FG_CAMERA_FLOATS 16         /* the camera surface's width */
 
 /* ---- constants, one struct per pass (32-bit fields: a shader's push constants) ---------- */
 
@@ -165,9 +169,23 @@ size_t upf__fg_flow_scratch_bytes(int width, int height);
 size_t upf__fg_compose_scratch_bytes(int threads, int width, int height);
 
 /* splat.c: clears `keys` (width x height) to UPF__FG_EMPTY and splats every pixel of N with a
- * known vector to p + shift m (the four pixels around it), atomic min of its key. */
+ * known vector to p + shift m (the four pixels around it), atomic min of its key; with a
+ * camera model `cam` (NULL or cam[0] = 0: none) to where the camera's homography to the power
+ * `shift` takes p, plus shift times what the homography leaves of m. */
 void upf__fg_splat(upf_context *ctx, int width, int height, const float *motion,
-                   const uint32_t *priority, float shift, uint64_t *keys);
+                   const uint32_t *priority, float shift, const float *cam, uint64_t *keys);
+
+/* camera.c: the camera model. upf__fg_camera_fit fits the homography from N's pixels to
+ * where they were in N-1 to `motion` (width x height, output pixels) and writes the model to
+ * `cam` (UPF__FG_CAMERA_FLOATS floats; cam[0] = 0 and false when no homography fits a third
+ * of the pixels). upf__fg_camera_power gives the homography's power s (the camera of the
+ * phase 1 - s as seen from N: s = 1 maps N to N-1) as a 3x3 matrix in the normalised
+ * coordinates, row-major; upf__fg_camera_apply maps a pixel position (centres at +0.5)
+ * through it, false where the point would go behind the camera. */
+bool upf__fg_camera_fit(const float *motion, int width, int height, float *cam);
+void upf__fg_camera_power(const float *cam, double s, double *m);
+bool upf__fg_camera_apply(const float *cam, const double *m, float x, float y, float *ox,
+                          float *oy);
 
 /* The pyramid atlas layout: level l is ceil(w / 2^l) x ceil(h / 2^l), stored at row
  * upf__fg_level_row(h, l) of a surface `w` wide. */

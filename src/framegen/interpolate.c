@@ -75,6 +75,7 @@ static const upf__surface_info surfaces[UPF__FG_COUNT] = {
     [UPF__FG_SPLAT_PREV] = { "splat_prev", "N splatted to N-1", UPF__SURFACE_R64UI, R, 0, NULL },
     [UPF__FG_PREV_MOTION] = { "prev_motion", "the motion of N-1", UPF__SURFACE_RG32F, R, 0,
                               NULL },
+    [UPF__FG_CAMERA] = { "camera", "the camera model", UPF__SURFACE_R32F, R, 0, NULL },
     [UPF__FG_SPLAT] = { "splat", "N splatted to t", UPF__SURFACE_R64UI, R, 0, NULL },
     [UPF__FG_MOTION_T] = { "motion_t", "the motion at t", UPF__SURFACE_RGBA32F, R, 0, NULL },
     [UPF__FG_MOTION_PYRAMID] = { "motion_pyramid", "the motion pyramid", UPF__SURFACE_RGBA32F,
@@ -95,12 +96,14 @@ static const upf__pass_info passes[UPF__FG_PASS_COUNT] = {
                           -1, sizeof(upf__fg_prepare_con), upf__fg_prepare_pass },
     [UPF__FG_VECTORS] = { "vectors", "vectors", S(UPF__FG_MOTION_IN) | S(UPF__FG_DEPTH_IN),
                           S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_SPLAT_PREV) |
-                              S(UPF__FG_PREV_MOTION),
+                              S(UPF__FG_PREV_MOTION) | S(UPF__FG_CAMERA),
                           -1, sizeof(upf__fg_vectors_con), upf__fg_vectors_pass },
     [UPF__FG_FLOW] = { "flow", "flow", S(UPF__FG_LUMA_PREV) | S(UPF__FG_LUMA),
-                       S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_PREV_MOTION), -1,
-                       sizeof(upf__fg_flow_con), upf__fg_flow_pass },
-    [UPF__FG_SPLAT_PASS] = { "splat", "splat", S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY),
+                       S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_PREV_MOTION) |
+                           S(UPF__FG_CAMERA),
+                       -1, sizeof(upf__fg_flow_con), upf__fg_flow_pass },
+    [UPF__FG_SPLAT_PASS] = { "splat", "splat",
+                             S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_CAMERA),
                              S(UPF__FG_SPLAT), -1, sizeof(upf__fg_splat_con),
                              upf__fg_splat_pass },
     [UPF__FG_FILL] = { "fill", "fill", S(UPF__FG_SPLAT) | S(UPF__FG_MOTION),
@@ -108,7 +111,7 @@ static const upf__pass_info passes[UPF__FG_PASS_COUNT] = {
                        sizeof(upf__fg_fill_con), upf__fg_fill_pass },
     [UPF__FG_RESOLVE] = { "resolve", "resolve",
                           S(UPF__FG_LINEAR_PREV) | S(UPF__FG_LINEAR) | S(UPF__FG_MOTION_T) |
-                              S(UPF__FG_MOTION) | S(UPF__FG_PREV_MOTION),
+                              S(UPF__FG_MOTION) | S(UPF__FG_PREV_MOTION) | S(UPF__FG_CAMERA),
                           S(UPF__FG_RESOLVED), -1, sizeof(upf__fg_resolve_con),
                           upf__fg_resolve_pass },
     [UPF__FG_INPAINT] = { "inpaint", "inpaint", S(UPF__FG_RESOLVED),
@@ -171,6 +174,8 @@ static void plan(upf_interpolate *e)
         ps->surface[UPF__FG_SPLAT_PREV].width = ps->surface[UPF__FG_SPLAT_PREV].height = 0;
     ps->surface[UPF__FG_HISTOGRAMS].width = 2 * UPF__FG_HIST_REGIONS * UPF__FG_HIST_BINS;
     ps->surface[UPF__FG_HISTOGRAMS].height = 1;
+    ps->surface[UPF__FG_CAMERA].width = UPF__FG_CAMERA_FLOATS;
+    ps->surface[UPF__FG_CAMERA].height = 1;
     const int prow = e->pyramid_levels > 1 ? upf__fg_atlas_rows(H, 1, e->pyramid_levels) : 1;
     ps->surface[UPF__FG_MOTION_PYRAMID].height = prow;
     ps->surface[UPF__FG_COLOR_PYRAMID].height = prow;

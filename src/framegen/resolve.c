@@ -3,7 +3,7 @@
  * each frame is in time and by whether each frame sees that surface there; or the fallback
  * blend.
  *
- * Reads: linear prev, linear, motion t, motion, prev motion. Writes: resolved (RGBA32F, alpha
+ * Reads: linear prev, linear, motion t, motion, prev motion, camera. Writes: resolved (RGBA32F, alpha
  * 1, or 0 where neither frame sees the pixel's surface).
  *
  * For pixel q with motion m at t (the surface is at q + t m in N-1 and at q - (1 - t) m in
@@ -18,7 +18,10 @@
  * not known counts 1/2; a position off the frame 0. With optical flow (visibility = 0) only
  * the frame's edge counts: a side whose position is on the frame has weight 1, for flow's
  * own vectors are too noisy to judge visibility by (measured: docs/FRAMEGEN.md, "resolve"). When both weights are 0 the pixel is a
- * hole for the inpaint. The blend (blend = 1) is c = (1 - t) A + t B at q itself.
+ * hole for the inpaint. With a camera model (game vectors, camera.c) the two positions
+ * follow the camera's curve: with H(s) the homography's power s, a = H(t) q + t r and
+ * b = H(t - 1) q - (1 - t) r, r = m - (H(t) q - H(t - 1) q) the part of m the camera does
+ * not explain, so that a - b = m still. The blend (blend = 1) is c = (1 - t) A + t B at q itself.
  * Work: one task per row. */
 #include <math.h>
 
@@ -27,6 +30,8 @@
 typedef struct resolve_job {
     const upf__fg_resolve_con *con;
     const float *prev, *cur, *mt, *motion, *prev_motion;
+    const float *cam;          /* the camera model, or NULL */
+    double ga[9], gb[9];       /* its homography from t to N-1 and from t to N */
     float *out;
 } resolve_job;
 
@@ -64,8 +69,16 @@ static void resolve_row(void *priv, int y, int worker)
         }
         const float *m = j->mt + 4 * i;
         const float qx = (float)x + 0.5f, qy = (float)y + 0.5f;
-        const float ax = qx + t * m[0], ay = qy + t * m[1];
-        const float bx = qx - (1.0f - t) * m[0], by = qy - (1.0f - t) * m[1];
+        float ax = qx + t * m[0], ay = qy + t * m[1];
+        float bx = qx - (1.0f - t) * m[0], by = qy - (1.0f - t) * m[1];
+        float cax, cay, cbx, cby;
+        if (j->cam && upf__fg_camera_apply(j->cam, j->ga, qx, qy, &cax, &cay) &&
+            upf__fg_camera_apply(j->cam, j->gb, qx, qy, &cbx, &cby)) {
+            /* the camera's curve, and what it leaves of m on the straight line */
+            const float rx = m[0] - (cax - cbx), ry = m[1] - (cay - cby);
+            ax = cax + t * rx, ay = cay + t * ry;
+            bx = cbx - (1.0f - t) * rx, by = cby - (1.0f - t) * ry;
+        }
         const float tol = c->tolerance + c->tolerance_rel * sqrtf(m[0] * m[0] + m[1] * m[1]);
         const float va = agree(j->prev_motion, W, H, ax, ay, m[0], m[1], -1.0f, tol);
         /* a splatted pixel came from N at b: N sees it */
@@ -99,7 +112,14 @@ upf_result upf__fg_resolve_pass(const upf__pass_args *a)
     const upf__surface *s = a->surface;
     resolve_job job = { con, s[UPF__FG_LINEAR_PREV].data, s[UPF__FG_LINEAR].data,
                         s[UPF__FG_MOTION_T].data, s[UPF__FG_MOTION].data,
-                        s[UPF__FG_PREV_MOTION].data, s[UPF__FG_RESOLVED].data };
+                        s[UPF__FG_PREV_MOTION].data, NULL, { 0 }, { 0 },
+                        s[UPF__FG_RESOLVED].data };
+    const float *cam = s[UPF__FG_CAMERA].data;
+    if (!con->blend && cam && cam[0] != 0.0f) {
+        job.cam = cam;
+        upf__fg_camera_power(cam, con->t, job.ga);
+        upf__fg_camera_power(cam, -(1.0 - con->t), job.gb);
+    }
     upf__parallel_for(a->ctx, resolve_row, &job, con->height);
     return UPF_OK;
 }
