@@ -7,8 +7,8 @@
  * 1, or 0 where neither frame sees the pixel's surface).
  *
  * For pixel q with motion m at t (the surface is at q + t m in N-1 and at q - (1 - t) m in
- * N): A = N-1 and B = N sampled there (Catmull-Rom, clamped to the nearest 2x2 texels:
- * upf__fg_sample4_cubic), and
+ * N): A = N-1 and B = N sampled there (Lanczos-3, clamped to the nearest 2x2 texels:
+ * upf__fg_sample4_lanczos), and
  *     c = ((1 - t) vA A + t vB B) / ((1 - t) vA + t vB),
  * where v says whether that frame sees the surface: B is seen where the splat put a pixel of
  * N (it came from there), and at a hole the fill filled when the motion of N at
@@ -96,9 +96,9 @@ static void resolve_row(void *priv, int y, int worker)
         }
         float A[4] = { 0 }, Bc[4] = { 0 };
         if (wa > 0.0f)
-            upf__fg_sample4_cubic(j->prev, W, H, ax, ay, A);
+            upf__fg_sample4_lanczos(j->prev, W, H, ax, ay, A);
         if (wb > 0.0f)
-            upf__fg_sample4_cubic(j->cur, W, H, bx, by, Bc);
+            upf__fg_sample4_lanczos(j->cur, W, H, bx, by, Bc);
         const float n = 1.0f / (wa + wb);
         for (int k = 0; k < 3; k++)
             o[k] = (wa * A[k] + wb * Bc[k]) * n;
