@@ -106,7 +106,7 @@ static const upf__pass_info passes[UPF__FG_PASS_COUNT] = {
                              S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_CAMERA),
                              S(UPF__FG_SPLAT), -1, sizeof(upf__fg_splat_con),
                              upf__fg_splat_pass },
-    [UPF__FG_FILL] = { "fill", "fill", S(UPF__FG_SPLAT) | S(UPF__FG_MOTION),
+    [UPF__FG_FILL] = { "fill", "fill", S(UPF__FG_SPLAT) | S(UPF__FG_MOTION) | S(UPF__FG_CAMERA),
                        S(UPF__FG_MOTION_T) | S(UPF__FG_MOTION_PYRAMID), -1,
                        sizeof(upf__fg_fill_con), upf__fg_fill_pass },
     [UPF__FG_RESOLVE] = { "resolve", "resolve",

@@ -20,8 +20,8 @@
  * own vectors are too noisy to judge visibility by (measured: docs/FRAMEGEN.md, "resolve"). When both weights are 0 the pixel is a
  * hole for the inpaint. With a camera model (game vectors, camera.c) the two positions
  * follow the camera's curve: with H(s) the homography's power s, a = H(t) q + t r and
- * b = H(t - 1) q - (1 - t) r, r = m - (H(t) q - H(t - 1) q) the part of m the camera does
- * not explain, so that a - b = m still. The blend (blend = 1) is c = (1 - t) A + t B at q itself.
+ * b = H(t - 1) q - (1 - t) r, where r, the part of the motion the camera does not explain,
+ * is what motion t holds then (fill.c), and m = a - b. The blend (blend = 1) is c = (1 - t) A + t B at q itself.
  * Work: one task per row. */
 #include <math.h>
 
@@ -67,22 +67,24 @@ static void resolve_row(void *priv, int y, int worker)
             o[3] = 1.0f;
             continue;
         }
-        const float *m = j->mt + 4 * i;
+        const float *mt = j->mt + 4 * i;
+        float m[2] = { mt[0], mt[1] };
         const float qx = (float)x + 0.5f, qy = (float)y + 0.5f;
         float ax = qx + t * m[0], ay = qy + t * m[1];
         float bx = qx - (1.0f - t) * m[0], by = qy - (1.0f - t) * m[1];
         float cax, cay, cbx, cby;
         if (j->cam && upf__fg_camera_apply(j->cam, j->ga, qx, qy, &cax, &cay) &&
             upf__fg_camera_apply(j->cam, j->gb, qx, qy, &cbx, &cby)) {
-            /* the camera's curve, and what it leaves of m on the straight line */
-            const float rx = m[0] - (cax - cbx), ry = m[1] - (cay - cby);
-            ax = cax + t * rx, ay = cay + t * ry;
-            bx = cbx - (1.0f - t) * rx, by = cby - (1.0f - t) * ry;
+            /* the camera's curve, and the residual r (motion t holds it) on the straight
+             * line; m = a - b */
+            ax = cax + t * mt[0], ay = cay + t * mt[1];
+            bx = cbx - (1.0f - t) * mt[0], by = cby - (1.0f - t) * mt[1];
+            m[0] = ax - bx, m[1] = ay - by;
         }
         const float tol = c->tolerance + c->tolerance_rel * sqrtf(m[0] * m[0] + m[1] * m[1]);
         const float va = agree(j->prev_motion, W, H, ax, ay, m[0], m[1], -1.0f, tol);
         /* a splatted pixel came from N at b: N sees it */
-        const float vb = m[3] == 0.0f && bx >= 0.0f && bx < (float)W && by >= 0.0f &&
+        const float vb = mt[3] == 0.0f && bx >= 0.0f && bx < (float)W && by >= 0.0f &&
                                  by < (float)H
                              ? 1.0f
                              : agree(j->motion, W, H, bx, by, m[0], m[1], 1.0f, tol);
