@@ -136,6 +136,8 @@ typedef struct upf__fg_resolve_con {
                                        * (game vectors); 0: by t alone (optical flow) */
     float tolerance, tolerance_rel;   /* a side sees the surface when its vector is within
                                        * tolerance + tolerance_rel |m| of the one at t */
+    float sharpness;                  /* both sides seen: each weighs exp(-sharpness d^2) more,
+                                       * d (px) from its position to the nearest texel centre */
 } upf__fg_resolve_con;
 
 typedef struct upf__fg_inpaint_con {
@@ -256,13 +258,11 @@ static inline void upf__fg_sample4(const float *img, int w, int h, float x, floa
 
 /* Lanczos-3 (the resamplers' kernel, resample/filters.c: sinc(x) sinc(x / 3), |x| < 3; the
  * weights divided by their sum) sample of an RGBA image (4 floats a pixel, rows of w pixels)
- * at pixel position (x, y) over the 6x6 texels around it, edges repeated, clamped to the range
- * of the 2x2 nearest texels (no ringing): a fetch that keeps texture detail a bilinear one
- * blurs at half-pixel offsets. Measured against Catmull-Rom with the same clamp (Keys 1981):
- * 40.80 dB against 40.38 with the game's vectors and 39.45 against 39.14 with optical flow
- * at t = 1/2 over the rendered evaluation pairs (docs/FRAMEGEN.md, "resolve"). */
+ * at pixel position (x, y) over the 6x6 texels around it, edges repeated; lo and hi get the
+ * range of the 2x2 nearest texels, which the caller clamps to (no ringing). A fetch that keeps
+ * texture detail a bilinear one blurs at half-pixel offsets. */
 static inline void upf__fg_sample4_lanczos(const float *img, int w, int h, float x, float y,
-                                           float *o)
+                                           float *o, float *lo, float *hi)
 {
     const upf__kernel *kern = upf__kernel_get(UPF_FILTER_LANCZOS3);
     x -= 0.5f, y -= 0.5f;
@@ -276,7 +276,7 @@ static inline void upf__fg_sample4_lanczos(const float *img, int w, int h, float
         sx += wx[i], sy += wy[i];
     }
     const float norm = 1.0f / (sx * sy);
-    float acc[4] = { 0, 0, 0, 0 }, lo[4], hi[4];
+    float acc[4] = { 0, 0, 0, 0 };
     for (int k = 0; k < 4; k++)
         lo[k] = INFINITY, hi[k] = -INFINITY;
     for (int j = 0; j < 6; j++) {
@@ -295,10 +295,8 @@ static inline void upf__fg_sample4_lanczos(const float *img, int w, int h, float
                 }
         }
     }
-    for (int k = 0; k < 4; k++) {
-        const float v = acc[k] * norm;
-        o[k] = v < lo[k] ? lo[k] : v > hi[k] ? hi[k] : v;
-    }
+    for (int k = 0; k < 4; k++)
+        o[k] = acc[k] * norm;
 }
 
 /* The splat priority of a depth value (smaller wins: the nearer surface). Depth is finite and

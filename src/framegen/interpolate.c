@@ -31,6 +31,7 @@
 #define FLOW_CONSISTENCY_REL 0.1f /* ... + 10% of the vector */
 #define RESOLVE_TOLERANCE 1.0f /* a side sees the surface: vectors within 1 px ... */
 #define RESOLVE_TOLERANCE_REL 0.1f /* ... + 10% */
+#define RESOLVE_SHARPNESS 6.0f /* the fetch nearer a texel centre weighs more: exp(-6 d^2) */
 #define STILL_THRESHOLD (2.0f / 255.0f) /* still pixels: within 2/255 (square-root light) */
 #define CUT_GLOBAL 0.25f       /* a cut: the whole frame's histograms differ by a quarter ... */
 #define CUT_REGIONS 0.5f       /* ... and the median region's by half */
@@ -206,7 +207,7 @@ static void constants(upf_interpolate *e)
     *(upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS] = (upf__fg_splat_con){ W, H, 0.5f };
     *(upf__fg_fill_con *)ps->con[UPF__FG_FILL] = (upf__fg_fill_con){ W, H, e->pyramid_levels };
     *(upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE] = (upf__fg_resolve_con){
-        W, H, 0.5f, 0, 1, RESOLVE_TOLERANCE, RESOLVE_TOLERANCE_REL };
+        W, H, 0.5f, 0, 1, RESOLVE_TOLERANCE, RESOLVE_TOLERANCE_REL, RESOLVE_SHARPNESS };
     *(upf__fg_inpaint_con *)ps->con[UPF__FG_INPAINT] =
         (upf__fg_inpaint_con){ W, H, e->pyramid_levels };
     *(upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE] = (upf__fg_compose_con){

@@ -3,25 +3,30 @@
  * each frame is in time and by whether each frame sees that surface there; or the fallback
  * blend.
  *
- * Reads: linear prev, linear, motion t, motion, prev motion, camera. Writes: resolved (RGBA32F, alpha
- * 1, or 0 where neither frame sees the pixel's surface).
+ * Reads: linear prev, linear, motion t, motion, prev motion, camera. Writes: resolved
+ * (RGBA32F, alpha 1, or 0 where neither frame sees the pixel's surface).
  *
- * For pixel q with motion m at t (the surface is at q + t m in N-1 and at q - (1 - t) m in
- * N): A = N-1 and B = N sampled there (Lanczos-3, clamped to the nearest 2x2 texels:
+ * For pixel q with motion m at t (the surface is at a = q + t m in N-1 and at
+ * b = q - (1 - t) m in N): A = N-1 and B = N sampled there (Lanczos-3:
  * upf__fg_sample4_lanczos), and
- *     c = ((1 - t) vA A + t vB B) / ((1 - t) vA + t vB),
- * where v says whether that frame sees the surface: B is seen where the splat put a pixel of
- * N (it came from there), and at a hole the fill filled when the motion of N at
- * q - (1 - t) m (nearest pixel) agrees with m; A when the motion of N-1 at q + t m agrees with
- * -m; "agrees" is 1 within tol = tolerance + tolerance_rel |m| and falls to 0 at 2 tol (the
- * other frame shows another surface there: the disocclusion of that side). A vector that is
- * not known counts 1/2; a position off the frame 0. With optical flow (visibility = 0) only
- * the frame's edge counts: a side whose position is on the frame has weight 1, for flow's
- * own vectors are too noisy to judge visibility by (measured: docs/FRAMEGEN.md, "resolve"). When both weights are 0 the pixel is a
- * hole for the inpaint. With a camera model (game vectors, camera.c) the two positions
- * follow the camera's curve: with H(s) the homography's power s, a = H(t) q + t r and
+ *     c = ((1 - t) vA sA A + t vB sB B) / ((1 - t) vA sA + t vB sB),
+ * clamped to the range of the 2x2 texels nearest to a and to b of the sides used (no
+ * ringing). v says whether that frame sees the surface: B is seen where the splat put a pixel
+ * of N (it came from there), and at a hole the fill filled when the motion of N at b (nearest
+ * pixel) agrees with m; A when the motion of N-1 at a agrees with -m; "agrees" is 1 within
+ * tol = tolerance + tolerance_rel |m| and falls to 0 at 2 tol (the other frame shows another
+ * surface there: the disocclusion of that side). A vector that is not known counts 1/2; a
+ * position off the frame 0. With optical flow (visibility = 0) only the frame's edge counts:
+ * a side whose position is on the frame has weight 1, for flow's own vectors are too noisy to
+ * judge visibility by (measured: docs/FRAMEGEN.md, "resolve"). When both are seen, s is
+ * exp(-sharpness d^2), d the distance (px) of the side's position from the nearest texel
+ * centre: an interpolated fetch blurs most half way between texels, so the sharper side
+ * weighs more (1 when only one side is seen). When both weights are 0 the pixel is a hole for
+ * the inpaint. With a camera model (game vectors, camera.c) the two positions follow the
+ * camera's curve: with H(s) the homography's power s, a = H(t) q + t r and
  * b = H(t - 1) q - (1 - t) r, where r, the part of the motion the camera does not explain,
- * is what motion t holds then (fill.c), and m = a - b. The blend (blend = 1) is c = (1 - t) A + t B at q itself.
+ * is what motion t holds then (fill.c), and m = a - b.
+ * The blend (blend = 1) is c = (1 - t) A + t B at q itself.
  * Work: one task per row. */
 #include <math.h>
 
@@ -48,6 +53,14 @@ static float agree(const float *field, int W, int H, float x, float y, float mx,
     const float d = sqrtf(ex * ex + ey * ey);
     const float w = 2.0f - d / tol;
     return w > 1.0f ? 1.0f : w > 0.0f ? w : 0.0f;
+}
+
+/* The squared distance (px^2) of position (x, y) from the nearest texel centre. */
+static float off_centre2(float x, float y)
+{
+    const float dx = x - 0.5f - floorf(x), dy = y - 0.5f - floorf(y);
+    const float ex = dx - roundf(dx), ey = dy - roundf(dy);
+    return ex * ex + ey * ey;
 }
 
 static void resolve_row(void *priv, int y, int worker)
@@ -90,20 +103,31 @@ static void resolve_row(void *priv, int y, int worker)
                              : agree(j->motion, W, H, bx, by, m[0], m[1], 1.0f, tol);
         const bool a_in = ax >= 0.0f && ax < (float)W && ay >= 0.0f && ay < (float)H;
         const bool b_in = bx >= 0.0f && bx < (float)W && by >= 0.0f && by < (float)H;
-        const float wa = (1.0f - t) * (c->visibility ? va : (float)a_in);
-        const float wb = t * (c->visibility ? vb : (float)b_in);
+        float wa = (1.0f - t) * (c->visibility ? va : (float)a_in);
+        float wb = t * (c->visibility ? vb : (float)b_in);
         if (!(wa + wb > 1e-4f)) {
             o[0] = o[1] = o[2] = o[3] = 0.0f;
             continue;
         }
-        float A[4] = { 0 }, Bc[4] = { 0 };
-        if (wa > 0.0f)
-            upf__fg_sample4_lanczos(j->prev, W, H, ax, ay, A);
-        if (wb > 0.0f)
-            upf__fg_sample4_lanczos(j->cur, W, H, bx, by, Bc);
+        float A[4] = { 0 }, Bc[4] = { 0 }, lo[4], hi[4], lo2[4], hi2[4];
+        if (wa > 0.0f && wb > 0.0f) {
+            /* the fetch nearer a texel centre is the sharper one */
+            wa *= expf(-c->sharpness * off_centre2(ax, ay));
+            wb *= expf(-c->sharpness * off_centre2(bx, by));
+            upf__fg_sample4_lanczos(j->prev, W, H, ax, ay, A, lo, hi);
+            upf__fg_sample4_lanczos(j->cur, W, H, bx, by, Bc, lo2, hi2);
+            for (int k = 0; k < 3; k++)
+                lo[k] = fminf(lo[k], lo2[k]), hi[k] = fmaxf(hi[k], hi2[k]);
+        } else if (wa > 0.0f) {
+            upf__fg_sample4_lanczos(j->prev, W, H, ax, ay, A, lo, hi);
+        } else {
+            upf__fg_sample4_lanczos(j->cur, W, H, bx, by, Bc, lo, hi);
+        }
         const float n = 1.0f / (wa + wb);
-        for (int k = 0; k < 3; k++)
-            o[k] = (wa * A[k] + wb * Bc[k]) * n;
+        for (int k = 0; k < 3; k++) {
+            const float v = (wa * A[k] + wb * Bc[k]) * n;
+            o[k] = v < lo[k] ? lo[k] : v > hi[k] ? hi[k] : v;
+        }
         o[3] = 1.0f;
     }
 }
