@@ -1,8 +1,8 @@
 /* test_framegen.c: the frame generation engine (upf_interpolate, src/framegen): the splat's
  * depth order, disocclusion on a synthetic scene, optical flow on a translated texture, the
  * fallback blend and its reasons, the HUD with and without its layer, factors sharing the
- * motion, thread independence, bad input, and a turning camera's curved path (the camera
- * model). */
+ * motion, thread independence, bad input, a turning camera's curved path (the camera
+ * model), and the resolve's preference for the sharper of the two fetches. */
 #include "test_util.h"
 
 #include "core/color.h"
@@ -671,6 +671,53 @@ static void test_camera_model(void)
     upf_context_destroy(&ctx);
 }
 
+/* ---- the resolve's sharper side: a fetch on a texel centre weighs more ------------------- */
+
+enum { SH_W = 64, SH_H = 16 };
+
+/* A fine pattern (period 2.5 px across, near what the pixels hold) moving by dx a frame,
+ * point-sampled at time `time`. */
+static void stripes(img *c, double dx, double time)
+{
+    for (int y = 0; y < SH_H; y++)
+        for (int x = 0; x < SH_W; x++) {
+            const float v = (float)(0.5 + 0.4 * sin(6.283185307179586 * (x + 0.5 - dx * time) / 2.5));
+            float *p = px4(c, x, y);
+            p[0] = p[1] = p[2] = v, p[3] = 1.0f;
+        }
+}
+
+static void test_sharper_side(void)
+{
+    upf_context *ctx = test_context(2);
+    img a = make(SH_W, SH_H, UPF_FORMAT_RGBA32F), b = make(SH_W, SH_H, UPF_FORMAT_RGBA32F);
+    img truth = make(SH_W, SH_H, UPF_FORMAT_RGBA32F), out = make(SH_W, SH_H, UPF_FORMAT_RGBA32F);
+    img depth = make(SH_W, SH_H, UPF_FORMAT_R32F), motion = make(SH_W, SH_H, UPF_FORMAT_RG32F);
+    /* 1.5 px a frame: at t = 1/3 the fetch in N lies on texel centres (1 px back), the one in
+     * N-1 half way between them (0.5 px) */
+    stripes(&a, 1.5, 0.0);
+    stripes(&b, 1.5, 1.0);
+    stripes(&truth, 1.5, 1.0 / 3.0);
+    for (int i = 0; i < SH_W * SH_H; i++)
+        motion.f[2 * i] = -1.5f, motion.f[2 * i + 1] = 0.0f, depth.f[i] = 0.5f;
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = SH_W, .height = SH_H, .motion = UPF_INTERPOLATE_MOTION_VECTORS));
+    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0 };
+    upf__fg_resolve_con *rc =
+        (upf__fg_resolve_con *)upf__interpolate_passes(e)->con[UPF__FG_RESOLVE];
+    double err[2];
+    for (int k = 0; k < 2; k++) {
+        rc->sharpness = k ? 6.0f : 0.0f;
+        CHECK_OK(ctx, upf_interpolate_run(e, &f, 1.0 / 3.0, &out.im));
+        err[k] = mean_abs(&out, &truth, 4, 0, SH_W - 4, SH_H);
+    }
+    CHECKF(err[1] < 0.7 * err[0], "sharper side: error %.4f, %.4f with both weighed by t alone",
+           err[1], err[0]);
+    upf_interpolate_destroy(&e);
+    free(a.f), free(b.f), free(truth.f), free(out.f), free(depth.f), free(motion.f);
+    upf_context_destroy(&ctx);
+}
+
 int main(void)
 {
     test_splat_order();
@@ -682,5 +729,6 @@ int main(void)
     test_bad_input();
     test_render_size_vectors();
     test_camera_model();
+    test_sharper_side();
     return test_finish("test_framegen");
 }

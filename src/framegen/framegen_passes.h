@@ -37,7 +37,6 @@
 #include <string.h>
 
 #include "core/pass.h"
-#include "resample/resample.h"
 
 enum upf__fg_surface {
     UPF__FG_COLOR_PREV = 0,   /* host: frame N-1, any colour format */
@@ -256,25 +255,43 @@ static inline void upf__fg_sample4(const float *img, int w, int h, float x, floa
     }
 }
 
-/* Lanczos-3 (the resamplers' kernel, resample/filters.c: sinc(x) sinc(x / 3), |x| < 3; the
- * weights divided by their sum) sample of an RGBA image (4 floats a pixel, rows of w pixels)
- * at pixel position (x, y) over the 6x6 texels around it, edges repeated; lo and hi get the
- * range of the 2x2 nearest texels, which the caller clamps to (no ringing). A fetch that keeps
- * texture detail a bilinear one blurs at half-pixel offsets. */
+/* The six Lanczos-3 weights (sinc(d) sinc(d / 3), d = i - 2 - f, the resamplers' kernel of
+ * resample/filters.c: Duchon 1979, Turkowski 1990) of the texels i = 0..5 around a position
+ * f in [0, 1) past texel 2, from three sines: sin(pi d) = -(-1)^i sin(pi f), and
+ * sin(pi d / 3) = sin(pi n / 3) cos(pi f / 3) - cos(pi n / 3) sin(pi f / 3), n = i - 2. */
+static inline void upf__fg_lanczos3_weights(float f, float *w)
+{
+    static const float sn[6] = { -0.8660254f, -0.8660254f, 0.0f, 0.8660254f, 0.8660254f, 0.0f };
+    static const float cn[6] = { -0.5f, 0.5f, 1.0f, 0.5f, -0.5f, -1.0f };
+    const float pi = 3.14159265358979f;
+    const float s1 = sinf(pi * f), s3 = sinf(pi * f / 3.0f), c3 = cosf(pi * f / 3.0f);
+    for (int i = 0; i < 6; i++) {
+        const float d = (float)(i - 2) - f;
+        if (fabsf(d) < 1e-4f) {
+            w[i] = 1.0f;
+            continue;
+        }
+        const float a = (i & 1 ? s1 : -s1), b = sn[i] * c3 - cn[i] * s3;
+        w[i] = 3.0f * a * b / (pi * pi * d * d);
+    }
+}
+
+/* Lanczos-3 sample (upf__fg_lanczos3_weights, divided by their sum) of an RGBA image (4
+ * floats a pixel, rows of w pixels) at pixel position (x, y) over the 6x6 texels around it,
+ * edges repeated; lo and hi get the range of the 2x2 nearest texels, which the caller clamps
+ * to (no ringing). A fetch that keeps texture detail a bilinear one blurs at half-pixel
+ * offsets. */
 static inline void upf__fg_sample4_lanczos(const float *img, int w, int h, float x, float y,
                                            float *o, float *lo, float *hi)
 {
-    const upf__kernel *kern = upf__kernel_get(UPF_FILTER_LANCZOS3);
     x -= 0.5f, y -= 0.5f;
     float fx0 = floorf(x), fy0 = floorf(y);
     int x0 = (int)fx0, y0 = (int)fy0;
-    float fx = x - fx0, fy = y - fy0;
     float wx[6], wy[6], sx = 0.0f, sy = 0.0f;
-    for (int i = 0; i < 6; i++) {
-        wx[i] = (float)kern->eval((double)(i - 2) - fx);
-        wy[i] = (float)kern->eval((double)(i - 2) - fy);
+    upf__fg_lanczos3_weights(x - fx0, wx);
+    upf__fg_lanczos3_weights(y - fy0, wy);
+    for (int i = 0; i < 6; i++)
         sx += wx[i], sy += wy[i];
-    }
     const float norm = 1.0f / (sx * sy);
     float acc[4] = { 0, 0, 0, 0 };
     for (int k = 0; k < 4; k++)

@@ -10,19 +10,21 @@
  * b = q - (1 - t) m in N): A = N-1 and B = N sampled there (Lanczos-3:
  * upf__fg_sample4_lanczos), and
  *     c = ((1 - t) vA sA A + t vB sB B) / ((1 - t) vA sA + t vB sB),
- * clamped to the range of the 2x2 texels nearest to a and to b of the sides used (no
- * ringing). v says whether that frame sees the surface: B is seen where the splat put a pixel
- * of N (it came from there), and at a hole the fill filled when the motion of N at b (nearest
- * pixel) agrees with m; A when the motion of N-1 at a agrees with -m; "agrees" is 1 within
+ * with game vectors (visibility = 1) clamped to the range of the 2x2 texels nearest to a and
+ * to b of the sides used, with optical flow each side clamped to its own (no ringing). v says
+ * whether that frame sees the surface: B is seen where the splat put a pixel of N (it came
+ * from there), and at a hole the fill filled when the motion of N at b (nearest pixel)
+ * agrees with m; A when the motion of N-1 at a agrees with -m; "agrees" is 1 within
  * tol = tolerance + tolerance_rel |m| and falls to 0 at 2 tol (the other frame shows another
  * surface there: the disocclusion of that side). A vector that is not known counts 1/2; a
  * position off the frame 0. With optical flow (visibility = 0) only the frame's edge counts:
  * a side whose position is on the frame has weight 1, for flow's own vectors are too noisy to
- * judge visibility by (measured: docs/FRAMEGEN.md, "resolve"). When both are seen, s is
- * exp(-sharpness d^2), d the distance (px) of the side's position from the nearest texel
- * centre: an interpolated fetch blurs most half way between texels, so the sharper side
- * weighs more (1 when only one side is seen). When both weights are 0 the pixel is a hole for
- * the inpaint. With a camera model (game vectors, camera.c) the two positions follow the
+ * judge visibility by (measured: docs/FRAMEGEN.md, "resolve"). s is 1 but with game vectors
+ * where both sides see the surface: exp(-sharpness d^2), d the distance (px) of the side's
+ * position from the nearest texel centre (an interpolated fetch blurs most half way between
+ * texels, so the sharper side weighs more; it trusts the positions to a fraction of a pixel,
+ * which flow's are not: docs/FRAMEGEN.md, "resolve"). When both weights are 0 the pixel is a
+ * hole for the inpaint. With a camera model (game vectors, camera.c) the two positions follow the
  * camera's curve: with H(s) the homography's power s, a = H(t) q + t r and
  * b = H(t - 1) q - (1 - t) r, where r, the part of the motion the camera does not explain,
  * is what motion t holds then (fill.c), and m = a - b.
@@ -111,13 +113,23 @@ static void resolve_row(void *priv, int y, int worker)
         }
         float A[4] = { 0 }, Bc[4] = { 0 }, lo[4], hi[4], lo2[4], hi2[4];
         if (wa > 0.0f && wb > 0.0f) {
-            /* the fetch nearer a texel centre is the sharper one */
-            wa *= expf(-c->sharpness * off_centre2(ax, ay));
-            wb *= expf(-c->sharpness * off_centre2(bx, by));
             upf__fg_sample4_lanczos(j->prev, W, H, ax, ay, A, lo, hi);
             upf__fg_sample4_lanczos(j->cur, W, H, bx, by, Bc, lo2, hi2);
-            for (int k = 0; k < 3; k++)
-                lo[k] = fminf(lo[k], lo2[k]), hi[k] = fmaxf(hi[k], hi2[k]);
+            if (c->visibility) {
+                /* exact positions (game vectors): the fetch nearer a texel centre is the
+                 * sharper one, and the mix is clamped to both sides' range */
+                wa *= expf(-c->sharpness * off_centre2(ax, ay));
+                wb *= expf(-c->sharpness * off_centre2(bx, by));
+                for (int k = 0; k < 3; k++)
+                    lo[k] = fminf(lo[k], lo2[k]), hi[k] = fmaxf(hi[k], hi2[k]);
+            } else {
+                /* each side clamped to its own range */
+                for (int k = 0; k < 3; k++) {
+                    A[k] = fminf(fmaxf(A[k], lo[k]), hi[k]);
+                    Bc[k] = fminf(fmaxf(Bc[k], lo2[k]), hi2[k]);
+                    lo[k] = -INFINITY, hi[k] = INFINITY;
+                }
+            }
         } else if (wa > 0.0f) {
             upf__fg_sample4_lanczos(j->prev, W, H, ax, ay, A, lo, hi);
         } else {
