@@ -366,6 +366,20 @@ static bool hud_at(int x, int y)
     return y >= 40 && y < 52 && x >= 12 && x < 84 && ((x / 3) % 3 != 0 || y < 43);
 }
 
+/* A crosshair of strokes one pixel wide: fewer than 5 of a pixel's 8 neighbours are HUD. */
+static bool cross_at(int x, int y)
+{
+    return (x == 105 && y >= 8 && y < 30) || (y == 18 && x >= 94 && x < 117) ||
+           (x - y == 90 && x >= 96 && x < 104);
+}
+
+/* The strokes' last pixels (one neighbour on their line: left to the majority rule). */
+static bool cross_end(int x, int y)
+{
+    return (x == 105 && (y == 8 || y == 29)) || (y == 18 && (x == 94 || x == 116)) ||
+           (x - y == 90 && (x == 96 || x == 103));
+}
+
 static void test_hud(void)
 {
     upf_context *ctx = test_context(2);
@@ -413,13 +427,27 @@ static void test_hud(void)
         if (hp[4 * i + 3] == 255)
             for (int k = 0; k < 3; k++)
                 ((uint8_t *)ca.f)[4 * i + k] = ((uint8_t *)cb.f)[4 * i + k] = hp[4 * i + k];
+    static const uint8_t cross_rgb[3] = { 40, 250, 60 };
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            if (cross_at(x, y))
+                for (int k = 0; k < 3; k++)
+                    ((uint8_t *)ca.f)[4 * ((size_t)y * W + x) + k] =
+                        ((uint8_t *)cb.f)[4 * ((size_t)y * W + x) + k] = cross_rgb[k];
     upf_interpolate *off = upf_interpolate_create(ctx, upf_interpolate_params(
         .width = W, .height = H, .flags = UPF_INTERPOLATE_NO_STILL_RULE));
     upf_interpolate_frames g = { &ca.im, &cb.im, NULL, NULL, NULL, NULL, 1, 2, 0 };
     double err[2];
+    long cross_off[2];
     for (int k = 0; k < 2; k++) {
         CHECK_OK(ctx, upf_interpolate_run(k ? off : e, &g, 0.5, &out.im));
         const uint8_t *o = (const uint8_t *)out.f;
+        /* the crosshair's strokes: every pixel but their ends exactly its colour */
+        cross_off[k] = 0;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++)
+                if (cross_at(x, y) && !cross_end(x, y))
+                    cross_off[k] += memcmp(o + 4 * ((size_t)y * W + x), cross_rgb, 3) != 0;
         double s = 0;
         long n = 0;
         for (int y = 1; y < H - 1; y++)
@@ -437,6 +465,11 @@ static void test_hud(void)
     /* the bound: a still HUD within 1/255 on average, and the rule is what keeps it */
     CHECKF(err[0] <= 1.0, "HUD without its layer: mean error %.2f / 255", err[0]);
     CHECKF(err[1] > err[0] + 0.5, "without the rule %.2f vs with %.2f", err[1], err[0]);
+    CHECKF(cross_off[0] == 0, "a crosshair one pixel wide: %ld pixels moved with the scene",
+           cross_off[0]);
+    CHECKF(cross_off[1] > 10, "without the rule only %ld crosshair pixels moved", cross_off[1]);
+    printf("crosshair one pixel wide: %ld pixels off with the rule, %ld without\n", cross_off[0],
+           cross_off[1]);
     printf("HUD without its layer: mean error %.2f / 255 (without the rule %.2f)\n", err[0],
            err[1]);
     upf_interpolate_destroy(&e);
