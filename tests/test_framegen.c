@@ -1,7 +1,8 @@
 /* test_framegen.c: the frame generation engine (upf_interpolate, src/framegen): the splat's
  * depth order, disocclusion on a synthetic scene, optical flow on a translated texture, the
  * fallback blend and its reasons, the HUD with and without its layer, factors sharing the
- * motion, thread independence, and bad input. */
+ * motion, thread independence, bad input, a turning camera's curved path (the camera
+ * model), and the resolve's preference for the sharper of the two fetches. */
 #include "test_util.h"
 
 #include "core/color.h"
@@ -114,7 +115,7 @@ static void test_splat_order(void)
     for (int rev = 0; rev < 2; rev++) {
         pri[a] = upf__fg_depth_priority(0.7f, rev);
         pri[b] = upf__fg_depth_priority(0.3f, rev);
-        upf__fg_splat(ctx, W, H, motion, pri, 1.0f, keys);
+        upf__fg_splat(ctx, W, H, motion, pri, 1.0f, NULL, keys);
         const uint64_t k = keys[1 * W + 8];
         CHECK(k != UPF__FG_EMPTY);
         /* forward: 0.3 is nearer (b); reversed: 0.7 is nearer (a) */
@@ -123,7 +124,7 @@ static void test_splat_order(void)
     }
     /* equal priorities: the lower index wins */
     pri[a] = pri[b] = 5;
-    upf__fg_splat(ctx, W, H, motion, pri, 1.0f, keys);
+    upf__fg_splat(ctx, W, H, motion, pri, 1.0f, NULL, keys);
     CHECK_EQ_INT((int)(keys[1 * W + 8] & 0xffffffffu), a);
     upf_context_destroy(&ctx);
 }
@@ -365,6 +366,20 @@ static bool hud_at(int x, int y)
     return y >= 40 && y < 52 && x >= 12 && x < 84 && ((x / 3) % 3 != 0 || y < 43);
 }
 
+/* A crosshair of strokes one pixel wide: fewer than 5 of a pixel's 8 neighbours are HUD. */
+static bool cross_at(int x, int y)
+{
+    return (x == 105 && y >= 8 && y < 30) || (y == 18 && x >= 94 && x < 117) ||
+           (x - y == 90 && x >= 96 && x < 104);
+}
+
+/* The strokes' last pixels (one neighbour on their line: left to the majority rule). */
+static bool cross_end(int x, int y)
+{
+    return (x == 105 && (y == 8 || y == 29)) || (y == 18 && (x == 94 || x == 116)) ||
+           (x - y == 90 && (x == 96 || x == 103));
+}
+
 static void test_hud(void)
 {
     upf_context *ctx = test_context(2);
@@ -412,13 +427,27 @@ static void test_hud(void)
         if (hp[4 * i + 3] == 255)
             for (int k = 0; k < 3; k++)
                 ((uint8_t *)ca.f)[4 * i + k] = ((uint8_t *)cb.f)[4 * i + k] = hp[4 * i + k];
+    static const uint8_t cross_rgb[3] = { 40, 250, 60 };
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            if (cross_at(x, y))
+                for (int k = 0; k < 3; k++)
+                    ((uint8_t *)ca.f)[4 * ((size_t)y * W + x) + k] =
+                        ((uint8_t *)cb.f)[4 * ((size_t)y * W + x) + k] = cross_rgb[k];
     upf_interpolate *off = upf_interpolate_create(ctx, upf_interpolate_params(
         .width = W, .height = H, .flags = UPF_INTERPOLATE_NO_STILL_RULE));
     upf_interpolate_frames g = { &ca.im, &cb.im, NULL, NULL, NULL, NULL, 1, 2, 0 };
     double err[2];
+    long cross_off[2];
     for (int k = 0; k < 2; k++) {
         CHECK_OK(ctx, upf_interpolate_run(k ? off : e, &g, 0.5, &out.im));
         const uint8_t *o = (const uint8_t *)out.f;
+        /* the crosshair's strokes: every pixel but their ends exactly its colour */
+        cross_off[k] = 0;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++)
+                if (cross_at(x, y) && !cross_end(x, y))
+                    cross_off[k] += memcmp(o + 4 * ((size_t)y * W + x), cross_rgb, 3) != 0;
         double s = 0;
         long n = 0;
         for (int y = 1; y < H - 1; y++)
@@ -436,6 +465,11 @@ static void test_hud(void)
     /* the bound: a still HUD within 1/255 on average, and the rule is what keeps it */
     CHECKF(err[0] <= 1.0, "HUD without its layer: mean error %.2f / 255", err[0]);
     CHECKF(err[1] > err[0] + 0.5, "without the rule %.2f vs with %.2f", err[1], err[0]);
+    CHECKF(cross_off[0] == 0, "a crosshair one pixel wide: %ld pixels moved with the scene",
+           cross_off[0]);
+    CHECKF(cross_off[1] > 10, "without the rule only %ld crosshair pixels moved", cross_off[1]);
+    printf("crosshair one pixel wide: %ld pixels off with the rule, %ld without\n", cross_off[0],
+           cross_off[1]);
     printf("HUD without its layer: mean error %.2f / 255 (without the rule %.2f)\n", err[0],
            err[1]);
     upf_interpolate_destroy(&e);
@@ -583,6 +617,144 @@ static void test_render_size_vectors(void)
     upf_context_destroy(&ctx);
 }
 
+/* ---- a turning camera: the camera model and the curved path ----------------------------- */
+
+enum { TU_W = 128, TU_H = 72 };
+#define TU_F 64.0       /* focal length, px: 90 degrees across */
+#define TU_YAW 0.14     /* radians a frame (8 degrees) */
+
+/* Where the direction seen at pixel (x, y) of a camera turned by yaw is seen by a camera
+ * turned by yaw2 (both about the vertical axis). */
+static void tu_map(double x, double y, double yaw, double yaw2, double *ox, double *oy)
+{
+    const double u = x - 0.5 * TU_W, v = y - 0.5 * TU_H, d = yaw2 - yaw;
+    const double wx = u * cos(d) - TU_F * sin(d), wz = u * sin(d) + TU_F * cos(d);
+    *ox = wx / wz * TU_F + 0.5 * TU_W, *oy = v / wz * TU_F + 0.5 * TU_H;
+}
+
+/* A frame of a far panorama seen by a camera turned by yaw; its motion to the camera of
+ * yaw_prev; depth 0 (reversed: infinitely far). */
+static void tu_frame(img *c, img *motion, img *depth, double yaw, double yaw_prev)
+{
+    for (int y = 0; y < TU_H; y++)
+        for (int x = 0; x < TU_W; x++) {
+            const double u = x + 0.5 - 0.5 * TU_W, v = y + 0.5 - 0.5 * TU_H;
+            const double az = atan2(u, TU_F) + yaw, el = atan2(v, hypot(u, TU_F));
+            const float t = texture(az * TU_F, el * TU_F, 11);
+            float *p = px4(c, x, y);
+            p[0] = t, p[1] = 0.8f * t + 0.1f, p[2] = 1.0f - t, p[3] = 1.0f;
+            if (motion) {
+                double px, py;
+                tu_map(x + 0.5, y + 0.5, yaw, yaw_prev, &px, &py);
+                motion->f[2 * ((size_t)y * TU_W + x)] = (float)(px - x - 0.5);
+                motion->f[2 * ((size_t)y * TU_W + x) + 1] = (float)(py - y - 0.5);
+                depth->f[(size_t)y * TU_W + x] = 0.0f;
+            }
+        }
+}
+
+static void test_camera_model(void)
+{
+    upf_context *ctx = test_context(2);
+    img a = make(TU_W, TU_H, UPF_FORMAT_RGBA32F), b = make(TU_W, TU_H, UPF_FORMAT_RGBA32F);
+    img truth = make(TU_W, TU_H, UPF_FORMAT_RGBA32F), out = make(TU_W, TU_H, UPF_FORMAT_RGBA32F);
+    img depth = make(TU_W, TU_H, UPF_FORMAT_R32F), motion = make(TU_W, TU_H, UPF_FORMAT_RG32F);
+    tu_frame(&a, NULL, NULL, 0.0, 0.0);
+    tu_frame(&b, &motion, &depth, TU_YAW, 0.0);
+    tu_frame(&truth, NULL, NULL, 0.5 * TU_YAW, 0.0);
+    /* the fit: a turn is a homography, and half its power is the half turn, even with a
+     * tenth of the pixels on a moving object */
+    img mo = make(TU_W, TU_H, UPF_FORMAT_RG32F);
+    memcpy(mo.f, motion.f, sizeof(float) * 2 * TU_W * TU_H);
+    for (int y = 10; y < 30; y++)
+        for (int x = 20; x < 66; x++)
+            mo.f[2 * ((size_t)y * TU_W + x)] += 5.0f;
+    float cam[UPF__FG_CAMERA_FLOATS];
+    CHECK(upf__fg_camera_fit(mo.f, TU_W, TU_H, cam));
+    double half[9], worst = 0, linear = 0;
+    upf__fg_camera_power(cam, 0.5, half);
+    for (int y = 0; y < TU_H; y += 7)
+        for (int x = 0; x < TU_W; x += 7) {
+            double tx, ty;
+            float hx, hy;
+            tu_map(x + 0.5, y + 0.5, TU_YAW, 0.5 * TU_YAW, &tx, &ty);
+            CHECK(upf__fg_camera_apply(cam, half, x + 0.5f, y + 0.5f, &hx, &hy));
+            worst = fmax(worst, hypot(hx - tx, hy - ty));
+            const float *m = motion.f + 2 * ((size_t)y * TU_W + x);
+            linear = fmax(linear, hypot(x + 0.5 + 0.5 * m[0] - tx, y + 0.5 + 0.5 * m[1] - ty));
+        }
+    CHECKF(worst < 0.01 && linear > 0.5, "camera model: half turn within %.4f px (the "
+           "straight line: %.3f px)", worst, linear);
+    /* motion no homography explains: no model */
+    test_rng rng = test_rng_make("camera model");
+    for (size_t i = 0; i < 2 * (size_t)TU_W * TU_H; i++)
+        mo.f[i] = 8.0f * (test_rand_float(&rng) - 0.5f);
+    CHECK(!upf__fg_camera_fit(mo.f, TU_W, TU_H, cam) && cam[0] == 0.0f);
+    /* the made frame of the turn, away from the sides that come into view */
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = TU_W, .height = TU_H, .motion = UPF_INTERPOLATE_MOTION_VECTORS,
+        .flags = UPF_INTERPOLATE_DEPTH_REVERSED));
+    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0 };
+    CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
+    const double err = mean_abs(&out, &truth, 16, 4, TU_W - 16, TU_H - 4);
+    CHECKF(err < 0.001, "camera model: made frame of a turn, error %.4f (0.0019 on the straight line)", err);
+    /* the sides: what comes into view (a hole on one side) takes the camera's motion there */
+    const double side = 0.5 * (mean_abs(&out, &truth, 0, 4, 16, TU_H - 4) +
+                               mean_abs(&out, &truth, TU_W - 16, 4, TU_W, TU_H - 4));
+    CHECKF(side < 0.003, "camera model: made frame of a turn, error at the sides %.4f", side);
+    printf("camera model: made frame of a turn, mean error %.4f, at the sides %.4f\n", err, side);
+    upf_interpolate_destroy(&e);
+    free(a.f), free(b.f), free(truth.f), free(out.f), free(depth.f), free(motion.f), free(mo.f);
+    upf_context_destroy(&ctx);
+}
+
+/* ---- the resolve's sharper side: a fetch on a texel centre weighs more ------------------- */
+
+enum { SH_W = 64, SH_H = 16 };
+
+/* A fine pattern (period 2.5 px across, near what the pixels hold) moving by dx a frame,
+ * point-sampled at time `time`. */
+static void stripes(img *c, double dx, double time)
+{
+    for (int y = 0; y < SH_H; y++)
+        for (int x = 0; x < SH_W; x++) {
+            const float v = (float)(0.5 + 0.4 * sin(6.283185307179586 * (x + 0.5 - dx * time) / 2.5));
+            float *p = px4(c, x, y);
+            p[0] = p[1] = p[2] = v, p[3] = 1.0f;
+        }
+}
+
+static void test_sharper_side(void)
+{
+    upf_context *ctx = test_context(2);
+    img a = make(SH_W, SH_H, UPF_FORMAT_RGBA32F), b = make(SH_W, SH_H, UPF_FORMAT_RGBA32F);
+    img truth = make(SH_W, SH_H, UPF_FORMAT_RGBA32F), out = make(SH_W, SH_H, UPF_FORMAT_RGBA32F);
+    img depth = make(SH_W, SH_H, UPF_FORMAT_R32F), motion = make(SH_W, SH_H, UPF_FORMAT_RG32F);
+    /* 1.5 px a frame: at t = 1/3 the fetch in N lies on texel centres (1 px back), the one in
+     * N-1 half way between them (0.5 px) */
+    stripes(&a, 1.5, 0.0);
+    stripes(&b, 1.5, 1.0);
+    stripes(&truth, 1.5, 1.0 / 3.0);
+    for (int i = 0; i < SH_W * SH_H; i++)
+        motion.f[2 * i] = -1.5f, motion.f[2 * i + 1] = 0.0f, depth.f[i] = 0.5f;
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = SH_W, .height = SH_H, .motion = UPF_INTERPOLATE_MOTION_VECTORS));
+    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0 };
+    upf__fg_resolve_con *rc =
+        (upf__fg_resolve_con *)upf__interpolate_passes(e)->con[UPF__FG_RESOLVE];
+    double err[2];
+    for (int k = 0; k < 2; k++) {
+        rc->sharpness = k ? 6.0f : 0.0f;
+        CHECK_OK(ctx, upf_interpolate_run(e, &f, 1.0 / 3.0, &out.im));
+        err[k] = mean_abs(&out, &truth, 4, 0, SH_W - 4, SH_H);
+    }
+    CHECKF(err[1] < 0.7 * err[0], "sharper side: error %.4f, %.4f with both weighed by t alone",
+           err[1], err[0]);
+    upf_interpolate_destroy(&e);
+    free(a.f), free(b.f), free(truth.f), free(out.f), free(depth.f), free(motion.f);
+    upf_context_destroy(&ctx);
+}
+
 int main(void)
 {
     test_splat_order();
@@ -593,5 +765,7 @@ int main(void)
     test_factor_threads();
     test_bad_input();
     test_render_size_vectors();
+    test_camera_model();
+    test_sharper_side();
     return test_finish("test_framegen");
 }

@@ -343,15 +343,22 @@ static void compare_pass(engines *e, int pass, void *const gpu[UPF__SP_COUNT], c
                pc->name, upf_vk_variant_name(variant), s->width, s->height, rms, d.mean, d.max);
         /* fp32: fused multiply-adds against rounded products, 96 sums of 16 a window: far
          * below 1e-4. fp16 (and the matrix units' fp16 operands): the window's luma and the
-         * stages' values carry 11 bits (unit roundoff u = 2^-11, 4.9e-4 relative) through six
-         * stages of 16-term sums; measured on lavapipe the mean error is 0.1-0.3 % of the
-         * map's rms; the largest difference is 1e-3 to 4e-3 where the detail is strongest,
-         * whatever the rms (a mostly flat frame has a small one). The bounds: a mean of 1 % of
-         * the rms + 1e-5, a largest of 2e-3 + 25 % of the rms. A detail error moves the output by at most about twice as much
-         * (d(v^2) = 2 v dv), and the whole pipeline's 0.0005 is checked by test_vk_spatial. */
+         * stages' values carry 11 bits through six stages of 16-term sums. One rounding of a
+         * value in [0.5, 1) is off by at most half a unit in the last place (2^-12, 2.4e-4)
+         * and by a quarter unit (2^-13, 1.2e-4) on average, and the map sums such errors
+         * weighted by the network's gains: an absolute floor that does not shrink with the
+         * map's rms (a mostly flat frame has a small rms and the same roundings). The bounds:
+         * a mean of 1.2e-4 + 1 % of the rms, a largest of 2e-3 + 25 % of the rms. Measured on
+         * lavapipe over 96 seeds (960 maps): means up to 2.4e-4 and largest differences up to
+         * 5.9e-3 (where the detail is strongest), at most 36 % and 62 % of these bounds (the
+         * old mean bound, 1e-5 + 1 % of the rms alone, failed on 2 maps in CI, where the rms
+         * was small). A wrong weight or window moves the map by the
+         * order of its rms at most pixels, which the fp32 variant's 1e-5 catches in any case.
+         * A detail error moves the output by at most about twice as much (d(v^2) = 2 v dv),
+         * and the whole pipeline's 0.0005 is checked by test_vk_spatial. */
         const int fp32 = variant == UPF_VK_VARIANT_FP32;
         const double max_tol = fp32 ? 1e-4 : 2e-3 + 0.25 * rms;
-        const double mean_tol = fp32 ? 1e-5 : 1e-5 + 0.01 * rms;
+        const double mean_tol = fp32 ? 1e-5 : 1.2e-4 + 0.01 * rms;
         CHECKF(d.max <= max_tol && d.mean <= mean_tol, "%s: detail (%s) at %zu (%zu, %zu): "
                "CPU %.7g GPU %.7g", pc->name, upf_vk_variant_name(variant), d.worst,
                d.worst % (size_t)s->width, d.worst / (size_t)s->width,

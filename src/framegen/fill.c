@@ -2,10 +2,15 @@
  * the phase t from the splat, and where nothing landed (a region that comes into view between
  * the frames), the motion of the farther surface around it, from a motion pyramid.
  *
- * Reads: splat, motion. Writes: motion t (RGBA32F: x, y, priority bits, hole flag), motion
- * pyramid (levels 1.. of the same).
+ * Reads: splat, motion, camera. Writes: motion t (RGBA32F: x, y, priority bits, hole flag),
+ * motion pyramid (levels 1.. of the same).
  *
- * A pixel whose splat cell holds a key takes the motion of the key's source pixel. A pixel of
+ * A pixel whose splat cell holds a key takes the motion of the key's source pixel; with a
+ * camera model (game vectors, camera.c) what the camera's homography leaves of it (the
+ * residual: parallax, moving objects), so that a hole takes its neighbours' residual and the
+ * resolve the camera's motion at the hole itself (under a turn the motion changes across the
+ * frame: a neighbour's whole vector is off by that change, most at the sides, where the
+ * holes of what comes into view are). A pixel of
  * level l + 1 of the pyramid is, of its 2x2 children that have a motion, the one with the
  * largest priority value: the farthest surface, for what a moving surface uncovers is
  * what lies behind it (FSR 3.1's frame interpolation fills its vector holes from a pyramid
@@ -24,6 +29,8 @@ typedef struct fill_job {
     const upf__fg_fill_con *con;
     const uint64_t *keys;
     const float *motion;
+    const float *cam;  /* the camera model, or NULL */
+    double g[9];       /* its homography N -> N-1 */
     float *level0;     /* motion t */
     float *atlas;      /* motion pyramid: level l at row upf__fg_level_row(H, l) - H */
     int level;         /* the level being made (down) */
@@ -68,6 +75,13 @@ static void decode_row(void *priv, int y, int worker)
             const size_t src = (size_t)(k & 0xffffffffu);
             o[0] = j->motion[2 * src];
             o[1] = j->motion[2 * src + 1];
+            if (j->cam) {
+                /* what the camera leaves of the source's vector */
+                const float px = (float)(src % (size_t)W) + 0.5f, py = (float)(src / (size_t)W) + 0.5f;
+                float gx, gy;
+                if (upf__fg_camera_apply(j->cam, j->g, px, py, &gx, &gy))
+                    o[0] -= gx - px, o[1] -= gy - py;
+            }
             o[2] = bits_float((uint32_t)(k >> 32));
             o[3] = 0.0f;
         }
@@ -150,8 +164,13 @@ upf_result upf__fg_fill_pass(const upf__pass_args *a)
 {
     const upf__fg_fill_con *con = a->con;
     const upf__surface *s = a->surface;
-    fill_job job = { con, s[UPF__FG_SPLAT].data, s[UPF__FG_MOTION].data,
+    fill_job job = { con, s[UPF__FG_SPLAT].data, s[UPF__FG_MOTION].data, NULL, { 0 },
                      s[UPF__FG_MOTION_T].data, s[UPF__FG_MOTION_PYRAMID].data, 0 };
+    const float *cam = s[UPF__FG_CAMERA].data;
+    if (cam && cam[0] != 0.0f) {
+        job.cam = cam;
+        upf__fg_camera_power(cam, 1.0, job.g);
+    }
     upf__parallel_for(a->ctx, decode_row, &job, con->height);
     for (int l = 1; l < con->levels; l++) {
         job.level = l;

@@ -2,7 +2,8 @@
  * without the game's motion vectors: the motion of every pixel of frame N to N-1 and of
  * every pixel of N-1 to N, from the two luma pyramids alone.
  *
- * Reads: luma prev, luma (r32f atlases). Writes: motion, priority, prev motion.
+ * Reads: luma prev, luma (r32f atlases). Writes: motion, priority, prev motion, camera (no
+ * model: the flow's motion moves on straight lines).
  *
  * Both directions the same way (forward: blocks of N found in N-1; backward: blocks of N-1
  * found in N), coarse to fine over the pyramid, on blocks of 8x8 pixels of each level
@@ -416,5 +417,6 @@ upf_result upf__fg_flow_pass(const upf__pass_args *a)
     upf__parallel_for(a->ctx, choose_row, &job, (H + 1) / 2);
     upf__parallel_for(a->ctx, check_row, &job, H);
     upf__parallel_for(a->ctx, apply_row, &job, H);
+    memset(s[UPF__FG_CAMERA].data, 0, UPF__FG_CAMERA_FLOATS * sizeof(float)); /* no model */
     return UPF_OK;
 }

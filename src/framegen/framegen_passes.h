@@ -56,6 +56,9 @@ enum upf__fg_surface {
     UPF__FG_PRIORITY,         /* r32ui: the splat priority of each pixel of N */
     UPF__FG_SPLAT_PREV,       /* r64ui: N's pixels splatted to t = 0 (vectors only) */
     UPF__FG_PREV_MOTION,      /* rg32f: motion of each pixel of N-1 (to N) */
+    UPF__FG_CAMERA,           /* r32f UPF__FG_CAMERA_FLOATS x 1: the camera model
+                               * (camera.c): 1 when there is one, centre x, y and scale of
+                               * the normalised coordinates, log of the homography N -> N-1 */
     UPF__FG_SPLAT,            /* r64ui: N's pixels splatted to the phase t */
     UPF__FG_MOTION_T,         /* rgba32f: motion at t (x, y, priority bits, 1 where it was
                                * a hole filled from the pyramid) */
@@ -84,6 +87,7 @@ enum upf__fg_pass_index {
 #define UPF__FG_HIST_BINS 32
 #define UPF__FG_HIST_REGIONS 17          /* the whole frame, then 4 x 4 regions */
 #define UPF__FG_BLOCK 8                  /* the flow's block size, pixels of its level */
+#define UPF__FG_CAMERA_FLOATS 16         /* the camera surface's width */
 
 /* ---- constants, one struct per pass (32-bit fields: a shader's push constants) ---------- */
 
@@ -131,6 +135,8 @@ typedef struct upf__fg_resolve_con {
                                        * (game vectors); 0: by t alone (optical flow) */
     float tolerance, tolerance_rel;   /* a side sees the surface when its vector is within
                                        * tolerance + tolerance_rel |m| of the one at t */
+    float sharpness;                  /* both sides seen: each weighs exp(-sharpness d^2) more,
+                                       * d (px) from its position to the nearest texel centre */
 } upf__fg_resolve_con;
 
 typedef struct upf__fg_inpaint_con {
@@ -165,9 +171,23 @@ size_t upf__fg_flow_scratch_bytes(int width, int height);
 size_t upf__fg_compose_scratch_bytes(int threads, int width, int height);
 
 /* splat.c: clears `keys` (width x height) to UPF__FG_EMPTY and splats every pixel of N with a
- * known vector to p + shift m (the four pixels around it), atomic min of its key. */
+ * known vector to p + shift m (the four pixels around it), atomic min of its key; with a
+ * camera model `cam` (NULL or cam[0] = 0: none) to where the camera's homography to the power
+ * `shift` takes p, plus shift times what the homography leaves of m. */
 void upf__fg_splat(upf_context *ctx, int width, int height, const float *motion,
-                   const uint32_t *priority, float shift, uint64_t *keys);
+                   const uint32_t *priority, float shift, const float *cam, uint64_t *keys);
+
+/* camera.c: the camera model. upf__fg_camera_fit fits the homography from N's pixels to
+ * where they were in N-1 to `motion` (width x height, output pixels) and writes the model to
+ * `cam` (UPF__FG_CAMERA_FLOATS floats; cam[0] = 0 and false when no homography fits a third
+ * of the pixels). upf__fg_camera_power gives the homography's power s (the camera of the
+ * phase 1 - s as seen from N: s = 1 maps N to N-1) as a 3x3 matrix in the normalised
+ * coordinates, row-major; upf__fg_camera_apply maps a pixel position (centres at +0.5)
+ * through it, false where the point would go behind the camera. */
+bool upf__fg_camera_fit(const float *motion, int width, int height, float *cam);
+void upf__fg_camera_power(const float *cam, double s, double *m);
+bool upf__fg_camera_apply(const float *cam, const double *m, float x, float y, float *ox,
+                          float *oy);
 
 /* The pyramid atlas layout: level l is ceil(w / 2^l) x ceil(h / 2^l), stored at row
  * upf__fg_level_row(h, l) of a surface `w` wide. */
@@ -235,39 +255,57 @@ static inline void upf__fg_sample4(const float *img, int w, int h, float x, floa
     }
 }
 
-/* Catmull-Rom (Keys 1981, "Cubic convolution interpolation for digital image processing",
- * a = -1/2) sample of an RGBA image (4 floats a pixel, rows of w pixels) at pixel position
- * (x, y), edges repeated, clamped to the range of the 2x2 nearest texels (no ringing): a
- * fetch that keeps texture detail a bilinear one blurs at half-pixel offsets. */
-static inline void upf__fg_sample4_cubic(const float *img, int w, int h, float x, float y,
-                                         float *o)
+/* The six Lanczos-3 weights (sinc(d) sinc(d / 3), d = i - 2 - f, the resamplers' kernel of
+ * resample/filters.c: Duchon 1979, Turkowski 1990) of the texels i = 0..5 around a position
+ * f in [0, 1) past texel 2, from three sines: sin(pi d) = -(-1)^i sin(pi f), and
+ * sin(pi d / 3) = sin(pi n / 3) cos(pi f / 3) - cos(pi n / 3) sin(pi f / 3), n = i - 2. */
+static inline void upf__fg_lanczos3_weights(float f, float *w)
+{
+    static const float sn[6] = { -0.8660254f, -0.8660254f, 0.0f, 0.8660254f, 0.8660254f, 0.0f };
+    static const float cn[6] = { -0.5f, 0.5f, 1.0f, 0.5f, -0.5f, -1.0f };
+    const float pi = 3.14159265358979f;
+    const float s1 = sinf(pi * f), s3 = sinf(pi * f / 3.0f), c3 = cosf(pi * f / 3.0f);
+    for (int i = 0; i < 6; i++) {
+        const float d = (float)(i - 2) - f;
+        if (fabsf(d) < 1e-4f) {
+            w[i] = 1.0f;
+            continue;
+        }
+        const float a = (i & 1 ? s1 : -s1), b = sn[i] * c3 - cn[i] * s3;
+        w[i] = 3.0f * a * b / (pi * pi * d * d);
+    }
+}
+
+/* Lanczos-3 sample (upf__fg_lanczos3_weights, divided by their sum) of an RGBA image (4
+ * floats a pixel, rows of w pixels) at pixel position (x, y) over the 6x6 texels around it,
+ * edges repeated; lo and hi get the range of the 2x2 nearest texels, which the caller clamps
+ * to (no ringing). A fetch that keeps texture detail a bilinear one blurs at half-pixel
+ * offsets. */
+static inline void upf__fg_sample4_lanczos(const float *img, int w, int h, float x, float y,
+                                           float *o, float *lo, float *hi)
 {
     x -= 0.5f, y -= 0.5f;
     float fx0 = floorf(x), fy0 = floorf(y);
     int x0 = (int)fx0, y0 = (int)fy0;
-    float fx = x - fx0, fy = y - fy0;
-    float wx[4], wy[4];
-    for (int k = 0; k < 2; k++) {
-        float t = k ? fy : fx, *wt = k ? wy : wx;
-        float t2 = t * t, t3 = t2 * t;
-        wt[0] = -0.5f * t3 + t2 - 0.5f * t;
-        wt[1] = 1.5f * t3 - 2.5f * t2 + 1.0f;
-        wt[2] = -1.5f * t3 + 2.0f * t2 + 0.5f * t;
-        wt[3] = 0.5f * t3 - 0.5f * t2;
-    }
-    float acc[4] = { 0, 0, 0, 0 }, lo[4], hi[4];
+    float wx[6], wy[6], sx = 0.0f, sy = 0.0f;
+    upf__fg_lanczos3_weights(x - fx0, wx);
+    upf__fg_lanczos3_weights(y - fy0, wy);
+    for (int i = 0; i < 6; i++)
+        sx += wx[i], sy += wy[i];
+    const float norm = 1.0f / (sx * sy);
+    float acc[4] = { 0, 0, 0, 0 };
     for (int k = 0; k < 4; k++)
         lo[k] = INFINITY, hi[k] = -INFINITY;
-    for (int j = 0; j < 4; j++) {
-        const int yy = UPF_CLAMP(y0 - 1 + j, 0, h - 1);
+    for (int j = 0; j < 6; j++) {
+        const int yy = UPF_CLAMP(y0 - 2 + j, 0, h - 1);
         const float *row = img + (size_t)yy * w * 4;
-        for (int i = 0; i < 4; i++) {
-            const int xx = UPF_CLAMP(x0 - 1 + i, 0, w - 1);
+        for (int i = 0; i < 6; i++) {
+            const int xx = UPF_CLAMP(x0 - 2 + i, 0, w - 1);
             const float *p = row + (size_t)xx * 4;
             const float wgt = wx[i] * wy[j];
             for (int k = 0; k < 4; k++)
                 acc[k] += wgt * p[k];
-            if ((i == 1 || i == 2) && (j == 1 || j == 2))
+            if ((i == 2 || i == 3) && (j == 2 || j == 3))
                 for (int k = 0; k < 4; k++) {
                     lo[k] = p[k] < lo[k] ? p[k] : lo[k];
                     hi[k] = p[k] > hi[k] ? p[k] : hi[k];
@@ -275,7 +313,7 @@ static inline void upf__fg_sample4_cubic(const float *img, int w, int h, float x
         }
     }
     for (int k = 0; k < 4; k++)
-        o[k] = acc[k] < lo[k] ? lo[k] : acc[k] > hi[k] ? hi[k] : acc[k];
+        o[k] = acc[k] * norm;
 }
 
 /* The splat priority of a depth value (smaller wins: the nearer surface). Depth is finite and

@@ -31,6 +31,7 @@
 #define FLOW_CONSISTENCY_REL 0.1f /* ... + 10% of the vector */
 #define RESOLVE_TOLERANCE 1.0f /* a side sees the surface: vectors within 1 px ... */
 #define RESOLVE_TOLERANCE_REL 0.1f /* ... + 10% */
+#define RESOLVE_SHARPNESS 6.0f /* the fetch nearer a texel centre weighs more: exp(-6 d^2) */
 #define STILL_THRESHOLD (2.0f / 255.0f) /* still pixels: within 2/255 (square-root light) */
 #define CUT_GLOBAL 0.25f       /* a cut: the whole frame's histograms differ by a quarter ... */
 #define CUT_REGIONS 0.5f       /* ... and the median region's by half */
@@ -75,6 +76,7 @@ static const upf__surface_info surfaces[UPF__FG_COUNT] = {
     [UPF__FG_SPLAT_PREV] = { "splat_prev", "N splatted to N-1", UPF__SURFACE_R64UI, R, 0, NULL },
     [UPF__FG_PREV_MOTION] = { "prev_motion", "the motion of N-1", UPF__SURFACE_RG32F, R, 0,
                               NULL },
+    [UPF__FG_CAMERA] = { "camera", "the camera model", UPF__SURFACE_R32F, R, 0, NULL },
     [UPF__FG_SPLAT] = { "splat", "N splatted to t", UPF__SURFACE_R64UI, R, 0, NULL },
     [UPF__FG_MOTION_T] = { "motion_t", "the motion at t", UPF__SURFACE_RGBA32F, R, 0, NULL },
     [UPF__FG_MOTION_PYRAMID] = { "motion_pyramid", "the motion pyramid", UPF__SURFACE_RGBA32F,
@@ -95,20 +97,22 @@ static const upf__pass_info passes[UPF__FG_PASS_COUNT] = {
                           -1, sizeof(upf__fg_prepare_con), upf__fg_prepare_pass },
     [UPF__FG_VECTORS] = { "vectors", "vectors", S(UPF__FG_MOTION_IN) | S(UPF__FG_DEPTH_IN),
                           S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_SPLAT_PREV) |
-                              S(UPF__FG_PREV_MOTION),
+                              S(UPF__FG_PREV_MOTION) | S(UPF__FG_CAMERA),
                           -1, sizeof(upf__fg_vectors_con), upf__fg_vectors_pass },
     [UPF__FG_FLOW] = { "flow", "flow", S(UPF__FG_LUMA_PREV) | S(UPF__FG_LUMA),
-                       S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_PREV_MOTION), -1,
-                       sizeof(upf__fg_flow_con), upf__fg_flow_pass },
-    [UPF__FG_SPLAT_PASS] = { "splat", "splat", S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY),
+                       S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_PREV_MOTION) |
+                           S(UPF__FG_CAMERA),
+                       -1, sizeof(upf__fg_flow_con), upf__fg_flow_pass },
+    [UPF__FG_SPLAT_PASS] = { "splat", "splat",
+                             S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_CAMERA),
                              S(UPF__FG_SPLAT), -1, sizeof(upf__fg_splat_con),
                              upf__fg_splat_pass },
-    [UPF__FG_FILL] = { "fill", "fill", S(UPF__FG_SPLAT) | S(UPF__FG_MOTION),
+    [UPF__FG_FILL] = { "fill", "fill", S(UPF__FG_SPLAT) | S(UPF__FG_MOTION) | S(UPF__FG_CAMERA),
                        S(UPF__FG_MOTION_T) | S(UPF__FG_MOTION_PYRAMID), -1,
                        sizeof(upf__fg_fill_con), upf__fg_fill_pass },
     [UPF__FG_RESOLVE] = { "resolve", "resolve",
                           S(UPF__FG_LINEAR_PREV) | S(UPF__FG_LINEAR) | S(UPF__FG_MOTION_T) |
-                              S(UPF__FG_MOTION) | S(UPF__FG_PREV_MOTION),
+                              S(UPF__FG_MOTION) | S(UPF__FG_PREV_MOTION) | S(UPF__FG_CAMERA),
                           S(UPF__FG_RESOLVED), -1, sizeof(upf__fg_resolve_con),
                           upf__fg_resolve_pass },
     [UPF__FG_INPAINT] = { "inpaint", "inpaint", S(UPF__FG_RESOLVED),
@@ -171,6 +175,8 @@ static void plan(upf_interpolate *e)
         ps->surface[UPF__FG_SPLAT_PREV].width = ps->surface[UPF__FG_SPLAT_PREV].height = 0;
     ps->surface[UPF__FG_HISTOGRAMS].width = 2 * UPF__FG_HIST_REGIONS * UPF__FG_HIST_BINS;
     ps->surface[UPF__FG_HISTOGRAMS].height = 1;
+    ps->surface[UPF__FG_CAMERA].width = UPF__FG_CAMERA_FLOATS;
+    ps->surface[UPF__FG_CAMERA].height = 1;
     const int prow = e->pyramid_levels > 1 ? upf__fg_atlas_rows(H, 1, e->pyramid_levels) : 1;
     ps->surface[UPF__FG_MOTION_PYRAMID].height = prow;
     ps->surface[UPF__FG_COLOR_PYRAMID].height = prow;
@@ -201,7 +207,7 @@ static void constants(upf_interpolate *e)
     *(upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS] = (upf__fg_splat_con){ W, H, 0.5f };
     *(upf__fg_fill_con *)ps->con[UPF__FG_FILL] = (upf__fg_fill_con){ W, H, e->pyramid_levels };
     *(upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE] = (upf__fg_resolve_con){
-        W, H, 0.5f, 0, 1, RESOLVE_TOLERANCE, RESOLVE_TOLERANCE_REL };
+        W, H, 0.5f, 0, 1, RESOLVE_TOLERANCE, RESOLVE_TOLERANCE_REL, RESOLVE_SHARPNESS };
     *(upf__fg_inpaint_con *)ps->con[UPF__FG_INPAINT] =
         (upf__fg_inpaint_con){ W, H, e->pyramid_levels };
     *(upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE] = (upf__fg_compose_con){

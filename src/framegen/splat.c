@@ -2,7 +2,7 @@
  * of frame N moved forward along its motion to the phase t, the nearer surface winning where
  * two land on one pixel.
  *
- * Reads: motion, priority. Writes: splat (r64ui keys).
+ * Reads: motion, priority, camera. Writes: splat (r64ui keys).
  *
  * A pixel p of N whose surface was at p + m in N-1 is at q = p + (1 - t) m at phase t (the
  * surface moves in a straight line at constant speed between the frames). It is written to
@@ -10,7 +10,10 @@
  * no cracks) as the key (priority << 32) | index(p) by an atomic minimum: the nearest surface
  * wins, and between equals the lower index, whatever order the writes come in (the key a GPU
  * writes with a 64-bit image atomic; FSR 3.1's frame interpolation packs its priorities into
- * 32-bit atomics the same way). Pixels whose vector is not known are not written.
+ * 32-bit atomics the same way). Pixels whose vector is not known are not written. With a
+ * camera model (game vectors, camera.c) the straight line is the camera's curve instead: p
+ * lands where the homography to the power 1 - t takes it, plus (1 - t) times what the
+ * homography leaves of m (parallax, moving objects).
  * Work: one task per row to clear, one per row to splat. */
 #include <math.h>
 
@@ -21,6 +24,8 @@ typedef struct splat_job {
     const float *motion;
     const uint32_t *priority;
     float shift;
+    const float *cam;          /* the camera model, or NULL: the straight line */
+    double g[9], pw[9];        /* its homography N -> N-1 and the power `shift` of it */
     uint64_t *keys;
 } splat_job;
 
@@ -51,7 +56,17 @@ static void splat_row(void *priv, int y, int worker)
         const float mx = j->motion[2 * i], my = j->motion[2 * i + 1];
         if (!(mx < UPF__FG_INVALID * 0.5f))
             continue;
-        const float qx = (float)x + j->shift * mx, qy = (float)y + j->shift * my;
+        float qx = (float)x + j->shift * mx, qy = (float)y + j->shift * my;
+        if (j->cam) {
+            /* on the camera's curve, plus the shift of what the camera leaves */
+            const float px = (float)x + 0.5f, py = (float)y + 0.5f;
+            float gx, gy, sx, sy;
+            if (upf__fg_camera_apply(j->cam, j->g, px, py, &gx, &gy) &&
+                upf__fg_camera_apply(j->cam, j->pw, px, py, &sx, &sy)) {
+                qx = sx - 0.5f + j->shift * (mx - (gx - px));
+                qy = sy - 0.5f + j->shift * (my - (gy - py));
+            }
+        }
         if (!(qx > -1.0f && qx < (float)W && qy > -1.0f && qy < (float)H))
             continue;
         const int x0 = (int)floorf(qx), y0 = (int)floorf(qy);
@@ -66,9 +81,14 @@ static void splat_row(void *priv, int y, int worker)
 }
 
 void upf__fg_splat(upf_context *ctx, int width, int height, const float *motion,
-                   const uint32_t *priority, float shift, uint64_t *keys)
+                   const uint32_t *priority, float shift, const float *cam, uint64_t *keys)
 {
-    splat_job job = { width, height, motion, priority, shift, keys };
+    splat_job job = { width, height, motion, priority, shift, NULL, { 0 }, { 0 }, keys };
+    if (cam && cam[0] != 0.0f) {
+        job.cam = cam;
+        upf__fg_camera_power(cam, 1.0, job.g);
+        upf__fg_camera_power(cam, shift, job.pw);
+    }
     upf__parallel_for(ctx, clear_row, &job, height);
     upf__parallel_for(ctx, splat_row, &job, height);
 }
@@ -78,6 +98,7 @@ upf_result upf__fg_splat_pass(const upf__pass_args *a)
     const upf__fg_splat_con *con = a->con;
     const upf__surface *s = a->surface;
     upf__fg_splat(a->ctx, con->width, con->height, s[UPF__FG_MOTION].data,
-                  s[UPF__FG_PRIORITY].data, con->shift, s[UPF__FG_SPLAT].data);
+                  s[UPF__FG_PRIORITY].data, con->shift, s[UPF__FG_CAMERA].data,
+                  s[UPF__FG_SPLAT].data);
     return UPF_OK;
 }

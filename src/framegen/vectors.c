@@ -3,7 +3,7 @@
  * what frame N-1 saw of N's surfaces.
  *
  * Reads: motion in, depth in (host, motion size). Writes: motion, priority, splat prev,
- * prev motion.
+ * prev motion, camera.
  *
  * Each output pixel takes the vector and depth of the motion-size pixel it falls in (nearest;
  * for vectors at a render size below the output size), its vector times the scale (stored
@@ -11,7 +11,9 @@
  * Then N's pixels are splatted to t = 0 (upf__fg_splat, shift 1): the cell of N-1 at p + m
  * holds the nearest surface of N that was there, and its prev motion is minus that surface's
  * vector (from N-1 to N); cells nothing landed in hold a vector that is not known (N-1 showed
- * something there that N does not). A NaN or infinite vector or depth, or a negative depth,
+ * something there that N does not). The camera model (camera.c) is fitted to the vectors:
+ * the homography of a turning camera, whose powers give the curved path between the frames
+ * that the splat and the resolve follow. A NaN or infinite vector or depth, or a negative depth,
  * fails with UPF_ERROR_BAD_DATA naming the pixel.
  * Work: one task per row (the splat: two). */
 #include <math.h>
@@ -104,7 +106,8 @@ upf_result upf__fg_vectors_pass(const upf__pass_args *a)
                              con->motion_width, con->motion_height,
                              job.bad[2 * y + 1] ? "depth" : "motion", job.bad[2 * y + 1] ?
                              "depth >= 0" : "vectors");
-    upf__fg_splat(a->ctx, con->width, con->height, job.out_motion, job.priority, 1.0f,
+    upf__fg_camera_fit(job.out_motion, con->width, con->height, s[UPF__FG_CAMERA].data);
+    upf__fg_splat(a->ctx, con->width, con->height, job.out_motion, job.priority, 1.0f, NULL,
                   s[UPF__FG_SPLAT_PREV].data);
     upf__parallel_for(a->ctx, prev_row, &job, con->height);
     return UPF_OK;

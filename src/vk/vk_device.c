@@ -11,6 +11,7 @@
  *   coopmat  the fp16 features + VK_NV_cooperative_matrix's cooperativeMatrix, with a
  *            16x16x16 fp16 x fp16 -> fp32 subgroup shape
  * Reads: the host's handles. Writes: nothing on the device. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -313,6 +314,25 @@ upf_result upf_vk_check_device(upf_context *ctx, const upf_vk_device *dev)
 
 const upf__vk_shader *upf__vk_shader_find(const char *name)
 {
+#ifdef UPF_VK_PROBE
+    /* Shader work only (-DUPF_VK_PROBE=ON): UPF_VK_SHADER_DIR/<name>.spv, when it exists,
+     * replaces the embedded shader (scripts/vk_probe.py makes variants to time). */
+    const char *dir = getenv("UPF_VK_SHADER_DIR");
+    if (dir) {
+        static upf__vk_shader over[16];
+        static uint32_t words[16][65536];
+        static int n;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.spv", dir, name);
+        FILE *f = n < 16 ? fopen(path, "rb") : NULL;
+        if (f) {
+            const size_t count = fread(words[n], 4, 65536, f);
+            fclose(f);
+            over[n] = (upf__vk_shader){ name, words[n], count };
+            return &over[n++];
+        }
+    }
+#endif
     for (size_t i = 0; i < upf__vk_shader_count; i++)
         if (!strcmp(upf__vk_shaders[i].name, name))
             return &upf__vk_shaders[i];

@@ -11,6 +11,7 @@
  *
  * Reads: the caller's source image. Writes: the caller's destination image. */
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -288,8 +289,32 @@ static upf_result make_device(upf_vk_managed *m, const char *fn)
                                      .pQueueCreateInfos = &qci,
                                      .enabledExtensionCount = m->req.extension_count,
                                      .ppEnabledExtensionNames = m->req.extensions };
+#ifdef UPF_VK_PROBE
+    /* Shader work only: UPF_VK_PIPELINE_STATS asks for VK_KHR_pipeline_executable_properties
+     * (vk_spatial.c prints each pipeline's statistics); without it, the device as usual. */
+    VkDeviceCreateInfo stats_dci = dci;
+    const char *stats_ext[8];
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR stats_feature = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
+        .pNext = &m->req.features, .pipelineExecutableInfo = VK_TRUE };
+    if (getenv("UPF_VK_PIPELINE_STATS") && m->req.extension_count < 8) {
+        for (uint32_t i = 0; i < m->req.extension_count; i++)
+            stats_ext[i] = m->req.extensions[i];
+        stats_ext[m->req.extension_count] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+        stats_dci.enabledExtensionCount = m->req.extension_count + 1;
+        stats_dci.ppEnabledExtensionNames = stats_ext;
+        stats_dci.pNext = &stats_feature;
+        if (m->vkCreateDevice(m->pd, &stats_dci, NULL, &m->device) != VK_SUCCESS) {
+            fprintf(stderr, "UPF_VK_PIPELINE_STATS: no VK_KHR_pipeline_executable_properties\n");
+            unsetenv("UPF_VK_PIPELINE_STATS");
+        }
+    }
+    if (!m->device && (r = m->vkCreateDevice(m->pd, &dci, NULL, &m->device)) != VK_SUCCESS)
+        return vkfail(m, fn, "vkCreateDevice", r);
+#else
     if ((r = m->vkCreateDevice(m->pd, &dci, NULL, &m->device)) != VK_SUCCESS)
         return vkfail(m, fn, "vkCreateDevice", r);
+#endif
 #define LOAD_D(name)                                                                           \
     if (!(m->name = (PFN_##name)m->vkGetDeviceProcAddr(m->device, #name)))                     \
         return upf__fail(m->ctx, UPF_ERROR_UNSUPPORTED, "%s: the loader gave no %s", fn, #name);

@@ -15,6 +15,8 @@
  *
  * Reads: the host's source image. Writes: the host's destination image; the engine's buffers. */
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/color.h"
@@ -248,6 +250,48 @@ static upf_result make_buffers(upf_vk_spatial *s, const char *fn)
     return UPF_OK;
 }
 
+#ifdef UPF_VK_PROBE
+/* Shader work only: the driver's statistics of one pipeline (registers, shared memory, ...:
+ * what VK_KHR_pipeline_executable_properties reports), one line on stderr. */
+static void print_pipeline_stats(upf_vk_spatial *s, const char *name, VkPipeline pipe)
+{
+    PFN_vkGetDeviceProcAddr gdpa =
+        (PFN_vkGetDeviceProcAddr)s->dev.get_instance_proc_addr(s->dev.instance,
+                                                               "vkGetDeviceProcAddr");
+    PFN_vkGetPipelineExecutableStatisticsKHR get = gdpa
+        ? (PFN_vkGetPipelineExecutableStatisticsKHR)gdpa(s->dev.device,
+                                                         "vkGetPipelineExecutableStatisticsKHR")
+        : NULL;
+    if (!get)
+        return;
+    const VkPipelineExecutableInfoKHR ei = { .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR,
+                                             .pipeline = pipe, .executableIndex = 0 };
+    VkPipelineExecutableStatisticKHR st[32];
+    uint32_t n = 32;
+    for (uint32_t i = 0; i < n; i++)
+        st[i] = (VkPipelineExecutableStatisticKHR){
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR };
+    const VkResult r = get(s->dev.device, &ei, &n, st);
+    fprintf(stderr, "pipeline stats %s:", name);
+    for (uint32_t i = 0; i < n && r >= 0; i++) {
+        switch (st[i].format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+            fprintf(stderr, " %s=%llu;", st[i].name, (unsigned long long)st[i].value.u64);
+            break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+            fprintf(stderr, " %s=%lld;", st[i].name, (long long)st[i].value.i64);
+            break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
+            fprintf(stderr, " %s=%g;", st[i].name, st[i].value.f64);
+            break;
+        default:
+            fprintf(stderr, " %s=%d;", st[i].name, (int)st[i].value.b32);
+        }
+    }
+    fprintf(stderr, "\n");
+}
+#endif
+
 static upf_result make_pipelines(upf_vk_spatial *s, const char *fn)
 {
     const upf__vk_funcs *vk = &s->vk;
@@ -296,8 +340,18 @@ static upf_result make_pipelines(upf_vk_spatial *s, const char *fn)
             .stage = { .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                        .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = module, .pName = "main" },
             .layout = s->layout[p] };
+#ifdef UPF_VK_PROBE
+        VkComputePipelineCreateInfo stats_pci = pci;
+        if (getenv("UPF_VK_PIPELINE_STATS"))
+            stats_pci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+        r = vk->vkCreateComputePipelines(s->dev.device, VK_NULL_HANDLE, 1, &stats_pci,
+                                         s->dev.allocator, &s->pipe[p]);
+        if (r == VK_SUCCESS && getenv("UPF_VK_PIPELINE_STATS"))
+            print_pipeline_stats(s, name, s->pipe[p]);
+#else
         r = vk->vkCreateComputePipelines(s->dev.device, VK_NULL_HANDLE, 1, &pci,
                                          s->dev.allocator, &s->pipe[p]);
+#endif
         vk->vkDestroyShaderModule(s->dev.device, module, s->dev.allocator);
         if (r != VK_SUCCESS)
             return upf__fail(s->ctx, UPF_ERROR_UNSUPPORTED, "%s: the %s pass's pipeline "

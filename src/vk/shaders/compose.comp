@@ -28,9 +28,15 @@
  * the output format rounds it (tests/test_vk_passes.c).
  *
  * One workgroup of 16 x 16 invocations per 16 x 16 output pixels, in shared memory: the taps
- * of the tile and a one-pixel border (18 columns, 18 rows), the input footprint (unpacked),
- * its vertical sums, then o and L for the 18 x 18, then the sharpen. Shared memory about
- * 28 KiB. Grid ceil(W_out / 16) x ceil(H_out / 16). */
+ * of the tile and a one-pixel border (18 columns, 18 rows: the base's by the first two
+ * subgroups, the detail's by the next two, at once), the input footprint (unpacked; its alpha
+ * linear's when range B > 0) and the detail map's footprint (both loaded in one phase, every
+ * load of an invocation issued before the first is used), the vertical sums, then o: each
+ * invocation its own pixel's, kept in registers for the sharpen, and its luma, the first 68
+ * invocations the luma of the one-pixel border too (with an 18 x 18 array of o, walked row by
+ * row, compose took 198 us at 1536x864 -> 2048x1152 on the H200, this way 120:
+ * docs/PERFORMANCE.md). The tap loops are written out for each tap count. Shared
+ * memory 22432 bytes. Grid ceil(W_out / 16) x ceil(H_out / 16). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
@@ -62,6 +68,11 @@ const uint UPF_MODEL_FLAG_SQRT_LANCZOS_BASE = 4u; /* upframe.h */
 
 #define APRON 18
 #define FOOT 24    /* the footprint of 18 outputs at ratio >= 1: at most 17 + 6 pixels */
+#define DFOOT 26   /* the map's footprint of 18 outputs: at most 17 * 1.25 + 3 pixels (the map
+                    * is 12 / s times the input, s the largest step with 12 / s >= the ratio,
+                    * so at most 5/4 of the output's size) */
+#define FOOT_LOADS 3  /* ceil(FOOT * FOOT / 256) */
+#define DFOOT_LOADS 3 /* ceil(DFOOT * DFOOT / 256) */
 #define TAPS 6
 /* Taps of the apron's columns (index 0..17) and rows (18..35): the base's n taps (bilinear
  * as two taps weighted 1 - f and f: the same products as upf__lerp) and the detail map's. */
@@ -69,11 +80,10 @@ shared int base_idx[2 * APRON][TAPS];
 shared float base_w[2 * APRON][TAPS];
 shared ivec2 det_idx[2 * APRON];
 shared float det_w[2 * APRON][2];
-shared vec4 foot[FOOT][FOOT];        /* the frame over the footprint, as the base filters it */
-shared float foot_alpha[FOOT][FOOT]; /* linear's alpha there (full_alpha) */
+shared vec4 foot[FOOT][FOOT];   /* the frame over the footprint, as the base filters it; its
+                                 * alpha linear's when range B > 0 (full_alpha) */
+shared float dfoot[DFOOT][DFOOT]; /* the detail map over its footprint */
 shared vec4 vsum[APRON][FOOT];       /* the vertical sums: apron row x footprint column */
-shared float vsum_alpha[APRON][FOOT];
-shared vec4 sq[APRON][APRON];        /* o: the squared colour and the alpha */
 shared float lum[APRON][APRON];
 
 /* Catmull-Rom (resample/filters.c, Mitchell-Netravali with B = 0, C = 0.5). */
@@ -199,110 +209,159 @@ void main()
     const bool full_alpha = range[2] > 0.0;
 
     /* 1. The taps of the apron's 18 columns and 18 rows. */
-    if (tid < uint(2 * APRON)) {
-        const bool row = tid >= uint(APRON);
-        const int k = int(tid) - (row ? APRON : 0);
+    const uint slot = tid & 63u;
+    if (slot < uint(2 * APRON) && tid < 128u) {
+        const bool row = slot >= uint(APRON);
+        const int k = int(slot) - (row ? APRON : 0);
         const int out_size = row ? pc.out_height : pc.out_width;
         const int in_size = row ? pc.in_height : pc.in_width;
         const int map_size = row ? pc.map_height : pc.map_width;
         const int x = clamp((row ? tile.y : tile.x) - 1 + k, 0, out_size - 1);
-        base_taps(tid, x, uint(in_size), uint(out_size), in_size, n);
-        ivec2 di;
-        float df;
-        bilinear_tap(x, 12u * uint(in_size), uint(pc.step) * uint(out_size), map_size, di, df);
-        det_idx[tid] = di;
-        det_w[tid][0] = 1.0 - df;
-        det_w[tid][1] = df;
+        if (tid < 64u) {
+            base_taps(slot, x, uint(in_size), uint(out_size), in_size, n);
+        } else {
+            ivec2 di;
+            float df;
+            bilinear_tap(x, 12u * uint(in_size), uint(pc.step) * uint(out_size), map_size, di, df);
+            det_idx[slot] = di;
+            det_w[slot][0] = 1.0 - df;
+            det_w[slot][1] = df;
+        }
     }
     barrier();
 
-    /* 2. The footprint: every frame pixel the taps name (they grow with X), unpacked, squared
-     * for the cubic base (it filters linear light). */
+    /* 2. The footprints: every frame pixel the base's taps name and every map pixel the
+     * detail's taps name (both grow with X). Each invocation issues all its loads (at most
+     * 3 + 3) before it uses any, so that their latencies overlap; the frame unpacked and
+     * squared for the cubic base (it filters linear light). */
     const ivec2 f0 = ivec2(base_idx[0][0], base_idx[APRON][0]);
     const ivec2 f1 = ivec2(base_idx[APRON - 1][n - 1], base_idx[2 * APRON - 1][n - 1]);
     const ivec2 fsize = min(f1 - f0 + 1, ivec2(FOOT));
-    for (uint k = tid; k < uint(fsize.x * fsize.y); k += 256u) {
-        ivec2 l = ivec2(int(k % uint(fsize.x)), int(k / uint(fsize.x)));
-        ivec2 q = f0 + l;
-        uint i = uint(q.y) * uint(pc.in_width) + uint(q.x);
-        vec4 p = upf_unpack_sqrt1010102_fast(frame[i]);
-        if (cubic) {
-            precise vec3 p2 = p.rgb * p.rgb;
-            p.rgb = p2;
+    const ivec2 m0 = ivec2(det_idx[0].x, det_idx[APRON].x);
+    const ivec2 msize = min(ivec2(det_idx[APRON - 1].y, det_idx[2 * APRON - 1].y) - m0 + 1,
+                            ivec2(DFOOT));
+    /* The slots run over the arrays' whole FOOT (DFOOT) columns, so that a slot's column and
+     * row are a division by a constant (a division by fsize.x, which the compiler cannot
+     * turn into a multiply, cost this phase most of its time on the H200); slots beyond the
+     * footprint load nothing. */
+    uint fword[FOOT_LOADS];
+    float falpha[FOOT_LOADS];
+    float dval[DFOOT_LOADS];
+    for (int r = 0; r < FOOT_LOADS; r++) {
+        const uint k = tid + uint(r) * 256u;
+        const ivec2 l = ivec2(int(k % uint(FOOT)), int(k / uint(FOOT)));
+        const bool in_foot = all(lessThan(l, fsize));
+        const ivec2 q = f0 + l;
+        const uint i = uint(q.y) * uint(pc.in_width) + uint(q.x);
+        fword[r] = in_foot ? frame[i] : 0u;
+        falpha[r] = in_foot && full_alpha ? linear[i].a : 0.0;
+    }
+    for (int r = 0; r < DFOOT_LOADS; r++) {
+        const uint k = tid + uint(r) * 256u;
+        const ivec2 l = ivec2(int(k % uint(DFOOT)), int(k / uint(DFOOT)));
+        const ivec2 q = m0 + l;
+        dval[r] = all(lessThan(l, msize)) ? detail[uint(q.y) * uint(pc.map_width) + uint(q.x)]
+                                          : 0.0;
+    }
+    for (int r = 0; r < FOOT_LOADS; r++) {
+        const uint k = tid + uint(r) * 256u;
+        const ivec2 l = ivec2(int(k % uint(FOOT)), int(k / uint(FOOT)));
+        if (all(lessThan(l, fsize))) {
+            vec4 p = upf_unpack_sqrt1010102_fast(fword[r]);
+            if (cubic) {
+                precise vec3 p2 = p.rgb * p.rgb;
+                p.rgb = p2;
+            }
+            if (full_alpha)
+                p.a = falpha[r];
+            foot[l.y][l.x] = p;
         }
-        foot[l.y][l.x] = p;
-        if (full_alpha)
-            foot_alpha[l.y][l.x] = linear[i].a;
+    }
+    for (int r = 0; r < DFOOT_LOADS; r++) {
+        const uint k = tid + uint(r) * 256u;
+        const ivec2 l = ivec2(int(k % uint(DFOOT)), int(k / uint(DFOOT)));
+        if (all(lessThan(l, msize)))
+            dfoot[l.y][l.x] = dval[r];
     }
     barrier();
 
     /* 3. The vertical sums (rows first, in tap order from 0) for each apron row and
-     * footprint column. */
-    for (uint k = tid; k < uint(APRON * fsize.x); k += 256u) {
-        const int ay = int(k / uint(fsize.x)), fx = int(k % uint(fsize.x));
-        precise vec4 acc = vec4(0.0);
-        precise float acc_a = 0.0;
-        for (int j = 0; j < n; j++) {
-            const int fy = base_idx[APRON + ay][j] - f0.y;
-            const float w = base_w[APRON + ay][j];
-            acc += w * foot[fy][fx];
-            if (full_alpha)
-                acc_a += w * foot_alpha[fy][fx];
-        }
-        vsum[ay][fx] = acc;
-        vsum_alpha[ay][fx] = acc_a;
+     * footprint column; the tap loop written out for each n so that it unrolls. */
+#define VSUM(N)                                                                              \
+    for (uint k = tid; k < uint(APRON * FOOT); k += 256u) {                                   \
+        const int ay = int(k / uint(FOOT)), fx = int(k % uint(FOOT));                          \
+        if (fx < fsize.x) {                                                                    \
+            precise vec4 acc = vec4(0.0);                                                      \
+            for (int j = 0; j < N; j++)                                                        \
+                acc += base_w[APRON + ay][j] * foot[base_idx[APRON + ay][j] - f0.y][fx];       \
+            vsum[ay][fx] = acc;                                                                \
+        }                                                                                      \
+    }
+    if (n == 4) {
+        VSUM(4)
+    } else if (n == 6) {
+        VSUM(6)
+    } else {
+        VSUM(2)
     }
     barrier();
 
-    /* 4. o and its luma over the tile and a one-pixel border: the columns, the detail, the
-     * square. */
-    for (uint k = tid; k < uint(APRON * APRON); k += 256u) {
-        const int ax = int(k % uint(APRON)), ay = int(k / uint(APRON));
-        precise vec4 acc = vec4(0.0);
-        precise float acc_a = 0.0;
-        for (int j = 0; j < n; j++) {
-            const int fx = base_idx[ax][j] - f0.x;
-            const float w = base_w[ax][j];
-            acc += w * vsum[ay][fx];
-            acc_a += w * vsum_alpha[ay][fx];
-        }
-        vec4 base = acc;
-        float alpha = acc_a;
-        if (cubic)
-            base.rgb = vec3(acc.r > 0.0 ? sqrt(acc.r) : 0.0, acc.g > 0.0 ? sqrt(acc.g) : 0.0,
-                            acc.b > 0.0 ? sqrt(acc.b) : 0.0);
-        if (n != 2) { /* the kernel bases clamp alpha */
-            base.a = clamp(base.a, 0.0, 1.0);
-            alpha = clamp(alpha, 0.0, 1.0);
-        }
-        const ivec2 dx = det_idx[ax], dy = det_idx[APRON + ay];
-        const uint mw = uint(pc.map_width);
-        precise float d0 = det_w[APRON + ay][0] * detail[uint(dy.x) * mw + uint(dx.x)] +
-                           det_w[APRON + ay][1] * detail[uint(dy.y) * mw + uint(dx.x)];
-        precise float d1 = det_w[APRON + ay][0] * detail[uint(dy.x) * mw + uint(dx.y)] +
-                           det_w[APRON + ay][1] * detail[uint(dy.y) * mw + uint(dx.y)];
-        precise float d = det_w[ax][0] * d0 + det_w[ax][1] * d1;
-        vec4 o;
-        for (int c = 0; c < 3; c++) {
-            precise float v = base[c] + d;
-            v = v > 0.0 ? v : 0.0;
-            precise float v2 = v * v;
-            o[c] = v2;
-        }
-        o.a = full_alpha ? alpha : base.a;
-        sq[ay][ax] = o;
-        lum[ay][ax] = upf_luma(o.r, o.g, o.b);
+    /* 4. o and its luma: each invocation its own pixel's (kept in registers), then the
+     * first 68 the one-pixel border's luma. */
+#define HSUM(N)                                                                              \
+    for (int j = 0; j < N; j++)                                                                \
+        acc += base_w[ax][j] * vsum[ay][base_idx[ax][j] - f0.x];
+#define COMPOSE_O(AX, AY, O)                                                                 \
+    {                                                                                          \
+        const int ax = (AX), ay = (AY);                                                        \
+        precise vec4 acc = vec4(0.0);                                                          \
+        if (n == 4) {                                                                          \
+            HSUM(4)                                                                            \
+        } else if (n == 6) {                                                                   \
+            HSUM(6)                                                                            \
+        } else {                                                                               \
+            HSUM(2)                                                                            \
+        }                                                                                      \
+        vec4 base = acc;                                                                       \
+        if (cubic)                                                                             \
+            base.rgb = vec3(acc.r > 0.0 ? sqrt(acc.r) : 0.0, acc.g > 0.0 ? sqrt(acc.g) : 0.0,  \
+                            acc.b > 0.0 ? sqrt(acc.b) : 0.0);                                  \
+        if (n != 2)                                                                            \
+            base.a = clamp(base.a, 0.0, 1.0);                                                  \
+        const ivec2 dx = det_idx[ax] - m0.x, dy = det_idx[APRON + ay] - m0.y;                  \
+        precise float d0 = det_w[APRON + ay][0] * dfoot[dy.x][dx.x] +                          \
+                           det_w[APRON + ay][1] * dfoot[dy.y][dx.x];                           \
+        precise float d1 = det_w[APRON + ay][0] * dfoot[dy.x][dx.y] +                          \
+                           det_w[APRON + ay][1] * dfoot[dy.y][dx.y];                           \
+        precise float d = det_w[ax][0] * d0 + det_w[ax][1] * d1;                               \
+        for (int c = 0; c < 3; c++) {                                                          \
+            precise float v = base[c] + d;                                                     \
+            v = v > 0.0 ? v : 0.0;                                                             \
+            precise float v2 = v * v;                                                          \
+            O[c] = v2;                                                                         \
+        }                                                                                      \
+        O.a = base.a;                                                                          \
+        lum[ay][ax] = upf_luma(O.r, O.g, O.b);                                                 \
+    }
+    const ivec2 lp = ivec2(gl_LocalInvocationID.xy);
+    vec4 own;
+    COMPOSE_O(lp.x + 1, lp.y + 1, own)
+    if (tid < 68u) { /* the border: rows 0 and 17 (18 each), columns 0 and 17 (16 each) */
+        const int t = int(tid);
+        const ivec2 at = t < 36 ? ivec2(t % 18, t < 18 ? 0 : 17)
+                                : ivec2(t < 52 ? 0 : 17, 1 + (t - 36) % 16);
+        vec4 ring;
+        COMPOSE_O(at.x, at.y, ring)
     }
     barrier();
 
     /* 5. The sharpen, the tone map undone, the store. */
-    const ivec2 lp = ivec2(gl_LocalInvocationID.xy);
     const ivec2 p = tile + lp;
     if (p.x >= pc.out_width || p.y >= pc.out_height)
         return;
     const int ax = lp.x + 1, ay = lp.y + 1;
-    /* The border entries of sq/lum are the clamped neighbours already. */
-    vec4 o = sq[ay][ax];
+    /* The border entries of lum are the clamped neighbours already. */
+    vec4 o = own;
     const float k = pc.sharpness;
     if (k != 0.0) {
         precise float around = ((lum[ay][ax - 1] + lum[ay][ax + 1]) + lum[ay - 1][ax]) + lum[ay + 1][ax];
