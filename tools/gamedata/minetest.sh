@@ -27,9 +27,13 @@ GD_LOG=${GD_LOG:-$raw/capture.log}
        "time of day fixed per view, animations frozen; Xvfb + Mesa llvmpipe, fsaa 0, mip-mapping on"; } \
     > "$raw/about.txt"
 
+# The mod's hand-over files: mt_at WORLD I (the camera stands at view I), mt_next WORLD I.
+mt_at() { [ "$(cat "$1/upf_state" 2>/dev/null)" = "view $2" ]; }
+mt_next() { echo "$2" > "$1/upf_next.tmp" && mv "$1/upf_next.tmp" "$1/upf_next"; }
+
 # One run: the game at SIZE on world WORLD, every view grabbed into RAW/SIZE/.
 run_size() {
-    local size=$1 world=$2 w h conf t0 t1 game i n
+    local size=$1 world=$2 w h conf t0 game n
     w=${size%x*} h=${size#*x}
     mkdir -p "$raw/$size" "$world/worldmods" "$raw/home-$size"
     printf 'gameid = minetest_game\nbackend = sqlite3\n' > "$world/world.mt"
@@ -46,24 +50,7 @@ run_size() {
         nice -n "${GD_NICE:-10}" /usr/games/minetest --config "$conf" --go --world "$world" \
         > "$raw/minetest-$size.log" 2>&1 &
     game=$!
-    for i in $(seq "$views"); do
-        n=0
-        until [ "$(cat "$world/upf_state" 2>/dev/null)" = "view $i" ]; do
-            sleep 0.5; n=$((n + 1))
-            if [ $n -gt 1200 ] || ! kill -0 $game 2>/dev/null; then
-                gd_log "minetest $size: the game never reached view $i (see $raw/minetest-$size.log)"
-                break 2
-            fi
-        done
-        sleep "${GD_SETTLE:-3}"
-        t1=$(date +%s)
-        if gd_grab_stable "$raw/$size/v$(printf %03d "$i").png"; then
-            gd_log "minetest $size view $i: captured in $(( $(date +%s) - t1 )) s"
-        else
-            gd_log "minetest $size view $i: DROPPED, the frame never stood still"
-        fi
-        echo $((i + 1)) > "$world/upf_next.tmp" && mv "$world/upf_next.tmp" "$world/upf_next"
-    done
+    gd_capture_views "minetest $size" "$views" "$game" "$raw/$size" "mt_at $world" "mt_next $world"
     for n in $(seq 120); do kill -0 $game 2>/dev/null || break; sleep 0.5; done
     kill $game 2>/dev/null; wait $game 2>/dev/null
     cp "$world/upf_views.txt" "$raw/$size/views.txt" 2>/dev/null

@@ -10,8 +10,8 @@
 #   OUT/vNNN.input-s6.png   the native 480x270 render (2x)
 #   OUT/vNNN.input-s4.png   the native 320x180 render (3x)
 #   OUT/checks.txt          one line per input: `upf-gamedata check` against the reference
-#   OUT/about.txt           RAW/about.txt (package, version, licence), when the game script
-#                           wrote one
+#   OUT/about.txt           RAW/about.txt (package, version, licence, settings), when the game
+#                           script wrote one; a later RAW's new lines are added to it
 #
 # A view is kept only when all three inputs pass the check (alignment by phase correlation,
 # content by blurred PSNR: upf-gamedata check); otherwise none of its files is written and
@@ -30,7 +30,12 @@ mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 kept=0 dropped=0
-[ -e "$raw/about.txt" ] && cp "$raw/about.txt" "$out/about.txt"
+# about.txt: RAW's lines that OUT's does not have yet are added (a second capture of one game
+# adds its settings line; the first line, the package, stays first).
+if [ -e "$raw/about.txt" ]; then
+    touch "$out/about.txt"
+    grep -vxF -f "$out/about.txt" "$raw/about.txt" >> "$out/about.txt"
+fi
 for hi in "$raw"/3840x2160/v*.png; do
     [ -e "$hi" ] || continue
     v=$(basename "$hi" .png)
