@@ -18,10 +18,9 @@
  * same bytes each frame, a moving scene rarely repeats three pixels in a row exactly (the
  * tolerance of "equal" took textured pixels along an edge parallel to a turn's motion for
  * still: 1.3 dB lost on one fast turn sequence; the exact test costs little on the rendered
- * pairs and
- * halves the still HUD's error, docs/FRAMEGEN.md "The HUD"). A still pixel takes the
- * frames' own (1 - t) A + t B at that place instead of the colour fetched along the scene's
- * motion, so a still HUD is not dragged with the scene.
+ * pairs and halves the still HUD's error, docs/FRAMEGEN.md "compose"). A still pixel takes
+ * the frames' own (1 - t) A + t B at that place instead of the colour fetched along the
+ * scene's motion, so a still HUD is not dragged with the scene.
  * Then upf__row_from_linear writes the host's format (alpha 1).
  * Work: one task per row; per-worker scratch rows. */
 #include <math.h>

@@ -167,7 +167,7 @@ upf_result upf__fg_fill_pass(const upf__pass_args *a)
     fill_job job = { con, s[UPF__FG_SPLAT].data, s[UPF__FG_MOTION].data, NULL, { 0 },
                      s[UPF__FG_MOTION_T].data, s[UPF__FG_MOTION_PYRAMID].data, 0 };
     const float *cam = s[UPF__FG_CAMERA].data;
-    if (cam && cam[0] != 0.0f) {
+    if (upf__fg_camera_has(cam)) {
         job.cam = cam;
         upf__fg_camera_power(cam, 1.0, job.g);
     }

@@ -185,6 +185,11 @@ void upf__fg_splat(upf_context *ctx, int width, int height, const float *motion,
  * coordinates, row-major; upf__fg_camera_apply maps a pixel position (centres at +0.5)
  * through it, false where the point would go behind the camera. */
 bool upf__fg_camera_fit(const float *motion, int width, int height, float *cam);
+/* Whether the camera surface holds a model (cam[0] = 1; the flow writes none). */
+static inline bool upf__fg_camera_has(const float *cam)
+{
+    return cam && cam[0] != 0.0f;
+}
 void upf__fg_camera_power(const float *cam, double s, double *m);
 bool upf__fg_camera_apply(const float *cam, const double *m, float x, float y, float *ox,
                           float *oy);

@@ -153,7 +153,7 @@ upf_result upf__fg_resolve_pass(const upf__pass_args *a)
                         s[UPF__FG_PREV_MOTION].data, NULL, { 0 }, { 0 },
                         s[UPF__FG_RESOLVED].data };
     const float *cam = s[UPF__FG_CAMERA].data;
-    if (!con->blend && cam && cam[0] != 0.0f) {
+    if (!con->blend && upf__fg_camera_has(cam)) {
         job.cam = cam;
         upf__fg_camera_power(cam, con->t, job.ga);
         upf__fg_camera_power(cam, -(1.0 - con->t), job.gb);

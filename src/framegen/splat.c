@@ -84,7 +84,7 @@ void upf__fg_splat(upf_context *ctx, int width, int height, const float *motion,
                    const uint32_t *priority, float shift, const float *cam, uint64_t *keys)
 {
     splat_job job = { width, height, motion, priority, shift, NULL, { 0 }, { 0 }, keys };
-    if (cam && cam[0] != 0.0f) {
+    if (upf__fg_camera_has(cam)) {
         job.cam = cam;
         upf__fg_camera_power(cam, 1.0, job.g);
         upf__fg_camera_power(cam, shift, job.pw);
