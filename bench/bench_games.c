@@ -8,12 +8,13 @@
  *
  *   bench_games --out DOCS_DIR [--games DIR] [--logo DIR] [--real DIR] [--models FILE]
  *               [--threads N] [--command TEXT] [--tsv FILE] [--explore] [--strengths LIST]
- *               [--no-flip] [--max-views N] [--no-doc] [--engine-only]
+ *               [--steps LIST] [--no-flip] [--max-views N] [--no-doc] [--engine-only]
  *
  * Reads:
- *  - DIR/<game>/NAME.target.png (the reference) with NAME.input-s8.png, NAME.input-s6.png and
- *    NAME.input-s4.png (its native renders for 1.5x, 2x and 3x: the trainer's layout,
- *    tools/train/README.md); a game's optional DIR/<game>/about.txt is quoted (package,
+ *  - DIR/<game>/NAME.target.png (the reference) with NAME.input-sS.png, its native render at
+ *    step S for the ratio 12 / S (the trainer's layout, tools/train/README.md): S = 8, 6 and 4
+ *    (1.5x, 2x, 3x), or the steps --steps lists (4 .. 10); a view without one is not scored
+ *    at that ratio; a game's optional DIR/<game>/about.txt is quoted (package,
  *    version, licence);
  *  - --logo DIR: <game>.upfm (or logo-<game>.upfm, as tools/train/train_games.sh names it) for
  *    each game, the models trained without it; a game with none
@@ -43,13 +44,24 @@
 #define MARK_BEGIN "<!-- bench_games: begin (made by bench/bench_games.c) -->"
 #define MARK_END "<!-- bench_games: end -->"
 
-#define N_RATIOS 3
+#define MAX_RATIOS 7
 #define MAX_GAMES 16
 #define MAX_VIEWS 512
 #define MAX_ROWS 32
 
-static const int steps[N_RATIOS] = { 8, 6, 4 };
-static const double ratios[N_RATIOS] = { 1.5, 2.0, 3.0 };
+/* The ratios scored, as input steps (the ratio is 12 / step; --steps): 1.5x, 2x and 3x unless
+ * told otherwise. */
+static int n_ratios = 3;
+static int steps[MAX_RATIOS] = { 8, 6, 4 };
+static double ratios[MAX_RATIOS] = { 1.5, 2.0, 3.0 };
+
+/* The ratios of the wide tables (PSNR, SSIM and FLIP of every upscaler): 1.5x, 2x and 3x when
+ * they are scored; the other ratios --steps adds appear in the table of every ratio
+ * (write_ratio_table) only. */
+static bool wide(int r)
+{
+    return steps[r] == 8 || steps[r] == 6 || steps[r] == 4;
+}
 
 #define die(...) bench_die(PROG, __VA_ARGS__)
 
@@ -82,8 +94,8 @@ typedef struct score {
 typedef struct table {
     int rows;
     row row[MAX_ROWS];
-    score sum[N_RATIOS][MAX_ROWS];
-    int views[N_RATIOS];
+    score sum[MAX_RATIOS][MAX_ROWS];
+    int views[MAX_RATIOS];
 } table;
 
 static imageio_image alloc_image(int w, int h, upf_format f)
@@ -183,12 +195,12 @@ static void describe_set(const upf_models *set, char *out, size_t size)
 {
     size_t n = 0;
     out[0] = '\0';
-    for (int r = 0; r < N_RATIOS; r++)
+    for (int r = 0; r < n_ratios; r++)
         for (int i = 0; i < set->count; i++)
             if (set->model[i].step == steps[r]) {
                 char flags[96];
                 upf__model_flags_text(set->model[i].flags, flags, sizeof flags);
-                n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%s%gx: %s, detail %g",
+                n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%s%.4gx: %s, detail %g",
                                       n ? "; " : "", ratios[r], flags,
                                       (double)set->model[i].detail_strength);
             }
@@ -282,16 +294,22 @@ static FILE *md; /* the section's text (open_memstream) */
 static void write_table(const table *t, const char *title)
 {
     fprintf(md, "\n#### %s\n\n| upscaler |", title);
-    for (int r = 0; r < N_RATIOS; r++)
-        fprintf(md, " %gx PSNR | %gx SSIM |%s", ratios[r], ratios[r],
-                with_flip ? (r == 0 ? " 1.5x FLIP |" : r == 1 ? " 2x FLIP |" : " 3x FLIP |") : "");
+    for (int r = 0; r < n_ratios; r++)
+        if (wide(r)) {
+        fprintf(md, " %.4gx PSNR | %.4gx SSIM |", ratios[r], ratios[r]);
+        if (with_flip)
+            fprintf(md, " %.4gx FLIP |", ratios[r]);
+    }
     fprintf(md, "\n|---|");
-    for (int r = 0; r < N_RATIOS; r++)
-        fprintf(md, with_flip ? "---|---|---|" : "---|---|");
+    for (int r = 0; r < n_ratios; r++)
+        if (wide(r))
+            fprintf(md, with_flip ? "---|---|---|" : "---|---|");
     fprintf(md, "\n");
     for (int u = 0; u < t->rows; u++) {
         fprintf(md, "| %s |", t->row[u].name);
-        for (int r = 0; r < N_RATIOS; r++) {
+        for (int r = 0; r < n_ratios; r++) {
+            if (!wide(r))
+                continue;
             if (!t->views[r]) {
                 fprintf(md, with_flip ? " - | - | - |" : " - | - |");
                 continue;
@@ -321,8 +339,8 @@ static void write_bar(const table *t)
         if (engine < 0 && !strcmp(t->row[u].name, "spatial engine, sharpness 0"))
             engine = u;
     bool first = true;
-    for (int r = 0; r < N_RATIOS; r++) {
-        if (!t->views[r])
+    for (int r = 0; r < n_ratios; r++) {
+        if (!t->views[r] || !wide(r))
             continue;
         int best = -1;
         for (int u = 0; u < t->rows; u++)
@@ -331,7 +349,7 @@ static void write_bar(const table *t)
         if (best < 0 || engine < 0)
             return; /* --engine-only: nothing to compare with */
         score e = mean_of(t, r, engine), c = mean_of(t, r, best);
-        fprintf(md, "%s%gx: engine (sharpness 0) vs the best classic filter, %s: %+.2f dB PSNR, "
+        fprintf(md, "%s%.4gx: engine (sharpness 0) vs the best classic filter, %s: %+.2f dB PSNR, "
                     "SSIM %+.4f", first ? "\n" : "; ", ratios[r], t->row[best].name,
                 e.psnr - c.psnr, e.ssim - c.ssim);
         first = false;
@@ -339,6 +357,48 @@ static void write_bar(const table *t)
             fprintf(md, ", FLIP %+.4f", e.flip - c.flip);
     }
     fprintf(md, ".\n");
+}
+
+/* Every ratio scored, one line each: the best classic filter (by PSNR), the engine's base and
+ * the engine at sharpness 0 (PSNR / SSIM / FLIP). Written only when --steps scored ratios the
+ * wide tables leave out. */
+static void write_ratio_table(const table *t, const char *title)
+{
+    bool others = false;
+    for (int r = 0; r < n_ratios; r++)
+        others |= !wide(r) && t->views[r];
+    int base = -1, engine = -1;
+    for (int u = 0; u < t->rows; u++) {
+        if (base < 0 && !strcmp(t->row[u].name, "engine's base, no network"))
+            base = u;
+        if (engine < 0 && !strcmp(t->row[u].name, "spatial engine, sharpness 0"))
+            engine = u;
+    }
+    if (!others || base < 0 || engine < 0)
+        return;
+    fprintf(md, "\n#### %s\n\n| ratio (step) | best classic filter | its PSNR / SSIM%s | "
+                "engine's base | engine, sharpness 0 | engine - best classic (dB) |\n"
+                "|---|---|---|---|---|---|\n", title, with_flip ? " / FLIP" : "");
+    for (int r = 0; r < n_ratios; r++) {
+        if (!t->views[r])
+            continue;
+        int best = -1;
+        for (int u = 0; u < t->rows; u++)
+            if (t->row[u].classic && (best < 0 || mean_of(t, r, u).psnr > mean_of(t, r, best).psnr))
+                best = u;
+        if (best < 0)
+            return;
+        fprintf(md, "| %.4gx (%d) | %s |", ratios[r], steps[r], t->row[best].name);
+        const int cols[3] = { best, base, engine };
+        for (int c = 0; c < 3; c++) {
+            const score x = mean_of(t, r, cols[c]);
+            if (with_flip)
+                fprintf(md, " %.2f / %.4f / %.4f |", x.psnr, x.ssim, x.flip);
+            else
+                fprintf(md, " %.2f / %.4f |", x.psnr, x.ssim);
+        }
+        fprintf(md, " %+.2f |\n", mean_of(t, r, engine).psnr - mean_of(t, r, best).psnr);
+    }
 }
 
 /* ---- games ------------------------------------------------------------------------------- */
@@ -444,7 +504,7 @@ static void run_game(const game *g, const upf_models *set, table *t, table *all,
         imageio_image ref;
         if (imageio_read(path, NULL, &ref, err) != UPF_OK)
             die("%s", err);
-        for (int r = 0; r < N_RATIOS; r++) {
+        for (int r = 0; r < n_ratios; r++) {
             snprintf(path, sizeof path, "%s/%s.input-s%d.png", g->dir, g->views[v], steps[r]);
             if (access(path, R_OK) != 0)
                 continue;
@@ -462,7 +522,7 @@ static void run_game(const game *g, const upf_models *set, table *t, table *all,
         if (!all->rows)
             for (int u = 0; u < t->rows; u++)
                 all->row[all->rows++] = t->row[u];
-        for (int r = 0; r < N_RATIOS; r++)
+        for (int r = 0; r < n_ratios; r++)
             if (t->views[r]) {
                 for (int u = 0; u < t->rows; u++) {
                     score s = mean_of(t, r, u);
@@ -478,7 +538,8 @@ static void run_game(const game *g, const upf_models *set, table *t, table *all,
 /* The OpenArena development views: V_lr_WxH.png against V_ref_1920x1080.png. */
 static int run_real(const char *dir, const upf_models *set, table *t)
 {
-    static const char *const lr[N_RATIOS] = { "1280x720", "960x540", "640x360" };
+    /* The renders there: 1600x900, 1280x720, 960x540 and 640x360 (steps 10, 8, 6, 4 of the
+     * 1920x1080 reference); a ratio without one is skipped. */
     char err[IMAGEIO_ERR_SIZE], path[4400];
     memset(t, 0, sizeof *t);
     make_rows(t, set);
@@ -492,8 +553,11 @@ static int run_real(const char *dir, const upf_models *set, table *t)
             die("%s", err);
         char view[16];
         snprintf(view, sizeof view, "v%02d", v);
-        for (int r = 0; r < N_RATIOS; r++) {
-            snprintf(path, sizeof path, "%s/islanddm_v%02d_lr_%s.png", dir, v, lr[r]);
+        for (int r = 0; r < n_ratios; r++) {
+            snprintf(path, sizeof path, "%s/islanddm_v%02d_lr_%dx%d.png", dir, v, 160 * steps[r],
+                     90 * steps[r]);
+            if (access(path, R_OK) != 0)
+                continue;
             imageio_image in;
             if (imageio_read(path, NULL, &in, err) != UPF_OK)
                 die("%s", err);
@@ -511,7 +575,8 @@ static void usage(void)
 {
     fprintf(stderr, "usage: " PROG " --out DOCS_DIR [--games DIR] [--logo DIR] [--real DIR] "
                     "[--models FILE] [--threads N] [--command TEXT] [--tsv FILE] [--explore] "
-                    "[--strengths LIST] [--no-flip] [--max-views N] [--no-doc] [--engine-only]\n");
+                    "[--strengths LIST] [--steps LIST] [--no-flip] [--max-views N] [--no-doc] "
+                    "[--engine-only]\n");
     exit(1);
 }
 
@@ -570,6 +635,19 @@ int main(int argc, char **argv)
                 n_strengths++;
             }
             free(list);
+        } else if (!strcmp(a, "--steps")) {
+            char *list = strdup(v), *save = NULL;
+            n_ratios = 0;
+            for (char *s = strtok_r(list, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+                const int st = atoi(s);
+                if (n_ratios == MAX_RATIOS || st < 4 || st > 10)
+                    usage(); /* the model steps, 4 .. 10 */
+                steps[n_ratios] = st;
+                ratios[n_ratios++] = 12.0 / st;
+            }
+            free(list);
+            if (!n_ratios)
+                usage();
         } else
             usage();
     }
@@ -631,6 +709,9 @@ int main(int argc, char **argv)
                                       "saw it", scored);
         write_table(&all, title);
         write_bar(&all);
+        snprintf(title, sizeof title, "Every ratio, mean over the %d games, each scored by "
+                                      "models that never saw it", scored);
+        write_ratio_table(&all, title);
     }
     if (!n_games)
         fprintf(md, "\nNo game pairs were given (%s%s), so this run scored no games: the "
@@ -651,6 +732,7 @@ int main(int argc, char **argv)
                         "score either. Models: %s (%s).\n",
                     models_path ? models_path : "the built-in set", desc);
             write_bar(&t);
+            write_ratio_table(&t, "Every ratio of the OpenArena development views");
         }
     }
     fprintf(md, "\nWhat was tried, and what the measurements say this network can gain on "

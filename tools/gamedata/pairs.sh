@@ -1,21 +1,23 @@
 #!/bin/bash
-# pairs.sh: turns one game's raw captures (RAW/3840x2160/vNNN.png, RAW/640x360/vNNN.png,
-# RAW/480x270/vNNN.png, RAW/320x180/vNNN.png, written by a per-game script such as
-# minetest.sh) into checked training pairs in the trainer's layout (tools/train/README.md):
+# pairs.sh: turns one game's raw captures (RAW/3840x2160/vNNN.png and the native renders
+# RAW/WxH/vNNN.png at the input sizes, written by a per-game script such as minetest.sh)
+# into checked training pairs in the trainer's layout (tools/train/README.md):
 #
 #   OUT/vNNN.target.png     the 3840x2160 capture box-filtered 4x4 to 960x540 (16-bit PNG; the
 #                           mean of the 8-bit sRGB-encoded values, as a game's own supersampling
 #                           into an 8-bit framebuffer averages them)
-#   OUT/vNNN.input-s8.png   the native 640x360 render (1.5x)
-#   OUT/vNNN.input-s6.png   the native 480x270 render (2x)
-#   OUT/vNNN.input-s4.png   the native 320x180 render (3x)
+#   OUT/vNNN.input-sS.png   the native render at step S: 80S x 45S, the reference being 12/S
+#                           times it on each axis (S = 10 9 8 7 6 5 4: 800x450 (1.2x), 720x405,
+#                           640x360 (1.5x), 560x315, 480x270 (2x), 400x225, 320x180 (3x));
+#                           every such size RAW holds is used
 #   OUT/checks.txt          one line per input: `upf-gamedata check` against the reference
 #   OUT/about.txt           RAW/about.txt (package, version, licence, settings), when the game
 #                           script wrote one; a later RAW's new lines are added to it
 #
-# A view is kept only when all three inputs pass the check (alignment by phase correlation,
+# A view is kept only when all of its inputs pass the check (alignment by phase correlation,
 # content by blurred PSNR: upf-gamedata check); otherwise none of its files is written and
-# the log says which input failed and why. Views already in OUT are not done again.
+# the log says which input failed and why. Views already in OUT are not done again. A view
+# missing one of the sizes RAW holds is left out (its game run stopped early).
 #
 # usage: pairs.sh RAW OUT        (UPF_GAMEDATA: the checker binary [build/upf-gamedata];
 #                                 GD_PREFIX: put before each view's name in OUT, to add a
@@ -30,6 +32,12 @@ mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 kept=0 dropped=0
+# The input sizes RAW holds, as "WxH:S" (the step S: W = 80 S, H = 45 S).
+pairs=""
+for s in 10 9 8 7 6 5 4; do
+    [ -d "$raw/$((80 * s))x$((45 * s))" ] && pairs="$pairs $((80 * s))x$((45 * s)):$s"
+done
+[ -n "$pairs" ] || { echo "pairs.sh: $raw holds no input size (80S x 45S, S = 4..10)" >&2; exit 1; }
 # about.txt: RAW's lines that OUT's does not have yet are added (a second capture of one game
 # adds its settings line; the first line, the package, stays first).
 if [ -e "$raw/about.txt" ]; then
@@ -41,12 +49,13 @@ for hi in "$raw"/3840x2160/v*.png; do
     v=$(basename "$hi" .png)
     name=${GD_PREFIX:-}$v
     [ -e "$out/$name.target.png" ] && { kept=$((kept + 1)); continue; }
-    [ -e "$raw/320x180/$v.png" ] && [ -e "$raw/480x270/$v.png" ] && [ -e "$raw/640x360/$v.png" ] ||
-        continue
+    have=1
+    for pair in $pairs; do [ -e "$raw/${pair%:*}/$v.png" ] || have=0; done
+    [ $have = 1 ] || continue
     grep -q "^$name " "$raw/dropped.txt" 2>/dev/null && continue
     "$bin" reduce "$hi" 4 "$tmp/$v.target.png" || { gd_log "$v: reduce failed"; continue; }
     ok=1 lines=""
-    for pair in 640x360:8 480x270:6 320x180:4; do
+    for pair in $pairs; do
         size=${pair%:*} s=${pair#*:}
         line=$("$bin" check "$raw/$size/$v.png" "$tmp/$v.target.png")
         rc=$?
@@ -54,7 +63,7 @@ for hi in "$raw"/3840x2160/v*.png; do
         [ $rc = 0 ] || { ok=0; gd_log "$name s$s ($size): DROPPED: $line"; }
     done
     if [ $ok = 1 ]; then
-        for pair in 640x360:8 480x270:6 320x180:4; do
+        for pair in $pairs; do
             cp "$raw/${pair%:*}/$v.png" "$out/$name.input-s${pair#*:}.png"
         done
         mv "$tmp/$v.target.png" "$out/$name.target.png"
