@@ -67,7 +67,7 @@ test-fuzz:
 	./scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
 
 quality: build
-	./build/bench/bench_quality --out docs --command "make quality" \
+	./build/bench/bench_quality --out docs --command "make quality" --rendered models/rendered.upfm \
 	  $$(test -d $(REAL_FRAMES) && echo --real $(REAL_FRAMES))
 	$(MAKE) quality-games
 	./build/bench/bench_temporal --out docs --command "make quality-temporal"
@@ -76,7 +76,7 @@ quality: build
 quality-games: build
 	@if test -d $(GAMES) || test -d $(REAL_FRAMES); then \
 	  test -d $(GAMES) || echo "make quality-games: no game pairs in $(GAMES) (set GAMES=DIR)"; \
-	  ./build/bench/bench_games --out docs --command "make quality-games" \
+	  ./build/bench/bench_games --out docs --command "make quality-games" --steps 10,9,8,7,6,5,4 \
 	    $$(test -d $(GAMES) && echo --games $(GAMES) --logo $(LOGO_MODELS)) \
 	    $$(test -d $(REAL_FRAMES) && echo --real $(REAL_FRAMES)); \
 	else echo "make quality-games: neither $(GAMES) nor $(REAL_FRAMES) is there; skipped"; fi

@@ -115,11 +115,7 @@ static void upscale(const row *r, const upf_image *src, const upf_image *dst)
         return;
     }
     if (r->kind == K_CLASSIC_SRGB) {
-        /* The sRGB-encoded values filtered as they are (what most image tools do): the same
-         * bytes, read and written as if they were linear. */
-        upf_image s = *src, d = *dst;
-        s.format = d.format = UPF_FORMAT_RGBA8_UNORM;
-        check(upf_resample(ctx, &s, &d, r->filter), r->name);
+        check(bench_resample_encoded(ctx, src, dst, r->filter), r->name);
         return;
     }
     upf_spatial *sp = upf_spatial_create(ctx, upf_spatial_params(

@@ -4,12 +4,14 @@
  * contact sheets of crops to look at. `make quality` runs it; its output is the whole file.
  *
  *   bench_quality --out DOCS_DIR [--real DIR] [--models FILE] [--spp N] [--threads N]
- *                 [--views N] [--command TEXT]
+ *                 [--views N] [--command TEXT] [--rendered FILE]
  *
  * Upscalers: bilinear, bicubic (Catmull-Rom) and Lanczos-3 (our resamplers, linear light),
- * the spatial engine without its network (SMAA, then either base: bilinear in sqrt space, the
- * NDSR design's, or Catmull-Rom in linear light, UPF_MODEL_FLAG_CUBIC_BASE's), and the
- * spatial engine at sharpness 0 and 1. */
+ * Lanczos-3 on the sRGB-encoded values (what most image tools do), the spatial engine
+ * without its network (SMAA, then either base: bilinear in sqrt space, the NDSR design's, or
+ * Catmull-Rom in linear light, UPF_MODEL_FLAG_CUBIC_BASE's; and the base the models' own
+ * flags name), the spatial engine at sharpness 0 and 1, and with --rendered the engine at
+ * sharpness 0 with a second model set (models/rendered.upfm: trained on rendered scenes). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,17 +27,21 @@
 #include "spatial/net.h"          /* the models' flags, to make the two no-network rows */
 
 #define N_RATIOS 4
-#define N_UPSCALERS 7
+#define N_UPSCALERS 10
 #define MAX_VIEWS 16
 
 static const double ratios[N_RATIOS] = { 1.2, 1.5, 2.0, 3.0 };
-enum { U_BILINEAR, U_BICUBIC, U_LANCZOS, U_SMAA_BILINEAR, U_SMAA_CUBIC, U_SPATIAL0, U_SPATIAL1 };
+enum { U_BILINEAR, U_BICUBIC, U_LANCZOS, U_LANCZOS_SRGB, U_SMAA_BILINEAR, U_SMAA_CUBIC, U_BASE,
+       U_SPATIAL0, U_SPATIAL1, U_RENDERED };
 static const char *const upscaler_names[N_UPSCALERS] = {
-    "bilinear", "bicubic (Catmull-Rom)", "Lanczos-3", "SMAA + bilinear (no network)",
-    "SMAA + Catmull-Rom (no network)", "spatial, sharpness 0", "spatial, sharpness 1"
+    "bilinear", "bicubic (Catmull-Rom)", "Lanczos-3", "Lanczos-3 (sRGB values)",
+    "SMAA + bilinear (no network)", "SMAA + Catmull-Rom (no network)",
+    "engine's base (no network)", "spatial, sharpness 0", "spatial, sharpness 1",
+    "spatial, rendered-data models, sharpness 0"
 };
 static const char *const upscaler_short[N_UPSCALERS] = {
-    "bilinear", "bicubic", "lanczos", "smaa+bilinear", "smaa+cubic", "spatial k=0", "spatial k=1"
+    "bilinear", "bicubic", "lanczos", "lanczos srgb", "smaa+bilinear", "smaa+cubic", "base",
+    "spatial k=0", "spatial k=1", "rendered k=0"
 };
 
 typedef struct score {
@@ -52,6 +58,7 @@ typedef struct table {
 static upf_context *ctx;
 static upf_models *models;
 static upf_models *base_models[2]; /* the models with each base: [0] bilinear, [1] cubic */
+static upf_models *rendered_models; /* --rendered FILE: the row U_RENDERED (absent: "-") */
 static FILE *md;
 
 #define die(...) bench_die("bench_quality", __VA_ARGS__)
@@ -60,16 +67,18 @@ static void check(upf_result r, const char *what)
     bench_check("bench_quality", ctx, r, what);
 }
 
-/* The models with the base flag set or cleared (the weights do not matter: the rows that use
- * these run without the network). */
+/* The models with SMAA on and the bilinear (design) or cubic base, whatever the set's own
+ * base and SMAA flags (the weights do not matter: the rows that use these run without the
+ * network). */
 static upf_models *with_base(bool cubic)
 {
     const upf__net_model *list[UPF_MODELS_MAX];
     upf__net_model copy[UPF_MODELS_MAX];
+    const uint32_t base_flags = UPF_MODEL_FLAG_CUBIC_BASE | UPF_MODEL_FLAG_SQRT_LANCZOS_BASE |
+                                UPF_MODEL_FLAG_NO_SMAA;
     for (int i = 0; i < models->count; i++) {
         copy[i] = models->model[i];
-        copy[i].flags = cubic ? copy[i].flags | UPF_MODEL_FLAG_CUBIC_BASE
-                              : copy[i].flags & ~UPF_MODEL_FLAG_CUBIC_BASE;
+        copy[i].flags = (copy[i].flags & ~base_flags) | (cubic ? UPF_MODEL_FLAG_CUBIC_BASE : 0u);
         list[i] = &copy[i];
     }
     size_t size = upf__net_file_size(list, models->count);
@@ -102,13 +111,17 @@ static void upscale(int u, const upf_image *src, const upf_image *dst)
         check(upf_resample(ctx, src, dst, filters[u]), upscaler_names[u]);
         return;
     }
-    const bool base_only = u == U_SMAA_BILINEAR || u == U_SMAA_CUBIC;
+    if (u == U_LANCZOS_SRGB) {
+        check(bench_resample_encoded(ctx, src, dst, UPF_FILTER_LANCZOS3), upscaler_names[u]);
+        return;
+    }
+    const bool smaa_base = u == U_SMAA_BILINEAR || u == U_SMAA_CUBIC;
+    const upf_models *set = smaa_base ? base_models[u == U_SMAA_CUBIC]
+                            : u == U_RENDERED ? rendered_models : models;
     upf_spatial *sp = upf_spatial_create(ctx, upf_spatial_params(
         .src_width = src->width, .src_height = src->height, .dst_width = dst->width,
-        .dst_height = dst->height,
-        .models = base_only ? base_models[u == U_SMAA_CUBIC] : models,
-        .sharpness = u == U_SPATIAL1 ? 1.0f : 0.0f,
-        .flags = base_only ? UPF_SPATIAL_NO_NETWORK : 0));
+        .dst_height = dst->height, .models = set, .sharpness = u == U_SPATIAL1 ? 1.0f : 0.0f,
+        .flags = smaa_base || u == U_BASE ? UPF_SPATIAL_NO_NETWORK : 0));
     if (!sp)
         check(upf_context_last_error(ctx, NULL), upscaler_names[u]);
     check(upf_spatial_run(sp, src, dst), upscaler_names[u]);
@@ -153,6 +166,8 @@ static void score_view(table *t, int r, const upf_image *input, const upf_image 
     imageio_image out[N_UPSCALERS];
     for (int u = 0; u < N_UPSCALERS; u++) {
         out[u] = alloc_image(ref->width, ref->height, UPF_FORMAT_RGBA8_SRGB);
+        if (u == U_RENDERED && !rendered_models)
+            continue;
         upscale(u, input, &out[u].img);
         score s = measure(ref, &out[u].img);
         t->sum[r][u].psnr += s.psnr;
@@ -163,15 +178,16 @@ static void score_view(table *t, int r, const upf_image *input, const upf_image 
     if (sheet_path) {
         int cx, cy;
         bench_busiest_crop(ref, CROP_W, CROP_H, &cx, &cy);
-        int slots = 1 + N_UPSCALERS;
+        int slots = 1 + N_UPSCALERS - (rendered_models ? 0 : 1);
         imageio_image sheet = alloc_image(slots * (CROP_W * ZOOM + 4), CROP_H * ZOOM + LABEL_H,
                                           UPF_FORMAT_RGBA8_SRGB);
         uint8_t *p = sheet.img.data;
         for (size_t i = 0; i < (size_t)sheet.img.width * sheet.img.height; i++)
             p[4 * i + 3] = 255;
         sheet_put(&sheet, 0, ref, cx, cy, "reference");
-        for (int u = 0; u < N_UPSCALERS; u++)
-            sheet_put(&sheet, u + 1, &out[u].img, cx, cy, upscaler_short[u]);
+        for (int u = 0, slot = 1; u < N_UPSCALERS; u++)
+            if (u != U_RENDERED || rendered_models)
+                sheet_put(&sheet, slot++, &out[u].img, cx, cy, upscaler_short[u]);
         char err[IMAGEIO_ERR_SIZE];
         if (imageio_write_png(sheet_path, &sheet.img, 8, err) != UPF_OK)
             die("%s", err);
@@ -195,6 +211,8 @@ static void write_table(const table *t)
         fprintf(md, "---|---|---|");
     fprintf(md, "\n");
     for (int u = 0; u < N_UPSCALERS; u++) {
+        if (u == U_RENDERED && !rendered_models)
+            continue;
         fprintf(md, "| %s |", upscaler_names[u]);
         for (int r = 0; r < N_RATIOS; r++) {
             int n = t->views[r];
@@ -205,6 +223,8 @@ static void write_table(const table *t)
             score s = { t->sum[r][u].psnr / n, t->sum[r][u].ssim / n, t->sum[r][u].flip / n };
             bool best[3] = { true, true, true };
             for (int v = 0; v < N_UPSCALERS; v++) {
+                if (v == U_RENDERED && !rendered_models)
+                    continue;
                 best[0] &= t->sum[r][v].psnr / n <= s.psnr;
                 best[1] &= t->sum[r][v].ssim / n <= s.ssim;
                 best[2] &= t->sum[r][v].flip / n >= s.flip;
@@ -369,13 +389,14 @@ static void keep_other_sections(const char *out_dir, FILE *f)
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_quality --out DOCS_DIR [--real DIR] [--models FILE] [--spp N] "
-                    "[--views N] [--threads N] [--command TEXT]\n");
+                    "[--views N] [--threads N] [--command TEXT] [--rendered FILE]\n");
     exit(1);
 }
 
 int main(int argc, char **argv)
 {
     const char *out_dir = NULL, *real_dir = NULL, *models_path = NULL, *command = NULL;
+    const char *rendered_path = NULL;
     int spp = 64, views = N_EVAL, threads = 0;
     for (int i = 1; i < argc; i += 2) { /* every option takes one value */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -395,6 +416,8 @@ int main(int argc, char **argv)
             threads = atoi(v);
         else if (!strcmp(a, "--command"))
             command = v;
+        else if (!strcmp(a, "--rendered"))
+            rendered_path = v;
         else
             usage();
     }
@@ -404,6 +427,8 @@ int main(int argc, char **argv)
     if (!ctx)
         die("no context");
     models = bench_load_models("bench_quality", ctx, models_path);
+    if (rendered_path)
+        rendered_models = bench_load_models("bench_quality", ctx, rendered_path);
     char path[4096];
     mkdir(out_dir, 0777);
     snprintf(path, sizeof path, "%s/quality", out_dir);
@@ -423,11 +448,16 @@ int main(int argc, char **argv)
     char flags[64];
     upf__model_flags_text(models->model[0].flags, flags, sizeof flags);
     fprintf(md, "\n- Upscalers: bilinear, bicubic (Catmull-Rom) and Lanczos-3 are our resamplers "
-                "in linear light. The two SMAA rows are the spatial engine without its network: "
-                "SMAA 1x, then the base the detail would go on, bilinear in sqrt space (the "
-                "NDSR design's) or Catmull-Rom in linear light (model flag cubic-base). "
-                "Spatial is the whole engine at sharpness 0 and 1 with the models below (flags: "
-                "%s).\n", flags);
+                "in linear light; Lanczos-3 (sRGB values) filters the encoded values as they "
+                "are, as most image tools do. The two SMAA rows are the spatial engine without "
+                "its network: SMAA 1x, then the base the detail would go on, bilinear in sqrt "
+                "space (the NDSR design's) or Catmull-Rom in linear light (model flag "
+                "cubic-base). The engine's base is the engine without its network as the models "
+                "below configure it. Spatial is the whole engine at sharpness 0 and 1 with the "
+                "models below (flags: %s)%s.\n", flags,
+            rendered_models ? "; the rendered-data row runs it with the models given to "
+                              "--rendered (models/rendered.upfm: trained on rendered scenes, "
+                              "models/README.md)" : "");
     for (int i = 0; i < upf_models_count(models) && upf_models_info(models, i, &info) == UPF_OK; i++)
         if (info.step == 6) {
             /* The provenance as a code block inside the list item: every line indented. */
@@ -489,6 +519,7 @@ int main(int argc, char **argv)
     upf_models_destroy(&models);
     upf_models_destroy(&base_models[0]);
     upf_models_destroy(&base_models[1]);
+    upf_models_destroy(&rendered_models);
     upf_context_destroy(&ctx);
     return 0;
 }

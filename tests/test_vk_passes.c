@@ -24,6 +24,9 @@
  * sRGB codes through an sRGB view; model sets that subtract the window mean (bilinear base),
  * use the sqrt-space Lanczos-3 base with a detail strength of 0.7, or skip SMAA's blending
  * (UPF_MODEL_FLAG_NO_SMAA); the engine with UPF_SPATIAL_NO_SMAA and UPF_SPATIAL_NO_NETWORK.
+ * The frames above run the built-in weights with SMAA's blending on, so that every pass is
+ * compared even when the built-in set skips SMAA; the built-in set as it ships runs the
+ * rendered frame too.
  *
  * The cooperative-matrix variant only runs where the device has VK_NV_cooperative_matrix
  * (not lavapipe): there this test prints its detail-map difference (the H200 run). */
@@ -453,30 +456,45 @@ int main(void)
     }
     test_rng rng = test_rng_make("vk_passes");
 
+    /* The main cases run every pass: the built-in models with SMAA's blending on, whatever
+     * the built-in set says (its models may skip SMAA: UPF_MODEL_FLAG_NO_SMAA). The built-in
+     * set as it ships has its own case below. */
+    upf_models *smaa_set = upf_models_default(ctx);
+    for (int i = 0; smaa_set && i < smaa_set->count; i++)
+        smaa_set->model[i].flags &= ~UPF_MODEL_FLAG_NO_SMAA;
+
     /* A random picture at an odd size (partial edge words and tiles), 2x. */
     float *noise = make_frame(83, 61, &rng, 0);
     const pass_case random_case = { "random 83x61 -> 2x", 83, 61, 166, 122, noise,
-                                    UPF_FORMAT_RGBA32F, VK_FORMAT_R32G32B32A32_SFLOAT, 16, NULL, 0 };
+                                    UPF_FORMAT_RGBA32F, VK_FORMAT_R32G32B32A32_SFLOAT, 16, smaa_set,
+                                    0 };
     run_case(&t, ctx, &random_case);
 
     /* Long edges, 1.5x. */
     float *edges = make_long_edges(230, 150, &rng);
     const pass_case edges_case = { "long edges 230x150", 230, 150, 345, 225, edges,
-                                   UPF_FORMAT_RGBA32F, VK_FORMAT_R32G32B32A32_SFLOAT, 16, NULL, 0 };
+                                   UPF_FORMAT_RGBA32F, VK_FORMAT_R32G32B32A32_SFLOAT, 16, smaa_set,
+                                   0 };
     run_case(&t, ctx, &edges_case);
 
     /* A rendered frame, 1.5x. */
     float *rendered = render_frame(ctx, 160, 90);
     if (rendered) {
         const pass_case c = { "rendered 160x90 -> 1.5x", 160, 90, 240, 135, rendered,
-                              UPF_FORMAT_RGBA32F, VK_FORMAT_R32G32B32A32_SFLOAT, 16, NULL, 0 };
+                              UPF_FORMAT_RGBA32F, VK_FORMAT_R32G32B32A32_SFLOAT, 16, smaa_set,
+                              0 };
         run_case(&t, ctx, &c);
+        const pass_case shipped = { "built-in set, 1.5x", 160, 90, 240, 135, rendered,
+                                    UPF_FORMAT_RGBA32F, VK_FORMAT_R32G32B32A32_SFLOAT, 16, NULL,
+                                    0 };
+        run_case(&t, ctx, &shipped);
     }
 
     /* Values above 1 and alpha below 1, a fractional ratio. */
     float *hdr = make_frame(70, 52, &rng, 1);
     const pass_case hdr_case = { "hdr+alpha 70x52 -> 2.3x", 70, 52, 161, 120, hdr,
-                                 UPF_FORMAT_RGBA32F, VK_FORMAT_R32G32B32A32_SFLOAT, 16, NULL, 0 };
+                                 UPF_FORMAT_RGBA32F, VK_FORMAT_R32G32B32A32_SFLOAT, 16, smaa_set,
+                                 0 };
     run_case(&t, ctx, &hdr_case);
 
     /* 8-bit sRGB through an sRGB view (src_transfer 2): every code in every channel. */
@@ -489,7 +507,7 @@ int main(void)
         srgb[4 * i + 3] = 255;
     }
     const pass_case srgb_case = { "sRGB codes 64x40 -> 3x", SW, SH, 3 * SW, 3 * SH, srgb,
-                                  UPF_FORMAT_RGBA8_SRGB, VK_FORMAT_R8G8B8A8_SRGB, 4, NULL, 0 };
+                                  UPF_FORMAT_RGBA8_SRGB, VK_FORMAT_R8G8B8A8_SRGB, 4, smaa_set, 0 };
     run_case(&t, ctx, &srgb_case);
 
     /* Models that subtract the window mean, on the bilinear base; models on the sqrt-space
@@ -532,6 +550,7 @@ int main(void)
     if (!t.req.variants_possible[UPF_VK_VARIANT_COOPMAT])
         printf("variant coopmat: this device cannot run it (its SPIR-V is checked by "
                "spirv_val)\n");
+    upf_models_destroy(&smaa_set);
     free(noise);
     free(edges);
     free(rendered);

@@ -60,6 +60,14 @@ void bench_check(const char *prog, upf_context *ctx, upf_result r, const char *w
     }
 }
 
+upf_result bench_resample_encoded(upf_context *ctx, const upf_image *src, const upf_image *dst,
+                                  upf_filter filter)
+{
+    upf_image s = *src, d = *dst;
+    s.format = d.format = UPF_FORMAT_RGBA8_UNORM;
+    return upf_resample(ctx, &s, &d, filter);
+}
+
 void bench_busiest_crop(const upf_image *ref, int cw, int ch, int *cx, int *cy)
 {
     const uint8_t *p = ref->data;

@@ -29,6 +29,11 @@ void bench_die(const char *prog, const char *fmt, ...)
     ;
 void bench_check(const char *prog, upf_context *ctx, upf_result r, const char *what);
 
+/* upf_resample on the sRGB-encoded values as they are (what most image tools do): src and
+ * dst, 8-bit sRGB, read and written as if the bytes were linear. */
+upf_result bench_resample_encoded(upf_context *ctx, const upf_image *src, const upf_image *dst,
+                                  upf_filter filter);
+
 /* The cw x ch crop of an RGBA8 image with the most edge energy (|horizontal| + |vertical|
  * green differences, every other pixel), on a grid of candidate positions a quarter crop
  * apart: where upscalers differ most. */
