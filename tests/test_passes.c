@@ -106,23 +106,31 @@ static void test_tables(void)
     }
     upf_spatial_destroy(&s);
 
-    /* The data flow in every configuration of the public engine. */
+    /* The data flow in every configuration of the public engine, with the built-in models as
+     * they ship and with SMAA's blending on whatever they say (UPF_MODEL_FLAG_NO_SMAA). */
     upf_models *set = upf_models_default(ctx);
     if (!set) {
         printf("passes: no built-in models in this build; data flow with a model skipped\n");
     } else {
-        for (unsigned flags = 0; flags < 4; flags++) {
+        for (unsigned config = 0; config < 8; config++) {
+            const unsigned flags = config & 3;
+            if (config == 4)
+                for (int i = 0; i < set->count; i++)
+                    set->model[i].flags &= ~UPF_MODEL_FLAG_NO_SMAA;
+            const bool model_smaa = !(set->model[0].flags & UPF_MODEL_FLAG_NO_SMAA);
             upf_spatial *e = upf_spatial_create(ctx, upf_spatial_params(
                 .src_width = 40, .src_height = 30, .dst_width = 80, .dst_height = 60,
                 .models = set, .flags = flags));
             CHECK(e != NULL);
             if (!e)
                 continue;
-            char what[32];
-            snprintf(what, sizeof what, "flags 0x%x", flags);
+            char what[64];
+            snprintf(what, sizeof what, "flags 0x%x, models %s", flags,
+                     model_smaa ? "with SMAA" : "without SMAA");
             check_data_flow(upf__spatial_passes(e), what, true);
             const upf__passes *q = upf__spatial_passes(e);
-            CHECK_EQ_INT(q->enabled[UPF_SPATIAL_PASS_WEIGHTS], !(flags & UPF_SPATIAL_NO_SMAA));
+            CHECK_EQ_INT(q->enabled[UPF_SPATIAL_PASS_WEIGHTS],
+                         model_smaa && !(flags & UPF_SPATIAL_NO_SMAA));
             CHECK_EQ_INT(((const upf__detail_con *)q->con[UPF_SPATIAL_PASS_DETAIL])->network,
                          !(flags & UPF_SPATIAL_NO_NETWORK));
             upf_spatial_destroy(&e);
