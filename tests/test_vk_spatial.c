@@ -8,7 +8,9 @@
  *    with source and destination sub-rectangles of larger images;
  *  - every source format against the CPU engine on the same values;
  *  - bad input: NULL handles, images without the usage flags, formats it cannot take, sizes
- *    above those created for, a device made without a required feature, a wrong layout: a
+ *    above those created for, a device made without a required feature, a wrong layout, a
+ *    model whose detail map is larger than the compose shader reads (a set of one 3x model
+ *    at 2x; a 1.5x frame on an engine made for 2x): a
  *    clear error, nothing recorded, and the same command buffer then records and runs a
  *    good frame;
  *  - timestamps: per-pass times read back after the frame. */
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "core/color.h"
+#include "spatial/net.h" /* the model set's fields, for a set of one model */
 #include "imageio/image_io.h"
 
 static char last_log[2048];
@@ -402,6 +405,22 @@ static void test_bad_input(vkt *t, upf_context *ctx)
     CHECK_FAILS(ctx, upf_vk_check_device(ctx, &nodev), UPF_ERROR_INVALID_ARGUMENT,
                 "device->device is NULL");
     CHECK(upf_vk_spatial_create(ctx, NULL) == NULL);
+    /* A model set with only a 3x model, for 2x: its detail map is 1.5 times the destination,
+     * more than the compose shader reads. */
+    upf_models *only3 = upf_models_default(ctx);
+    if (only3) {
+        for (int i = 0; i < only3->count; i++)
+            if (only3->model[i].step == 4)
+                only3->model[0] = only3->model[i];
+        only3->count = 1;
+        CHECK(only3->model[0].step == 4);
+        CHECK(upf_vk_spatial_create(ctx, upf_vk_spatial_params(.device = &t->lend,
+            .max_src_width = sw, .max_src_height = sh, .max_dst_width = dw, .max_dst_height = dh,
+            .models = only3)) == NULL);
+        CHECK_FAILS(ctx, upf_context_last_error(ctx, NULL), UPF_ERROR_UNSUPPORTED,
+                    "more than 5/4 of it");
+        upf_models_destroy(&only3);
+    }
     CHECK(upf_vk_spatial_create(ctx, upf_vk_spatial_params(.device = &t->lend, .max_src_width = sw,
         .max_src_height = sh, .max_dst_width = dw * 3, .max_dst_height = dh)) == NULL);
 
@@ -458,6 +477,8 @@ static void test_bad_input(vkt *t, upf_context *ctx)
     BAD(UPF_ERROR_INVALID_ARGUMENT, "src: layout");
     d.final_layout = VK_IMAGE_LAYOUT_PREINITIALIZED;
     BAD(UPF_ERROR_INVALID_ARGUMENT, "dst: final_layout");
+    d.rect = (upf_rect){ 0, 0, sw * 3 / 2, sh * 3 / 2 }; /* 1.5x with the 2x model's map */
+    BAD(UPF_ERROR_UNSUPPORTED, "more than 5/4 of it");
     d.rect = (upf_rect){ 0, 0, dw * 4 / 5, dh };   /* a ratio below 1 one way */
     s.rect = (upf_rect){ 0, 0, sw, sh };
     d.rect.width = sw - 2;
