@@ -16,12 +16,15 @@
 #
 # A view is kept only when all of its inputs pass the check (alignment by phase correlation,
 # content by blurred PSNR: upf-gamedata check); otherwise none of its files is written and
-# the log says which input failed and why. Views already in OUT are not done again. A view
+# the log says which input failed and why. With GD_PARTIAL=1 a view is kept with the inputs
+# that pass (at least one; the trainer and bench_games use a view at the steps it has), the
+# others left out. Views already in OUT are not done again. A view
 # missing one of the sizes RAW holds is left out (its game run stopped early).
 #
 # usage: pairs.sh RAW OUT        (UPF_GAMEDATA: the checker binary [build/upf-gamedata];
 #                                 GD_PREFIX: put before each view's name in OUT, to add a
-#                                 second capture of one game to the same folder [none])
+#                                 second capture of one game to the same folder [none];
+#                                 GD_PARTIAL=1: keep the inputs that pass [0: all or none])
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -54,16 +57,22 @@ for hi in "$raw"/3840x2160/v*.png; do
     [ $have = 1 ] || continue
     grep -q "^$name " "$raw/dropped.txt" 2>/dev/null && continue
     "$bin" reduce "$hi" 4 "$tmp/$v.target.png" || { gd_log "$v: reduce failed"; continue; }
-    ok=1 lines=""
+    ok=1 lines="" passed=""
     for pair in $pairs; do
         size=${pair%:*} s=${pair#*:}
         line=$("$bin" check "$raw/$size/$v.png" "$tmp/$v.target.png")
         rc=$?
         lines="$lines$name s$s $line"$'\n'
-        [ $rc = 0 ] || { ok=0; gd_log "$name s$s ($size): DROPPED: $line"; }
+        if [ $rc = 0 ]; then
+            passed="$passed $pair"
+        else
+            [ "${GD_PARTIAL:-0}" = 1 ] || ok=0
+            gd_log "$name s$s ($size): DROPPED: $line"
+        fi
     done
+    [ -n "$passed" ] || ok=0
     if [ $ok = 1 ]; then
-        for pair in $pairs; do
+        for pair in $passed; do
             cp "$raw/${pair%:*}/$v.png" "$out/$name.input-s${pair#*:}.png"
         done
         mv "$tmp/$v.target.png" "$out/$name.target.png"
