@@ -1716,6 +1716,18 @@ static void test_cli(test_rng *rng)
     upf_models_destroy(&set);
     CHECK_TOOL(0, "pack.upfm: 2 models", "model info '%s/pack.upfm'", TMP);
     CHECK(strstr(test_tool_out(), "model 1: step 8, ratio 1.5") != NULL);
+    /* --steps keeps the models of the steps it names. */
+    CHECK_TOOL(0, "1 model, step 8", "model pack '%s/pack.upfm' --steps 8,9 -o '%s/pack8.upfm'",
+               TMP, TMP);
+    set = load_path(ctx, TMP "/pack8.upfm");
+    CHECK(set && set->count == 1 && set->model[0].step == 8 &&
+          memcmp(set->model[0].w, m2->w, sizeof m2->w) == 0);
+    upf_models_destroy(&set);
+    CHECK_TOOL(2, "no model in the files has a step that --steps '6' names", "model pack "
+               "'%s/pack.upfm' --steps 6 -o '%s/bad.upfm'", TMP, TMP);
+    CHECK(!file_exists(TMP "/bad.upfm"));
+    CHECK_TOOL(1, "--steps '3,5'; expected steps 4..10", "model pack '%s/pack.upfm' --steps 3,5 "
+               "-o '%s/bad.upfm'", TMP, TMP);
 
     /* Bad input: exit 2, nothing written. */
     CHECK_TOOL(2, "both have step 5", "model pack '%s/imp.upfm' '%s/pack.upfm' -o '%s/bad.upfm'",

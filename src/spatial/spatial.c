@@ -267,7 +267,7 @@ upf_result upf__spatial_check_params(upf_context *ctx, const char *fn, const upf
         return r;
     if (!(p->sharpness >= 0.0f && p->sharpness <= UPF_SPATIAL_SHARPNESS_MAX))
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: sharpness %g is out of range "
-                         "(expected 0 .. %g; 1 is the shipped look)", fn, (double)p->sharpness,
+                         "(expected 0 .. %g; 1 is the design's look)", fn, (double)p->sharpness,
                          (double)UPF_SPATIAL_SHARPNESS_MAX);
     unsigned known = UPF_SPATIAL_NO_SMAA | UPF_SPATIAL_NO_NETWORK;
     if (p->flags & ~known)
@@ -279,14 +279,18 @@ upf_result upf__spatial_check_params(upf_context *ctx, const char *fn, const upf
 }
 
 /* The engine's configuration: the model for the sizes, and the caller's flags plus SMAA off
- * when that model says so (UPF_MODEL_FLAG_NO_SMAA: it was trained and measured without). */
+ * when that model says so (UPF_MODEL_FLAG_NO_SMAA: it was trained and measured without), and
+ * the network off when the model's detail strength is 0 (its map would be all zeros: the
+ * same picture without the network's work). */
 upf__spatial_config upf__spatial_config_of(const upf_spatial_params *p, const upf_models *set)
 {
     const upf__net_model *m = &set->model[upf__models_choose(set, p->src_width, p->src_height,
                                                              p->dst_width, p->dst_height)];
     return (upf__spatial_config){
         p->src_width, p->src_height, p->dst_width, p->dst_height, p->sharpness,
-        p->flags | ((m->flags & UPF_MODEL_FLAG_NO_SMAA) ? UPF_SPATIAL_NO_SMAA : 0u), m, NULL
+        p->flags | ((m->flags & UPF_MODEL_FLAG_NO_SMAA) ? UPF_SPATIAL_NO_SMAA : 0u) |
+            (m->detail_strength == 0.0f ? UPF_SPATIAL_NO_NETWORK : 0u),
+        m, NULL
     };
 }
 

@@ -20,7 +20,8 @@
  * square root for the luma anyway) and the blend pass rewrites only the pixels that blend; a
  * backend that blends every pixel may skip the first write. With UPF_SPATIAL_NO_SMAA the
  * edges pass only encodes (`detect` = 0) and weights and blend are disabled; with
- * UPF_SPATIAL_NO_NETWORK the detail pass writes a map of zeros (`network` = 0).
+ * UPF_SPATIAL_NO_NETWORK, or a model of detail strength 0, the detail pass writes a map of
+ * zeros (`network` = 0).
  *
  * Internal header: not installed. */
 #ifndef UPF_SPATIAL_PASSES_H

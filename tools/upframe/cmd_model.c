@@ -441,7 +441,7 @@ static int run_import(int argc, char **argv)
 
 static int run_pack(int argc, char **argv)
 {
-    const char *out = NULL, *strength_s = NULL;
+    const char *out = NULL, *strength_s = NULL, *steps_s = NULL;
     const char *inputs[64];
     int n_inputs = 0;
     cli_common common = { 0 };
@@ -458,6 +458,8 @@ static int run_pack(int argc, char **argv)
             out = a.value;
         } else if (cli_args_option(&a, "--detail-strength")) {
             strength_s = a.value;
+        } else if (cli_args_option(&a, "--steps")) {
+            steps_s = a.value;
         } else {
             return cli_usage(CMD, "pack: unknown option '%s'", a.arg);
         }
@@ -467,6 +469,23 @@ static int run_pack(int argc, char **argv)
     double strength = 1.0;
     if (strength_s && !parse_strength("pack", strength_s, &strength))
         return CLI_EXIT_USAGE;
+    /* --steps: the steps to keep, a comma-separated list of 4..10 (all when absent). */
+    unsigned keep = ~0u;
+    if (steps_s) {
+        keep = 0;
+        const char *c = steps_s;
+        while (*c) {
+            char *end;
+            const long st = strtol(c, &end, 10);
+            if (end == c || st < UPF_MODEL_STEP_MIN || st > UPF_MODEL_STEP_MAX ||
+                (*end && *end != ','))
+                return cli_usage(CMD, "pack: --steps '%s'; expected steps %d..%d separated by "
+                                 "commas (e.g. 4,6,8)", steps_s, UPF_MODEL_STEP_MIN,
+                                 UPF_MODEL_STEP_MAX);
+            keep |= 1u << st;
+            c = *end ? end + 1 : end;
+        }
+    }
     if (n_inputs == 0)
         return cli_usage(CMD, "pack: no model files to combine");
     if (!out)
@@ -486,6 +505,8 @@ static int run_pack(int argc, char **argv)
         sets[f] = cli_load_models(CMD, ctx, inputs[f], &code);
         for (int m = 0; sets[f] && m < sets[f]->count && code == CLI_EXIT_OK; m++) {
             const upf__net_model *model = &sets[f]->model[m];
+            if (!(keep & (1u << model->step)))
+                continue;
             for (int q = 0; q < count; q++) {
                 if (list[q]->step == model->step) {
                     code = cli_fail(CMD, CLI_EXIT_BAD_INPUT, "%s model %d and %s model %d both "
@@ -508,6 +529,9 @@ static int run_pack(int argc, char **argv)
             list[count++] = model;
         }
     }
+    if (code == CLI_EXIT_OK && count == 0)
+        code = cli_fail(CMD, CLI_EXIT_BAD_INPUT, "pack: no model in the files has a step that "
+                        "--steps '%s' names", steps_s ? steps_s : "");
     /* --detail-strength: the copies written carry it (each model's own value is replaced). */
     upf__net_model *copies = NULL;
     if (code == CLI_EXIT_OK && strength_s) {
@@ -559,7 +583,8 @@ const cli_command cli_cmd_model = {
     "                            [--stage-major | --matrix-major] [--window-mean]\n"
     "                            [--cubic-base | --sqrt-lanczos-base] [--no-smaa]\n"
     "                            [--detail-strength X] [--provenance TEXT] -o OUT.upfm\n"
-    "       upframe model pack A.upfm B.upfm ... [--detail-strength X] -o OUT.upfm\n"
+    "       upframe model pack A.upfm B.upfm ... [--detail-strength X] [--steps LIST]\n"
+    "                          -o OUT.upfm\n"
     "\n"
     "Model files hold the spatial engine's network weights: one to seven models, one per\n"
     "input step S (4..10, ratio 12/S), each 6 stages of four 16x16 matrices A, B, C, D in\n"
@@ -584,7 +609,8 @@ const cli_command cli_cmd_model = {
     "            --provenance T  text added to the provenance (data, seed, loss, revision)\n"
     "          NaN or Inf weights, or a file too short for the offset, are refused.\n"
     "pack      combines model files into one; the steps must be distinct (7 at most);\n"
-    "          --detail-strength X sets every model's detail strength in the output.\n"
+    "          --detail-strength X sets every model's detail strength in the output;\n"
+    "          --steps 4,6,8 keeps only the models of those steps.\n"
     "\n"
     "Outputs are written atomically (a failed or interrupted run leaves no file); the\n"
     "report ('wrote ...') goes to stdout, -q silences it.\n"
