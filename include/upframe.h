@@ -400,7 +400,7 @@ UPF_API const char *upf_spatial_pass_name(upf_spatial_pass pass);
 typedef struct upf_spatial_params {
     int src_width, src_height;  /* 1 .. UPF_MAX_IMAGE_DIMENSION */
     int dst_width, dst_height;  /* dst / src from 1 to 4 on each axis */
-    float sharpness;            /* 0 (the default) = off, 1 = the shipped look, .. 4 */
+    float sharpness;            /* 0 (the default) = off, 1 = crisper, .. 4 */
     const upf_models *models;   /* NULL: the built-in set; kept, not copied: it must outlive
                                  * the engine */
     unsigned flags;             /* UPF_SPATIAL_NO_* */

@@ -26,7 +26,7 @@
  *    output format clamps it if it must);
  *  - the sharpen on o: R, G, B += k * (1.25 * L - 0.3125 * (L_left + L_right + L_up + L_down)),
  *    L the Rec. 709 luma of o, neighbours at the frame's edge repeating the edge pixel, k the
- *    sharpness (1 the shipped look, 0 off); then clamped at 0, since linear light is never
+ *    sharpness (1 the design's look, 0 off); then clamped at 0, since linear light is never
  *    negative. The weights sum to 0, so flat areas are unchanged;
  *  - alpha: the base's filter (bilinear, or Catmull-Rom or Lanczos-3 clamped to [0, 1]) on the alpha of the
  *    linear input at full precision, not on the frame's 2 bits; not squared, not sharpened
@@ -401,7 +401,7 @@ upf_result upf__compose_output_with(upf_context *ctx, const upf__sqrt_frame *fra
         return r;
     if (!(sharpness >= 0.0f && sharpness <= UPF_SHARPNESS_MAX)) /* also NaN */
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: sharpness %g; expected 0 (off) "
-                         "to %g (1 is the shipped look)", fn, (double)sharpness,
+                         "to %g (1 is the design's look)", fn, (double)sharpness,
                          (double)UPF_SHARPNESS_MAX);
     const int threads = upf_context_threads(ctx);
     size_t need = upf__compose_scratch_bytes(threads, frame->width, map->width, dst->width);

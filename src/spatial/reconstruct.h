@@ -118,7 +118,7 @@ upf__base_cols upf__base_cols_init(uint32_t flags, int in_w, int out_w, void *me
 void upf__base_row(const upf__sqrt_frame *frame, const upf__base_cols *cols, int out_h, int y,
                    float *vrow, float *base);
 
-/* Sharpness accepted by upf__compose_output: 0 (off) .. 4; 1 is the shipped look. */
+/* Sharpness accepted by upf__compose_output: 0 (off) .. 4; 1 is the design's look. */
 #define UPF_SHARPNESS_MAX 4.0f
 
 /* Checks an upscale's sizes: each side 1..UPF_MAX_IMAGE_DIMENSION and a ratio out / in of 1 to

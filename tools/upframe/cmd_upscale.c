@@ -39,8 +39,8 @@ static const char upscale_help[] =
     "                     models and the ratio is 1..4, else lanczos. Alpha keeps its\n"
     "                     precision; HDR (PFM values above 1) is tone-mapped around the\n"
     "                     spatial engine and restored; negative values become 0 (a warning)\n"
-    "  --sharpness K      spatial: the final sharpen, 0 (off) .. 4; 1 (default) is the\n"
-    "                     shipped look\n"
+    "  --sharpness K      spatial: the final sharpen, 0 (off, the default: it measured\n"
+    "                     best on real game frames, docs/QUALITY.md) .. 4; 1 is crisper\n"
     "  --model FILE       spatial: use the models in FILE instead of the built-in ones\n"
     "  --debug-passes DIR spatial: also write each intermediate image to DIR as PNG\n"
     "                     (edges, weights, blend, detail); one input only\n"
@@ -585,7 +585,7 @@ static int parse_args(int argc, char **argv, upscale_args *a, char **inputs)
     if (engine_s && !a->engine)
         return cli_usage(cmd, "unknown engine '%s' (expected spatial, lanczos, bicubic or "
                          "bilinear)", engine_s);
-    a->sharpness = 1.0;
+    a->sharpness = 0.0; /* as the library's default: sharper costs PSNR and FLIP on games */
     if (sharp_s && !cli_parse_double(sharp_s, 0, UPF_SPATIAL_SHARPNESS_MAX, &a->sharpness))
         return cli_usage(cmd, "--sharpness '%s' must be a number in 0..%g", sharp_s,
                          (double)UPF_SPATIAL_SHARPNESS_MAX);
