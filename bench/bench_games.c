@@ -8,7 +8,7 @@
  *
  *   bench_games --out DOCS_DIR [--games DIR] [--logo DIR] [--real DIR] [--models FILE]
  *               [--threads N] [--command TEXT] [--tsv FILE] [--explore] [--strengths LIST]
- *               [--steps LIST] [--no-flip] [--max-views N] [--no-doc] [--engine-only]
+ *               [--smaa-strengths LIST] [--steps LIST] [--no-flip] [--max-views N] [--no-doc] [--engine-only]
  *
  * Reads:
  *  - DIR/<game>/NAME.target.png (the reference) with NAME.input-sS.png, its native render at
@@ -25,7 +25,8 @@
  * view, ratio and upscaler (game, view, ratio, upscaler, PSNR, SSIM, FLIP) for analysis.
  * --explore adds the engine's bases without network (bilinear, Catmull-Rom in linear light,
  * Lanczos-3 in sqrt space, each with and without SMAA) and --strengths the engine at sharpness
- * 0 with every model's detail strength set to each value listed; --engine-only leaves out the
+ * 0 with every model's detail strength set to each value listed (--smaa-strengths: the same
+ * with SMAA's blending on); --engine-only leaves out the
  * classic filters (with --no-doc: for comparing model sets quickly). */
 #include <dirent.h>
 #include <math.h>
@@ -212,8 +213,23 @@ static void add_row(table *t, row r)
 }
 
 static bool explore, engine_only;
-static double strengths[8];
-static int n_strengths;
+static double strengths[8], smaa_strengths[8];
+static int n_strengths, n_smaa_strengths;
+
+/* A comma-separated list of detail strengths (0 .. 4), at most 8. */
+static int parse_strengths(const char *v, double *out)
+{
+    char *list = strdup(v), *save = NULL;
+    int n = 0;
+    for (char *s = strtok_r(list, ",", &save); s && n < 8; s = strtok_r(NULL, ",", &save)) {
+        out[n] = atof(s);
+        if (!(out[n] >= 0 && out[n] <= 4))
+            n = -100;
+        n++;
+    }
+    free(list);
+    return n;
+}
 
 static void make_rows(table *t, const upf_models *set)
 {
@@ -249,6 +265,15 @@ engine:
         row r = { "", K_ENGINE, 0, NULL, 0, 0, false };
         snprintf(r.name, sizeof r.name, "spatial engine, sharpness 0, detail x%g", strengths[i]);
         r.models = own(variant(set, -1, strengths[i]));
+        add_row(t, r);
+    }
+    /* --smaa-strengths: the same with SMAA's blending on (the set's base kept). */
+    for (int i = 0; i < n_smaa_strengths; i++) {
+        row r = { "", K_ENGINE, 0, NULL, 0, 0, false };
+        snprintf(r.name, sizeof r.name, "spatial engine with SMAA, sharpness 0, detail x%g",
+                 smaa_strengths[i]);
+        r.models = own(variant(set, (long)(set->model[0].flags & UPF_MODEL_FLAGS_BASE),
+                               smaa_strengths[i]));
         add_row(t, r);
     }
 }
@@ -571,7 +596,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: " PROG " --out DOCS_DIR [--games DIR] [--logo DIR] [--real DIR] "
                     "[--models FILE] [--threads N] [--command TEXT] [--tsv FILE] [--explore] "
-                    "[--strengths LIST] [--steps LIST] [--no-flip] [--max-views N] [--no-doc] "
+                    "[--strengths LIST] [--smaa-strengths LIST] [--steps LIST] [--no-flip] [--max-views N] [--no-doc] "
                     "[--engine-only]\n");
     exit(1);
 }
@@ -622,15 +647,11 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--max-views"))
             max_views = atoi(v);
         else if (!strcmp(a, "--strengths")) {
-            char *list = strdup(v), *save = NULL;
-            for (char *s = strtok_r(list, ",", &save); s && n_strengths < 8;
-                 s = strtok_r(NULL, ",", &save)) {
-                strengths[n_strengths] = atof(s);
-                if (!(strengths[n_strengths] >= 0 && strengths[n_strengths] <= 4))
-                    usage();
-                n_strengths++;
-            }
-            free(list);
+            if ((n_strengths = parse_strengths(v, strengths)) <= 0)
+                usage();
+        } else if (!strcmp(a, "--smaa-strengths")) {
+            if ((n_smaa_strengths = parse_strengths(v, smaa_strengths)) <= 0)
+                usage();
         } else if (!strcmp(a, "--steps")) {
             char *list = strdup(v), *save = NULL;
             n_ratios = 0;
