@@ -753,12 +753,12 @@ int main(int argc, char **argv)
         }
     }
     fprintf(md, "\nWhat was tried, and what the measurements say this network can gain on "
-                "real games: models/README.md, \"Models for real games\" (trained on one game, "
-                "the network lowered PSNR and SSIM and raised FLIP against its own base on a "
-                "game it never saw at every detail strength above 0; trained on two of three "
-                "games and damped to x0.25 it ties its base and Lanczos-3 on sRGB values on "
-                "the third, +0.01 to +0.05 dB; the sqrt-Lanczos base alone ties Lanczos-3 on "
-                "sRGB values); the bases compared: tools/train/README.md.\n");
+                "real games: models/README.md, \"How its settings were chosen\" (every ratio, "
+                "the base, SMAA and the detail strength, leave one game out: the built-in set "
+                "runs the sqrt-Lanczos base without SMAA, its network at x0.25 at 2x and 3x and "
+                "off at the other ratios, and ties Lanczos-3 on sRGB values on games it never "
+                "saw) and \"Models for real games\" (one game, then the earlier three-game "
+                "capture); the bases compared: tools/train/README.md.\n");
     char machine[256];
     bench_machine(machine, sizeof machine);
     fprintf(md, "\n%s, %d threads, %.0f s.\n\n", machine, upf_context_threads(ctx),
