@@ -38,7 +38,7 @@ typedef struct dispatch_info {
 } dispatch_info;
 
 static const dispatch_info dispatch[UPF__SP_PASS_COUNT] = {
-    [UPF__SP_CONVERT] = { EXTENT_SOURCE, 16, 16, 2 },
+    [UPF__SP_CONVERT] = { EXTENT_SOURCE, 16, 16, 1 },
     [UPF__SP_EDGES_PASS] = { EXTENT_SOURCE, 16, 16, 1 },
     [UPF__SP_WEIGHTS_PASS] = { EXTENT_SOURCE, 32, 32, 1 },
     [UPF__SP_BLEND] = { EXTENT_SOURCE, 16, 16, 1 },
@@ -173,11 +173,14 @@ void upf_vk_spatial_destroy(upf_vk_spatial **ps)
     *ps = NULL;
 }
 
-/* The bindings of pass p: its surfaces (the CPU scratch aside), and the weights for detail. */
+/* The bindings of pass p: its surfaces (the CPU scratch aside), the range for edges and blend
+ * (they apply convert's tone map: tone_map.glsl), and the weights for detail. */
 static int pass_bindings(int p, int binding[UPF__SP_COUNT + 1])
 {
     const upf__pass_info *info = &upf__spatial_pass_table()[p];
-    const uint32_t mask = info->reads | info->writes;
+    uint32_t mask = info->reads | info->writes;
+    if (p == UPF__SP_EDGES_PASS || p == UPF__SP_BLEND)
+        mask |= UPF__SURF(UPF__SP_RANGE);
     int n = 0;
     for (int i = 0; i < UPF__SP_COUNT; i++)
         if ((mask & UPF__SURF(i)) && i != UPF__SP_LUMA)
