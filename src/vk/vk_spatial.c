@@ -453,12 +453,13 @@ static upf_result check_params(upf_context *ctx, const char *fn, const upf_vk_sp
     return upf__spatial_check_params(ctx, fn, &sp);
 }
 
-/* The compose shader loads the detail map's footprint of a tile into shared memory sized for
- * a map at most 5/4 of the destination on each axis (compose.comp, DFOOT): what the model of
- * the nearest step gives at any ratio from 1 up. A model set without such a step (a set of
- * fewer than seven), or a frame at a smaller ratio than the engine was created for, can make
- * the map larger; that is refused here, before anything is recorded, rather than read out
- * of the footprint. */
+/* A detail map at most 5/4 of the destination on each axis: what the model of the nearest
+ * step gives at any ratio from 1 up. A model set without such a step (a set of fewer than
+ * seven), or a frame at a smaller ratio than the engine was created for, can make the map
+ * larger; that is refused here, before anything is recorded. (The compose shader that held a
+ * tile's footprint of the map in shared memory, sized for 5/4, needed it; compose.comp now
+ * reads the map's samples straight from memory, so only the tests of such a frame against
+ * the CPU are missing for lifting it.) */
 static upf_result check_map_scale(upf_context *ctx, const char *fn, const upf__detail_map *map,
                                   int step, int dst_width, int dst_height)
 {
