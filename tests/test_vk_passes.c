@@ -15,8 +15,7 @@
  *    edges writes) to 2 ulp (one division);
  *  - weights: every byte; and the area table the GPU engine uploaded is the CPU's;
  *  - blend: the frame, at most 1 code of 1023 per channel, and the count of words that differ
- *    printed, from the blend shader and from weights and blend recorded together (one
- *    dispatch of the weights shader, blend = 1) (the shader rounds as the CPU does, so 0 is expected; the bound allows a
+ *    printed (the shader rounds as the CPU does, so 0 is expected; the bound allows a
  *    driver whose products or sums are not correctly rounded);
  *  - detail: the map, per variant: fp32 within 1e-4 (the shader fuses multiply-adds; the
  *    CPU rounds every product), fp16 and the cooperative-matrix variant by their mean and
@@ -150,19 +149,14 @@ static size_t surface_bytes(const engines *e, int i)
     return (size_t)s->width * s->height * upf__surface_format_bytes(p->surface_info[i].format);
 }
 
-/* Runs passes pass .. last on the GPU from the CPU engine's current surfaces. On return out[i]
- * holds a copy of GPU surface i for every surface they write (and *dest the destination,
+/* Runs pass `pass` on the GPU from the CPU engine's current surfaces. On return out[i] holds
+ * a copy of GPU surface i for every surface the pass writes (and *dest the destination,
  * RGBA32F, for compose); the caller frees them. 0 on success. */
-static int gpu_passes(engines *e, int pass, int last, void *out[UPF__SP_COUNT], float **dest)
+static int gpu_pass(engines *e, int pass, void *out[UPF__SP_COUNT], float **dest)
 {
     vkt *t = e->t;
     const pass_case *pc = e->pc;
-    upf__pass_info both = upf__spatial_passes(e->cpu)->pass[pass];
-    for (int p = pass + 1; p <= last; p++) {
-        both.reads |= upf__spatial_passes(e->cpu)->pass[p].reads;
-        both.writes |= upf__spatial_passes(e->cpu)->pass[p].writes;
-    }
-    const upf__pass_info *info = &both;
+    const upf__pass_info *info = &upf__spatial_passes(e->cpu)->pass[pass];
     vkt_buffer up[UPF__SP_COUNT] = { 0 }, down[UPF__SP_COUNT] = { 0 }, src_up = { 0 }, dst_down = { 0 };
     vkt_image src = { 0 }, dst = { 0 };
     int failed = 0;
@@ -178,7 +172,7 @@ static int gpu_passes(engines *e, int pass, int last, void *out[UPF__SP_COUNT], 
         /* Edges and blend also read the range (its M says whether they tone-map what they
          * load); edges writes range R, so it starts at 0. */
         const bool range_too = i == UPF__SP_RANGE &&
-                               (pass == UPF__SP_EDGES_PASS || last == UPF__SP_BLEND);
+                               (pass == UPF__SP_EDGES_PASS || pass == UPF__SP_BLEND);
         if (((info->reads >> i) & 1u) || range_too) {
             up[i] = vkt_buffer_make(t, n);
             memcpy(up[i].map, upf__spatial_surface(e->cpu, i)->data, n);
@@ -198,7 +192,7 @@ static int gpu_passes(engines *e, int pass, int last, void *out[UPF__SP_COUNT], 
         vkt_record_upload(cmd, &src_up, &src, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
         s_img = vkt_lend(&src, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0, 0);
     }
-    if (last == UPF__SP_COMPOSE) {
+    if (pass == UPF__SP_COMPOSE) {
         dst_down = vkt_buffer_make(t, (VkDeviceSize)pc->dw * pc->dh * 16);
         dst = vkt_image_make(t, pc->dw, pc->dh, VK_FORMAT_R32G32B32A32_SFLOAT, 0,
                              VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
@@ -206,7 +200,7 @@ static int gpu_passes(engines *e, int pass, int last, void *out[UPF__SP_COUNT], 
     }
     const upf_result r = upf__vk_spatial_record_passes(
         e->gpu, "test_vk_passes", cmd, pass == UPF__SP_CONVERT ? &s_img : NULL,
-        last == UPF__SP_COMPOSE ? &d_img : NULL, pass, last);
+        pass == UPF__SP_COMPOSE ? &d_img : NULL, pass, pass);
     CHECKF(r == UPF_OK, "%s: recording pass %s: %s", pc->name, info->name, last_log);
     for (int i = 0; i < UPF__SP_COUNT; i++) {
         VkDeviceSize have = 0;
@@ -220,7 +214,7 @@ static int gpu_passes(engines *e, int pass, int last, void *out[UPF__SP_COUNT], 
             vkt_record_copy(cmd, b, down[i].buffer, n);
         }
     }
-    if (last == UPF__SP_COMPOSE)
+    if (pass == UPF__SP_COMPOSE)
         vkt_record_download(cmd, &dst, VK_IMAGE_LAYOUT_GENERAL, &dst_down);
     if (vkt_submit(t) || r != UPF_OK) {
         CHECKF(0, "%s: pass %s did not run", pc->name, info->name);
@@ -292,22 +286,6 @@ static int code_diff(uint32_t a, uint32_t b)
     return m;
 }
 
-/* The blended frame: at most 1 code per channel from the CPU's (the count printed). */
-static void compare_blended(engines *e, const char *what, const uint32_t *b)
-{
-    const pass_case *pc = e->pc;
-    const size_t npx = (size_t)pc->sw * pc->sh;
-    size_t first = 0;
-    const uint32_t *a = upf__spatial_surface(e->cpu, UPF__SP_FRAME)->data;
-    const int k = words_differ(a, b, npx, &first);
-    int worst = 0;
-    for (size_t i = 0; i < npx; i++)
-        worst = code_diff(a[i], b[i]) > worst ? code_diff(a[i], b[i]) : worst;
-    printf("%-22s %s: %d frame words differ (largest %d codes)\n", pc->name, what, k, worst);
-    CHECKF(worst <= 1, "%s: %s: pixel %zu: CPU 0x%08x GPU 0x%08x", pc->name, what, first,
-           k ? a[first] : 0, k ? b[first] : 0);
-}
-
 /* Compares the GPU's outputs of `pass` with the CPU's surfaces after its run. */
 static void compare_pass(engines *e, int pass, void *const gpu[UPF__SP_COUNT], const float *dest,
                          upf_vk_variant variant)
@@ -377,7 +355,15 @@ static void compare_pass(engines *e, int pass, void *const gpu[UPF__SP_COUNT], c
                ((const uint32_t *)CPU(UPF__SP_WEIGHTS))[first],
                ((const uint32_t *)gpu[UPF__SP_WEIGHTS])[first]);
     } else if (pass == UPF__SP_BLEND) {
-        compare_blended(e, "blend", gpu[UPF__SP_FRAME]);
+        size_t first = 0;
+        const uint32_t *a = CPU(UPF__SP_FRAME), *b = gpu[UPF__SP_FRAME];
+        const int k = words_differ(a, b, npx, &first);
+        int worst = 0;
+        for (size_t i = 0; i < npx; i++)
+            worst = code_diff(a[i], b[i]) > worst ? code_diff(a[i], b[i]) : worst;
+        printf("%-22s blend: %d frame words differ (largest %d codes)\n", pc->name, k, worst);
+        CHECKF(worst <= 1, "%s: blend: pixel %zu: CPU 0x%08x GPU 0x%08x", pc->name, first,
+               k ? a[first] : 0, k ? b[first] : 0);
     } else if (pass == UPF__SP_DETAIL_PASS) {
         const upf__surface *s = upf__spatial_surface(e->cpu, UPF__SP_DETAIL);
         const size_t n = (size_t)s->width * s->height;
@@ -470,25 +456,16 @@ static void run_case(vkt *t, upf_context *ctx, const pass_case *pc)
                 continue;
             /* The fp16 and coopmat engines differ in the detail pass alone. */
             const int this_pass = v == UPF_VK_VARIANT_FP32 || p == UPF__SP_DETAIL_PASS;
-            void *gpu[UPF__SP_COUNT] = { 0 }, *fused[UPF__SP_COUNT] = { 0 };
+            void *gpu[UPF__SP_COUNT] = { 0 };
             float *dest = NULL;
-            if (this_pass && gpu_passes(&e, p, p, gpu, &dest))
+            if (this_pass && gpu_pass(&e, p, gpu, &dest))
                 continue;
-            /* Weights and blend recorded together: one dispatch (the weights shader blends
-             * from its shared memory), from the same inputs as the weights pass. */
-            const int fuse = this_pass && p == UPF__SP_BLEND;
-            if (fuse && gpu_passes(&e, UPF__SP_WEIGHTS_PASS, UPF__SP_BLEND, fused, NULL))
-                CHECKF(0, "%s: weights + blend did not run", pc->name);
             CHECK_OK(ctx, upf__spatial_run_passes(e.cpu, "test_vk_passes", &e.src,
                                                   p == UPF__SP_COMPOSE ? &e.dst : NULL, p, p));
             if (this_pass)
                 compare_pass(&e, p, gpu, dest, (upf_vk_variant)v);
-            if (fuse && fused[UPF__SP_FRAME])
-                compare_blended(&e, "weights+blend", fused[UPF__SP_FRAME]);
-            for (int i = 0; i < UPF__SP_COUNT; i++) {
+            for (int i = 0; i < UPF__SP_COUNT; i++)
                 free(gpu[i]);
-                free(fused[i]);
-            }
             free(dest);
         }
         upf_vk_spatial_destroy(&e.gpu);

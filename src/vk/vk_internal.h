@@ -94,7 +94,6 @@ typedef struct upf__vk_push_tail {
     uint32_t src_transfer, dst_transfer;
     uint32_t phase;
     float detail_strength;       /* the model's (detail.c multiplies the map by it) */
-    uint32_t blend;              /* weights: 1 = blend too, in the same dispatch */
 } upf__vk_push_tail;
 
 /* The buffer holding surface `surface` (UPF__SP_*, or UPF__SP_COUNT for the network

@@ -174,16 +174,13 @@ void upf_vk_spatial_destroy(upf_vk_spatial **ps)
 }
 
 /* The bindings of pass p: its surfaces (the CPU scratch aside), the range for edges and blend
- * (they apply convert's tone map: tone_map.glsl), blend's surfaces for weights (which blends
- * too when both are recorded: src/vk/ABI.md, "Dispatch"), and the weights for detail. */
+ * (they apply convert's tone map: tone_map.glsl), and the weights for detail. */
 static int pass_bindings(int p, int binding[UPF__SP_COUNT + 1])
 {
-    const upf__pass_info *info = upf__spatial_pass_table();
-    uint32_t mask = info[p].reads | info[p].writes;
-    if (p == UPF__SP_EDGES_PASS || p == UPF__SP_BLEND || p == UPF__SP_WEIGHTS_PASS)
+    const upf__pass_info *info = &upf__spatial_pass_table()[p];
+    uint32_t mask = info->reads | info->writes;
+    if (p == UPF__SP_EDGES_PASS || p == UPF__SP_BLEND)
         mask |= UPF__SURF(UPF__SP_RANGE);
-    if (p == UPF__SP_WEIGHTS_PASS)
-        mask |= info[UPF__SP_BLEND].reads | info[UPF__SP_BLEND].writes;
     int n = 0;
     for (int i = 0; i < UPF__SP_COUNT; i++)
         if ((mask & UPF__SURF(i)) && i != UPF__SP_LUMA)
@@ -782,7 +779,7 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
     }
     const upf__vk_push_tail tail = { sr.x, sr.y, dr.x, dr.y, src_transfer,
                                      use_dst && dst->srgb ? 1u : 0u, 0,
-                                     cfg.model->detail_strength, 0 };
+                                     cfg.model->detail_strength };
     const int bw = upf__smaa_blocks(sr.width), bh = upf__smaa_blocks(sr.height);
     const upf__detail_con *dc = con[UPF__SP_DETAIL_PASS];
 
@@ -842,12 +839,8 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
         vk->vkCmdResetQueryPool(cmd, s->queries, q0, STAMPS);
         vk->vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, s->queries, q0);
     }
-    /* Weights and blend recorded together are one dispatch of the weights shader (blend = 1). */
-    const bool fused = first <= UPF__SP_WEIGHTS_PASS && last >= UPF__SP_BLEND &&
-                       s->enabled[UPF__SP_WEIGHTS_PASS] && s->enabled[UPF__SP_BLEND];
     for (int p = 0; p < UPF__SP_PASS_COUNT; p++) {
-        const bool run = p >= first && p <= last && s->enabled[p] &&
-                         !(fused && p == UPF__SP_BLEND);
+        const bool run = p >= first && p <= last && s->enabled[p];
         if (run) {
             int ex, ey;
             switch (dispatch[p].extent) {
@@ -865,7 +858,6 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
             for (int phase = 0; phase < dispatch[p].phases; phase++) {
                 upf__vk_push_tail t = tail;
                 t.phase = (uint32_t)phase;
-                t.blend = fused && p == UPF__SP_WEIGHTS_PASS ? 1u : 0u;
                 memcpy(con_mem[p] + info[p].con_size, &t, sizeof t);
                 vk->vkCmdPushConstants(cmd, s->layout[p], VK_SHADER_STAGE_COMPUTE_BIT, 0,
                                        (uint32_t)(info[p].con_size + sizeof t), con_mem[p]);

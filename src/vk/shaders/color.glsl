@@ -87,7 +87,6 @@ float upf_linear_to_srgb(float l)
     uint src_transfer;                                                                         \
     uint dst_transfer;                                                                         \
     uint phase;                                                                                \
-    float detail_strength; /* the model's (detail.c multiplies the map by it) */              \
-    uint blend;            /* weights: 1 = blend too, in the same dispatch */
+    float detail_strength; /* the model's (detail.c multiplies the map by it) */
 
 #endif

@@ -36,15 +36,47 @@ layout(set = 0, binding = 5, std430) readonly buffer Weights { uint weights[]; }
 layout(set = 0, binding = 6, std430) writeonly buffer Frame { uint frame[]; };
 layout(set = 0, binding = 8, std430) readonly buffer Range { float range[4]; };
 
-#include "smaa_blend_px.glsl"
-
 void main()
 {
     const ivec2 p = ivec2(gl_GlobalInvocationID.xy);
     if (p.x >= pc.width || p.y >= pc.height)
         return;
-    const uint i = uint(p.y) * uint(pc.width) + uint(p.x);
-    upf_blend_pixel(p, pc.width, pc.height, weights[i],
-                    p.x + 1 < pc.width ? weights[i + 1u] >> 24u : 0u,
-                    p.y + 1 < pc.height ? (weights[i + uint(pc.width)] >> 8u) & 0xffu : 0u);
+    const uint w = uint(pc.width);
+    const uint i = uint(p.y) * w + uint(p.x);
+    const uint own = weights[i];
+    const uint right = p.x + 1 < pc.width ? weights[i + 1u] >> 24u : 0u;
+    const uint below = p.y + 1 < pc.height ? (weights[i + w] >> 8u) & 0xffu : 0u;
+    const uint left = (own >> 16u) & 0xffu, above = own & 0xffu;
+    if ((right | below | left | above) == 0u)
+        return;
+
+    uint i1, i2, n1, n2;
+    if (max(right, left) > max(below, above)) {
+        i1 = right;
+        i2 = left;
+        n1 = p.x + 1 < pc.width ? i + 1u : i;
+        n2 = p.x > 0 ? i - 1u : i;
+    } else {
+        i1 = below;
+        i2 = above;
+        n1 = p.y + 1 < pc.height ? i + w : i;
+        n2 = p.y > 0 ? i - w : i;
+    }
+    const float w1 = upf_div_rn(i1, 255u), w2 = upf_div_rn(i2, 255u);
+    precise float sum = w1 + w2;
+    const float inv = upf_rcp_rn(sum);
+    vec4 c = linear[i], c1 = linear[n1], c2 = linear[n2];
+    if (upf_tone_mapped(range[1])) {
+        c = upf_tone_map(c);
+        c1 = upf_tone_map(c1);
+        c2 = upf_tone_map(c2);
+    }
+    vec4 o;
+    for (int k = 0; k < 4; k++) {
+        precise float a = c[k] + w1 * (c1[k] - c[k]); /* lerp(P, N1, w1) */
+        precise float b = c[k] + w2 * (c2[k] - c[k]); /* lerp(P, N2, w2) */
+        precise float v = (w1 * a + w2 * b) * inv;
+        o[k] = v;
+    }
+    frame[i] = upf_pack_sqrt1010102(o);
 }

@@ -3,14 +3,8 @@
  * docs/SMAA.md, "Pass 2"; Jimenez et al., "SMAA", Eurographics 2012, 3.2-3.4; function names
  * of SMAA.hlsl cited where their rule is written).
  *
- * Reads: edges (binding 3), the area table (binding 4: 192 x 128 RG8 texels, two a word);
- * with blend = 1 also linear (binding 1) and range (binding 8). Writes: weights (binding 5:
- * RGBA8 per pixel as one word, R in bits 0-7; every pixel) when blend = 0; with blend = 1
- * (the backend records weights and blend as this one dispatch: src/vk/ABI.md, "Dispatch") the
- * frame (binding 6) instead: the pass list's blend (smaa_blend_px.glsl, as smaa_blend.comp)
- * of the tile's pixels from their weights in shared memory, the weights of the column right
- * of the tile and of the row below it computed too (blend reads their a and g), so the
- * weights never go to memory.
+ * Reads: edges (binding 3), the area table (binding 4: 192 x 128 RG8 texels, two a word).
+ * Writes: weights (binding 5: RGBA8 per pixel as one word, R in bits 0-7; every pixel).
  *
  * Integer in, integer out: the bytes equal the CPU's exactly. Per pixel P with a top edge:
  * the diagonals first (SMAACalculateDiagWeights, only at the ends of P's horizontal run, as
@@ -19,11 +13,10 @@
  * -> r, g. Per pixel with a left edge and no diagonal: the vertical run -> b, a.
  *
  * One workgroup of 256 invocations per 32 x 32 pixels; each invocation does 4 pixels of one
- * column (rows r, r + 8, r + 16, r + 24), the first 65 one more of the column and row after
- * the tile when blend = 1. Everything a pixel reads lies within 36 pixels of it (runs: 33 +
- * the crossing edges; diagonals: 16 steps + 2), so the workgroup copies the edge words of its
- * tile, 9 words before it and 10 after (27 x 27 words, zero outside the image) to shared
- * memory, and makes from them the run bits, one bit per pixel: for each row of the
+ * column (rows r, r + 8, r + 16, r + 24). Everything a pixel reads lies within 36 pixels of
+ * it (runs: 33 + the crossing edges; diagonals: 16 steps + 2), so the workgroup copies the
+ * edge words of its tile and 9 words around it (26 x 26 words, zero outside the image) to
+ * shared memory, and makes from them the run bits, one bit per pixel: for each row of the
  * tile, "pixel x continues the horizontal run of pixel x - 1"; for each column, "pixel y
  * continues the vertical run of pixel y - 1". A run's length is then two or three bit
  * scans (findLSB / findMSB) instead of a pixel-by-pixel walk.
@@ -33,20 +26,12 @@
 
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
-#include "color.glsl"
-#include "tone_map.glsl"
-
 layout(push_constant, std430) uniform Push {
     int width;
     int height;
     int blocks_x;
     int blocks_y;
-    UPF_PUSH_TAIL
 } pc;
-
-layout(set = 0, binding = 1, std430) readonly buffer Linear { vec4 linear[]; };
-layout(set = 0, binding = 6, std430) writeonly buffer Frame { uint frame[]; };
-layout(set = 0, binding = 8, std430) readonly buffer Range { float range[4]; };
 
 layout(set = 0, binding = 3, std430) readonly buffer Edges { uint edges[]; };
 layout(set = 0, binding = 4, std430) readonly buffer Area { uint area[]; };
@@ -57,17 +42,13 @@ const int MAX_SEARCH_DIAG = 16; /* UPF_SMAA_MAX_SEARCH_DIAG */
 const int CORNER_ROUNDING = 25; /* UPF_SMAA_CORNER_ROUNDING, percent */
 const int AREA_WIDTH = 192;
 
-#define REGION 27               /* words across and down: 9 + 8 + 10 */
+#define REGION 26               /* words across and down: 9 + 8 + 9 */
 #define APRON 36                /* pixels of the region before the tile */
-#define SPAN 33                 /* the tile's rows (columns) and the one after it */
 shared uint E[REGION][REGION];  /* edge words of blocks (bx0 - 9 + i, by0 - 9 + j) at E[j][i] */
-shared uint Jh[SPAN][4];        /* tile row r: bit i <-> pixel xb + i continues the run of xb + i - 1 */
-shared uint Kv[SPAN][4];        /* tile column c: bit i <-> pixel yb + i continues the run above */
-shared uint W[SPAN][SPAN];      /* blend = 1: the weights of tile pixel (c, r) at W[r][c] */
+shared uint Jh[32][4];          /* tile row r: bit i <-> pixel xb + i continues the run of xb + i - 1 */
+shared uint Kv[32][4];          /* tile column c: bit i <-> pixel yb + i continues the run above */
 
 ivec2 region_origin; /* pixel coordinates of E's first pixel (xb, yb) */
-
-#include "smaa_blend_px.glsl"
 
 /* ---- reading the edges (0 outside the image) ---- */
 
@@ -231,41 +212,6 @@ uint column_nibble(uint v)
     return (v | (v >> 3u) | (v >> 6u) | (v >> 9u)) & 15u;
 }
 
-/* The weights word of tile pixel (cx, cy), image pixel (x, y) (0 beyond the image): its run
- * bits are row cy of Jh and column cx of Kv. */
-uint pixel_weights(int cx, int cy, int x, int y)
-{
-    if (x >= pc.width || y >= pc.height)
-        return 0u;
-    uint result = 0u;
-    bool diag = false;
-    if (T(x, y) != 0) {
-        /* The horizontal run through P (its bits: row cy, pixel APRON + cx). */
-        int dl = ones_down(false, cy, APRON + cx, MAX_SEARCH + 1);
-        int dr = ones_up(false, cy, APRON + cx + 1, MAX_SEARCH + 1);
-        uvec2 rg = uvec2(0u);
-        if (dl == 0 || dr == 0)
-            diag = diag_weights(x, y, rg);
-        if (!diag) {
-            int s = x - dl, e = x + dr;
-            rg = ortho_weights(dl, dr, L(s, y - 1) | (L(s, y) << 1),
-                               L(e + 1, y - 1) | (L(e + 1, y) << 1), L(s, y - 2),
-                               L(e + 1, y - 2), L(s, y + 1), L(e + 1, y + 1));
-        }
-        result = rg.x | (rg.y << 8u);
-    }
-    if (L(x, y) != 0 && !diag) {
-        int dt = ones_down(true, cx, APRON + cy, MAX_SEARCH + 1);
-        int db = ones_up(true, cx, APRON + cy + 1, MAX_SEARCH + 1);
-        int s = y - dt, e = y + db;
-        uvec2 ba = ortho_weights(dt, db, T(x - 1, s) | (T(x, s) << 1),
-                                 T(x - 1, e + 1) | (T(x, e + 1) << 1), T(x - 2, s),
-                                 T(x - 2, e + 1), T(x + 1, s), T(x + 1, e + 1));
-        result |= (ba.x << 16u) | (ba.y << 24u);
-    }
-    return result;
-}
-
 void main()
 {
     const uint tid = gl_LocalInvocationIndex;
@@ -291,17 +237,14 @@ void main()
     }
     barrier();
 
-    /* The run bits, one word (8 nibbles) per slot: slots 0 .. 4 SPAN - 1 the rows' words,
-     * the next 4 SPAN the columns' (the row and column after the tile only for blend). */
-    const uint slots = pc.blend != 0u ? uint(8 * SPAN) : 256u;
-    for (uint k = tid; k < slots; k += 256u) {
-        const bool rows = pc.blend != 0u ? k < uint(4 * SPAN) : k < 128u;
-        const uint kk = rows ? k : k - (pc.blend != 0u ? uint(4 * SPAN) : 128u);
-        const int r = int(kk >> 2u), word = int(kk & 3u);
+    /* The run bits, one word (8 nibbles) per invocation: invocations 0-127 the rows' words,
+     * 128-255 the columns'. */
+    {
+        const int r = int(tid & 127u) >> 2, word = int(tid & 3u);
         uint bits = 0u;
         for (int n = 8 * word; n < min(8 * word + 8, REGION); n++) {
             uint j;
-            if (rows) {
+            if (tid < 128u) {
                 /* Row APRON + r of the region: does pixel x continue the run of x - 1? (both
                  * have a top edge and no left edge, in this row or the one above, lies
                  * between them) */
@@ -326,7 +269,7 @@ void main()
             }
             bits |= j << uint(4 * (n & 7));
         }
-        if (rows)
+        if (tid < 128u)
             Jh[r][word] = bits;
         else
             Kv[r][word] = bits;
@@ -337,30 +280,34 @@ void main()
     for (int i = 0; i < 4; i++) {
         const int cy = int(tid >> 5u) + 8 * i;
         const int x = tile.x + cx, y = tile.y + cy;
-        const uint result = pixel_weights(cx, cy, x, y);
-        if (pc.blend != 0u)
-            W[cy][cx] = result;
-        else if (x < pc.width && y < pc.height)
-            weights[uint(y) * uint(pc.width) + uint(x)] = result;
-    }
-    if (pc.blend == 0u)
-        return;
-    /* The column after the tile (33 pixels) and the row below it (32): what the tile's last
-     * column and row read. */
-    if (tid < uint(2 * SPAN - 1)) {
-        const int c = tid < uint(SPAN) ? SPAN - 1 : int(tid) - SPAN;
-        const int r = tid < uint(SPAN) ? int(tid) : SPAN - 1;
-        W[r][c] = pixel_weights(c, r, tile.x + c, tile.y + r);
-    }
-    barrier();
-
-    /* Blend (smaa_blend.comp): right = a of W's next column, below = g of its next row, both
-     * 0 beyond the image (pixel_weights gives 0 there). */
-    for (int i = 0; i < 4; i++) {
-        const int cy = int(tid >> 5u) + 8 * i;
-        const ivec2 p = tile + ivec2(cx, cy);
-        if (p.x < pc.width && p.y < pc.height)
-            upf_blend_pixel(p, pc.width, pc.height, W[cy][cx], W[cy][cx + 1] >> 24u,
-                            (W[cy + 1][cx] >> 8u) & 0xffu);
+        if (x >= pc.width || y >= pc.height)
+            continue;
+        uint result = 0u;
+        bool diag = false;
+        if (T(x, y) != 0) {
+            /* The horizontal run through P (its bits: row cy, pixel APRON + cx). */
+            int dl = ones_down(false, cy, APRON + cx, MAX_SEARCH + 1);
+            int dr = ones_up(false, cy, APRON + cx + 1, MAX_SEARCH + 1);
+            uvec2 rg = uvec2(0u);
+            if (dl == 0 || dr == 0)
+                diag = diag_weights(x, y, rg);
+            if (!diag) {
+                int s = x - dl, e = x + dr;
+                rg = ortho_weights(dl, dr, L(s, y - 1) | (L(s, y) << 1),
+                                   L(e + 1, y - 1) | (L(e + 1, y) << 1), L(s, y - 2),
+                                   L(e + 1, y - 2), L(s, y + 1), L(e + 1, y + 1));
+            }
+            result = rg.x | (rg.y << 8u);
+        }
+        if (L(x, y) != 0 && !diag) {
+            int dt = ones_down(true, cx, APRON + cy, MAX_SEARCH + 1);
+            int db = ones_up(true, cx, APRON + cy + 1, MAX_SEARCH + 1);
+            int s = y - dt, e = y + db;
+            uvec2 ba = ortho_weights(dt, db, T(x - 1, s) | (T(x, s) << 1),
+                                     T(x - 1, e + 1) | (T(x, e + 1) << 1), T(x - 2, s),
+                                     T(x - 2, e + 1), T(x + 1, s), T(x + 1, e + 1));
+            result |= (ba.x << 16u) | (ba.y << 24u);
+        }
+        weights[uint(y) * uint(pc.width) + uint(x)] = result;
     }
 }
