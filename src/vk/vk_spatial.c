@@ -47,8 +47,11 @@ static const dispatch_info dispatch[UPF__SP_PASS_COUNT] = {
 };
 
 /* compose's tile (its specialisation constants TILE_X, TILE_Y: src/vk/ABI.md, "Dispatch"):
- * the first of these whose shared memory the device offers (compose.comp's formula). */
-static const int compose_tiles[][2] = { { 32, 32 }, { 32, 16 }, { 16, 16 } };
+ * 16 x 16, 10512 bytes of shared memory (every device offers 16 KiB). Larger tiles were slower
+ * on the H200 (compose at 1536x864 -> 2048x1152, the Lanczos base: 104.0 us at 16 x 16, 113.3
+ * at 32 x 16, 141.9 at 64 x 16, 147.6 at 32 x 32; docs/PERFORMANCE.md): fewer workgroups
+ * hide less of each one's latency. A build with UPF_VK_PROBE can try others. */
+static const int compose_tile[2] = { 16, 16 };
 
 static uint32_t compose_shared_bytes(int tx, int ty)
 {
@@ -72,7 +75,7 @@ struct upf_vk_spatial {
     uint8_t con[UPF__SP_PASS_COUNT][CON_MAX]; /* constants at the largest sizes */
     bool enabled[UPF__SP_PASS_COUNT];
     int slots;
-    int tile[2];                             /* compose's tile (compose_tiles) */
+    int tile[2];                             /* compose's tile (compose_tile) */
     uint64_t frames;                         /* frames recorded */
     int64_t slot_frame[SLOTS_MAX];           /* the frame last recorded in each slot, -1 */
     bool tables_recorded;
@@ -556,18 +559,16 @@ upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_par
                              (fp.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT);
     }
 
-    /* compose's tile: the largest the device's shared memory holds. */
+    /* compose's tile. */
     const uint32_t shared_max = s->caps.props.limits.maxComputeSharedMemorySize;
-    int t = 0;
-    while (t + 1 < (int)(sizeof compose_tiles / sizeof compose_tiles[0]) &&
-           compose_shared_bytes(compose_tiles[t][0], compose_tiles[t][1]) > shared_max)
-        t++;
-    s->tile[0] = compose_tiles[t][0], s->tile[1] = compose_tiles[t][1];
+    s->tile[0] = compose_tile[0], s->tile[1] = compose_tile[1];
 #ifdef UPF_VK_PROBE
-    /* Shader work only: UPF_VK_COMPOSE_TILE=WxH (W divides 256, W * H a multiple of 256). */
+    /* Shader work only: UPF_VK_COMPOSE_TILE=WxH (W divides 256, W * H a multiple of 256, its
+     * shared memory within the device's). */
     const char *tile_env = getenv("UPF_VK_COMPOSE_TILE");
-    if (tile_env && sscanf(tile_env, "%dx%d", &s->tile[0], &s->tile[1]) != 2)
-        s->tile[0] = compose_tiles[t][0], s->tile[1] = compose_tiles[t][1];
+    if (tile_env && (sscanf(tile_env, "%dx%d", &s->tile[0], &s->tile[1]) != 2 ||
+                     compose_shared_bytes(s->tile[0], s->tile[1]) > shared_max))
+        s->tile[0] = compose_tile[0], s->tile[1] = compose_tile[1];
     if (tile_env || getenv("UPF_VK_PIPELINE_STATS"))
         fprintf(stderr, "compose tile %dx%d: %u bytes of shared memory (the device: %u)\n",
                 s->tile[0], s->tile[1], compose_shared_bytes(s->tile[0], s->tile[1]),
