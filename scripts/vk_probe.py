@@ -12,9 +12,8 @@ purpose, only their times matter:
   empty      every pass an empty main(): the cost of launching its grid and its barrier
   c_store    compose stores a constant: launch, grid and the destination's writes
   c_s1       compose up to its taps (phase 1), then a store
-  c_s12      ... and the footprints (phase 2)
-  c_s123     ... and the vertical sums (phase 3)
-  c_s1234    ... and o and its luma (phase 4); the full pass adds the sharpen, the tone map
+  c_s12      ... and the vertical sums and the map's samples (phase 2)
+  c_s123     ... and o and its luma (phase 3); the full pass adds the sharpen, the tone map
              undone and the store
   d_patch    detail_coopmat loads the luma patch and stores it, no network
 The differences between consecutive compose variants are the phases' costs.
@@ -59,20 +58,19 @@ for name in ['convert', 'smaa_edges', 'smaa_weights', 'smaa_blend', 'detail', 'd
                'void main() {}\n' % (x, m.group(2)), name, 'empty')
 
 compose = read('compose')
-STORE = ('    const ivec2 lp = ivec2(gl_LocalInvocationID.xy);\n'
-         '    const ivec2 p = tile + lp;\n'
-         '    if (p.x >= pc.out_width || p.y >= pc.out_height)\n        return;\n'
-         '    imageStore(dst, ivec2(pc.dst_x, pc.dst_y) + p, %s);\n}\n')
+STORE = ('    for (int r = 0; r < PPT; r++) {\n'
+         '        const ivec2 lq = ivec2(int(gl_LocalInvocationIndex % uint(TILE_X)),\n'
+         '                               int(gl_LocalInvocationIndex / uint(TILE_X)) + r * ROWS);\n'
+         '        const ivec2 q = tile + lq;\n'
+         '        if (q.x < pc.out_width && q.y < pc.out_height)\n'
+         '            imageStore(dst, ivec2(pc.dst_x, pc.dst_y) + q, @V);\n'
+         '    }\n}\n')
 for variant, marker, value in [
         ('c_store', '    /* 1. The taps', 'vec4(0.25)'),
-        ('c_s1', '    /* 2. The footprint', 'vec4(base_w[lp.x][0], base_w[APRON + lp.y][0], 0, 1)'),
-        ('c_s12', '    /* 3. The vertical sums', 'foot[lp.y][lp.x] + dfoot[lp.y][lp.x]'),
-        ('c_s123', '    /* 4. o and its luma', 'vsum[lp.y][lp.x]'),
-        ('c_s1234', '    /* 5. The sharpen', 'own + vec4(lum[lp.y + 1][lp.x + 1])')]:
-    store = STORE
-    if variant == 'c_s1234':  # phase 4 has declared lp already
-        store = store.replace('    const ivec2 lp = ivec2(gl_LocalInvocationID.xy);\n', '')
-    compile_to(compose[:compose.index(marker)] + store % value, 'compose', variant)
+        ('c_s1', '    /* 2. The vertical sums', 'vec4(base_w[lq.x][0], base_w[AX + lq.y][0], 0, 1)'),
+        ('c_s12', '    /* 3. o and its luma', 'vsum[lq.y][lq.x] + dsamp[r]'),
+        ('c_s123', '    /* 4. The sharpen', 'own[r] + vec4(lum[lq.y + 1][lq.x + 1])')]:
+    compile_to(compose[:compose.index(marker)] + STORE.replace('@V', value), 'compose', variant)
 
 detail = read('detail_coopmat')
 cut = detail.index('    const uint sg = tid >> 5u')

@@ -6,9 +6,13 @@
  * inputs) are copied into the GPU engine's buffers; the GPU records that one pass
  * (upf__vk_spatial_record_passes); its outputs are copied back and compared with what the
  * CPU's same pass makes from the same inputs:
- *  - convert: linear and range bit for bit (range R, M / (1 + M), to 2 ulp: one division);
- *    8-bit sRGB sources through an sRGB view (all 256 codes in each channel) too;
- *  - edges: the edge words and the unblended frame bit for bit;
+ *  - convert: linear and range G, B bit for bit; the GPU's linear is the values before the
+ *    tone map (edges and blend apply it as they load: src/vk/shaders/tone_map.glsl), so a
+ *    frame above 1 is compared tone-mapped here with the CPU's roundings; 8-bit sRGB sources
+ *    through an sRGB view (all 256 codes in each channel) too. The passes after convert get
+ *    the GPU's linear, not the CPU's (it would be tone-mapped twice);
+ *  - edges: the edge words and the unblended frame bit for bit, range R (M / (1 + M), which
+ *    edges writes) to 2 ulp (one division);
  *  - weights: every byte; and the area table the GPU engine uploaded is the CPU's;
  *  - blend: the frame, at most 1 code of 1023 per channel, and the count of words that differ
  *    printed (the shader rounds as the CPU does, so 0 is expected; the bound allows a
@@ -135,6 +139,7 @@ typedef struct engines {
     upf_image src;
     float *dst_cpu;               /* RGBA32F, dw x dh */
     upf_image dst;
+    float *gpu_linear;            /* the GPU convert's linear (before the tone map) */
 } engines;
 
 static size_t surface_bytes(const engines *e, int i)
@@ -164,9 +169,17 @@ static int gpu_pass(engines *e, int pass, void *out[UPF__SP_COUNT], float **dest
             continue; /* host images, the CPU's scratch; the table is the engine's own */
         CHECKF(have >= n, "surface %d: GPU buffer %llu bytes, CPU surface %zu", i,
                (unsigned long long)have, n);
-        if ((info->reads >> i) & 1u) {
+        /* Edges and blend also read the range (its M says whether they tone-map what they
+         * load); edges writes range R, so it starts at 0. */
+        const bool range_too = i == UPF__SP_RANGE &&
+                               (pass == UPF__SP_EDGES_PASS || pass == UPF__SP_BLEND);
+        if (((info->reads >> i) & 1u) || range_too) {
             up[i] = vkt_buffer_make(t, n);
             memcpy(up[i].map, upf__spatial_surface(e->cpu, i)->data, n);
+            if (i == UPF__SP_LINEAR && e->gpu_linear)
+                memcpy(up[i].map, e->gpu_linear, n);
+            if (range_too && pass == UPF__SP_EDGES_PASS)
+                ((float *)up[i].map)[0] = 0.0f;
             vkt_record_copy(cmd, up[i].buffer, b, n);
         }
     }
@@ -195,7 +208,8 @@ static int gpu_pass(engines *e, int pass, void *out[UPF__SP_COUNT], float **dest
         /* The area table comes back with the weights: the table the engine made. */
         const size_t n = surface_bytes(e, i);
         if (b && n && (((info->writes >> i) & 1u) ||
-                       (pass == UPF__SP_WEIGHTS_PASS && i == UPF__SP_AREA))) {
+                       (pass == UPF__SP_WEIGHTS_PASS && i == UPF__SP_AREA) ||
+                       (pass == UPF__SP_EDGES_PASS && i == UPF__SP_RANGE))) {
             down[i] = vkt_buffer_make(t, n);
             vkt_record_copy(cmd, b, down[i].buffer, n);
         }
@@ -280,17 +294,34 @@ static void compare_pass(engines *e, int pass, void *const gpu[UPF__SP_COUNT], c
     const size_t npx = (size_t)pc->sw * pc->sh;
 #define CPU(i) (upf__spatial_surface(e->cpu, (i))->data)
     if (pass == UPF__SP_CONVERT) {
-        const float_diff d = floats_diff(CPU(UPF__SP_LINEAR), gpu[UPF__SP_LINEAR], 4 * npx);
-        printf("%-22s convert: linear max |diff| %.3g\n", pc->name, d.max);
-        CHECKF(d.max == 0.0, "%s: linear value %zu: CPU %.9g GPU %.9g", pc->name, d.worst,
-               (double)((const float *)CPU(UPF__SP_LINEAR))[d.worst],
-               (double)((const float *)gpu[UPF__SP_LINEAR])[d.worst]);
         const float *rc = CPU(UPF__SP_RANGE), *rg = gpu[UPF__SP_RANGE];
-        CHECKF(fabsf(rc[0] - rg[0]) <= 2.5e-7f * rc[0] && rc[1] == rg[1] && rc[2] == rg[2] &&
-               rc[3] == rg[3], "%s: range CPU %.9g %.9g %g %g GPU %.9g %.9g %g %g", pc->name,
-               (double)rc[0], (double)rc[1], (double)rc[2], (double)rc[3], (double)rg[0],
-               (double)rg[1], (double)rg[2], (double)rg[3]);
+        /* The GPU's linear tone-mapped as the CPU's convert does it (convert.c). */
+        float *mapped = malloc(sizeof(float) * 4 * npx);
+        memcpy(mapped, gpu[UPF__SP_LINEAR], sizeof(float) * 4 * npx);
+        for (size_t i = 0; rc[1] > 1.0f && i < npx; i++) {
+            float *c = mapped + 4 * i;
+            const float m = fmaxf(fmaxf(c[0], c[1]), c[2]);
+            const float sc = 1.0f / (1.0f + m);
+            for (int k = 0; k < 3; k++)
+                c[k] *= sc;
+        }
+        const float_diff d = floats_diff(CPU(UPF__SP_LINEAR), mapped, 4 * npx);
+        printf("%-22s convert: linear max |diff| %.3g%s\n", pc->name, d.max,
+               rc[1] > 1.0f ? " (tone-mapped)" : "");
+        CHECKF(d.max == 0.0, "%s: linear value %zu: CPU %.9g GPU %.9g", pc->name, d.worst,
+               (double)((const float *)CPU(UPF__SP_LINEAR))[d.worst], (double)mapped[d.worst]);
+        free(mapped);
+        CHECKF(rg[0] == 0.0f && rc[1] == rg[1] && rc[2] == rg[2] && rc[3] == rg[3],
+               "%s: range CPU - %.9g %g %g GPU %.9g %.9g %g %g", pc->name, (double)rc[1],
+               (double)rc[2], (double)rc[3], (double)rg[0], (double)rg[1], (double)rg[2],
+               (double)rg[3]);
+        free(e->gpu_linear);
+        e->gpu_linear = malloc(sizeof(float) * 4 * npx);
+        memcpy(e->gpu_linear, gpu[UPF__SP_LINEAR], sizeof(float) * 4 * npx);
     } else if (pass == UPF__SP_EDGES_PASS) {
+        const float *rc = CPU(UPF__SP_RANGE), *rg = gpu[UPF__SP_RANGE];
+        CHECKF(fabsf(rc[0] - rg[0]) <= 2.5e-7f * rc[0], "%s: edges: range R CPU %.9g GPU %.9g",
+               pc->name, (double)rc[0], (double)rg[0]);
         size_t first = 0;
         if (upf__spatial_surface(e->cpu, UPF__SP_EDGES)->width > 0) { /* detect on */
             const upf__surface *s = upf__spatial_surface(e->cpu, UPF__SP_EDGES);
@@ -392,7 +423,7 @@ static void compare_pass(engines *e, int pass, void *const gpu[UPF__SP_COUNT], c
 
 static void run_case(vkt *t, upf_context *ctx, const pass_case *pc)
 {
-    engines e = { t, ctx, pc, NULL, NULL, { 0 }, NULL, { 0 } };
+    engines e = { t, ctx, pc, NULL, NULL, { 0 }, NULL, { 0 }, NULL };
     e.src = (upf_image){ (void *)pc->src, pc->sw, pc->sh, 0, pc->cpu_format };
     e.dst_cpu = calloc((size_t)pc->dw * pc->dh * 4, sizeof(float));
     e.dst = (upf_image){ e.dst_cpu, pc->dw, pc->dh, 0, UPF_FORMAT_RGBA32F };
@@ -441,6 +472,7 @@ static void run_case(vkt *t, upf_context *ctx, const pass_case *pc)
     }
     upf_spatial_destroy(&e.cpu);
     free(e.dst_cpu);
+    free(e.gpu_linear);
 }
 
 int main(void)

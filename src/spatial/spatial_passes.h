@@ -14,7 +14,10 @@
  * Colour outside [0, 1] and alpha (docs/SPATIAL.md, "High dynamic range and alpha"): the
  * frame holds [0, 1] at 10 bits and alpha at 2, so convert tone-maps a frame with values
  * above 1 (c / (1 + max(c)) per pixel) and records it in `range`, which compose reads to undo
- * it; compose takes alpha at full precision from `linear`, filtered as the base.
+ * it; compose takes alpha at full precision from `linear`, filtered as the base. (The Vulkan
+ * backend splits convert: its linear holds the values before the tone map, which edges and
+ * blend apply to what they load, edges writing range R: docs/ARCHITECTURE.md, "The same list
+ * on the GPU".)
  *
  * The edges pass writes each pixel's unblended sqrt encoding into the frame (it takes every
  * square root for the luma anyway) and the blend pass rewrites only the pixels that blend; a

@@ -38,13 +38,26 @@ typedef struct dispatch_info {
 } dispatch_info;
 
 static const dispatch_info dispatch[UPF__SP_PASS_COUNT] = {
-    [UPF__SP_CONVERT] = { EXTENT_SOURCE, 16, 16, 2 },
+    [UPF__SP_CONVERT] = { EXTENT_SOURCE, 16, 16, 1 },
     [UPF__SP_EDGES_PASS] = { EXTENT_SOURCE, 16, 16, 1 },
     [UPF__SP_WEIGHTS_PASS] = { EXTENT_SOURCE, 32, 32, 1 },
     [UPF__SP_BLEND] = { EXTENT_SOURCE, 16, 16, 1 },
     [UPF__SP_DETAIL_PASS] = { EXTENT_TILES, 1, 1, 1 },
-    [UPF__SP_COMPOSE] = { EXTENT_DEST, 16, 16, 1 },
+    [UPF__SP_COMPOSE] = { EXTENT_DEST, 0, 0, 1 }, /* the engine's compose tile */
 };
+
+/* compose's tile (its specialisation constants TILE_X, TILE_Y: src/vk/ABI.md, "Dispatch"):
+ * 16 x 16, 10512 bytes of shared memory (every device offers 16 KiB). Larger tiles were slower
+ * on the H200 (compose at 1536x864 -> 2048x1152, the Lanczos base: 104.0 us at 16 x 16, 113.3
+ * at 32 x 16, 141.9 at 64 x 16, 147.6 at 32 x 32; docs/PERFORMANCE.md): fewer workgroups
+ * hide less of each one's latency. A build with UPF_VK_PROBE can try others. */
+static const int compose_tile[2] = { 16, 16 };
+
+static uint32_t compose_shared_bytes(int tx, int ty)
+{
+    const int ax = tx + 2, ay = ty + 2;
+    return (uint32_t)(16 * ay * (ax + 6) + 4 * ax * ay + 64 * (ax + ay));
+}
 
 static const char *const detail_shader[UPF_VK_VARIANT_COUNT] = {
     "detail", "detail", "detail_fp16", "detail_coopmat"
@@ -62,6 +75,7 @@ struct upf_vk_spatial {
     uint8_t con[UPF__SP_PASS_COUNT][CON_MAX]; /* constants at the largest sizes */
     bool enabled[UPF__SP_PASS_COUNT];
     int slots;
+    int tile[2];                             /* compose's tile (compose_tile) */
     uint64_t frames;                         /* frames recorded */
     int64_t slot_frame[SLOTS_MAX];           /* the frame last recorded in each slot, -1 */
     bool tables_recorded;
@@ -162,11 +176,14 @@ void upf_vk_spatial_destroy(upf_vk_spatial **ps)
     *ps = NULL;
 }
 
-/* The bindings of pass p: its surfaces (the CPU scratch aside), and the weights for detail. */
+/* The bindings of pass p: its surfaces (the CPU scratch aside), the range for edges and blend
+ * (they apply convert's tone map: tone_map.glsl), and the weights for detail. */
 static int pass_bindings(int p, int binding[UPF__SP_COUNT + 1])
 {
     const upf__pass_info *info = &upf__spatial_pass_table()[p];
-    const uint32_t mask = info->reads | info->writes;
+    uint32_t mask = info->reads | info->writes;
+    if (p == UPF__SP_EDGES_PASS || p == UPF__SP_BLEND)
+        mask |= UPF__SURF(UPF__SP_RANGE);
     int n = 0;
     for (int i = 0; i < UPF__SP_COUNT; i++)
         if ((mask & UPF__SURF(i)) && i != UPF__SP_LUMA)
@@ -335,10 +352,15 @@ static upf_result make_pipelines(upf_vk_spatial *s, const char *fn)
         if ((r = vk->vkCreateShaderModule(s->dev.device, &mci, s->dev.allocator, &module)) !=
             VK_SUCCESS)
             return VKFAIL("vkCreateShaderModule", r);
+        const VkSpecializationMapEntry tile_entry[2] = { { 0, 0, sizeof(int32_t) },
+                                                         { 1, sizeof(int32_t), sizeof(int32_t) } };
+        const int32_t tile[2] = { s->tile[0], s->tile[1] };
+        const VkSpecializationInfo tile_spec = { 2, tile_entry, sizeof tile, tile };
         const VkComputePipelineCreateInfo pci = {
             .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
             .stage = { .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                       .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = module, .pName = "main" },
+                       .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = module, .pName = "main",
+                       .pSpecializationInfo = p == UPF__SP_COMPOSE ? &tile_spec : NULL },
             .layout = s->layout[p] };
 #ifdef UPF_VK_PROBE
         VkComputePipelineCreateInfo stats_pci = pci;
@@ -431,12 +453,13 @@ static upf_result check_params(upf_context *ctx, const char *fn, const upf_vk_sp
     return upf__spatial_check_params(ctx, fn, &sp);
 }
 
-/* The compose shader loads the detail map's footprint of a tile into shared memory sized for
- * a map at most 5/4 of the destination on each axis (compose.comp, DFOOT): what the model of
- * the nearest step gives at any ratio from 1 up. A model set without such a step (a set of
- * fewer than seven), or a frame at a smaller ratio than the engine was created for, can make
- * the map larger; that is refused here, before anything is recorded, rather than read out
- * of the footprint. */
+/* A detail map at most 5/4 of the destination on each axis: what the model of the nearest
+ * step gives at any ratio from 1 up. A model set without such a step (a set of fewer than
+ * seven), or a frame at a smaller ratio than the engine was created for, can make the map
+ * larger; that is refused here, before anything is recorded. (The compose shader that held a
+ * tile's footprint of the map in shared memory, sized for 5/4, needed it; compose.comp now
+ * reads the map's samples straight from memory, so only the tests of such a frame against
+ * the CPU are missing for lifting it.) */
 static upf_result check_map_scale(upf_context *ctx, const char *fn, const upf__detail_map *map,
                                   int step, int dst_width, int dst_height)
 {
@@ -535,6 +558,24 @@ upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_par
         s->format_ok[1][i] = formats[i].dst &&
                              (fp.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT);
     }
+
+    /* compose's tile. */
+    const uint32_t shared_max = s->caps.props.limits.maxComputeSharedMemorySize;
+    s->tile[0] = compose_tile[0], s->tile[1] = compose_tile[1];
+#ifdef UPF_VK_PROBE
+    /* Shader work only: UPF_VK_COMPOSE_TILE=WxH (W divides 256, W * H a multiple of 256, its
+     * shared memory within the device's). */
+    const char *tile_env = getenv("UPF_VK_COMPOSE_TILE");
+    if (tile_env && (sscanf(tile_env, "%dx%d", &s->tile[0], &s->tile[1]) != 2 ||
+                     compose_shared_bytes(s->tile[0], s->tile[1]) > shared_max))
+        s->tile[0] = compose_tile[0], s->tile[1] = compose_tile[1];
+    if (tile_env || getenv("UPF_VK_PIPELINE_STATS"))
+        fprintf(stderr, "compose tile %dx%d: %u bytes of shared memory (the device: %u)\n",
+                s->tile[0], s->tile[1], compose_shared_bytes(s->tile[0], s->tile[1]),
+                shared_max);
+#endif
+    upf__log(ctx, UPF_LOG_DEBUG, "%s: compose tile %dx%d (%u bytes of shared memory of %u)", fn,
+             s->tile[0], s->tile[1], compose_shared_bytes(s->tile[0], s->tile[1]), shared_max);
 
     if (make_buffers(s, fn) != UPF_OK || make_pipelines(s, fn) != UPF_OK ||
         make_sets(s, fn) != UPF_OK)
@@ -809,8 +850,9 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
             case EXTENT_TILES: ex = dc->tiles_x, ey = dc->tiles_y; break;
             default: ex = dr.width, ey = dr.height; break;
             }
-            const uint32_t gx = (uint32_t)((ex + dispatch[p].per_x - 1) / dispatch[p].per_x),
-                           gy = (uint32_t)((ey + dispatch[p].per_y - 1) / dispatch[p].per_y);
+            const int px = p == UPF__SP_COMPOSE ? s->tile[0] : dispatch[p].per_x,
+                      py = p == UPF__SP_COMPOSE ? s->tile[1] : dispatch[p].per_y;
+            const uint32_t gx = (uint32_t)((ex + px - 1) / px), gy = (uint32_t)((ey + py - 1) / py);
             vk->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipe[p]);
             vk->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout[p], 0, 1,
                                         &s->set[slot][p], 0, NULL);

@@ -24,23 +24,31 @@
  * double; sin(pi t) by its series, the GPU's sin() being too coarse), the frame's codes are
  * unpacked as code * (1 / 1023) (an ulp from the CPU's quotient, for a tenth of the
  * instructions of the exact one) and the cubic base's square root is the hardware's: the
- * output agrees with the CPU to a few float ulps before
- * the output format rounds it (tests/test_vk_passes.c).
+ * output agrees with the CPU to a few float ulps before the output format rounds it
+ * (tests/test_vk_passes.c).
  *
- * One workgroup of 16 x 16 invocations per 16 x 16 output pixels, in shared memory: the taps
- * of the tile and a one-pixel border (18 columns, 18 rows: the base's by the first two
- * subgroups, the detail's by the next two, at once), the input footprint (unpacked; its alpha
- * linear's when range B > 0) and the detail map's footprint (both loaded in one phase, every
- * load of an invocation issued before the first is used), the vertical sums, then o: each
- * invocation its own pixel's, kept in registers for the sharpen, and its luma, the first 68
- * invocations the luma of the one-pixel border too (with an 18 x 18 array of o, walked row by
- * row, compose took 198 us at 1536x864 -> 2048x1152 on the H200, this way 120:
- * docs/PERFORMANCE.md). The tap loops are written out for each tap count. Shared
- * memory 22432 bytes. Grid ceil(W_out / 16) x ceil(H_out / 16). */
+ * One workgroup of 256 invocations per TILE_X x TILE_Y output pixels (specialisation
+ * constants 0 and 1: src/vk/ABI.md, "Dispatch"; TILE_X divides 256 and TILE_X * TILE_Y is a
+ * multiple of 256; the backend uses 16 x 16, measured fastest on the H200), in three phases,
+ * a barrier after each:
+ *  1. the taps of the tile's columns and rows and a one-pixel border (the apron: AX = TILE_X
+ *     + 2 columns, AY = TILE_Y + 2 rows), the base's and the detail map's, each by one
+ *     invocation;
+ *  2. the vertical sums, one per apron row and column of the frame's footprint (at most
+ *     AX + 5 columns at ratio >= 1), each read straight from the frame (the taps of a row
+ *     share its pixels, which the cache holds: no footprint copy in shared memory, one phase
+ *     and one barrier fewer); meanwhile each invocation's detail-map samples load;
+ *  3. o and its luma, each invocation those of its PPT = TILE_X * TILE_Y / 256 pixels (kept
+ *     in registers for the sharpen), then the border's luma;
+ * then the sharpen, the tone map undone and the store. Shared memory 16 AY (AX + 6) + 4 AX AY
+ * + 64 (AX + AY) bytes: 10512 at 16 x 16 (30736 at 32 x 32).
+ * Grid ceil(W_out / TILE_X) x ceil(H_out / TILE_Y). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
-layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+layout(constant_id = 0) const int TILE_X = 16;
+layout(constant_id = 1) const int TILE_Y = 16;
 
 #include "color.glsl"
 
@@ -66,25 +74,23 @@ layout(set = 0, binding = 9) uniform writeonly image2D dst;
 const uint UPF_MODEL_FLAG_CUBIC_BASE = 2u;        /* upframe.h */
 const uint UPF_MODEL_FLAG_SQRT_LANCZOS_BASE = 4u; /* upframe.h */
 
-#define APRON 18
-#define FOOT 24    /* the footprint of 18 outputs at ratio >= 1: at most 17 + 6 pixels */
-#define DFOOT 26   /* the map's footprint of 18 outputs: at most 17 * 1.25 + 3 pixels (the map
-                    * is 12 / s times the input, s the largest step with 12 / s >= the ratio,
-                    * so at most 5/4 of the output's size) */
-#define FOOT_LOADS 3  /* ceil(FOOT * FOOT / 256) */
-#define DFOOT_LOADS 3 /* ceil(DFOOT * DFOOT / 256) */
+const int AX = TILE_X + 2;      /* the apron: the tile and a one-pixel border */
+const int AY = TILE_Y + 2;
+const int NSLOT = AX + AY;      /* tap slots: the apron's columns, then its rows */
+const int FOOT = AX + 6;        /* the frame's footprint of AX outputs at ratio >= 1: at most
+                                 * AX - 1 + 6 pixels */
+const int PPT = TILE_X * TILE_Y / 256; /* pixels per invocation */
+const int ROWS = 256 / TILE_X;  /* tile rows one pass of the workgroup covers */
+const int RING = 2 * AX + 2 * TILE_Y;
 #define TAPS 6
-/* Taps of the apron's columns (index 0..17) and rows (18..35): the base's n taps (bilinear
- * as two taps weighted 1 - f and f: the same products as upf__lerp) and the detail map's. */
-shared int base_idx[2 * APRON][TAPS];
-shared float base_w[2 * APRON][TAPS];
-shared ivec2 det_idx[2 * APRON];
-shared float det_w[2 * APRON][2];
-shared vec4 foot[FOOT][FOOT];   /* the frame over the footprint, as the base filters it; its
-                                 * alpha linear's when range B > 0 (full_alpha) */
-shared float dfoot[DFOOT][DFOOT]; /* the detail map over its footprint */
-shared vec4 vsum[APRON][FOOT];       /* the vertical sums: apron row x footprint column */
-shared float lum[APRON][APRON];
+/* The base's n taps (bilinear as two taps weighted 1 - f and f: the same products as
+ * upf__lerp) and the detail map's, per slot. */
+shared int base_idx[NSLOT][TAPS];
+shared float base_w[NSLOT][TAPS];
+shared ivec2 det_idx[NSLOT];
+shared vec2 det_w[NSLOT];
+shared vec4 vsum[AY][FOOT];     /* the vertical sums: apron row x footprint column */
+shared float lum[AY][AX];
 
 /* Catmull-Rom (resample/filters.c, Mitchell-Netravali with B = 0, C = 0.5). */
 float catmull_rom(float x)
@@ -169,7 +175,7 @@ void bilinear_tap(int x, uint num, uint den, int size, out ivec2 idx, out float 
     }
 }
 
-/* The base's taps of apron entry `slot` at output coordinate x: n = 2 (bilinear), 4
+/* The base's taps of slot `slot` at output coordinate x: n = 2 (bilinear), 4
  * (Catmull-Rom) or 6 (Lanczos-3). The kernel taps are upf__tapk_at's: pixels
  * floor(u) - n/2 + 1 .. floor(u) + n/2 clamped, weights k(i - u) normalised to sum 1 (here in
  * float, the CPU in double). */
@@ -200,100 +206,82 @@ void base_taps(uint slot, int x, uint num, uint den, int size, int n)
         base_w[slot][j] = w[j] / sum;
 }
 
+/* The frame's pixel (x, y) as the base filters it: unpacked, squared for the cubic base (it
+ * filters linear light), its alpha linear's when range B > 0 (full_alpha). */
+vec4 frame_px(int x, int y, bool cubic, bool full_alpha)
+{
+    const uint i = uint(y) * uint(pc.in_width) + uint(x);
+    vec4 p = upf_unpack_sqrt1010102_fast(frame[i]);
+    if (cubic) {
+        precise vec3 p2 = p.rgb * p.rgb;
+        p.rgb = p2;
+    }
+    if (full_alpha)
+        p.a = linear[i].a;
+    return p;
+}
+
+/* The four map samples of apron entry (ax, ay). */
+vec4 detail_samples(int ax, int ay)
+{
+    const ivec2 dx = det_idx[ax], dy = det_idx[AX + ay];
+    const uint w = uint(pc.map_width);
+    return vec4(detail[uint(dy.x) * w + uint(dx.x)], detail[uint(dy.y) * w + uint(dx.x)],
+                detail[uint(dy.x) * w + uint(dx.y)], detail[uint(dy.y) * w + uint(dx.y)]);
+}
+
 void main()
 {
     const uint tid = gl_LocalInvocationIndex;
-    const ivec2 tile = ivec2(gl_WorkGroupID.xy) * 16;
+    const ivec2 tile = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_X, TILE_Y);
     const bool cubic = (pc.flags & UPF_MODEL_FLAG_CUBIC_BASE) != 0u;
     const int n = cubic ? 4 : (pc.flags & UPF_MODEL_FLAG_SQRT_LANCZOS_BASE) != 0u ? 6 : 2;
     const bool full_alpha = range[2] > 0.0;
 
-    /* 1. The taps of the apron's 18 columns and 18 rows. */
-    const uint slot = tid & 63u;
-    if (slot < uint(2 * APRON) && tid < 128u) {
-        const bool row = slot >= uint(APRON);
-        const int k = int(slot) - (row ? APRON : 0);
+    /* 1. The taps of the apron's AX columns and AY rows: slots 0 .. NSLOT - 1 the base's,
+     * NSLOT .. 2 NSLOT - 1 the detail's. */
+    for (uint k = tid; k < uint(2 * NSLOT); k += 256u) {
+        const bool det = k >= uint(NSLOT);
+        const uint slot = det ? k - uint(NSLOT) : k;
+        const bool row = slot >= uint(AX);
+        const int a = int(slot) - (row ? AX : 0);
         const int out_size = row ? pc.out_height : pc.out_width;
         const int in_size = row ? pc.in_height : pc.in_width;
-        const int map_size = row ? pc.map_height : pc.map_width;
-        const int x = clamp((row ? tile.y : tile.x) - 1 + k, 0, out_size - 1);
-        if (tid < 64u) {
+        const int x = clamp((row ? tile.y : tile.x) - 1 + a, 0, out_size - 1);
+        if (!det) {
             base_taps(slot, x, uint(in_size), uint(out_size), in_size, n);
         } else {
             ivec2 di;
             float df;
-            bilinear_tap(x, 12u * uint(in_size), uint(pc.step) * uint(out_size), map_size, di, df);
+            bilinear_tap(x, 12u * uint(in_size), uint(pc.step) * uint(out_size),
+                         row ? pc.map_height : pc.map_width, di, df);
             det_idx[slot] = di;
-            det_w[slot][0] = 1.0 - df;
-            det_w[slot][1] = df;
+            det_w[slot] = vec2(1.0 - df, df);
         }
     }
     barrier();
 
-    /* 2. The footprints: every frame pixel the base's taps name and every map pixel the
-     * detail's taps name (both grow with X). Each invocation issues all its loads (at most
-     * 3 + 3) before it uses any, so that their latencies overlap; the frame unpacked and
-     * squared for the cubic base (it filters linear light). */
-    const ivec2 f0 = ivec2(base_idx[0][0], base_idx[APRON][0]);
-    const ivec2 f1 = ivec2(base_idx[APRON - 1][n - 1], base_idx[2 * APRON - 1][n - 1]);
-    const ivec2 fsize = min(f1 - f0 + 1, ivec2(FOOT));
-    const ivec2 m0 = ivec2(det_idx[0].x, det_idx[APRON].x);
-    const ivec2 msize = min(ivec2(det_idx[APRON - 1].y, det_idx[2 * APRON - 1].y) - m0 + 1,
-                            ivec2(DFOOT));
-    /* The slots run over the arrays' whole FOOT (DFOOT) columns, so that a slot's column and
-     * row are a division by a constant (a division by fsize.x, which the compiler cannot
-     * turn into a multiply, cost this phase most of its time on the H200); slots beyond the
-     * footprint load nothing. */
-    uint fword[FOOT_LOADS];
-    float falpha[FOOT_LOADS];
-    float dval[DFOOT_LOADS];
-    for (int r = 0; r < FOOT_LOADS; r++) {
-        const uint k = tid + uint(r) * 256u;
-        const ivec2 l = ivec2(int(k % uint(FOOT)), int(k / uint(FOOT)));
-        const bool in_foot = all(lessThan(l, fsize));
-        const ivec2 q = f0 + l;
-        const uint i = uint(q.y) * uint(pc.in_width) + uint(q.x);
-        fword[r] = in_foot ? frame[i] : 0u;
-        falpha[r] = in_foot && full_alpha ? linear[i].a : 0.0;
-    }
-    for (int r = 0; r < DFOOT_LOADS; r++) {
-        const uint k = tid + uint(r) * 256u;
-        const ivec2 l = ivec2(int(k % uint(DFOOT)), int(k / uint(DFOOT)));
-        const ivec2 q = m0 + l;
-        dval[r] = all(lessThan(l, msize)) ? detail[uint(q.y) * uint(pc.map_width) + uint(q.x)]
-                                          : 0.0;
-    }
-    for (int r = 0; r < FOOT_LOADS; r++) {
-        const uint k = tid + uint(r) * 256u;
-        const ivec2 l = ivec2(int(k % uint(FOOT)), int(k / uint(FOOT)));
-        if (all(lessThan(l, fsize))) {
-            vec4 p = upf_unpack_sqrt1010102_fast(fword[r]);
-            if (cubic) {
-                precise vec3 p2 = p.rgb * p.rgb;
-                p.rgb = p2;
-            }
-            if (full_alpha)
-                p.a = falpha[r];
-            foot[l.y][l.x] = p;
-        }
-    }
-    for (int r = 0; r < DFOOT_LOADS; r++) {
-        const uint k = tid + uint(r) * 256u;
-        const ivec2 l = ivec2(int(k % uint(DFOOT)), int(k / uint(DFOOT)));
-        if (all(lessThan(l, msize)))
-            dfoot[l.y][l.x] = dval[r];
-    }
-    barrier();
-
-    /* 3. The vertical sums (rows first, in tap order from 0) for each apron row and
-     * footprint column; the tap loop written out for each n so that it unrolls. */
+    /* 2. The vertical sums (rows first, in tap order from 0) for each apron row and
+     * footprint column, from the frame; the tap loop written out for each n so that it
+     * unrolls. The slots run over FOOT columns, so that a slot's column and row are a
+     * division by a constant; those beyond the footprint compute nothing. First each
+     * invocation's map samples are asked for, to arrive while the sums are made. */
+    const ivec2 lp0 = ivec2(int(tid % uint(TILE_X)), int(tid / uint(TILE_X)));
+    vec4 dsamp[PPT];
+    for (int r = 0; r < PPT; r++)
+        dsamp[r] = detail_samples(lp0.x + 1, lp0.y + r * ROWS + 1);
+    const int f0 = base_idx[0][0];
+    const int fsize = min(base_idx[AX - 1][n - 1] - f0 + 1, FOOT);
 #define VSUM(N)                                                                              \
-    for (uint k = tid; k < uint(APRON * FOOT); k += 256u) {                                   \
+    for (uint k = tid; k < uint(AY * FOOT); k += 256u) {                                      \
         const int ay = int(k / uint(FOOT)), fx = int(k % uint(FOOT));                          \
-        if (fx < fsize.x) {                                                                    \
+        if (fx < fsize) {                                                                      \
+            vec4 v[N];                                                                         \
+            for (int j = 0; j < N; j++)                                                        \
+                v[j] = frame_px(f0 + fx, base_idx[AX + ay][j], cubic, full_alpha);             \
             precise vec4 acc = vec4(0.0);                                                      \
             for (int j = 0; j < N; j++)                                                        \
-                acc += base_w[APRON + ay][j] * foot[base_idx[APRON + ay][j] - f0.y][fx];       \
+                acc += base_w[AX + ay][j] * v[j];                                              \
             vsum[ay][fx] = acc;                                                                \
         }                                                                                      \
     }
@@ -306,14 +294,14 @@ void main()
     }
     barrier();
 
-    /* 4. o and its luma: each invocation its own pixel's (kept in registers), then the
-     * first 68 the one-pixel border's luma. */
+    /* 3. o and its luma: each invocation its own pixels' (kept in registers), then the
+     * border's luma. */
 #define HSUM(N)                                                                              \
     for (int j = 0; j < N; j++)                                                                \
-        acc += base_w[ax][j] * vsum[ay][base_idx[ax][j] - f0.x];
-#define COMPOSE_O(AX, AY, O)                                                                 \
+        acc += base_w[ax][j] * vsum[ay][base_idx[ax][j] - f0];
+#define COMPOSE_O(AXV, AYV, DS, O)                                                           \
     {                                                                                          \
-        const int ax = (AX), ay = (AY);                                                        \
+        const int ax = (AXV), ay = (AYV);                                                      \
         precise vec4 acc = vec4(0.0);                                                          \
         if (n == 4) {                                                                          \
             HSUM(4)                                                                            \
@@ -328,12 +316,11 @@ void main()
                             acc.b > 0.0 ? sqrt(acc.b) : 0.0);                                  \
         if (n != 2)                                                                            \
             base.a = clamp(base.a, 0.0, 1.0);                                                  \
-        const ivec2 dx = det_idx[ax] - m0.x, dy = det_idx[APRON + ay] - m0.y;                  \
-        precise float d0 = det_w[APRON + ay][0] * dfoot[dy.x][dx.x] +                          \
-                           det_w[APRON + ay][1] * dfoot[dy.y][dx.x];                           \
-        precise float d1 = det_w[APRON + ay][0] * dfoot[dy.x][dx.y] +                          \
-                           det_w[APRON + ay][1] * dfoot[dy.y][dx.y];                           \
-        precise float d = det_w[ax][0] * d0 + det_w[ax][1] * d1;                               \
+        const vec2 wy = det_w[AX + ay], wx = det_w[ax];                                        \
+        const vec4 ds = (DS);                                                                  \
+        precise float d0 = wy.x * ds.x + wy.y * ds.y;                                          \
+        precise float d1 = wy.x * ds.z + wy.y * ds.w;                                          \
+        precise float d = wx.x * d0 + wx.y * d1;                                               \
         for (int c = 0; c < 3; c++) {                                                          \
             precise float v = base[c] + d;                                                     \
             v = v > 0.0 ? v : 0.0;                                                             \
@@ -343,46 +330,52 @@ void main()
         O.a = base.a;                                                                          \
         lum[ay][ax] = upf_luma(O.r, O.g, O.b);                                                 \
     }
-    const ivec2 lp = ivec2(gl_LocalInvocationID.xy);
-    vec4 own;
-    COMPOSE_O(lp.x + 1, lp.y + 1, own)
-    if (tid < 68u) { /* the border: rows 0 and 17 (18 each), columns 0 and 17 (16 each) */
-        const int t = int(tid);
-        const ivec2 at = t < 36 ? ivec2(t % 18, t < 18 ? 0 : 17)
-                                : ivec2(t < 52 ? 0 : 17, 1 + (t - 36) % 16);
+    vec4 own[PPT];
+    for (int r = 0; r < PPT; r++)
+        COMPOSE_O(lp0.x + 1, lp0.y + r * ROWS + 1, dsamp[r], own[r])
+    /* The border: rows 0 and AY - 1 (AX entries each), columns 0 and AX - 1 (TILE_Y each). */
+    for (uint k = tid; k < uint(RING); k += 256u) {
+        const int t = int(k);
+        const ivec2 at = t < 2 * AX ? ivec2(t % AX, t < AX ? 0 : AY - 1)
+                                    : ivec2(t < 2 * AX + TILE_Y ? 0 : AX - 1,
+                                            1 + (t - 2 * AX) % TILE_Y);
         vec4 ring;
-        COMPOSE_O(at.x, at.y, ring)
+        COMPOSE_O(at.x, at.y, detail_samples(at.x, at.y), ring)
     }
     barrier();
 
-    /* 5. The sharpen, the tone map undone, the store. */
-    const ivec2 p = tile + lp;
-    if (p.x >= pc.out_width || p.y >= pc.out_height)
-        return;
-    const int ax = lp.x + 1, ay = lp.y + 1;
-    /* The border entries of lum are the clamped neighbours already. */
-    vec4 o = own;
+    /* 4. The sharpen, the tone map undone, the store. The border entries of lum are the
+     * clamped neighbours already. */
     const float k = pc.sharpness;
-    if (k != 0.0) {
-        precise float around = ((lum[ay][ax - 1] + lum[ay][ax + 1]) + lum[ay - 1][ax]) + lum[ay + 1][ax];
-        precise float sharpen = k * (1.25 * lum[ay][ax] - 0.3125 * around);
-        for (int c = 0; c < 3; c++) {
-            precise float v = o[c] + sharpen;
-            o[c] = v > 0.0 ? v : 0.0;
+    for (int r = 0; r < PPT; r++) {
+        const ivec2 lp = lp0 + ivec2(0, r * ROWS);
+        const ivec2 p = tile + lp;
+        if (p.x >= pc.out_width || p.y >= pc.out_height)
+            continue;
+        const int ax = lp.x + 1, ay = lp.y + 1;
+        vec4 o = own[r];
+        if (k != 0.0) {
+            precise float around = ((lum[ay][ax - 1] + lum[ay][ax + 1]) + lum[ay - 1][ax]) +
+                                   lum[ay + 1][ax];
+            precise float sharpen = k * (1.25 * lum[ay][ax] - 0.3125 * around);
+            for (int c = 0; c < 3; c++) {
+                precise float v = o[c] + sharpen;
+                o[c] = v > 0.0 ? v : 0.0;
+            }
         }
+        if (range[0] > 0.0) {
+            precise float most = 1.0 + range[1];
+            float m = max(max(o.r, o.g), o.b);
+            precise float gap = 1.0 - m;
+            float scale = m < 1.0 ? upf_rcp_rn(gap) : most;
+            scale = scale < most ? scale : most;
+            precise vec3 undone = o.rgb * scale;
+            o.rgb = undone;
+        }
+        if (pc.dst_transfer == 1u)
+            o.rgb = vec3(upf_linear_to_srgb(clamp(o.r, 0.0, 1.0)),
+                         upf_linear_to_srgb(clamp(o.g, 0.0, 1.0)),
+                         upf_linear_to_srgb(clamp(o.b, 0.0, 1.0)));
+        imageStore(dst, ivec2(pc.dst_x, pc.dst_y) + p, o);
     }
-    if (range[0] > 0.0) {
-        precise float most = 1.0 + range[1];
-        float m = max(max(o.r, o.g), o.b);
-        precise float gap = 1.0 - m;
-        float scale = m < 1.0 ? upf_rcp_rn(gap) : most;
-        scale = scale < most ? scale : most;
-        precise vec3 undone = o.rgb * scale;
-        o.rgb = undone;
-    }
-    if (pc.dst_transfer == 1u)
-        o.rgb = vec3(upf_linear_to_srgb(clamp(o.r, 0.0, 1.0)),
-                     upf_linear_to_srgb(clamp(o.g, 0.0, 1.0)),
-                     upf_linear_to_srgb(clamp(o.b, 0.0, 1.0)));
-    imageStore(dst, ivec2(pc.dst_x, pc.dst_y) + p, o);
 }

@@ -3,21 +3,22 @@
  *
  * Reads: the source (binding 0, a sampled image read with texelFetch at the source
  * rectangle's offset + pixel). Writes: linear (binding 1, RGBA float, rows tightly packed)
- * and range (binding 8, 16 bytes, zeroed by the backend before phase 0).
+ * and range (binding 8, 16 bytes, zeroed by the backend before the dispatch).
  *
- * Two dispatches (push constant `phase`), a buffer barrier between them:
- *  phase 0: each pixel to linear light (src_transfer 0: as texelFetch gives it; 1: sRGB data
- *           in a UNORM view, decoded by the curve in float; 2 and 3: 8-bit sRGB data in an
- *           sRGB view (2) or a UNORM view (3), taken back to its codes and decoded with
- *           the CPU's table, srgb8.glsl, so the result is the CPU's bit for bit),
- *           negative values and (unlike the CPU, which fails) NaN and Inf as 0, alpha
- *           clamped to [0, 1]; written to linear. The frame's largest R, G or B, M, goes to
- *           range G by an atomic max of its bits (non-negative floats order as their bits),
- *           range B gets the bits of 1.0 when some alpha is below 1.
- *  phase 1: when M > 1, every pixel tone-mapped c' = c * (1 / (1 + max(c))) on R, G, B (the
- *           same roundings as the CPU: one correctly rounded reciprocal, then products), and
- *           range R = M / (1 + M) (written by one invocation). When M <= 1 nothing happens: the
- *           frame is in [0, 1] already.
+ * One dispatch: each pixel to linear light (src_transfer 0: as texelFetch gives it; 1: sRGB
+ * data in a UNORM view, decoded by the curve in float; 2 and 3: 8-bit sRGB data in an sRGB
+ * view (2) or a UNORM view (3), taken back to its codes and decoded with the CPU's table,
+ * srgb8.glsl, so the result is the CPU's bit for bit), negative values and (unlike the CPU,
+ * which fails) NaN and Inf as 0, alpha clamped to [0, 1]; written to linear. The frame's
+ * largest R, G or B, M, goes to range G by an atomic max of its bits (non-negative floats
+ * order as their bits), range B gets the bits of 1.0 when some alpha is below 1.
+ * The CPU's second half of the pass, the tone map of a frame with M > 1 (c' = c * (1 / (1 +
+ * max(c))) on R, G, B, and range R = M / (1 + M)), needs M, known only once every workgroup
+ * has run: on the GPU it is not a dispatch of its own but done by the passes that read linear
+ * after this one, on the values they load (tone_map.glsl: smaa_edges, which also writes range
+ * R, and smaa_blend; compose reads only linear's alpha, which the tone map keeps). So the
+ * GPU's linear holds the values before the tone map (docs/VULKAN.md, "The pass list on the
+ * GPU").
  * Local size 16 x 16, one invocation per pixel; grid ceil(W / 16) x ceil(H / 16). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -51,25 +52,6 @@ void main()
     ivec2 p = ivec2(gl_GlobalInvocationID.xy);
     bool inside = p.x < pc.width && p.y < pc.height;
     uint i = uint(p.y) * uint(pc.width) + uint(p.x);
-
-    if (pc.phase == 1u) {
-        float m_frame = uintBitsToFloat(range[1]);
-        if (!(m_frame > 1.0))
-            return;
-        if (gl_GlobalInvocationID.x == 0u && gl_GlobalInvocationID.y == 0u) {
-            precise float den = 1.0 + m_frame;
-            range[0] = floatBitsToUint(m_frame / den);
-        }
-        if (!inside)
-            return;
-        vec4 c = linear[i];
-        float m = max(max(c.r, c.g), c.b);
-        precise float den = 1.0 + m;
-        float s = upf_rcp_rn(den);
-        precise vec3 t = c.rgb * s;
-        linear[i] = vec4(t, c.a);
-        return;
-    }
 
     uint m_bits = 0u, translucent = 0u;
     if (inside) {

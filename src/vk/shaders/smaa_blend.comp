@@ -3,7 +3,8 @@
  * src/spatial/smaa_blend.c; docs/SMAA.md, "Pass 3"; Jimenez et al., "SMAA", 3.5,
  * SMAANeighborhoodBlendingPS).
  *
- * Reads: linear (binding 1), weights (binding 5). Writes: the frame (binding 6), only the
+ * Reads: linear (binding 1; convert's tone map applied to the loaded pixels when range G,
+ * M, is above 1: tone_map.glsl), weights (binding 5), range (binding 8). Writes: the frame (binding 6), only the
  * pixels that blend; the others keep what the edges pass stored there.
  *
  * For P: right = a of the pixel to its right, below = g of the pixel below, left = b of P,
@@ -22,6 +23,7 @@
 layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
 
 #include "color.glsl"
+#include "tone_map.glsl"
 
 layout(push_constant, std430) uniform Push {
     int width;
@@ -32,6 +34,7 @@ layout(push_constant, std430) uniform Push {
 layout(set = 0, binding = 1, std430) readonly buffer Linear { vec4 linear[]; };
 layout(set = 0, binding = 5, std430) readonly buffer Weights { uint weights[]; };
 layout(set = 0, binding = 6, std430) writeonly buffer Frame { uint frame[]; };
+layout(set = 0, binding = 8, std430) readonly buffer Range { float range[4]; };
 
 void main()
 {
@@ -62,7 +65,12 @@ void main()
     const float w1 = upf_div_rn(i1, 255u), w2 = upf_div_rn(i2, 255u);
     precise float sum = w1 + w2;
     const float inv = upf_rcp_rn(sum);
-    const vec4 c = linear[i], c1 = linear[n1], c2 = linear[n2];
+    vec4 c = linear[i], c1 = linear[n1], c2 = linear[n2];
+    if (upf_tone_mapped(range[1])) {
+        c = upf_tone_map(c);
+        c1 = upf_tone_map(c1);
+        c2 = upf_tone_map(c2);
+    }
     vec4 o;
     for (int k = 0; k < 4; k++) {
         precise float a = c[k] + w1 * (c1[k] - c[k]); /* lerp(P, N1, w1) */

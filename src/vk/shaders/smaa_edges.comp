@@ -2,10 +2,14 @@
  * the edge flags packed into one word per 4x4 block (CPU reference: src/spatial/smaa_edges.c;
  * the rule in docs/SMAA.md, "Pass 1"; Jimenez et al., "SMAA", Eurographics 2012, 3.1).
  *
- * Reads: linear (binding 1). Writes: edges (binding 3, word (bx, by) at by * blocks_x + bx;
+ * Reads: linear (binding 1), range (binding 8: M, range G). Writes: edges (binding 3, word (bx, by) at by * blocks_x + bx;
  * bit y*4+x the left edge of the block's pixel (x, y), bit 16+y*4+x its top edge) and the
  * frame (binding 6: every pixel's unblended sqrt 10:10:10:2 encoding; blend rewrites the
- * pixels that blend). With detect = 0 (UPF_SPATIAL_NO_SMAA) only the frame is written.
+ * pixels that blend) and, when M > 1, range R = M / (1 + M) (one invocation). With detect =
+ * 0 (UPF_SPATIAL_NO_SMAA) only the frame (and range R) is written.
+ *
+ * Convert's tone map (tone_map.glsl) is applied here, to each loaded pixel, when M > 1: the
+ * GPU's convert leaves linear as it was before the tone map.
  *
  * The edge words are bit for bit the CPU's: the luma is the CPU's expression, correctly
  * rounded (exact.glsl's sqrt, `precise` products and sums), and the tests are exact float
@@ -23,6 +27,7 @@
 layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
 
 #include "color.glsl"
+#include "tone_map.glsl"
 
 layout(push_constant, std430) uniform Push {
     int width;
@@ -36,6 +41,7 @@ layout(push_constant, std430) uniform Push {
 layout(set = 0, binding = 1, std430) readonly buffer Linear { vec4 linear[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer Edges { uint edges[]; };
 layout(set = 0, binding = 6, std430) writeonly buffer Frame { uint frame[]; };
+layout(set = 0, binding = 8, std430) buffer Range { float range[4]; };
 
 const float UPF_SMAA_THRESHOLD = 0.1;  /* SMAA_THRESHOLD */
 const float UPF_SMAA_LCA_FACTOR = 2.0; /* SMAA_LOCAL_CONTRAST_ADAPTATION_FACTOR */
@@ -48,6 +54,12 @@ void main()
 {
     const ivec2 origin = ivec2(gl_WorkGroupID.xy) * 16;
     const uint tid = gl_LocalInvocationIndex;
+    const float m_frame = range[1];
+    const bool tone_map = upf_tone_mapped(m_frame);
+    if (tone_map && gl_WorkGroupID.xy == uvec2(0u) && tid == 0u) {
+        precise float den = 1.0 + m_frame;
+        range[0] = m_frame / den;
+    }
 
     /* Luma of the tile and its border; the tile's own pixels also go to the frame. */
     for (uint k = tid; k < uint(APRON * APRON); k += 256u) {
@@ -55,6 +67,8 @@ void main()
         ivec2 q = origin - 2 + l;
         ivec2 c = clamp(q, ivec2(0), ivec2(pc.width - 1, pc.height - 1));
         vec4 v = linear[uint(c.y) * uint(pc.width) + uint(c.x)];
+        if (tone_map)
+            v = upf_tone_map(v);
         vec3 roots = vec3(upf_sqrt_rn(v.r), upf_sqrt_rn(v.g), upf_sqrt_rn(v.b));
         luma[l.y][l.x] = upf_luma(roots.r, roots.g, roots.b);
         bool own = all(greaterThanEqual(l, ivec2(2))) && all(lessThan(l, ivec2(18)));
