@@ -45,6 +45,8 @@ static const char bench_help[] =
     "                   CPU time to record one frame; cases 1536x864 -> 2048x1152,\n"
     "                   1280x720 -> 2560x1440, 1920x1080 -> 3840x2160 (or --size)\n"
     "  --variant V      with --backend vulkan: only fp32, fp16 or coopmat\n"
+    "  --sharpness K    with --backend vulkan: the engine's sharpness (default 1; 0, the\n"
+    "                   library's default, makes compose without the sharpen's border)\n"
     "  --json           the results as one JSON object (docs/CLI.md)\n"
     "  -q, --quiet      no progress line (the results are still printed)\n"
     "\n"
@@ -644,7 +646,7 @@ static double median(double *v, int n)
 
 /* upframe bench --backend vulkan: each case, each variant, median GPU times per pass. */
 static int bench_vulkan(const bench_case *cases, int ncases, long frames, int only_variant,
-                        upf_models *models, bool json, bool quiet)
+                        float sharpness, upf_models *models, bool json, bool quiet)
 {
     const char *cmd = "bench";
     const int warm = 50;
@@ -668,6 +670,7 @@ static int bench_vulkan(const bench_case *cases, int ncases, long frames, int on
         cli_json_string(&j, "version", upf_version());
         cli_json_int(&j, "frames", frames);
         cli_json_int(&j, "warm_up_frames", warm);
+        cli_json_number(&j, "sharpness", sharpness);
         cli_json_string(&j, "frame", "the built-in frame (courtyard, 1 spp), RGBA8 sRGB in "
                         "(a UNORM view decoded in the shader) and out; GPU timestamps, medians");
         cli_json_array(&j, "rows");
@@ -694,7 +697,7 @@ static int bench_vulkan(const bench_case *cases, int ncases, long frames, int on
                 .device_index = dev ? atoi(dev) : -1, .src_width = bc->in_w,
                 .src_height = bc->in_h, .dst_width = bc->out_w, .dst_height = bc->out_h,
                 .src_format = UPF_FORMAT_RGBA8_SRGB, .dst_format = UPF_FORMAT_RGBA8_SRGB,
-                .sharpness = 1.0f, .models = models, .variant = (upf_vk_variant)v,
+                .sharpness = sharpness, .models = models, .variant = (upf_vk_variant)v,
                 .timestamps = 1));
             if (!m) {
                 const char *msg = "";
@@ -743,8 +746,8 @@ static int bench_vulkan(const bench_case *cases, int ncases, long frames, int on
             } else {
                 if (!header) {
                     printf("device: %s; median GPU time of %ld frames after %d warm-up frames, "
-                           "in microseconds (timestamps); RGBA8 sRGB in and out\n",
-                           upf_vk_managed_device_name(m), frames, warm);
+                           "in microseconds (timestamps); RGBA8 sRGB in and out; sharpness %g\n",
+                           upf_vk_managed_device_name(m), frames, warm, (double)sharpness);
                     printf("%-22s  %-8s %8s %8s %8s %8s %8s %8s  %8s  %9s\n", "case", "variant",
                            "convert", "edges", "weights", "blend", "detail", "compose",
                            "total", "record");
@@ -778,7 +781,8 @@ static int bench_vulkan(const bench_case *cases, int ncases, long frames, int on
 static int run_bench(int argc, char **argv)
 {
     const char *cmd = "bench", *size_s = NULL, *scale_s = NULL, *threads_s = NULL;
-    const char *runs_s = NULL, *model_path = NULL, *backend_s = NULL, *variant_s = NULL;
+    const char *runs_s = NULL, *model_path = NULL, *backend_s = NULL, *variant_s = NULL,
+               *sharpness_s = NULL;
     const char *frames_s = NULL;
     bool yardstick = true, temporal = true, framegen = true;
     cli_common common = { 0 };
@@ -808,6 +812,8 @@ static int run_bench(int argc, char **argv)
             variant_s = a.value;
         else if (cli_args_option(&a, "--frames"))
             frames_s = a.value;
+        else if (cli_args_option(&a, "--sharpness"))
+            sharpness_s = a.value;
         else
             return cli_args_unknown(&a);
     }
@@ -816,8 +822,8 @@ static int run_bench(int argc, char **argv)
     if (backend_s && strcmp(backend_s, "cpu") != 0 && strcmp(backend_s, "vulkan") != 0)
         return cli_usage(cmd, "--backend '%s': expected cpu or vulkan", backend_s);
     const bool vulkan = backend_s && strcmp(backend_s, "vulkan") == 0;
-    if (!vulkan && (variant_s || frames_s))
-        return cli_usage(cmd, "--variant and --frames go with --backend vulkan");
+    if (!vulkan && (variant_s || frames_s || sharpness_s))
+        return cli_usage(cmd, "--variant, --frames and --sharpness go with --backend vulkan");
 #ifndef UPF_HAVE_VULKAN
     if (vulkan)
         return cli_usage(cmd, "--backend vulkan: this build has no Vulkan backend (it was "
@@ -883,8 +889,14 @@ static int run_bench(int argc, char **argv)
                 variant = v;
         if (rc == CLI_EXIT_OK && variant_s && !variant)
             rc = cli_usage(cmd, "--variant '%s': expected fp32, fp16 or coopmat", variant_s);
+        double sharpness = 1.0;
+        if (rc == CLI_EXIT_OK && sharpness_s &&
+            !cli_parse_double(sharpness_s, 0.0, UPF_SPATIAL_SHARPNESS_MAX, &sharpness))
+            rc = cli_usage(cmd, "--sharpness '%s' must be a number in 0..%g", sharpness_s,
+                           (double)UPF_SPATIAL_SHARPNESS_MAX);
         if (rc == CLI_EXIT_OK)
-            rc = bench_vulkan(cases, ncases, frames, variant, models, common.json, common.quiet);
+            rc = bench_vulkan(cases, ncases, frames, variant, (float)sharpness, models,
+                              common.json, common.quiet);
         upf_models_destroy(&models);
         upf_context_destroy(&mctx);
         return rc;
