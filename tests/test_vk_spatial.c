@@ -75,13 +75,14 @@ static diff_stats compare(const float *cpu, const float *gpu, int w, int h, size
     return (diff_stats){ sum / ((double)w * h * 4), mx };
 }
 
-/* The CPU engine's output for `src` (RGBA32F, w x h). */
-static float *cpu_upscale(upf_context *ctx, const upf_image *src, int dw, int dh)
+/* The CPU engine's output for `src` (RGBA32F, w x h) at this sharpness. */
+static float *cpu_upscale_sharp(upf_context *ctx, const upf_image *src, int dw, int dh,
+                                float sharpness)
 {
     upf_spatial *s = upf_spatial_create(ctx, upf_spatial_params(.src_width = src->width,
                                                                  .src_height = src->height,
                                                                  .dst_width = dw, .dst_height = dh,
-                                                                 .sharpness = 1.0f));
+                                                                 .sharpness = sharpness));
     float *out = calloc((size_t)dw * dh * 4, sizeof(float));
     const upf_image dst = { out, dw, dh, 0, UPF_FORMAT_RGBA32F };
     CHECK(s && upf_spatial_run(s, src, &dst) == UPF_OK);
@@ -89,11 +90,17 @@ static float *cpu_upscale(upf_context *ctx, const upf_image *src, int dw, int dh
     return out;
 }
 
+static float *cpu_upscale(upf_context *ctx, const upf_image *src, int dw, int dh)
+{
+    return cpu_upscale_sharp(ctx, src, dw, dh, 1.0f);
+}
+
 typedef struct frame_case {
     int sw, sh, dw, dh;          /* the rectangles */
     int pad;                     /* the host images are this much larger each way */
     VkFormat src_format;
     int src_srgb;
+    float sharpness;             /* both engines' (0: compose without its apron) */
 } frame_case;
 
 /* Uploads `bytes` into a source image, records the engine into the same command buffer,
@@ -148,21 +155,32 @@ done:
     return out;
 }
 
-static upf_vk_spatial *make_engine(vkt *t, upf_context *ctx, upf_vk_variant v, int sw, int sh,
-                                   int dw, int dh, int timestamps)
+static upf_vk_spatial *make_engine_sharp(vkt *t, upf_context *ctx, upf_vk_variant v, int sw,
+                                         int sh, int dw, int dh, int timestamps,
+                                         float sharpness)
 {
     return upf_vk_spatial_create(ctx, upf_vk_spatial_params(
         .device = &t->lend, .max_src_width = sw, .max_src_height = sh, .max_dst_width = dw,
-        .max_dst_height = dh, .sharpness = 1.0f, .variant = v, .timestamps = timestamps));
+        .max_dst_height = dh, .sharpness = sharpness, .variant = v, .timestamps = timestamps));
 }
 
-/* The whole pipeline, every variant, against the CPU engine. */
+static upf_vk_spatial *make_engine(vkt *t, upf_context *ctx, upf_vk_variant v, int sw, int sh,
+                                   int dw, int dh, int timestamps)
+{
+    return make_engine_sharp(t, ctx, v, sw, sh, dw, dh, timestamps, 1.0f);
+}
+
+/* The whole pipeline, every variant, against the CPU engine. The built-in set has no SMAA
+ * (the edges pass's encode is convert's: UPF__VK_FUSE_ENCODE) and strength 0 at 1.5x and 2.4x
+ * (no detail pass: UPF__VK_FUSE_NO_MAP); sharpness 0 makes compose without its apron. */
 static void test_pipeline(vkt *t, upf_context *ctx)
 {
     static const frame_case cases[] = {
-        { 96, 64, 192, 128, 0, VK_FORMAT_R8G8B8A8_SRGB, 0 },    /* ratio 2 */
-        { 90, 60, 135, 90, 12, VK_FORMAT_R8G8B8A8_SRGB, 0 },    /* 1.5, sub-rectangles */
-        { 64, 48, 160, 120, 5, VK_FORMAT_R8G8B8A8_UNORM, 1 },   /* 2.5, sRGB in a UNORM view */
+        { 96, 64, 192, 128, 0, VK_FORMAT_R8G8B8A8_SRGB, 0, 1.0f },  /* ratio 2 */
+        { 90, 60, 135, 90, 12, VK_FORMAT_R8G8B8A8_SRGB, 0, 1.0f },  /* 1.5, sub-rectangles */
+        { 64, 48, 160, 120, 5, VK_FORMAT_R8G8B8A8_UNORM, 1, 1.0f }, /* 2.5, sRGB, UNORM view */
+        { 96, 64, 192, 128, 7, VK_FORMAT_R8G8B8A8_SRGB, 0, 0.0f },  /* 2, no sharpen */
+        { 90, 60, 135, 90, 0, VK_FORMAT_R8G8B8A8_UNORM, 1, 0.0f },  /* 1.5, no sharpen */
     };
     test_rng rng = test_rng_make("vk_pipeline");
     for (int v = UPF_VK_VARIANT_FP32; v < UPF_VK_VARIANT_COUNT; v++) {
@@ -175,9 +193,9 @@ static void test_pipeline(vkt *t, upf_context *ctx)
             uint8_t *px = malloc((size_t)fc->sw * fc->sh * 4);
             make_frame(px, fc->sw, fc->sh, &rng);
             const upf_image cpu_src = { px, fc->sw, fc->sh, 0, UPF_FORMAT_RGBA8_SRGB };
-            float *ref = cpu_upscale(ctx, &cpu_src, fc->dw, fc->dh);
-            upf_vk_spatial *e = make_engine(t, ctx, (upf_vk_variant)v, fc->sw, fc->sh, fc->dw,
-                                            fc->dh, 1);
+            float *ref = cpu_upscale_sharp(ctx, &cpu_src, fc->dw, fc->dh, fc->sharpness);
+            upf_vk_spatial *e = make_engine_sharp(t, ctx, (upf_vk_variant)v, fc->sw, fc->sh,
+                                                  fc->dw, fc->dh, 1, fc->sharpness);
             CHECKF(e, "variant %s: upf_vk_spatial_create: %s", upf_vk_variant_name(v), last_log);
             if (e) {
                 CHECK_EQ_INT(upf_vk_spatial_variant(e), v);
@@ -185,10 +203,12 @@ static void test_pipeline(vkt *t, upf_context *ctx)
                 if (gpu) {
                     const diff_stats d = compare(ref, gpu, fc->dw, fc->dh,
                                                  (size_t)(fc->dw + fc->pad), 0, 0);
-                    printf("variant %-7s %dx%d -> %dx%d (%s%s): mean |diff| %.6f, max %.6f\n",
-                           upf_vk_variant_name(v), fc->sw, fc->sh, fc->dw, fc->dh,
+                    printf("variant %-7s %dx%d -> %dx%d (%s%s, sharpness %g): mean |diff| "
+                           "%.6f, max %.6f\n", upf_vk_variant_name(v), fc->sw, fc->sh, fc->dw,
+                           fc->dh,
                            fc->src_format == VK_FORMAT_R8G8B8A8_SRGB ? "sRGB view" : "UNORM view",
-                           fc->pad ? ", sub-rectangles" : "", d.mean, d.max);
+                           fc->pad ? ", sub-rectangles" : "", (double)fc->sharpness, d.mean,
+                           d.max);
                     CHECKF(d.mean <= 0.0005, "variant %s case %zu: mean %.6f",
                            upf_vk_variant_name(v), i, d.mean);
                     double ms[UPF_SPATIAL_PASS_COUNT], total = 0;
@@ -285,7 +305,7 @@ static void test_source_formats(vkt *t, upf_context *ctx)
         }
         const upf_image cpu_src = { lin, sw, sh, 0, UPF_FORMAT_RGBA32F };
         float *ref = cpu_upscale(ctx, &cpu_src, dw, dh);
-        const frame_case fc = { sw, sh, dw, dh, 0, fmts[f].f, 0 };
+        const frame_case fc = { sw, sh, dw, dh, 0, fmts[f].f, 0, 1.0f };
         float *gpu = gpu_upscale(t, e, &fc, raw, fmts[f].bytes);
         if (gpu) {
             const diff_stats d = compare(ref, gpu, dw, dh, (size_t)dw, 0, 0);

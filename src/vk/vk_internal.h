@@ -94,7 +94,13 @@ typedef struct upf__vk_push_tail {
     uint32_t src_transfer, dst_transfer;
     uint32_t phase;
     float detail_strength;       /* the model's (detail.c multiplies the map by it) */
+    uint32_t fuse;               /* UPF__VK_FUSE_*: work a pass takes over from one skipped */
 } upf__vk_push_tail;
+
+/* The tail's fuse bits (src/vk/ABI.md, "Push constants"; color.glsl's UPF_VK_FUSE_*). */
+#define UPF__VK_FUSE_ENCODE 1u   /* convert writes the frame; the edges pass is not recorded */
+#define UPF__VK_FUSE_NO_MAP 2u   /* compose takes the detail as 0; the detail pass is not
+                                  * recorded */
 
 /* The buffer holding surface `surface` (UPF__SP_*, or UPF__SP_COUNT for the network
  * weights) and its size in bytes; VK_NULL_HANDLE when the engine has none. */

@@ -27,6 +27,10 @@
 #define SLOTS_MAX 8
 #define STAMPS (UPF__SP_PASS_COUNT + 1)
 #define NET_BINDING UPF__SP_COUNT   /* the network weights' binding (src/vk/ABI.md) */
+#define TAPS_BINDING (UPF__SP_COUNT + 1) /* compose's taps table (compose_taps.comp) */
+#define SRGB8_BINDING (UPF__SP_COUNT + 2) /* convert's 8-bit sRGB tables (convert.comp) */
+#define BUFFERS (UPF__SP_COUNT + 3) /* buffer and binding slots: the surfaces, the three above */
+#define TAPS_WORDS 12               /* words per taps table entry (compose_taps.comp) */
 #define CON_MAX 64                  /* bytes: the largest constants struct fits */
 
 /* How each pass is dispatched (src/vk/ABI.md, "Dispatch"). */
@@ -53,9 +57,11 @@ static const dispatch_info dispatch[UPF__SP_PASS_COUNT] = {
  * hide less of each one's latency. A build with UPF_VK_PROBE can try others. */
 static const int compose_tile[2] = { 16, 16 };
 
-static uint32_t compose_shared_bytes(int tx, int ty)
+/* compose.comp's shared memory at tile tx x ty; the apron (a one-pixel border) only when it
+ * sharpens. */
+static uint32_t compose_shared_bytes(int tx, int ty, bool sharpen)
 {
-    const int ax = tx + 2, ay = ty + 2;
+    const int ax = tx + (sharpen ? 2 : 0), ay = ty + (sharpen ? 2 : 0);
     return (uint32_t)(16 * ay * (ax + 6) + 4 * ax * ay + 64 * (ax + ay));
 }
 
@@ -76,23 +82,26 @@ struct upf_vk_spatial {
     bool enabled[UPF__SP_PASS_COUNT];
     int slots;
     int tile[2];                             /* compose's tile (compose_tile) */
+    bool sharpen;                            /* compose's SHARPEN: sharpness > 0 */
     uint64_t frames;                         /* frames recorded */
     int64_t slot_frame[SLOTS_MAX];           /* the frame last recorded in each slot, -1 */
     bool tables_recorded;
     atomic_bool in_use;                      /* a record is in progress (upf__enter) */
 
     VkDeviceMemory memory;
-    VkBuffer buf[UPF__SP_COUNT + 1];
-    VkDeviceSize bytes[UPF__SP_COUNT + 1];
+    VkBuffer buf[BUFFERS];
+    VkDeviceSize bytes[BUFFERS];
     VkDescriptorSetLayout dsl[UPF__SP_PASS_COUNT];
     VkPipelineLayout layout[UPF__SP_PASS_COUNT];
     VkPipeline pipe[UPF__SP_PASS_COUNT];
+    VkPipeline taps_pipe;                    /* compose_taps.comp, in compose's layout */
     VkDescriptorPool pool;
     VkDescriptorSet set[SLOTS_MAX][UPF__SP_PASS_COUNT];
     VkQueryPool queries;
     uint32_t format_ok[2][64];               /* [src/dst][format index]: usable */
 
     uint8_t area[UPF_SMAA_AREA_WIDTH * UPF_SMAA_AREA_HEIGHT * 2]; /* the table to upload */
+    uint32_t srgb8[512];                     /* convert's: linear (float bits), frame codes */
     union { float f32[UPF_NET_WEIGHTS]; uint16_t f16[UPF_NET_WEIGHTS]; } net;
 };
 
@@ -116,6 +125,15 @@ static const format_info formats[] = {
     { VK_FORMAT_R32G32B32A32_SFLOAT, true, true, false },
 };
 #define FORMAT_COUNT (int)(sizeof formats / sizeof formats[0])
+
+/* Does the format hold nothing above 1 (a UNORM format, sRGB or not), so that convert's tone
+ * map never applies? The float formats can exceed it. */
+static bool format_at_most_one(VkFormat f)
+{
+    return f == VK_FORMAT_R8G8B8A8_UNORM || f == VK_FORMAT_R8G8B8A8_SRGB ||
+           f == VK_FORMAT_B8G8R8A8_UNORM || f == VK_FORMAT_B8G8R8A8_SRGB ||
+           f == VK_FORMAT_A2B10G10R10_UNORM_PACK32 || f == VK_FORMAT_R16G16B16A16_UNORM;
+}
 
 static int format_index(VkFormat f)
 {
@@ -157,6 +175,8 @@ void upf_vk_spatial_destroy(upf_vk_spatial **ps)
             vk->vkDestroyQueryPool(d, s->queries, a);
         if (s->pool)
             vk->vkDestroyDescriptorPool(d, s->pool, a);
+        if (s->taps_pipe)
+            vk->vkDestroyPipeline(d, s->taps_pipe, a);
         for (int p = 0; p < UPF__SP_PASS_COUNT; p++) {
             if (s->pipe[p])
                 vk->vkDestroyPipeline(d, s->pipe[p], a);
@@ -165,7 +185,7 @@ void upf_vk_spatial_destroy(upf_vk_spatial **ps)
             if (s->dsl[p])
                 vk->vkDestroyDescriptorSetLayout(d, s->dsl[p], a);
         }
-        for (int i = 0; i <= UPF__SP_COUNT; i++)
+        for (int i = 0; i < BUFFERS; i++)
             if (s->buf[i])
                 vk->vkDestroyBuffer(d, s->buf[i], a);
         if (s->memory)
@@ -177,19 +197,27 @@ void upf_vk_spatial_destroy(upf_vk_spatial **ps)
 }
 
 /* The bindings of pass p: its surfaces (the CPU scratch aside), the range for edges and blend
- * (they apply convert's tone map: tone_map.glsl), and the weights for detail. */
-static int pass_bindings(int p, int binding[UPF__SP_COUNT + 1])
+ * (they apply convert's tone map: tone_map.glsl), the frame for convert (its fused encode:
+ * UPF__VK_FUSE_ENCODE) and its sRGB tables, the weights for detail and the taps table for
+ * compose. */
+static int pass_bindings(int p, int binding[BUFFERS])
 {
     const upf__pass_info *info = &upf__spatial_pass_table()[p];
     uint32_t mask = info->reads | info->writes;
     if (p == UPF__SP_EDGES_PASS || p == UPF__SP_BLEND)
         mask |= UPF__SURF(UPF__SP_RANGE);
+    if (p == UPF__SP_CONVERT)
+        mask |= UPF__SURF(UPF__SP_FRAME);
     int n = 0;
     for (int i = 0; i < UPF__SP_COUNT; i++)
         if ((mask & UPF__SURF(i)) && i != UPF__SP_LUMA)
             binding[n++] = i;
     if (p == UPF__SP_DETAIL_PASS)
         binding[n++] = NET_BINDING;
+    if (p == UPF__SP_COMPOSE)
+        binding[n++] = TAPS_BINDING;
+    if (p == UPF__SP_CONVERT)
+        binding[n++] = SRGB8_BINDING;
     return n;
 }
 
@@ -215,10 +243,13 @@ static upf_result make_buffers(upf_vk_spatial *s, const char *fn)
     s->bytes[UPF__SP_RANGE] = 16;
     s->bytes[NET_BINDING] = s->variant == UPF_VK_VARIANT_FP32 ? UPF_NET_WEIGHTS * 4
                                                               : UPF_NET_WEIGHTS * 2;
-    VkMemoryRequirements req[UPF__SP_COUNT + 1];
-    VkDeviceSize offset[UPF__SP_COUNT + 1], total = 0;
+    s->bytes[SRGB8_BINDING] = sizeof s->srgb8;
+    s->bytes[TAPS_BINDING] =
+        ((VkDeviceSize)s->cfg.dst_width + (VkDeviceSize)s->cfg.dst_height) * TAPS_WORDS * 4;
+    VkMemoryRequirements req[BUFFERS];
+    VkDeviceSize offset[BUFFERS], total = 0;
     uint32_t types = ~0u;
-    for (int i = 0; i <= UPF__SP_COUNT; i++) {
+    for (int i = 0; i < BUFFERS; i++) {
         if (i == UPF__SP_SOURCE || i == UPF__SP_DEST || i == UPF__SP_LUMA)
             continue;
         /* A surface this configuration does not use still gets a small buffer, so every
@@ -257,7 +288,7 @@ static upf_result make_buffers(upf_vk_spatial *s, const char *fn)
         return upf__fail(s->ctx, UPF_ERROR_OUT_OF_MEMORY, "%s: vkAllocateMemory of %llu bytes "
                          "for the engine's buffers failed: %s", fn, (unsigned long long)total,
                          upf__vk_result_name(r));
-    for (int i = 0; i <= UPF__SP_COUNT; i++)
+    for (int i = 0; i < BUFFERS; i++)
         if (s->buf[i] &&
             (r = vk->vkBindBufferMemory(s->dev.device, s->buf[i], s->memory, offset[i])) !=
                 VK_SUCCESS)
@@ -309,14 +340,59 @@ static void print_pipeline_stats(upf_vk_spatial *s, const char *name, VkPipeline
 }
 #endif
 
+/* One compute pipeline of the embedded shader `name` (for the pass `pass`, named in errors). */
+static upf_result make_pipeline(upf_vk_spatial *s, const char *fn, const char *name,
+                                const char *pass, VkPipelineLayout layout,
+                                const VkSpecializationInfo *spec, VkPipeline *out)
+{
+    const upf__vk_funcs *vk = &s->vk;
+    VkResult r;
+    const upf__vk_shader *sh = upf__vk_shader_find(name);
+    if (!sh)
+        return upf__fail(s->ctx, UPF_ERROR_UNSUPPORTED, "%s: this build has no shader "
+                         "\"%s\" (src/vk/shaders/%s.comp) for the %s pass", fn, name, name,
+                         pass);
+    const VkShaderModuleCreateInfo mci = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+        .codeSize = sh->count * 4, .pCode = sh->words };
+    VkShaderModule module;
+    if ((r = vk->vkCreateShaderModule(s->dev.device, &mci, s->dev.allocator, &module)) !=
+        VK_SUCCESS)
+        return VKFAIL("vkCreateShaderModule", r);
+    const VkComputePipelineCreateInfo pci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = { .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                   .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = module, .pName = "main",
+                   .pSpecializationInfo = spec },
+        .layout = layout };
+#ifdef UPF_VK_PROBE
+    VkComputePipelineCreateInfo stats_pci = pci;
+    if (getenv("UPF_VK_PIPELINE_STATS"))
+        stats_pci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+    r = vk->vkCreateComputePipelines(s->dev.device, VK_NULL_HANDLE, 1, &stats_pci,
+                                     s->dev.allocator, out);
+    if (r == VK_SUCCESS && getenv("UPF_VK_PIPELINE_STATS"))
+        print_pipeline_stats(s, name, *out);
+#else
+    r = vk->vkCreateComputePipelines(s->dev.device, VK_NULL_HANDLE, 1, &pci,
+                                     s->dev.allocator, out);
+#endif
+    vk->vkDestroyShaderModule(s->dev.device, module, s->dev.allocator);
+    if (r != VK_SUCCESS)
+        return upf__fail(s->ctx, UPF_ERROR_UNSUPPORTED, "%s: the %s pass's pipeline "
+                         "(shader %s) did not compile: %s", fn, pass, name,
+                         upf__vk_result_name(r));
+    return UPF_OK;
+}
+
 static upf_result make_pipelines(upf_vk_spatial *s, const char *fn)
 {
     const upf__vk_funcs *vk = &s->vk;
     const upf__pass_info *info = upf__spatial_pass_table();
     for (int p = 0; p < UPF__SP_PASS_COUNT; p++) {
-        int binding[UPF__SP_COUNT + 1];
+        int binding[BUFFERS];
         const int n = pass_bindings(p, binding);
-        VkDescriptorSetLayoutBinding lb[UPF__SP_COUNT + 1];
+        VkDescriptorSetLayoutBinding lb[BUFFERS];
         for (int i = 0; i < n; i++)
             lb[i] = (VkDescriptorSetLayoutBinding){ (uint32_t)binding[i],
                                                     binding_type(binding[i]), 1,
@@ -340,46 +416,20 @@ static upf_result make_pipelines(upf_vk_spatial *s, const char *fn)
             return VKFAIL("vkCreatePipelineLayout", r);
 
         const char *name = p == UPF__SP_DETAIL_PASS ? detail_shader[s->variant] : info[p].file;
-        const upf__vk_shader *sh = upf__vk_shader_find(name);
-        if (!sh)
-            return upf__fail(s->ctx, UPF_ERROR_UNSUPPORTED, "%s: this build has no shader "
-                             "\"%s\" (src/vk/shaders/%s.comp) for the %s pass", fn, name, name,
-                             info[p].name);
-        const VkShaderModuleCreateInfo mci = {
-            .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-            .codeSize = sh->count * 4, .pCode = sh->words };
-        VkShaderModule module;
-        if ((r = vk->vkCreateShaderModule(s->dev.device, &mci, s->dev.allocator, &module)) !=
-            VK_SUCCESS)
-            return VKFAIL("vkCreateShaderModule", r);
-        const VkSpecializationMapEntry tile_entry[2] = { { 0, 0, sizeof(int32_t) },
-                                                         { 1, sizeof(int32_t), sizeof(int32_t) } };
-        const int32_t tile[2] = { s->tile[0], s->tile[1] };
-        const VkSpecializationInfo tile_spec = { 2, tile_entry, sizeof tile, tile };
-        const VkComputePipelineCreateInfo pci = {
-            .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-            .stage = { .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                       .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = module, .pName = "main",
-                       .pSpecializationInfo = p == UPF__SP_COMPOSE ? &tile_spec : NULL },
-            .layout = s->layout[p] };
-#ifdef UPF_VK_PROBE
-        VkComputePipelineCreateInfo stats_pci = pci;
-        if (getenv("UPF_VK_PIPELINE_STATS"))
-            stats_pci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
-        r = vk->vkCreateComputePipelines(s->dev.device, VK_NULL_HANDLE, 1, &stats_pci,
-                                         s->dev.allocator, &s->pipe[p]);
-        if (r == VK_SUCCESS && getenv("UPF_VK_PIPELINE_STATS"))
-            print_pipeline_stats(s, name, s->pipe[p]);
-#else
-        r = vk->vkCreateComputePipelines(s->dev.device, VK_NULL_HANDLE, 1, &pci,
-                                         s->dev.allocator, &s->pipe[p]);
-#endif
-        vk->vkDestroyShaderModule(s->dev.device, module, s->dev.allocator);
-        if (r != VK_SUCCESS)
-            return upf__fail(s->ctx, UPF_ERROR_UNSUPPORTED, "%s: the %s pass's pipeline "
-                             "(shader %s) did not compile: %s", fn, info[p].name, name,
-                             upf__vk_result_name(r));
+        /* compose's TILE_X, TILE_Y and SHARPEN (a VkBool32). */
+        const VkSpecializationMapEntry tile_entry[3] = {
+            { 0, 0, sizeof(int32_t) }, { 1, sizeof(int32_t), sizeof(int32_t) },
+            { 2, 2 * sizeof(int32_t), sizeof(VkBool32) } };
+        const int32_t tile[3] = { s->tile[0], s->tile[1], s->sharpen ? VK_TRUE : VK_FALSE };
+        const VkSpecializationInfo tile_spec = { 3, tile_entry, sizeof tile, tile };
+        if (make_pipeline(s, fn, name, info[p].name, s->layout[p],
+                          p == UPF__SP_COMPOSE ? &tile_spec : NULL, &s->pipe[p]) != UPF_OK)
+            return UPF_ERROR_UNSUPPORTED;
     }
+    /* compose's taps, in compose's layout (of its bindings the shader uses only the table). */
+    if (make_pipeline(s, fn, "compose_taps", "compose", s->layout[UPF__SP_COMPOSE], NULL,
+                      &s->taps_pipe) != UPF_OK)
+        return UPF_ERROR_UNSUPPORTED;
     return UPF_OK;
 }
 
@@ -388,7 +438,7 @@ static upf_result make_sets(upf_vk_spatial *s, const char *fn)
     const upf__vk_funcs *vk = &s->vk;
     uint32_t nbuf = 0;
     for (int p = 0; p < UPF__SP_PASS_COUNT; p++) {
-        int binding[UPF__SP_COUNT + 1];
+        int binding[BUFFERS];
         const int n = pass_bindings(p, binding);
         for (int i = 0; i < n; i++)
             nbuf += binding_type(binding[i]) == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
@@ -411,11 +461,11 @@ static upf_result make_sets(upf_vk_spatial *s, const char *fn)
         if ((r = vk->vkAllocateDescriptorSets(s->dev.device, &ai, s->set[k])) != VK_SUCCESS)
             return VKFAIL("vkAllocateDescriptorSets", r);
         /* The buffers never change: write them once. */
-        VkDescriptorBufferInfo bi[UPF__SP_PASS_COUNT][UPF__SP_COUNT + 1];
-        VkWriteDescriptorSet wr[UPF__SP_PASS_COUNT * (UPF__SP_COUNT + 1)];
+        VkDescriptorBufferInfo bi[UPF__SP_PASS_COUNT][BUFFERS];
+        VkWriteDescriptorSet wr[UPF__SP_PASS_COUNT * BUFFERS];
         uint32_t nw = 0;
         for (int p = 0; p < UPF__SP_PASS_COUNT; p++) {
-            int binding[UPF__SP_COUNT + 1];
+            int binding[BUFFERS];
             const int n = pass_bindings(p, binding);
             for (int i = 0; i < n; i++) {
                 if (binding_type(binding[i]) != VK_DESCRIPTOR_TYPE_STORAGE_BUFFER)
@@ -539,8 +589,15 @@ upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_par
     s->enabled[UPF__SP_WEIGHTS_PASS] = s->enabled[UPF__SP_BLEND] =
         !(s->cfg.flags & UPF_SPATIAL_NO_SMAA);
 
-    /* The tables, uploaded by the first record. */
+    /* The tables, uploaded by the first record. convert's for 8-bit sRGB sources: each code's
+     * linear value, the CPU's table (core/color.c), and the frame's 10-bit code of its square
+     * root, as upf_pack_sqrt1010102 makes it (its fused encode). */
     upf__smaa_area_table(s->area);
+    for (int i = 0; i < 256; i++) {
+        const float l = upf_srgb8_to_linear_table[i];
+        memcpy(&s->srgb8[i], &l, sizeof l);
+        s->srgb8[256 + i] = upf_pack_sqrt1010102(l, 0.0f, 0.0f, 0.0f) & 1023u;
+    }
     for (int i = 0; i < UPF_NET_WEIGHTS; i++) {
         const float w = (&s->cfg.model->w[0][0][0])[i];
         if (s->variant == UPF_VK_VARIANT_FP32)
@@ -559,7 +616,8 @@ upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_par
                              (fp.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT);
     }
 
-    /* compose's tile. */
+    /* compose's tile, and whether it sharpens (its apron). */
+    s->sharpen = s->cfg.sharpness > 0.0f;
     const uint32_t shared_max = s->caps.props.limits.maxComputeSharedMemorySize;
     s->tile[0] = compose_tile[0], s->tile[1] = compose_tile[1];
 #ifdef UPF_VK_PROBE
@@ -567,15 +625,16 @@ upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_par
      * shared memory within the device's). */
     const char *tile_env = getenv("UPF_VK_COMPOSE_TILE");
     if (tile_env && (sscanf(tile_env, "%dx%d", &s->tile[0], &s->tile[1]) != 2 ||
-                     compose_shared_bytes(s->tile[0], s->tile[1]) > shared_max))
+                     compose_shared_bytes(s->tile[0], s->tile[1], s->sharpen) > shared_max))
         s->tile[0] = compose_tile[0], s->tile[1] = compose_tile[1];
     if (tile_env || getenv("UPF_VK_PIPELINE_STATS"))
         fprintf(stderr, "compose tile %dx%d: %u bytes of shared memory (the device: %u)\n",
-                s->tile[0], s->tile[1], compose_shared_bytes(s->tile[0], s->tile[1]),
+                s->tile[0], s->tile[1], compose_shared_bytes(s->tile[0], s->tile[1], s->sharpen),
                 shared_max);
 #endif
     upf__log(ctx, UPF_LOG_DEBUG, "%s: compose tile %dx%d (%u bytes of shared memory of %u)", fn,
-             s->tile[0], s->tile[1], compose_shared_bytes(s->tile[0], s->tile[1]), shared_max);
+             s->tile[0], s->tile[1], compose_shared_bytes(s->tile[0], s->tile[1], s->sharpen),
+             shared_max);
 
     if (make_buffers(s, fn) != UPF_OK || make_pipelines(s, fn) != UPF_OK ||
         make_sets(s, fn) != UPF_OK)
@@ -778,9 +837,19 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
         src_transfer = f == VK_FORMAT_R8G8B8A8_SRGB || f == VK_FORMAT_B8G8R8A8_SRGB ? 2u
                        : src->srgb ? (eight ? 3u : 1u) : 0u;
     }
+    /* Fused work (docs/VULKAN.md, "Fused passes"). Without SMAA the edges pass only encodes
+     * the frame; a source format that holds nothing above 1 (UNORM, sRGB or not) is never
+     * tone mapped, so convert encodes it and edges is not recorded. A model of strength 0
+     * (UPF_SPATIAL_NO_NETWORK) makes a map of zeros: no detail pass, compose takes 0. Both only
+     * when the pass that takes the work over is in this record. */
+    uint32_t fuse = 0;
+    if (use_src && (cfg.flags & UPF_SPATIAL_NO_SMAA) && format_at_most_one(src->format))
+        fuse |= UPF__VK_FUSE_ENCODE;
+    if ((cfg.flags & UPF_SPATIAL_NO_NETWORK) && first <= UPF__SP_DETAIL_PASS && use_dst)
+        fuse |= UPF__VK_FUSE_NO_MAP;
     const upf__vk_push_tail tail = { sr.x, sr.y, dr.x, dr.y, src_transfer,
                                      use_dst && dst->srgb ? 1u : 0u, 0,
-                                     cfg.model->detail_strength };
+                                     cfg.model->detail_strength, fuse };
     const int bw = upf__smaa_blocks(sr.width), bh = upf__smaa_blocks(sr.height);
     const upf__detail_con *dc = con[UPF__SP_DETAIL_PASS];
 
@@ -820,6 +889,7 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
         if (s->bytes[UPF__SP_AREA] == sizeof s->area)
             vk->vkCmdUpdateBuffer(cmd, s->buf[UPF__SP_AREA], 0, sizeof s->area, s->area);
         vk->vkCmdUpdateBuffer(cmd, s->buf[NET_BINDING], 0, s->bytes[NET_BINDING], &s->net);
+        vk->vkCmdUpdateBuffer(cmd, s->buf[SRGB8_BINDING], 0, sizeof s->srgb8, s->srgb8);
         s->tables_recorded = true;
     }
     if (use_src)
@@ -840,8 +910,27 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
         vk->vkCmdResetQueryPool(cmd, s->queries, q0, STAMPS);
         vk->vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, s->queries, q0);
     }
+    /* compose's taps table for this frame (compose_taps.comp), first: it reads nothing the
+     * passes write, so it runs beside them, and the barrier after the next dispatch makes it
+     * visible to compose (its time counts in that pass's). */
+    bool taps_unfenced = false;
+    if (use_dst) {
+        upf__vk_push_tail t = tail;
+        memcpy(con_mem[UPF__SP_COMPOSE] + info[UPF__SP_COMPOSE].con_size, &t, sizeof t);
+        vk->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->taps_pipe);
+        vk->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+                                    s->layout[UPF__SP_COMPOSE], 0, 1,
+                                    &s->set[slot][UPF__SP_COMPOSE], 0, NULL);
+        vk->vkCmdPushConstants(cmd, s->layout[UPF__SP_COMPOSE], VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                               (uint32_t)(info[UPF__SP_COMPOSE].con_size + sizeof t),
+                               con_mem[UPF__SP_COMPOSE]);
+        vk->vkCmdDispatch(cmd, (uint32_t)((dr.width + dr.height + 255) / 256), 1, 1);
+        taps_unfenced = true;
+    }
     for (int p = 0; p < UPF__SP_PASS_COUNT; p++) {
-        const bool run = p >= first && p <= last && s->enabled[p];
+        const bool skipped = (p == UPF__SP_EDGES_PASS && (fuse & UPF__VK_FUSE_ENCODE)) ||
+                             (p == UPF__SP_DETAIL_PASS && (fuse & UPF__VK_FUSE_NO_MAP));
+        const bool run = p >= first && p <= last && s->enabled[p] && !skipped;
         if (run) {
             int ex, ey;
             switch (dispatch[p].extent) {
@@ -853,6 +942,10 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
             const int px = p == UPF__SP_COMPOSE ? s->tile[0] : dispatch[p].per_x,
                       py = p == UPF__SP_COMPOSE ? s->tile[1] : dispatch[p].per_y;
             const uint32_t gx = (uint32_t)((ex + px - 1) / px), gy = (uint32_t)((ey + py - 1) / py);
+            if (taps_unfenced && p == UPF__SP_COMPOSE) /* compose is the first dispatch */
+                memory_barrier(vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                               rw, 0, NULL);
             vk->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipe[p]);
             vk->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout[p], 0, 1,
                                         &s->set[slot][p], 0, NULL);
@@ -866,6 +959,7 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
                 memory_barrier(vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                                rw, 0, NULL);
+                taps_unfenced = false;
             }
         }
         if (s->queries)

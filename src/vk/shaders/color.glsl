@@ -87,6 +87,11 @@ float upf_linear_to_srgb(float l)
     uint src_transfer;                                                                         \
     uint dst_transfer;                                                                         \
     uint phase;                                                                                \
-    float detail_strength; /* the model's (detail.c multiplies the map by it) */
+    float detail_strength; /* the model's (detail.c multiplies the map by it) */            \
+    uint fuse; /* UPF_VK_FUSE_* below: work a pass takes over from one skipped */
+
+/* The tail's fuse bits (src/vk/ABI.md, "Push constants"). */
+const uint UPF_VK_FUSE_ENCODE = 1u; /* convert writes the frame (the edges pass is skipped) */
+const uint UPF_VK_FUSE_NO_MAP = 2u; /* compose reads no detail map: it is 0 (no detail pass) */
 
 #endif

@@ -2,7 +2,8 @@
  * src/spatial/compose.c; docs/SPATIAL.md, "Pass 4" and "Geometry").
  *
  * Reads: the frame (binding 6), the detail map (binding 7), linear (binding 1, for alpha at
- * full precision when range B > 0), range (binding 8). Writes: the destination (binding 9, a
+ * full precision when range B > 0), range (binding 8), the taps table (binding 11, made this
+ * frame by compose_taps.comp, which says its layout). Writes: the destination (binding 9, a
  * storage image, at the destination rectangle's offset + pixel; sRGB-encoded in the shader
  * when dst_transfer = 1).
  *
@@ -18,10 +19,8 @@
  *  - the sharpen: + k * (1.25 L - 0.3125 (L_left + L_right + L_up + L_down)), L the luma of
  *    o, neighbours clamped to the output; clamped at 0 (k = 0: o as it is);
  *  - when convert tone-mapped (range R > 0): c = c' * min(1 / (1 - max(c')), 1 + M).
- * Sample positions are exact integers, ((2X + 1) num - den) / (2 den), with 64-bit
- * products (umulExtended), the tap fractions correctly rounded quotients and bilinear taps
- * the CPU's products ((1 - f) a + f b). The kernel weights are computed in float (the CPU:
- * double; sin(pi t) by its series, the GPU's sin() being too coarse), the frame's codes are
+ * The taps (sample positions and weights) are compose_taps.comp's, which says how exact
+ * they are; bilinear taps are the CPU's products ((1 - f) a + f b), the frame's codes are
  * unpacked as code * (1 / 1023) (an ulp from the CPU's quotient, for a tenth of the
  * instructions of the exact one) and the cubic base's square root is the hardware's: the
  * output agrees with the CPU to a few float ulps before the output format rounds it
@@ -31,17 +30,22 @@
  * constants 0 and 1: src/vk/ABI.md, "Dispatch"; TILE_X divides 256 and TILE_X * TILE_Y is a
  * multiple of 256; the backend uses 16 x 16, measured fastest on the H200), in three phases,
  * a barrier after each:
- *  1. the taps of the tile's columns and rows and a one-pixel border (the apron: AX = TILE_X
- *     + 2 columns, AY = TILE_Y + 2 rows), the base's and the detail map's, each by one
- *     invocation;
+ *  1. the taps of the tile's columns and rows and, when the engine sharpens (specialisation
+ *     constant 2, SHARPEN: sharpness > 0, fixed when the engine is made), a one-pixel border
+ *     (the apron: AX = TILE_X + 2 columns, AY = TILE_Y + 2 rows; without the sharpen AX =
+ *     TILE_X, AY = TILE_Y), the base's and the detail map's, copied from the taps table, a
+ *     slot an invocation;
  *  2. the vertical sums, one per apron row and column of the frame's footprint (at most
  *     AX + 5 columns at ratio >= 1), each read straight from the frame (the taps of a row
  *     share its pixels, which the cache holds: no footprint copy in shared memory, one phase
  *     and one barrier fewer); meanwhile each invocation's detail-map samples load;
  *  3. o and its luma, each invocation those of its PPT = TILE_X * TILE_Y / 256 pixels (kept
- *     in registers for the sharpen), then the border's luma;
- * then the sharpen, the tone map undone and the store. Shared memory 16 AY (AX + 6) + 4 AX AY
- * + 64 (AX + AY) bytes: 10512 at 16 x 16 (30736 at 32 x 32).
+ *     in registers for the sharpen), then the border's luma (SHARPEN only: without it there
+ *     is no luma, no border and no third barrier);
+ * then the sharpen, the tone map undone and the store. With fuse bit UPF_VK_FUSE_NO_MAP (a
+ * model of strength 0: the backend records no detail pass) the map is not read and the
+ * detail is 0, as the CPU's map of zeros gives. Shared memory 16 AY (AX + 6) + 4 AX AY
+ * + 64 (AX + AY) bytes: 10512 at 16 x 16 with the apron, 8704 without (30736 at 32 x 32).
  * Grid ceil(W_out / TILE_X) x ceil(H_out / TILE_Y). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -49,6 +53,7 @@
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 layout(constant_id = 0) const int TILE_X = 16;
 layout(constant_id = 1) const int TILE_Y = 16;
+layout(constant_id = 2) const bool SHARPEN = true;
 
 #include "color.glsl"
 
@@ -70,12 +75,14 @@ layout(set = 0, binding = 6, std430) readonly buffer Frame { uint frame[]; };
 layout(set = 0, binding = 7, std430) readonly buffer Detail { float detail[]; };
 layout(set = 0, binding = 8, std430) readonly buffer Range { float range[4]; };
 layout(set = 0, binding = 9) uniform writeonly image2D dst;
+layout(set = 0, binding = 11, std430) readonly buffer Taps { uint taps[]; };
 
 const uint UPF_MODEL_FLAG_CUBIC_BASE = 2u;        /* upframe.h */
 const uint UPF_MODEL_FLAG_SQRT_LANCZOS_BASE = 4u; /* upframe.h */
 
-const int AX = TILE_X + 2;      /* the apron: the tile and a one-pixel border */
-const int AY = TILE_Y + 2;
+const int APRON = SHARPEN ? 1 : 0; /* the border the sharpen's neighbours need */
+const int AX = TILE_X + 2 * APRON; /* the apron: the tile and its border */
+const int AY = TILE_Y + 2 * APRON;
 const int NSLOT = AX + AY;      /* tap slots: the apron's columns, then its rows */
 const int FOOT = AX + 6;        /* the frame's footprint of AX outputs at ratio >= 1: at most
                                  * AX - 1 + 6 pixels */
@@ -91,120 +98,6 @@ shared ivec2 det_idx[NSLOT];
 shared vec2 det_w[NSLOT];
 shared vec4 vsum[AY][FOOT];     /* the vertical sums: apron row x footprint column */
 shared float lum[AY][AX];
-
-/* Catmull-Rom (resample/filters.c, Mitchell-Netravali with B = 0, C = 0.5). */
-float catmull_rom(float x)
-{
-    x = abs(x);
-    if (x < 1.0)
-        return (1.5 * x - 2.5) * x * x + 1.0;
-    if (x < 2.0)
-        return ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0;
-    return 0.0;
-}
-
-/* sin(pi t), to about 1e-7: t reduced to [-1/2, 1/2] around the nearest integer, then the
- * Taylor series to the 13th power (the GPU's sin() is only held to 2^-11). */
-float sin_pi(float t)
-{
-    float k = round(t);
-    float r = t - k;
-    float x = 3.14159265358979 * r, z = x * x;
-    float s = x * (1.0 + z * (-1.0 / 6.0 + z * (1.0 / 120.0 + z * (-1.0 / 5040.0 +
-              z * (1.0 / 362880.0 + z * (-1.0 / 39916800.0 + z * (1.0 / 6227020800.0)))))));
-    return mod(k, 2.0) != 0.0 ? -s : s;
-}
-
-/* sinc with its exact zeros, and Lanczos-3 (resample/filters.c). */
-float sinc(float x)
-{
-    if (x == 0.0)
-        return 1.0;
-    if (x == round(x))
-        return 0.0;
-    return sin_pi(x) / (3.14159265358979 * x);
-}
-
-float lanczos3(float x)
-{
-    x = abs(x);
-    return x < 3.0 ? sinc(x) * sinc(x / 3.0) : 0.0;
-}
-
-/* t = (2X + 1) * num - den and d2 = 2 * den, exactly: i = floor(t / d2) and the remainder,
- * for t >= -den. Returns (i, rem). */
-ivec2 tap_position(int x, uint num, uint den)
-{
-    uint d2 = 2u * den;
-    uvec2 prod = upf_mul64(2u * uint(x) + 1u, num);
-    if (upf_lt64(prod, uvec2(0u, den)))
-        return ivec2(-1, int(d2 - (den - prod.y))); /* -d2 < t < 0 */
-    if (prod.x == 0u) { /* t fits 32 bits (every size but the largest): one division */
-        uint t32 = prod.y - den, i32 = t32 / d2;
-        return ivec2(int(i32), int(t32 - i32 * d2));
-    }
-    uint lo = prod.y - den;
-    uvec2 t = uvec2(prod.x - (prod.y < den ? 1u : 0u), lo);
-    float tf = float(t.x) * 4294967296.0 + float(t.y);
-    int i = max(int(tf / float(d2)), 0);
-    /* The estimate is a few units off at most: step until i * d2 <= t < (i + 1) * d2. */
-    while (i > 0 && upf_lt64(t, upf_mul64(uint(i), d2)))
-        i--;
-    uvec2 base = upf_mul64(uint(i), d2);
-    uint rem = t.y - base.y; /* t - i * d2 < 2^32 from here on */
-    while (rem >= d2) {
-        rem -= d2;
-        i++;
-    }
-    return ivec2(i, int(rem));
-}
-
-/* upf__tap_at: bilinear taps (i0, i1) and the weight f of i1. */
-void bilinear_tap(int x, uint num, uint den, int size, out ivec2 idx, out float f)
-{
-    ivec2 pr = tap_position(x, num, den);
-    if (pr.x < 0 || (pr.x == 0 && pr.y == 0)) { /* t <= 0 */
-        idx = ivec2(0);
-        f = 0.0;
-    } else if (pr.x >= size - 1) {
-        idx = ivec2(size - 1);
-        f = 0.0;
-    } else {
-        idx = ivec2(pr.x, pr.x + 1);
-        f = upf_div_rn(uint(pr.y), 2u * den);
-    }
-}
-
-/* The base's taps of slot `slot` at output coordinate x: n = 2 (bilinear), 4
- * (Catmull-Rom) or 6 (Lanczos-3). The kernel taps are upf__tapk_at's: pixels
- * floor(u) - n/2 + 1 .. floor(u) + n/2 clamped, weights k(i - u) normalised to sum 1 (here in
- * float, the CPU in double). */
-void base_taps(uint slot, int x, uint num, uint den, int size, int n)
-{
-    if (n == 2) {
-        ivec2 idx;
-        float f;
-        bilinear_tap(x, num, den, size, idx, f);
-        base_idx[slot][0] = idx.x;
-        base_idx[slot][1] = idx.y;
-        base_w[slot][0] = 1.0 - f;
-        base_w[slot][1] = f;
-        return;
-    }
-    ivec2 pr = tap_position(x, num, den);
-    float frac = upf_div_rn(uint(pr.y), 2u * den);
-    int first = 1 - n / 2;
-    float w[TAPS];
-    float sum = 0.0;
-    for (int j = 0; j < n; j++) {
-        float d = frac - float(j + first);
-        w[j] = n == 4 ? catmull_rom(d) : lanczos3(d);
-        sum += w[j];
-        base_idx[slot][j] = clamp(pr.x + first + j, 0, size - 1);
-    }
-    for (int j = 0; j < n; j++)
-        base_w[slot][j] = w[j] / sum;
-}
 
 /* The frame's pixel (x, y) as the base filters it: unpacked, squared for the cubic base (it
  * filters linear light), its alpha linear's when range B > 0 (full_alpha). */
@@ -237,25 +130,28 @@ void main()
     const bool cubic = (pc.flags & UPF_MODEL_FLAG_CUBIC_BASE) != 0u;
     const int n = cubic ? 4 : (pc.flags & UPF_MODEL_FLAG_SQRT_LANCZOS_BASE) != 0u ? 6 : 2;
     const bool full_alpha = range[2] > 0.0;
+    const bool map = (pc.fuse & UPF_VK_FUSE_NO_MAP) == 0u;
 
-    /* 1. The taps of the apron's AX columns and AY rows: slots 0 .. NSLOT - 1 the base's,
-     * NSLOT .. 2 NSLOT - 1 the detail's. */
-    for (uint k = tid; k < uint(2 * NSLOT); k += 256u) {
-        const bool det = k >= uint(NSLOT);
-        const uint slot = det ? k - uint(NSLOT) : k;
+    /* 1. The taps of the apron's AX columns and AY rows, the base's and the detail map's,
+     * from the table compose_taps.comp made for this frame (entry x for column x, W_out + y
+     * for row y: its layout there). */
+    for (uint slot = tid; slot < uint(NSLOT); slot += 256u) {
         const bool row = slot >= uint(AX);
         const int a = int(slot) - (row ? AX : 0);
         const int out_size = row ? pc.out_height : pc.out_width;
-        const int in_size = row ? pc.in_height : pc.in_width;
-        const int x = clamp((row ? tile.y : tile.x) - 1 + a, 0, out_size - 1);
-        if (!det) {
-            base_taps(slot, x, uint(in_size), uint(out_size), in_size, n);
-        } else {
-            ivec2 di;
-            float df;
-            bilinear_tap(x, 12u * uint(in_size), uint(pc.step) * uint(out_size),
-                         row ? pc.map_height : pc.map_width, di, df);
-            det_idx[slot] = di;
+        const int x = clamp((row ? tile.y : tile.x) - APRON + a, 0, out_size - 1);
+        const uint o = uint(row ? pc.out_width + x : x) * 12u;
+        for (int j = 0; j < 3; j++) {
+            const uint pair = taps[o + uint(j)];
+            base_idx[slot][2 * j] = int(pair & 0xffffu);
+            base_idx[slot][2 * j + 1] = int(pair >> 16u);
+        }
+        for (int j = 0; j < TAPS; j++)
+            base_w[slot][j] = uintBitsToFloat(taps[o + 3u + uint(j)]);
+        if (map) {
+            const uint pair = taps[o + 9u];
+            const float df = uintBitsToFloat(taps[o + 10u]);
+            det_idx[slot] = ivec2(int(pair & 0xffffu), int(pair >> 16u));
             det_w[slot] = vec2(1.0 - df, df);
         }
     }
@@ -269,7 +165,7 @@ void main()
     const ivec2 lp0 = ivec2(int(tid % uint(TILE_X)), int(tid / uint(TILE_X)));
     vec4 dsamp[PPT];
     for (int r = 0; r < PPT; r++)
-        dsamp[r] = detail_samples(lp0.x + 1, lp0.y + r * ROWS + 1);
+        dsamp[r] = map ? detail_samples(lp0.x + APRON, lp0.y + r * ROWS + APRON) : vec4(0.0);
     const int f0 = base_idx[0][0];
     const int fsize = min(base_idx[AX - 1][n - 1] - f0 + 1, FOOT);
 #define VSUM(N)                                                                              \
@@ -316,11 +212,15 @@ void main()
                             acc.b > 0.0 ? sqrt(acc.b) : 0.0);                                  \
         if (n != 2)                                                                            \
             base.a = clamp(base.a, 0.0, 1.0);                                                  \
-        const vec2 wy = det_w[AX + ay], wx = det_w[ax];                                        \
-        const vec4 ds = (DS);                                                                  \
-        precise float d0 = wy.x * ds.x + wy.y * ds.y;                                          \
-        precise float d1 = wy.x * ds.z + wy.y * ds.w;                                          \
-        precise float d = wx.x * d0 + wx.y * d1;                                               \
+        float d = 0.0;                                                                         \
+        if (map) {                                                                             \
+            const vec2 wy = det_w[AX + ay], wx = det_w[ax];                                    \
+            const vec4 ds = (DS);                                                              \
+            precise float d0 = wy.x * ds.x + wy.y * ds.y;                                      \
+            precise float d1 = wy.x * ds.z + wy.y * ds.w;                                      \
+            precise float dd = wx.x * d0 + wx.y * d1;                                          \
+            d = dd;                                                                            \
+        }                                                                                      \
         for (int c = 0; c < 3; c++) {                                                          \
             precise float v = base[c] + d;                                                     \
             v = v > 0.0 ? v : 0.0;                                                             \
@@ -328,21 +228,23 @@ void main()
             O[c] = v2;                                                                         \
         }                                                                                      \
         O.a = base.a;                                                                          \
-        lum[ay][ax] = upf_luma(O.r, O.g, O.b);                                                 \
+        if (SHARPEN)                                                                           \
+            lum[ay][ax] = upf_luma(O.r, O.g, O.b);                                             \
     }
     vec4 own[PPT];
     for (int r = 0; r < PPT; r++)
-        COMPOSE_O(lp0.x + 1, lp0.y + r * ROWS + 1, dsamp[r], own[r])
+        COMPOSE_O(lp0.x + APRON, lp0.y + r * ROWS + APRON, dsamp[r], own[r])
     /* The border: rows 0 and AY - 1 (AX entries each), columns 0 and AX - 1 (TILE_Y each). */
-    for (uint k = tid; k < uint(RING); k += 256u) {
+    for (uint k = tid; SHARPEN && k < uint(RING); k += 256u) {
         const int t = int(k);
         const ivec2 at = t < 2 * AX ? ivec2(t % AX, t < AX ? 0 : AY - 1)
                                     : ivec2(t < 2 * AX + TILE_Y ? 0 : AX - 1,
                                             1 + (t - 2 * AX) % TILE_Y);
         vec4 ring;
-        COMPOSE_O(at.x, at.y, detail_samples(at.x, at.y), ring)
+        COMPOSE_O(at.x, at.y, map ? detail_samples(at.x, at.y) : vec4(0.0), ring)
     }
-    barrier();
+    if (SHARPEN)
+        barrier();
 
     /* 4. The sharpen, the tone map undone, the store. The border entries of lum are the
      * clamped neighbours already. */
@@ -352,9 +254,9 @@ void main()
         const ivec2 p = tile + lp;
         if (p.x >= pc.out_width || p.y >= pc.out_height)
             continue;
-        const int ax = lp.x + 1, ay = lp.y + 1;
+        const int ax = lp.x + APRON, ay = lp.y + APRON;
         vec4 o = own[r];
-        if (k != 0.0) {
+        if (SHARPEN && k != 0.0) {
             precise float around = ((lum[ay][ax - 1] + lum[ay][ax + 1]) + lum[ay - 1][ax]) +
                                    lum[ay + 1][ax];
             precise float sharpen = k * (1.25 * lum[ay][ax] - 0.3125 * around);

@@ -3,12 +3,13 @@
  *
  * Reads: the source (binding 0, a sampled image read with texelFetch at the source
  * rectangle's offset + pixel). Writes: linear (binding 1, RGBA float, rows tightly packed)
- * and range (binding 8, 16 bytes, zeroed by the backend before the dispatch).
+ * and range (binding 8, 16 bytes, zeroed by the backend before the dispatch); with fuse bit
+ * 0 (UPF_VK_FUSE_ENCODE) also the frame (binding 6). Tables: binding 12 (below).
  *
  * One dispatch: each pixel to linear light (src_transfer 0: as texelFetch gives it; 1: sRGB
  * data in a UNORM view, decoded by the curve in float; 2 and 3: 8-bit sRGB data in an sRGB
  * view (2) or a UNORM view (3), taken back to its codes and decoded with the CPU's table,
- * srgb8.glsl, so the result is the CPU's bit for bit), negative values and (unlike the CPU,
+ * binding 12, so the result is the CPU's bit for bit), negative values and (unlike the CPU,
  * which fails) NaN and Inf as 0, alpha clamped to [0, 1]; written to linear. The frame's
  * largest R, G or B, M, goes to range G by an atomic max of its bits (non-negative floats
  * order as their bits), range B gets the bits of 1.0 when some alpha is below 1.
@@ -19,6 +20,13 @@
  * R, and smaa_blend; compose reads only linear's alpha, which the tone map keeps). So the
  * GPU's linear holds the values before the tone map (docs/VULKAN.md, "The pass list on the
  * GPU").
+ * Fused encode (fuse bit 0): without SMAA the edges pass only encodes the frame, the sqrt
+ * 10:10:10:2 packing of each pixel (smaa_edges.c's encode path), after the tone map. A
+ * source whose format holds nothing above 1 (every UNORM format, sRGB or not) cannot be tone
+ * mapped, so the backend sets the bit for it and skips the edges pass: this pass writes the
+ * frame itself, the same words (correctly rounded square roots, as smaa_edges.comp; for an
+ * 8-bit sRGB source each code's from the table at binding 12), one dispatch and one barrier fewer
+ * (docs/VULKAN.md, "Fused passes").
  * Local size 16 x 16, one invocation per pixel; grid ceil(W / 16) x ceil(H / 16). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -27,7 +35,6 @@
 layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
 
 #include "color.glsl"
-#include "srgb8.glsl"
 
 layout(push_constant, std430) uniform Push {
     int width;
@@ -37,6 +44,14 @@ layout(push_constant, std430) uniform Push {
 
 layout(set = 0, binding = 0) uniform texture2D src;
 layout(set = 0, binding = 1, std430) buffer Linear { vec4 linear[]; };
+layout(set = 0, binding = 6, std430) writeonly buffer Frame { uint frame[]; };
+/* The 8-bit sRGB tables (the backend uploads them once): srgb8[c] the float bits of code c's
+ * linear value, the CPU's upf_srgb8_to_linear_table (src/core/color.c: the IEC 61966-2-1
+ * curve in double at c / 255, rounded to float); srgb8[256 + c] the frame's 10-bit code of
+ * its square root, as the CPU's upf_pack_sqrt1010102 makes it. In a buffer rather than as
+ * constant arrays in the shader: an array indexed by a value is copied into each invocation's
+ * local memory, which made this pass 8 to 10 us slower at 1536x864 on the H200. */
+layout(set = 0, binding = 12, std430) readonly buffer Srgb8 { uint srgb8[512]; };
 layout(set = 0, binding = 8, std430) coherent volatile buffer Range { uint range[4]; };
 
 shared uint red_max[256];
@@ -56,6 +71,8 @@ void main()
     uint m_bits = 0u, translucent = 0u;
     if (inside) {
         vec4 c = texelFetch(src, ivec2(pc.src_x, pc.src_y) + p, 0);
+        uint roots10 = 0u;  /* 8-bit sRGB: the frame's codes of R, G, B by table */
+        bool by_table = false;
         if (pc.src_transfer == 1u) {
             c.rgb = vec3(upf_srgb_to_linear(c.r), upf_srgb_to_linear(c.g),
                          upf_srgb_to_linear(c.b));
@@ -65,8 +82,11 @@ void main()
              * step); 3: a UNORM view (the values are code / 255). */
             for (int k = 0; k < 3; k++) {
                 float e = pc.src_transfer == 3u ? c[k] : upf_linear_to_srgb(clamp(c[k], 0.0, 1.0));
-                c[k] = UPF_SRGB8_TO_LINEAR[upf_unorm(e, 255u)];
+                const uint code = upf_unorm(e, 255u);
+                c[k] = uintBitsToFloat(srgb8[code]);
+                roots10 |= srgb8[256u + code] << (10u * uint(k));
             }
+            by_table = true;
             c.a = upf_div_rn(upf_unorm(c.a, 255u), 255u);
         }
         for (int k = 0; k < 4; k++) {
@@ -75,6 +95,8 @@ void main()
         }
         c.a = c.a < 1.0 ? c.a : 1.0;
         linear[i] = c;
+        if ((pc.fuse & UPF_VK_FUSE_ENCODE) != 0u)
+            frame[i] = by_table ? roots10 | (upf_unorm(c.a, 3u) << 30u) : upf_pack_sqrt1010102(c);
         m_bits = floatBitsToUint(max(max(c.r, c.g), c.b));
         translucent = c.a < 1.0 ? 1u : 0u;
     }
