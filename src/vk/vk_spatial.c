@@ -51,11 +51,13 @@ static const dispatch_info dispatch[UPF__SP_PASS_COUNT] = {
 };
 
 /* compose's tile (its specialisation constants TILE_X, TILE_Y: src/vk/ABI.md, "Dispatch"):
- * 16 x 16, 10512 bytes of shared memory (every device offers 16 KiB). Larger tiles were slower
- * on the H200 (compose at 1536x864 -> 2048x1152, the Lanczos base: 104.0 us at 16 x 16, 113.3
- * at 32 x 16, 141.9 at 64 x 16, 147.6 at 32 x 32; docs/PERFORMANCE.md): fewer workgroups
- * hide less of each one's latency. A build with UPF_VK_PROBE can try others. */
-static const int compose_tile[2] = { 16, 16 };
+ * 32 x 8, 10576 bytes of shared memory with the sharpen's border (every device offers 16 KiB).
+ * On the H200 (compose at 1536x864 -> 2048x1152 / 1280x720 -> 2560x1440 / 1080p -> 4K, the
+ * built-in set, once the taps came from a table a frame: docs/PERFORMANCE.md) 32 x 8 took
+ * 62.7 / 103.1 / 240.1 us at sharpness 1 against 64.7 / 110.8 / 256.4 for 16 x 16 (46.9 /
+ * 74.2 / 170.5 against 46.9 / 74.6 / 174.6 at sharpness 0); 64 x 4, 8 x 32, 32 x 16, 16 x 32
+ * and 128 x 2 were slower. A build with UPF_VK_PROBE can try others. */
+static const int compose_tile[2] = { 32, 8 };
 
 /* compose.comp's shared memory at tile tx x ty; the apron (a one-pixel border) only when it
  * sharpens. */

@@ -28,7 +28,7 @@
  *
  * One workgroup of 256 invocations per TILE_X x TILE_Y output pixels (specialisation
  * constants 0 and 1: src/vk/ABI.md, "Dispatch"; TILE_X divides 256 and TILE_X * TILE_Y is a
- * multiple of 256; the backend uses 16 x 16, measured fastest on the H200), in three phases,
+ * multiple of 256; the backend uses 32 x 8, measured fastest on the H200), in three phases,
  * a barrier after each:
  *  1. the taps of the tile's columns and rows and, when the engine sharpens (specialisation
  *     constant 2, SHARPEN: sharpness > 0, fixed when the engine is made), a one-pixel border
@@ -45,7 +45,7 @@
  * then the sharpen, the tone map undone and the store. With fuse bit UPF_VK_FUSE_NO_MAP (a
  * model of strength 0: the backend records no detail pass) the map is not read and the
  * detail is 0, as the CPU's map of zeros gives. Shared memory 16 AY (AX + 6) + 4 AX AY
- * + 64 (AX + AY) bytes: 10512 at 16 x 16 with the apron, 8704 without (30736 at 32 x 32).
+ * + 64 (AX + AY) bytes: 10576 at 32 x 8 with the apron, 8448 without (10512 and 8704 at 16 x 16).
  * Grid ceil(W_out / TILE_X) x ceil(H_out / TILE_Y). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
