@@ -670,6 +670,14 @@ static void test_tool(void)
     CHECK(test_run_tool(bad2) == 1 && strstr(test_tool_err(), "runs the spatial engine"));
     const char *bad3[] = { "bench", "--frames", "3", NULL };
     CHECK(test_run_tool(bad3) == 1 && strstr(test_tool_err(), "go with --backend vulkan"));
+    const char *sharp0[] = { "bench", "--backend", "vulkan", "--size", "48x32", "--frames", "3",
+                             "--variant", "fp32", "--sharpness", "0", NULL };
+    CHECKF(test_run_tool(sharp0) == 0 && strstr(test_tool_out(), "sharpness 0") != NULL,
+           "bench --sharpness 0: %s", test_tool_err());
+    const char *bad4[] = { "bench", "--backend", "vulkan", "--sharpness", "9", NULL };
+    CHECK(test_run_tool(bad4) == 1 && strstr(test_tool_err(), "must be a number in 0..4"));
+    const char *bad5[] = { "bench", "--sharpness", "1", NULL };
+    CHECK(test_run_tool(bad5) == 1 && strstr(test_tool_err(), "go with --backend vulkan"));
     if (asan)
         setenv("ASAN_OPTIONS", saved, 1);
     else
