@@ -322,12 +322,8 @@ static void compare_pass(engines *e, int pass, void *const gpu[UPF__SP_COUNT], c
          * frame (UPF__VK_FUSE_ENCODE): the CPU's encode of its linear values, word for word
          * (8-bit sRGB sources by the table convert.comp reads, the others by exact square
          * roots). */
-        const VkFormat f = pc->vk_format;
-        const bool unorm = f == VK_FORMAT_R8G8B8A8_UNORM || f == VK_FORMAT_R8G8B8A8_SRGB ||
-                           f == VK_FORMAT_B8G8R8A8_UNORM || f == VK_FORMAT_B8G8R8A8_SRGB ||
-                           f == VK_FORMAT_A2B10G10R10_UNORM_PACK32 ||
-                           f == VK_FORMAT_R16G16B16A16_UNORM;
-        if (unorm && upf__spatial_surface(e->cpu, UPF__SP_EDGES)->width == 0) {
+        if (upf__vk_format_at_most_one(pc->vk_format) &&
+            upf__spatial_surface(e->cpu, UPF__SP_EDGES)->width == 0) {
             const float *lin = CPU(UPF__SP_LINEAR);
             const uint32_t *fw = gpu[UPF__SP_FRAME];
             size_t bad = 0, first = 0;

@@ -102,6 +102,11 @@ typedef struct upf__vk_push_tail {
 #define UPF__VK_FUSE_NO_MAP 2u   /* compose takes the detail as 0; the detail pass is not
                                   * recorded */
 
+/* Does the format hold nothing above 1 (a UNORM format, sRGB or not), so that convert's tone
+ * map never applies and convert may encode the frame (UPF__VK_FUSE_ENCODE)? The float
+ * formats can exceed it. */
+bool upf__vk_format_at_most_one(VkFormat f);
+
 /* The buffer holding surface `surface` (UPF__SP_*, or UPF__SP_COUNT for the network
  * weights) and its size in bytes; VK_NULL_HANDLE when the engine has none. */
 VkBuffer upf__vk_spatial_buffer(const upf_vk_spatial *s, int surface, VkDeviceSize *bytes);

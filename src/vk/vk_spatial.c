@@ -30,7 +30,7 @@
 #define TAPS_BINDING (UPF__SP_COUNT + 1) /* compose's taps table (compose_taps.comp) */
 #define SRGB8_BINDING (UPF__SP_COUNT + 2) /* convert's 8-bit sRGB tables (convert.comp) */
 #define BUFFERS (UPF__SP_COUNT + 3) /* buffer and binding slots: the surfaces, the three above */
-#define TAPS_WORDS 12               /* words per taps table entry (compose_taps.comp) */
+#define TAPS_WORDS 12               /* words per taps table entry (compose_taps.glsl) */
 #define CON_MAX 64                  /* bytes: the largest constants struct fits */
 
 /* How each pass is dispatched (src/vk/ABI.md, "Dispatch"). */
@@ -128,9 +128,7 @@ static const format_info formats[] = {
 };
 #define FORMAT_COUNT (int)(sizeof formats / sizeof formats[0])
 
-/* Does the format hold nothing above 1 (a UNORM format, sRGB or not), so that convert's tone
- * map never applies? The float formats can exceed it. */
-static bool format_at_most_one(VkFormat f)
+bool upf__vk_format_at_most_one(VkFormat f)
 {
     return f == VK_FORMAT_R8G8B8A8_UNORM || f == VK_FORMAT_R8G8B8A8_SRGB ||
            f == VK_FORMAT_B8G8R8A8_UNORM || f == VK_FORMAT_B8G8R8A8_SRGB ||
@@ -845,7 +843,7 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
      * (UPF_SPATIAL_NO_NETWORK) makes a map of zeros: no detail pass, compose takes 0. Both only
      * when the pass that takes the work over is in this record. */
     uint32_t fuse = 0;
-    if (use_src && (cfg.flags & UPF_SPATIAL_NO_SMAA) && format_at_most_one(src->format))
+    if (use_src && (cfg.flags & UPF_SPATIAL_NO_SMAA) && upf__vk_format_at_most_one(src->format))
         fuse |= UPF__VK_FUSE_ENCODE;
     if ((cfg.flags & UPF_SPATIAL_NO_NETWORK) && first <= UPF__SP_DETAIL_PASS && use_dst)
         fuse |= UPF__VK_FUSE_NO_MAP;
@@ -917,14 +915,13 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
      * visible to compose (its time counts in that pass's). */
     bool taps_unfenced = false;
     if (use_dst) {
-        upf__vk_push_tail t = tail;
-        memcpy(con_mem[UPF__SP_COMPOSE] + info[UPF__SP_COMPOSE].con_size, &t, sizeof t);
+        memcpy(con_mem[UPF__SP_COMPOSE] + info[UPF__SP_COMPOSE].con_size, &tail, sizeof tail);
         vk->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->taps_pipe);
         vk->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
                                     s->layout[UPF__SP_COMPOSE], 0, 1,
                                     &s->set[slot][UPF__SP_COMPOSE], 0, NULL);
         vk->vkCmdPushConstants(cmd, s->layout[UPF__SP_COMPOSE], VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                               (uint32_t)(info[UPF__SP_COMPOSE].con_size + sizeof t),
+                               (uint32_t)(info[UPF__SP_COMPOSE].con_size + sizeof tail),
                                con_mem[UPF__SP_COMPOSE]);
         vk->vkCmdDispatch(cmd, (uint32_t)((dr.width + dr.height + 255) / 256), 1, 1);
         taps_unfenced = true;

@@ -3,7 +3,7 @@
  *
  * Reads: the frame (binding 6), the detail map (binding 7), linear (binding 1, for alpha at
  * full precision when range B > 0), range (binding 8), the taps table (binding 11, made this
- * frame by compose_taps.comp, which says its layout). Writes: the destination (binding 9, a
+ * frame by compose_taps.comp, laid out as compose_taps.glsl says). Writes: the destination (binding 9, a
  * storage image, at the destination rectangle's offset + pixel; sRGB-encoded in the shader
  * when dst_transfer = 1).
  *
@@ -56,6 +56,7 @@ layout(constant_id = 1) const int TILE_Y = 16;
 layout(constant_id = 2) const bool SHARPEN = true;
 
 #include "color.glsl"
+#include "compose_taps.glsl"
 
 layout(push_constant, std430) uniform Push {
     int in_width;
@@ -133,25 +134,23 @@ void main()
     const bool map = (pc.fuse & UPF_VK_FUSE_NO_MAP) == 0u;
 
     /* 1. The taps of the apron's AX columns and AY rows, the base's and the detail map's,
-     * from the table compose_taps.comp made for this frame (entry x for column x, W_out + y
-     * for row y: its layout there). */
+     * from the table compose_taps.comp made for this frame (compose_taps.glsl). */
     for (uint slot = tid; slot < uint(NSLOT); slot += 256u) {
         const bool row = slot >= uint(AX);
         const int a = int(slot) - (row ? AX : 0);
         const int out_size = row ? pc.out_height : pc.out_width;
         const int x = clamp((row ? tile.y : tile.x) - APRON + a, 0, out_size - 1);
-        const uint o = uint(row ? pc.out_width + x : x) * 12u;
+        const uint o = uint(row ? pc.out_width + x : x) * UPF_TAPS_WORDS;
         for (int j = 0; j < 3; j++) {
-            const uint pair = taps[o + uint(j)];
-            base_idx[slot][2 * j] = int(pair & 0xffffu);
-            base_idx[slot][2 * j + 1] = int(pair >> 16u);
+            const ivec2 pair = upf_taps_unpack16(taps[o + uint(j)]);
+            base_idx[slot][2 * j] = pair.x;
+            base_idx[slot][2 * j + 1] = pair.y;
         }
         for (int j = 0; j < TAPS; j++)
-            base_w[slot][j] = uintBitsToFloat(taps[o + 3u + uint(j)]);
+            base_w[slot][j] = uintBitsToFloat(taps[o + UPF_TAPS_WEIGHTS + uint(j)]);
         if (map) {
-            const uint pair = taps[o + 9u];
-            const float df = uintBitsToFloat(taps[o + 10u]);
-            det_idx[slot] = ivec2(int(pair & 0xffffu), int(pair >> 16u));
+            const float df = uintBitsToFloat(taps[o + UPF_TAPS_DETAIL_F]);
+            det_idx[slot] = upf_taps_unpack16(taps[o + UPF_TAPS_DETAIL]);
             det_w[slot] = vec2(1.0 - df, df);
         }
     }

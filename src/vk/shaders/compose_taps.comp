@@ -4,12 +4,7 @@
  *
  * Reads: nothing but its push constants (compose's: the frame's, the map's and the
  * destination's sizes, the model's step and base flags). Writes: the taps table (binding 11,
- * 12 words an entry; entry x < W_out for output column x, entry W_out + y for output row y):
- *  words 0-2  the base's tap indices j = 0..5 (two int16 a word, j even in the low half),
- *             clamped to the frame;
- *  words 3-8  the base's weights (float bits), 0 beyond its n taps;
- *  word 9     the detail map's two bilinear indices (int16 each, i0 low);
- *  word 10    the weight f of the second (float bits); word 11 unused.
+ * an entry per output column, then per output row, laid out as compose_taps.glsl says).
  * Every compose workgroup needs the taps of its tile's columns and rows; computed in each of
  * them they were the same arithmetic thousands of times over (a Lanczos-3 weight is two
  * sin(pi t) series and a division, the position a 64-bit product and a correctly rounded
@@ -28,6 +23,7 @@
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
 #include "color.glsl"
+#include "compose_taps.glsl"
 
 layout(push_constant, std430) uniform Push {
     int in_width;
@@ -165,11 +161,6 @@ void base_taps(int x, uint num, uint den, int size, int n, out int idx[TAPS], ou
         w[j] = k[j] / sum;
 }
 
-uint pack16(int lo, int hi)
-{
-    return (uint(lo) & 0xffffu) | (uint(hi) << 16u);
-}
-
 void main()
 {
     const int e = int(gl_GlobalInvocationID.x);
@@ -188,12 +179,12 @@ void main()
     float df;
     bilinear_tap(x, 12u * uint(in_size), uint(pc.step) * uint(out_size),
                  row ? pc.map_height : pc.map_width, di, df);
-    const uint o = uint(e) * 12u;
+    const uint o = uint(e) * UPF_TAPS_WORDS;
     for (int j = 0; j < 3; j++)
-        taps[o + uint(j)] = pack16(idx[2 * j], idx[2 * j + 1]);
+        taps[o + uint(j)] = upf_taps_pack16(idx[2 * j], idx[2 * j + 1]);
     for (int j = 0; j < TAPS; j++)
-        taps[o + 3u + uint(j)] = floatBitsToUint(w[j]);
-    taps[o + 9u] = pack16(di.x, di.y);
-    taps[o + 10u] = floatBitsToUint(df);
-    taps[o + 11u] = 0u;
+        taps[o + UPF_TAPS_WEIGHTS + uint(j)] = floatBitsToUint(w[j]);
+    taps[o + UPF_TAPS_DETAIL] = upf_taps_pack16(di.x, di.y);
+    taps[o + UPF_TAPS_DETAIL_F] = floatBitsToUint(df);
+    taps[o + UPF_TAPS_WORDS - 1u] = 0u;
 }
