@@ -15,6 +15,8 @@ purpose, only their times matter:
   c_s12      ... and the vertical sums and the map's samples (phase 2)
   c_s123     ... and o and its luma (phase 3); the full pass adds the sharpen, the tone map
              undone and the store
+  c_noenc    compose storing a square root instead of the sRGB curve (two pow a channel)
+  cv_noreduce  convert without the frame's range (its reduction and atomics)
   d_patch    detail_coopmat loads the luma patch and stores it, no network
 The differences between consecutive compose variants are the phases' costs.
 """
@@ -71,6 +73,14 @@ for variant, marker, value in [
         ('c_s12', '    /* 3. o and its luma', 'vsum[lq.y][lq.x] + dsamp[r]'),
         ('c_s123', '    /* 4. The sharpen', 'own[r] + vec4(lum[lq.y + 1][lq.x + 1])')]:
     compile_to(compose[:compose.index(marker)] + STORE.replace('@V', value), 'compose', variant)
+ENCODE = ('o.rgb = vec3(upf_linear_to_srgb(clamp(o.r, 0.0, 1.0)),\n'
+          '                         upf_linear_to_srgb(clamp(o.g, 0.0, 1.0)),\n'
+          '                         upf_linear_to_srgb(clamp(o.b, 0.0, 1.0)));')
+assert ENCODE in compose
+compile_to(compose.replace(ENCODE, 'o.rgb = sqrt(clamp(o.rgb, 0.0, 1.0));'), 'compose', 'c_noenc')
+
+convert = read('convert')
+compile_to(convert[:convert.index('    /* The workgroup')] + '}\n', 'convert', 'cv_noreduce')
 
 detail = read('detail_coopmat')
 cut = detail.index('    const uint sg = tid >> 5u')

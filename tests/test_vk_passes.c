@@ -288,6 +288,14 @@ static int code_diff(uint32_t a, uint32_t b)
     return m;
 }
 
+/* Whether the GPU's convert encodes the frame (UPF__VK_FUSE_ENCODE: no SMAA, a format that
+ * holds nothing above 1), writing the alpha plane in linear's place, with no edges pass. */
+static bool convert_encodes(const engines *e)
+{
+    return upf__vk_format_at_most_one(e->pc->vk_format) &&
+           upf__spatial_surface(e->cpu, UPF__SP_EDGES)->width == 0;
+}
+
 /* Compares the GPU's outputs of `pass` with the CPU's surfaces after its run. */
 static void compare_pass(engines *e, int pass, void *const gpu[UPF__SP_COUNT], const float *dest,
                          upf_vk_variant variant)
@@ -297,9 +305,20 @@ static void compare_pass(engines *e, int pass, void *const gpu[UPF__SP_COUNT], c
 #define CPU(i) (upf__spatial_surface(e->cpu, (i))->data)
     if (pass == UPF__SP_CONVERT) {
         const float *rc = CPU(UPF__SP_RANGE), *rg = gpu[UPF__SP_RANGE];
-        /* The GPU's linear tone-mapped as the CPU's convert does it (convert.c). */
+        /* Without SMAA, from a format that holds nothing above 1, convert also writes the
+         * frame (UPF__VK_FUSE_ENCODE) and, in linear's place, only its alpha plane (one float
+         * a pixel: convert.comp). */
+        const bool fused = convert_encodes(e);
+        /* The GPU's linear tone-mapped as the CPU's convert does it (convert.c); fused, the
+         * CPU's colour with the GPU's alpha plane, which is all it wrote. */
         float *mapped = malloc(sizeof(float) * 4 * npx);
-        memcpy(mapped, gpu[UPF__SP_LINEAR], sizeof(float) * 4 * npx);
+        if (fused) {
+            memcpy(mapped, CPU(UPF__SP_LINEAR), sizeof(float) * 4 * npx);
+            for (size_t i = 0; i < npx; i++)
+                mapped[4 * i + 3] = ((const float *)gpu[UPF__SP_LINEAR])[i];
+        } else {
+            memcpy(mapped, gpu[UPF__SP_LINEAR], sizeof(float) * 4 * npx);
+        }
         for (size_t i = 0; rc[1] > 1.0f && i < npx; i++) {
             float *c = mapped + 4 * i;
             const float m = fmaxf(fmaxf(c[0], c[1]), c[2]);
@@ -308,8 +327,8 @@ static void compare_pass(engines *e, int pass, void *const gpu[UPF__SP_COUNT], c
                 c[k] *= sc;
         }
         const float_diff d = floats_diff(CPU(UPF__SP_LINEAR), mapped, 4 * npx);
-        printf("%-22s convert: linear max |diff| %.3g%s\n", pc->name, d.max,
-               rc[1] > 1.0f ? " (tone-mapped)" : "");
+        printf("%-22s convert: %s max |diff| %.3g%s\n", pc->name,
+               fused ? "alpha plane" : "linear", d.max, rc[1] > 1.0f ? " (tone-mapped)" : "");
         /* Exact, but for linear 8-bit UNORM data, which the device's texel conversion turns
          * into code / 255 in float: the Vulkan specification does not ask for the correctly
          * rounded quotient (lavapipe is an ulp off some codes, 0.996078491 for 254 against
@@ -318,12 +337,9 @@ static void compare_pass(engines *e, int pass, void *const gpu[UPF__SP_COUNT], c
         CHECKF(d.max <= ulp, "%s: linear value %zu: CPU %.9g GPU %.9g", pc->name, d.worst,
                (double)((const float *)CPU(UPF__SP_LINEAR))[d.worst], (double)mapped[d.worst]);
         free(mapped);
-        /* Without SMAA, from a format that holds nothing above 1, convert also writes the
-         * frame (UPF__VK_FUSE_ENCODE): the CPU's encode of its linear values, word for word
-         * (8-bit sRGB sources by the table convert.comp reads, the others by exact square
-         * roots). */
-        if (upf__vk_format_at_most_one(pc->vk_format) &&
-            upf__spatial_surface(e->cpu, UPF__SP_EDGES)->width == 0) {
+        /* The fused frame: the CPU's encode of its linear values, word for word (8-bit sRGB
+         * sources by the table convert.comp reads, the others by exact square roots). */
+        if (fused) {
             const float *lin = CPU(UPF__SP_LINEAR);
             const uint32_t *fw = gpu[UPF__SP_FRAME];
             size_t bad = 0, first = 0;
@@ -482,8 +498,11 @@ static void run_case(vkt *t, upf_context *ctx, const pass_case *pc)
                    "differ from the CPU engine's", pc->name, cp->pass[p].name);
             if (!cp->enabled[p])
                 continue;
-            /* The fp16 and coopmat engines differ in the detail pass alone. */
-            const int this_pass = v == UPF_VK_VARIANT_FP32 || p == UPF__SP_DETAIL_PASS;
+            /* The fp16 and coopmat engines differ in the detail pass alone. When convert
+             * encodes the frame the GPU has no edges pass (its frame is checked with
+             * convert's outputs). */
+            const int this_pass = (v == UPF_VK_VARIANT_FP32 || p == UPF__SP_DETAIL_PASS) &&
+                                  !(p == UPF__SP_EDGES_PASS && convert_encodes(&e));
             void *gpu[UPF__SP_COUNT] = { 0 };
             float *dest = NULL;
             if (this_pass && gpu_pass(&e, p, gpu, &dest))
@@ -578,6 +597,16 @@ int main(void)
                                     UPF_FORMAT_RGBA8_UNORM, VK_FORMAT_R8G8B8A8_UNORM, 4, NULL,
                                     0 };
     run_case(&t, ctx, &unorm_fused);
+    /* The same with every alpha code: compose takes the full-precision alpha (range B > 0)
+     * from the alpha plane that fused convert writes in linear's place. */
+    uint8_t *translucent = malloc(4 * SW * SH);
+    memcpy(translucent, srgb, 4 * SW * SH);
+    for (int i = 0; i < SW * SH; i++)
+        translucent[4 * i + 3] = (uint8_t)(i * 13 + 5);
+    const pass_case alpha_fused = { "translucent, built-in", SW, SH, 3 * SW, 3 * SH,
+                                    translucent, UPF_FORMAT_RGBA8_SRGB, VK_FORMAT_R8G8B8A8_SRGB,
+                                    4, NULL, 0 };
+    run_case(&t, ctx, &alpha_fused);
 
     /* Models that subtract the window mean, on the bilinear base; models on the sqrt-space
      * Lanczos-3 base with a detail strength of 0.7; models that skip SMAA's blending (the
@@ -625,6 +654,7 @@ int main(void)
     free(rendered);
     free(hdr);
     free(srgb);
+    free(translucent);
     vkt_finish(&t);
     upf_context_destroy(&ctx);
     return test_finish("vk_passes");

@@ -322,6 +322,9 @@ const upf__vk_shader *upf__vk_shader_find(const char *name)
         static upf__vk_shader over[16];
         static uint32_t words[16][65536];
         static int n;
+        for (int i = 0; i < n; i++) /* each file read once: engines are made many times */
+            if (!strcmp(over[i].name, name))
+                return &over[i];
         char path[1024];
         snprintf(path, sizeof path, "%s/%s.spv", dir, name);
         FILE *f = n < 16 ? fopen(path, "rb") : NULL;

@@ -88,6 +88,8 @@ struct upf_vk_spatial {
     uint64_t frames;                         /* frames recorded */
     int64_t slot_frame[SLOTS_MAX];           /* the frame last recorded in each slot, -1 */
     bool tables_recorded;
+    bool alpha_plane;                        /* the last convert recorded left linear as its
+                                              * alpha plane (UPF__VK_FUSE_ENCODE) */
     atomic_bool in_use;                      /* a record is in progress (upf__enter) */
 
     VkDeviceMemory memory;
@@ -839,11 +841,16 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
     }
     /* Fused work (docs/VULKAN.md, "Fused passes"). Without SMAA the edges pass only encodes
      * the frame; a source format that holds nothing above 1 (UNORM, sRGB or not) is never
-     * tone mapped, so convert encodes it and edges is not recorded. A model of strength 0
-     * (UPF_SPATIAL_NO_NETWORK) makes a map of zeros: no detail pass, compose takes 0. Both only
-     * when the pass that takes the work over is in this record. */
+     * tone mapped, so convert encodes it (and leaves linear as the alpha plane, all that
+     * compose reads of it) and edges is not recorded; a record without convert (the tests'
+     * one pass at a time) reads the surfaces as the last convert left them. A model of
+     * strength 0 (UPF_SPATIAL_NO_NETWORK) makes a map of zeros: no detail pass, compose takes
+     * 0, only when compose is in this record. */
     uint32_t fuse = 0;
-    if (use_src && (cfg.flags & UPF_SPATIAL_NO_SMAA) && upf__vk_format_at_most_one(src->format))
+    const bool encode = use_src ? (cfg.flags & UPF_SPATIAL_NO_SMAA) &&
+                                      upf__vk_format_at_most_one(src->format)
+                                : s->alpha_plane;
+    if (encode)
         fuse |= UPF__VK_FUSE_ENCODE;
     if ((cfg.flags & UPF_SPATIAL_NO_NETWORK) && first <= UPF__SP_DETAIL_PASS && use_dst)
         fuse |= UPF__VK_FUSE_NO_MAP;
@@ -981,6 +988,7 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
                    VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT, ni, ib);
     s->slot_frame[slot] = (int64_t)s->frames;
     s->frames++;
+    s->alpha_plane = encode;
     return UPF_OK;
 }
 

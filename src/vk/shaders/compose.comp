@@ -2,7 +2,8 @@
  * src/spatial/compose.c; docs/SPATIAL.md, "Pass 4" and "Geometry").
  *
  * Reads: the frame (binding 6), the detail map (binding 7), linear (binding 1, for alpha at
- * full precision when range B > 0), range (binding 8), the taps table (binding 11, made this
+ * full precision when range B > 0; only its alpha plane with fuse bit UPF_VK_FUSE_ENCODE),
+ * range (binding 8), the taps table (binding 11, made this
  * frame by compose_taps.comp, laid out as compose_taps.glsl says). Writes: the destination (binding 9, a
  * storage image, at the destination rectangle's offset + pixel; sRGB-encoded in the shader
  * when dst_transfer = 1).
@@ -72,6 +73,9 @@ layout(push_constant, std430) uniform Push {
 } pc;
 
 layout(set = 0, binding = 1, std430) readonly buffer Linear { vec4 linear[]; };
+/* The same buffer as convert leaves it with fuse bit UPF_VK_FUSE_ENCODE: alpha alone, one
+ * float a pixel (convert.comp). */
+layout(set = 0, binding = 1, std430) readonly buffer LinearAlpha { float linear_alpha[]; };
 layout(set = 0, binding = 6, std430) readonly buffer Frame { uint frame[]; };
 layout(set = 0, binding = 7, std430) readonly buffer Detail { float detail[]; };
 layout(set = 0, binding = 8, std430) readonly buffer Range { float range[4]; };
@@ -101,8 +105,9 @@ shared vec4 vsum[AY][FOOT];     /* the vertical sums: apron row x footprint colu
 shared float lum[AY][AX];
 
 /* The frame's pixel (x, y) as the base filters it: unpacked, squared for the cubic base (it
- * filters linear light), its alpha linear's when range B > 0 (full_alpha). */
-vec4 frame_px(int x, int y, bool cubic, bool full_alpha)
+ * filters linear light), its alpha linear's when range B > 0 (full_alpha), from the alpha
+ * plane when convert wrote only that (alpha_plane: fuse bit UPF_VK_FUSE_ENCODE). */
+vec4 frame_px(int x, int y, bool cubic, bool full_alpha, bool alpha_plane)
 {
     const uint i = uint(y) * uint(pc.in_width) + uint(x);
     vec4 p = upf_unpack_sqrt1010102_fast(frame[i]);
@@ -111,7 +116,7 @@ vec4 frame_px(int x, int y, bool cubic, bool full_alpha)
         p.rgb = p2;
     }
     if (full_alpha)
-        p.a = linear[i].a;
+        p.a = alpha_plane ? linear_alpha[i] : linear[i].a;
     return p;
 }
 
@@ -131,6 +136,7 @@ void main()
     const bool cubic = (pc.flags & UPF_MODEL_FLAG_CUBIC_BASE) != 0u;
     const int n = cubic ? 4 : (pc.flags & UPF_MODEL_FLAG_SQRT_LANCZOS_BASE) != 0u ? 6 : 2;
     const bool full_alpha = range[2] > 0.0;
+    const bool fused = (pc.fuse & UPF_VK_FUSE_ENCODE) != 0u; /* linear is an alpha plane */
     const bool map = (pc.fuse & UPF_VK_FUSE_NO_MAP) == 0u;
 
     /* 1. The taps of the apron's AX columns and AY rows, the base's and the detail map's,
@@ -158,8 +164,13 @@ void main()
 
     /* 2. The vertical sums (rows first, in tap order from 0) for each apron row and
      * footprint column, from the frame; the tap loop written out for each n so that it
-     * unrolls. The slots run over FOOT columns, so that a slot's column and row are a
-     * division by a constant; those beyond the footprint compute nothing. First each
+     * unrolls. The slots run over the AY x fsize sums the tile has (232 at 32 x 8 and 4/3,
+     * 168 at 2x: one round of the workgroup's 256 invocations), a slot's row found without an
+     * integer division by the run-time fsize: ay = floor((k + 0.5) / fsize) in float, exact
+     * since (k + 0.5) / fsize stays at least 0.5 / FOOT from an integer and the roundings
+     * of the reciprocal and the product (a few ulps) stay below AY * 2^-21. (Laid over FOOT columns, a division by a constant, they
+     * took two rounds, the second mostly idle: compose 47.2 -> 39.9 us at 1536x864 ->
+     * 2048x1152 and 174 -> 144 at 1080p -> 4K on the H200, docs/PERFORMANCE.md.) First each
      * invocation's map samples are asked for, to arrive while the sums are made. */
     const ivec2 lp0 = ivec2(int(tid % uint(TILE_X)), int(tid / uint(TILE_X)));
     vec4 dsamp[PPT];
@@ -167,18 +178,17 @@ void main()
         dsamp[r] = map ? detail_samples(lp0.x + APRON, lp0.y + r * ROWS + APRON) : vec4(0.0);
     const int f0 = base_idx[0][0];
     const int fsize = min(base_idx[AX - 1][n - 1] - f0 + 1, FOOT);
+    const float inv_fsize = 1.0 / float(fsize);
 #define VSUM(N)                                                                              \
-    for (uint k = tid; k < uint(AY * FOOT); k += 256u) {                                      \
-        const int ay = int(k / uint(FOOT)), fx = int(k % uint(FOOT));                          \
-        if (fx < fsize) {                                                                      \
-            vec4 v[N];                                                                         \
-            for (int j = 0; j < N; j++)                                                        \
-                v[j] = frame_px(f0 + fx, base_idx[AX + ay][j], cubic, full_alpha);             \
-            precise vec4 acc = vec4(0.0);                                                      \
-            for (int j = 0; j < N; j++)                                                        \
-                acc += base_w[AX + ay][j] * v[j];                                              \
-            vsum[ay][fx] = acc;                                                                \
-        }                                                                                      \
+    for (uint k = tid; k < uint(AY * fsize); k += 256u) {                                     \
+        const int ay = int((float(k) + 0.5) * inv_fsize), fx = int(k) - ay * fsize;            \
+        vec4 v[N];                                                                             \
+        for (int j = 0; j < N; j++)                                                            \
+            v[j] = frame_px(f0 + fx, base_idx[AX + ay][j], cubic, full_alpha, fused);          \
+        precise vec4 acc = vec4(0.0);                                                          \
+        for (int j = 0; j < N; j++)                                                            \
+            acc += base_w[AX + ay][j] * v[j];                                                  \
+        vsum[ay][fx] = acc;                                                                    \
     }
     if (n == 4) {
         VSUM(4)

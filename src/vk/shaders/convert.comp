@@ -4,7 +4,9 @@
  * Reads: the source (binding 0, a sampled image read with texelFetch at the source
  * rectangle's offset + pixel). Writes: linear (binding 1, RGBA float, rows tightly packed)
  * and range (binding 8, 16 bytes, zeroed by the backend before the dispatch); with fuse bit
- * 0 (UPF_VK_FUSE_ENCODE) also the frame (binding 6). Tables: binding 12 (below).
+ * 0 (UPF_VK_FUSE_ENCODE) the frame (binding 6) and, in linear's place, its alpha plane (one
+ * float a pixel in the first quarter of the same buffer: the only part of linear that compose,
+ * the one pass that reads it without SMAA, takes). Tables: binding 12 (below).
  *
  * One dispatch: each pixel to linear light (src_transfer 0: as texelFetch gives it; 1: sRGB
  * data in a UNORM view, decoded by the curve in float; 2 and 3: 8-bit sRGB data in an sRGB
@@ -26,7 +28,11 @@
  * mapped, so the backend sets the bit for it and skips the edges pass: this pass writes the
  * frame itself, the same words (correctly rounded square roots, as smaa_edges.comp; for an
  * 8-bit sRGB source each code's from the table at binding 12), one dispatch and one barrier fewer
- * (docs/VULKAN.md, "Fused passes").
+ * (docs/VULKAN.md, "Fused passes"); linear is then only the alpha plane: 8 bytes written a
+ * pixel instead of 20.
+ * One pixel an invocation: four (16 rows apart, their texels fetched first, a quarter of the
+ * workgroups) took 22.0 us against 18.1 at 1536x864 on the H200, two 19.4, eight 25.7
+ * (docs/PERFORMANCE.md).
  * Local size 16 x 16, one invocation per pixel; grid ceil(W / 16) x ceil(H / 16). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -43,7 +49,9 @@ layout(push_constant, std430) uniform Push {
 } pc;
 
 layout(set = 0, binding = 0) uniform texture2D src;
-layout(set = 0, binding = 1, std430) buffer Linear { vec4 linear[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Linear { vec4 linear[]; };
+/* The same buffer, with fuse bit UPF_VK_FUSE_ENCODE: alpha alone (below). */
+layout(set = 0, binding = 1, std430) writeonly buffer LinearAlpha { float linear_alpha[]; };
 layout(set = 0, binding = 6, std430) writeonly buffer Frame { uint frame[]; };
 /* The 8-bit sRGB tables (the backend uploads them once): srgb8[c] the float bits of code c's
  * linear value, the CPU's upf_srgb8_to_linear_table (src/core/color.c: the IEC 61966-2-1
@@ -94,9 +102,12 @@ void main()
             c[k] = v > 0.0 ? v : 0.0; /* below 0 and -0 become +0 */
         }
         c.a = c.a < 1.0 ? c.a : 1.0;
-        linear[i] = c;
-        if ((pc.fuse & UPF_VK_FUSE_ENCODE) != 0u)
+        if ((pc.fuse & UPF_VK_FUSE_ENCODE) != 0u) {
             frame[i] = by_table ? roots10 | (upf_unorm(c.a, 3u) << 30u) : upf_pack_sqrt1010102(c);
+            linear_alpha[i] = c.a;
+        } else {
+            linear[i] = c;
+        }
         m_bits = floatBitsToUint(max(max(c.r, c.g), c.b));
         translucent = c.a < 1.0 ? 1u : 0u;
     }
