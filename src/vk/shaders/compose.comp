@@ -168,9 +168,10 @@ void main()
      * 168 at 2x: one round of the workgroup's 256 invocations), a slot's row found without an
      * integer division by the run-time fsize: ay = floor((k + 0.5) / fsize) in float, exact
      * since (k + 0.5) / fsize stays at least 0.5 / FOOT from an integer and the roundings
-     * of the reciprocal and the product (a few ulps) stay below AY * 2^-21. (Laid over FOOT columns, a division by a constant, they
-     * took two rounds, the second mostly idle: compose 47.2 -> 39.9 us at 1536x864 ->
-     * 2048x1152 and 174 -> 144 at 1080p -> 4K on the H200, docs/PERFORMANCE.md.) First each
+     * of the reciprocal and the product (a few ulps) stay below AY * 2^-21. (Laid over FOOT
+     * columns, a division by a constant, they took two rounds, the second mostly idle:
+     * compose 47.1 -> 39.3 us at 1536x864 -> 2048x1152 and 171.6 -> 142.5 at 1080p -> 4K on
+     * the H200, docs/PERFORMANCE.md.) First each
      * invocation's map samples are asked for, to arrive while the sums are made. */
     const ivec2 lp0 = ivec2(int(tid % uint(TILE_X)), int(tid / uint(TILE_X)));
     vec4 dsamp[PPT];
