@@ -76,8 +76,8 @@ static diff_stats compare(const float *cpu, const float *gpu, int w, int h, size
 }
 
 /* The CPU engine's output for `src` (RGBA32F, w x h) at this sharpness. */
-static float *cpu_upscale_sharp(upf_context *ctx, const upf_image *src, int dw, int dh,
-                                float sharpness)
+static float *cpu_upscale(upf_context *ctx, const upf_image *src, int dw, int dh,
+                          float sharpness)
 {
     upf_spatial *s = upf_spatial_create(ctx, upf_spatial_params(.src_width = src->width,
                                                                  .src_height = src->height,
@@ -88,11 +88,6 @@ static float *cpu_upscale_sharp(upf_context *ctx, const upf_image *src, int dw, 
     CHECK(s && upf_spatial_run(s, src, &dst) == UPF_OK);
     upf_spatial_destroy(&s);
     return out;
-}
-
-static float *cpu_upscale(upf_context *ctx, const upf_image *src, int dw, int dh)
-{
-    return cpu_upscale_sharp(ctx, src, dw, dh, 1.0f);
 }
 
 typedef struct frame_case {
@@ -155,19 +150,12 @@ done:
     return out;
 }
 
-static upf_vk_spatial *make_engine_sharp(vkt *t, upf_context *ctx, upf_vk_variant v, int sw,
-                                         int sh, int dw, int dh, int timestamps,
-                                         float sharpness)
+static upf_vk_spatial *make_engine(vkt *t, upf_context *ctx, upf_vk_variant v, int sw,
+                                   int sh, int dw, int dh, int timestamps, float sharpness)
 {
     return upf_vk_spatial_create(ctx, upf_vk_spatial_params(
         .device = &t->lend, .max_src_width = sw, .max_src_height = sh, .max_dst_width = dw,
         .max_dst_height = dh, .sharpness = sharpness, .variant = v, .timestamps = timestamps));
-}
-
-static upf_vk_spatial *make_engine(vkt *t, upf_context *ctx, upf_vk_variant v, int sw, int sh,
-                                   int dw, int dh, int timestamps)
-{
-    return make_engine_sharp(t, ctx, v, sw, sh, dw, dh, timestamps, 1.0f);
 }
 
 /* The whole pipeline, every variant, against the CPU engine. The built-in set has no SMAA
@@ -193,9 +181,9 @@ static void test_pipeline(vkt *t, upf_context *ctx)
             uint8_t *px = malloc((size_t)fc->sw * fc->sh * 4);
             make_frame(px, fc->sw, fc->sh, &rng);
             const upf_image cpu_src = { px, fc->sw, fc->sh, 0, UPF_FORMAT_RGBA8_SRGB };
-            float *ref = cpu_upscale_sharp(ctx, &cpu_src, fc->dw, fc->dh, fc->sharpness);
-            upf_vk_spatial *e = make_engine_sharp(t, ctx, (upf_vk_variant)v, fc->sw, fc->sh,
-                                                  fc->dw, fc->dh, 1, fc->sharpness);
+            float *ref = cpu_upscale(ctx, &cpu_src, fc->dw, fc->dh, fc->sharpness);
+            upf_vk_spatial *e = make_engine(t, ctx, (upf_vk_variant)v, fc->sw, fc->sh, fc->dw,
+                                            fc->dh, 1, fc->sharpness);
             CHECKF(e, "variant %s: upf_vk_spatial_create: %s", upf_vk_variant_name(v), last_log);
             if (e) {
                 CHECK_EQ_INT(upf_vk_spatial_variant(e), v);
@@ -236,7 +224,7 @@ static void test_source_formats(vkt *t, upf_context *ctx)
     make_frame(px, sw, sh, &rng);
     float *lin = malloc((size_t)sw * sh * 16);
     uint8_t *raw = malloc((size_t)sw * sh * 16);
-    upf_vk_spatial *e = make_engine(t, ctx, UPF_VK_VARIANT_FP32, sw, sh, dw, dh, 0);
+    upf_vk_spatial *e = make_engine(t, ctx, UPF_VK_VARIANT_FP32, sw, sh, dw, dh, 0, 1.0f);
     CHECK(e != NULL);
     static const struct { VkFormat f; size_t bytes; const char *name; } fmts[] = {
         { VK_FORMAT_R8G8B8A8_UNORM, 4, "R8G8B8A8_UNORM" },
@@ -304,7 +292,7 @@ static void test_source_formats(vkt *t, upf_context *ctx)
             }
         }
         const upf_image cpu_src = { lin, sw, sh, 0, UPF_FORMAT_RGBA32F };
-        float *ref = cpu_upscale(ctx, &cpu_src, dw, dh);
+        float *ref = cpu_upscale(ctx, &cpu_src, dw, dh, 1.0f);
         const frame_case fc = { sw, sh, dw, dh, 0, fmts[f].f, 0, 1.0f };
         float *gpu = gpu_upscale(t, e, &fc, raw, fmts[f].bytes);
         if (gpu) {
@@ -330,12 +318,12 @@ static void test_dest_formats(vkt *t, upf_context *ctx)
     uint8_t *px = malloc((size_t)sw * sh * 4);
     make_frame(px, sw, sh, &rng);
     const upf_image cpu_src = { px, sw, sh, 0, UPF_FORMAT_RGBA8_SRGB };
-    float *ref = cpu_upscale(ctx, &cpu_src, dw, dh);
+    float *ref = cpu_upscale(ctx, &cpu_src, dw, dh, 1.0f);
     uint8_t *ref8 = malloc((size_t)dw * dh * 4);
     const upf_image ref8_img = { ref8, dw, dh, 0, UPF_FORMAT_RGBA8_SRGB };
     const upf_image ref_img = { ref, dw, dh, 0, UPF_FORMAT_RGBA32F };
     CHECK_OK(ctx, upf_resample(ctx, &ref_img, &ref8_img, UPF_FILTER_BILINEAR)); /* 1:1 copy */
-    upf_vk_spatial *e = make_engine(t, ctx, UPF_VK_VARIANT_FP32, sw, sh, dw, dh, 0);
+    upf_vk_spatial *e = make_engine(t, ctx, UPF_VK_VARIANT_FP32, sw, sh, dw, dh, 0, 1.0f);
     static const struct { VkFormat f; int srgb; size_t bytes; const char *name; } fmts[] = {
         { VK_FORMAT_R8G8B8A8_UNORM, 1, 4, "R8G8B8A8_UNORM, srgb 1" },
         { VK_FORMAT_R8G8B8A8_UNORM, 0, 4, "R8G8B8A8_UNORM" },
@@ -444,7 +432,7 @@ static void test_bad_input(vkt *t, upf_context *ctx)
     CHECK(upf_vk_spatial_create(ctx, upf_vk_spatial_params(.device = &t->lend, .max_src_width = sw,
         .max_src_height = sh, .max_dst_width = dw * 3, .max_dst_height = dh)) == NULL);
 
-    upf_vk_spatial *e = make_engine(t, ctx, UPF_VK_VARIANT_FP32, sw, sh, dw, dh, 0);
+    upf_vk_spatial *e = make_engine(t, ctx, UPF_VK_VARIANT_FP32, sw, sh, dw, dh, 0, 1.0f);
     CHECK(e != NULL);
     if (!e)
         return;
