@@ -105,7 +105,8 @@ struct upf_vk_spatial {
     uint32_t format_ok[2][64];               /* [src/dst][format index]: usable */
 
     uint8_t area[UPF_SMAA_AREA_WIDTH * UPF_SMAA_AREA_HEIGHT * 2]; /* the table to upload */
-    uint32_t srgb8[512];                     /* convert's: linear (float bits), frame codes */
+    uint32_t srgb8[768];                     /* convert's: linear (float bits), frame codes,
+                                              * c / 255 (float bits) of 8-bit codes */
     union { float f32[UPF_NET_WEIGHTS]; uint16_t f16[UPF_NET_WEIGHTS]; } net;
 };
 
@@ -592,13 +593,15 @@ upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_par
         !(s->cfg.flags & UPF_SPATIAL_NO_SMAA);
 
     /* The tables, uploaded by the first record. convert's for 8-bit sRGB sources: each code's
-     * linear value, the CPU's table (core/color.c), and the frame's 10-bit code of its square
-     * root, as upf_pack_sqrt1010102 makes it (its fused encode). */
+     * linear value, the CPU's table (core/color.c), the frame's 10-bit code of its square
+     * root, as upf_pack_sqrt1010102 makes it (its fused encode), and code / 255 (alpha). */
     upf__smaa_area_table(s->area);
     for (int i = 0; i < 256; i++) {
         const float l = upf_srgb8_to_linear_table[i];
         memcpy(&s->srgb8[i], &l, sizeof l);
         s->srgb8[256 + i] = upf_pack_sqrt1010102(l, 0.0f, 0.0f, 0.0f) & 1023u;
+        const float a = (float)i / 255.0f; /* an 8-bit alpha as the CPU's convert reads it */
+        memcpy(&s->srgb8[512 + i], &a, sizeof a);
     }
     for (int i = 0; i < UPF_NET_WEIGHTS; i++) {
         const float w = (&s->cfg.model->w[0][0][0])[i];

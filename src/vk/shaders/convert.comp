@@ -56,10 +56,13 @@ layout(set = 0, binding = 6, std430) writeonly buffer Frame { uint frame[]; };
 /* The 8-bit sRGB tables (the backend uploads them once): srgb8[c] the float bits of code c's
  * linear value, the CPU's upf_srgb8_to_linear_table (src/core/color.c: the IEC 61966-2-1
  * curve in double at c / 255, rounded to float); srgb8[256 + c] the frame's 10-bit code of
- * its square root, as the CPU's upf_pack_sqrt1010102 makes it. In a buffer rather than as
+ * its square root, as the CPU's upf_pack_sqrt1010102 makes it; srgb8[512 + c] the float bits
+ * of c / 255, an 8-bit alpha as the CPU reads it (the correctly rounded quotient of exact.glsl
+ * took convert 16.1 -> 19.9 us at 1536x864 on the H200 even for an opaque frame, every alpha
+ * 255: docs/PERFORMANCE.md). In a buffer rather than as
  * constant arrays in the shader: an array indexed by a value is copied into each invocation's
  * local memory, which made this pass 8 to 10 us slower at 1536x864 on the H200. */
-layout(set = 0, binding = 12, std430) readonly buffer Srgb8 { uint srgb8[512]; };
+layout(set = 0, binding = 12, std430) readonly buffer Srgb8 { uint srgb8[768]; };
 layout(set = 0, binding = 8, std430) coherent volatile buffer Range { uint range[4]; };
 
 shared uint red_max[256];
@@ -95,7 +98,9 @@ void main()
                 roots10 |= srgb8[256u + code] << (10u * uint(k));
             }
             by_table = true;
-            c.a = upf_div_rn(upf_unorm(c.a, 255u), 255u);
+            /* Alpha: 1 for the opaque code without a load, else the table's c / 255. */
+            const uint alpha = upf_unorm(c.a, 255u);
+            c.a = alpha == 255u ? 1.0 : uintBitsToFloat(srgb8[512u + alpha]);
         }
         for (int k = 0; k < 4; k++) {
             float v = finite_or_zero(c[k]);
