@@ -639,6 +639,23 @@ int main(void)
         upf_models_destroy(&models);
     }
 
+    /* A set of one model, the 3x one, at 2x: its detail map is 3/2 of the destination (more
+     * than any frame of the built-in set makes: compose reads the map's samples straight from
+     * memory, at any scale). */
+    upf_models *only3 = upf_models_default(ctx);
+    if (only3 && only3->count > 0) {
+        for (int i = 0; i < only3->count; i++)
+            if (only3->model[i].step == 4)
+                only3->model[0] = only3->model[i];
+        only3->count = 1;
+        only3->model[0].flags &= ~UPF_MODEL_FLAG_NO_SMAA;
+        CHECKF(only3->model[0].step == 4, "the built-in set has no 3x model");
+        const pass_case big_map = { "3x model at 2x", 83, 61, 166, 122, noise, UPF_FORMAT_RGBA32F,
+                                    VK_FORMAT_R32G32B32A32_SFLOAT, 16, only3, 0 };
+        run_case(&t, ctx, &big_map);
+    }
+    upf_models_destroy(&only3);
+
     /* Without SMAA and without the network. */
     const pass_case off_case = { "no SMAA, no network", 83, 61, 166, 122, noise,
                                  UPF_FORMAT_RGBA32F, VK_FORMAT_R32G32B32A32_SFLOAT, 16, NULL,

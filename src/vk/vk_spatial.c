@@ -506,26 +506,13 @@ static upf_result check_params(upf_context *ctx, const char *fn, const upf_vk_sp
     return upf__spatial_check_params(ctx, fn, &sp);
 }
 
-/* A detail map at most 5/4 of the destination on each axis: what the model of the nearest
- * step gives at any ratio from 1 up. A model set without such a step (a set of fewer than
- * seven), or a frame at a smaller ratio than the engine was created for, can make the map
- * larger; that is refused here, before anything is recorded. (The compose shader that held a
- * tile's footprint of the map in shared memory, sized for 5/4, needed it; compose.comp now
- * reads the map's samples straight from memory, so only the tests of such a frame against
- * the CPU are missing for lifting it.) */
-static upf_result check_map_scale(upf_context *ctx, const char *fn, const upf__detail_map *map,
-                                  int step, int dst_width, int dst_height)
-{
-    if (4LL * map->width <= 5LL * dst_width && 4LL * map->height <= 5LL * dst_height)
-        return UPF_OK;
-    return upf__fail(ctx, UPF_ERROR_UNSUPPORTED, "%s: the model of step %d (ratio %.4g) makes "
-                     "a %dx%d detail map for a %dx%d destination, more than 5/4 of it, which "
-                     "the Vulkan compose pass cannot read; expected a ratio of at least %.4g "
-                     "for this model (give a model set with a model of a larger step, as the "
-                     "built-in set has, or create the engine for this ratio)", fn, step,
-                     12.0 / step, map->width, map->height, dst_width, dst_height,
-                     12.0 / step * 0.8);
-}
+/* compose's taps table (compose_taps.glsl) holds the frame's and the detail map's indices as
+ * 16-bit integers. A source side is at most UPF_MAX_IMAGE_DIMENSION (upf__check_pixels) and
+ * the map at most 12 / UPF_MODEL_STEP_MIN times the source, so both fit. (A map larger than
+ * the destination is fine: compose reads its samples straight from memory;
+ * tests/test_vk_passes.c checks one 3/2 of the destination.) */
+_Static_assert(UPF_MAX_IMAGE_DIMENSION * 12 / UPF_MODEL_STEP_MIN <= 65535,
+               "compose's taps table indexes the frame and the detail map with 16 bits");
 
 upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_params *p)
 {
@@ -580,9 +567,6 @@ upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_par
     s->cfg = upf__spatial_config_of(&sp, set);
     upf__detail_map_init(&s->map, s->cfg.model->step, s->cfg.model->flags, s->cfg.src_width,
                          s->cfg.src_height, NULL);
-    if (check_map_scale(ctx, fn, &s->map, s->cfg.model->step, s->cfg.dst_width,
-                        s->cfg.dst_height) != UPF_OK)
-        goto fail;
     void *con[UPF__SP_PASS_COUNT];
     for (int i = 0; i < UPF__SP_PASS_COUNT; i++)
         con[i] = s->con[i];
@@ -823,8 +807,6 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
     cfg.dst_width = dr.width, cfg.dst_height = dr.height;
     upf__detail_map map;
     upf__detail_map_init(&map, cfg.model->step, cfg.model->flags, sr.width, sr.height, NULL);
-    if ((r = check_map_scale(ctx, fn, &map, cfg.model->step, dr.width, dr.height)) != UPF_OK)
-        return r;
     uint8_t con_mem[UPF__SP_PASS_COUNT][CON_MAX + sizeof(upf__vk_push_tail)];
     void *con[UPF__SP_PASS_COUNT];
     for (int i = 0; i < UPF__SP_PASS_COUNT; i++)
