@@ -4,7 +4,8 @@
  * SMAANeighborhoodBlendingPS).
  *
  * Reads: linear (binding 1; convert's tone map applied to the loaded pixels when range G,
- * M, is above 1: tone_map.glsl), weights (binding 5), range (binding 8). Writes: the frame (binding 6), only the
+ * M, is above 1: tone_map.glsl), weights (binding 5), range (binding 8), the table of c / 255
+ * (binding 12). Writes: the frame (binding 6), only the
  * pixels that blend; the others keep what the edges pass stored there.
  *
  * For P: right = a of the pixel to its right, below = g of the pixel below, left = b of P,
@@ -12,7 +13,8 @@
  * max(right, left) > max(below, above), else vertical, both sides of that axis counted:
  *   out = (w1 * lerp(P, N1, w1) + w2 * lerp(P, N2, w2)) * (1 / (w1 + w2)),
  * weights byte / 255, neighbours beyond the image clamped. The roundings are the CPU's:
- * byte / 255 and the reciprocal correctly rounded (exact.glsl), every product and sum
+ * byte / 255 from convert's table of it (binding 12), the reciprocal correctly rounded
+ * (exact.glsl), every product and sum
  * `precise`, then upf_pack_sqrt1010102's correctly rounded roots, so the words equal the
  * CPU's (the test allows one code per channel all the same, and reports how many differ).
  *
@@ -35,6 +37,9 @@ layout(set = 0, binding = 1, std430) readonly buffer Linear { vec4 linear[]; };
 layout(set = 0, binding = 5, std430) readonly buffer Weights { uint weights[]; };
 layout(set = 0, binding = 6, std430) writeonly buffer Frame { uint frame[]; };
 layout(set = 0, binding = 8, std430) readonly buffer Range { float range[4]; };
+/* convert's tables (vk_spatial.c): srgb8[512 + c] the float bits of c / 255, the CPU's
+ * weight byte / 255.0f. */
+layout(set = 0, binding = 12, std430) readonly buffer Srgb8 { uint srgb8[768]; };
 
 void main()
 {
@@ -62,7 +67,7 @@ void main()
         n1 = p.y + 1 < pc.height ? i + w : i;
         n2 = p.y > 0 ? i - w : i;
     }
-    const float w1 = upf_div_rn(i1, 255u), w2 = upf_div_rn(i2, 255u);
+    const float w1 = uintBitsToFloat(srgb8[512u + i1]), w2 = uintBitsToFloat(srgb8[512u + i2]);
     precise float sum = w1 + w2;
     const float inv = upf_rcp_rn(sum);
     vec4 c = linear[i], c1 = linear[n1], c2 = linear[n2];
