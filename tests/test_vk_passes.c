@@ -150,6 +150,8 @@ static size_t surface_bytes(const engines *e, int i)
     return (size_t)s->width * s->height * upf__surface_format_bytes(p->surface_info[i].format);
 }
 
+static bool convert_codes(const engines *e);
+
 /* Runs pass `pass` on the GPU from the CPU engine's current surfaces. On return out[i] holds
  * a copy of GPU surface i for every surface the pass writes (and *dest the destination,
  * RGBA32F, for compose); the caller frees them. 0 on success. */
@@ -181,6 +183,16 @@ static int gpu_pass(engines *e, int pass, void *out[UPF__SP_COUNT], float **dest
                 memcpy(up[i].map, e->gpu_linear, n);
             if (range_too && pass == UPF__SP_EDGES_PASS)
                 ((float *)up[i].map)[0] = 0.0f;
+            vkt_record_copy(cmd, up[i].buffer, b, n);
+        }
+        /* Edges after a convert that wrote the frame reads it: the CPU's encode of its
+         * linear values (what convert's words are checked against). */
+        if (i == UPF__SP_FRAME && pass == UPF__SP_EDGES_PASS && convert_codes(e)) {
+            const float *lin = upf__spatial_surface(e->cpu, UPF__SP_LINEAR)->data;
+            up[i] = vkt_buffer_make(t, n);
+            for (size_t k = 0; k < n / 4; k++)
+                ((uint32_t *)up[i].map)[k] = upf_pack_sqrt1010102(
+                    lin[4 * k], lin[4 * k + 1], lin[4 * k + 2], lin[4 * k + 3]);
             vkt_record_copy(cmd, up[i].buffer, b, n);
         }
     }
@@ -296,6 +308,14 @@ static bool convert_encodes(const engines *e)
            upf__spatial_surface(e->cpu, UPF__SP_EDGES)->width == 0;
 }
 
+/* With SMAA, from 8-bit sRGB data, convert writes the frame beside linear and edges reads it
+ * (UPF__VK_FUSE_CODES). */
+static bool convert_codes(const engines *e)
+{
+    return e->pc->cpu_format == UPF_FORMAT_RGBA8_SRGB &&
+           upf__spatial_surface(e->cpu, UPF__SP_EDGES)->width > 0;
+}
+
 /* Compares the GPU's outputs of `pass` with the CPU's surfaces after its run. */
 static void compare_pass(engines *e, int pass, void *const gpu[UPF__SP_COUNT], const float *dest,
                          upf_vk_variant variant)
@@ -308,7 +328,7 @@ static void compare_pass(engines *e, int pass, void *const gpu[UPF__SP_COUNT], c
         /* Without SMAA, from a format that holds nothing above 1, convert also writes the
          * frame (UPF__VK_FUSE_ENCODE) and, in linear's place, only its alpha plane (one float
          * a pixel: convert.comp). */
-        const bool fused = convert_encodes(e);
+        const bool fused = convert_encodes(e), frame_too = fused || convert_codes(e);
         /* The GPU's linear tone-mapped as the CPU's convert does it (convert.c); fused, the
          * CPU's colour with the GPU's alpha plane, which is all it wrote. */
         float *mapped = malloc(sizeof(float) * 4 * npx);
@@ -339,7 +359,7 @@ static void compare_pass(engines *e, int pass, void *const gpu[UPF__SP_COUNT], c
         free(mapped);
         /* The fused frame: the CPU's encode of its linear values, word for word (8-bit sRGB
          * sources by the table convert.comp reads, the others by exact square roots). */
-        if (fused) {
+        if (frame_too) {
             const float *lin = CPU(UPF__SP_LINEAR);
             const uint32_t *fw = gpu[UPF__SP_FRAME];
             size_t bad = 0, first = 0;
@@ -348,8 +368,8 @@ static void compare_pass(engines *e, int pass, void *const gpu[UPF__SP_COUNT], c
                 if (upf_pack_sqrt1010102(c[0], c[1], c[2], c[3]) != fw[i] && !bad++)
                     first = i;
             }
-            printf("%-22s convert: fused encode, %zu of %zu frame words differ\n", pc->name, bad,
-                   npx);
+            printf("%-22s convert: %s, %zu of %zu frame words differ\n", pc->name,
+                   fused ? "fused encode" : "frame beside linear", bad, npx);
             CHECKF(bad == 0, "%s: convert's frame word %zu: CPU 0x%08x GPU 0x%08x", pc->name,
                    first, upf_pack_sqrt1010102(lin[4 * first], lin[4 * first + 1],
                                                lin[4 * first + 2], lin[4 * first + 3]),

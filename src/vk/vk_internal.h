@@ -101,6 +101,9 @@ typedef struct upf__vk_push_tail {
 #define UPF__VK_FUSE_ENCODE 1u   /* convert writes the frame; the edges pass is not recorded */
 #define UPF__VK_FUSE_NO_MAP 2u   /* compose takes the detail as 0; the detail pass is not
                                   * recorded */
+#define UPF__VK_FUSE_CODES 4u    /* an 8-bit sRGB source with SMAA: convert writes the frame
+                                  * beside linear; edges takes its roots from the frame's
+                                  * codes by table and writes no frame */
 
 /* Does the format hold nothing above 1 (a UNORM format, sRGB or not), so that convert's tone
  * map never applies and convert may encode the frame (UPF__VK_FUSE_ENCODE)? The float

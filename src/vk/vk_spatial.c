@@ -14,6 +14,7 @@
  * the stack, and the only descriptor writes are the two host images into this frame's sets.
  *
  * Reads: the host's source image. Writes: the host's destination image; the engine's buffers. */
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,8 +106,11 @@ struct upf_vk_spatial {
     uint32_t format_ok[2][64];               /* [src/dst][format index]: usable */
 
     uint8_t area[UPF_SMAA_AREA_WIDTH * UPF_SMAA_AREA_HEIGHT * 2]; /* the table to upload */
-    uint32_t srgb8[768];                     /* convert's: linear (float bits), frame codes,
-                                              * c / 255 (float bits) of 8-bit codes */
+    uint32_t srgb8[1792];                    /* convert's: linear (float bits), frame codes,
+                                              * c / 255 (float bits) of 8-bit codes; edges':
+                                              * the root (float bits) of each frame code */
+    bool codes_frame;                        /* the last convert recorded wrote the frame
+                                              * beside linear (UPF__VK_FUSE_CODES) */
     union { float f32[UPF_NET_WEIGHTS]; uint16_t f16[UPF_NET_WEIGHTS]; } net;
 };
 
@@ -219,7 +223,8 @@ static int pass_bindings(int p, int binding[BUFFERS])
         binding[n++] = NET_BINDING;
     if (p == UPF__SP_COMPOSE)
         binding[n++] = TAPS_BINDING;
-    if (p == UPF__SP_CONVERT || p == UPF__SP_BLEND) /* blend: its c / 255 */
+    if (p == UPF__SP_CONVERT || p == UPF__SP_BLEND || /* blend: its c / 255 */
+        p == UPF__SP_EDGES_PASS)                       /* edges: the codes' roots */
         binding[n++] = SRGB8_BINDING;
     return n;
 }
@@ -586,6 +591,12 @@ upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_par
         s->srgb8[256 + i] = upf_pack_sqrt1010102(l, 0.0f, 0.0f, 0.0f) & 1023u;
         const float a = (float)i / 255.0f; /* an 8-bit alpha as the CPU's convert reads it */
         memcpy(&s->srgb8[512 + i], &a, sizeof a);
+        /* The square root of code i's linear value, as smaa_edges.c takes it for the luma
+         * (sqrtf, correctly rounded), at the frame's 10-bit code of it: no two codes share one
+         * (the codes of neighbouring 8-bit values are at least two apart), which the test of
+         * every code's edges checks (tests/test_vk_passes.c). */
+        const float root = sqrtf(l);
+        memcpy(&s->srgb8[768 + s->srgb8[256 + i]], &root, sizeof root);
     }
     for (int i = 0; i < UPF_NET_WEIGHTS; i++) {
         const float w = (&s->cfg.model->w[0][0][0])[i];
@@ -839,6 +850,14 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
         fuse |= UPF__VK_FUSE_ENCODE;
     if ((cfg.flags & UPF_SPATIAL_NO_NETWORK) && first <= UPF__SP_DETAIL_PASS && use_dst)
         fuse |= UPF__VK_FUSE_NO_MAP;
+    /* With SMAA, an 8-bit sRGB source (never tone mapped): convert writes the frame's words
+     * by its table beside linear, and edges takes the roots for its luma from them by table
+     * instead of correctly rounded square roots of linear, and stores no frame (on the H200
+     * the roots were half of edges: docs/PERFORMANCE.md). */
+    const bool codes = use_src ? !(cfg.flags & UPF_SPATIAL_NO_SMAA) && src_transfer >= 2u
+                               : s->codes_frame;
+    if (codes)
+        fuse |= UPF__VK_FUSE_CODES;
     const upf__vk_push_tail tail = { sr.x, sr.y, dr.x, dr.y, src_transfer,
                                      use_dst && dst->srgb ? 1u : 0u, 0,
                                      cfg.model->detail_strength, fuse };
@@ -974,6 +993,7 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
     s->slot_frame[slot] = (int64_t)s->frames;
     s->frames++;
     s->alpha_plane = encode;
+    s->codes_frame = codes;
     return UPF_OK;
 }
 

@@ -93,5 +93,6 @@ float upf_linear_to_srgb(float l)
 /* The tail's fuse bits (src/vk/ABI.md, "Push constants"). */
 const uint UPF_VK_FUSE_ENCODE = 1u; /* convert writes the frame (the edges pass is skipped) */
 const uint UPF_VK_FUSE_NO_MAP = 2u; /* compose reads no detail map: it is 0 (no detail pass) */
+const uint UPF_VK_FUSE_CODES = 4u;  /* convert writes the frame beside linear; edges reads it */
 
 #endif

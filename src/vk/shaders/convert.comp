@@ -29,7 +29,9 @@
  * frame itself, the same words (correctly rounded square roots, as smaa_edges.comp; for an
  * 8-bit sRGB source each code's from the table at binding 12), one dispatch and one barrier fewer
  * (docs/VULKAN.md, "Fused passes"); linear is then only the alpha plane: 8 bytes written a
- * pixel instead of 20.
+ * pixel instead of 20. With SMAA and an 8-bit sRGB source (fuse bit 2, UPF_VK_FUSE_CODES)
+ * this pass writes the frame's words by its table beside linear; edges takes its luma's
+ * roots from them (smaa_edges.comp).
  * One pixel an invocation: four (16 rows apart, their texels fetched first, a quarter of the
  * workgroups) took 22.0 us against 18.1 at 1536x864 on the H200, two 19.4, eight 25.7
  * (docs/PERFORMANCE.md).
@@ -62,7 +64,7 @@ layout(set = 0, binding = 6, std430) writeonly buffer Frame { uint frame[]; };
  * 255: docs/PERFORMANCE.md). In a buffer rather than as
  * constant arrays in the shader: an array indexed by a value is copied into each invocation's
  * local memory, which made this pass 8 to 10 us slower at 1536x864 on the H200. */
-layout(set = 0, binding = 12, std430) readonly buffer Srgb8 { uint srgb8[768]; };
+layout(set = 0, binding = 12, std430) readonly buffer Srgb8 { uint srgb8[1792]; };
 layout(set = 0, binding = 8, std430) coherent volatile buffer Range { uint range[4]; };
 
 shared uint red_max[256];
@@ -112,6 +114,10 @@ void main()
             linear_alpha[i] = c.a;
         } else {
             linear[i] = c;
+            /* fuse bit UPF_VK_FUSE_CODES (an 8-bit sRGB source with SMAA): the frame too, by
+             * table, for edges to read instead of square-rooting linear */
+            if ((pc.fuse & UPF_VK_FUSE_CODES) != 0u)
+                frame[i] = roots10 | (upf_unorm(c.a, 3u) << 30u);
         }
         m_bits = floatBitsToUint(max(max(c.r, c.g), c.b));
         translucent = c.a < 1.0 ? 1u : 0u;

@@ -39,7 +39,7 @@ layout(set = 0, binding = 6, std430) writeonly buffer Frame { uint frame[]; };
 layout(set = 0, binding = 8, std430) readonly buffer Range { float range[4]; };
 /* convert's tables (vk_spatial.c): srgb8[512 + c] the float bits of c / 255, the CPU's
  * weight byte / 255.0f. */
-layout(set = 0, binding = 12, std430) readonly buffer Srgb8 { uint srgb8[768]; };
+layout(set = 0, binding = 12, std430) readonly buffer Srgb8 { uint srgb8[1792]; };
 
 void main()
 {

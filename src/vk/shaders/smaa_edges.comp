@@ -6,7 +6,12 @@
  * bit y*4+x the left edge of the block's pixel (x, y), bit 16+y*4+x its top edge) and the
  * frame (binding 6: every pixel's unblended sqrt 10:10:10:2 encoding; blend rewrites the
  * pixels that blend) and, when M > 1, range R = M / (1 + M) (one invocation). With detect =
- * 0 (UPF_SPATIAL_NO_SMAA) only the frame (and range R) is written.
+ * 0 (UPF_SPATIAL_NO_SMAA) only the frame (and range R) is written. With fuse bit 2
+ * (UPF_VK_FUSE_CODES: an 8-bit sRGB source, which is never tone-mapped) convert has written
+ * the frame already: the luma's roots come from its codes by table (binding 12), the same
+ * correctly rounded roots for a tenth of the work (edges 33.0 -> 15.4 us at 1536x864 on the
+ * H200 with the hardware's roots instead of the exact ones, docs/PERFORMANCE.md), and the
+ * frame is not written.
  *
  * Convert's tone map (tone_map.glsl) is applied here, to each loaded pixel, when M > 1: the
  * GPU's convert leaves linear as it was before the tone map.
@@ -40,7 +45,10 @@ layout(push_constant, std430) uniform Push {
 
 layout(set = 0, binding = 1, std430) readonly buffer Linear { vec4 linear[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer Edges { uint edges[]; };
-layout(set = 0, binding = 6, std430) writeonly buffer Frame { uint frame[]; };
+layout(set = 0, binding = 6, std430) buffer Frame { uint frame[]; };
+/* convert's tables (vk_spatial.c): srgb8[768 + k] the float bits of the square root of the
+ * linear value whose frame code is k (for the 256 codes an 8-bit sRGB value can have). */
+layout(set = 0, binding = 12, std430) readonly buffer Srgb8 { uint srgb8[1792]; };
 layout(set = 0, binding = 8, std430) buffer Range { float range[4]; };
 
 const float UPF_SMAA_THRESHOLD = 0.1;  /* SMAA_THRESHOLD */
@@ -56,6 +64,7 @@ void main()
     const uint tid = gl_LocalInvocationIndex;
     const float m_frame = range[1];
     const bool tone_map = upf_tone_mapped(m_frame);
+    const bool codes = (pc.fuse & UPF_VK_FUSE_CODES) != 0u; /* never tone-mapped */
     if (tone_map && gl_WorkGroupID.xy == uvec2(0u) && tid == 0u) {
         precise float den = 1.0 + m_frame;
         range[0] = m_frame / den;
@@ -66,14 +75,25 @@ void main()
         ivec2 l = ivec2(int(k % uint(APRON)), int(k / uint(APRON)));
         ivec2 q = origin - 2 + l;
         ivec2 c = clamp(q, ivec2(0), ivec2(pc.width - 1, pc.height - 1));
-        vec4 v = linear[uint(c.y) * uint(pc.width) + uint(c.x)];
+        const uint at = uint(c.y) * uint(pc.width) + uint(c.x);
+        if (codes) {
+            /* convert wrote the frame (an 8-bit sRGB source): each code's exact root by
+             * table, the same floats as upf_sqrt_rn of its linear value. */
+            const uint w = frame[at];
+            const vec3 roots = vec3(uintBitsToFloat(srgb8[768u + (w & 1023u)]),
+                                    uintBitsToFloat(srgb8[768u + ((w >> 10u) & 1023u)]),
+                                    uintBitsToFloat(srgb8[768u + ((w >> 20u) & 1023u)]));
+            luma[l.y][l.x] = upf_luma(roots.r, roots.g, roots.b);
+            continue;
+        }
+        vec4 v = linear[at];
         if (tone_map)
             v = upf_tone_map(v);
         vec3 roots = vec3(upf_sqrt_rn(v.r), upf_sqrt_rn(v.g), upf_sqrt_rn(v.b));
         luma[l.y][l.x] = upf_luma(roots.r, roots.g, roots.b);
         bool own = all(greaterThanEqual(l, ivec2(2))) && all(lessThan(l, ivec2(18)));
         if (own && q == c)
-            frame[uint(q.y) * uint(pc.width) + uint(q.x)] = upf_pack_roots1010102(roots, v.a);
+            frame[at] = upf_pack_roots1010102(roots, v.a);
     }
     if (pc.detect == 0u)
         return;
