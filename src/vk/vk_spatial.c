@@ -205,8 +205,8 @@ void upf_vk_spatial_destroy(upf_vk_spatial **ps)
 
 /* The bindings of pass p: its surfaces (the CPU scratch aside), the range for edges and blend
  * (they apply convert's tone map: tone_map.glsl), the frame for convert (its fused encode:
- * UPF__VK_FUSE_ENCODE), the sRGB tables for convert and blend, the weights for detail and
- * the taps table for compose. */
+ * UPF__VK_FUSE_ENCODE), the sRGB tables for convert, edges and blend, the weights for detail
+ * and the taps table for compose. */
 static int pass_bindings(int p, int binding[BUFFERS])
 {
     const upf__pass_info *info = &upf__spatial_pass_table()[p];

@@ -9,9 +9,8 @@
  * 0 (UPF_SPATIAL_NO_SMAA) only the frame (and range R) is written. With fuse bit 2
  * (UPF_VK_FUSE_CODES: an 8-bit sRGB source, which is never tone-mapped) convert has written
  * the frame already: the luma's roots come from its codes by table (binding 12), the same
- * correctly rounded roots for a tenth of the work (edges 33.0 -> 15.4 us at 1536x864 on the
- * H200 with the hardware's roots instead of the exact ones, docs/PERFORMANCE.md), and the
- * frame is not written.
+ * correctly rounded roots without computing them (edges 33.2 -> 12.6 us at 1536x864 on the
+ * H200, docs/PERFORMANCE.md), and the frame is not written.
  *
  * Convert's tone map (tone_map.glsl) is applied here, to each loaded pixel, when M > 1: the
  * GPU's convert leaves linear as it was before the tone map.
