@@ -89,8 +89,9 @@ struct upf_vk_spatial {
     uint64_t frames;                         /* frames recorded */
     int64_t slot_frame[SLOTS_MAX];           /* the frame last recorded in each slot, -1 */
     bool tables_recorded;
-    bool alpha_plane;                        /* the last convert recorded left linear as its
-                                              * alpha plane (UPF__VK_FUSE_ENCODE) */
+    uint32_t convert_fuse;                   /* the last recorded convert's fuse bits
+                                              * (UPF__VK_FUSE_ENCODE: linear is its alpha
+                                              * plane; UPF__VK_FUSE_CODES: it wrote the frame) */
     atomic_bool in_use;                      /* a record is in progress (upf__enter) */
 
     VkDeviceMemory memory;
@@ -109,8 +110,6 @@ struct upf_vk_spatial {
     uint32_t srgb8[1792];                    /* convert's: linear (float bits), frame codes,
                                               * c / 255 (float bits) of 8-bit codes; edges':
                                               * the root (float bits) of each frame code */
-    bool codes_frame;                        /* the last convert recorded wrote the frame
-                                              * beside linear (UPF__VK_FUSE_CODES) */
     union { float f32[UPF_NET_WEIGHTS]; uint16_t f16[UPF_NET_WEIGHTS]; } net;
 };
 
@@ -841,23 +840,20 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
      * compose reads of it) and edges is not recorded; a record without convert (the tests'
      * one pass at a time) reads the surfaces as the last convert left them. A model of
      * strength 0 (UPF_SPATIAL_NO_NETWORK) makes a map of zeros: no detail pass, compose takes
-     * 0, only when compose is in this record. */
-    uint32_t fuse = 0;
-    const bool encode = use_src ? (cfg.flags & UPF_SPATIAL_NO_SMAA) &&
-                                      upf__vk_format_at_most_one(src->format)
-                                : s->alpha_plane;
-    if (encode)
-        fuse |= UPF__VK_FUSE_ENCODE;
-    if ((cfg.flags & UPF_SPATIAL_NO_NETWORK) && first <= UPF__SP_DETAIL_PASS && use_dst)
-        fuse |= UPF__VK_FUSE_NO_MAP;
-    /* With SMAA, an 8-bit sRGB source (never tone mapped): convert writes the frame's words
+     * 0, only when compose is in this record.
+     * With SMAA, an 8-bit sRGB source (never tone mapped): convert writes the frame's words
      * by its table beside linear, and edges takes the roots for its luma from them by table
      * instead of correctly rounded square roots of linear, and stores no frame (on the H200
      * the roots were half of edges: docs/PERFORMANCE.md). */
-    const bool codes = use_src ? !(cfg.flags & UPF_SPATIAL_NO_SMAA) && src_transfer >= 2u
-                               : s->codes_frame;
-    if (codes)
-        fuse |= UPF__VK_FUSE_CODES;
+    const bool smaa = !(cfg.flags & UPF_SPATIAL_NO_SMAA);
+    uint32_t fuse = s->convert_fuse;
+    if (use_src)
+        fuse = !smaa && upf__vk_format_at_most_one(src->format) ? UPF__VK_FUSE_ENCODE
+               : smaa && src_transfer >= 2u                      ? UPF__VK_FUSE_CODES
+                                                                 : 0u;
+    const uint32_t convert_fuse = fuse;
+    if ((cfg.flags & UPF_SPATIAL_NO_NETWORK) && first <= UPF__SP_DETAIL_PASS && use_dst)
+        fuse |= UPF__VK_FUSE_NO_MAP;
     const upf__vk_push_tail tail = { sr.x, sr.y, dr.x, dr.y, src_transfer,
                                      use_dst && dst->srgb ? 1u : 0u, 0,
                                      cfg.model->detail_strength, fuse };
@@ -992,8 +988,7 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
                    VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT, ni, ib);
     s->slot_frame[slot] = (int64_t)s->frames;
     s->frames++;
-    s->alpha_plane = encode;
-    s->codes_frame = codes;
+    s->convert_fuse = convert_fuse;
     return UPF_OK;
 }
 

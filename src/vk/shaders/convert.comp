@@ -109,15 +109,16 @@ void main()
             c[k] = v > 0.0 ? v : 0.0; /* below 0 and -0 become +0 */
         }
         c.a = c.a < 1.0 ? c.a : 1.0;
+        const uint table_word = roots10 | (upf_unorm(c.a, 3u) << 30u); /* 8-bit sRGB */
         if ((pc.fuse & UPF_VK_FUSE_ENCODE) != 0u) {
-            frame[i] = by_table ? roots10 | (upf_unorm(c.a, 3u) << 30u) : upf_pack_sqrt1010102(c);
+            frame[i] = by_table ? table_word : upf_pack_sqrt1010102(c);
             linear_alpha[i] = c.a;
         } else {
             linear[i] = c;
             /* fuse bit UPF_VK_FUSE_CODES (an 8-bit sRGB source with SMAA): the frame too, by
              * table, for edges to read instead of square-rooting linear */
             if ((pc.fuse & UPF_VK_FUSE_CODES) != 0u)
-                frame[i] = roots10 | (upf_unorm(c.a, 3u) << 30u);
+                frame[i] = table_word;
         }
         m_bits = floatBitsToUint(max(max(c.r, c.g), c.b));
         translucent = c.a < 1.0 ? 1u : 0u;
