@@ -308,6 +308,7 @@ static void test_reconstruct(upf_context *ctx, test_rng *rng)
         double worst_c = 0, worst_z = 0;
         int motion_wrong = 0, scatter_wrong = 0;
         uint32_t *want = malloc(4 * (size_t)w * h);
+        unsigned char *unsure = calloc((size_t)w * h, 1); /* a tap at the threshold reaches it */
         for (int i = 0; i < w * h; i++)
             want[i] = UPF__NO_DEPTH;
         for (int y = 0; y < h; y++)
@@ -343,22 +344,26 @@ static void test_reconstruct(upf_context *ctx, test_rng *rng)
                 for (int k = 0; k < 4; k++) {
                     int tx = i0 + (k & 1), ty = j0 + (k >> 1);
                     double wt = ((k & 1) ? fx : 1 - fx) * ((k >> 1) ? fy : 1 - fy);
-                    /* weights within float rounding of the threshold are not checked */
-                    if (fabs(wt - UPF__SCATTER_MIN) < 1e-5)
+                    if (tx < 0 || tx >= w || ty < 0 || ty >= h)
                         continue;
-                    if (wt > UPF__SCATTER_MIN && tx >= 0 && tx < w && ty >= 0 && ty < h &&
-                        bits < want[(size_t)ty * w + tx])
+                    /* a weight within float rounding of the threshold may count or not: the
+                     * cell it reaches is not checked (seed 24341375920199 had three taps of
+                     * 0.0200097, which the engine's float weights keep) */
+                    if (fabs(wt - UPF__SCATTER_MIN) < 1e-5)
+                        unsure[(size_t)ty * w + tx] = 1;
+                    else if (wt > UPF__SCATTER_MIN && bits < want[(size_t)ty * w + tx])
                         want[(size_t)ty * w + tx] = bits;
                 }
             }
         for (int i = 0; i < w * h; i++)
-            scatter_wrong += pd[i] != want[i];
+            scatter_wrong += !unsure[i] && pd[i] != want[i];
         CHECKF(worst_c < 2e-6, "round %d: working colour off by %g", round, worst_c);
         CHECKF(worst_z < 1e-5, "round %d: view depth off by %g relative", round, worst_z);
         CHECK_EQ_INT(motion_wrong, 0);
         CHECKF(scatter_wrong <= w * h / 200, "round %d: %d scatter cells differ", round,
                scatter_wrong);
         free(want);
+        free(unsure);
         free(col);
         free(dep);
         free(mot);
