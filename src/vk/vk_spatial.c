@@ -101,6 +101,9 @@ struct upf_vk_spatial {
     VkPipelineLayout layout[UPF__SP_PASS_COUNT];
     VkPipeline pipe[UPF__SP_PASS_COUNT];
     VkPipeline taps_pipe;                    /* compose_taps.comp, in compose's layout */
+    VkPipeline compose_no_map_pipe;          /* compose with MAP false, for records with fuse
+                                              * bit UPF__VK_FUSE_NO_MAP (a model of strength 0);
+                                              * VK_NULL_HANDLE for other models */
     VkDescriptorPool pool;
     VkDescriptorSet set[SLOTS_MAX][UPF__SP_PASS_COUNT];
     VkQueryPool queries;
@@ -183,6 +186,8 @@ void upf_vk_spatial_destroy(upf_vk_spatial **ps)
             vk->vkDestroyDescriptorPool(d, s->pool, a);
         if (s->taps_pipe)
             vk->vkDestroyPipeline(d, s->taps_pipe, a);
+        if (s->compose_no_map_pipe)
+            vk->vkDestroyPipeline(d, s->compose_no_map_pipe, a);
         for (int p = 0; p < UPF__SP_PASS_COUNT; p++) {
             if (s->pipe[p])
                 vk->vkDestroyPipeline(d, s->pipe[p], a);
@@ -392,10 +397,39 @@ static upf_result make_pipeline(upf_vk_spatial *s, const char *fn, const char *n
     return UPF_OK;
 }
 
+/* compose's specialisation constants (src/vk/ABI.md, "Dispatch"): 0, 1 the tile (TILE_X,
+ * TILE_Y), 2 SHARPEN, 3 BASE_TAPS (the model's base: 2 bilinear, 4 Catmull-Rom, 6 Lanczos-3,
+ * cubic first, as src/spatial/compose.c picks it), 4 MAP (whether the pass reads the detail
+ * map). */
+typedef struct compose_spec_data {
+    int32_t value[5];
+    VkSpecializationMapEntry entry[5];
+    VkSpecializationInfo info;
+} compose_spec_data;
+
+static const VkSpecializationInfo *compose_spec(compose_spec_data *d, const upf_vk_spatial *s,
+                                               bool map)
+{
+    const unsigned flags = s->cfg.model->flags;
+    const int32_t base = (flags & UPF_MODEL_FLAG_CUBIC_BASE)          ? 4
+                         : (flags & UPF_MODEL_FLAG_SQRT_LANCZOS_BASE) ? 6
+                                                                      : 2;
+    const int32_t value[5] = { s->tile[0], s->tile[1], s->sharpen ? VK_TRUE : VK_FALSE, base,
+                               map ? VK_TRUE : VK_FALSE };
+    for (uint32_t i = 0; i < 5; i++) {
+        d->value[i] = value[i];
+        d->entry[i] = (VkSpecializationMapEntry){ i, (uint32_t)(i * sizeof(int32_t)),
+                                                  sizeof(int32_t) };
+    }
+    d->info = (VkSpecializationInfo){ 5, d->entry, sizeof d->value, d->value };
+    return &d->info;
+}
+
 static upf_result make_pipelines(upf_vk_spatial *s, const char *fn)
 {
     const upf__vk_funcs *vk = &s->vk;
     const upf__pass_info *info = upf__spatial_pass_table();
+    compose_spec_data spec;
     for (int p = 0; p < UPF__SP_PASS_COUNT; p++) {
         int binding[BUFFERS];
         const int n = pass_bindings(p, binding);
@@ -423,16 +457,16 @@ static upf_result make_pipelines(upf_vk_spatial *s, const char *fn)
             return VKFAIL("vkCreatePipelineLayout", r);
 
         const char *name = p == UPF__SP_DETAIL_PASS ? detail_shader[s->variant] : info[p].file;
-        /* compose's TILE_X, TILE_Y and SHARPEN (a VkBool32). */
-        const VkSpecializationMapEntry tile_entry[3] = {
-            { 0, 0, sizeof(int32_t) }, { 1, sizeof(int32_t), sizeof(int32_t) },
-            { 2, 2 * sizeof(int32_t), sizeof(VkBool32) } };
-        const int32_t tile[3] = { s->tile[0], s->tile[1], s->sharpen ? VK_TRUE : VK_FALSE };
-        const VkSpecializationInfo tile_spec = { 3, tile_entry, sizeof tile, tile };
         if (make_pipeline(s, fn, name, info[p].name, s->layout[p],
-                          p == UPF__SP_COMPOSE ? &tile_spec : NULL, &s->pipe[p]) != UPF_OK)
+                          p == UPF__SP_COMPOSE ? compose_spec(&spec, s, true) : NULL,
+                          &s->pipe[p]) != UPF_OK)
             return UPF_ERROR_UNSUPPORTED;
     }
+    /* A model of strength 0 never has a map to read in a whole frame: compose without it. */
+    if ((s->cfg.flags & UPF_SPATIAL_NO_NETWORK) &&
+        make_pipeline(s, fn, "compose", "compose", s->layout[UPF__SP_COMPOSE],
+                      compose_spec(&spec, s, false), &s->compose_no_map_pipe) != UPF_OK)
+        return UPF_ERROR_UNSUPPORTED;
     /* compose's taps, in compose's layout (of its bindings the shader uses only the table). */
     if (make_pipeline(s, fn, "compose_taps", "compose", s->layout[UPF__SP_COMPOSE], NULL,
                       &s->taps_pipe) != UPF_OK)
@@ -952,7 +986,11 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
                 memory_barrier(vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                                rw, 0, NULL);
-            vk->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipe[p]);
+            const VkPipeline pipe = p == UPF__SP_COMPOSE && (fuse & UPF__VK_FUSE_NO_MAP) &&
+                                            s->compose_no_map_pipe
+                                        ? s->compose_no_map_pipe
+                                        : s->pipe[p];
+            vk->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
             vk->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout[p], 0, 1,
                                         &s->set[slot][p], 0, NULL);
             for (int phase = 0; phase < dispatch[p].phases; phase++) {

@@ -55,6 +55,16 @@ layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 layout(constant_id = 0) const int TILE_X = 16;
 layout(constant_id = 1) const int TILE_Y = 16;
 layout(constant_id = 2) const bool SHARPEN = true;
+/* The model's base, fixed when the engine is made (its model is): its taps a row or column,
+ * 2 bilinear, 4 Catmull-Rom (UPF_MODEL_FLAG_CUBIC_BASE), 6 Lanczos-3
+ * (UPF_MODEL_FLAG_SQRT_LANCZOS_BASE). As a constant it leaves one tap loop in the pass instead
+ * of three behind run-time branches: compose 39.3 -> 36.5 us at 1536x864 -> 2048x1152 and
+ * 142.3 -> 121.8 at 1080p -> 4K on the H200 (docs/PERFORMANCE.md). */
+layout(constant_id = 3) const int BASE_TAPS = 2;
+/* false: the pass never reads the detail map (the engine's model has strength 0, so no detail
+ * pass runs and the map would be zeros); true: it reads it unless fuse bit
+ * UPF_VK_FUSE_NO_MAP says otherwise. */
+layout(constant_id = 4) const bool MAP = true;
 
 #include "color.glsl"
 #include "compose_taps.glsl"
@@ -82,8 +92,6 @@ layout(set = 0, binding = 8, std430) readonly buffer Range { float range[4]; };
 layout(set = 0, binding = 9) uniform writeonly image2D dst;
 layout(set = 0, binding = 11, std430) readonly buffer Taps { uint taps[]; };
 
-const uint UPF_MODEL_FLAG_CUBIC_BASE = 2u;        /* upframe.h */
-const uint UPF_MODEL_FLAG_SQRT_LANCZOS_BASE = 4u; /* upframe.h */
 
 const int APRON = SHARPEN ? 1 : 0; /* the border the sharpen's neighbours need */
 const int AX = TILE_X + 2 * APRON; /* the apron: the tile and its border */
@@ -105,19 +113,24 @@ shared vec4 vsum[AY][FOOT];     /* the vertical sums: apron row x footprint colu
 shared float lum[AY][AX];
 
 /* The frame's pixel (x, y) as the base filters it: unpacked, squared for the cubic base (it
- * filters linear light), its alpha linear's when range B > 0 (full_alpha), from the alpha
- * plane when convert wrote only that (alpha_plane: fuse bit UPF_VK_FUSE_ENCODE). */
-vec4 frame_px(int x, int y, bool cubic, bool full_alpha, bool alpha_plane)
+ * filters linear light). */
+vec4 frame_px(int x, int y, bool cubic)
 {
-    const uint i = uint(y) * uint(pc.in_width) + uint(x);
-    vec4 p = upf_unpack_sqrt1010102_fast(frame[i]);
+    vec4 p = upf_unpack_sqrt1010102_fast(frame[uint(y) * uint(pc.in_width) + uint(x)]);
     if (cubic) {
         precise vec3 p2 = p.rgb * p.rgb;
         p.rgb = p2;
     }
-    if (full_alpha)
-        p.a = alpha_plane ? linear_alpha[i] : linear[i].a;
     return p;
+}
+
+/* Its alpha at full precision, when range B > 0 (a translucent frame: the frame's word holds
+ * two bits of alpha): linear's, or the alpha plane's when convert wrote only that
+ * (alpha_plane: fuse bit UPF_VK_FUSE_ENCODE). */
+float frame_alpha(int x, int y, bool alpha_plane)
+{
+    const uint i = uint(y) * uint(pc.in_width) + uint(x);
+    return alpha_plane ? linear_alpha[i] : linear[i].a;
 }
 
 /* The four map samples of apron entry (ax, ay). */
@@ -133,11 +146,11 @@ void main()
 {
     const uint tid = gl_LocalInvocationIndex;
     const ivec2 tile = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_X, TILE_Y);
-    const bool cubic = (pc.flags & UPF_MODEL_FLAG_CUBIC_BASE) != 0u;
-    const int n = cubic ? 4 : (pc.flags & UPF_MODEL_FLAG_SQRT_LANCZOS_BASE) != 0u ? 6 : 2;
+    const int n = BASE_TAPS == 4 || BASE_TAPS == 6 ? BASE_TAPS : 2;
+    const bool cubic = n == 4;
     const bool full_alpha = range[2] > 0.0;
     const bool fused = (pc.fuse & UPF_VK_FUSE_ENCODE) != 0u; /* linear is an alpha plane */
-    const bool map = (pc.fuse & UPF_VK_FUSE_NO_MAP) == 0u;
+    const bool map = MAP && (pc.fuse & UPF_VK_FUSE_NO_MAP) == 0u;
 
     /* 1. The taps of the apron's AX columns and AY rows, the base's and the detail map's,
      * from the table compose_taps.comp made for this frame (compose_taps.glsl). */
@@ -172,7 +185,9 @@ void main()
      * columns, a division by a constant, they took two rounds, the second mostly idle:
      * compose 47.1 -> 39.3 us at 1536x864 -> 2048x1152 and 171.6 -> 142.5 at 1080p -> 4K on
      * the H200, docs/PERFORMANCE.md.) First each
-     * invocation's map samples are asked for, to arrive while the sums are made. */
+     * invocation's map samples are asked for, to arrive while the sums are made. A
+     * translucent frame's alpha is summed again from linear, by the same taps in the same
+     * order, in a loop of its own behind one uniform branch (not a branch a tap). */
     const ivec2 lp0 = ivec2(int(tid % uint(TILE_X)), int(tid / uint(TILE_X)));
     vec4 dsamp[PPT];
     for (int r = 0; r < PPT; r++)
@@ -185,10 +200,19 @@ void main()
         const int ay = int((float(k) + 0.5) * inv_fsize), fx = int(k) - ay * fsize;            \
         vec4 v[N];                                                                             \
         for (int j = 0; j < N; j++)                                                            \
-            v[j] = frame_px(f0 + fx, base_idx[AX + ay][j], cubic, full_alpha, fused);          \
+            v[j] = frame_px(f0 + fx, base_idx[AX + ay][j], cubic);                            \
         precise vec4 acc = vec4(0.0);                                                          \
         for (int j = 0; j < N; j++)                                                            \
             acc += base_w[AX + ay][j] * v[j];                                                  \
+        if (full_alpha) {                                                                      \
+            float a[N];                                                                        \
+            for (int j = 0; j < N; j++)                                                        \
+                a[j] = frame_alpha(f0 + fx, base_idx[AX + ay][j], fused);                      \
+            precise float acc_a = 0.0;                                                         \
+            for (int j = 0; j < N; j++)                                                        \
+                acc_a += base_w[AX + ay][j] * a[j];                                            \
+            acc.a = acc_a;                                                                     \
+        }                                                                                      \
         vsum[ay][fx] = acc;                                                                    \
     }
     if (n == 4) {
