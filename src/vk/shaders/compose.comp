@@ -58,8 +58,8 @@ layout(constant_id = 2) const bool SHARPEN = true;
 /* The model's base, fixed when the engine is made (its model is): its taps a row or column,
  * 2 bilinear, 4 Catmull-Rom (UPF_MODEL_FLAG_CUBIC_BASE), 6 Lanczos-3
  * (UPF_MODEL_FLAG_SQRT_LANCZOS_BASE). As a constant it leaves one tap loop in the pass instead
- * of three behind run-time branches: compose 39.3 -> 36.5 us at 1536x864 -> 2048x1152 and
- * 142.3 -> 121.8 at 1080p -> 4K on the H200 (docs/PERFORMANCE.md). */
+ * of three behind run-time branches: compose 39.6 -> 36.0 us at 1536x864 -> 2048x1152 and
+ * 142.6 -> 123.5 at 1080p -> 4K on the H200 (docs/PERFORMANCE.md). */
 layout(constant_id = 3) const int BASE_TAPS = 2;
 /* false: the pass never reads the detail map (the engine's model has strength 0, so no detail
  * pass runs and the map would be zeros); true: it reads it unless fuse bit
