@@ -414,13 +414,11 @@ static const VkSpecializationInfo *compose_spec(compose_spec_data *d, const upf_
     const int32_t base = (flags & UPF_MODEL_FLAG_CUBIC_BASE)          ? 4
                          : (flags & UPF_MODEL_FLAG_SQRT_LANCZOS_BASE) ? 6
                                                                       : 2;
-    const int32_t value[5] = { s->tile[0], s->tile[1], s->sharpen ? VK_TRUE : VK_FALSE, base,
-                               map ? VK_TRUE : VK_FALSE };
-    for (uint32_t i = 0; i < 5; i++) {
-        d->value[i] = value[i];
+    *d = (compose_spec_data){ .value = { s->tile[0], s->tile[1], s->sharpen ? VK_TRUE : VK_FALSE,
+                                         base, map ? VK_TRUE : VK_FALSE } };
+    for (uint32_t i = 0; i < 5; i++)
         d->entry[i] = (VkSpecializationMapEntry){ i, (uint32_t)(i * sizeof(int32_t)),
                                                   sizeof(int32_t) };
-    }
     d->info = (VkSpecializationInfo){ 5, d->entry, sizeof d->value, d->value };
     return &d->info;
 }

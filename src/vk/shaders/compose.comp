@@ -92,7 +92,6 @@ layout(set = 0, binding = 8, std430) readonly buffer Range { float range[4]; };
 layout(set = 0, binding = 9) uniform writeonly image2D dst;
 layout(set = 0, binding = 11, std430) readonly buffer Taps { uint taps[]; };
 
-
 const int APRON = SHARPEN ? 1 : 0; /* the border the sharpen's neighbours need */
 const int AX = TILE_X + 2 * APRON; /* the apron: the tile and its border */
 const int AY = TILE_Y + 2 * APRON;
