@@ -18,9 +18,9 @@
  * product). The windows and the stage's weights (A and C transposed, so that a column is a
  * contiguous 4-vector) are in shared memory as 4-vectors: three 4-vector loads feed 32
  * multiply-adds. No ReLU after the sixth stage. The next stage's weights are read from
- * binding 10 into registers while a stage runs and stored to the other half of wts at its
- * end (double buffering): on the H200 fp16 went 227.4 -> 205.1 us at 1280x720 -> 2560x1440
- * (docs/PERFORMANCE.md, "The calls of 2026-12-03, 14:40 UTC"). */
+ * binding 10 into registers while a stage runs and stored to wts after the stage's last read
+ * of it (behind the barrier that ends the stage's sums), so the load's latency hides behind
+ * the stage's arithmetic (docs/PERFORMANCE.md, "The calls of 2026-12-03, 14:40-15:00 UTC"). */
 #ifndef UPF_DETAIL_FMA_GLSL
 #define UPF_DETAIL_FMA_GLSL
 
@@ -32,7 +32,7 @@ layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
 
 layout(set = 0, binding = 10, std430) readonly buffer Net { NET_T net[]; };
 
-shared DV4 wts[2][4][64];     /* a stage's A^T, B, C^T, D: row k at [k * 4 .. k * 4 + 3]; stage s in wts[s & 1] */
+shared DV4 wts[4][64];        /* the stage's A^T, B, C^T, D: row k at [k * 4 .. k * 4 + 3] */
 shared DV4 slot0[GROUP][64];  /* Y, then T1, then Z (= the next Y) of window group g */
 shared DV4 slot1[GROUP][64];  /* T2 */
 shared float partial[GROUP][16];
@@ -44,14 +44,14 @@ void fetch_stage(uint tid, int stage, out NET_T v[PER])
         v[r] = net[uint(stage) * 1024u + tid + uint(r * THREADS)];
 }
 
-void store_stage(uint tid, int stage, NET_T v[PER])
+void store_stage(uint tid, NET_T v[PER])
 {
     for (int r = 0; r < PER; r++) {
         uint e = tid + uint(r * THREADS);
         uint m = e >> 8u, t = e & 255u;
         /* A and C transposed: M^T[k][i] = M[i][k]. */
         uint at = (m == 0u || m == 2u) ? (t & 15u) * 16u + (t >> 4u) : t;
-        wts[stage & 1][m][at >> 2u][at & 3u] = DT(v[r]);
+        wts[m][at >> 2u][at & 3u] = DT(v[r]);
     }
 }
 
@@ -94,11 +94,10 @@ void main()
             slot0[g][lane * 4 + q] = DV4((row[q] - mean) * scale);
         NET_T nv[PER];
         fetch_stage(tid, 0, nv);
-        store_stage(tid, 0, nv);
+        store_stage(tid, nv);
         barrier();
 
         for (int stage = 0; stage < 6; stage++) {
-            const int ws = stage & 1;
             if (stage < 5)
                 fetch_stage(tid, stage + 1, nv); /* arrives while this stage runs */
             DV4 t1[4], t2[4];
@@ -108,7 +107,7 @@ void main()
             }
             for (int k = 0; k < 16; k++) {
                 const DV4 y = slot0[g][k * 4 + qi];
-                const DV4 b = wts[ws][1][k * 4 + qj], d = wts[ws][3][k * 4 + qj];
+                const DV4 b = wts[1][k * 4 + qj], d = wts[3][k * 4 + qj];
                 for (int a = 0; a < 4; a++) {
                     t1[a] = fma(DV4(y[a]), b, t1[a]);
                     t2[a] = fma(DV4(y[a]), d, t2[a]);
@@ -126,7 +125,7 @@ void main()
                 zc[a] = DV4(0.0);
             }
             for (int k = 0; k < 16; k++) {
-                const DV4 ac = wts[ws][0][k * 4 + qi], cc = wts[ws][2][k * 4 + qi];
+                const DV4 ac = wts[0][k * 4 + qi], cc = wts[2][k * 4 + qi];
                 const DV4 u = slot0[g][k * 4 + qj], v = slot1[g][k * 4 + qj];
                 for (int a = 0; a < 4; a++) {
                     za[a] = fma(DV4(ac[a]), u, za[a]);
@@ -141,7 +140,7 @@ void main()
                 slot0[g][(4 * qi + a) * 4 + qj] = z;
             }
             if (stage < 5)
-                store_stage(tid, stage + 1, nv);
+                store_stage(tid, nv);
             barrier();
         }
 
