@@ -5,8 +5,11 @@
  * Reads: the frame (binding 6), the network weights (binding 10: 6144 float32,
  * w[stage][A, B, C, D][r * 16 + c]). Writes: the detail map (binding 7).
  *
- * One workgroup of 256 invocations per 48 x 48 map tile (16 windows of 16 x 16 luma, as
- * detail_common.glsl lays them out), in two rounds of 8 windows, 32 invocations a window.
+ * One workgroup of 128 invocations per 48 x 48 map tile (16 windows of 16 x 16 luma, as
+ * detail_common.glsl lays them out), in four rounds of 4 windows, 32 invocations a window
+ * (two rounds of 8 in 256 invocations took 371.4 against 359.2 us at 1280x720 -> 2560x1440
+ * and 788.6 against 725.8 at 1080p -> 4K on the H200: a workgroup's barriers wait for half
+ * the warps; 8 rounds of 2 took 511.1 / 1028.0; docs/PERFORMANCE.md).
  * Each stage Y <- ReLU(A * Y^T * B + C * Y^T * D) (no ReLU after the sixth) is two products:
  *   T1 = Y^T * B, T2 = Y^T * D     T1[i][j] = sum_k Y[k][i] * B[k][j]
  *   Z  = A * T1 + C * T2           Z[i][j]  = sum_k A[i][k] * T1[k][j] + sum_k C[i][k] * T2[k][j]
@@ -17,29 +20,35 @@
  * 1e-6 (the test's bound is in tests/test_vk_passes.c).
  *
  * Shared memory: the patch (8464 bytes) + a stage's weights (4096) + two 16 x 16 slots for
- * each of the 8 windows in flight (16384): 28944 bytes, within the 32 KiB Vulkan lets every
- * device offer. Grid tiles_x x tiles_y. */
+ * each of the 4 windows in flight (8192) + their means (512): 21264 bytes, within the 32 KiB
+ * Vulkan lets every device offer. Grid tiles_x x tiles_y. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
-layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+#define WIN 4 /* windows a round */
+#define THREADS (32 * WIN)
+layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
 
 #include "detail_common.glsl"
 
 layout(set = 0, binding = 10, std430) readonly buffer Net { float net[]; };
 
 shared float wts[4][256];     /* the stage's A^T, B, C^T, D */
-shared float slot0[8][256];   /* Y, then T1, then Z (= the next Y) of window group g */
-shared float slot1[8][256];   /* T2 */
-shared float partial[8][32];  /* window means */
+shared float slot0[WIN][256]; /* Y, then T1, then Z (= the next Y) of window group g */
+shared float slot1[WIN][256]; /* T2 */
+shared float partial[WIN][32]; /* window means */
 
+/* A stage's 1024 weights into wts, 1024 / THREADS an invocation. (Read into registers
+ * while the stage before runs, as detail_fma.glsl does, they measured no faster here: 354.1
+ * against 359.2 us at 1280x720 -> 2560x1440, 729.3 against 725.8 at 1080p -> 4K.) */
 void load_stage(uint tid, int stage)
 {
-    for (int m = 0; m < 4; m++) {
-        float v = net[stage * 1024 + m * 256 + int(tid)];
+    for (int r = 0; r < 1024 / THREADS; r++) {
+        uint e = tid + uint(r * THREADS);
+        uint m = e >> 8u, t = e & 255u;
         /* A and C transposed: wts[m][k * 16 + i] = M[i][k]. */
-        uint at = (m == 0 || m == 2) ? (tid & 15u) * 16u + (tid >> 4u) : tid;
-        wts[m][at] = v;
+        uint at = (m == 0u || m == 2u) ? (t & 15u) * 16u + (t >> 4u) : t;
+        wts[m][at] = net[stage * 1024 + int(e)];
     }
 }
 
@@ -47,17 +56,17 @@ void main()
 {
     const uint tid = gl_LocalInvocationIndex;
     if (pc.network == 0u) {
-        detail_zero_tile(tid, 256u);
+        detail_zero_tile(tid, uint(THREADS));
         return;
     }
-    detail_load_patch(tid, 256u, true);
+    detail_load_patch(tid, uint(THREADS), true);
 
     const uint g = tid >> 5u, lane = tid & 31u;
     const int i0 = int(lane >> 3u) * 4, j0 = int(lane & 7u) * 2;
     const bool mean = (pc.flags & UPF_MODEL_FLAG_WINDOW_MEAN) != 0u;
 
-    for (int round = 0; round < 2; round++) {
-        const int wi = round * 8 + int(g);
+    for (int round = 0; round < 16 / WIN; round++) {
+        const int wi = round * WIN + int(g);
         barrier(); /* the patch is complete; the last round's outputs are read */
         /* The window's input: 8 values per invocation. */
         float sum = 0.0;

@@ -2,12 +2,14 @@
  * detail_fp16.comp, which defines before including it:
  *   DT, DV4      the arithmetic's scalar and 4-vector types (float16_t, f16vec4)
  *   NET_T        the type of the weights in binding 10 (float16_t)
- *   GROUP        windows in flight at once (16): 16 * GROUP invocations a workgroup,
+ *   GROUP        windows in flight at once (8): 16 * GROUP invocations a workgroup,
  *                16 / GROUP rounds per tile
  *   EXACT_PATCH  true: the patch's sqrt values rounded as the CPU divides (detail_common.glsl)
  * detail.comp (fp32) ran this body with GROUP 8 too, and was slower on the H200 than its own
- * 4 x 2 layout with 256 invocations (382 against 269 us at 1536x864 -> 2048x1152: half the
- * warps per SM), so it keeps that.
+ * 4 x 2 layout (416.5 against 359.2 us at 1280x720 -> 2560x1440), so it keeps that. Larger
+ * blocks an invocation (8 x 4, 4 x 8, 8 x 8: fewer shared loads a multiply-add, fewer
+ * invocations) and two barriers a stage instead of four (T1 and T2 in slots of their own,
+ * the weights double-buffered) were slower too (docs/PERFORMANCE.md).
  * (CPU reference: src/spatial/detail.c and net_infer.c; docs/SPATIAL.md, "Pass 4".)
  *
  * 16 invocations a window, each computing a 4 x 4 block (rows i0..i0+3, columns j0..j0+3)
