@@ -7,8 +7,8 @@
  *
  * One workgroup of 128 invocations per 48 x 48 map tile (16 windows of 16 x 16 luma, as
  * detail_common.glsl lays them out), in four rounds of 4 windows, 32 invocations a window
- * (two rounds of 8 in 256 invocations took 371.4 against 359.2 us at 1280x720 -> 2560x1440
- * and 788.6 against 725.8 at 1080p -> 4K on the H200: a workgroup's barriers wait for half
+ * (two rounds of 8 in 256 invocations took 371.4 against 357.8 us at 1280x720 -> 2560x1440
+ * and 788.6 against 723.9 at 1080p -> 4K on the H200: a workgroup's barriers wait for half
  * the warps; 8 rounds of 2 took 511.1 / 1028.0; docs/PERFORMANCE.md).
  * Each stage Y <- ReLU(A * Y^T * B + C * Y^T * D) (no ReLU after the sixth) is two products:
  *   T1 = Y^T * B, T2 = Y^T * D     T1[i][j] = sum_k Y[k][i] * B[k][j]
@@ -38,17 +38,23 @@ shared float slot0[WIN][256]; /* Y, then T1, then Z (= the next Y) of window gro
 shared float slot1[WIN][256]; /* T2 */
 shared float partial[WIN][32]; /* window means */
 
-/* A stage's 1024 weights into wts, 1024 / THREADS an invocation. (Read into registers
- * while the stage before runs, as detail_fma.glsl does, they measured no faster here: 354.1
- * against 359.2 us at 1280x720 -> 2560x1440, 729.3 against 725.8 at 1080p -> 4K.) */
+/* A stage's 1024 weights into wts, 1024 / THREADS an invocation, all its loads issued
+ * before the first store (one loop of load-and-store measured 364.6 against 357.8 us at
+ * 1280x720 -> 2560x1440 on the H200). Read into registers while the stage before runs, as
+ * detail_fma.glsl does, they measured no faster (354.1 against 359.2 at 720p, 729.3 against
+ * 725.8 at 1080p -> 4K, in one call). */
+#define PER (1024 / THREADS)
 void load_stage(uint tid, int stage)
 {
-    for (int r = 0; r < 1024 / THREADS; r++) {
+    float v[PER];
+    for (int r = 0; r < PER; r++)
+        v[r] = net[stage * 1024 + int(tid) + r * THREADS];
+    for (int r = 0; r < PER; r++) {
         uint e = tid + uint(r * THREADS);
         uint m = e >> 8u, t = e & 255u;
         /* A and C transposed: wts[m][k * 16 + i] = M[i][k]. */
         uint at = (m == 0u || m == 2u) ? (t & 15u) * 16u + (t >> 4u) : t;
-        wts[m][at] = net[stage * 1024 + int(e)];
+        wts[m][at] = v[r];
     }
 }
 
