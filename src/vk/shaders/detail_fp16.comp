@@ -1,5 +1,5 @@
 /* detail_fp16.comp: the detail pass on the GPU with fp16 arithmetic and 16-bit storage
- * (detail_fma.glsl), for devices with shaderFloat16 and storageBuffer16BitAccess (CPU
+ * (body: detail_fma.glsl), for devices with shaderFloat16 and storageBuffer16BitAccess (CPU
  * reference: src/spatial/detail.c and net_infer.c; docs/SPATIAL.md, "Pass 4", "Precision").
  *
  * Reads: the frame (binding 6), the network weights (binding 10: 6144 float16,
@@ -8,22 +8,21 @@
  *
  * Every product and sum of the six stages is fp16 (two lanes per instruction where the GPU
  * packs half2); the luma patch and the window mean are fp32, the window's input rounded to
- * fp16 once. A tile's 16 windows in two rounds of 8: 128 invocations a workgroup (all 16 at
- * once, 256 invocations, took 203.9 against 180.8 us at 1280x720 -> 2560x1440 and 435.2
- * against 377.7 at 1080p -> 4K on the H200: a workgroup's barriers wait for half the warps;
- * 4 windows a round, 207.9 / 428.4; docs/PERFORMANCE.md). The map differs from the fp32 one
- * by the fp16 roundings (the whole pipeline is held to a mean absolute difference of 0.0005,
- * tests/test_vk_spatial.c; the map to 1.2e-4 + 1 % of its rms, tests/test_vk_passes.c).
- * Shared memory: patch 8464 + weights 2048 + 8 windows x 2 slots x 512 + 512: 19216 bytes.
- * Grid tiles_x x tiles_y. */
+ * fp16 once. 8 windows a round, two rounds a tile: 256 invocations a workgroup (179.3 us at
+ * 1280x720 -> 2560x1440 and 375.4 at 1080p -> 4K on the H200; 4 windows a round 184.2 /
+ * 381.4; docs/PERFORMANCE.md). The map differs from the fp32 one by the fp16 roundings (the
+ * whole pipeline is held to a mean absolute difference of 0.0005, tests/test_vk_spatial.c; the
+ * map to 1.2e-4 + 1 % of its rms, tests/test_vk_passes.c). Shared memory: patch 8464 +
+ * weights 2048 + 8 windows x 2 slots x 512 + 1024: 19728 bytes. Grid tiles_x x tiles_y. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
 
-#define DT float16_t
-#define DV4 f16vec4
+#define FT float16_t
+#define FT2 f16vec2
+#define FT4 f16vec4
 #define NET_T float16_t
-#define GROUP 8
+#define WIN 8
 #define EXACT_PATCH false
 #include "detail_fma.glsl"
