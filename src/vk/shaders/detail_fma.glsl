@@ -22,9 +22,9 @@
  * 4 windows a round (128 invocations) and fp16 8 (256; 4 took 184.2 against 179.3 us at
  * 1280x720 -> 2560x1440). The fp16 variant's earlier body (4 x 4 blocks, 16 invocations a
  * window, 4-vector shared loads; 75ee985) took 180.8 at 8 windows a round and 203.9 at 16;
- * larger blocks (8 x 4, 8 x 8), two barriers a stage instead of four (T1, T2 in slots of their
- * own, double-buffered weights) and that 4 x 4 body in fp32 (421.5 against 357.8 at 4 windows
- * a round) were all slower.
+ * on it, larger blocks (8 x 4, 8 x 8) and two barriers a stage instead of four (T1, T2 in
+ * slots of their own, double-buffered weights) were slower still, and in fp32 it took 421.5
+ * against 357.8 at 4 windows a round.
  *
  * Shared memory: the patch (8464 bytes) + a stage's weights (1024 FT) + two 16 x 16 FT slots
  * for each of the WIN windows in flight + their means (128 WIN bytes). */
