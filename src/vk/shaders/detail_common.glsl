@@ -79,6 +79,24 @@ void detail_load_patch(uint tid, uint threads, bool exact)
     }
 }
 
+/* The frame's word that window wi's input (r, c) is the luma of, read straight from the frame:
+ * the pixel detail_load_patch puts at window_input(wi, r, c) (the window starts at
+ * (s * wx, s * wy) in the patch, the patch at 4 s * tile - border, edge pixels repeated). */
+uint window_frame_word(int wi, int r, int c)
+{
+    const int s = pc.step, border = (16 - s) / 2;
+    const ivec2 o = ivec2(gl_WorkGroupID.xy) * (4 * s) - border + s * ivec2(wi & 3, wi >> 2);
+    const ivec2 q = clamp(o + ivec2(c, r), ivec2(0), ivec2(pc.in_width - 1, pc.in_height - 1));
+    return frame[uint(q.y) * uint(pc.in_width) + uint(q.x)];
+}
+
+/* A frame word's luma, as detail_load_patch makes it. */
+float frame_word_luma(uint w, bool exact)
+{
+    const vec3 c = exact ? upf_unpack_sqrt1010102(w).rgb : upf_unpack_sqrt1010102_fast(w).rgb;
+    return upf_luma(c.r, c.g, c.b);
+}
+
 /* Luma (r, c) of window wi's 16 x 16 input. */
 float window_input(int wi, int r, int c)
 {

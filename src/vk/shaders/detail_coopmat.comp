@@ -18,12 +18,12 @@
  * loaded as cooperative matrices straight from binding 10 (12 KiB, which stays in the
  * caches): copying them to shared memory first cost every workgroup 48 dependent rounds of
  * loads, and holding four windows' matrices in arrays at once was slower on the H200 too
- * (124 against 52 us at 1536x864 -> 2048x1152, docs/PERFORMANCE.md). The luma patch is fp32
+ * (124 against 52 us at 1536x864 -> 2048x1152, docs/PERFORMANCE.md). The window's luma is fp32
  * (rounded to fp16 as the window's input). The sixth stage's fp32 result goes to the map
  * unrounded.
  *
- * Shared memory: patch 8464 bytes + per subgroup a 16 x 16 fp16 window (512) and a 16 x 16
- * fp32 result (1024): 20752 bytes. Grid tiles_x x tiles_y.
+ * Shared memory: per subgroup a 16 x 16 fp16 window (512) and a 16 x 16 fp32 result (1024):
+ * 12288 bytes. Grid tiles_x x tiles_y.
  * Requires the subgroup size 32 (the NVIDIA devices that have the extension). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -58,8 +58,6 @@ void main()
         detail_zero_tile(tid, uint(THREADS));
         return;
     }
-    detail_load_patch(tid, uint(THREADS), false);
-    barrier();
 
     const uint sg = tid >> 5u, lane = tid & 31u;
     const uint base = sg * 256u;
@@ -68,17 +66,31 @@ void main()
 
     for (int n = 0; n < WINDOWS; n++) {
         const int wi = int(sg) * WINDOWS + n;
+        /* The window's luma straight from the frame, each subgroup its own, 8 pixels a lane
+         * (all loads issued first): no patch in shared memory and no workgroup barrier, so a
+         * subgroup starts its products as soon as its own pixels arrive. The same pixels and
+         * arithmetic as the patch's (detail_common.glsl), so the same map; the patch and its
+         * barrier took 71.5 against 62.8 us at 1280x720 -> 2560x1440 and 145.4 against 127.3
+         * at 1080p -> 4K on the H200 (120 registers against 76; docs/PERFORMANCE.md). */
+        uint raw[8];
+        for (int q = 0; q < 8; q++) {
+            const int e = int(lane) + q * 32;
+            raw[q] = window_frame_word(wi, e >> 4, e & 15);
+        }
+        float lv[8];
+        for (int q = 0; q < 8; q++)
+            lv[q] = frame_word_luma(raw[q], false);
         float mean = 0.0, scale = 1.0;
         if (mean_flag) {
             float sum = 0.0;
-            for (uint e = lane; e < 256u; e += 32u)
-                sum += window_input(wi, int(e >> 4u), int(e & 15u));
+            for (int q = 0; q < 8; q++)
+                sum += lv[q];
             mean = subgroupAdd(sum) * (1.0 / 256.0);
             scale = UPF_NET_WINDOW_MEAN_SCALE;
         }
         subgroupBarrier();
-        for (uint e = lane; e < 256u; e += 32u)
-            win[base + e] = float16_t((window_input(wi, int(e >> 4u), int(e & 15u)) - mean) * scale);
+        for (int q = 0; q < 8; q++)
+            win[base + lane + uint(q) * 32u] = float16_t((lv[q] - mean) * scale);
         subgroupMemoryBarrierShared();
         subgroupBarrier();
         HMAT yt, y;
