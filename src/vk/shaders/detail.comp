@@ -23,4 +23,5 @@
 #define NET_T float
 #define WIN 4
 #define EXACT_PATCH true
+#define DIRECT_WINDOWS 0
 #include "detail_fma.glsl"

@@ -5,6 +5,7 @@
  *   NET_T         the type of the weights in binding 10
  *   WIN           windows a round: 32 * WIN invocations a workgroup, 16 / WIN rounds a tile
  *   EXACT_PATCH   true: the patch's sqrt values rounded as the CPU divides (detail_common.glsl)
+ *   DIRECT_WINDOWS 1: each window's luma read straight from the frame, no patch (below)
  * (CPU reference: src/spatial/detail.c and net_infer.c; docs/SPATIAL.md, "Pass 4".)
  *
  * One workgroup per 48 x 48 map tile (16 windows of 16 x 16 luma, as detail_common.glsl lays
@@ -26,8 +27,9 @@
  * slots of their own, double-buffered weights) were slower still, and in fp32 it took 421.5
  * against 357.8 at 4 windows a round.
  *
- * Shared memory: the patch (8464 bytes) + a stage's weights (1024 FT) + two 16 x 16 FT slots
- * for each of the WIN windows in flight + their means (128 WIN bytes). */
+ * Shared memory: the patch (8464 bytes, none with DIRECT_WINDOWS) + a stage's weights (1024
+ * FT) + two 16 x 16 FT slots for each of the WIN windows in flight + their means (128 WIN
+ * bytes). */
 #ifndef UPF_DETAIL_FMA_GLSL
 #define UPF_DETAIL_FMA_GLSL
 
@@ -69,7 +71,9 @@ void main()
         detail_zero_tile(tid, uint(THREADS));
         return;
     }
+#if !DIRECT_WINDOWS
     detail_load_patch(tid, uint(THREADS), EXACT_PATCH);
+#endif
 
     const uint g = tid >> 5u, lane = tid & 31u;
     const int i0 = int(lane >> 3u) * 4, j0 = int(lane & 7u) * 2;
@@ -79,14 +83,38 @@ void main()
         const int wi = round * WIN + int(g);
         barrier(); /* the patch is complete; the last round's outputs are read */
         /* The window's input: 8 values per invocation (rounded to FT once, after the
-         * window's mean is taken off in fp32). */
+         * window's mean is taken off in fp32), from the patch, or with DIRECT_WINDOWS
+         * straight from the frame (window_frame_word: the same pixels, the same map but for
+         * the order of the window mean's sum). The patch is loaded once for the tile's 16
+         * windows, which overlap; read straight, each window's pixels are loaded and unpacked
+         * again (1.9 times the loads at 2x), but the patch's phase goes: fp16 179.3 -> 164.5
+         * us at 1280x720 -> 2560x1440 and 375.4 -> 343.8 at 1080p -> 4K on the H200 (73
+         * registers -> 50), while fp32, whose exact unpacking is long, went 357.8 -> 404.0. */
         float sum = 0.0;
+#if DIRECT_WINDOWS
+        float lv[8];
+        {
+            uint raw[8];
+            for (int n = 0; n < 8; n++) {
+                int e = int(lane) + n * 32;
+                raw[n] = window_frame_word(wi, e >> 4, e & 15);
+            }
+            for (int n = 0; n < 8; n++)
+                lv[n] = frame_word_luma(raw[n], EXACT_PATCH);
+        }
+        for (int n = 0; n < 8; n++) {
+            int e = int(lane) + n * 32;
+            slot0[g][e] = FT(lv[n]);
+            sum += lv[n];
+        }
+#else
         for (int n = 0; n < 8; n++) {
             int e = int(lane) * 8 + n;
             float v = window_input(wi, e >> 4, e & 15);
             slot0[g][e] = FT(v);
             sum += v;
         }
+#endif
         if (mean) {
             partial[g][lane] = sum;
             barrier();
@@ -94,10 +122,15 @@ void main()
             for (int n = 0; n < 32; n++)
                 total += partial[g][n];
             float m = total * (1.0 / 256.0);
+#if DIRECT_WINDOWS
+            for (int n = 0; n < 8; n++)
+                slot0[g][int(lane) + n * 32] = FT((lv[n] - m) * UPF_NET_WINDOW_MEAN_SCALE);
+#else
             for (int n = 0; n < 8; n++) {
                 int e = int(lane) * 8 + n;
                 slot0[g][e] = FT((window_input(wi, e >> 4, e & 15) - m) * UPF_NET_WINDOW_MEAN_SCALE);
             }
+#endif
         }
         load_stage(tid, 0);
         barrier();
