@@ -18,7 +18,7 @@
  * is contiguous) in shared memory. Every sum runs from k = 0 up as the CPU's does, with
  * fused multiply-adds (the CPU rounds each product).
  *
- * Measured on the H200 (docs/PERFORMANCE.md, "The calls of 2026-12-03, 16:28-16:52 UTC"):
+ * Measured on the H200 (docs/PERFORMANCE.md, "The calls of 2026-12-03, 16:28-17:04 UTC"):
  * the workgroup's four barriers a stage cost more the more warps they wait for, so fp32 runs
  * 4 windows a round (128 invocations) and fp16 8 (256; 4 took 184.2 against 179.3 us at
  * 1280x720 -> 2560x1440). The fp16 variant's earlier body (4 x 4 blocks, 16 invocations a
