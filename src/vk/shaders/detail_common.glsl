@@ -1,6 +1,7 @@
 /* detail_common.glsl: what the three variants of the detail pass share (detail.comp fp32,
- * detail_fp16.comp, detail_coopmat.comp): the push constants, the tile's luma patch and the
- * geometry of docs/SPATIAL.md, "Geometry" (CPU reference: src/spatial/detail.c).
+ * detail_fp16.comp, detail_coopmat.comp): the push constants, the tile's luma patch (fp32)
+ * or each window's pixels read straight from the frame (fp16, coopmat), and the geometry of
+ * docs/SPATIAL.md, "Geometry" (CPU reference: src/spatial/detail.c).
  *
  * One workgroup per 48 x 48 tile of the detail map; tile (tx, ty) = gl_WorkGroupID.xy.
  *  - The patch: luma of the sqrt frame over input pixels 4s * tile - border .. + 3s + 16
