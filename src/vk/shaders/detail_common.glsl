@@ -41,13 +41,34 @@ int patch_size()
     return 3 * pc.step + 16;
 }
 
-/* Fills `luma_patch` (all invocations take part; a barrier follows). exact: the sqrt values
- * rounded as the CPU divides (exact.glsl); else code * (1 / 1023), within an ulp of it (the
- * fp16 variants round far more than that anyway). */
+/* The patch's first pixel, before clamping: 4 s * tile - border. */
+ivec2 patch_origin()
+{
+    const int s = pc.step;
+    return ivec2(gl_WorkGroupID.xy) * (4 * s) - (16 - s) / 2;
+}
+
+/* The frame's word at input pixel p, edge pixels repeated. */
+uint frame_word_clamped(ivec2 p)
+{
+    const ivec2 q = clamp(p, ivec2(0), ivec2(pc.in_width - 1, pc.in_height - 1));
+    return frame[uint(q.y) * uint(pc.in_width) + uint(q.x)];
+}
+
+/* A frame word's luma. exact: the sqrt values rounded as the CPU divides (exact.glsl); else
+ * code * (1 / 1023), within an ulp of it (the fp16 variants round far more than that anyway). */
+float frame_word_luma(uint w, bool exact)
+{
+    const vec3 c = exact ? upf_unpack_sqrt1010102(w).rgb : upf_unpack_sqrt1010102_fast(w).rgb;
+    return upf_luma(c.r, c.g, c.b);
+}
+
+/* Fills `luma_patch` (all invocations take part; a barrier follows), each pixel's luma by
+ * frame_word_luma(exact). */
 void detail_load_patch(uint tid, uint threads, bool exact)
 {
-    const int s = pc.step, size = patch_size(), border = (16 - s) / 2;
-    const ivec2 o = ivec2(gl_WorkGroupID.xy) * (4 * s) - border;
+    const int size = patch_size();
+    const ivec2 o = patch_origin();
     const uint count = uint(size * size);
     /* A slot's row and column without an integer division by the run-time size (a long
      * instruction sequence): row = floor((k + 0.5) / size) in float, exact here since
@@ -62,40 +83,23 @@ void detail_load_patch(uint tid, uint threads, bool exact)
         for (uint r = 0u; r < 8u; r++) {
             const int k = int(k0 + r * threads);
             const int y = int((float(k) + 0.5) * inv_size);
-            const ivec2 q = clamp(o + ivec2(k - y * size, y), ivec2(0),
-                                  ivec2(pc.in_width - 1, pc.in_height - 1));
-            v[r] = uint(k) < count ? frame[uint(q.y) * uint(pc.in_width) + uint(q.x)] : 0u;
+            v[r] = uint(k) < count ? frame_word_clamped(o + ivec2(k - y * size, y)) : 0u;
         }
         for (uint r = 0u; r < 8u; r++) {
             const uint k = k0 + r * threads;
             if (k >= count)
                 break;
-            vec3 c;
-            if (exact)
-                c = upf_unpack_sqrt1010102(v[r]).rgb;
-            else
-                c = upf_unpack_sqrt1010102_fast(v[r]).rgb;
-            luma_patch[k] = upf_luma(c.r, c.g, c.b);
+            luma_patch[k] = frame_word_luma(v[r], exact);
         }
     }
 }
 
 /* The frame's word that window wi's input (r, c) is the luma of, read straight from the frame:
  * the pixel detail_load_patch puts at window_input(wi, r, c) (the window starts at
- * (s * wx, s * wy) in the patch, the patch at 4 s * tile - border, edge pixels repeated). */
+ * (s * wx, s * wy) in the patch). */
 uint window_frame_word(int wi, int r, int c)
 {
-    const int s = pc.step, border = (16 - s) / 2;
-    const ivec2 o = ivec2(gl_WorkGroupID.xy) * (4 * s) - border + s * ivec2(wi & 3, wi >> 2);
-    const ivec2 q = clamp(o + ivec2(c, r), ivec2(0), ivec2(pc.in_width - 1, pc.in_height - 1));
-    return frame[uint(q.y) * uint(pc.in_width) + uint(q.x)];
-}
-
-/* A frame word's luma, as detail_load_patch makes it. */
-float frame_word_luma(uint w, bool exact)
-{
-    const vec3 c = exact ? upf_unpack_sqrt1010102(w).rgb : upf_unpack_sqrt1010102_fast(w).rgb;
-    return upf_luma(c.r, c.g, c.b);
+    return frame_word_clamped(patch_origin() + pc.step * ivec2(wi & 3, wi >> 2) + ivec2(c, r));
 }
 
 /* Luma (r, c) of window wi's 16 x 16 input. */

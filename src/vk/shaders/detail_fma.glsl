@@ -90,31 +90,25 @@ void main()
          * again (1.9 times the loads at 2x), but the patch's phase goes: fp16 179.3 -> 164.5
          * us at 1280x720 -> 2560x1440 and 375.4 -> 343.8 at 1080p -> 4K on the H200 (73
          * registers -> 50), while fp32, whose exact unpacking is long, went 357.8 -> 404.0. */
-        float sum = 0.0;
-#if DIRECT_WINDOWS
+        /* Window element n of this invocation: with DIRECT_WINDOWS lane + 32 n (the
+         * frame's loads of a row side by side), else 8 lane + n, as before. */
+#define ELEM(n) (DIRECT_WINDOWS != 0 ? int(lane) + (n) * 32 : int(lane) * 8 + (n))
         float lv[8];
-        {
-            uint raw[8];
-            for (int n = 0; n < 8; n++) {
-                int e = int(lane) + n * 32;
-                raw[n] = window_frame_word(wi, e >> 4, e & 15);
-            }
-            for (int n = 0; n < 8; n++)
-                lv[n] = frame_word_luma(raw[n], EXACT_PATCH);
-        }
+#if DIRECT_WINDOWS
+        uint raw[8];
+        for (int n = 0; n < 8; n++)
+            raw[n] = window_frame_word(wi, ELEM(n) >> 4, ELEM(n) & 15);
+        for (int n = 0; n < 8; n++)
+            lv[n] = frame_word_luma(raw[n], EXACT_PATCH);
+#else
+        for (int n = 0; n < 8; n++)
+            lv[n] = window_input(wi, ELEM(n) >> 4, ELEM(n) & 15);
+#endif
+        float sum = 0.0;
         for (int n = 0; n < 8; n++) {
-            int e = int(lane) + n * 32;
-            slot0[g][e] = FT(lv[n]);
+            slot0[g][ELEM(n)] = FT(lv[n]);
             sum += lv[n];
         }
-#else
-        for (int n = 0; n < 8; n++) {
-            int e = int(lane) * 8 + n;
-            float v = window_input(wi, e >> 4, e & 15);
-            slot0[g][e] = FT(v);
-            sum += v;
-        }
-#endif
         if (mean) {
             partial[g][lane] = sum;
             barrier();
@@ -122,16 +116,10 @@ void main()
             for (int n = 0; n < 32; n++)
                 total += partial[g][n];
             float m = total * (1.0 / 256.0);
-#if DIRECT_WINDOWS
             for (int n = 0; n < 8; n++)
-                slot0[g][int(lane) + n * 32] = FT((lv[n] - m) * UPF_NET_WINDOW_MEAN_SCALE);
-#else
-            for (int n = 0; n < 8; n++) {
-                int e = int(lane) * 8 + n;
-                slot0[g][e] = FT((window_input(wi, e >> 4, e & 15) - m) * UPF_NET_WINDOW_MEAN_SCALE);
-            }
-#endif
+                slot0[g][ELEM(n)] = FT((lv[n] - m) * UPF_NET_WINDOW_MEAN_SCALE);
         }
+#undef ELEM
         load_stage(tid, 0);
         barrier();
 
