@@ -104,6 +104,9 @@ typedef struct upf__vk_push_tail {
 #define UPF__VK_FUSE_CODES 4u    /* an 8-bit sRGB source with SMAA: convert writes the frame
                                   * beside linear; edges takes its roots from the frame's
                                   * codes by table and writes no frame */
+#define UPF__VK_FUSE_AT_MOST_ONE 8u /* the source's format holds nothing above 1
+                                     * (upf__vk_format_at_most_one): convert leaves range G
+                                     * (M) at 0, the frame never being tone-mapped */
 
 /* Does the format hold nothing above 1 (a UNORM format, sRGB or not), so that convert's tone
  * map never applies and convert may encode the frame (UPF__VK_FUSE_ENCODE)? The float

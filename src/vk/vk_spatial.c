@@ -879,10 +879,16 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
      * the roots were half of edges: docs/PERFORMANCE.md). */
     const bool smaa = !(cfg.flags & UPF_SPATIAL_NO_SMAA);
     uint32_t fuse = s->convert_fuse;
-    if (use_src)
-        fuse = !smaa && upf__vk_format_at_most_one(src->format) ? UPF__VK_FUSE_ENCODE
-               : smaa && src_transfer >= 2u                      ? UPF__VK_FUSE_CODES
-                                                                 : 0u;
+    if (use_src) {
+        const bool at_most_one = upf__vk_format_at_most_one(src->format);
+        fuse = !smaa && at_most_one        ? UPF__VK_FUSE_ENCODE
+               : smaa && src_transfer >= 2u ? UPF__VK_FUSE_CODES
+                                            : 0u;
+        /* Such a source is never tone-mapped: convert leaves range G at 0 and reduces only
+         * the translucency (convert.comp). */
+        if (at_most_one)
+            fuse |= UPF__VK_FUSE_AT_MOST_ONE;
+    }
     const uint32_t convert_fuse = fuse;
     if ((cfg.flags & UPF_SPATIAL_NO_NETWORK) && first <= UPF__SP_DETAIL_PASS && use_dst)
         fuse |= UPF__VK_FUSE_NO_MAP;
@@ -977,8 +983,15 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
             case EXTENT_TILES: ex = dc->tiles_x, ey = dc->tiles_y; break;
             default: ex = dr.width, ey = dr.height; break;
             }
-            const int px = p == UPF__SP_COMPOSE ? s->tile[0] : dispatch[p].per_x,
-                      py = p == UPF__SP_COMPOSE ? s->tile[1] : dispatch[p].per_y;
+            int px = p == UPF__SP_COMPOSE ? s->tile[0] : dispatch[p].per_x,
+                py = p == UPF__SP_COMPOSE ? s->tile[1] : dispatch[p].per_y;
+#ifdef UPF_VK_PROBE
+            /* Shader work only: UPF_VK_CONVERT_PER=WxH, the pixels of one convert workgroup
+             * (for a convert.spv made for it). */
+            const char *per_env = p == UPF__SP_CONVERT ? getenv("UPF_VK_CONVERT_PER") : NULL;
+            if (per_env && sscanf(per_env, "%dx%d", &px, &py) != 2)
+                px = dispatch[p].per_x, py = dispatch[p].per_y;
+#endif
             const uint32_t gx = (uint32_t)((ex + px - 1) / px), gy = (uint32_t)((ey + py - 1) / py);
             if (taps_unfenced && p == UPF__SP_COMPOSE) /* compose is the first dispatch */
                 memory_barrier(vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,

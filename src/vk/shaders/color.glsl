@@ -94,5 +94,7 @@ float upf_linear_to_srgb(float l)
 const uint UPF_VK_FUSE_ENCODE = 1u; /* convert writes the frame (the edges pass is skipped) */
 const uint UPF_VK_FUSE_NO_MAP = 2u; /* compose reads no detail map: it is 0 (no detail pass) */
 const uint UPF_VK_FUSE_CODES = 4u;  /* convert writes the frame beside linear; edges reads it */
+const uint UPF_VK_FUSE_AT_MOST_ONE = 8u; /* the source holds nothing above 1: convert leaves
+                                          * range G (M) at 0 */
 
 #endif

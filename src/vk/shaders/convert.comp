@@ -123,12 +123,31 @@ void main()
         m_bits = floatBitsToUint(max(max(c.r, c.g), c.b));
         translucent = c.a < 1.0 ? 1u : 0u;
     }
-    /* The workgroup's largest value and translucency in shared memory, in two levels of 16
-     * (three barriers; a tree of halvings took nine and 2.6 us more at 1536x864 on the H200;
-     * no contended atomics), then at most one atomic each on the range, and none when the
-     * range already holds as much (it only grows, so a stale read can only cause an
-     * unneeded atomic, never skip a needed one). */
     const uint t = gl_LocalInvocationIndex;
+    if ((pc.fuse & UPF_VK_FUSE_AT_MOST_ONE) != 0u) {
+        /* A source that holds nothing above 1 (fuse bit UPF_VK_FUSE_AT_MOST_ONE: every UNORM
+         * format) is never tone-mapped, whatever its M, so the range's G is not wanted (it
+         * stays 0, which the passes after read as "not tone-mapped" as they would M <= 1):
+         * only whether some alpha is below 1. The translucent invocations set one shared
+         * word (a shared atomic, none for an opaque pixel) between two barriers, then at
+         * most one atomic on the range. With the tree below instead, convert took 16.0 us
+         * at 1536x864 on the H200, with this 15.5; a subgroup vote (subgroupAny, no barrier)
+         * 14.8, but that needs the optional vote feature (docs/PERFORMANCE.md). */
+        if (t == 0u)
+            red_or[0] = 0u;
+        barrier();
+        if (translucent != 0u)
+            atomicOr(red_or[0], 1u);
+        barrier();
+        if (t == 0u && red_or[0] != 0u && range[2] == 0u)
+            atomicOr(range[2], floatBitsToUint(1.0));
+        return;
+    }
+    /* A float source: the workgroup's largest value and translucency in shared memory, in
+     * two levels of 16 (three barriers; a tree of halvings took nine and 2.6 us more at
+     * 1536x864 on the H200; no contended atomics), then at most one atomic each on the range,
+     * and none when the range already holds as much (it only grows, so a stale read can only
+     * cause an unneeded atomic, never skip a needed one). */
     red_max[t] = m_bits;
     red_or[t] = translucent;
     barrier();
