@@ -50,6 +50,9 @@ layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
 layout(set = 0, binding = 10, std430) readonly buffer Net { float16_t net[]; };
 
 #define WINDOWS (16 / SUBGROUPS) /* windows per subgroup: two at a time */
+#if WINDOWS % 2 != 0
+#error "detail_coopmat.comp runs a subgroup's windows in pairs: SUBGROUPS must divide 8"
+#endif
 shared float16_t win[SUBGROUPS * 512]; /* subgroup s's windows at s * 512 (+ 256), row-major */
 shared float res[SUBGROUPS * 512];     /* their last results */
 
