@@ -629,8 +629,18 @@ upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_par
         const float root = sqrtf(l);
         memcpy(&s->srgb8[768 + s->srgb8[256 + i]], &root, sizeof root);
     }
+    /* The network's weights (src/vk/ABI.md, binding 10): the model's order, except that the
+     * coopmat variant gets the odd stages' matrices transposed, which detail_coopmat.comp
+     * reads in their transposed form (its stage loop): loaded row-major from here instead of
+     * column-major from the model's order, the pass took 98.9 -> 90.4 us at 1080p -> 4K on
+     * the H200 (docs/PERFORMANCE.md). */
+    const bool odd_transposed = s->variant == UPF_VK_VARIANT_COOPMAT;
     for (int i = 0; i < UPF_NET_WEIGHTS; i++) {
-        const float w = (&s->cfg.model->w[0][0][0])[i];
+        const int matrix = i / UPF_NET_WINDOW, r = i % UPF_NET_WINDOW / UPF_NET_DIM,
+                  c = i % UPF_NET_DIM;
+        const bool odd = (matrix / UPF_NET_MATRICES) % 2 == 1;
+        const float w = s->cfg.model->w[matrix / UPF_NET_MATRICES][matrix % UPF_NET_MATRICES]
+                                       [odd && odd_transposed ? c * UPF_NET_DIM + r : i % UPF_NET_WINDOW];
         if (s->variant == UPF_VK_VARIANT_FP32)
             s->net.f32[i] = w;
         else

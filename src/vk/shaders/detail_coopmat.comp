@@ -4,7 +4,8 @@
  * net_infer.c; docs/SPATIAL.md, "Pass 4" and "Precision").
  *
  * Reads: the frame (binding 6), the network weights (binding 10: 6144 float16,
- * w[stage][A, B, C, D][r * 16 + c]). Writes: the detail map (binding 7, float32).
+ * w[stage][A, B, C, D][r * 16 + c], the odd stages' matrices transposed: src/vk/ABI.md).
+ * Writes: the detail map (binding 7, float32).
  *
  * One workgroup of 128 invocations (4 subgroups of 32) per 48 x 48 map tile; each subgroup
  * takes 4 of the tile's 16 windows, two at a time, and runs each pair through all six stages
@@ -22,8 +23,11 @@
  * window at a time in 8 subgroups (8 subgroups of pairs 51.1 / 101.1; the same in arrays over
  * K windows in unrolled loops 52.7 / 104.4 for two, 58.8 / 113.2 for four; docs/PERFORMANCE.md).
  * The weight matrices are loaded as cooperative matrices straight from binding 10 (12 KiB,
- * which stays in the caches): copying them to shared memory first cost every workgroup 48
- * dependent rounds of loads. The window's luma is fp32 (rounded to fp16 as the window's
+ * which stays in the caches), every one row-major: the odd stages need A^T, B^T, C^T and D^T,
+ * which the backend stores transposed (column-major loads of the model's order took 98.9
+ * against 90.4 us at 1080p -> 4K). Copying them to shared memory first cost every workgroup
+ * 48 dependent rounds of loads; one copy of 12 KiB a workgroup behind a barrier, all loads then
+ * from shared memory, took 118.3 against 90.4. The window's luma is fp32 (rounded to fp16 as the window's
  * input). The sixth stage's fp32 result goes to the map unrounded. Each window's arithmetic is
  * the one-window shader's, so the map is too.
  *
@@ -134,11 +138,11 @@ void main()
             }
             y0 = HMAT(z0);
             y1 = HMAT(z1);
-            const uint w1 = w0 + 1024u;
-            coopMatLoadNV(a, net, w1, 16u, true);
-            coopMatLoadNV(b, net, w1 + 256u, 16u, true);
-            coopMatLoadNV(c, net, w1 + 512u, 16u, true);
-            coopMatLoadNV(d, net, w1 + 768u, 16u, true);
+            const uint w1 = w0 + 1024u; /* A^T, B^T, C^T, D^T, stored transposed */
+            coopMatLoadNV(a, net, w1, 16u, false);
+            coopMatLoadNV(b, net, w1 + 256u, 16u, false);
+            coopMatLoadNV(c, net, w1 + 512u, 16u, false);
+            coopMatLoadNV(d, net, w1 + 768u, 16u, false);
             /* B^T Y and D^T Y, then Y'^T = U1 A + U2 C */
             FMAT u10 = coopMatMulAddNV(b, y0, zero);
             FMAT u11 = coopMatMulAddNV(b, y1, zero);
