@@ -632,7 +632,7 @@ upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_par
     /* The network's weights (src/vk/ABI.md, binding 10): the model's order, except that the
      * coopmat variant gets the odd stages' matrices transposed, which detail_coopmat.comp
      * reads in their transposed form (its stage loop): loaded row-major from here instead of
-     * column-major from the model's order, the pass took 98.9 -> 90.4 us at 1080p -> 4K on
+     * column-major from the model's order, the pass took 98.9 -> 89.7 us at 1080p -> 4K on
      * the H200 (docs/PERFORMANCE.md). */
     const bool odd_transposed = s->variant == UPF_VK_VARIANT_COOPMAT;
     for (int i = 0; i < UPF_NET_WEIGHTS; i++) {

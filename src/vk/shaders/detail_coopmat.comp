@@ -25,10 +25,11 @@
  * The weight matrices are loaded as cooperative matrices straight from binding 10 (12 KiB,
  * which stays in the caches), every one row-major: the odd stages need A^T, B^T, C^T and D^T,
  * which the backend stores transposed (column-major loads of the model's order took 98.9
- * against 90.4 us at 1080p -> 4K). Copying them to shared memory first cost every workgroup
- * 48 dependent rounds of loads; one copy of 12 KiB a workgroup behind a barrier, all loads then
- * from shared memory, took 118.3 against 90.4. The window's luma is fp32 (rounded to fp16 as the window's
- * input). The sixth stage's fp32 result goes to the map unrounded. Each window's arithmetic is
+ * against 89.7 us at 1080p -> 4K on the H200). Copying them to shared memory first cost every
+ * workgroup 48 dependent rounds of loads; one copy of 12 KiB a workgroup behind a barrier,
+ * all loads then from shared memory, took 118.3 against 89.7. The window's luma is fp32
+ * (rounded to fp16 as the window's input). The sixth stage's fp32 result goes to the map
+ * unrounded. Each window's arithmetic is
  * the one-window shader's, so the map is too.
  *
  * Shared memory: per subgroup two 16 x 16 fp16 windows (1024) and two 16 x 16 fp32 results
