@@ -636,11 +636,11 @@ upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_par
      * the H200 (docs/PERFORMANCE.md). */
     const bool odd_transposed = s->variant == UPF_VK_VARIANT_COOPMAT;
     for (int i = 0; i < UPF_NET_WEIGHTS; i++) {
-        const int matrix = i / UPF_NET_WINDOW, r = i % UPF_NET_WINDOW / UPF_NET_DIM,
-                  c = i % UPF_NET_DIM;
-        const bool odd = (matrix / UPF_NET_MATRICES) % 2 == 1;
-        const float w = s->cfg.model->w[matrix / UPF_NET_MATRICES][matrix % UPF_NET_MATRICES]
-                                       [odd && odd_transposed ? c * UPF_NET_DIM + r : i % UPF_NET_WINDOW];
+        const int matrix = i / UPF_NET_WINDOW, stage = matrix / UPF_NET_MATRICES;
+        const int r = i % UPF_NET_WINDOW / UPF_NET_DIM, c = i % UPF_NET_DIM;
+        const int from = odd_transposed && stage % 2 == 1 ? c * UPF_NET_DIM + r
+                                                           : r * UPF_NET_DIM + c;
+        const float w = s->cfg.model->w[stage][matrix % UPF_NET_MATRICES][from];
         if (s->variant == UPF_VK_VARIANT_FP32)
             s->net.f32[i] = w;
         else

@@ -29,8 +29,7 @@
  * workgroup 48 dependent rounds of loads; one copy of 12 KiB a workgroup behind a barrier,
  * all loads then from shared memory, took 118.3 against 89.7. The window's luma is fp32
  * (rounded to fp16 as the window's input). The sixth stage's fp32 result goes to the map
- * unrounded. Each window's arithmetic is
- * the one-window shader's, so the map is too.
+ * unrounded. Each window's arithmetic is the one-window shader's, so the map is too.
  *
  * Shared memory: per subgroup two 16 x 16 fp16 windows (1024) and two 16 x 16 fp32 results
  * (2048): 12288 bytes. Grid tiles_x x tiles_y.
