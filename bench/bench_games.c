@@ -250,8 +250,9 @@ engine:
     if (explore) {
         static const struct { uint32_t flags; const char *name; } bases[] = {
             { 0, "bilinear sqrt" }, { UPF_MODEL_FLAG_CUBIC_BASE, "Catmull-Rom linear" },
-            { UPF_MODEL_FLAG_SQRT_LANCZOS_BASE, "Lanczos-3 sqrt" } };
-        for (int b = 0; b < 3; b++)
+            { UPF_MODEL_FLAG_SQRT_LANCZOS_BASE, "Lanczos-3 sqrt" },
+            { UPF_MODEL_FLAG_SRGB_LANCZOS_BASE, "Lanczos-3 sRGB" } };
+        for (int b = 0; b < 4; b++)
             for (int smaa = 1; smaa >= 0; smaa--) {
                 row r = { "", K_ENGINE, 0, NULL, 0, UPF_SPATIAL_NO_NETWORK, false };
                 snprintf(r.name, sizeof r.name, "base only: %s%s", bases[b].name,

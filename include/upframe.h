@@ -323,6 +323,10 @@ UPF_API upf_result upf_metric_shimmer(upf_context *ctx, const upf_image *frames,
                                                * model file version 2, docs/MODELS.md) */
 #define UPF_MODEL_FLAG_NO_SMAA 0x8u /* the engine skips SMAA's blending for this model (as
                                      * UPF_SPATIAL_NO_SMAA does; model file version 2) */
+#define UPF_MODEL_FLAG_SRGB_LANCZOS_BASE 0x10u /* the detail is added to a Lanczos-3 sample of
+                                                * the frame's sRGB-encoded values, taken to
+                                                * sqrt space (at most one base flag; model
+                                                * file version 2) */
 
 /* A model's detail strength: the network's detail is multiplied by it before it is added
  * (1 as trained; 0 the base alone; model file version 2). */

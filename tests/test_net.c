@@ -504,7 +504,7 @@ static void test_loader(test_rng *rng)
     put32(b + m0 + 4, 0x5);
     fix_crc(b, size);
     CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "model 0: flags 0x5 has unknown "
-                "bits 0x4; expected only 0x3 in a version 1 file (the sqrt-Lanczos base and no-SMAA need "
+                "bits 0x4; expected only 0x3 in a version 1 file (the Lanczos bases and no-SMAA need "
                 "version 2)");
     put32(b + m0 + 4, 0x80000000u);
     fix_crc(b, size);
@@ -660,12 +660,16 @@ static void test_writer(test_rng *rng)
     CHECK_FAILS(ctx, upf__net_write(ctx, list, 2, buf, size), UPF_ERROR_INVALID_ARGUMENT,
                 "model 1: step 12");
     c->step = 7;
-    c->flags = 0x10;
+    c->flags = 0x20;
     CHECK_FAILS(ctx, upf__net_write(ctx, list, 2, buf, size), UPF_ERROR_INVALID_ARGUMENT,
-                "unknown bits 0x10");
+                "unknown bits 0x20");
     c->flags = UPF_MODEL_FLAG_CUBIC_BASE | UPF_MODEL_FLAG_SQRT_LANCZOS_BASE;
     CHECK_FAILS(ctx, upf__net_write(ctx, list, 2, buf, size), UPF_ERROR_INVALID_ARGUMENT,
-                "model 1: flags 0x6 set both the cubic and the sqrt-Lanczos base");
+                "model 1: flags 0x6 set more than one of the cubic, sqrt-Lanczos and "
+                "sRGB-Lanczos bases");
+    c->flags = UPF_MODEL_FLAG_SRGB_LANCZOS_BASE | UPF_MODEL_FLAG_SQRT_LANCZOS_BASE;
+    CHECK_FAILS(ctx, upf__net_write(ctx, list, 2, buf, size), UPF_ERROR_INVALID_ARGUMENT,
+                "model 1: flags 0x14 set more than one");
     c->flags = 0;
     c->detail_strength = 4.5f;
     CHECK_FAILS(ctx, upf__net_write(ctx, list, 2, buf, size), UPF_ERROR_INVALID_ARGUMENT,
@@ -754,6 +758,9 @@ static void test_version2(test_rng *rng)
     CHECK(strcmp(names, "window-mean,sqrt-lanczos-base") == 0);
     upf__model_flags_text(UPF_MODEL_FLAG_NO_SMAA, names, sizeof names);
     CHECK(strcmp(names, "no-smaa") == 0);
+    upf__model_flags_text(UPF_MODEL_FLAG_SRGB_LANCZOS_BASE | UPF_MODEL_FLAG_NO_SMAA, names,
+                          sizeof names);
+    CHECK(strcmp(names, "no-smaa,srgb-lanczos-base") == 0);
 
     unsigned char *b = malloc(size);
     CHECK_FAILS(ctx, try_load(ctx, good, m1 + 18), UPF_ERROR_BAD_DATA, "inside model 1's header "
@@ -780,11 +787,18 @@ static void test_version2(test_rng *rng)
     put32(b + m0 + 4, UPF_MODEL_FLAG_SQRT_LANCZOS_BASE | UPF_MODEL_FLAG_CUBIC_BASE);
     fix_crc(b, size);
     CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "byte 20: model 0: flags 0x6 "
-                "set both the cubic and the sqrt-Lanczos base");
-    put32(b + m0 + 4, 0x14);
+                "set more than one of the cubic, sqrt-Lanczos and sRGB-Lanczos bases");
+    put32(b + m0 + 4, UPF_MODEL_FLAG_SRGB_LANCZOS_BASE | UPF_MODEL_FLAG_CUBIC_BASE);
     fix_crc(b, size);
-    CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "flags 0x14 has unknown bits "
-                "0x10; expected only 0xf in a version 2 file");
+    CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "byte 20: model 0: flags 0x12 "
+                "set more than one");
+    put32(b + m0 + 4, 0x24);
+    fix_crc(b, size);
+    CHECK_FAILS(ctx, try_load(ctx, b, size), UPF_ERROR_BAD_DATA, "flags 0x24 has unknown bits "
+                "0x20; expected only 0x1f in a version 2 file");
+    put32(b + m0 + 4, UPF_MODEL_FLAG_NO_SMAA | UPF_MODEL_FLAG_SRGB_LANCZOS_BASE);
+    fix_crc(b, size);
+    CHECK_OK(ctx, try_load(ctx, b, size));
     put32(b + m0 + 4, UPF_MODEL_FLAG_NO_SMAA | UPF_MODEL_FLAG_SQRT_LANCZOS_BASE);
     fix_crc(b, size);
     CHECK_OK(ctx, try_load(ctx, b, size));
@@ -1069,16 +1083,31 @@ static double lanczos3_f64(double x)
     return 3.0 * sin(pi * x) * sin(pi * x / 3.0) / (pi * pi * x * x);
 }
 
-/* The bases of the tests: 0 bilinear (no flag), 1 cubic, 2 sqrt Lanczos. */
-enum { BASE_BILINEAR, BASE_CUBIC, BASE_LANCZOS };
+/* The bases of the tests: 0 bilinear (no flag), 1 cubic, 2 sqrt Lanczos, 3 sRGB Lanczos. */
+enum { BASE_BILINEAR, BASE_CUBIC, BASE_LANCZOS, BASE_SRGB, BASE_KINDS };
 static uint32_t base_flags(int base)
 {
-    return base == BASE_CUBIC ? UPF_MODEL_FLAG_CUBIC_BASE
-           : base == BASE_LANCZOS ? UPF_MODEL_FLAG_SQRT_LANCZOS_BASE : 0u;
+    return base == BASE_CUBIC     ? UPF_MODEL_FLAG_CUBIC_BASE
+           : base == BASE_LANCZOS ? UPF_MODEL_FLAG_SQRT_LANCZOS_BASE
+           : base == BASE_SRGB    ? UPF_MODEL_FLAG_SRGB_LANCZOS_BASE
+                                  : 0u;
 }
 static const char *base_note(int base)
 {
-    return base == BASE_CUBIC ? ", cubic base" : base == BASE_LANCZOS ? ", sqrt-Lanczos base" : "";
+    return base == BASE_CUBIC     ? ", cubic base"
+           : base == BASE_LANCZOS ? ", sqrt-Lanczos base"
+           : base == BASE_SRGB    ? ", sRGB-Lanczos base"
+                                  : "";
+}
+
+/* The sRGB curve (IEC 61966-2-1:1999, 5.2 and 5.3), written out here in double. */
+static double srgb_encode_f64(double l)
+{
+    return l <= 0.0031308 ? 12.92 * l : 1.055 * pow(l, 1.0 / 2.4) - 0.055;
+}
+static double srgb_decode_f64(double e)
+{
+    return e <= 0.04045 ? e / 12.92 : pow((e + 0.055) / 1.055, 2.4);
 }
 
 /* The base at output pixel (X, Y), sqrt-space RGB and alpha. Bilinear: the sqrt frame at
@@ -1087,12 +1116,14 @@ static const char *base_note(int base)
  * repeated, clamped at 0, square root; alpha unsquared, clamped to [0, 1]. Sqrt Lanczos
  * (UPF_MODEL_FLAG_SQRT_LANCZOS_BASE): Lanczos-3 of the sqrt values over the 6x6 pixels around
  * it, weights normalised per axis, edge pixels repeated, colour not clamped, alpha clamped to
- * [0, 1]. */
+ * [0, 1]. sRGB Lanczos (UPF_MODEL_FLAG_SRGB_LANCZOS_BASE): the same taps on each channel's
+ * sRGB encoding of its linear value (the sqrt value squared), the sum e back to sqrt space as
+ * sqrt(decode(e)), -sqrt(-e / 12.92) below 0. */
 static void base_f64(const uint32_t *px, int w, int h, int ow, int oh, int X, int Y, int kind,
                      double base[4])
 {
     const double ux = (X + 0.5) * w / ow - 0.5, uy = (Y + 0.5) * h / oh - 0.5;
-    if (kind == BASE_LANCZOS) {
+    if (kind == BASE_LANCZOS || kind == BASE_SRGB) {
         const int ix = (int)floor(ux), iy = (int)floor(uy);
         double wx[6], wy[6], sx = 0, sy = 0, acc[4] = { 0, 0, 0, 0 };
         for (int i = 0; i < 6; i++) {
@@ -1104,11 +1135,15 @@ static void base_f64(const uint32_t *px, int w, int h, int ow, int oh, int X, in
                 double c[4];
                 pixel_f64(px, w, clamp_f64_index(ix - 2 + i, w), clamp_f64_index(iy - 2 + j, h),
                           c);
+                for (int ch = 0; kind == BASE_SRGB && ch < 3; ch++)
+                    c[ch] = srgb_encode_f64(c[ch] * c[ch]);
                 for (int ch = 0; ch < 4; ch++)
                     acc[ch] += wy[j] / sy * wx[i] / sx * c[ch];
             }
         for (int ch = 0; ch < 3; ch++)
-            base[ch] = acc[ch];
+            base[ch] = kind != BASE_SRGB ? acc[ch]
+                       : acc[ch] >= 0    ? sqrt(srgb_decode_f64(acc[ch]))
+                                         : -sqrt(-acc[ch] / 12.92);
         base[3] = fmin(fmax(acc[3], 0.0), 1.0);
         return;
     }
@@ -1238,7 +1273,7 @@ static void test_compose(test_rng *rng)
         }
         float k = trial % 3 == 0 ? 0.0f : trial % 3 == 1 ? 1.0f : 2.0f * test_rand_float(rng);
         uint32_t *px = frame_random(rng, w, h);
-        const int kind = trial % 3;
+        const int kind = trial % BASE_KINDS;
         upf__detail_map map;
         float *d = malloc(upf__detail_map_bytes(s, w, h));
         upf__detail_map_init(&map, s, base_flags(kind), w, h, d);
@@ -1291,8 +1326,9 @@ static void test_compose(test_rng *rng)
     }
     /* Ratio 1 with zero detail: each output pixel is its input pixel, squared, for every
      * base (Catmull-Rom and Lanczos-3 interpolate: at whole positions their weights are
-     * exactly 0, 1, 0, ..., and sqrtf of a float's correctly rounded square is that float). */
-    for (int kind = 0; kind < 3; kind++) {
+     * exactly 0, 1, 0, ..., and sqrtf of a float's correctly rounded square is that float;
+     * the sRGB base's way there and back through the curve is within 1e-6, below). */
+    for (int kind = 0; kind < BASE_KINDS; kind++) {
         int w = 23, h = 11;
         uint32_t *px = frame_random(rng, w, h);
         upf__detail_map map;
@@ -1303,6 +1339,12 @@ static void test_compose(test_rng *rng)
         for (int i = 0; i < w * h; i++) {
             float c[4];
             upf_unpack_sqrt1010102(px[i], &c[0], &c[1], &c[2], &c[3]);
+            if (kind == BASE_SRGB) {
+                for (int ch = 0; ch < 3; ch++)
+                    wrong += fabsf(got[4 * i + ch] - c[ch] * c[ch]) > 1e-6f;
+                wrong += got[4 * i + 3] != c[3];
+                continue;
+            }
             wrong += got[4 * i] != c[0] * c[0] || got[4 * i + 1] != c[1] * c[1] ||
                      got[4 * i + 2] != c[2] * c[2] || got[4 * i + 3] != c[3];
         }
@@ -1486,7 +1528,10 @@ static void test_reconstruct(test_rng *rng)
      * output adds the compose error (1e-5) to the detail error, squared near values <= ~2. */
     for (int t = 0; t < 8; t++) {
         int s = test_rand_int(rng, UPF_MODEL_STEP_MIN, UPF_MODEL_STEP_MAX);
-        const int kind = t >= 6 ? BASE_LANCZOS : t >= 4 ? BASE_CUBIC : BASE_BILINEAR;
+        const int kind = t == 7   ? BASE_SRGB
+                         : t == 6 ? BASE_LANCZOS
+                         : t >= 4 ? BASE_CUBIC
+                                  : BASE_BILINEAR;
         upf__net_model *m = model_new(s, (t & 1 ? UPF_MODEL_FLAG_WINDOW_MEAN : 0u) |
                                              base_flags(kind));
         /* the last one damped: the detail strength scales the float64 detail too */

@@ -371,9 +371,10 @@ static void test_pair_geometry(upf_context *ctx, test_rng *rng)
         const int q = step / gcd(step, 12);
         const int w = q * test_rand_int(rng, (12 + q - 1) / q + 1, 60 / q + 2);
         const int h = q * test_rand_int(rng, (12 + q - 1) / q + 1, 48 / q + 2);
-        /* Every base: the cubic one for steps 4, 5, 8 and 9, the sqrt-Lanczos one for 7 and 10,
-         * bilinear for 6 (with and without window mean). */
-        const uint32_t base = (step / 2) % 2 == 0 ? UPF_MODEL_FLAG_CUBIC_BASE
+        /* Every base: the cubic one for steps 4, 5 and 8, the sRGB-Lanczos one for 9, the
+         * sqrt-Lanczos one for 7 and 10, bilinear for 6 (with and without window mean). */
+        const uint32_t base = step == 9 ? UPF_MODEL_FLAG_SRGB_LANCZOS_BASE
+                              : (step / 2) % 2 == 0 ? UPF_MODEL_FLAG_CUBIC_BASE
                               : step == 7 || step == 10 ? UPF_MODEL_FLAG_SQRT_LANCZOS_BASE : 0u;
         upf__net_model *m = model_new(step, (step % 2 ? UPF_MODEL_FLAG_WINDOW_MEAN : 0u) | base);
         random_weights(rng, &m->w[0][0][0], 0.3f);
@@ -383,9 +384,11 @@ static void test_pair_geometry(upf_context *ctx, test_rng *rng)
          * 0.45^2 - 0.28 * (0.85^2 - 0.45^2) = 0.056, sqrt 0.24, beyond a teacher's 0.05.
          * Lanczos-3's negative weights sum to less than 0.2 per axis (0.27 of 1.27 at the
          * worst phase), under 0.5 in 2D, so for values in [0.45, 0.7] (span 0.15 and the noise)
-         * its base stays in [0.32, 0.83]. */
-        uint32_t *px = frame_random(rng, w, h, 0.45f,
-                                    base == UPF_MODEL_FLAG_SQRT_LANCZOS_BASE ? 0.15f : 0.3f);
+         * its base stays in [0.32, 0.83] (on the sRGB values of the sRGB-Lanczos base, about
+         * [0.49, 0.78], likewise inside). */
+        const bool lanczos = base & (UPF_MODEL_FLAG_SQRT_LANCZOS_BASE |
+                                     UPF_MODEL_FLAG_SRGB_LANCZOS_BASE);
+        uint32_t *px = frame_random(rng, w, h, 0.45f, lanczos ? 0.15f : 0.3f);
         float *map_data = malloc(upf__detail_map_bytes(step, w, h));
         int ow, oh;
         float *ref = teacher_reference(ctx, m, px, w, h, map_data, &ow, &oh);
@@ -446,8 +449,8 @@ static void test_pair_geometry(upf_context *ctx, test_rng *rng)
                 UPF_ERROR_INVALID_ARGUMENT, "expected exactly input * 12 / 6");
     CHECK_FAILS(ctx, train_pair_from_frame(ctx, 3, 0, px, 24, 18, NULL, ref, 96, 72, &pair),
                 UPF_ERROR_INVALID_ARGUMENT, "step 3");
-    CHECK_FAILS(ctx, train_pair_from_frame(ctx, 6, 0x10, px, 24, 18, NULL, ref, 48, 36, &pair),
-                UPF_ERROR_INVALID_ARGUMENT, "model flags 0x10");
+    CHECK_FAILS(ctx, train_pair_from_frame(ctx, 6, 0x20, px, 24, 18, NULL, ref, 48, 36, &pair),
+                UPF_ERROR_INVALID_ARGUMENT, "model flags 0x20");
     ref[5] = NAN;
     CHECK_FAILS(ctx, train_pair_from_frame(ctx, 6, 0, px, 24, 18, NULL, ref, 48, 36, &pair),
                 UPF_ERROR_BAD_DATA, "reference pixel (1, 0) channel 1 is nan");

@@ -17,7 +17,11 @@
  *    (src/resample) filter. A model with UPF_MODEL_FLAG_SQRT_LANCZOS_BASE: Lanczos-3 over the
  *    6x6 pixels around the position on the sqrt values themselves (no squaring, no clamp):
  *    games that average in gamma-encoded values, as most do, look more like this than like a
- *    filter in linear light (docs/SPATIAL.md, "The base");
+ *    filter in linear light (docs/SPATIAL.md, "The base"). A model with
+ *    UPF_MODEL_FLAG_SRGB_LANCZOS_BASE: Lanczos-3 as that, on each pixel's sRGB-encoded value
+ *    (upf__srgb_of_code of its 10-bit code), the sum taken back to sqrt space
+ *    (upf__sqrt_of_srgb): with no detail this is Lanczos-3 on the sRGB values, what image
+ *    tools do and the best classic filter on real games (docs/QUALITY.md);
  *  - detail: the map sampled bilinearly at x = (X + 0.5) * (W_in * r) / W_out - 0.5 (y
  *    likewise), clamped to [0, map width - 1]; when W_out = W_in * r this is detail pixel X
  *    itself. For any other size this is "the shader resamples to cover the gap";
@@ -83,21 +87,48 @@ int upf__tapk_at(int x, long long num, long long den, int size, upf_filter filte
     return n;
 }
 
+void upf__srgb_of_code(float out[UPF_SRGB_OF_CODE_COUNT])
+{
+    for (int c = 0; c < UPF_SRGB_OF_CODE_COUNT; c++) {
+        const double s = (double)c / 1023.0;
+        out[c] = (float)upf_linear_to_srgb_d(s * s);
+    }
+}
+
+float upf__sqrt_of_srgb(float e)
+{
+    /* sqrt(((e + 0.055) / 1.055)^2.4) = ((e + 0.055) / 1.055)^1.2: one powf a channel (in
+     * double the pass took about twice as long); the shader takes the same power. */
+    if (e < 0.0f)
+        return -sqrtf(-e / 12.92f);
+    if (e <= 0.04045f)
+        return sqrtf(e / 12.92f);
+    return powf((e + 0.055f) / 1.055f, 1.2f);
+}
+
 size_t upf__base_cols_bytes(int out_w)
 {
-    return align64((size_t)out_w * UPF_MAX(sizeof(upf__tap), sizeof(upf__tapk)));
+    return align64((size_t)out_w * UPF_MAX(sizeof(upf__tap), sizeof(upf__tapk))) +
+           align64(UPF_SRGB_OF_CODE_COUNT * sizeof(float));
 }
 
 upf__base_cols upf__base_cols_init(uint32_t flags, int in_w, int out_w, void *mem)
 {
-    upf__base_cols c = { flags, in_w, out_w, NULL, NULL, 0, 0, UPF_FILTER_BILINEAR };
-    if (flags & (UPF_MODEL_FLAG_CUBIC_BASE | UPF_MODEL_FLAG_SQRT_LANCZOS_BASE)) {
+    upf__base_cols c = { flags, in_w, out_w, NULL, NULL, 0, 0, UPF_FILTER_BILINEAR, NULL };
+    if (flags & UPF_MODEL_FLAGS_BASE) {
         upf__tapk *t = mem;
         c.filter = (flags & UPF_MODEL_FLAG_CUBIC_BASE) ? UPF_FILTER_BICUBIC : UPF_FILTER_LANCZOS3;
         c.linear = (flags & UPF_MODEL_FLAG_CUBIC_BASE) != 0;
         for (int x = 0; x < out_w; x++)
             c.taps = upf__tapk_at(x, in_w, out_w, in_w, c.filter, &t[x]);
         c.kernel = t;
+        if (flags & UPF_MODEL_FLAG_SRGB_LANCZOS_BASE) {
+            float *table = (float *)((unsigned char *)mem +
+                                     align64((size_t)out_w * UPF_MAX(sizeof(upf__tap),
+                                                                     sizeof(upf__tapk))));
+            upf__srgb_of_code(table);
+            c.srgb = table;
+        }
     } else {
         upf__tap *t = mem;
         for (int x = 0; x < out_w; x++)
@@ -129,12 +160,14 @@ static void base_row_bilinear(const upf__sqrt_frame *frame, const upf__base_cols
     }
 }
 
-/* The two kernel bases, separable, rows first (n taps down, then n across, each sum from tap 0
- * in order):
+/* The three kernel bases, separable, rows first (n taps down, then n across, each sum from tap
+ * 0 in order):
  *  - cubic (cols->linear): Catmull-Rom on the squared sqrt values (linear light), the colour
  *    clamped at 0 and square-rooted back to sqrt space;
  *  - sqrt Lanczos: Lanczos-3 on the sqrt values as they are; the colour is not clamped (its
- *    lobes may take it a little below 0 or above 1: compose clamps base + detail at 0).
+ *    lobes may take it a little below 0 or above 1: compose clamps base + detail at 0);
+ *  - sRGB Lanczos (cols->srgb): Lanczos-3 on each code's sRGB value (the table), the sum
+ *    taken to sqrt space by upf__sqrt_of_srgb, sign kept, not clamped.
  * Alpha: the same taps on the unsquared alpha, clamped to [0, 1]. */
 static void base_row_kernel(const upf__sqrt_frame *frame, const upf__base_cols *cols,
                             int out_h, int y, float *vrow, float *base)
@@ -151,6 +184,9 @@ static void base_row_kernel(const upf__sqrt_frame *frame, const upf__base_cols *
         for (int j = 0; j < n; j++) {
             float p[4];
             upf_unpack_sqrt1010102(rows[j][x], &p[0], &p[1], &p[2], &p[3]);
+            if (cols->srgb)
+                for (int c = 0; c < 3; c++)
+                    p[c] = cols->srgb[(rows[j][x] >> (10 * c)) & 1023u];
             for (int c = 0; c < 3; c++)
                 acc[c] += ty.w[j] * (cols->linear ? p[c] * p[c] : p[c]);
             acc[3] += ty.w[j] * p[3];
@@ -165,7 +201,9 @@ static void base_row_kernel(const upf__sqrt_frame *frame, const upf__base_cols *
             for (int c = 0; c < 4; c++)
                 acc[c] += t->w[j] * vrow[4 * t->i[j] + c];
         for (int c = 0; c < 3; c++)
-            base[4 * x + c] = !cols->linear ? acc[c] : acc[c] > 0.0f ? sqrtf(acc[c]) : 0.0f;
+            base[4 * x + c] = cols->srgb    ? upf__sqrt_of_srgb(acc[c])
+                              : !cols->linear ? acc[c]
+                              : acc[c] > 0.0f ? sqrtf(acc[c]) : 0.0f;
         base[4 * x + 3] = acc[3] > 0.0f ? (acc[3] < 1.0f ? acc[3] : 1.0f) : 0.0f;
     }
 }

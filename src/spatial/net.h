@@ -34,14 +34,24 @@
 #define UPF_MODEL_STEP_MAX 10      /* ratio 1.2 */
 #define UPF_MODELS_MAX 7           /* one per step */
 #define UPF_MODEL_PROVENANCE_MAX 4096 /* bytes of provenance text */
-#define UPF_MODEL_FLAGS_BASE (UPF_MODEL_FLAG_CUBIC_BASE | UPF_MODEL_FLAG_SQRT_LANCZOS_BASE)
+#define UPF_MODEL_FLAGS_BASE (UPF_MODEL_FLAG_CUBIC_BASE | UPF_MODEL_FLAG_SQRT_LANCZOS_BASE | \
+                              UPF_MODEL_FLAG_SRGB_LANCZOS_BASE)
 #define UPF_MODEL_FLAGS_KNOWN (UPF_MODEL_FLAG_WINDOW_MEAN | UPF_MODEL_FLAGS_BASE | \
                                UPF_MODEL_FLAG_NO_SMAA)
-/* The flags a version-1 file may hold (version 2 adds the sqrt-Lanczos base and no-SMAA). */
+/* The flags a version-1 file may hold (version 2 adds the sqrt-Lanczos and sRGB-Lanczos bases
+ * and no-SMAA). */
 #define UPF_MODEL_FLAGS_V1 (UPF_MODEL_FLAG_WINDOW_MEAN | UPF_MODEL_FLAG_CUBIC_BASE)
 
+/* True when `flags` hold more than one base flag (a model has at most one). */
+static inline int upf__model_flags_bases_clash(uint32_t flags)
+{
+    const uint32_t b = flags & UPF_MODEL_FLAGS_BASE;
+    return (b & (b - 1u)) != 0u;
+}
+
 /* A model's flags as text for messages and provenance: "none", or the names of the flags set,
- * comma-separated ("window-mean", "cubic-base", "sqrt-lanczos-base", "no-smaa"). Writes at most `size` bytes with the NUL. */
+ * comma-separated ("window-mean", "cubic-base", "sqrt-lanczos-base", "no-smaa",
+ * "srgb-lanczos-base"). Writes at most `size` bytes with the NUL. */
 void upf__model_flags_text(uint32_t flags, char *out, size_t size);
 
 /* Window-mean input (UPF_MODEL_FLAG_WINDOW_MEAN): stage 1 sees 4 * (Y - mean(Y)); see

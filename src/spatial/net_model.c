@@ -263,11 +263,11 @@ upf_result upf__net_parse(upf_context *ctx, const char *fn, const void *data, si
                              "unknown bits 0x%x; expected only 0x%x in a version %u file%s", fn,
                              L->start + 4, m, flags, flags & ~flags_known, flags_known, version,
                              version < 2 && !(flags & ~UPF_MODEL_FLAGS_KNOWN)
-                                 ? " (the sqrt-Lanczos base and no-SMAA need version 2)" : "");
-        if ((flags & UPF_MODEL_FLAGS_BASE) == UPF_MODEL_FLAGS_BASE)
+                                 ? " (the Lanczos bases and no-SMAA need version 2)" : "");
+        if (upf__model_flags_bases_clash(flags))
             return upf__fail(ctx, UPF_ERROR_BAD_DATA, "%s: byte %zu: model %d: flags 0x%x set "
-                             "both the cubic and the sqrt-Lanczos base; expected at most one "
-                             "base flag", fn, L->start + 4, m, flags);
+                             "more than one of the cubic, sqrt-Lanczos and sRGB-Lanczos bases; "
+                             "expected at most one base flag", fn, L->start + 4, m, flags);
         float strength = 1.0f;
         if (version >= 2) {
             strength = rdf32(p + L->start + 16);
@@ -318,6 +318,7 @@ void upf__model_flags_text(uint32_t flags, char *out, size_t size)
         { UPF_MODEL_FLAG_CUBIC_BASE, "cubic-base" },
         { UPF_MODEL_FLAG_SQRT_LANCZOS_BASE, "sqrt-lanczos-base" },
         { UPF_MODEL_FLAG_NO_SMAA, "no-smaa" },
+        { UPF_MODEL_FLAG_SRGB_LANCZOS_BASE, "srgb-lanczos-base" },
     };
     size_t n = 0;
     if (size)
@@ -344,10 +345,10 @@ upf_result upf__net_check_model(upf_context *ctx, const char *fn, const upf__net
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: model %d: flags 0x%x has unknown "
                          "bits 0x%x; expected only 0x%x", fn, index, model->flags,
                          model->flags & ~UPF_MODEL_FLAGS_KNOWN, UPF_MODEL_FLAGS_KNOWN);
-    if ((model->flags & UPF_MODEL_FLAGS_BASE) == UPF_MODEL_FLAGS_BASE)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: model %d: flags 0x%x set both "
-                         "the cubic and the sqrt-Lanczos base; expected at most one base flag",
-                         fn, index, model->flags);
+    if (upf__model_flags_bases_clash(model->flags))
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: model %d: flags 0x%x set more "
+                         "than one of the cubic, sqrt-Lanczos and sRGB-Lanczos bases; expected "
+                         "at most one base flag", fn, index, model->flags);
     if (!(model->detail_strength >= 0.0f &&
           model->detail_strength <= UPF_MODEL_DETAIL_STRENGTH_MAX))
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: model %d: detail strength %g; "

@@ -93,9 +93,13 @@ int upf__tapk_at(int x, long long num, long long den, int size, upf_filter filte
  *  - UPF_MODEL_FLAG_CUBIC_BASE: the frame in linear light (the sqrt values squared) sampled
  *    with Catmull-Rom (4x4 taps, rows first), clamped at 0 and taken back to sqrt space;
  *  - UPF_MODEL_FLAG_SQRT_LANCZOS_BASE: the sqrt values themselves sampled with Lanczos-3 (6x6
- *    taps, rows first), not clamped (compose clamps base + detail at 0 before squaring).
- * Alpha is sampled with the same taps, unsquared, and clamped to [0, 1] by the two kernel
- * bases. Both pass 4 and the trainer's targets use these functions. */
+ *    taps, rows first), not clamped (compose clamps base + detail at 0 before squaring);
+ *  - UPF_MODEL_FLAG_SRGB_LANCZOS_BASE: the frame's sRGB-encoded values (each 10-bit code's,
+ *    upf__srgb_of_code) sampled with Lanczos-3 as above, then taken to sqrt space by the sRGB
+ *    curve and a square root, the sign kept (upf__sqrt_of_srgb): with no detail it gives
+ *    Lanczos-3 on the sRGB values, as image tools resample.
+ * Alpha is sampled with the same taps, unsquared, and clamped to [0, 1] by the kernel bases.
+ * Both pass 4 and the trainer's targets use these functions. */
 typedef struct upf__base_cols {
     uint32_t flags;
     int in_w, out_w;
@@ -104,7 +108,20 @@ typedef struct upf__base_cols {
     int taps;                  /* the kernel base's taps per axis: 4 or 6 */
     int linear;                /* 1: the kernel base filters in linear light (cubic) */
     upf_filter filter;         /* the kernel base's filter */
+    const float *srgb;         /* the sRGB-Lanczos base: upf__srgb_of_code's table, else NULL */
 } upf__base_cols;
+
+/* The sRGB-Lanczos base's values: out[c] = the sRGB encoding (IEC 61966-2-1, in double) of the
+ * frame's 10-bit code c taken to linear light, (c / 1023)^2, rounded to float; c = 0..1023. The
+ * Vulkan backend uploads the same table (src/vk/ABI.md, binding 12). */
+#define UPF_SRGB_OF_CODE_COUNT 1024
+void upf__srgb_of_code(float out[UPF_SRGB_OF_CODE_COUNT]);
+
+/* A sum of sRGB values back to sqrt space: the square root of the sRGB curve's linear value,
+ * ((e + 0.055) / 1.055)^1.2 by powf above the curve's linear segment, sqrt(e / 12.92) on it; a
+ * negative sum (a Lanczos lobe below black) gives -sqrt(-e / 12.92), so that the sign survives
+ * as the sqrt-Lanczos base's does. */
+float upf__sqrt_of_srgb(float e);
 
 /* Bytes upf__base_cols_init needs for an output out_w wide. */
 size_t upf__base_cols_bytes(int out_w);

@@ -276,7 +276,7 @@ static int run_import(int argc, char **argv)
     const char *path = NULL, *out = NULL, *order = "ABCD", *offset_s = NULL, *step_s = NULL;
     const char *note = NULL;
     bool transpose = false, matrix_major = false, stage_major = false, window_mean = false;
-    bool cubic_base = false, lanczos_base = false, no_smaa = false;
+    bool cubic_base = false, lanczos_base = false, srgb_base = false, no_smaa = false;
     const char *strength_s = NULL;
     cli_common common = { 0 };
     cli_args a;
@@ -307,6 +307,8 @@ static int run_import(int argc, char **argv)
             cubic_base = true;
         } else if (cli_args_flag(&a, "--sqrt-lanczos-base")) {
             lanczos_base = true;
+        } else if (cli_args_flag(&a, "--srgb-lanczos-base")) {
+            srgb_base = true;
         } else if (cli_args_flag(&a, "--no-smaa")) {
             no_smaa = true;
         } else if (cli_args_option(&a, "--detail-strength")) {
@@ -335,9 +337,9 @@ static int run_import(int argc, char **argv)
                          UPF_MODEL_STEP_MIN, UPF_MODEL_STEP_MAX);
     if (stage_major && matrix_major)
         return cli_usage(CMD, "import: --stage-major and --matrix-major exclude each other");
-    if (cubic_base && lanczos_base)
-        return cli_usage(CMD, "import: --cubic-base and --sqrt-lanczos-base exclude each other "
-                         "(a model has one base)");
+    if ((int)cubic_base + (int)lanczos_base + (int)srgb_base > 1)
+        return cli_usage(CMD, "import: --cubic-base, --sqrt-lanczos-base and "
+                         "--srgb-lanczos-base exclude each other (a model has one base)");
     double strength = 1.0;
     if (strength_s && !parse_strength("import", strength_s, &strength))
         return CLI_EXIT_USAGE;
@@ -370,6 +372,7 @@ static int run_import(int argc, char **argv)
     model->flags = (window_mean ? UPF_MODEL_FLAG_WINDOW_MEAN : 0u) |
                    (cubic_base ? UPF_MODEL_FLAG_CUBIC_BASE : 0u) |
                    (lanczos_base ? UPF_MODEL_FLAG_SQRT_LANCZOS_BASE : 0u) |
+                   (srgb_base ? UPF_MODEL_FLAG_SRGB_LANCZOS_BASE : 0u) |
                    (no_smaa ? UPF_MODEL_FLAG_NO_SMAA : 0u);
     model->detail_strength = (float)strength;
     for (int s = 0; s < UPF_NET_STAGES && code == CLI_EXIT_OK; s++) {
@@ -439,9 +442,17 @@ static int run_import(int argc, char **argv)
 /* ---- pack -------------------------------------------------------------------------------- */
 
 
+/* --base NAME of pack: the base flag each copy gets (docs/MODELS.md, "Flags"). */
+static const struct { const char *name; uint32_t flag; } pack_bases[] = {
+    { "bilinear", 0u },
+    { "cubic", UPF_MODEL_FLAG_CUBIC_BASE },
+    { "sqrt-lanczos", UPF_MODEL_FLAG_SQRT_LANCZOS_BASE },
+    { "srgb-lanczos", UPF_MODEL_FLAG_SRGB_LANCZOS_BASE },
+};
+
 static int run_pack(int argc, char **argv)
 {
-    const char *out = NULL, *strength_s = NULL, *steps_s = NULL;
+    const char *out = NULL, *strength_s = NULL, *steps_s = NULL, *base_s = NULL;
     const char *inputs[64];
     int n_inputs = 0;
     cli_common common = { 0 };
@@ -460,6 +471,8 @@ static int run_pack(int argc, char **argv)
             strength_s = a.value;
         } else if (cli_args_option(&a, "--steps")) {
             steps_s = a.value;
+        } else if (cli_args_option(&a, "--base")) {
+            base_s = a.value;
         } else {
             return cli_usage(CMD, "pack: unknown option '%s'", a.arg);
         }
@@ -469,6 +482,13 @@ static int run_pack(int argc, char **argv)
     double strength = 1.0;
     if (strength_s && !parse_strength("pack", strength_s, &strength))
         return CLI_EXIT_USAGE;
+    int base = -1; /* --base: index into pack_bases */
+    for (int b = 0; base_s && b < (int)(sizeof pack_bases / sizeof pack_bases[0]); b++)
+        if (strcmp(base_s, pack_bases[b].name) == 0)
+            base = b;
+    if (base_s && base < 0)
+        return cli_usage(CMD, "pack: --base '%s'; expected bilinear, cubic, sqrt-lanczos or "
+                         "srgb-lanczos", base_s);
     /* --steps: the steps to keep, a comma-separated list of 4..10 (all when absent). */
     unsigned keep = ~0u;
     if (steps_s) {
@@ -532,15 +552,20 @@ static int run_pack(int argc, char **argv)
     if (code == CLI_EXIT_OK && count == 0)
         code = cli_fail(CMD, CLI_EXIT_BAD_INPUT, "pack: no model in the files has a step that "
                         "--steps '%s' names", steps_s ? steps_s : "");
-    /* --detail-strength: the copies written carry it (each model's own value is replaced). */
+    /* --detail-strength and --base: the copies written carry them (each model's own value
+     * or base flag is replaced; its weights are kept). */
     upf__net_model *copies = NULL;
-    if (code == CLI_EXIT_OK && strength_s) {
+    if (code == CLI_EXIT_OK && (strength_s || base_s)) {
         copies = calloc((size_t)count, sizeof *copies);
         if (!copies)
             code = cli_fail(CMD, CLI_EXIT_INTERNAL, "out of memory");
         for (int q = 0; copies && q < count; q++) {
             copies[q] = *list[q];
-            copies[q].detail_strength = (float)strength;
+            if (strength_s)
+                copies[q].detail_strength = (float)strength;
+            if (base_s)
+                copies[q].flags = (copies[q].flags & ~UPF_MODEL_FLAGS_BASE) |
+                                  pack_bases[base].flag;
             list[q] = &copies[q];
         }
     }
@@ -581,10 +606,11 @@ const cli_command cli_cmd_model = {
     "usage: upframe model info FILE | --builtin [--json]\n"
     "       upframe model import FILE --offset N --step S [--order ABCD] [--transpose]\n"
     "                            [--stage-major | --matrix-major] [--window-mean]\n"
-    "                            [--cubic-base | --sqrt-lanczos-base] [--no-smaa]\n"
+    "                            [--cubic-base | --sqrt-lanczos-base |\n"
+    "                             --srgb-lanczos-base] [--no-smaa]\n"
     "                            [--detail-strength X] [--provenance TEXT] -o OUT.upfm\n"
     "       upframe model pack A.upfm B.upfm ... [--detail-strength X] [--steps LIST]\n"
-    "                          -o OUT.upfm\n"
+    "                          [--base NAME] -o OUT.upfm\n"
     "\n"
     "Model files hold the spatial engine's network weights: one to seven models, one per\n"
     "input step S (4..10, ratio 12/S), each 6 stages of four 16x16 matrices A, B, C, D in\n"
@@ -604,13 +630,16 @@ const cli_command cli_cmd_model = {
     "                            of the shipped design\n"
     "            --cubic-base    set the cubic-base flag (docs/MODELS.md); likewise\n"
     "            --sqrt-lanczos-base  set the sqrt-Lanczos base flag; likewise\n"
+    "            --srgb-lanczos-base  set the sRGB-Lanczos base flag; likewise\n"
     "            --no-smaa       set the no-SMAA flag (the engine skips SMAA's blending)\n"
     "            --detail-strength X  scale the network's detail by X (0..4, default 1)\n"
     "            --provenance T  text added to the provenance (data, seed, loss, revision)\n"
     "          NaN or Inf weights, or a file too short for the offset, are refused.\n"
     "pack      combines model files into one; the steps must be distinct (7 at most);\n"
     "          --detail-strength X sets every model's detail strength in the output;\n"
-    "          --steps 4,6,8 keeps only the models of those steps.\n"
+    "          --steps 4,6,8 keeps only the models of those steps;\n"
+    "          --base bilinear|cubic|sqrt-lanczos|srgb-lanczos gives every model that base\n"
+    "          (its weights unchanged: a network learns the detail its own base lacks).\n"
     "\n"
     "Outputs are written atomically (a failed or interrupted run leaves no file); the\n"
     "report ('wrote ...') goes to stdout, -q silences it.\n"

@@ -44,6 +44,8 @@ static const char train_help[] =
     "  --cubic-base        the detail goes on a Catmull-Rom base in linear light instead of\n"
     "                      the bilinear one in sqrt space (model flag 0x2; the targets change)\n"
     "  --sqrt-lanczos-base the detail goes on a Lanczos-3 base in sqrt space (model flag 0x4)\n"
+    "  --srgb-lanczos-base the detail goes on a Lanczos-3 base of the sRGB values, taken to\n"
+    "                      sqrt space (model flag 0x10)\n"
     "  --no-smaa           the model runs without SMAA's blending (model flag 0x8): its\n"
     "                      inputs are the unblended frames\n"
     "  --validation F      fraction of the data's groups held out (default 0.1)\n"
@@ -139,7 +141,8 @@ static int parse_args(int argc, char **argv, train_args *a)
     const char *step_s = NULL, *steps_s = NULL, *batch_s = NULL, *lr_s = NULL, *final_s = NULL;
     const char *warm_s = NULL, *seed_s = NULL, *flat_s = NULL, *val_s = NULL, *valw_s = NULL;
     const char *every_s = NULL, *log_s = NULL, *sigma_s = NULL;
-    bool window_mean = false, cubic_base = false, lanczos_base = false, no_smaa = false;
+    bool window_mean = false, cubic_base = false, lanczos_base = false, srgb_base = false;
+    bool no_smaa = false;
     memset(a, 0, sizeof *a);
     cli_common common = { 0 };
     cli_args p;
@@ -188,6 +191,8 @@ static int parse_args(int argc, char **argv, train_args *a)
             cubic_base = true;
         else if (cli_args_flag(&p, "--sqrt-lanczos-base"))
             lanczos_base = true;
+        else if (cli_args_flag(&p, "--srgb-lanczos-base"))
+            srgb_base = true;
         else if (cli_args_flag(&p, "--no-smaa"))
             no_smaa = true;
         else if (cli_args_flag(&p, "--mirror"))
@@ -280,12 +285,15 @@ static int parse_args(int argc, char **argv, train_args *a)
     }
     if (window_mean)
         a->cfg.flags |= UPF_MODEL_FLAG_WINDOW_MEAN;
-    if (cubic_base && lanczos_base)
-        return cli_usage(CMD, "--cubic-base and --sqrt-lanczos-base: a model has one base");
+    if ((int)cubic_base + (int)lanczos_base + (int)srgb_base > 1)
+        return cli_usage(CMD, "--cubic-base, --sqrt-lanczos-base and --srgb-lanczos-base: a "
+                         "model has one base");
     if (cubic_base)
         a->cfg.flags |= UPF_MODEL_FLAG_CUBIC_BASE;
     if (lanczos_base)
         a->cfg.flags |= UPF_MODEL_FLAG_SQRT_LANCZOS_BASE;
+    if (srgb_base)
+        a->cfg.flags |= UPF_MODEL_FLAG_SRGB_LANCZOS_BASE;
     if (no_smaa)
         a->cfg.flags |= UPF_MODEL_FLAG_NO_SMAA;
     return CLI_EXIT_OK;
@@ -306,6 +314,7 @@ static void provenance(char *out, size_t size, const train_args *a, const train_
     upf__model_flags_text(c->flags, flags, sizeof flags);
     const char *base = (c->flags & UPF_MODEL_FLAG_CUBIC_BASE)         ? "cubic base"
                        : (c->flags & UPF_MODEL_FLAG_SQRT_LANCZOS_BASE) ? "sqrt Lanczos base"
+                       : (c->flags & UPF_MODEL_FLAG_SRGB_LANCZOS_BASE) ? "sRGB Lanczos base"
                                                                        : "bilinear base";
     size_t n = 0;
 #define ADD(...) n += (size_t)snprintf(out + n, n < size ? size - n : 0, __VA_ARGS__)
