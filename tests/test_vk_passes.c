@@ -637,11 +637,13 @@ int main(void)
     run_case(&t, ctx, &alpha_fused);
 
     /* Models that subtract the window mean, on the bilinear base; models on the sqrt-space
-     * Lanczos-3 base with a detail strength of 0.7; models that skip SMAA's blending (the
-     * flags' other paths). */
+     * Lanczos-3 base with a detail strength of 0.7; on the sRGB-Lanczos base without SMAA at
+     * 0.5; models that skip SMAA's blending (the flags' other paths). */
     static const struct { const char *name; uint32_t flags; float strength; } variants[] = {
         { "window mean, bilinear", UPF_MODEL_FLAG_WINDOW_MEAN, 1.0f },
         { "Lanczos base, x0.7", UPF_MODEL_FLAG_SQRT_LANCZOS_BASE, 0.7f },
+        { "sRGB-Lanczos base, no SMAA", UPF_MODEL_FLAG_SRGB_LANCZOS_BASE | UPF_MODEL_FLAG_NO_SMAA,
+          0.5f },
         { "model without SMAA", UPF_MODEL_FLAG_CUBIC_BASE | UPF_MODEL_FLAG_NO_SMAA, 1.0f },
     };
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
@@ -657,9 +659,12 @@ int main(void)
         const pass_case c = { variants[v].name, 83, 61, 166, 122, noise, UPF_FORMAT_RGBA32F,
                               VK_FORMAT_R32G32B32A32_SFLOAT, 16, models, 0 };
         run_case(&t, ctx, &c);
-        if (variants[v].flags & UPF_MODEL_FLAG_SQRT_LANCZOS_BASE) {
+        if (variants[v].flags & (UPF_MODEL_FLAG_SQRT_LANCZOS_BASE |
+                                 UPF_MODEL_FLAG_SRGB_LANCZOS_BASE)) {
             /* Ratio 1: compose's widest footprint (18 + 5 pixels for Lanczos-3). */
-            const pass_case one = { "Lanczos base, ratio 1", 83, 61, 83, 61, noise,
+            const pass_case one = { variants[v].flags & UPF_MODEL_FLAG_SRGB_LANCZOS_BASE
+                                        ? "sRGB-Lanczos base, ratio 1"
+                                        : "Lanczos base, ratio 1", 83, 61, 83, 61, noise,
                                     UPF_FORMAT_RGBA32F, VK_FORMAT_R32G32B32A32_SFLOAT, 16,
                                     models, 0 };
             run_case(&t, ctx, &one);

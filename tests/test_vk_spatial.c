@@ -76,18 +76,25 @@ static diff_stats compare(const float *cpu, const float *gpu, int w, int h, size
 }
 
 /* The CPU engine's output for `src` (RGBA32F, w x h) at this sharpness. */
-static float *cpu_upscale(upf_context *ctx, const upf_image *src, int dw, int dh,
-                          float sharpness)
+static float *cpu_upscale_models(upf_context *ctx, const upf_image *src, int dw, int dh,
+                                 float sharpness, const upf_models *models)
 {
     upf_spatial *s = upf_spatial_create(ctx, upf_spatial_params(.src_width = src->width,
                                                                  .src_height = src->height,
                                                                  .dst_width = dw, .dst_height = dh,
-                                                                 .sharpness = sharpness));
+                                                                 .sharpness = sharpness,
+                                                                 .models = models));
     float *out = calloc((size_t)dw * dh * 4, sizeof(float));
     const upf_image dst = { out, dw, dh, 0, UPF_FORMAT_RGBA32F };
     CHECK(s && upf_spatial_run(s, src, &dst) == UPF_OK);
     upf_spatial_destroy(&s);
     return out;
+}
+
+static float *cpu_upscale(upf_context *ctx, const upf_image *src, int dw, int dh,
+                          float sharpness)
+{
+    return cpu_upscale_models(ctx, src, dw, dh, sharpness, NULL);
 }
 
 typedef struct frame_case {
@@ -310,20 +317,27 @@ static void test_source_formats(vkt *t, upf_context *ctx)
 }
 
 /* Every destination format against the CPU engine writing the same format (or, for
- * A2B10G10R10, its float output rounded to 10 bits): at most one code apart. */
-static void test_dest_formats(vkt *t, upf_context *ctx)
+ * A2B10G10R10, its float output rounded to 10 bits): at most one code apart. `models` NULL:
+ * the built-in set at sharpness 1; else that set at sharpness 0 (a set of the sRGB-Lanczos
+ * base at strength 0 takes compose's direct sRGB path into an sRGB-encoded destination). */
+static void test_dest_formats(vkt *t, upf_context *ctx, const upf_models *models)
 {
     const int sw = 40, sh = 30, dw = 100, dh = 75;
+    const float sharpness = models ? 0.0f : 1.0f;
     test_rng rng = test_rng_make("vk_dest");
     uint8_t *px = malloc((size_t)sw * sh * 4);
     make_frame(px, sw, sh, &rng);
     const upf_image cpu_src = { px, sw, sh, 0, UPF_FORMAT_RGBA8_SRGB };
-    float *ref = cpu_upscale(ctx, &cpu_src, dw, dh, 1.0f);
+    float *ref = cpu_upscale_models(ctx, &cpu_src, dw, dh, sharpness, models);
     uint8_t *ref8 = malloc((size_t)dw * dh * 4);
     const upf_image ref8_img = { ref8, dw, dh, 0, UPF_FORMAT_RGBA8_SRGB };
     const upf_image ref_img = { ref, dw, dh, 0, UPF_FORMAT_RGBA32F };
     CHECK_OK(ctx, upf_resample(ctx, &ref_img, &ref8_img, UPF_FILTER_BILINEAR)); /* 1:1 copy */
-    upf_vk_spatial *e = make_engine(t, ctx, UPF_VK_VARIANT_FP32, sw, sh, dw, dh, 0, 1.0f);
+    upf_vk_spatial *e = upf_vk_spatial_create(ctx, upf_vk_spatial_params(
+        .device = &t->lend, .max_src_width = sw, .max_src_height = sh, .max_dst_width = dw,
+        .max_dst_height = dh, .sharpness = sharpness, .variant = UPF_VK_VARIANT_FP32,
+        .models = models));
+    CHECK(e != NULL);
     static const struct { VkFormat f; int srgb; size_t bytes; const char *name; } fmts[] = {
         { VK_FORMAT_R8G8B8A8_UNORM, 1, 4, "R8G8B8A8_UNORM, srgb 1" },
         { VK_FORMAT_R8G8B8A8_UNORM, 0, 4, "R8G8B8A8_UNORM" },
@@ -371,8 +385,9 @@ static void test_dest_formats(vkt *t, upf_context *ctx)
             }
             worst = dcode > worst ? dcode : worst;
         }
-        printf("destination %-26s: largest difference %d code%s, %.2g relative\n",
-               fmts[f].name, worst, worst == 1 ? "" : "s", worst_f);
+        printf("destination %-26s%s: largest difference %d code%s, %.2g relative\n",
+               fmts[f].name, models ? " (sRGB base, strength 0, sharpness 0)" : "", worst,
+               worst == 1 ? "" : "s", worst_f);
         CHECKF(worst <= 1 && worst_f <= 1.0 / 1024, "destination %s", fmts[f].name);
         vkt_image_free(t, &dst);
     }
@@ -668,7 +683,17 @@ int main(void)
     test_bad_input(&t, ctx);
     test_pipeline(&t, ctx);
     test_source_formats(&t, ctx);
-    test_dest_formats(&t, ctx);
+    test_dest_formats(&t, ctx, NULL);
+    /* The sRGB-Lanczos base with no network at sharpness 0: compose's direct sRGB store. */
+    upf_models *srgb = upf_models_default(ctx);
+    if (srgb) {
+        for (int i = 0; i < srgb->count; i++) {
+            srgb->model[i].flags = UPF_MODEL_FLAG_SRGB_LANCZOS_BASE | UPF_MODEL_FLAG_NO_SMAA;
+            srgb->model[i].detail_strength = 0.0f;
+        }
+        test_dest_formats(&t, ctx, srgb);
+    }
+    upf_models_destroy(&srgb);
     test_allocator(&t, ctx);
     vkt_finish(&t);
     test_managed(ctx);

@@ -31,6 +31,7 @@
 #define TAPS_BINDING (UPF__SP_COUNT + 1) /* compose's taps table (compose_taps.comp) */
 #define SRGB8_BINDING (UPF__SP_COUNT + 2) /* convert's 8-bit sRGB tables (convert.comp) */
 #define BUFFERS (UPF__SP_COUNT + 3) /* buffer and binding slots: the surfaces, the three above */
+#define SRGB8_WORDS (1792 + UPF_SRGB_OF_CODE_COUNT) /* binding 12's words (src/vk/ABI.md) */
 #define TAPS_WORDS 12               /* words per taps table entry (compose_taps.glsl) */
 #define CON_MAX 64                  /* bytes: the largest constants struct fits */
 
@@ -110,9 +111,10 @@ struct upf_vk_spatial {
     uint32_t format_ok[2][64];               /* [src/dst][format index]: usable */
 
     uint8_t area[UPF_SMAA_AREA_WIDTH * UPF_SMAA_AREA_HEIGHT * 2]; /* the table to upload */
-    uint32_t srgb8[1792];                    /* convert's: linear (float bits), frame codes,
+    uint32_t srgb8[SRGB8_WORDS];             /* convert's: linear (float bits), frame codes,
                                               * c / 255 (float bits) of 8-bit codes; edges':
-                                              * the root (float bits) of each frame code */
+                                              * the root (float bits) of each frame code;
+                                              * compose's: each frame code's sRGB value */
     union { float f32[UPF_NET_WEIGHTS]; uint16_t f16[UPF_NET_WEIGHTS]; } net;
 };
 
@@ -209,8 +211,8 @@ void upf_vk_spatial_destroy(upf_vk_spatial **ps)
 
 /* The bindings of pass p: its surfaces (the CPU scratch aside), the range for edges and blend
  * (they apply convert's tone map: tone_map.glsl), the frame for convert (its fused encode:
- * UPF__VK_FUSE_ENCODE), the sRGB tables for convert, edges and blend, the weights for detail
- * and the taps table for compose. */
+ * UPF__VK_FUSE_ENCODE), the sRGB tables for convert, edges, blend and compose, the weights
+ * for detail and the taps table for compose. */
 static int pass_bindings(int p, int binding[BUFFERS])
 {
     const upf__pass_info *info = &upf__spatial_pass_table()[p];
@@ -228,7 +230,8 @@ static int pass_bindings(int p, int binding[BUFFERS])
     if (p == UPF__SP_COMPOSE)
         binding[n++] = TAPS_BINDING;
     if (p == UPF__SP_CONVERT || p == UPF__SP_BLEND || /* blend: its c / 255 */
-        p == UPF__SP_EDGES_PASS)                       /* edges: the codes' roots */
+        p == UPF__SP_EDGES_PASS ||                     /* edges: the codes' roots */
+        p == UPF__SP_COMPOSE)                          /* compose: the codes' sRGB values */
         binding[n++] = SRGB8_BINDING;
     return n;
 }
@@ -399,11 +402,12 @@ static upf_result make_pipeline(upf_vk_spatial *s, const char *fn, const char *n
 
 /* compose's specialisation constants (src/vk/ABI.md, "Dispatch"): 0, 1 the tile (TILE_X,
  * TILE_Y), 2 SHARPEN, 3 BASE_TAPS (the model's base: 2 bilinear, 4 Catmull-Rom, 6 Lanczos-3,
- * cubic first, as src/spatial/compose.c picks it), 4 MAP (whether the pass reads the detail
- * map). */
+ * as src/spatial/compose.c picks it), 4 MAP (whether the pass reads the detail map), 5
+ * SRGB_BASE (the Lanczos-3 taps sum the codes' sRGB values: UPF_MODEL_FLAG_SRGB_LANCZOS_BASE). */
+#define COMPOSE_SPECS 6
 typedef struct compose_spec_data {
-    int32_t value[5];
-    VkSpecializationMapEntry entry[5];
+    int32_t value[COMPOSE_SPECS];
+    VkSpecializationMapEntry entry[COMPOSE_SPECS];
     VkSpecializationInfo info;
 } compose_spec_data;
 
@@ -411,15 +415,17 @@ static const VkSpecializationInfo *compose_spec(compose_spec_data *d, const upf_
                                                bool map)
 {
     const unsigned flags = s->cfg.model->flags;
-    const int32_t base = (flags & UPF_MODEL_FLAG_CUBIC_BASE)          ? 4
-                         : (flags & UPF_MODEL_FLAG_SQRT_LANCZOS_BASE) ? 6
-                                                                      : 2;
+    const bool srgb = (flags & UPF_MODEL_FLAG_SRGB_LANCZOS_BASE) != 0;
+    const int32_t base = (flags & UPF_MODEL_FLAG_CUBIC_BASE)                  ? 4
+                         : (flags & UPF_MODEL_FLAG_SQRT_LANCZOS_BASE) || srgb ? 6
+                                                                              : 2;
     *d = (compose_spec_data){ .value = { s->tile[0], s->tile[1], s->sharpen ? VK_TRUE : VK_FALSE,
-                                         base, map ? VK_TRUE : VK_FALSE } };
-    for (uint32_t i = 0; i < 5; i++)
+                                         base, map ? VK_TRUE : VK_FALSE,
+                                         srgb ? VK_TRUE : VK_FALSE } };
+    for (uint32_t i = 0; i < COMPOSE_SPECS; i++)
         d->entry[i] = (VkSpecializationMapEntry){ i, (uint32_t)(i * sizeof(int32_t)),
                                                   sizeof(int32_t) };
-    d->info = (VkSpecializationInfo){ 5, d->entry, sizeof d->value, d->value };
+    d->info = (VkSpecializationInfo){ COMPOSE_SPECS, d->entry, sizeof d->value, d->value };
     return &d->info;
 }
 
@@ -629,6 +635,11 @@ upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_par
         const float root = sqrtf(l);
         memcpy(&s->srgb8[768 + s->srgb8[256 + i]], &root, sizeof root);
     }
+    /* compose's, for the sRGB-Lanczos base: each frame code's sRGB value, the CPU's table
+     * (upf__srgb_of_code, src/spatial/compose.c). */
+    float srgb_of_code[UPF_SRGB_OF_CODE_COUNT];
+    upf__srgb_of_code(srgb_of_code);
+    memcpy(&s->srgb8[1792], srgb_of_code, sizeof srgb_of_code);
     /* The network's weights (src/vk/ABI.md, binding 10): the model's order, except that the
      * coopmat variant gets the odd stages' matrices transposed, which detail_coopmat.comp
      * reads in their transposed form (its stage loop): loaded row-major from here instead of

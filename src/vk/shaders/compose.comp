@@ -4,7 +4,8 @@
  * Reads: the frame (binding 6), the detail map (binding 7), linear (binding 1, for alpha at
  * full precision when range B > 0; only its alpha plane with fuse bit UPF_VK_FUSE_ENCODE),
  * range (binding 8), the taps table (binding 11, made this
- * frame by compose_taps.comp, laid out as compose_taps.glsl says). Writes: the destination (binding 9, a
+ * frame by compose_taps.comp, laid out as compose_taps.glsl says), the sRGB tables (binding 12,
+ * for the sRGB-Lanczos base). Writes: the destination (binding 9, a
  * storage image, at the destination rectangle's offset + pixel; sRGB-encoded in the shader
  * when dst_transfer = 1).
  *
@@ -12,8 +13,10 @@
  *  - base: the frame at x = (X + 0.5) * W_in / W_out - 0.5 (y likewise), by the model's base
  *    flags (docs/SPATIAL.md): bilinear in sqrt space (none); Catmull-Rom in linear light, the
  *    result clamped at 0 and square-rooted (UPF_MODEL_FLAG_CUBIC_BASE); Lanczos-3 in sqrt
- *    space, not clamped (UPF_MODEL_FLAG_SQRT_LANCZOS_BASE). Separable, rows first, every sum
- *    in tap order from 0 as the CPU's; a kernel base clamps alpha to [0, 1];
+ *    space, not clamped (UPF_MODEL_FLAG_SQRT_LANCZOS_BASE); Lanczos-3 on each code's sRGB
+ *    value (binding 12's table, the CPU's upf__srgb_of_code), the sum taken to sqrt space by
+ *    sqrt_of_srgb below, not clamped (UPF_MODEL_FLAG_SRGB_LANCZOS_BASE). Separable, rows
+ *    first, every sum in tap order from 0 as the CPU's; a kernel base clamps alpha to [0, 1];
  *  - detail: the map bilinearly at (X + 0.5) * (W_in * 12 / s) / W_out - 0.5;
  *  - o = max(base + detail, 0)^2 on R, G, B; alpha the base's (or linear's alpha through the
  *    same filter when range B > 0);
@@ -24,7 +27,8 @@
  * they are; bilinear taps are the CPU's products ((1 - f) a + f b), the frame's codes are
  * unpacked as code * (1 / 1023) (an ulp from the CPU's quotient, for a tenth of the
  * instructions of the exact one) and the cubic base's square root is the hardware's: the
- * output agrees with the CPU to a few float ulps before the output format rounds it
+ * output agrees with the CPU to a few float ulps before the output format rounds it (the sRGB
+ * base's power is the hardware's, as the CPU's powf a few ulps from the exact value)
  * (tests/test_vk_passes.c).
  *
  * One workgroup of 256 invocations per TILE_X x TILE_Y output pixels (specialisation
@@ -65,6 +69,9 @@ layout(constant_id = 3) const int BASE_TAPS = 2;
  * pass runs and the map would be zeros); true: it reads it unless fuse bit
  * UPF_VK_FUSE_NO_MAP says otherwise. */
 layout(constant_id = 4) const bool MAP = true;
+/* true: the Lanczos-3 taps (BASE_TAPS 6) sum the frame's sRGB values, not its sqrt values
+ * (UPF_MODEL_FLAG_SRGB_LANCZOS_BASE). */
+layout(constant_id = 5) const bool SRGB_BASE = false;
 
 #include "color.glsl"
 #include "compose_taps.glsl"
@@ -91,6 +98,10 @@ layout(set = 0, binding = 7, std430) readonly buffer Detail { float detail[]; };
 layout(set = 0, binding = 8, std430) readonly buffer Range { float range[4]; };
 layout(set = 0, binding = 9) uniform writeonly image2D dst;
 layout(set = 0, binding = 11, std430) readonly buffer Taps { uint taps[]; };
+/* The sRGB tables (src/vk/ABI.md, binding 12): srgb8[1792 + c] the float bits of frame code
+ * c's sRGB value, for the sRGB-Lanczos base. */
+layout(set = 0, binding = 12, std430) readonly buffer Srgb8 { uint srgb8[]; };
+const uint SRGB_OF_CODE = 1792u;
 
 const int APRON = SHARPEN ? 1 : 0; /* the border the sharpen's neighbours need */
 const int AX = TILE_X + 2 * APRON; /* the apron: the tile and its border */
@@ -112,10 +123,15 @@ shared vec4 vsum[AY][FOOT];     /* the vertical sums: apron row x footprint colu
 shared float lum[AY][AX];
 
 /* The frame's pixel (x, y) as the base filters it: unpacked, squared for the cubic base (it
- * filters linear light). */
+ * filters linear light), each code's sRGB value for the sRGB base. */
 vec4 frame_px(int x, int y, bool cubic)
 {
-    vec4 p = upf_unpack_sqrt1010102_fast(frame[uint(y) * uint(pc.in_width) + uint(x)]);
+    const uint word = frame[uint(y) * uint(pc.in_width) + uint(x)];
+    vec4 p = upf_unpack_sqrt1010102_fast(word);
+    if (SRGB_BASE)
+        p.rgb = vec3(uintBitsToFloat(srgb8[SRGB_OF_CODE + (word & 1023u)]),
+                     uintBitsToFloat(srgb8[SRGB_OF_CODE + ((word >> 10u) & 1023u)]),
+                     uintBitsToFloat(srgb8[SRGB_OF_CODE + ((word >> 20u) & 1023u)]));
     if (cubic) {
         precise vec3 p2 = p.rgb * p.rgb;
         p.rgb = p2;
@@ -130,6 +146,23 @@ float frame_alpha(int x, int y, bool alpha_plane)
 {
     const uint i = uint(y) * uint(pc.in_width) + uint(x);
     return alpha_plane ? linear_alpha[i] : linear[i].a;
+}
+
+/* A sum of sRGB values back to sqrt space, as the CPU's upf__sqrt_of_srgb: the square root of
+ * the sRGB curve's linear value, ((e + 0.055) / 1.055)^1.2 above the linear segment (the
+ * hardware's power), sqrt(e / 12.92) on it, the sign kept below 0. */
+float sqrt_of_srgb(float e)
+{
+    if (e < 0.0) {
+        precise float q = -e / 12.92;
+        return -sqrt(q);
+    }
+    if (e <= 0.04045) {
+        precise float q = e / 12.92;
+        return sqrt(q);
+    }
+    precise float x = (e + 0.055) / 1.055;
+    return pow(x, 1.2);
 }
 
 /* The four map samples of apron entry (ax, ay). */
@@ -150,6 +183,12 @@ void main()
     const bool full_alpha = range[2] > 0.0;
     const bool fused = (pc.fuse & UPF_VK_FUSE_ENCODE) != 0u; /* linear is an alpha plane */
     const bool map = MAP && (pc.fuse & UPF_VK_FUSE_NO_MAP) == 0u;
+    /* The sRGB base with nothing to add and an sRGB-encoded destination: o's colour would be
+     * the sRGB curve undone (sqrt_of_srgb, squared) and done again by the store, so it is the
+     * base's sum itself, clamped by the store; two powers a channel fewer, the same values
+     * within a few float ulps. */
+    const bool srgb_direct = SRGB_BASE && !map && !SHARPEN && pc.dst_transfer == 1u &&
+                             !(range[0] > 0.0);
 
     /* 1. The taps of the apron's AX columns and AY rows, the base's and the detail map's,
      * from the table compose_taps.comp made for this frame (compose_taps.glsl). */
@@ -243,6 +282,8 @@ void main()
         if (cubic)                                                                             \
             base.rgb = vec3(acc.r > 0.0 ? sqrt(acc.r) : 0.0, acc.g > 0.0 ? sqrt(acc.g) : 0.0,  \
                             acc.b > 0.0 ? sqrt(acc.b) : 0.0);                                  \
+        if (SRGB_BASE && !srgb_direct)                                                         \
+            base.rgb = vec3(sqrt_of_srgb(acc.r), sqrt_of_srgb(acc.g), sqrt_of_srgb(acc.b));    \
         if (n != 2)                                                                            \
             base.a = clamp(base.a, 0.0, 1.0);                                                  \
         float d = 0.0;                                                                         \
@@ -258,7 +299,7 @@ void main()
             precise float v = base[c] + d;                                                     \
             v = v > 0.0 ? v : 0.0;                                                             \
             precise float v2 = v * v;                                                          \
-            O[c] = v2;                                                                         \
+            O[c] = srgb_direct ? base[c] : v2;                                                 \
         }                                                                                      \
         O.a = base.a;                                                                          \
         if (SHARPEN)                                                                           \
@@ -297,6 +338,10 @@ void main()
                 precise float v = o[c] + sharpen;
                 o[c] = v > 0.0 ? v : 0.0;
             }
+        }
+        if (srgb_direct) { /* sRGB values already (above) */
+            imageStore(dst, ivec2(pc.dst_x, pc.dst_y) + p, vec4(clamp(o.rgb, 0.0, 1.0), o.a));
+            continue;
         }
         if (range[0] > 0.0) {
             precise float most = 1.0 + range[1];

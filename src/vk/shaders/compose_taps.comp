@@ -42,6 +42,7 @@ layout(set = 0, binding = 11, std430) writeonly buffer Taps { uint taps[]; };
 
 const uint UPF_MODEL_FLAG_CUBIC_BASE = 2u;        /* upframe.h */
 const uint UPF_MODEL_FLAG_SQRT_LANCZOS_BASE = 4u; /* upframe.h */
+const uint UPF_MODEL_FLAG_SRGB_LANCZOS_BASE = 16u; /* upframe.h */
 #define TAPS 6
 
 /* Catmull-Rom (resample/filters.c, Mitchell-Netravali with B = 0, C = 0.5). */
@@ -171,7 +172,8 @@ void main()
     const int out_size = row ? pc.out_height : pc.out_width;
     const int in_size = row ? pc.in_height : pc.in_width;
     const bool cubic = (pc.flags & UPF_MODEL_FLAG_CUBIC_BASE) != 0u;
-    const int n = cubic ? 4 : (pc.flags & UPF_MODEL_FLAG_SQRT_LANCZOS_BASE) != 0u ? 6 : 2;
+    const uint lanczos = UPF_MODEL_FLAG_SQRT_LANCZOS_BASE | UPF_MODEL_FLAG_SRGB_LANCZOS_BASE;
+    const int n = cubic ? 4 : (pc.flags & lanczos) != 0u ? 6 : 2;
     int idx[TAPS];
     float w[TAPS];
     base_taps(x, uint(in_size), uint(out_size), in_size, n, idx, w);
