@@ -112,7 +112,9 @@ typedef struct upf__base_cols {
 } upf__base_cols;
 
 /* The sRGB-Lanczos base's values: out[c] = the sRGB encoding (IEC 61966-2-1, in double) of the
- * frame's 10-bit code c taken to linear light, (c / 1023)^2, rounded to float; c = 0..1023. The
+ * frame's 10-bit code c taken to linear light, (c / 1023)^2, rounded to float; c = 0..1023;
+ * except that the code of each 8-bit sRGB value b (upf_pack_sqrt1010102 of its linear value)
+ * holds b / 255 itself, so that an 8-bit source's base is Lanczos-3 on its own values. The
  * Vulkan backend uploads the same table (src/vk/ABI.md, binding 12). */
 #define UPF_SRGB_OF_CODE_COUNT 1024
 void upf__srgb_of_code(float out[UPF_SRGB_OF_CODE_COUNT]);
