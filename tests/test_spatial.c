@@ -693,6 +693,66 @@ static void test_evaluation_frame(void)
     upf_context_destroy(&ctx);
 }
 
+/* The sRGB-Lanczos base where the network is off (strength 0, as the built-in set has it at
+ * five ratios): into an 8-bit sRGB image the engine stores the base's sRGB sums as they are
+ * (compose.c's direct store); that must be the codes the general path gives (linear RGBA32F,
+ * then encoded) but at rounding ties, and Lanczos-3 on the file's own values, the classic
+ * resampler on the bytes as if linear, away from the border (the resampler's edge taps are
+ * its own), within a code. */
+static void test_srgb_base_direct(upf_context *ctx, test_rng *rng)
+{
+    const int steps[] = { 4, 5, 6, 7, 8, 9, 10 };
+    upf_models *set = random_models_flags(ctx, rng, steps, 7, 0.2f,
+                                          UPF_MODEL_FLAG_SRGB_LANCZOS_BASE |
+                                              UPF_MODEL_FLAG_NO_SMAA);
+    for (int i = 0; set && i < set->count; i++)
+        set->model[i].detail_strength = 0.0f;
+    const int w = 61, h = 37, ow = 97, oh = 59;
+    uint8_t *in = malloc((size_t)w * h * 4), *got = malloc((size_t)ow * oh * 4),
+            *lz = malloc((size_t)ow * oh * 4);
+    float *lin = malloc(sizeof(float) * 4 * (size_t)ow * oh);
+    for (int i = 0; i < w * h * 4; i++) /* smooth areas, edges and noise */
+        in[i] = (uint8_t)((i % 4 == 3) ? 255
+                          : ((i / 4) % w < w / 2) ? test_rand_int(rng, 0, 255)
+                                                  : (((i / 4) / w) * 7 + (i % 4) * 40) % 256);
+    const upf_image src = { in, w, h, 0, UPF_FORMAT_RGBA8_SRGB };
+    const upf_image d8 = { got, ow, oh, 0, UPF_FORMAT_RGBA8_SRGB };
+    const upf_image df = { lin, ow, oh, 0, UPF_FORMAT_RGBA32F };
+    upf_spatial *sp = upf_spatial_create(ctx, upf_spatial_params(.src_width = w, .src_height = h,
+                                                                  .dst_width = ow,
+                                                                  .dst_height = oh,
+                                                                  .models = set,
+                                                                  .sharpness = 0));
+    CHECK(sp != NULL);
+    CHECK_OK(ctx, upf_spatial_run(sp, &src, &d8));
+    CHECK_OK(ctx, upf_spatial_run(sp, &src, &df));
+    upf_spatial_destroy(&sp);
+    upf_image s_raw = src, l_raw = { lz, ow, oh, 0, UPF_FORMAT_RGBA8_UNORM };
+    s_raw.format = UPF_FORMAT_RGBA8_UNORM;
+    CHECK_OK(ctx, upf_resample(ctx, &s_raw, &l_raw, UPF_FILTER_LANCZOS3));
+    int worst_general = 0, ties = 0, worst_lanczos = 0;
+    for (int y = 0; y < oh; y++)
+        for (int x = 0; x < ow; x++)
+            for (int c = 0; c < 3; c++) {
+                const size_t i = 4 * ((size_t)y * ow + x) + (size_t)c;
+                const int g = got[i], general = upf_linear_to_srgb8(lin[i]);
+                worst_general = UPF_MAX(worst_general, abs(g - general));
+                ties += g != general;
+                if (x >= 5 && y >= 5 && x < ow - 5 && y < oh - 5)
+                    worst_lanczos = UPF_MAX(worst_lanczos, abs(g - (int)lz[i]));
+            }
+    printf("sRGB base, strength 0: direct store against the general path: largest %d code, %d "
+           "of %d values; against Lanczos-3 on the bytes: largest %d\n", worst_general, ties,
+           3 * ow * oh, worst_lanczos);
+    CHECK(worst_general <= 1 && ties <= 3 * ow * oh / 100);
+    CHECK(worst_lanczos <= 1);
+    free(in);
+    free(got);
+    free(lz);
+    free(lin);
+    upf_models_destroy(&set);
+}
+
 int main(void)
 {
     test_rng rng = test_rng_make("spatial");
@@ -711,6 +771,7 @@ int main(void)
     test_clamp_and_tiny(ctx, set, &rng);
     test_threads_choice_debug(set, &rng);
     test_evaluation_frame();
+    test_srgb_base_direct(ctx, &rng);
     CHECK(strcmp(upf_spatial_pass_name(UPF_SPATIAL_PASS_DETAIL), "detail") == 0);
     CHECK(strcmp(upf_spatial_pass_name((upf_spatial_pass)42), "unknown") == 0);
     upf_models_destroy(&set);

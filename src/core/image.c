@@ -242,6 +242,20 @@ static inline uint16_t enc16_srgb(float v)
     return (uint16_t)(upf_linear_to_srgb_d(v) * 65535.0 + 0.5);
 }
 
+void upf__row_from_encoded(const upf_image *img, int y, int x0, int n, const float *in)
+{
+    char *row = (char *)upf__row(img, y);
+    if (img->format == UPF_FORMAT_RGBA8_SRGB) {
+        uint8_t *p = (uint8_t *)row + (size_t)x0 * 4;
+        for (int i = 0; i < n * 4; i++)
+            p[i] = (uint8_t)upf_unorm_from_float(in[i], 255);
+    } else if (img->format == UPF_FORMAT_RGBA16_SRGB) {
+        char *p = row + (size_t)x0 * 8;
+        for (int i = 0; i < n * 4; i++)
+            upf__store_u16(p + 2 * i, (uint16_t)upf_unorm_from_float(in[i], 65535));
+    }
+}
+
 void upf__row_from_linear(const upf_image *img, int y, int x0, int n, const float *in)
 {
     char *row = (char *)upf__row(img, y);

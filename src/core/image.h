@@ -84,4 +84,9 @@ int upf__row_to_display(const upf_image *img, int y, int x0, int n, float *rgba)
  * clamped and rounded to nearest for integer formats, converted for float ones. */
 void upf__row_from_linear(const upf_image *img, int y, int x0, int n, const float *rgba);
 
+/* The same for an sRGB-encoded format (RGBA8_SRGB, RGBA16_SRGB; nothing for the others), from
+ * colour already sRGB-encoded: R, G, B clamped to [0, 1] and rounded to the format's codes as
+ * they are; alpha as upf__row_from_linear stores it. */
+void upf__row_from_encoded(const upf_image *img, int y, int x0, int n, const float *rgba);
+
 #endif /* UPF_IMAGE_H */

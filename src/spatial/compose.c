@@ -121,7 +121,7 @@ size_t upf__base_cols_bytes(int out_w)
 
 upf__base_cols upf__base_cols_init(uint32_t flags, int in_w, int out_w, void *mem)
 {
-    upf__base_cols c = { flags, in_w, out_w, NULL, NULL, 0, 0, UPF_FILTER_BILINEAR, NULL };
+    upf__base_cols c = { flags, in_w, out_w, NULL, NULL, 0, 0, UPF_FILTER_BILINEAR, NULL, 0 };
     if (flags & UPF_MODEL_FLAGS_BASE) {
         upf__tapk *t = mem;
         c.filter = (flags & UPF_MODEL_FLAG_CUBIC_BASE) ? UPF_FILTER_BICUBIC : UPF_FILTER_LANCZOS3;
@@ -208,7 +208,8 @@ static void base_row_kernel(const upf__sqrt_frame *frame, const upf__base_cols *
             for (int c = 0; c < 4; c++)
                 acc[c] += t->w[j] * vrow[4 * t->i[j] + c];
         for (int c = 0; c < 3; c++)
-            base[4 * x + c] = cols->srgb    ? upf__sqrt_of_srgb(acc[c])
+            base[4 * x + c] = cols->srgb_sums ? acc[c]
+                              : cols->srgb    ? upf__sqrt_of_srgb(acc[c])
                               : !cols->linear ? acc[c]
                               : acc[c] > 0.0f ? sqrtf(acc[c]) : 0.0f;
         base[4 * x + 3] = acc[3] > 0.0f ? (acc[3] < 1.0f ? acc[3] : 1.0f) : 0.0f;
@@ -270,6 +271,7 @@ typedef struct compose_job {
     unsigned char *workers;
     compose_layout L;
     int band_rows;
+    int direct;                  /* the sRGB base's sums stored as they are (compose_band) */
 } compose_job;
 
 typedef struct compose_worker {
@@ -383,6 +385,18 @@ static void compose_band(void *priv, int band, int worker)
     w.tag[0] = w.tag[1] = w.tag[2] = -1;
 
     const int y_end = UPF_MIN(out_h, (band + 1) * job->band_rows);
+    if (job->direct) {
+        /* The sRGB base with nothing added into an sRGB-encoded image: the row's sRGB sums
+         * are the output's colour, stored as they are (the way to linear light and back,
+         * two powers a channel, gives the same codes but at rounding ties). */
+        for (int y = band * job->band_rows; y < y_end; y++) {
+            upf__base_row(job->frame, &job->base_cols, out_h, y, w.in_row, w.base_row);
+            if (job->alpha_src)
+                alpha_row(job, out_h, y, w.in_row, w.base_row);
+            upf__row_from_encoded(job->dst, y, 0, out_w, w.base_row);
+        }
+        return;
+    }
     for (int y = band * job->band_rows; y < y_end; y++) {
         const int c = row_slot(job, &w, y);
         const float *o = w.rgba[c];
@@ -463,7 +477,12 @@ upf_result upf__compose_output_with(upf_context *ctx, const upf__sqrt_frame *fra
     compose_job job = { frame, map, dst, sharpness, alpha_src, tone_max,
                         upf__base_cols_init(map->flags, frame->width, out_w, mem), col_detail,
                         mem + compose_shared_bytes(out_w),
-                        compose_sizes(frame->width, map->width, out_w), 0 };
+                        compose_sizes(frame->width, map->width, out_w), 0, 0 };
+    /* The direct store (compose_band): the sRGB base, a map of zeros, no sharpen, no tone
+     * map, an sRGB-encoded destination. */
+    job.direct = job.base_cols.srgb && map->zero && sharpness == 0.0f && !(tone_max > 0.0f) &&
+                 (dst->format == UPF_FORMAT_RGBA8_SRGB || dst->format == UPF_FORMAT_RGBA16_SRGB);
+    job.base_cols.srgb_sums = job.direct;
     /* Bands of at least 16 rows, about four per worker: each band recomputes the two rows
      * around it for the sharpen. Values do not depend on the banding. */
     job.band_rows = UPF_MAX(16, (out_h + 4 * threads - 1) / (4 * threads));
@@ -479,6 +498,9 @@ upf_result upf__compose_pass(const upf__pass_args *a)
     upf__detail_map map;
     upf__detail_map_init(&map, con->step, con->flags, con->in_width, con->in_height,
                          a->surface[UPF__SP_DETAIL].data);
+    /* A model of strength 0: the detail pass made (or left) a map of zeros. */
+    const upf__spatial_cpu *cpu = a->engine;
+    map.zero = cpu && cpu->model && cpu->model->detail_strength == 0.0f;
     /* An opaque frame's alpha is 1 in the frame too: the full-precision path only when some
      * alpha is below 1 (range B), the tone map only when convert applied one (range R). */
     const float *range = a->surface[UPF__SP_RANGE].data;

@@ -66,6 +66,7 @@ void upf__detail_map_init(upf__detail_map *map, int step, uint32_t flags, int in
     map->flags = flags;
     map->in_width = in_w;
     map->in_height = in_h;
+    map->zero = 0;
     map->width = (int)((12LL * in_w + step - 1) / step);   /* ceil(in_w * 12 / s) */
     map->height = (int)((12LL * in_h + step - 1) / step);
 }

@@ -34,6 +34,8 @@ typedef struct upf__detail_map {
     int step;
     uint32_t flags;           /* the model's UPF_MODEL_FLAG_*: the base the detail goes on */
     int in_width, in_height;
+    int zero;                 /* 1: every value is 0 (a model of strength 0: no network ran);
+                               * upf__detail_map_init sets 0 */
 } upf__detail_map;
 
 /* The luma window of a block of step s starts this many input pixels before the block:
@@ -109,6 +111,8 @@ typedef struct upf__base_cols {
     int linear;                /* 1: the kernel base filters in linear light (cubic) */
     upf_filter filter;         /* the kernel base's filter */
     const float *srgb;         /* the sRGB-Lanczos base: upf__srgb_of_code's table, else NULL */
+    int srgb_sums;             /* 1: that base's colour stays the sRGB sums (compose's direct
+                                * store into an sRGB-encoded image), not taken to sqrt space */
 } upf__base_cols;
 
 /* The sRGB-Lanczos base's values: out[c] = the sRGB encoding (IEC 61966-2-1, in double) of the
