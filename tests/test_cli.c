@@ -421,6 +421,12 @@ static void test_messages(void)
     RUN(0, "bench", "--size", "32x18", "--runs", "1", "--threads", "1", "--no-yardstick", "--json");
     CHECK(strstr(test_tool_out(), "\"rows\": [{\"input\": [32, 18], \"output\": [64, 36]") &&
           strstr(test_tool_out(), "\"runs\": 1,"));
+    /* --sharpness for the CPU rows too (the sRGB base's direct store needs 0). */
+    RUN(0, "bench", "--size", "32x18", "--scale", "1.5", "--runs", "1", "--threads", "1",
+        "--no-yardstick", "--no-temporal", "--no-framegen", "--sharpness", "0");
+    CHECK(strstr(test_tool_out(), "spatial engine at sharpness 0") != NULL);
+    RUN(1, "bench", "--sharpness", "5");
+    CHECK(strstr(test_tool_err(), "must be a number in 0..4") != NULL);
 
     /* Other formats are named. */
     CHECK(imageio_write_file_atomic(TMP("pic.gif"), "GIF89a\x01\x00\x01\x00", 10, err) == UPF_OK);

@@ -45,7 +45,7 @@ static const char bench_help[] =
     "                   CPU time to record one frame; cases 1536x864 -> 2048x1152,\n"
     "                   1280x720 -> 2560x1440, 1920x1080 -> 3840x2160 (or --size)\n"
     "  --variant V      with --backend vulkan: only fp32, fp16 or coopmat\n"
-    "  --sharpness K    with --backend vulkan: the engine's sharpness (default 1; 0, the\n"
+    "  --sharpness K    the spatial engine's sharpness, either backend (default 1; 0, the\n"
     "                   library's default, makes compose without the sharpen's border)\n"
     "  --json           the results as one JSON object (docs/CLI.md)\n"
     "  -q, --quiet      no progress line (the results are still printed)\n"
@@ -259,7 +259,7 @@ static int case_begin(const bench_case *bc, int threads, upf_context **ctx, imag
 }
 
 static int time_case(const bench_case *bc, const upf_image *src, int threads, int runs,
-                     const upf_models *models, bool spatial, bench_row *row)
+                     const upf_models *models, bool spatial, float sharpness, bench_row *row)
 {
     upf_context *ctx;
     imageio_image dst;
@@ -276,7 +276,7 @@ static int time_case(const bench_case *bc, const upf_image *src, int threads, in
     if (spatial)
         sp = upf_spatial_create(ctx, upf_spatial_params(.src_width = bc->in_w,
                 .src_height = bc->in_h, .dst_width = bc->out_w, .dst_height = bc->out_h,
-                .sharpness = 1.0f, .models = models));
+                .sharpness = sharpness, .models = models));
     else
         rs = upf_resampler_create(ctx, upf_resampler_params(.src_width = bc->in_w,
                 .src_height = bc->in_h, .dst_width = bc->out_w, .dst_height = bc->out_h,
@@ -822,8 +822,12 @@ static int run_bench(int argc, char **argv)
     if (backend_s && strcmp(backend_s, "cpu") != 0 && strcmp(backend_s, "vulkan") != 0)
         return cli_usage(cmd, "--backend '%s': expected cpu or vulkan", backend_s);
     const bool vulkan = backend_s && strcmp(backend_s, "vulkan") == 0;
-    if (!vulkan && (variant_s || frames_s || sharpness_s))
-        return cli_usage(cmd, "--variant, --frames and --sharpness go with --backend vulkan");
+    if (!vulkan && (variant_s || frames_s))
+        return cli_usage(cmd, "--variant and --frames go with --backend vulkan");
+    double sharpness = 1.0; /* the spatial engine's, both backends */
+    if (sharpness_s && !cli_parse_double(sharpness_s, 0.0, UPF_SPATIAL_SHARPNESS_MAX, &sharpness))
+        return cli_usage(cmd, "--sharpness '%s' must be a number in 0..%g", sharpness_s,
+                         (double)UPF_SPATIAL_SHARPNESS_MAX);
 #ifndef UPF_HAVE_VULKAN
     if (vulkan)
         return cli_usage(cmd, "--backend vulkan: this build has no Vulkan backend (it was "
@@ -889,11 +893,6 @@ static int run_bench(int argc, char **argv)
                 variant = v;
         if (rc == CLI_EXIT_OK && variant_s && !variant)
             rc = cli_usage(cmd, "--variant '%s': expected fp32, fp16 or coopmat", variant_s);
-        double sharpness = 1.0;
-        if (rc == CLI_EXIT_OK && sharpness_s &&
-            !cli_parse_double(sharpness_s, 0.0, UPF_SPATIAL_SHARPNESS_MAX, &sharpness))
-            rc = cli_usage(cmd, "--sharpness '%s' must be a number in 0..%g", sharpness_s,
-                           (double)UPF_SPATIAL_SHARPNESS_MAX);
         if (rc == CLI_EXIT_OK)
             rc = bench_vulkan(cases, ncases, frames, variant, (float)sharpness, models,
                               common.json, common.quiet);
@@ -927,6 +926,7 @@ static int run_bench(int argc, char **argv)
         cli_json_string(&j, "version", upf_version());
         cli_json_string(&j, "compiler", compiler);
         cli_json_int(&j, "runs", runs);
+        cli_json_number(&j, "sharpness", sharpness);
         cli_json_string(&j, "frame", "the built-in frame (courtyard, 1 spp), RGBA8 sRGB in and "
                         "out; medians after a warm-up");
         cli_json_bool(&j, "spatial_models", models != NULL);
@@ -934,8 +934,8 @@ static int run_bench(int argc, char **argv)
     } else {
         printf("machine: %s; upframe %s built with %s\n", machine, upf_version(), compiler);
         printf("frame: the built-in frame (courtyard, 1 spp) at the input size; median of %ld "
-               "run%s after a warm-up, in ms; RGBA8 sRGB in and out\n", runs,
-               runs == 1 ? "" : "s");
+               "run%s after a warm-up, in ms; RGBA8 sRGB in and out; spatial engine at "
+               "sharpness %g\n", runs, runs == 1 ? "" : "s", sharpness);
         if (!models)
             printf("(no spatial engine rows: this build has no built-in models; --model FILE)\n");
         printf("%-22s  %-8s %2s  %7s %7s %7s %7s %7s %7s  %8s  %7s\n", "case", "engine", "th",
@@ -974,7 +974,8 @@ static int run_bench(int argc, char **argv)
                                     bc->in_w, bc->in_h, e ? "lanczos" : "spatial", threads[t],
                                     threads[t] == 1 ? "" : "s");
                 bench_row row;
-                rc = time_case(bc, &src.img, threads[t], (int)runs, e ? NULL : models, !e, &row);
+                rc = time_case(bc, &src.img, threads[t], (int)runs, e ? NULL : models, !e,
+                               (float)sharpness, &row);
                 if (rc == CLI_EXIT_OK && json) {
                     json_row(&j, &row);
                 } else if (rc == CLI_EXIT_OK) {
