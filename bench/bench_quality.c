@@ -74,8 +74,7 @@ static upf_models *with_base(bool cubic)
 {
     const upf__net_model *list[UPF_MODELS_MAX];
     upf__net_model copy[UPF_MODELS_MAX];
-    const uint32_t base_flags = UPF_MODEL_FLAG_CUBIC_BASE | UPF_MODEL_FLAG_SQRT_LANCZOS_BASE |
-                                UPF_MODEL_FLAG_NO_SMAA;
+    const uint32_t base_flags = UPF_MODEL_FLAGS_BASE | UPF_MODEL_FLAG_NO_SMAA;
     for (int i = 0; i < models->count; i++) {
         copy[i] = models->model[i];
         copy[i].flags = (copy[i].flags & ~base_flags) | (cubic ? UPF_MODEL_FLAG_CUBIC_BASE : 0u);
