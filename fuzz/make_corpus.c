@@ -358,8 +358,9 @@ static void make_model(void)
             save("model", "two-models.upfm", buf, n2);
         else
             failures++;
-        /* version 2: the sqrt-Lanczos base and a detail strength */
+        /* version 2: the sqrt-Lanczos and sRGB-Lanczos bases and a detail strength */
         a.flags = UPF_MODEL_FLAG_SQRT_LANCZOS_BASE;
+        b.flags = UPF_MODEL_FLAG_SRGB_LANCZOS_BASE | UPF_MODEL_FLAG_NO_SMAA;
         b.detail_strength = 0.5f;
         size_t n3 = upf__net_file_size(two, 2);
         unsigned char *v2 = calloc(1, n3);
