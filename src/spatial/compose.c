@@ -104,8 +104,8 @@ void upf__srgb_of_code(float out[UPF_SRGB_OF_CODE_COUNT])
 
 float upf__sqrt_of_srgb(float e)
 {
-    /* sqrt(((e + 0.055) / 1.055)^2.4) = ((e + 0.055) / 1.055)^1.2: one powf a channel (in
-     * double the pass took about twice as long); the shader takes the same power. */
+    /* sqrt(((e + 0.055) / 1.055)^2.4) = ((e + 0.055) / 1.055)^1.2: one powf a channel; the
+     * shader takes the same power. */
     if (e < 0.0f)
         return -sqrtf(-e / 12.92f);
     if (e <= 0.04045f)
@@ -113,10 +113,15 @@ float upf__sqrt_of_srgb(float e)
     return powf((e + 0.055f) / 1.055f, 1.2f);
 }
 
+/* upf__base_cols_bytes's first part: the column taps; the sRGB table follows them. */
+static size_t base_cols_taps_bytes(int out_w)
+{
+    return align64((size_t)out_w * UPF_MAX(sizeof(upf__tap), sizeof(upf__tapk)));
+}
+
 size_t upf__base_cols_bytes(int out_w)
 {
-    return align64((size_t)out_w * UPF_MAX(sizeof(upf__tap), sizeof(upf__tapk))) +
-           align64(UPF_SRGB_OF_CODE_COUNT * sizeof(float));
+    return base_cols_taps_bytes(out_w) + align64(UPF_SRGB_OF_CODE_COUNT * sizeof(float));
 }
 
 upf__base_cols upf__base_cols_init(uint32_t flags, int in_w, int out_w, void *mem)
@@ -130,9 +135,7 @@ upf__base_cols upf__base_cols_init(uint32_t flags, int in_w, int out_w, void *me
             c.taps = upf__tapk_at(x, in_w, out_w, in_w, c.filter, &t[x]);
         c.kernel = t;
         if (flags & UPF_MODEL_FLAG_SRGB_LANCZOS_BASE) {
-            float *table = (float *)((unsigned char *)mem +
-                                     align64((size_t)out_w * UPF_MAX(sizeof(upf__tap),
-                                                                     sizeof(upf__tapk))));
+            float *table = (float *)((unsigned char *)mem + base_cols_taps_bytes(out_w));
             upf__srgb_of_code(table);
             c.srgb = table;
         }
