@@ -1780,6 +1780,24 @@ static void test_cli(test_rng *rng)
     CHECK(set && set->count == 1 && set->model[0].step == 8 &&
           memcmp(set->model[0].w, m2->w, sizeof m2->w) == 0);
     upf_models_destroy(&set);
+    /* --base gives every model that base, its other flags and weights kept. */
+    CHECK_TOOL(0, "1 model", "model pack '%s/imp3.upfm' --base srgb-lanczos -o '%s/srgb.upfm'",
+               TMP, TMP);
+    set = load_path(ctx, TMP "/srgb.upfm");
+    CHECK(set && set->model[0].flags == (UPF_MODEL_FLAG_WINDOW_MEAN |
+                                         UPF_MODEL_FLAG_SRGB_LANCZOS_BASE) &&
+          memcmp(set->model[0].w, m2->w, sizeof m2->w) == 0);
+    upf_models_destroy(&set);
+    CHECK_TOOL(0, "srgb-lanczos-base", "model info '%s/srgb.upfm'", TMP);
+    CHECK_TOOL(0, "1 model", "model pack '%s/srgb.upfm' --base bilinear -o '%s/bil.upfm'", TMP,
+               TMP);
+    set = load_path(ctx, TMP "/bil.upfm");
+    CHECK(set && set->model[0].flags == UPF_MODEL_FLAG_WINDOW_MEAN);
+    upf_models_destroy(&set);
+    CHECK_TOOL(1, "--base 'lanczos'; expected bilinear, cubic, sqrt-lanczos or srgb-lanczos",
+               "model pack '%s/srgb.upfm' --base lanczos -o '%s/bad.upfm'", TMP, TMP);
+    CHECK_TOOL(1, "exclude each other", "model import '%s/raw2.bin' --offset 0 --step 8 "
+               "--srgb-lanczos-base --sqrt-lanczos-base -o '%s/bad.upfm'", TMP, TMP);
     CHECK_TOOL(2, "no model in the files has a step that --steps '6' names", "model pack "
                "'%s/pack.upfm' --steps 6 -o '%s/bad.upfm'", TMP, TMP);
     CHECK(!file_exists(TMP "/bad.upfm"));
