@@ -244,16 +244,15 @@ static inline uint16_t enc16_srgb(float v)
 
 void upf__row_from_encoded(const upf_image *img, int y, int x0, int n, const float *in)
 {
-    char *row = (char *)upf__row(img, y);
-    if (img->format == UPF_FORMAT_RGBA8_SRGB) {
-        uint8_t *p = (uint8_t *)row + (size_t)x0 * 4;
-        for (int i = 0; i < n * 4; i++)
-            p[i] = (uint8_t)upf_unorm_from_float(in[i], 255);
-    } else if (img->format == UPF_FORMAT_RGBA16_SRGB) {
-        char *p = row + (size_t)x0 * 8;
-        for (int i = 0; i < n * 4; i++)
-            upf__store_u16(p + 2 * i, (uint16_t)upf_unorm_from_float(in[i], 65535));
-    }
+    /* The values are the codes already: the same image read as its UNORM twin. */
+    upf_image raw = *img;
+    if (img->format == UPF_FORMAT_RGBA8_SRGB)
+        raw.format = UPF_FORMAT_RGBA8_UNORM;
+    else if (img->format == UPF_FORMAT_RGBA16_SRGB)
+        raw.format = UPF_FORMAT_RGBA16_UNORM;
+    else
+        return;
+    upf__row_from_linear(&raw, y, x0, n, in);
 }
 
 void upf__row_from_linear(const upf_image *img, int y, int x0, int n, const float *in)
