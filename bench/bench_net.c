@@ -2,12 +2,13 @@
  *
  *   bench_net [REPS [MAX_THREADS]]
  *
- * Prints: window forward throughput (windows/s and GFLOP/s) of the scalar reference and the
- * vectorisable version; then pass 4 for 1920x1080 -> 3840x2160 with a step-6 model (2x, the
- * model's own ratio) of random weights, on 1 and 2 threads (1, 2, 4, ... up to MAX_THREADS when
- * given), split into the detail map and the
- * output composition (sharpness 1; into RGBA8 sRGB, the usual output, and into RGBA32F, which
- * shows the cost of the sRGB encoding). Each figure is the best of REPS runs
+ * Prints: window forward throughput (windows/s and GFLOP/s) of the scalar reference, the
+ * vectorisable C version and the SIMD entry this CPU runs (net.h's table: AVX2 + FMA); then
+ * pass 4 for 1920x1080 -> 3840x2160 with a step-6 model (2x, the model's own ratio) of random
+ * weights, on 1 and 2 threads (1, 2, 4, ... up to MAX_THREADS when given), with the SIMD
+ * forward and again with the plain C one where the CPU has a SIMD entry, split into the
+ * detail map and the output composition (sharpness 1; into RGBA8 sRGB, the usual output, and
+ * into RGBA32F, which shows the cost of the sRGB encoding). Each figure is the best of REPS runs
  * (default 3). A window is 6 stages x 4 products of 16x16x16 multiply-adds: 196608 flops. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,9 @@ int main(int argc, char **argv)
     float *out = malloc(sizeof(float) * UPF_NET_WINDOW * WINDOWS);
     for (size_t i = 0; i < (size_t)UPF_NET_WINDOW * WINDOWS; i++)
         in[i] = rnd();
-    double best_ref = 1e30, best_fast = 1e30;
+    /* The reference, then each entry of the forward table this CPU runs (net.h). */
+    const upf__net_forward_fn simd = upf__net_forward_for(upf__cpu_detect());
+    double best_ref = 1e30, best_fast = 1e30, best_simd = 1e30;
     for (int r = 0; r < reps; r++) {
         double t0 = now();
         for (int w = 0; w < WINDOWS; w++)
@@ -69,14 +72,24 @@ int main(int argc, char **argv)
         double t1 = now();
         upf__net_windows_forward(m, in, out, WINDOWS);
         double t2 = now();
+        if (simd != upf__net_windows_forward)
+            simd(m, in, out, WINDOWS);
+        double t3 = now();
         best_ref = t1 - t0 < best_ref ? t1 - t0 : best_ref;
         best_fast = t2 - t1 < best_fast ? t2 - t1 : best_fast;
+        best_simd = t3 - t2 < best_simd ? t3 - t2 : best_simd;
     }
     printf("window forward, 1 thread (%d windows, best of %d):\n", WINDOWS, reps);
     printf("  reference  %10.0f windows/s  %6.2f GFLOP/s\n", WINDOWS / best_ref,
            WINDOWS * FLOPS_PER_WINDOW / best_ref * 1e-9);
-    printf("  fast       %10.0f windows/s  %6.2f GFLOP/s  (%.2fx)\n", WINDOWS / best_fast,
+    printf("  fast C     %10.0f windows/s  %6.2f GFLOP/s  (%.2fx)\n", WINDOWS / best_fast,
            WINDOWS * FLOPS_PER_WINDOW / best_fast * 1e-9, best_ref / best_fast);
+    if (simd != upf__net_windows_forward)
+        printf("  %-10s %10.0f windows/s  %6.2f GFLOP/s  (%.2fx)\n",
+               upf__cpu_flags_name(upf__cpu_detect()), WINDOWS / best_simd,
+               WINDOWS * FLOPS_PER_WINDOW / best_simd * 1e-9, best_ref / best_simd);
+    else
+        printf("  (no SIMD entry for this CPU)\n");
     free(in);
     free(out);
 
@@ -91,8 +104,11 @@ int main(int argc, char **argv)
     upf_image dst32 = { dst_f, ow, oh, 0, UPF_FORMAT_RGBA32F };
     upf__sqrt_frame frame = { px, w, h, 0 };
     printf("pass 4, %dx%d -> %dx%d, step %d (best of %d):\n", w, h, ow, oh, m->step, reps);
+    const unsigned cpu_sets[2] = { upf__cpu_detect(), 0 };
+    for (int set = 0; set < (cpu_sets[0] ? 2 : 1); set++)
     for (int threads = 1; threads <= max_threads; threads = threads < 2 ? 2 : 2 * threads) {
         upf_context *ctx = upf_context_create(upf_context_params(.threads = threads));
+        ctx->cpu_flags = cpu_sets[set]; /* the detail map's forward: SIMD, then plain C */
         size_t bytes = upf__reconstruct_scratch_bytes(threads, m->step, w, h, ow);
         unsigned char *scratch = malloc(bytes);
         upf__detail_map map;
@@ -121,9 +137,9 @@ int main(int argc, char **argv)
             best_f = t3 - t2 < best_f ? t3 - t2 : best_f;
         }
         long windows = (long)((map.width + 47) / 48) * ((map.height + 47) / 48) * 16;
-        printf("  %2d thread%s: detail map %6.1f ms (%ld windows, %.0f windows/s), compose "
-               "%6.1f ms (rgba8-srgb; %.1f ms to rgba32f), total %6.1f ms\n", threads,
-               threads > 1 ? "s" : "", best_d * 1e3, windows, windows / best_d, best_c * 1e3,
+        printf("  %-8s %2d thread%s: detail map %6.1f ms (%ld windows, %.0f windows/s), compose "
+               "%6.1f ms (rgba8-srgb; %.1f ms to rgba32f), total %6.1f ms\n",
+               upf__cpu_flags_name(cpu_sets[set]), threads, threads > 1 ? "s" : "", best_d * 1e3, windows, windows / best_d, best_c * 1e3,
                best_f * 1e3, (best_d + best_c) * 1e3);
         free(scratch);
         upf_context_destroy(&ctx);

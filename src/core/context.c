@@ -241,6 +241,7 @@ upf_context *upf_context_create(const upf_context_params *params)
     ctx->custom_allocator = params->allocator != NULL;
     ctx->parallel_for = params->parallel_for;
     ctx->parallel_for_priv = params->parallel_for_priv;
+    ctx->cpu_flags = upf__cpu_detect();
     ctx->threads = params->threads;
     if (ctx->threads == 0)
         ctx->threads = UPF_CLAMP(upf__online_cpus(), 1, UPF_MAX_THREADS);
@@ -255,8 +256,9 @@ upf_context *upf_context_create(const upf_context_params *params)
         }
     }
     ctx->own_blocks = atomic_load(&ctx->live_blocks);
-    upf__log(ctx, UPF_LOG_DEBUG, "context created: upframe %s, %d workers (%s)", upf_version(),
-             ctx->threads, ctx->parallel_for ? "host's parallel-for" : "own pool");
+    upf__log(ctx, UPF_LOG_DEBUG, "context created: upframe %s, %d workers (%s), %s kernels",
+             upf_version(), ctx->threads, ctx->parallel_for ? "host's parallel-for" : "own pool",
+             upf__cpu_flags_name(ctx->cpu_flags));
     return ctx;
 }
 

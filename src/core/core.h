@@ -41,6 +41,10 @@ struct upf_context {
 
     size_t max_pixels;              /* the largest image (width x height) a call accepts */
 
+    /* The instruction sets kernels may use (UPF__CPU_*): what upf__cpu_detect found when the
+     * context was made. Tests and benchmarks lower it to reach the plain C kernels. */
+    unsigned cpu_flags;
+
     /* Blocks from upf__alloc not yet freed, and how many of them the context holds itself
      * (its thread pool): any more belong to objects made from it, and upf_context_destroy
      * refuses while they live (it would free the context under them). Atomic: a pool worker
@@ -91,6 +95,17 @@ upf_thread_pool *upf__pool_create(upf_context *ctx, int threads);
 void upf__pool_destroy(upf_context *ctx, upf_thread_pool *pool);
 void upf__pool_run(upf_thread_pool *pool, upf_task_fn task, void *task_priv, int count);
 int upf__online_cpus(void);
+
+/* Instruction sets beyond the compiler's baseline that a kernel table may hold an entry for
+ * (cpu.c). Each bit is set only where the library was built with that entry and the CPU and
+ * the operating system run it. */
+#define UPF__CPU_X86_AVX2_FMA 0x1u   /* x86-64 AVX2 with FMA3 (Haswell, Zen and later) */
+
+/* The flags this machine has, for contexts to keep (upf_context_create). */
+unsigned upf__cpu_detect(void);
+
+/* A short name of the best kernel set in `flags`: "avx2+fma" or "c". */
+const char *upf__cpu_flags_name(unsigned flags);
 
 #define UPF_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define UPF_MAX(a, b) ((a) > (b) ? (a) : (b))

@@ -19,7 +19,10 @@
  *    Stage 6 has no ReLU, so this is the same as scaling its A and C.
  *
  * One task per tile on the context's workers; every value is computed the same way whichever
- * worker runs it, so the map does not depend on their number. Scratch is the caller's. */
+ * worker runs it, so the map does not depend on their number. The window forward is the
+ * fastest the context's CPU runs (net.h, upf__net_forward_for: AVX2 + FMA where the CPU has
+ * them, which rounds each multiply-add once and so differs from the plain C one in the last
+ * bits). Scratch is the caller's. */
 #include <string.h>
 
 #include "core/color.h"
@@ -90,6 +93,7 @@ size_t upf__detail_scratch_bytes(int threads)
 
 typedef struct detail_job {
     const upf__net_model *model;
+    upf__net_forward_fn forward;       /* the context's CPU's (upf__net_forward_for) */
     const upf__sqrt_frame *frame;
     const upf__detail_map *map;
     unsigned char *scratch;
@@ -140,7 +144,7 @@ static void detail_tile(void *priv, int index, int worker)
             n++;
         }
     }
-    upf__net_windows_forward(job->model, win_in, win_out, n);
+    job->forward(job->model, win_in, win_out, n);
 
     /* The top-left 12x12 of each output is the window's block of the map, times the model's
      * detail strength (at 1, as trained, the values are copied as they are). */
@@ -213,7 +217,7 @@ upf_result upf__make_detail_map(upf_context *ctx, const upf__net_model *model,
     if (!scratch || scratch_bytes < need)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: scratch of %zu bytes; expected "
                          "%zu", fn, scratch ? scratch_bytes : 0, need);
-    detail_job job = { model, frame, map, scratch,
+    detail_job job = { model, upf__net_forward_for(ctx ? ctx->cpu_flags : 0), frame, map, scratch,
                        (map->width + UPF_NET_TILE - 1) / UPF_NET_TILE };
     int tiles_y = (map->height + UPF_NET_TILE - 1) / UPF_NET_TILE;
     upf__parallel_for(ctx, detail_tile, &job, job.tiles_x * tiles_y);

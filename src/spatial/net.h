@@ -92,6 +92,24 @@ void upf__net_window_forward_ref(const upf__net_model *model, const float *in, f
 void upf__net_windows_forward(const upf__net_model *model, const float *in, float *out,
                               int count);
 
+/* The same with AVX2 and FMA3 (net_infer_avx2.c; built on x86-64 only, run only where the CPU
+ * has them): each multiply-add rounded once, so within the reference's fp32 error bound of the
+ * exact value rather than bit-identical to the reference. */
+void upf__net_windows_forward_avx2(const upf__net_model *model, const float *in, float *out,
+                                   int count);
+
+/* A window forward: upf__net_windows_forward's contract. */
+typedef void (*upf__net_forward_fn)(const upf__net_model *model, const float *in, float *out,
+                                    int count);
+
+/* The fastest forward that CPU flags `cpu_flags` (core.h, UPF__CPU_*) allow: the AVX2 one
+ * with UPF__CPU_X86_AVX2_FMA where it was built, else upf__net_windows_forward. */
+upf__net_forward_fn upf__net_forward_for(unsigned cpu_flags);
+
+/* Stage 1's input under UPF_MODEL_FLAG_WINDOW_MEAN: y = 4 * (x - mean(x)), the mean summed in
+ * index order (shared by every forward, so that all see the same input). */
+void upf__net_window_mean_input(const float *in, float *y);
+
 /* ---- model files (net_model.c, docs/MODELS.md) ----------------------------------------- */
 
 /* Version 2 adds each model's detail strength and the sqrt-Lanczos base flag; version-1 files

@@ -15,17 +15,17 @@
  *  - upf__net_windows_forward: the same arithmetic rearranged so that four output rows are
  *    summed side by side and the column loop reads contiguous 16-float rows, which GCC
  *    vectorises at -O2/-O3 without intrinsics (about 1.5x the reference's speed with SSE2;
- *    bench/bench_net.c). Explicit SIMD comes later and is tested against the reference the
- *    same way.
+ *    bench/bench_net.c).
  * Without FMA contraction (ISO C mode, the project's default) the two agree bit for bit; the
- * tests allow for a contracting compiler all the same. */
+ * tests allow for a contracting compiler all the same. A third, explicit AVX2 + FMA version is
+ * net_infer_avx2.c; upf__net_forward_for below picks the one a context's CPU runs. */
 #include <string.h>
 
 #include "spatial/net.h"
 
 #define N UPF_NET_DIM
 
-static void window_mean_input(const float *in, float *y)
+void upf__net_window_mean_input(const float *in, float *y)
 {
     /* sum in index order, then mean = sum / 256; y = 4 * (x - mean) */
     float sum = 0.0f;
@@ -42,7 +42,7 @@ void upf__net_window_forward_ref(const upf__net_model *model, const float *in, f
 {
     float y[UPF_NET_WINDOW], t1[UPF_NET_WINDOW], t2[UPF_NET_WINDOW];
     if (model->flags & UPF_MODEL_FLAG_WINDOW_MEAN)
-        window_mean_input(in, y);
+        upf__net_window_mean_input(in, y);
     else
         memcpy(y, in, sizeof y);
 
@@ -157,7 +157,7 @@ void upf__net_windows_forward(const upf__net_model *model, const float *in, floa
     for (int w = 0; w < count; w++) {
         const float *x = in + (size_t)w * UPF_NET_WINDOW;
         if (model->flags & UPF_MODEL_FLAG_WINDOW_MEAN)
-            window_mean_input(x, y);
+            upf__net_window_mean_input(x, y);
         else
             memcpy(y, x, sizeof y);
         for (int s = 0; s < UPF_NET_STAGES; s++) {
@@ -169,4 +169,16 @@ void upf__net_windows_forward(const upf__net_model *model, const float *in, floa
         }
         memcpy(out + (size_t)w * UPF_NET_WINDOW, y, sizeof y);
     }
+}
+
+/* ---- the table -------------------------------------------------------------------------- */
+
+upf__net_forward_fn upf__net_forward_for(unsigned cpu_flags)
+{
+#if defined(UPF_HAVE_X86_AVX2)
+    if (cpu_flags & UPF__CPU_X86_AVX2_FMA)
+        return upf__net_windows_forward_avx2;
+#endif
+    (void)cpu_flags;
+    return upf__net_windows_forward;
 }
