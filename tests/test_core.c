@@ -50,6 +50,49 @@ static void test_srgb(test_rng *rng)
     }
 }
 
+static void test_srgb8_row_avx2(test_rng *rng)
+{
+    /* The AVX2 row writer (image_avx2.c) against the C one, byte for byte: random values over
+     * [-0.1, 1.1], every 8-bit step's threshold and the floats either side of it, NaN,
+     * infinities, -0, and rows of lengths that are not multiples of 8. */
+    if (!(upf__cpu_detect() & UPF__CPU_X86_AVX2_FMA)) {
+        printf("sRGB8 rows: no AVX2 on this CPU (the C writer only)\n");
+        return;
+    }
+    int32_t bucket[UPF_SRGB8_BUCKETS + 1];
+    float thr[256];
+    upf__srgb8_encode_tables(bucket, thr);
+    enum { W = 509 };
+    float *in = malloc(sizeof(float) * 4 * W);
+    uint8_t a[4 * W], b[4 * W];
+    long compared = 0;
+    int differ = 0;
+    for (int trial = 0; trial < 400; trial++) {
+        const int n = test_rand_int(rng, 1, W);
+        for (int i = 0; i < 4 * n; i++) {
+            const int k = test_rand_int(rng, 0, 254);
+            const int pick = test_rand_int(rng, 0, 9);
+            in[i] = pick < 6   ? test_rand_float(rng) * 1.2f - 0.1f
+                    : pick == 6 ? thr[k]
+                    : pick == 7 ? nextafterf(thr[k], 0.0f)
+                    : pick == 8 ? upf_srgb8_to_linear_table[k]
+                                : (float[]){ NAN, INFINITY, -INFINITY, -0.0f, 1.0f,
+                                             0.0f }[test_rand_int(rng, 0, 5)];
+        }
+        memset(a, 0xab, sizeof a);
+        memset(b, 0xcd, sizeof b);
+        const upf_image ia = { a, n, 1, 0, UPF_FORMAT_RGBA8_SRGB };
+        const upf_image ib = { b, n, 1, 0, UPF_FORMAT_RGBA8_SRGB };
+        upf__row_from_linear(&ia, 0, 0, n, in);
+        upf__row_to_srgb8_avx2(&ib, 0, n, in, bucket, thr);
+        differ += memcmp(a, b, 4 * (size_t)n) != 0;
+        compared += 4 * n;
+    }
+    free(in);
+    CHECKF(differ == 0, "%d rows differ between the C and the AVX2 sRGB8 writers", differ);
+    printf("sRGB8 rows, AVX2 vs C: %ld values, all equal\n", compared);
+}
+
 /* ---- half floats --------------------------------------------------------------------- */
 
 /* Reference float -> half: scale to the half's grid with double arithmetic and round to even. */
@@ -527,6 +570,7 @@ int main(void)
 {
     test_rng rng = test_rng_make("core");
     test_srgb(&rng);
+    test_srgb8_row_avx2(&rng);
     test_half(&rng);
     test_pack(&rng);
     test_context_api();

@@ -1314,6 +1314,78 @@ static double max_diff(const float *a, const double *b, size_t n)
     return m;
 }
 
+static void test_sqrt_of_srgb_fast(void)
+{
+    /* The table's power against the formula in double over a sweep of [-0.5, 3] (the knee at
+     * 0.04045, the table's end at 2, and the powf beyond included): within its documented
+     * 2.6e-7 relative (reconstruct.h), and within 1e-6 of powf's upf__sqrt_of_srgb. */
+    float *table = malloc(sizeof(float) * UPF_SRGB_POW_COUNT);
+    upf__srgb_pow_table(table);
+    double worst = 0;
+    int bad = 0;
+    for (int k = 0; k <= 3500000; k++) {
+        const float e = -0.5f + (float)k * 1e-6f;
+        const double want = e < 0 ? -sqrt(-(double)e / 12.92)
+                            : e <= 0.04045f ? sqrt((double)e / 12.92)
+                                            : pow(((double)e + 0.055) / 1.055, 1.2);
+        const float got = upf__sqrt_of_srgb_fast(table, e);
+        const double rel = fabs(got - want) / fmax(fabs(want), 1e-3);
+        worst = fmax(worst, rel);
+        bad += !(rel <= 2.7e-7) || !(fabs(got - upf__sqrt_of_srgb(e)) <= 1e-6);
+    }
+    CHECKF(bad == 0, "%d sums off the sRGB power (worst %.3g relative)", bad, worst);
+    CHECK(isnan(upf__sqrt_of_srgb_fast(table, NAN)));
+    CHECK(upf__sqrt_of_srgb_fast(table, 0.0f) == 0.0f);
+    printf("sRGB power from the table: worst %.3g relative\n", worst);
+    free(table);
+}
+
+static void test_base_simd(test_rng *rng)
+{
+    /* The AVX2 base rows (compose_base_avx2.c) against the C ones, bit for bit, for each kernel
+     * base (and the sRGB base's sums, the direct store's), on random frames with widths that
+     * are and are not multiples of 8, at strides wider than the frame, with sums beyond 2
+     * (the power's C fallback) made by values of 1 only. */
+    if (!(upf__cpu_detect() & UPF__CPU_X86_AVX2_FMA)) {
+        printf("base rows: no AVX2 on this CPU (the C ones only)\n");
+        return;
+    }
+    long values = 0;
+    int differ = 0;
+    for (int trial = 0; trial < 48; trial++) {
+        const int kind = 1 + trial % 3; /* cubic, sqrt Lanczos, sRGB Lanczos */
+        const int w = test_rand_int(rng, 1, 70), h = test_rand_int(rng, 1, 20);
+        const int ow = test_rand_int(rng, w, 4 * w), oh = test_rand_int(rng, h, 4 * h);
+        const size_t stride = (size_t)w + (size_t)test_rand_int(rng, 0, 5);
+        uint32_t *px = malloc(sizeof *px * stride * (size_t)h);
+        for (size_t i = 0; i < stride * (size_t)h; i++)
+            px[i] = trial % 8 == 7 ? pixel(1023, 1023, 1023, 3)
+                                   : pixel(test_rand_int(rng, 0, 1023), test_rand_int(rng, 0, 1023),
+                                           test_rand_int(rng, 0, 1023), test_rand_int(rng, 0, 3));
+        const upf__sqrt_frame frame = { px, w, h, stride };
+        void *mem = malloc(upf__base_cols_bytes(ow));
+        upf__base_cols c = upf__base_cols_init(base_flags(kind), w, ow, mem);
+        c.srgb_sums = kind == BASE_SRGB && trial % 2;
+        upf__base_cols simd = c;
+        simd.cpu_flags = UPF__CPU_X86_AVX2_FMA;
+        float *vrow = malloc(sizeof(float) * 4 * (size_t)w);
+        float *a = malloc(sizeof(float) * 4 * (size_t)ow), *b = malloc(sizeof(float) * 4 * (size_t)ow);
+        for (int y = 0; y < oh; y++) {
+            upf__base_row(&frame, &c, oh, y, vrow, a);
+            upf__base_row(&frame, &simd, oh, y, vrow, b);
+            differ += memcmp(a, b, sizeof(float) * 4 * (size_t)ow) != 0;
+            values += 4L * ow;
+        }
+        free(a);
+        free(b);
+        free(vrow);
+        free(mem);
+        free(px);
+    }
+    CHECKF(differ == 0, "%d base rows differ between C and AVX2", differ);
+    printf("base rows, AVX2 vs C: %ld values, all bit-identical\n", values);
+}
+
 static void test_compose(test_rng *rng)
 {
     /* Random frames, random detail maps, every kind of output size from 1x to 4x, against the
@@ -1973,6 +2045,8 @@ int main(void)
     test_default_models();
     test_model_choice();
     test_detail_geometry(&rng);
+    test_sqrt_of_srgb_fast();
+    test_base_simd(&rng);
     test_compose(&rng);
     test_sharpen_3x3();
     test_reconstruct(&rng);

@@ -1,4 +1,5 @@
 /* color.c: half-float conversion and the sqrt-encoded 10:10:10:2 pixel (see color.h). */
+#include <math.h>
 #include <string.h>
 
 #include "core/color.h"
@@ -298,6 +299,20 @@ static const uint8_t srgb8_bucket_start[4096] = {
     254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 255, 255,
     255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
 };
+
+void upf__srgb8_encode_tables(int32_t bucket[UPF_SRGB8_BUCKETS + 1], float thr[256])
+{
+    for (int b = 0; b < UPF_SRGB8_BUCKETS; b++)
+        bucket[b] = srgb8_bucket_start[b];
+    bucket[UPF_SRGB8_BUCKETS] = 255;
+    for (int k = 0; k < 255; k++) {
+        float f = (float)srgb8_thresholds[k];
+        if ((double)f < srgb8_thresholds[k])
+            f = nextafterf(f, INFINITY);
+        thr[k] = f;
+    }
+    thr[255] = INFINITY;
+}
 
 uint8_t upf_linear_to_srgb8(float v)
 {

@@ -47,6 +47,14 @@ extern const float upf_srgb8_to_linear_table[256];
  * round(255 * upf_linear_to_srgb_d(v)) but without pow(). */
 uint8_t upf_linear_to_srgb8(float v);
 
+/* upf_linear_to_srgb8's tables for a vector version (image_avx2.c) that gathers them:
+ * bucket[b] = the code of b / 4096 for b = 0..4096 (4096: 255), and thr[k] = the smallest
+ * float at or above the linear value where the code steps from k to k + 1, k = 0..254
+ * (thr[255] = +Inf), so that for a float v, v >= thr[k] exactly when v reaches that step.
+ * The code of v in [0, 1] is bucket[(int)(v * 4096)], plus one where v >= thr of it. */
+#define UPF_SRGB8_BUCKETS 4096
+void upf__srgb8_encode_tables(int32_t bucket[UPF_SRGB8_BUCKETS + 1], float thr[256]);
+
 /* IEEE 754 binary16 <-> binary32, round to nearest even, with subnormals, Inf and NaN. */
 float upf_half_to_float(uint16_t h);
 uint16_t upf_float_to_half(float f);

@@ -113,7 +113,13 @@ float upf__sqrt_of_srgb(float e)
     return powf((e + 0.055f) / 1.055f, 1.2f);
 }
 
-/* upf__base_cols_bytes's first part: the column taps; the sRGB table follows them. */
+void upf__srgb_pow_table(float out[UPF_SRGB_POW_COUNT])
+{
+    for (int k = 0; k < UPF_SRGB_POW_COUNT; k++)
+        out[k] = (float)pow(((double)k / UPF_SRGB_POW_STEPS + 0.055) / 1.055, 1.2);
+}
+
+/* upf__base_cols_bytes's first part: the column taps; the sRGB tables follow them. */
 static size_t base_cols_taps_bytes(int out_w)
 {
     return align64((size_t)out_w * UPF_MAX(sizeof(upf__tap), sizeof(upf__tapk)));
@@ -121,12 +127,14 @@ static size_t base_cols_taps_bytes(int out_w)
 
 size_t upf__base_cols_bytes(int out_w)
 {
-    return base_cols_taps_bytes(out_w) + align64(UPF_SRGB_OF_CODE_COUNT * sizeof(float));
+    return base_cols_taps_bytes(out_w) + align64(UPF_SRGB_OF_CODE_COUNT * sizeof(float)) +
+           align64(UPF_SRGB_POW_COUNT * sizeof(float));
 }
 
 upf__base_cols upf__base_cols_init(uint32_t flags, int in_w, int out_w, void *mem)
 {
-    upf__base_cols c = { flags, in_w, out_w, NULL, NULL, 0, 0, UPF_FILTER_BILINEAR, NULL, 0 };
+    upf__base_cols c = { flags, in_w, out_w, NULL, NULL, 0, 0, UPF_FILTER_BILINEAR, NULL, NULL,
+                         0, 0 };
     if (flags & UPF_MODEL_FLAGS_BASE) {
         upf__tapk *t = mem;
         c.filter = (flags & UPF_MODEL_FLAG_CUBIC_BASE) ? UPF_FILTER_BICUBIC : UPF_FILTER_LANCZOS3;
@@ -138,6 +146,10 @@ upf__base_cols upf__base_cols_init(uint32_t flags, int in_w, int out_w, void *me
             float *table = (float *)((unsigned char *)mem + base_cols_taps_bytes(out_w));
             upf__srgb_of_code(table);
             c.srgb = table;
+            float *pow_table = table + align64(UPF_SRGB_OF_CODE_COUNT * sizeof(float)) /
+                                       sizeof(float);
+            upf__srgb_pow_table(pow_table);
+            c.srgb_pow = pow_table;
         }
     } else {
         upf__tap *t = mem;
@@ -177,19 +189,14 @@ static void base_row_bilinear(const upf__sqrt_frame *frame, const upf__base_cols
  *  - sqrt Lanczos: Lanczos-3 on the sqrt values as they are; the colour is not clamped (its
  *    lobes may take it a little below 0 or above 1: compose clamps base + detail at 0);
  *  - sRGB Lanczos (cols->srgb): Lanczos-3 on each code's sRGB value (the table), the sum
- *    taken to sqrt space by upf__sqrt_of_srgb, sign kept, not clamped.
+ *    taken to sqrt space by upf__sqrt_of_srgb_fast (the power from a table), sign kept, not
+ *    clamped.
  * Alpha: the same taps on the unsquared alpha, clamped to [0, 1]. */
-static void base_row_kernel(const upf__sqrt_frame *frame, const upf__base_cols *cols,
-                            int out_h, int y, float *vrow, float *base)
+void upf__base_kernel_vertical(const upf__base_cols *cols, const uint32_t *const *rows,
+                               const upf__tapk *ty, int x0, int x1, float *vrow)
 {
-    const size_t stride = frame->stride ? frame->stride : (size_t)frame->width;
     const int n = cols->taps;
-    upf__tapk ty;
-    upf__tapk_at(y, frame->height, out_h, frame->height, cols->filter, &ty);
-    const uint32_t *rows[UPF_BASE_TAPS_MAX];
-    for (int j = 0; j < n; j++)
-        rows[j] = frame->pixels + (size_t)ty.i[j] * stride;
-    for (int x = 0; x < frame->width; x++) {
+    for (int x = x0; x < x1; x++) {
         float acc[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
         for (int j = 0; j < n; j++) {
             float p[4];
@@ -198,13 +205,19 @@ static void base_row_kernel(const upf__sqrt_frame *frame, const upf__base_cols *
                 for (int c = 0; c < 3; c++)
                     p[c] = cols->srgb[(rows[j][x] >> (10 * c)) & 1023u];
             for (int c = 0; c < 3; c++)
-                acc[c] += ty.w[j] * (cols->linear ? p[c] * p[c] : p[c]);
-            acc[3] += ty.w[j] * p[3];
+                acc[c] += ty->w[j] * (cols->linear ? p[c] * p[c] : p[c]);
+            acc[3] += ty->w[j] * p[3];
         }
         for (int c = 0; c < 4; c++)
             vrow[4 * x + c] = acc[c];
     }
-    for (int x = 0; x < cols->out_w; x++) {
+}
+
+void upf__base_kernel_horizontal(const upf__base_cols *cols, const float *vrow, int x0, int x1,
+                                 float *base)
+{
+    const int n = cols->taps;
+    for (int x = x0; x < x1; x++) {
         const upf__tapk *t = &cols->kernel[x];
         float acc[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
         for (int j = 0; j < n; j++)
@@ -212,11 +225,30 @@ static void base_row_kernel(const upf__sqrt_frame *frame, const upf__base_cols *
                 acc[c] += t->w[j] * vrow[4 * t->i[j] + c];
         for (int c = 0; c < 3; c++)
             base[4 * x + c] = cols->srgb_sums ? acc[c]
-                              : cols->srgb    ? upf__sqrt_of_srgb(acc[c])
+                              : cols->srgb    ? upf__sqrt_of_srgb_fast(cols->srgb_pow, acc[c])
                               : !cols->linear ? acc[c]
                               : acc[c] > 0.0f ? sqrtf(acc[c]) : 0.0f;
         base[4 * x + 3] = acc[3] > 0.0f ? (acc[3] < 1.0f ? acc[3] : 1.0f) : 0.0f;
     }
+}
+
+static void base_row_kernel(const upf__sqrt_frame *frame, const upf__base_cols *cols,
+                            int out_h, int y, float *vrow, float *base)
+{
+    const size_t stride = frame->stride ? frame->stride : (size_t)frame->width;
+    upf__tapk ty;
+    upf__tapk_at(y, frame->height, out_h, frame->height, cols->filter, &ty);
+    const uint32_t *rows[UPF_BASE_TAPS_MAX];
+    for (int j = 0; j < cols->taps; j++)
+        rows[j] = frame->pixels + (size_t)ty.i[j] * stride;
+#if defined(UPF_HAVE_X86_AVX2)
+    if (cols->cpu_flags & UPF__CPU_X86_AVX2_FMA) {
+        upf__base_kernel_row_avx2(cols, rows, &ty, frame->width, vrow, base);
+        return;
+    }
+#endif
+    upf__base_kernel_vertical(cols, rows, &ty, 0, frame->width, vrow);
+    upf__base_kernel_horizontal(cols, vrow, 0, cols->out_w, base);
 }
 
 void upf__base_row(const upf__sqrt_frame *frame, const upf__base_cols *cols, int out_h, int y,
@@ -250,10 +282,15 @@ static compose_layout compose_sizes(int in_w, int detail_w, int out_w)
     return L;
 }
 
-/* Shared: the column taps, for the base and for the detail map. */
+/* Shared: the column taps, for the base and for the detail map; the sRGB encode's tables for
+ * the AVX2 writer (upf__srgb8_encode_tables). */
+#define SRGB8_TABLES_BYTES \
+    (align64((UPF_SRGB8_BUCKETS + 1) * sizeof(int32_t)) + align64(256 * sizeof(float)))
+
 static size_t compose_shared_bytes(int out_w)
 {
-    return upf__base_cols_bytes(out_w) + align64((size_t)out_w * sizeof(upf__tap));
+    return upf__base_cols_bytes(out_w) + align64((size_t)out_w * sizeof(upf__tap)) +
+           SRGB8_TABLES_BYTES;
 }
 
 size_t upf__compose_scratch_bytes(int threads, int in_w, int detail_w, int out_w)
@@ -275,6 +312,8 @@ typedef struct compose_job {
     compose_layout L;
     int band_rows;
     int direct;                  /* the sRGB base's sums stored as they are (compose_band) */
+    const int32_t *srgb8_bucket; /* RGBA8_SRGB output on an AVX2 CPU: the AVX2 writer's */
+    const float *srgb8_thr;      /* tables, else NULL */
 } compose_job;
 
 typedef struct compose_worker {
@@ -433,6 +472,12 @@ static void compose_band(void *priv, int band, int worker)
                     p[ch] *= scale;
             }
         }
+#if defined(UPF_HAVE_X86_AVX2)
+        if (job->srgb8_bucket) {
+            upf__row_to_srgb8_avx2(job->dst, y, out_w, out, job->srgb8_bucket, job->srgb8_thr);
+            continue;
+        }
+#endif
         upf__row_from_linear(job->dst, y, 0, out_w, out);
     }
 }
@@ -480,12 +525,21 @@ upf_result upf__compose_output_with(upf_context *ctx, const upf__sqrt_frame *fra
     compose_job job = { frame, map, dst, sharpness, alpha_src, tone_max,
                         upf__base_cols_init(map->flags, frame->width, out_w, mem), col_detail,
                         mem + compose_shared_bytes(out_w),
-                        compose_sizes(frame->width, map->width, out_w), 0, 0 };
+                        compose_sizes(frame->width, map->width, out_w), 0, 0, NULL, NULL };
     /* The direct store (compose_band): the sRGB base, a map of zeros, no sharpen, no tone
      * map, an sRGB-encoded destination. */
     job.direct = job.base_cols.srgb && map->zero && sharpness == 0.0f && !(tone_max > 0.0f) &&
                  (dst->format == UPF_FORMAT_RGBA8_SRGB || dst->format == UPF_FORMAT_RGBA16_SRGB);
     job.base_cols.srgb_sums = job.direct;
+    job.base_cols.cpu_flags = ctx ? ctx->cpu_flags : 0;
+    if ((job.base_cols.cpu_flags & UPF__CPU_X86_AVX2_FMA) && dst->format == UPF_FORMAT_RGBA8_SRGB) {
+        int32_t *bucket = (int32_t *)(mem + compose_shared_bytes(out_w) - SRGB8_TABLES_BYTES);
+        float *thr = (float *)((unsigned char *)bucket +
+                               align64((UPF_SRGB8_BUCKETS + 1) * sizeof(int32_t)));
+        upf__srgb8_encode_tables(bucket, thr);
+        job.srgb8_bucket = bucket;
+        job.srgb8_thr = thr;
+    }
     /* Bands of at least 16 rows, about four per worker: each band recomputes the two rows
      * around it for the sharpen. Values do not depend on the banding. */
     job.band_rows = UPF_MAX(16, (out_h + 4 * threads - 1) / (4 * threads));

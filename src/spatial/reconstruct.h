@@ -111,8 +111,11 @@ typedef struct upf__base_cols {
     int linear;                /* 1: the kernel base filters in linear light (cubic) */
     upf_filter filter;         /* the kernel base's filter */
     const float *srgb;         /* the sRGB-Lanczos base: upf__srgb_of_code's table, else NULL */
+    const float *srgb_pow;     /* and upf__srgb_pow_table's (upf__sqrt_of_srgb_fast) */
     int srgb_sums;             /* 1: that base's colour stays the sRGB sums (compose's direct
                                 * store into an sRGB-encoded image), not taken to sqrt space */
+    unsigned cpu_flags;        /* UPF__CPU_*: the kernel bases' rows with AVX2 where set (the
+                                * same values, bit for bit); 0 from upf__base_cols_init */
 } upf__base_cols;
 
 /* The sRGB-Lanczos base's values: out[c] = the sRGB encoding (IEC 61966-2-1, in double) of the
@@ -129,6 +132,28 @@ void upf__srgb_of_code(float out[UPF_SRGB_OF_CODE_COUNT]);
  * as the sqrt-Lanczos base's does. */
 float upf__sqrt_of_srgb(float e);
 
+/* The same, fast: the power read from a table of it at e = k / 4096, k = 0..8192 (in double,
+ * rounded to float; upf__srgb_pow_table), interpolated linearly, for sums in [0.04045, 2);
+ * below, the square roots as upf__sqrt_of_srgb; from 2 up (a Lanczos lobe could not reach
+ * there from values in [0, 1]) and for NaN, upf__sqrt_of_srgb itself. Within 2.6e-7 of the
+ * power, relative (about 4 fp32 units in the last place; the measured worst over a sweep of
+ * 2 million sums), against 1 for powf: far below the 2^-16 step of a 16-bit output. Compose's
+ * sRGB-Lanczos base takes this one (a powf a channel cost half of compose's time);
+ * compose_base_avx2.c computes the same values eight at a time. */
+#define UPF_SRGB_POW_STEPS 4096                        /* table entries per unit of e */
+#define UPF_SRGB_POW_COUNT (2 * UPF_SRGB_POW_STEPS + 1) /* e = 0 .. 2 */
+void upf__srgb_pow_table(float out[UPF_SRGB_POW_COUNT]);
+
+static inline float upf__sqrt_of_srgb_fast(const float *pow_table, float e)
+{
+    if (e <= 0.04045f || !(e < 2.0f))
+        return upf__sqrt_of_srgb(e);
+    const float s = e * (float)UPF_SRGB_POW_STEPS; /* exact: a power of two */
+    const int i = (int)s;
+    const float f = s - (float)i;
+    return pow_table[i] + f * (pow_table[i + 1] - pow_table[i]);
+}
+
 /* Bytes upf__base_cols_init needs for an output out_w wide. */
 size_t upf__base_cols_bytes(int out_w);
 
@@ -140,6 +165,19 @@ upf__base_cols upf__base_cols_init(uint32_t flags, int in_w, int out_w, void *me
  * `base`; `vrow` is scratch of frame->width * 4 floats. */
 void upf__base_row(const upf__sqrt_frame *frame, const upf__base_cols *cols, int out_h, int y,
                    float *vrow, float *base);
+
+/* The two halves of a kernel base's row (compose.c), for the SIMD version's edges:
+ *  - vertical: for frame columns x0..x1-1, the n taps of rows[] (the frame rows of `ty`)
+ *    summed into vrow[4x..4x+3] (sqrt, squared-sqrt or sRGB values, and alpha);
+ *  - horizontal: output pixels x0..x1-1 from vrow, with the columns' taps, into base.
+ * upf__base_kernel_row_avx2 (compose_base_avx2.c, x86-64 with AVX2 only) computes the whole
+ * row with the same operations in the same order, so the same values bit for bit. */
+void upf__base_kernel_vertical(const upf__base_cols *cols, const uint32_t *const *rows,
+                               const upf__tapk *ty, int x0, int x1, float *vrow);
+void upf__base_kernel_horizontal(const upf__base_cols *cols, const float *vrow, int x0, int x1,
+                                 float *base);
+void upf__base_kernel_row_avx2(const upf__base_cols *cols, const uint32_t *const *rows,
+                               const upf__tapk *ty, int in_w, float *vrow, float *base);
 
 /* Sharpness accepted by upf__compose_output: 0 (off) .. 4; 1 is the design's look. */
 #define UPF_SHARPNESS_MAX 4.0f
