@@ -178,6 +178,39 @@ static int forward_kernels(forward_kernel *k)
     return n;
 }
 
+static void test_mat16(test_rng *rng)
+{
+    /* The trainer's AVX2 product (upf__mat16_mul_for) against float64, with and without
+     * accumulation into C: each entry within the 16-term dot product bound (16 u of the sum of
+     * absolute terms, Higham eq. 3.5) plus one rounding of the add. */
+    const upf__mat16_fn mul = upf__mat16_mul_for(upf__cpu_detect());
+    if (!mul) {
+        printf("16x16 product: no SIMD entry for this CPU\n");
+        return;
+    }
+    int bad = 0;
+    for (int trial = 0; trial < 200; trial++) {
+        float P[256], Q[256], C[256], C0[256];
+        for (int i = 0; i < 256; i++) {
+            P[i] = 2.0f * test_rand_float(rng) - 1.0f;
+            Q[i] = 2.0f * test_rand_float(rng) - 1.0f;
+            C0[i] = C[i] = 2.0f * test_rand_float(rng) - 1.0f;
+        }
+        const int add = trial % 2;
+        mul(P, Q, C, add);
+        for (int i = 0; i < 16; i++)
+            for (int j = 0; j < 16; j++) {
+                double sum = add ? C0[i * 16 + j] : 0.0, mag = fabs(sum);
+                for (int k = 0; k < 16; k++) {
+                    sum += (double)P[i * 16 + k] * Q[k * 16 + j];
+                    mag += fabs((double)P[i * 16 + k] * Q[k * 16 + j]);
+                }
+                bad += !(fabs(C[i * 16 + j] - sum) <= 18 * U32 * mag);
+            }
+    }
+    CHECKF(bad == 0, "%d entries of the AVX2 16x16 product off", bad);
+}
+
 static void test_forward_bounded(test_rng *rng)
 {
     /* Non-negative weights and input: no cancellation, so the absolute-value forward equals
@@ -2034,6 +2067,7 @@ static void test_cli(test_rng *rng)
 int main(void)
 {
     test_rng rng = test_rng_make("net");
+    test_mat16(&rng);
     test_forward_bounded(&rng);
     test_forward_mixed(&rng);
     test_fast_vs_ref(&rng);

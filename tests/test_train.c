@@ -68,7 +68,7 @@ static void test_forward_is_reference(test_rng *rng)
         float win[UPF_NET_WINDOW], ref[UPF_NET_WINDOW];
         random_window(rng, win, 0.0f, 1.0f);
         upf__net_window_forward_ref(m, win, ref);
-        train_forward(&m->w[0][0][0], m->flags, win, a);
+        train_forward(&m->w[0][0][0], m->flags, win, a, 0);
         same += memcmp(ref, a->out, sizeof ref) == 0;
         total++;
     }
@@ -151,8 +151,8 @@ static double loss_f64(const double *w, uint32_t flags, const float *win, const 
  * of about 16 * 2^-24 ~ 1e-6 of the magnitudes it sums; 1e-4 of the matrix's gradient norm
  * (plus 1e-4 relative) is ~100 times that, and far below what a wrong term, a missing
  * transpose or a wrong ReLU mask gives (errors of the order of the gradient itself). */
-static void check_gradients(test_rng *rng, uint32_t flags, int *checked, int *skipped,
-                            double *worst)
+static void check_gradients(test_rng *rng, uint32_t flags, unsigned cpu, int *checked,
+                            int *skipped, double *worst)
 {
     float *w = malloc(NW * sizeof(float)), *wt = malloc(NW * sizeof(float));
     float *grad = calloc(NW, sizeof(float));
@@ -168,10 +168,10 @@ static void check_gradients(test_rng *rng, uint32_t flags, int *checked, int *sk
     random_window(rng, win, 0.0f, 1.0f);
     for (int i = 0; i < 144; i++)
         target[i] = 0.2f * (2.0f * test_rand_float(rng) - 1.0f);
-    train_forward(w, flags, win, a);
+    train_forward(w, flags, win, a, cpu);
     train_loss(a->out, target, 1.0f, dout);
     train_transpose_weights(w, wt);
-    train_backward(w, wt, a, dout, grad);
+    train_backward(w, wt, a, dout, grad, cpu);
 
     unsigned char mask0[5 * 256], mask_p[5 * 256], mask_m[5 * 256];
     for (int s = 0; s < 5; s++)
@@ -233,17 +233,25 @@ static void check_gradients(test_rng *rng, uint32_t flags, int *checked, int *sk
 
 static void test_gradients(test_rng *rng)
 {
-    for (int f = 0; f < 2; f++) {
-        uint32_t flags = f ? UPF_MODEL_FLAG_WINDOW_MEAN : 0;
-        int checked = 0, skipped = 0;
-        double worst = 0;
-        for (int k = 0; k < 3; k++)
-            check_gradients(rng, flags, &checked, &skipped, &worst);
-        printf("  gradients (flags %u): %d probes checked, %d crossed a ReLU kink, worst error "
-               "%.2g of the gradient norm\n", flags, checked, skipped, worst);
-        CHECKF(skipped * 10 < checked, "too many probes crossed a kink: %d of %d", skipped,
-               checked + skipped);
-    }
+    /* The C products, and the library's AVX2 ones where the CPU has them (the trainer takes
+     * those there: upf__mat16_mul_for). */
+    const unsigned cpus[2] = { 0, upf__cpu_detect() & UPF__CPU_X86_AVX2_FMA };
+    for (int c = 0; c < (cpus[1] ? 2 : 1); c++)
+        for (int f = 0; f < 2; f++) {
+            uint32_t flags = f ? UPF_MODEL_FLAG_WINDOW_MEAN : 0;
+            int checked = 0, skipped = 0;
+            double worst = 0;
+            for (int k = 0; k < 3; k++)
+                check_gradients(rng, flags, cpus[c], &checked, &skipped, &worst);
+            printf("  gradients (%s, flags %u): %d probes checked, %d crossed a ReLU kink, "
+                   "worst error %.2g of the gradient norm\n", upf__cpu_flags_name(cpus[c]),
+                   flags, checked, skipped, worst);
+            CHECKF(skipped * 10 < checked, "too many probes crossed a kink: %d of %d", skipped,
+                   checked + skipped);
+        }
+    if (cpus[1])
+        CHECK(upf__mat16_mul_for(cpus[1]) != NULL);
+    CHECK(upf__mat16_mul_for(0) == NULL);
 }
 
 /* ---- Adam and the schedule ------------------------------------------------------------------- */

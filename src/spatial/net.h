@@ -98,6 +98,16 @@ void upf__net_windows_forward(const upf__net_model *model, const float *in, floa
 void upf__net_windows_forward_avx2(const upf__net_model *model, const float *in, float *out,
                                    int count);
 
+/* C = P * Q for row-major 16x16 matrices (add: C += P * Q, the product summed first), each
+ * entry's sum over k from 0 up with one FMA a term: the trainer's product on AVX2 CPUs
+ * (tools/train/train_grad.c has the C one). net_infer_avx2.c, x86-64 builds only. */
+void upf__mat16_mul_avx2(const float *P, const float *Q, float *C, int add);
+typedef void (*upf__mat16_fn)(const float *P, const float *Q, float *C, int add);
+
+/* upf__mat16_mul_avx2 where `cpu_flags` has UPF__CPU_X86_AVX2_FMA and the library was built
+ * with it, else NULL (the caller's own C product). */
+upf__mat16_fn upf__mat16_mul_for(unsigned cpu_flags);
+
 /* A window forward: upf__net_windows_forward's contract. */
 typedef void (*upf__net_forward_fn)(const upf__net_model *model, const float *in, float *out,
                                     int count);

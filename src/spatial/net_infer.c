@@ -182,3 +182,13 @@ upf__net_forward_fn upf__net_forward_for(unsigned cpu_flags)
     (void)cpu_flags;
     return upf__net_windows_forward;
 }
+
+upf__mat16_fn upf__mat16_mul_for(unsigned cpu_flags)
+{
+#if defined(UPF_HAVE_X86_AVX2)
+    if (cpu_flags & UPF__CPU_X86_AVX2_FMA)
+        return upf__mat16_mul_avx2;
+#endif
+    (void)cpu_flags;
+    return NULL;
+}

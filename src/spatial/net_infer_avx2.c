@@ -20,6 +20,8 @@
  * the results are within the reference's own fp32 error bound of the exact value
  * (tests/test_net.c checks both against a float64 forward), not bit-identical to it.
  *
+ * The same kernel makes upf__mat16_mul_avx2, the trainer's product (tools/train/train_grad.c).
+ *
  * Built with -mavx2 -mfma (src/CMakeLists.txt) on x86-64 only; the context takes it only on a
  * CPU that runs them (core/cpu.c). Elsewhere this file is empty. */
 #include "spatial/net.h"
@@ -56,6 +58,18 @@ static void product(const float *restrict l, int li, int lk, const float *restri
 {
     for (int i0 = 0; i0 < N; i0 += 4)
         product_rows4(l, li, lk, r, i0, p);
+}
+
+void upf__mat16_mul_avx2(const float *P, const float *Q, float *C, int add)
+{
+    if (!add) {
+        product(P, N, 1, Q, C);
+        return;
+    }
+    float t[UPF_NET_WINDOW];
+    product(P, N, 1, Q, t);
+    for (int i = 0; i < UPF_NET_WINDOW; i += 8)
+        _mm256_storeu_ps(C + i, _mm256_add_ps(_mm256_loadu_ps(C + i), _mm256_loadu_ps(t + i)));
 }
 
 void upf__net_windows_forward_avx2(const upf__net_model *model, const float *in, float *out,

@@ -65,8 +65,11 @@ void train_transpose_weights(const float *w, float *wt);
 
 /* One window forward: the same sums in the same order as upf__net_window_forward_ref (every
  * dot product from index 0, the A and C terms summed apart and added last), so its output is
- * the reference's bit for bit; keeps the activations in `a`. */
-void train_forward(const float *w, uint32_t flags, const float *window, train_acts *a);
+ * the reference's bit for bit with cpu_flags 0; keeps the activations in `a`. With
+ * UPF__CPU_X86_AVX2_FMA in cpu_flags (a context's, core.h) the products are AVX2 + FMA ones:
+ * the same sums, rounded once a term. */
+void train_forward(const float *w, uint32_t flags, const float *window, train_acts *a,
+                   unsigned cpu_flags);
 
 /* The loss of one window: the mean over its top-left 12x12 outputs of (out - target)^2, with
  * `target` a 12x12 block (row-major, 12 floats a row). Writes d(scale * loss)/d(out) into
@@ -75,9 +78,9 @@ double train_loss(const float *out, const float *target, float scale, float *dou
 
 /* The backward pass of one window: adds d(loss)/d(w) to `grad` (UPF_NET_WEIGHTS floats),
  * given dout = d(loss)/d(output) and the forward's activations. `wt` from
- * train_transpose_weights. */
+ * train_transpose_weights. cpu_flags as for train_forward. */
 void train_backward(const float *w, const float *wt, const train_acts *a, const float *dout,
-                    float *grad);
+                    float *grad, unsigned cpu_flags);
 
 /* The initial weights (tools/train/README.md, "Initialisation"): every entry of every matrix
  * from N(0, sigma^2) (TRAIN_INIT_SIGMA by default), except stage 6's A and C, which get a

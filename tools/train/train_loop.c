@@ -305,9 +305,9 @@ static void chunk_task(void *priv, int c, int worker)
         const train_pair *pair = &tr->set->pairs[wr.pair];
         train_pair_window(pair, wr.gx, wr.gy, ws->window);
         train_pair_target(pair, wr.gx, wr.gy, ws->target);
-        train_forward(w, tr->model.flags, ws->window, &ws->acts);
+        train_forward(w, tr->model.flags, ws->window, &ws->acts, tr->ctx->cpu_flags);
         loss += train_loss(ws->acts.out, ws->target, scale, ws->dout);
-        train_backward(w, tr->wt, &ws->acts, ws->dout, grad);
+        train_backward(w, tr->wt, &ws->acts, ws->dout, grad, tr->ctx->cpu_flags);
     }
     tr->chunk_loss[c] = loss;
 }
