@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/color.h"
+#include "core/core.h"
 #include "imageio/image_io.h"
 #include "spatial/net.h"
 #include "test_util.h"
@@ -421,6 +422,10 @@ static void test_messages(void)
     RUN(0, "bench", "--size", "32x18", "--runs", "1", "--threads", "1", "--no-yardstick", "--json");
     CHECK(strstr(test_tool_out(), "\"rows\": [{\"input\": [32, 18], \"output\": [64, 36]") &&
           strstr(test_tool_out(), "\"runs\": 1,"));
+    /* the CPU kernels the engines took, as the library names them */
+    CHECK(strstr(test_tool_out(), (upf__cpu_detect() & UPF__CPU_X86_AVX2_FMA)
+                                      ? "\"cpu_kernels\": \"avx2+fma\""
+                                      : "\"cpu_kernels\": \"c\"") != NULL);
     /* --sharpness for the CPU rows too (the sRGB base's direct store needs 0). */
     RUN(0, "bench", "--size", "32x18", "--scale", "1.5", "--runs", "1", "--threads", "1",
         "--no-yardstick", "--no-temporal", "--no-framegen", "--sharpness", "0");

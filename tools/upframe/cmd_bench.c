@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "common/bench_util.h"
+#include "core/core.h"
 #include "imageio/image_io.h"
 #include "builtin_frame.h"
 #include "scene/scene.h"
@@ -925,6 +926,7 @@ static int run_bench(int argc, char **argv)
         cli_json_string(&j, "machine", machine);
         cli_json_string(&j, "version", upf_version());
         cli_json_string(&j, "compiler", compiler);
+        cli_json_string(&j, "cpu_kernels", upf__cpu_flags_name(upf__cpu_detect()));
         cli_json_int(&j, "runs", runs);
         cli_json_number(&j, "sharpness", sharpness);
         cli_json_string(&j, "frame", "the built-in frame (courtyard, 1 spp), RGBA8 sRGB in and "
@@ -932,7 +934,8 @@ static int run_bench(int argc, char **argv)
         cli_json_bool(&j, "spatial_models", models != NULL);
         cli_json_array(&j, "rows");
     } else {
-        printf("machine: %s; upframe %s built with %s\n", machine, upf_version(), compiler);
+        printf("machine: %s; upframe %s built with %s; CPU kernels %s\n", machine,
+               upf_version(), compiler, upf__cpu_flags_name(upf__cpu_detect()));
         printf("frame: the built-in frame (courtyard, 1 spp) at the input size; median of %ld "
                "run%s after a warm-up, in ms; RGBA8 sRGB in and out; spatial engine at "
                "sharpness %g\n", runs, runs == 1 ? "" : "s", sharpness);
