@@ -806,7 +806,7 @@ static void test_loader(upf_context *ctx, test_rng *rng)
         train_set_free(ctx, &set);
     }
     /* Mirrored training pairs: each right after its pair, same group, never validation. */
-    CHECK_OK(ctx, train_set_load_dir(ctx, d, 6, 0, 0.5, true, &set, NULL, NULL));
+    CHECK_OK(ctx, train_set_load_dir(ctx, d, 6, 0, 0.5, TRAIN_AUGMENT_MIRROR, &set, NULL, NULL));
     int n_train = 0;
     for (int i = 0; i < set.count; i++) {
         const train_pair *p = &set.pairs[i];
@@ -827,6 +827,36 @@ static void test_loader(upf_context *ctx, test_rng *rng)
     }
     CHECK_EQ_INT(set.count, 3 + n_train);
     CHECK(n_train >= 1);
+    train_set_free(ctx, &set);
+    /* All four orientations: each training pair, then its mirror, its transpose (sides
+     * swapped, luma plane transposed outside SMAA's blends) and its transpose mirrored. */
+    CHECK_OK(ctx, train_set_load_dir(ctx, d, 6, 0, 0.5,
+                                     TRAIN_AUGMENT_MIRROR | TRAIN_AUGMENT_TRANSPOSE, &set, NULL,
+                                     NULL));
+    int originals = 0, transposes = 0;
+    for (int i = 0; i < set.count; i++) {
+        const train_pair *p = &set.pairs[i];
+        const bool both = strstr(p->name, "+transpose+mirror") != NULL;
+        if (!strstr(p->name, "+transpose")) {
+            originals += !strstr(p->name, "+mirror");
+            continue;
+        }
+        const train_pair *o = &set.pairs[i - (both ? 3 : 2)];
+        CHECK(!p->validation && !o->validation && strcmp(p->group, o->group) == 0);
+        CHECK(!strstr(o->name, "+"));
+        CHECK(p->in_w == o->in_h && p->in_h == o->in_w);
+        int same = 0;
+        for (int y = 0; y < p->in_h; y++)
+            for (int x = 0; x < p->in_w; x++) {
+                const int ox = y, oy = both ? p->in_w - 1 - x : x; /* o's pixel at (ox, oy) */
+                same += p->luma[y * p->in_w + x] == o->luma[oy * o->in_w + ox];
+            }
+        CHECKF(same > p->in_w * p->in_h / 2, "%s: %d of %d luma values transposed", p->name,
+               same, p->in_w * p->in_h);
+        transposes++;
+    }
+    CHECK_EQ_INT(set.count, originals + 3 * n_train);
+    CHECK_EQ_INT(transposes, 2 * n_train);
     train_set_free(ctx, &set);
     write_text(TMP "/data/manifest.txt", "view d\n");
     CHECK_FAILS(ctx, train_set_load_dir(ctx, d, 6, 0, 0.5, false, &set, NULL, NULL),

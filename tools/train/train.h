@@ -190,12 +190,18 @@ typedef void (*train_progress_fn)(void *priv, int done, int total);
  * input a target; a missing partner, a size of another ratio or an unreadable file stops the
  * load with a message naming the file. The targets are made for a model of `flags` (the base
  * they go on). Marks the validation split (train_split_names over
- * the groups, `fraction` of them). With `mirror`, each training pair also gives its mirror
- * image (input and reference flipped left to right, then through passes 1-3 like any input),
- * named NAME+mirror, in the same group: twice the training data for free; validation pairs are
- * not mirrored. */
+ * the groups, `fraction` of them). `augment` (TRAIN_AUGMENT_*) adds other orientations of
+ * each training pair: with MIRROR its mirror image (input and reference flipped left to right,
+ * then through passes 1-3 like any input), named NAME+mirror; with TRANSPOSE its transpose
+ * (rows and columns swapped: the network's windows and their 12x12 blocks sit the same way on
+ * both axes, so a transposed pair is as valid a pair), NAME+transpose; with both, also the
+ * transpose mirrored, NAME+transpose+mirror (so the four orientations of the eight that keep a
+ * window's top-left block top-left, as the geometry needs). Each in the pair's group;
+ * validation pairs are never augmented. */
+#define TRAIN_AUGMENT_MIRROR 1u
+#define TRAIN_AUGMENT_TRANSPOSE 2u
 upf_result train_set_load_dir(upf_context *ctx, const char *dir, int step, uint32_t flags,
-                              double fraction, bool mirror, train_set *set,
+                              double fraction, unsigned augment, train_set *set,
                               train_progress_fn progress, void *progress_priv);
 
 /* ---- rendering training data (train_render.c) --------------------------------------------- */

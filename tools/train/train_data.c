@@ -478,20 +478,44 @@ static upf_result mirror_image(upf_context *ctx, const upf_image *src, upf_image
     return UPF_OK;
 }
 
-/* Adds the pair of `in` and `tg` (mirrored with `mirror`) to the set. */
+/* A copy of an image transposed (rows become columns: a W x H image becomes H x W; tightly
+ * packed; free with upf__free). */
+static upf_result transpose_image(upf_context *ctx, const upf_image *src, upf_image *dst)
+{
+    const size_t bpp = upf_format_bytes_per_pixel(src->format);
+    const size_t row = (size_t)src->height * bpp;
+    unsigned char *data = upf__alloc_array(ctx, (size_t)src->width, row, "a transposed image");
+    if (!data)
+        return UPF_ERROR_OUT_OF_MEMORY;
+    for (int y = 0; y < src->height; y++) {
+        const unsigned char *s = upf__row(src, y);
+        for (int x = 0; x < src->width; x++)
+            memcpy(data + (size_t)x * row + (size_t)y * bpp, s + (size_t)x * bpp, bpp);
+    }
+    *dst = (upf_image){ data, src->height, src->width, row, src->format };
+    return UPF_OK;
+}
+
+/* Adds the pair of `in` and `tg` to the set, transposed first with TRAIN_AUGMENT_TRANSPOSE in
+ * `orient`, then mirrored with TRAIN_AUGMENT_MIRROR. */
 static upf_result add_pair(upf_context *ctx, train_set *set, const upf_image *in,
-                           const upf_image *tg, bool validation, bool mirror,
+                           const upf_image *tg, bool validation, unsigned orient,
                            const uint8_t *area, const char *what, const char *name,
                            const char *group)
 {
-    upf_image min = { 0 }, mtg = { 0 };
+    upf_image tin = { 0 }, ttg = { 0 }, min = { 0 }, mtg = { 0 };
     upf_result r = UPF_OK;
-    if (mirror) {
+    if (orient & TRAIN_AUGMENT_TRANSPOSE) {
+        if ((r = transpose_image(ctx, in, &tin)) != UPF_OK ||
+            (r = transpose_image(ctx, tg, &ttg)) != UPF_OK)
+            goto done;
+        in = &tin;
+        tg = &ttg;
+    }
+    if (orient & TRAIN_AUGMENT_MIRROR) {
         if ((r = mirror_image(ctx, in, &min)) != UPF_OK ||
-            (r = mirror_image(ctx, tg, &mtg)) != UPF_OK) {
-            upf__free(ctx, min.data);
-            return r;
-        }
+            (r = mirror_image(ctx, tg, &mtg)) != UPF_OK)
+            goto done;
         in = &min;
         tg = &mtg;
     }
@@ -500,23 +524,29 @@ static upf_result add_pair(upf_context *ctx, train_set *set, const upf_image *in
                                &pair);
     if (r == UPF_OK) {
         copy_text(pair.name, sizeof pair.name, name);
-        if (mirror) {
-            size_t n = strlen(pair.name);
-            copy_text(pair.name + UPF_MIN(n, sizeof pair.name - 8), 8, "+mirror");
-        }
+        const char *tag = orient == (TRAIN_AUGMENT_TRANSPOSE | TRAIN_AUGMENT_MIRROR)
+                              ? "+transpose+mirror"
+                          : orient == TRAIN_AUGMENT_TRANSPOSE ? "+transpose"
+                          : orient == TRAIN_AUGMENT_MIRROR    ? "+mirror"
+                                                              : "";
+        size_t n = strlen(pair.name), t = strlen(tag);
+        copy_text(pair.name + UPF_MIN(n, sizeof pair.name - t - 1), t + 1, tag);
         copy_text(pair.group, sizeof pair.group, group);
         pair.validation = validation;
         r = train_set_add(ctx, set, &pair);
         if (r != UPF_OK)
             train_pair_free(ctx, &pair);
     }
+done:
+    upf__free(ctx, tin.data);
+    upf__free(ctx, ttg.data);
     upf__free(ctx, min.data);
     upf__free(ctx, mtg.data);
     return r;
 }
 
 upf_result train_set_load_dir(upf_context *ctx, const char *dir, int step, uint32_t flags,
-                              double fraction, bool mirror, train_set *set,
+                              double fraction, unsigned augment, train_set *set,
                               train_progress_fn progress, void *progress_priv)
 {
     memset(set, 0, sizeof *set);
@@ -666,11 +696,12 @@ upf_result train_set_load_dir(upf_context *ctx, const char *dir, int step, uint3
                           in.img.width, in.img.height, 12.0 * in.img.width / step,
                           12.0 * in.img.height / step);
         } else {
-            r = add_pair(ctx, set, &in.img, &tg.img, val[i], false, area, in_path, e->name,
-                         e->group);
-            if (r == UPF_OK && mirror && !val[i])
-                r = add_pair(ctx, set, &in.img, &tg.img, false, true, area, in_path, e->name,
-                             e->group);
+            /* The pair as it is, then (training pairs only) each orientation `augment`
+             * asks for: mirrored, transposed, and with both, transposed and mirrored. */
+            for (unsigned orient = 0; orient < 4 && r == UPF_OK; orient++)
+                if (orient == 0 || (!val[i] && (orient & augment) == orient))
+                    r = add_pair(ctx, set, &in.img, &tg.img, val[i], orient, area, in_path,
+                                 e->name, e->group);
         }
         imageio_free(&in);
         imageio_free(&tg);

@@ -50,6 +50,8 @@ static const char train_help[] =
     "                      inputs are the unblended frames\n"
     "  --validation F      fraction of the data's groups held out (default 0.1)\n"
     "  --mirror            also train on each training pair mirrored left to right\n"
+    "  --transpose         also train on each training pair transposed (with --mirror,\n"
+    "                      its transpose mirrored too: four orientations)\n"
     "  --val-windows N     windows for the running validation loss (default 8192)\n"
     "  --val-every N       steps between running validation losses (default steps / 50)\n"
     "  --init FILE         start from the step-S model of a model file instead\n"
@@ -133,7 +135,7 @@ typedef struct train_args {
     double validation;
     long val_every, log_every;
     long threads;
-    bool quiet, mirror;
+    bool quiet, mirror, transpose;
 } train_args;
 
 static int parse_args(int argc, char **argv, train_args *a)
@@ -197,6 +199,8 @@ static int parse_args(int argc, char **argv, train_args *a)
             no_smaa = true;
         else if (cli_args_flag(&p, "--mirror"))
             a->mirror = true;
+        else if (cli_args_flag(&p, "--transpose"))
+            a->transpose = true;
         else
             return cli_args_unknown(&p);
     }
@@ -324,7 +328,10 @@ static void provenance(char *out, size_t size, const train_args *a, const train_
     ADD("data=%s\n", data);
     ADD("pairs=%d training=%d validation=%d (groups held out by name hash, fraction %.3g)%s\n",
         set->count, train_set_count(set, false), train_set_count(set, true), a->validation,
-        a->mirror ? ", training pairs also mirrored" : "");
+        a->mirror && a->transpose ? ", training pairs also mirrored, transposed and both"
+        : a->mirror               ? ", training pairs also mirrored"
+        : a->transpose            ? ", training pairs also transposed"
+                                  : "");
     ADD("target=luma(sqrt(reference)) - luma(%s of the SMAA sqrt frame)\n", base);
     ADD("loss=mean squared error over each window's 12x12 block\n");
     ADD("sampling=edge bits of pass 1, flat=%.3g\n", c->flat);
@@ -390,7 +397,9 @@ static int run_train_model(int argc, char **argv)
     load_progress lp;
     cli_progress_begin(&lp.bar, "loading pairs", a.quiet);
     upf_result r = train_set_load_dir(ctx, a.data, a.cfg.step, a.cfg.flags, a.validation,
-                                      a.mirror, &set, on_load, &lp);
+                                      (a.mirror ? TRAIN_AUGMENT_MIRROR : 0u) |
+                                          (a.transpose ? TRAIN_AUGMENT_TRANSPOSE : 0u),
+                                      &set, on_load, &lp);
     cli_progress_end(&lp.bar);
     if (r != UPF_OK) {
         rc = cli_fail_upf(CMD, ctx, r);
