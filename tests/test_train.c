@@ -1132,6 +1132,32 @@ static void test_cli(upf_context *ctx, test_rng *rng)
         CHECK(stat(TMP "/dead.upfm", &st) != 0);
     }
 
+    /* A network that dies after living (the test hook zeroes every weight after step 12) is
+     * taken back to its last live check (step 10), with the learning rate halved, and the
+     * run goes on; the provenance says so. */
+    {
+        setenv("UPFRAME_TRAIN_KILL_AT", "12", 1);
+        rc = test_run_tool_cmdline("train --step 5 --data %s --steps 40 --batch 8 --warmup 2 "
+                                   "--val-every 5 --validation 0.25 --window-mean -o %s/back.upfm",
+                                   d, TMP);
+        unsetenv("UPFRAME_TRAIN_KILL_AT");
+        CHECKF(rc == 0 && strstr(test_tool_out(), "step 20: the network's output is exactly 0") &&
+               strstr(test_tool_out(), "back to the weights of step 10") &&
+               strstr(test_tool_out(), "restart 1 of 3"), "exit %d: %s", rc, test_tool_out());
+        data = NULL;
+        size = 0;
+        if (imageio_slurp(TMP "/back.upfm", 1 << 20, &data, &size, err) == UPF_OK) {
+            upf_models *set = upf_models_load(ctx, data, size);
+            upf_model_info info;
+            CHECK(set && upf_models_info(set, 0, &info) == UPF_OK &&
+                  strstr(info.provenance, "restarts=1 (the network died at step 20"));
+            upf_models_destroy(&set);
+            free(data);
+        } else {
+            CHECKF(0, "%s", err);
+        }
+    }
+
     /* upframe train data, then training on what it wrote. */
     fresh_dir(TMP "/cd"); /* an empty folder is fine for `train data` */
     rc = test_run_tool_cmdline("train data --views 2 --size 48x36 --spp 16 --scenes calibration "

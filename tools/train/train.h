@@ -283,6 +283,11 @@ const upf__net_model *trainer_model(const trainer *tr);
 /* Replaces the weights (e.g. to continue from a model file); resets Adam. */
 void trainer_set_weights(trainer *tr, const upf__net_model *model);
 
+/* Multiplies the learning-rate schedule's peak (cfg.lr) by `factor` for the steps to come (the
+ * warm-up and cosine keep their shape; cmd_train.c halves it when it takes a dead network back
+ * to earlier weights). */
+void trainer_scale_lr(trainer *tr, double factor);
+
 /* The mean loss of a model over the fixed validation windows (uniformly spread over every
  * validation pair, at most cfg->val_windows), and the loss a zero detail map would have there
  * (the base's). Returns false when there are no validation pairs. */

@@ -267,6 +267,11 @@ void trainer_set_weights(trainer *tr, const upf__net_model *model)
     train_adam_init(&tr->adam);
 }
 
+void trainer_scale_lr(trainer *tr, double factor)
+{
+    tr->cfg.lr *= factor;
+}
+
 /* ---- a step --------------------------------------------------------------------------------- */
 
 static win_ref sample_window(trainer *tr)
@@ -360,8 +365,8 @@ static void val_task(void *priv, int c, int worker)
         const win_ref wr = tr->val[first + k];
         train_pair_window(&tr->set->pairs[wr.pair], wr.gx, wr.gy, in + (size_t)k * UPF_NET_WINDOW);
     }
-    /* The fast forward of pass 4 itself. */
-    upf__net_windows_forward(job->model, in, out, n);
+    /* The forward of pass 4 itself, the fastest the CPU runs (net.h). */
+    upf__net_forward_for(tr->ctx->cpu_flags)(job->model, in, out, n);
     double loss = 0.0;
     long live = 0;
     for (int k = 0; k < n; k++) {

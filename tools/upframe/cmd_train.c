@@ -83,9 +83,14 @@ static const char train_help[] =
     "  --scenes LIST       scene names, e.g. courtyard,street (default: every training scene)\n"
     "  --threads N, --quiet\n"
     "\n"
+    "A network whose output goes to exactly 0 on every validation window (its ReLUs all off:\n"
+    "it cannot learn again) is taken back to the weights of the last check where it was\n"
+    "alive, with Adam restarted and the learning rate halved, up to 3 times; the model's\n"
+    "provenance records each restart.\n"
+    "\n"
     "Exit codes: 0 ok, 1 usage, 2 bad input (unreadable data, a pair of the wrong size ratio,\n"
-    "a missing partner), 3 internal error or a network that died in training (its output\n"
-    "stuck at exactly 0). A failed run leaves no model file behind.\n"
+    "a missing partner), 3 internal error or a network that died in training 4 times (its\n"
+    "output stuck at exactly 0). A failed run leaves no model file behind.\n"
     "\n"
     "example:\n"
     "  upframe train data --views 400 --seed 1 -o data/\n"
@@ -129,6 +134,9 @@ static int load_init(upf_context *ctx, const char *path, int step, upf__net_mode
     return CLI_EXIT_OK;
 }
 
+/* How many times a dead network is taken back to earlier weights before the run fails. */
+#define TRAIN_RESTARTS_MAX 3
+
 typedef struct train_args {
     const char *data, *out, *init, *code, *save;
     train_config cfg;
@@ -136,6 +144,8 @@ typedef struct train_args {
     long val_every, log_every;
     long threads;
     bool quiet, mirror, transpose;
+    int restarts;                   /* dead networks taken back (main loop) */
+    char restart_text[160];         /* "at steps 960, 1680" for the provenance */
 } train_args;
 
 static int parse_args(int argc, char **argv, train_args *a)
@@ -342,6 +352,9 @@ static void provenance(char *out, size_t size, const train_args *a, const train_
     ADD("optimizer=adam(0.9, 0.999, 1e-8) lr=%.4g warmup=%ld cosine-to=%.4g\n", c->lr,
         c->warmup, c->lr * c->lr_final);
     ADD("seed=%llu steps=%ld batch=%d\n", (unsigned long long)c->seed, c->steps, c->batch);
+    if (a->restarts)
+        ADD("restarts=%d (the network died %s: each time back to the weights of its last live "
+            "check, Adam restarted, the learning rate halved)\n", a->restarts, a->restart_text);
     ADD("train-loss=%.6g (last 1%% of steps, edge-weighted windows)\n", train_loss);
     if (ev->pairs) {
         ADD("validation-loss=%.6g fp16 weights through pass 4 (fp32 weights %.6g, zero detail "
@@ -422,11 +435,32 @@ static int run_train_model(int argc, char **argv)
     const long tail_from = a.cfg.steps - UPF_MAX(a.cfg.steps / 100, UPF_MIN(a.cfg.steps, 10));
     double recent = 0;
     int dead_checks = 0; /* validations in a row, after the warm-up, with no live output */
+    /* The weights of the last validation check where the network was alive, to go back to
+     * when it dies (its ReLUs all off, so it cannot learn again). */
+    upf__net_model *alive = calloc(1, sizeof *alive);
+    long alive_step = 0;
+    if (!alive) {
+        cli_progress_end(&bar);
+        rc = cli_fail(CMD, CLI_EXIT_INTERNAL, "out of memory");
+        goto done;
+    }
+    /* A test hook (tests/test_train.c): UPFRAME_TRAIN_KILL_AT=N sets every weight to 0 after
+     * step N once, a network that died there, so that the restart can be tested on any CPU. */
+    const char *kill_env = getenv("UPFRAME_TRAIN_KILL_AT");
+    const long kill_at = kill_env ? strtol(kill_env, NULL, 10) : -1;
     for (long s = 0; s < a.cfg.steps; s++) {
         double loss;
+        if (s == kill_at) {
+            upf__net_model *zeros = calloc(1, sizeof *zeros);
+            if (zeros) {
+                trainer_set_weights(tr, zeros);
+                free(zeros);
+            }
+        }
         if ((r = trainer_step(tr, &loss)) != UPF_OK) {
             cli_progress_end(&bar);
             rc = cli_fail_upf(CMD, ctx, r);
+            free(alive);
             goto done;
         }
         recent = s ? 0.98 * recent + 0.02 * loss : loss;
@@ -444,13 +478,38 @@ static int run_train_model(int argc, char **argv)
              * stopped. */
             dead_checks = have_val && s > 0 && s + 1 > a.cfg.warmup &&
                                   trainer_validation_live(tr) == 0 ? dead_checks + 1 : 0;
-            if (dead_checks >= 2) {
+            if (have_val && s > 0 && trainer_validation_live(tr) > 0) {
+                *alive = *trainer_model(tr);
+                alive_step = s + 1;
+            }
+            if (dead_checks >= 2 && alive_step > 0 && a.restarts < TRAIN_RESTARTS_MAX) {
+                /* Back to the last live weights, Adam restarted, the learning rate halved
+                 * for the rest of the run (the schedule goes on from this step). */
+                trainer_set_weights(tr, alive);
+                trainer_scale_lr(tr, 0.5);
+                a.restarts++;
+                size_t used = strlen(a.restart_text);
+                snprintf(a.restart_text + used, sizeof a.restart_text - used, "%sat step %ld",
+                         used ? ", " : "", s + 1);
+                dead_checks = 0;
+                cli_progress_end(&bar);
+                cli_note(CMD, "step %ld: the network's output is exactly 0 on every validation "
+                         "window (its ReLUs all off): back to the weights of step %ld, Adam "
+                         "restarted, learning rate halved to %.3g (restart %d of %d)", s + 1,
+                         alive_step, a.cfg.lr * pow(0.5, a.restarts), a.restarts,
+                         TRAIN_RESTARTS_MAX);
+                cli_progress_begin(&bar, "training", a.quiet);
+            } else if (dead_checks >= 2) {
                 cli_progress_end(&bar);
                 rc = cli_fail(CMD, CLI_EXIT_INTERNAL, "after %ld steps the network's output is "
                               "exactly 0 on every validation window, at two checks in a row: "
                               "the ReLUs of some stage are all off, so no gradient reaches the "
-                              "weights and it cannot learn; nothing written. Rerun with another "
-                              "--seed, a lower --lr or another --init-sigma", s + 1);
+                              "weights and it cannot learn%s; nothing written. Rerun with another "
+                              "--seed, a lower --lr or another --init-sigma", s + 1,
+                              a.restarts ? " (after 3 restarts from earlier weights at half the "
+                                           "learning rate each)"
+                                         : "");
+                free(alive);
                 goto done;
             }
         }
@@ -468,6 +527,7 @@ static int run_train_model(int argc, char **argv)
         }
     }
     cli_progress_end(&bar);
+    free(alive);
     const double train_seconds = cli_now() - t_train;
     const double step_seconds = train_seconds - val_seconds; /* without the running validation */
     tail_loss /= tail_count ? (double)tail_count : 1.0;
