@@ -705,6 +705,9 @@ int main(int argc, char **argv)
         if (logo_dir && access(path, R_OK) != 0) /* train_games.sh's name */
             snprintf(path, sizeof path, "%s/logo-%s.upfm", logo_dir, g->name);
         const bool logo = logo_dir && access(path, R_OK) == 0;
+        if (logo_dir && !logo) /* a missing file would quietly mix the shipped set into a mean */
+            fprintf(stderr, PROG ": warning: no %s/%s.upfm or %s/logo-%s.upfm: %s is scored by "
+                    "the shipped models\n", logo_dir, g->name, logo_dir, g->name, g->name);
         const upf_models *set = logo ? own(bench_load_models(PROG, ctx, path)) : shipped;
         table t;
         run_game(g, set, &t, &all, logo);

@@ -1142,7 +1142,7 @@ static void test_cli(upf_context *ctx, test_rng *rng)
                                    d, TMP);
         unsetenv("UPFRAME_TRAIN_KILL_AT");
         CHECKF(rc == 0 && strstr(test_tool_out(), "step 20: the network's output is exactly 0") &&
-               strstr(test_tool_out(), "back to the weights of step 10") &&
+               strstr(test_tool_out(), "back to its weights and Adam state of step 10") &&
                strstr(test_tool_out(), "restart 1 of 3"), "exit %d: %s", rc, test_tool_out());
         data = NULL;
         size = 0;

@@ -288,6 +288,17 @@ void trainer_set_weights(trainer *tr, const upf__net_model *model);
  * to earlier weights). */
 void trainer_scale_lr(trainer *tr, double factor);
 
+/* The optimizer's state at a step: the weights and Adam's moments (not the step count, the
+ * schedule's position, nor the window sampler's generator, which go on). */
+typedef struct train_state {
+    float w[UPF_NET_WEIGHTS];
+    train_adam adam;
+    long step;                 /* the step it was saved after */
+} train_state;
+
+void trainer_save_state(const trainer *tr, train_state *out);
+void trainer_restore_state(trainer *tr, const train_state *state);
+
 /* The mean loss of a model over the fixed validation windows (uniformly spread over every
  * validation pair, at most cfg->val_windows), and the loss a zero detail map would have there
  * (the base's). Returns false when there are no validation pairs. */

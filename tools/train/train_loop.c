@@ -272,6 +272,19 @@ void trainer_scale_lr(trainer *tr, double factor)
     tr->cfg.lr *= factor;
 }
 
+void trainer_save_state(const trainer *tr, train_state *out)
+{
+    memcpy(out->w, &tr->model.w[0][0][0], sizeof out->w);
+    out->adam = tr->adam;
+    out->step = tr->steps_done;
+}
+
+void trainer_restore_state(trainer *tr, const train_state *state)
+{
+    memcpy(weights(&tr->model), state->w, sizeof state->w);
+    tr->adam = state->adam;
+}
+
 /* ---- a step --------------------------------------------------------------------------------- */
 
 static win_ref sample_window(trainer *tr)

@@ -84,9 +84,10 @@ static const char train_help[] =
     "  --threads N, --quiet\n"
     "\n"
     "A network whose output goes to exactly 0 on every validation window (its ReLUs all off:\n"
-    "it cannot learn again) is taken back to the weights of the last check where it was\n"
-    "alive, with Adam restarted and the learning rate halved, up to 3 times; the model's\n"
-    "provenance records each restart.\n"
+    "it cannot learn again) is taken back to its weights and Adam state of the last check\n"
+    "where it was alive (a check further back each time it dies again before getting past\n"
+    "that step), with the learning rate halved, up to 3 times; the model's provenance\n"
+    "records each restart.\n"
     "\n"
     "Exit codes: 0 ok, 1 usage, 2 bad input (unreadable data, a pair of the wrong size ratio,\n"
     "a missing partner), 3 internal error or a network that died in training 4 times (its\n"
@@ -136,6 +137,7 @@ static int load_init(upf_context *ctx, const char *path, int step, upf__net_mode
 
 /* How many times a dead network is taken back to earlier weights before the run fails. */
 #define TRAIN_RESTARTS_MAX 3
+#define TRAIN_SNAPSHOTS 3 /* live states kept to go back to */
 
 typedef struct train_args {
     const char *data, *out, *init, *code, *save;
@@ -353,8 +355,8 @@ static void provenance(char *out, size_t size, const train_args *a, const train_
         c->warmup, c->lr * c->lr_final);
     ADD("seed=%llu steps=%ld batch=%d\n", (unsigned long long)c->seed, c->steps, c->batch);
     if (a->restarts)
-        ADD("restarts=%d (the network died %s: each time back to the weights of its last live "
-            "check, Adam restarted, the learning rate halved)\n", a->restarts, a->restart_text);
+        ADD("restarts=%d (the network died %s: each time back to the weights and Adam state of "
+            "a live check, the learning rate halved)\n", a->restarts, a->restart_text);
     ADD("train-loss=%.6g (last 1%% of steps, edge-weighted windows)\n", train_loss);
     if (ev->pairs) {
         ADD("validation-loss=%.6g fp16 weights through pass 4 (fp32 weights %.6g, zero detail "
@@ -435,11 +437,14 @@ static int run_train_model(int argc, char **argv)
     const long tail_from = a.cfg.steps - UPF_MAX(a.cfg.steps / 100, UPF_MIN(a.cfg.steps, 10));
     double recent = 0;
     int dead_checks = 0; /* validations in a row, after the warm-up, with no live output */
-    /* The weights of the last validation check where the network was alive, to go back to
-     * when it dies (its ReLUs all off, so it cannot learn again). */
-    upf__net_model *alive = calloc(1, sizeof *alive);
-    long alive_step = 0;
-    if (!alive) {
+    /* The optimizer's state at the last TRAIN_SNAPSHOTS validation checks where the network was
+     * alive, to go back to when it dies (its ReLUs all off, so it cannot learn again): the
+     * first restart goes back to the newest, each further one that comes before the run has
+     * got past the step where it last died goes one check further back. */
+    train_state *snaps = calloc(TRAIN_SNAPSHOTS, sizeof *snaps);
+    int n_snaps = 0, streak = 0;
+    long died_at = 0;
+    if (!snaps) {
         cli_progress_end(&bar);
         rc = cli_fail(CMD, CLI_EXIT_INTERNAL, "out of memory");
         goto done;
@@ -460,7 +465,7 @@ static int run_train_model(int argc, char **argv)
         if ((r = trainer_step(tr, &loss)) != UPF_OK) {
             cli_progress_end(&bar);
             rc = cli_fail_upf(CMD, ctx, r);
-            free(alive);
+            free(snaps);
             goto done;
         }
         recent = s ? 0.98 * recent + 0.02 * loss : loss;
@@ -478,15 +483,23 @@ static int run_train_model(int argc, char **argv)
              * stopped. */
             dead_checks = have_val && s > 0 && s + 1 > a.cfg.warmup &&
                                   trainer_validation_live(tr) == 0 ? dead_checks + 1 : 0;
-            if (have_val && s > 0 && trainer_validation_live(tr) > 0) {
-                *alive = *trainer_model(tr);
-                alive_step = s + 1;
+            if (have_val && s > 0 && trainer_validation_live(tr) > 0 && s + 1 > died_at) {
+                if (n_snaps == TRAIN_SNAPSHOTS)
+                    memmove(snaps, snaps + 1, (TRAIN_SNAPSHOTS - 1) * sizeof *snaps);
+                else
+                    n_snaps++;
+                trainer_save_state(tr, &snaps[n_snaps - 1]);
+                streak = 0;
             }
-            if (dead_checks >= 2 && alive_step > 0 && a.restarts < TRAIN_RESTARTS_MAX) {
-                /* Back to the last live weights, Adam restarted, the learning rate halved
-                 * for the rest of the run (the schedule goes on from this step). */
-                trainer_set_weights(tr, alive);
+            if (dead_checks >= 2 && n_snaps > 0 && a.restarts < TRAIN_RESTARTS_MAX) {
+                /* Back to a live state, the learning rate halved for the rest of the run (the
+                 * schedule goes on from this step). */
+                streak++;
+                const int back = n_snaps - streak > 0 ? n_snaps - streak : 0;
+                trainer_restore_state(tr, &snaps[back]);
                 trainer_scale_lr(tr, 0.5);
+                n_snaps = back + 1;
+                died_at = s + 1;
                 a.restarts++;
                 size_t used = strlen(a.restart_text);
                 snprintf(a.restart_text + used, sizeof a.restart_text - used, "%sat step %ld",
@@ -494,9 +507,9 @@ static int run_train_model(int argc, char **argv)
                 dead_checks = 0;
                 cli_progress_end(&bar);
                 cli_note(CMD, "step %ld: the network's output is exactly 0 on every validation "
-                         "window (its ReLUs all off): back to the weights of step %ld, Adam "
-                         "restarted, learning rate halved to %.3g (restart %d of %d)", s + 1,
-                         alive_step, a.cfg.lr * pow(0.5, a.restarts), a.restarts,
+                         "window (its ReLUs all off): back to its weights and Adam state of "
+                         "step %ld, learning rate halved to %.3g (restart %d of %d)", s + 1,
+                         snaps[back].step, a.cfg.lr * pow(0.5, a.restarts), a.restarts,
                          TRAIN_RESTARTS_MAX);
                 cli_progress_begin(&bar, "training", a.quiet);
             } else if (dead_checks >= 2) {
@@ -506,10 +519,10 @@ static int run_train_model(int argc, char **argv)
                               "the ReLUs of some stage are all off, so no gradient reaches the "
                               "weights and it cannot learn%s; nothing written. Rerun with another "
                               "--seed, a lower --lr or another --init-sigma", s + 1,
-                              a.restarts ? " (after 3 restarts from earlier weights at half the "
+                              a.restarts ? " (after 3 restarts from earlier states at half the "
                                            "learning rate each)"
                                          : "");
-                free(alive);
+                free(snaps);
                 goto done;
             }
         }
@@ -527,7 +540,7 @@ static int run_train_model(int argc, char **argv)
         }
     }
     cli_progress_end(&bar);
-    free(alive);
+    free(snaps);
     const double train_seconds = cli_now() - t_train;
     const double step_seconds = train_seconds - val_seconds; /* without the running validation */
     tail_loss /= tail_count ? (double)tail_count : 1.0;
