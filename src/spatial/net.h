@@ -116,9 +116,10 @@ typedef void (*upf__net_forward_fn)(const upf__net_model *model, const float *in
  * with UPF__CPU_X86_AVX2_FMA where it was built, else upf__net_windows_forward. */
 upf__net_forward_fn upf__net_forward_for(unsigned cpu_flags);
 
-/* Stage 1's input under UPF_MODEL_FLAG_WINDOW_MEAN: y = 4 * (x - mean(x)), the mean summed in
- * index order (shared by every forward, so that all see the same input). */
-void upf__net_window_mean_input(const float *in, float *y);
+/* Stage 1's input for a model of `flags`: the window as it is, or under
+ * UPF_MODEL_FLAG_WINDOW_MEAN y = 4 * (x - mean(x)), the mean summed in index order (shared by
+ * every forward and the trainer's, so that all see the same input). */
+void upf__net_window_input(uint32_t flags, const float *in, float *y);
 
 /* ---- model files (net_model.c, docs/MODELS.md) ----------------------------------------- */
 

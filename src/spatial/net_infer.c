@@ -25,8 +25,12 @@
 
 #define N UPF_NET_DIM
 
-void upf__net_window_mean_input(const float *in, float *y)
+void upf__net_window_input(uint32_t flags, const float *in, float *y)
 {
+    if (!(flags & UPF_MODEL_FLAG_WINDOW_MEAN)) {
+        memcpy(y, in, UPF_NET_WINDOW * sizeof(float));
+        return;
+    }
     /* sum in index order, then mean = sum / 256; y = 4 * (x - mean) */
     float sum = 0.0f;
     for (int i = 0; i < UPF_NET_WINDOW; i++)
@@ -41,10 +45,7 @@ void upf__net_window_mean_input(const float *in, float *y)
 void upf__net_window_forward_ref(const upf__net_model *model, const float *in, float *out)
 {
     float y[UPF_NET_WINDOW], t1[UPF_NET_WINDOW], t2[UPF_NET_WINDOW];
-    if (model->flags & UPF_MODEL_FLAG_WINDOW_MEAN)
-        upf__net_window_mean_input(in, y);
-    else
-        memcpy(y, in, sizeof y);
+    upf__net_window_input(model->flags, in, y);
 
     for (int s = 0; s < UPF_NET_STAGES; s++) {
         const float *A = model->w[s][UPF_NET_A], *B = model->w[s][UPF_NET_B];
@@ -156,10 +157,7 @@ void upf__net_windows_forward(const upf__net_model *model, const float *in, floa
     float y[UPF_NET_WINDOW], t1[UPF_NET_WINDOW], t2[UPF_NET_WINDOW];
     for (int w = 0; w < count; w++) {
         const float *x = in + (size_t)w * UPF_NET_WINDOW;
-        if (model->flags & UPF_MODEL_FLAG_WINDOW_MEAN)
-            upf__net_window_mean_input(x, y);
-        else
-            memcpy(y, x, sizeof y);
+        upf__net_window_input(model->flags, x, y);
         for (int s = 0; s < UPF_NET_STAGES; s++) {
             transpose_times(y, model->w[s][UPF_NET_B], model->w[s][UPF_NET_D], t1, t2);
             left_times(model->w[s][UPF_NET_A], model->w[s][UPF_NET_C], t1, t2, y);

@@ -79,10 +79,7 @@ void upf__net_windows_forward_avx2(const upf__net_model *model, const float *in,
     float a[UPF_NET_WINDOW], c[UPF_NET_WINDOW];
     for (int w = 0; w < count; w++) {
         const float *x = in + (size_t)w * UPF_NET_WINDOW;
-        if (model->flags & UPF_MODEL_FLAG_WINDOW_MEAN)
-            upf__net_window_mean_input(x, y);
-        else
-            memcpy(y, x, sizeof y);
+        upf__net_window_input(model->flags, x, y);
         for (int s = 0; s < UPF_NET_STAGES; s++) {
             product(y, 1, N, model->w[s][UPF_NET_B], t1); /* T1 = Y^T * B */
             product(y, 1, N, model->w[s][UPF_NET_D], t2); /* T2 = Y^T * D */

@@ -153,17 +153,7 @@ void train_forward(const float *w, uint32_t flags, const float *window, train_ac
                    unsigned cpu_flags)
 {
     const mat_mul_fn mul = mat_mul_for(cpu_flags);
-    if (flags & UPF_MODEL_FLAG_WINDOW_MEAN) {
-        /* As net_infer.c: the sum in index order, mean = sum / 256, x = (y - mean) * 4. */
-        float sum = 0.0f;
-        for (int i = 0; i < NN; i++)
-            sum += window[i];
-        const float mean = sum / (float)NN;
-        for (int i = 0; i < NN; i++)
-            a->x[0][i] = (window[i] - mean) * UPF_NET_WINDOW_MEAN_SCALE;
-    } else {
-        memcpy(a->x[0], window, sizeof a->x[0]);
-    }
+    upf__net_window_input(flags, window, a->x[0]); /* as every forward of net_infer.c */
     float xt[NN], za[NN], zc[NN];
     for (int s = 0; s < UPF_NET_STAGES; s++) {
         transpose(a->x[s], xt);
