@@ -757,13 +757,15 @@ int main(int argc, char **argv)
         }
     }
     fprintf(md, "\nWhat was tried, and what the measurements say this network can gain on "
-                "real games: models/README.md, \"How its settings were chosen\" and \"The sRGB "
-                "base and the 3x model\" (every ratio, the base, SMAA and the detail strength, "
-                "leave one game out: the built-in set runs no SMAA; where its network is off, "
-                "at 1.2x to 1.714x and at 2.4x, its base is Lanczos-3 on the sRGB values, the "
-                "best classic filter; at 2x and 3x its network at x0.125 and x0.25 on the "
-                "sqrt-Lanczos base) and \"Models for real games\" (one game, then the earlier "
-                "three-game capture); the bases compared: tools/train/README.md.\n");
+                "real games: models/README.md, \"How its settings were chosen\", \"The sRGB "
+                "base and the 3x model\" and \"Transposed pairs\" (every ratio, the base, SMAA "
+                "and the detail strength, leave one game out: the built-in set runs no SMAA; "
+                "where its network is off, at 1.2x to 1.714x and at 2.4x, its base is Lanczos-3 "
+                "on the sRGB values, the best classic filter; at 2x and 3x its network at x0.25 "
+                "on the sqrt-Lanczos base, trained with rendered pairs as a third of the data, "
+                "at 2x also on transposed and mirrored copies) and \"Models for real games\" "
+                "(one game, then the earlier three-game capture); the bases compared: "
+                "tools/train/README.md.\n");
     char machine[256];
     bench_machine(machine, sizeof machine);
     fprintf(md, "\n%s, %d threads, %.0f s.\n\n", machine, upf_context_threads(ctx),
