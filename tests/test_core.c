@@ -67,8 +67,11 @@ static void test_srgb8_row_avx2(test_rng *rng)
     uint8_t a[4 * W], b[4 * W];
     long compared = 0;
     int differ = 0;
+    upf_context *ctx = upf_context_create(NULL);
+    CHECK(ctx && (ctx->cpu_flags & UPF__CPU_X86_AVX2_FMA));
+    uint8_t c[4 * W];
     for (int trial = 0; trial < 400; trial++) {
-        const int n = test_rand_int(rng, 1, W);
+        const int n = test_rand_int(rng, 1, W), x0 = test_rand_int(rng, 0, W - n);
         for (int i = 0; i < 4 * n; i++) {
             const int k = test_rand_int(rng, 0, 254);
             const int pick = test_rand_int(rng, 0, 9);
@@ -79,15 +82,20 @@ static void test_srgb8_row_avx2(test_rng *rng)
                                 : (float[]){ NAN, INFINITY, -INFINITY, -0.0f, 1.0f,
                                              0.0f }[test_rand_int(rng, 0, 5)];
         }
+        /* The same row prefilled the same way: pixels outside [x0, x0 + n) must stay. */
         memset(a, 0xab, sizeof a);
-        memset(b, 0xcd, sizeof b);
-        const upf_image ia = { a, n, 1, 0, UPF_FORMAT_RGBA8_SRGB };
-        const upf_image ib = { b, n, 1, 0, UPF_FORMAT_RGBA8_SRGB };
-        upf__row_from_linear(&ia, 0, 0, n, in);
-        upf__row_to_srgb8_avx2(&ib, 0, n, in, bucket, thr);
-        differ += memcmp(a, b, 4 * (size_t)n) != 0;
+        memset(b, 0xab, sizeof b);
+        memset(c, 0xab, sizeof c);
+        const upf_image ia = { a, W, 1, 0, UPF_FORMAT_RGBA8_SRGB };
+        const upf_image ib = { b, W, 1, 0, UPF_FORMAT_RGBA8_SRGB };
+        const upf_image ic = { c, W, 1, 0, UPF_FORMAT_RGBA8_SRGB };
+        upf__row_from_linear(&ia, 0, x0, n, in);
+        upf__row_to_srgb8_avx2(&ib, 0, x0, n, in, bucket, thr);
+        upf__row_from_linear_ctx(ctx, &ic, 0, x0, n, in); /* what the row loops call */
+        differ += memcmp(a, b, sizeof a) != 0 || memcmp(a, c, sizeof a) != 0;
         compared += 4 * n;
     }
+    upf_context_destroy(&ctx);
     free(in);
     CHECKF(differ == 0, "%d rows differ between the C and the AVX2 sRGB8 writers", differ);
     printf("sRGB8 rows, AVX2 vs C: %ld values, all equal\n", compared);

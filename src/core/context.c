@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/color.h"
 #include "core/core.h"
 
 const upf_context_params upf_context_default_params = { 0 };
@@ -242,6 +243,9 @@ upf_context *upf_context_create(const upf_context_params *params)
     ctx->parallel_for = params->parallel_for;
     ctx->parallel_for_priv = params->parallel_for_priv;
     ctx->cpu_flags = upf__cpu_detect();
+    _Static_assert(sizeof ctx->srgb8_bucket == (UPF_SRGB8_BUCKETS + 1) * sizeof(int32_t),
+                   "the context's sRGB8 bucket table");
+    upf__srgb8_encode_tables(ctx->srgb8_bucket, ctx->srgb8_thr);
     ctx->threads = params->threads;
     if (ctx->threads == 0)
         ctx->threads = UPF_CLAMP(upf__online_cpus(), 1, UPF_MAX_THREADS);

@@ -44,6 +44,10 @@ struct upf_context {
     /* The instruction sets kernels may use (UPF__CPU_*): what upf__cpu_detect found when the
      * context was made. Tests and benchmarks lower it to reach the plain C kernels. */
     unsigned cpu_flags;
+    /* The sRGB8 encode's tables for the AVX2 row writer (upf__srgb8_encode_tables, color.h:
+     * 4097 bucket codes and 256 thresholds), made once with the context. */
+    int32_t srgb8_bucket[4097];
+    float srgb8_thr[256];
 
     /* Blocks from upf__alloc not yet freed, and how many of them the context holds itself
      * (its thread pool): any more belong to objects made from it, and upf_context_destroy

@@ -302,3 +302,16 @@ void upf__row_from_linear(const upf_image *img, int y, int x0, int n, const floa
         return;
     }
 }
+
+void upf__row_from_linear_ctx(const upf_context *ctx, const upf_image *img, int y, int x0, int n,
+                              const float *rgba)
+{
+#if defined(UPF_HAVE_X86_AVX2) /* this file is built for any x86-64: only the call is AVX2 */
+    if (ctx && (ctx->cpu_flags & UPF__CPU_X86_AVX2_FMA) && img->format == UPF_FORMAT_RGBA8_SRGB) {
+        upf__row_to_srgb8_avx2(img, y, x0, n, rgba, ctx->srgb8_bucket, ctx->srgb8_thr);
+        return;
+    }
+#endif
+    (void)ctx;
+    upf__row_from_linear(img, y, x0, n, rgba);
+}

@@ -89,11 +89,16 @@ void upf__row_from_linear(const upf_image *img, int y, int x0, int n, const floa
  * they are; alpha as upf__row_from_linear stores it. */
 void upf__row_from_encoded(const upf_image *img, int y, int x0, int n, const float *rgba);
 
-/* upf__row_from_linear of a whole row (x0 = 0) of an RGBA8_SRGB image with AVX2, the same
- * codes; `bucket` and `thr` from upf__srgb8_encode_tables (color.h). image_avx2.c: call it
- * only where the CPU has AVX2 (UPF__CPU_X86_AVX2_FMA); in a build without AVX2 kernels it is
- * the C writer. */
-void upf__row_to_srgb8_avx2(const upf_image *img, int y, int n, const float *rgba,
+/* upf__row_from_linear with the fastest writer the context's CPU runs: for RGBA8_SRGB on a CPU
+ * with AVX2 (UPF__CPU_X86_AVX2_FMA) the AVX2 one (image_avx2.c, the context's tables), the
+ * same codes; otherwise, or with ctx NULL, upf__row_from_linear itself. */
+void upf__row_from_linear_ctx(const upf_context *ctx, const upf_image *img, int y, int x0, int n,
+                              const float *rgba);
+
+/* The AVX2 writer of pixels [x0, x0 + n) of row y of an RGBA8_SRGB image, `bucket` and `thr`
+ * from upf__srgb8_encode_tables (color.h). Call it only where the CPU has AVX2; in a build
+ * without AVX2 kernels it is the C writer. */
+void upf__row_to_srgb8_avx2(const upf_image *img, int y, int x0, int n, const float *rgba,
                             const int32_t *bucket, const float *thr);
 
 #endif /* UPF_IMAGE_H */

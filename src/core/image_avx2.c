@@ -2,7 +2,8 @@
  * it (the sRGB encode was a third of compose's time on one core).
  *
  * Reads: n linear RGBA float pixels and upf__srgb8_encode_tables's two tables (color.h).
- * Writes: n RGBA8 sRGB pixels. The same codes as upf__row_from_linear's RGBA8_SRGB writer
+ * Writes: n RGBA8 sRGB pixels. upf__row_from_linear_ctx (image.c, the writer the library's row
+ * loops call) takes it on CPUs with AVX2, with the context's tables. The same codes as upf__row_from_linear's RGBA8_SRGB writer
  * (image.c) for every float, NaN and infinities included (tests/test_core.c compares them):
  *  - R, G, B: v clamped to [0, 1] (NaN to 0), the code of bucket (int)(v * 4096), plus one
  *    where v reaches the next step (one comparison is enough: at most one step falls inside a
@@ -11,8 +12,8 @@
  *  - eight pixels (four registers of two) packed into 32 bytes.
  * Pixels past the last multiple of eight go through the C writer.
  *
- * Built with -mavx2 -mfma on x86-64 only (src/CMakeLists.txt); elsewhere the function is the C
- * writer itself. */
+ * Built with -mavx2 -mfma on x86-64 only (src/CMakeLists.txt), so nothing here may run on a CPU
+ * without AVX2; elsewhere the function is the C writer itself. */
 #include "core/color.h"
 #include "core/image.h"
 
@@ -33,10 +34,10 @@ static inline __m256i codes2(const float *in, const int32_t *bucket, const float
     return _mm256_blend_epi32(code, alpha, 0x88);
 }
 
-void upf__row_to_srgb8_avx2(const upf_image *img, int y, int n, const float *in,
+void upf__row_to_srgb8_avx2(const upf_image *img, int y, int x0, int n, const float *in,
                             const int32_t *bucket, const float *thr)
 {
-    uint8_t *p = (uint8_t *)upf__row(img, y);
+    uint8_t *p = (uint8_t *)upf__row(img, y) + 4 * (size_t)x0;
     const int end = n & ~7;
     const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
     for (int x = 0; x < end; x += 8) {
@@ -49,14 +50,14 @@ void upf__row_to_srgb8_avx2(const upf_image *img, int y, int n, const float *in,
         _mm256_storeu_si256((__m256i *)(p + 4 * (size_t)x), _mm256_permutevar8x32_epi32(w, order));
     }
     if (end < n)
-        upf__row_from_linear(img, y, end, n - end, in + 4 * end);
+        upf__row_from_linear(img, y, x0 + end, n - end, in + 4 * end);
 }
 #else
-void upf__row_to_srgb8_avx2(const upf_image *img, int y, int n, const float *in,
+void upf__row_to_srgb8_avx2(const upf_image *img, int y, int x0, int n, const float *in,
                             const int32_t *bucket, const float *thr)
 {
     (void)bucket;
     (void)thr;
-    upf__row_from_linear(img, y, 0, n, in);
+    upf__row_from_linear(img, y, x0, n, in);
 }
 #endif

@@ -176,7 +176,7 @@ static void vertical_task(void *priv, int block, int worker)
         filter_row_vertical(w, r->ty.count[y], rows, r->inter_stride, (size_t)r->dst_w * 4,
                             direct ? (float *)row : line);
         if (!direct)
-            upf__row_from_linear(job->dst, y, 0, r->dst_w, line);
+            upf__row_from_linear_ctx(r->ctx, job->dst, y, 0, r->dst_w, line);
     }
 }
 

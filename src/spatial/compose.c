@@ -282,15 +282,10 @@ static compose_layout compose_sizes(int in_w, int detail_w, int out_w)
     return L;
 }
 
-/* Shared: the column taps, for the base and for the detail map; the sRGB encode's tables for
- * the AVX2 writer (upf__srgb8_encode_tables). */
-#define SRGB8_TABLES_BYTES \
-    (align64((UPF_SRGB8_BUCKETS + 1) * sizeof(int32_t)) + align64(256 * sizeof(float)))
-
+/* Shared: the column taps, for the base and for the detail map. */
 static size_t compose_shared_bytes(int out_w)
 {
-    return upf__base_cols_bytes(out_w) + align64((size_t)out_w * sizeof(upf__tap)) +
-           SRGB8_TABLES_BYTES;
+    return upf__base_cols_bytes(out_w) + align64((size_t)out_w * sizeof(upf__tap));
 }
 
 size_t upf__compose_scratch_bytes(int threads, int in_w, int detail_w, int out_w)
@@ -312,8 +307,7 @@ typedef struct compose_job {
     compose_layout L;
     int band_rows;
     int direct;                  /* the sRGB base's sums stored as they are (compose_band) */
-    const int32_t *srgb8_bucket; /* RGBA8_SRGB output on an AVX2 CPU: the AVX2 writer's */
-    const float *srgb8_thr;      /* tables, else NULL */
+    const upf_context *ctx;      /* for the row writer (upf__row_from_linear_ctx) */
 } compose_job;
 
 typedef struct compose_worker {
@@ -472,13 +466,7 @@ static void compose_band(void *priv, int band, int worker)
                     p[ch] *= scale;
             }
         }
-#if defined(UPF_HAVE_X86_AVX2)
-        if (job->srgb8_bucket) {
-            upf__row_to_srgb8_avx2(job->dst, y, out_w, out, job->srgb8_bucket, job->srgb8_thr);
-            continue;
-        }
-#endif
-        upf__row_from_linear(job->dst, y, 0, out_w, out);
+        upf__row_from_linear_ctx(job->ctx, job->dst, y, 0, out_w, out);
     }
 }
 
@@ -525,21 +513,13 @@ upf_result upf__compose_output_with(upf_context *ctx, const upf__sqrt_frame *fra
     compose_job job = { frame, map, dst, sharpness, alpha_src, tone_max,
                         upf__base_cols_init(map->flags, frame->width, out_w, mem), col_detail,
                         mem + compose_shared_bytes(out_w),
-                        compose_sizes(frame->width, map->width, out_w), 0, 0, NULL, NULL };
+                        compose_sizes(frame->width, map->width, out_w), 0, 0, ctx };
     /* The direct store (compose_band): the sRGB base, a map of zeros, no sharpen, no tone
      * map, an sRGB-encoded destination. */
     job.direct = job.base_cols.srgb && map->zero && sharpness == 0.0f && !(tone_max > 0.0f) &&
                  (dst->format == UPF_FORMAT_RGBA8_SRGB || dst->format == UPF_FORMAT_RGBA16_SRGB);
     job.base_cols.srgb_sums = job.direct;
     job.base_cols.cpu_flags = ctx ? ctx->cpu_flags : 0;
-    if ((job.base_cols.cpu_flags & UPF__CPU_X86_AVX2_FMA) && dst->format == UPF_FORMAT_RGBA8_SRGB) {
-        int32_t *bucket = (int32_t *)(mem + compose_shared_bytes(out_w) - SRGB8_TABLES_BYTES);
-        float *thr = (float *)((unsigned char *)bucket +
-                               align64((UPF_SRGB8_BUCKETS + 1) * sizeof(int32_t)));
-        upf__srgb8_encode_tables(bucket, thr);
-        job.srgb8_bucket = bucket;
-        job.srgb8_thr = thr;
-    }
     /* Bands of at least 16 rows, about four per worker: each band recomputes the two rows
      * around it for the sharpen. Values do not depend on the banding. */
     job.band_rows = UPF_MAX(16, (out_h + 4 * threads - 1) / (4 * threads));
