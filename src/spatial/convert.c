@@ -38,6 +38,7 @@ typedef struct convert_job {
     float *linear;
     convert_row_info *rows;
     int width;
+    int unorm;          /* the source is an integer format: values in [0, 1] by construction */
 } convert_job;
 
 static void convert_row(void *priv, int y, int worker)
@@ -48,6 +49,22 @@ static void convert_row(void *priv, int y, int worker)
     convert_row_info *info = &job->rows[y];
     *info = (convert_row_info){ upf__row_to_linear(job->src, y, 0, job->width, row), -1, 0,
                                 0.0f, 0.0f, 0 };
+    if (job->unorm) {
+        /* An integer format decodes to finite values in [0, 1] (+0 at the bottom), so there is
+         * nothing to report or clamp: only the row's largest R, G, B and whether some alpha is
+         * below 1, the same as the loop below gives for such values. */
+        float highest = 0.0f;
+        int translucent = 0;
+        for (int x = 0; x < job->width; x++) {
+            const float *p = row + 4 * x;
+            for (int c = 0; c < 3; c++)
+                highest = p[c] > highest ? p[c] : highest;
+            translucent |= p[3] < 1.0f;
+        }
+        info->highest = highest;
+        info->translucent = translucent;
+        return;
+    }
     for (int x = 0; x < job->width; x++) {
         float *p = row + 4 * x;
         for (int c = 0; c < 4; c++) {
@@ -91,8 +108,12 @@ size_t upf__convert_scratch_bytes(int height)
 upf_result upf__convert_pass(const upf__pass_args *a)
 {
     const upf__convert_con *con = a->con;
-    convert_job job = { a->surface[UPF__SP_SOURCE].image, a->surface[UPF__SP_LINEAR].data,
-                        a->scratch, con->width };
+    const upf_image *src = a->surface[UPF__SP_SOURCE].image;
+    convert_job job = { src, a->surface[UPF__SP_LINEAR].data, a->scratch, con->width,
+                        src->format == UPF_FORMAT_RGBA8_SRGB ||
+                            src->format == UPF_FORMAT_RGBA8_UNORM ||
+                            src->format == UPF_FORMAT_RGBA16_SRGB ||
+                            src->format == UPF_FORMAT_RGBA16_UNORM };
     upf__parallel_for(a->ctx, convert_row, &job, con->height);
     float highest = 0.0f, lowest = 0.0f;
     long negatives = 0;
