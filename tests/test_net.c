@@ -1383,6 +1383,7 @@ static void test_base_simd(test_rng *rng)
         printf("base rows: no AVX2 on this CPU (the C ones only)\n");
         return;
     }
+    upf_context *ctx = test_context(1);
     long values = 0;
     int differ = 0;
     for (int trial = 0; trial < 48; trial++) {
@@ -1397,9 +1398,10 @@ static void test_base_simd(test_rng *rng)
                                            test_rand_int(rng, 0, 1023), test_rand_int(rng, 0, 3));
         const upf__sqrt_frame frame = { px, w, h, stride };
         void *mem = malloc(upf__base_cols_bytes(ow));
-        upf__base_cols c = upf__base_cols_init(base_flags(kind), w, ow, mem);
+        upf__base_cols c = upf__base_cols_init(ctx, base_flags(kind), w, ow, mem);
         c.srgb_sums = kind == BASE_SRGB && trial % 2;
         upf__base_cols simd = c;
+        c.cpu_flags = 0; /* the C rows */
         simd.cpu_flags = UPF__CPU_X86_AVX2_FMA;
         float *vrow = malloc(sizeof(float) * 4 * (size_t)w);
         float *a = malloc(sizeof(float) * 4 * (size_t)ow), *b = malloc(sizeof(float) * 4 * (size_t)ow);
@@ -1415,6 +1417,7 @@ static void test_base_simd(test_rng *rng)
         free(mem);
         free(px);
     }
+    upf_context_destroy(&ctx);
     CHECKF(differ == 0, "%d base rows differ between C and AVX2", differ);
     printf("base rows, AVX2 vs C: %ld values, all bit-identical\n", values);
 }

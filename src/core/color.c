@@ -397,3 +397,24 @@ void upf_unpack_sqrt1010102(uint32_t p, float *r, float *g, float *b, float *a)
     *b = (float)((p >> 20) & 1023u) / 1023.0f;
     *a = (float)(p >> 30) / 3.0f;
 }
+
+void upf__srgb_of_code(float out[UPF_SRGB_OF_CODE_COUNT])
+{
+    for (int c = 0; c < UPF_SRGB_OF_CODE_COUNT; c++) {
+        const double s = (double)c / 1023.0;
+        out[c] = (float)upf_linear_to_srgb_d(s * s);
+    }
+    /* The 256 codes an 8-bit sRGB value encodes to (each its own: they are at least two
+     * apart) stand for that value exactly, b / 255: the curve's value of the code is up to
+     * 0.3 / 255 off it, enough to move 5 % of an 8-bit output's values by one code against
+     * Lanczos-3 on the file's own values. */
+    for (int b = 0; b < 256; b++)
+        out[upf_pack_sqrt1010102(upf_srgb8_to_linear_table[b], 0.0f, 0.0f, 0.0f) & 1023u] =
+            (float)b / 255.0f;
+}
+
+void upf__srgb_pow_table(float out[UPF_SRGB_POW_COUNT])
+{
+    for (int k = 0; k < UPF_SRGB_POW_COUNT; k++)
+        out[k] = (float)pow(((double)k / UPF_SRGB_POW_STEPS + 0.055) / 1.055, 1.2);
+}

@@ -55,6 +55,22 @@ uint8_t upf_linear_to_srgb8(float v);
 #define UPF_SRGB8_BUCKETS 4096
 void upf__srgb8_encode_tables(int32_t bucket[UPF_SRGB8_BUCKETS + 1], float thr[256]);
 
+/* The sRGB-Lanczos base's values: out[c] = the sRGB encoding (IEC 61966-2-1, in double) of the
+ * frame's 10-bit code c taken to linear light, (c / 1023)^2, rounded to float; c = 0..1023;
+ * except that the code of each 8-bit sRGB value b (upf_pack_sqrt1010102 of its linear value)
+ * holds b / 255 itself, so that an 8-bit source's base is Lanczos-3 on its own values. Each
+ * context keeps one (core.h); the Vulkan backend uploads the same table (src/vk/ABI.md, binding 12). */
+#define UPF_SRGB_OF_CODE_COUNT 1024
+void upf__srgb_of_code(float out[UPF_SRGB_OF_CODE_COUNT]);
+
+/* ((e + 0.055) / 1.055)^1.2, the square root of the sRGB curve's linear value of e, at
+ * e = k / UPF_SRGB_POW_STEPS for k = 0..UPF_SRGB_POW_COUNT - 1 (e = 0 .. 2), in double rounded
+ * to float: the table of upf__sqrt_of_srgb_fast (spatial/reconstruct.h). Each context keeps
+ * one. */
+#define UPF_SRGB_POW_STEPS 4096                        /* table entries per unit of e */
+#define UPF_SRGB_POW_COUNT (2 * UPF_SRGB_POW_STEPS + 1) /* e = 0 .. 2 */
+void upf__srgb_pow_table(float out[UPF_SRGB_POW_COUNT]);
+
 /* IEEE 754 binary16 <-> binary32, round to nearest even, with subnormals, Inf and NaN. */
 float upf_half_to_float(uint16_t h);
 uint16_t upf_float_to_half(float f);

@@ -246,6 +246,11 @@ upf_context *upf_context_create(const upf_context_params *params)
     _Static_assert(sizeof ctx->srgb8_bucket == (UPF_SRGB8_BUCKETS + 1) * sizeof(int32_t),
                    "the context's sRGB8 bucket table");
     upf__srgb8_encode_tables(ctx->srgb8_bucket, ctx->srgb8_thr);
+    _Static_assert(sizeof ctx->srgb_of_code == UPF_SRGB_OF_CODE_COUNT * sizeof(float) &&
+                       sizeof ctx->srgb_pow == UPF_SRGB_POW_COUNT * sizeof(float),
+                   "the context's sRGB base tables");
+    upf__srgb_of_code(ctx->srgb_of_code);
+    upf__srgb_pow_table(ctx->srgb_pow);
     ctx->threads = params->threads;
     if (ctx->threads == 0)
         ctx->threads = UPF_CLAMP(upf__online_cpus(), 1, UPF_MAX_THREADS);

@@ -48,6 +48,10 @@ struct upf_context {
      * 4097 bucket codes and 256 thresholds), made once with the context. */
     int32_t srgb8_bucket[4097];
     float srgb8_thr[256];
+    /* The sRGB-Lanczos base's tables (color.h): each frame code's sRGB value, and the power
+     * that takes a sum of them back to sqrt space. */
+    float srgb_of_code[1024];
+    float srgb_pow[8193];
 
     /* Blocks from upf__alloc not yet freed, and how many of them the context holds itself
      * (its thread pool): any more belong to objects made from it, and upf_context_destroy

@@ -87,21 +87,6 @@ int upf__tapk_at(int x, long long num, long long den, int size, upf_filter filte
     return n;
 }
 
-void upf__srgb_of_code(float out[UPF_SRGB_OF_CODE_COUNT])
-{
-    for (int c = 0; c < UPF_SRGB_OF_CODE_COUNT; c++) {
-        const double s = (double)c / 1023.0;
-        out[c] = (float)upf_linear_to_srgb_d(s * s);
-    }
-    /* The 256 codes an 8-bit sRGB value encodes to (each its own: they are at least two
-     * apart) stand for that value exactly, b / 255: the curve's value of the code is up to
-     * 0.3 / 255 off it, enough to move 5 % of an 8-bit output's values by one code against
-     * Lanczos-3 on the file's own values. */
-    for (int b = 0; b < 256; b++)
-        out[upf_pack_sqrt1010102(upf_srgb8_to_linear_table[b], 0.0f, 0.0f, 0.0f) & 1023u] =
-            (float)b / 255.0f;
-}
-
 float upf__sqrt_of_srgb(float e)
 {
     /* sqrt(((e + 0.055) / 1.055)^2.4) = ((e + 0.055) / 1.055)^1.2: one powf a channel; the
@@ -113,28 +98,16 @@ float upf__sqrt_of_srgb(float e)
     return powf((e + 0.055f) / 1.055f, 1.2f);
 }
 
-void upf__srgb_pow_table(float out[UPF_SRGB_POW_COUNT])
-{
-    for (int k = 0; k < UPF_SRGB_POW_COUNT; k++)
-        out[k] = (float)pow(((double)k / UPF_SRGB_POW_STEPS + 0.055) / 1.055, 1.2);
-}
-
-/* upf__base_cols_bytes's first part: the column taps; the sRGB tables follow them. */
-static size_t base_cols_taps_bytes(int out_w)
+size_t upf__base_cols_bytes(int out_w)
 {
     return align64((size_t)out_w * UPF_MAX(sizeof(upf__tap), sizeof(upf__tapk)));
 }
 
-size_t upf__base_cols_bytes(int out_w)
-{
-    return base_cols_taps_bytes(out_w) + align64(UPF_SRGB_OF_CODE_COUNT * sizeof(float)) +
-           align64(UPF_SRGB_POW_COUNT * sizeof(float));
-}
-
-upf__base_cols upf__base_cols_init(uint32_t flags, int in_w, int out_w, void *mem)
+upf__base_cols upf__base_cols_init(const upf_context *ctx, uint32_t flags, int in_w, int out_w,
+                                   void *mem)
 {
     upf__base_cols c = { flags, in_w, out_w, NULL, NULL, 0, 0, UPF_FILTER_BILINEAR, NULL, NULL,
-                         0, 0 };
+                         0, ctx->cpu_flags };
     if (flags & UPF_MODEL_FLAGS_BASE) {
         upf__tapk *t = mem;
         c.filter = (flags & UPF_MODEL_FLAG_CUBIC_BASE) ? UPF_FILTER_BICUBIC : UPF_FILTER_LANCZOS3;
@@ -142,14 +115,9 @@ upf__base_cols upf__base_cols_init(uint32_t flags, int in_w, int out_w, void *me
         for (int x = 0; x < out_w; x++)
             c.taps = upf__tapk_at(x, in_w, out_w, in_w, c.filter, &t[x]);
         c.kernel = t;
-        if (flags & UPF_MODEL_FLAG_SRGB_LANCZOS_BASE) {
-            float *table = (float *)((unsigned char *)mem + base_cols_taps_bytes(out_w));
-            upf__srgb_of_code(table);
-            c.srgb = table;
-            float *pow_table = table + align64(UPF_SRGB_OF_CODE_COUNT * sizeof(float)) /
-                                       sizeof(float);
-            upf__srgb_pow_table(pow_table);
-            c.srgb_pow = pow_table;
+        if (flags & UPF_MODEL_FLAG_SRGB_LANCZOS_BASE) { /* the context's tables */
+            c.srgb = ctx->srgb_of_code;
+            c.srgb_pow = ctx->srgb_pow;
         }
     } else {
         upf__tap *t = mem;
@@ -511,7 +479,8 @@ upf_result upf__compose_output_with(upf_context *ctx, const upf__sqrt_frame *fra
         col_detail[x] = upf__tap_at(x, 12LL * map->in_width, (long long)map->step * out_w,
                                     map->width);
     compose_job job = { frame, map, dst, sharpness, alpha_src, tone_max,
-                        upf__base_cols_init(map->flags, frame->width, out_w, mem), col_detail,
+                        upf__base_cols_init(ctx, map->flags, frame->width, out_w, mem),
+                        col_detail,
                         mem + compose_shared_bytes(out_w),
                         compose_sizes(frame->width, map->width, out_w), 0, 0, ctx };
     /* The direct store (compose_band): the sRGB base, a map of zeros, no sharpen, no tone
@@ -519,7 +488,6 @@ upf_result upf__compose_output_with(upf_context *ctx, const upf__sqrt_frame *fra
     job.direct = job.base_cols.srgb && map->zero && sharpness == 0.0f && !(tone_max > 0.0f) &&
                  (dst->format == UPF_FORMAT_RGBA8_SRGB || dst->format == UPF_FORMAT_RGBA16_SRGB);
     job.base_cols.srgb_sums = job.direct;
-    job.base_cols.cpu_flags = ctx ? ctx->cpu_flags : 0;
     /* Bands of at least 16 rows, about four per worker: each band recomputes the two rows
      * around it for the sharpen. Values do not depend on the banding. */
     job.band_rows = UPF_MAX(16, (out_h + 4 * threads - 1) / (4 * threads));

@@ -14,6 +14,7 @@
 #ifndef UPF_SPATIAL_RECONSTRUCT_H
 #define UPF_SPATIAL_RECONSTRUCT_H
 
+#include "core/color.h"
 #include "spatial/net.h"
 
 /* The frame passes 1-3 leave: one uint32 per pixel, sqrt-encoded 10:10:10:2
@@ -115,16 +116,8 @@ typedef struct upf__base_cols {
     int srgb_sums;             /* 1: that base's colour stays the sRGB sums (compose's direct
                                 * store into an sRGB-encoded image), not taken to sqrt space */
     unsigned cpu_flags;        /* UPF__CPU_*: the kernel bases' rows with AVX2 where set (the
-                                * same values, bit for bit); 0 from upf__base_cols_init */
+                                * same values, bit for bit); the context's */
 } upf__base_cols;
-
-/* The sRGB-Lanczos base's values: out[c] = the sRGB encoding (IEC 61966-2-1, in double) of the
- * frame's 10-bit code c taken to linear light, (c / 1023)^2, rounded to float; c = 0..1023;
- * except that the code of each 8-bit sRGB value b (upf_pack_sqrt1010102 of its linear value)
- * holds b / 255 itself, so that an 8-bit source's base is Lanczos-3 on its own values. The
- * Vulkan backend uploads the same table (src/vk/ABI.md, binding 12). */
-#define UPF_SRGB_OF_CODE_COUNT 1024
-void upf__srgb_of_code(float out[UPF_SRGB_OF_CODE_COUNT]);
 
 /* A sum of sRGB values back to sqrt space: the square root of the sRGB curve's linear value,
  * ((e + 0.055) / 1.055)^1.2 by powf above the curve's linear segment, sqrt(e / 12.92) on it; a
@@ -133,16 +126,13 @@ void upf__srgb_of_code(float out[UPF_SRGB_OF_CODE_COUNT]);
 float upf__sqrt_of_srgb(float e);
 
 /* The same, fast: the power read from a table of it at e = k / 4096, k = 0..8192 (in double,
- * rounded to float; upf__srgb_pow_table), interpolated linearly, for sums in [0.04045, 2);
+ * rounded to float; upf__srgb_pow_table, core/color.h, kept in the context), interpolated linearly, for sums in [0.04045, 2);
  * below, the square roots as upf__sqrt_of_srgb; from 2 up (a Lanczos lobe could not reach
  * there from values in [0, 1]) and for NaN, upf__sqrt_of_srgb itself. Within 2.6e-7 of the
  * power, relative (about 4 fp32 units in the last place; the measured worst over a sweep of
  * 2 million sums), against 1 for powf: far below the 2^-16 step of a 16-bit output. Compose's
  * sRGB-Lanczos base takes this one (a powf a channel cost half of compose's time);
  * compose_base_avx2.c computes the same values eight at a time. */
-#define UPF_SRGB_POW_STEPS 4096                        /* table entries per unit of e */
-#define UPF_SRGB_POW_COUNT (2 * UPF_SRGB_POW_STEPS + 1) /* e = 0 .. 2 */
-void upf__srgb_pow_table(float out[UPF_SRGB_POW_COUNT]);
 
 static inline float upf__sqrt_of_srgb_fast(const float *pow_table, float e)
 {
@@ -158,8 +148,10 @@ static inline float upf__sqrt_of_srgb_fast(const float *pow_table, float e)
 size_t upf__base_cols_bytes(int out_w);
 
 /* The column taps for `flags`, a frame in_w wide and an output out_w wide, kept in `mem`
- * (upf__base_cols_bytes). */
-upf__base_cols upf__base_cols_init(uint32_t flags, int in_w, int out_w, void *mem);
+ * (upf__base_cols_bytes); the sRGB base's tables and the CPU flags (the AVX2 rows) are the
+ * context's (non-NULL). */
+upf__base_cols upf__base_cols_init(const upf_context *ctx, uint32_t flags, int in_w, int out_w,
+                                   void *mem);
 
 /* Row y of the base of an output `out_h` high: out_w RGBA values (sqrt-space colour, alpha) into
  * `base`; `vrow` is scratch of frame->width * 4 floats. */

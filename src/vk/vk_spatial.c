@@ -636,10 +636,8 @@ upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_par
         memcpy(&s->srgb8[768 + s->srgb8[256 + i]], &root, sizeof root);
     }
     /* compose's, for the sRGB-Lanczos base: each frame code's sRGB value, the CPU's table
-     * (upf__srgb_of_code, src/spatial/compose.c). */
-    float srgb_of_code[UPF_SRGB_OF_CODE_COUNT];
-    upf__srgb_of_code(srgb_of_code);
-    memcpy(&s->srgb8[1792], srgb_of_code, sizeof srgb_of_code);
+     * (upf__srgb_of_code, core/color.c, kept in the context). */
+    memcpy(&s->srgb8[1792], ctx->srgb_of_code, sizeof ctx->srgb_of_code);
     /* The network's weights (src/vk/ABI.md, binding 10): the model's order, except that the
      * coopmat variant gets the odd stages' matrices transposed, which detail_coopmat.comp
      * reads in their transposed form (its stage loop): loaded row-major from here instead of

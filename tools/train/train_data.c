@@ -111,7 +111,7 @@ upf_result train_pair_from_frame(upf_context *ctx, int step, uint32_t flags,
 
     /* The targets: luma(sqrt(reference)) - luma(base), the base exactly as pass 4 samples it. */
     const upf__sqrt_frame sqrt_frame = { frame, in_w, in_h, 0 };
-    const upf__base_cols cols = upf__base_cols_init(flags, in_w, out_w, base_mem);
+    const upf__base_cols cols = upf__base_cols_init(ctx, flags, in_w, out_w, base_mem);
     float *vrow = (float *)(base_mem + cols_bytes), *base = vrow + (size_t)in_w * 4;
     for (int y = 0; y < out_h; y++) {
         upf__base_row(&sqrt_frame, &cols, out_h, y, vrow, base);
