@@ -126,9 +126,7 @@ static void mat_mul_c(const float *restrict P, const float *restrict Q, float *r
 
 /* The product for a CPU: the AVX2 + FMA one (the library's, net.h) where the CPU has it, which
  * rounds each multiply-add once, else the C one above. */
-typedef void (*mat_mul_fn)(const float *P, const float *Q, float *C, int add);
-
-static mat_mul_fn mat_mul_for(unsigned cpu_flags)
+static upf__mat16_fn mat_mul_for(unsigned cpu_flags)
 {
     const upf__mat16_fn simd = upf__mat16_mul_for(cpu_flags);
     return simd ? simd : mat_mul_c;
@@ -152,7 +150,7 @@ void train_transpose_weights(const float *w, float *wt)
 void train_forward(const float *w, uint32_t flags, const float *window, train_acts *a,
                    unsigned cpu_flags)
 {
-    const mat_mul_fn mul = mat_mul_for(cpu_flags);
+    const upf__mat16_fn mul = mat_mul_for(cpu_flags);
     upf__net_window_input(flags, window, a->x[0]); /* as every forward of net_infer.c */
     float xt[NN], za[NN], zc[NN];
     for (int s = 0; s < UPF_NET_STAGES; s++) {
@@ -191,7 +189,7 @@ double train_loss(const float *out, const float *target, float scale, float *dou
 void train_backward(const float *w, const float *wt, const train_acts *a, const float *dout,
                     float *grad, unsigned cpu_flags)
 {
-    const mat_mul_fn mul = mat_mul_for(cpu_flags);
+    const upf__mat16_fn mul = mat_mul_for(cpu_flags);
     float g[NN], tt[NN], u1[NN], u2[NN], p[NN], q[NN];
     memcpy(g, dout, sizeof g);
     for (int s = UPF_NET_STAGES - 1; s >= 0; s--) {
