@@ -123,6 +123,21 @@ static FILE *run_captured(const char *const *argv, bool with_stderr)
     return f;
 }
 
+/* Whether the `convert` on the PATH is ImageMagick's: `convert -version` exits with 0 and
+ * names ImageMagick on its first line. Another program of that name (some systems put a
+ * stand-in there) is not timed as the yardstick. */
+static bool convert_is_imagemagick(void)
+{
+    const char *argv[] = { "convert", "-version", NULL };
+    FILE *f = run_captured(argv, false);
+    if (!f)
+        return false;
+    char line[256];
+    bool is = fgets(line, sizeof line, f) && strstr(line, "ImageMagick");
+    fclose(f);
+    return is;
+}
+
 /* ImageMagick's Lanczos: `convert IN -bench N [-filter Lanczos -resize WxH!] null:` reports
  * "Performance[k]: Ni X ips ..." for k = 1, 2 threads; per-iteration ms = 1000 / X. */
 static bool magick_ms(const char *in, int runs, int out_w, int out_h, double ms[2])
@@ -996,7 +1011,9 @@ static int run_bench(int argc, char **argv)
             if (mkdtemp(dir)) {
                 snprintf(path, sizeof path, "%s/frame.png", dir);
                 bool written = imageio_write_png(path, &src.img, 8, err) == UPF_OK;
-                bool magick = on_path("convert"), python = on_path("python3");
+                const bool convert = on_path("convert");
+                const bool magick = convert && convert_is_imagemagick();
+                const bool python = on_path("python3");
                 if (written && magick && magick_ms(path, (int)runs, bc->out_w, bc->out_h, y->ms))
                     y->tool = "ImageMagick convert -filter Lanczos -resize (its PNG read "
                               "subtracted)";
@@ -1008,10 +1025,12 @@ static int run_bench(int argc, char **argv)
                              "it: %s", err);
                 else
                     snprintf(why_no_yard, sizeof why_no_yard, "%s; %s",
-                             magick ? "ImageMagick's convert is on the PATH but did not report "
-                                      "its -bench timings"
-                                    : "ImageMagick's convert is not on the PATH "
-                                      "(scripts/deps.sh --bench installs it)",
+                             magick    ? "ImageMagick's convert is on the PATH but did not "
+                                         "report its -bench timings"
+                             : convert ? "the convert on the PATH is not ImageMagick's "
+                                         "(`convert -version` does not name it)"
+                                       : "ImageMagick's convert is not on the PATH "
+                                         "(scripts/deps.sh --bench installs it)",
                              python ? "python3 could not time cv2.resize (no OpenCV?)"
                                     : "python3 is not on the PATH");
                 unlink(path);
