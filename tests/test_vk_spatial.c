@@ -209,8 +209,27 @@ static void test_pipeline(vkt *t, upf_context *ctx)
                     double ms[UPF_SPATIAL_PASS_COUNT], total = 0;
                     CHECK_OK(ctx, upf_vk_spatial_timings(e, ms, &total));
                     CHECK(total > 0.0);
-                    for (int p = 0; p < UPF_SPATIAL_PASS_COUNT; p++)
+                    double sum = 0.0;
+                    for (int p = 0; p < UPF_SPATIAL_PASS_COUNT; p++) {
                         CHECK(ms[p] >= 0.0);
+                        sum += ms[p];
+                    }
+                    CHECKF(fabs(sum - total) <= 1e-9 * total, "total %g, passes %g", total,
+                           sum);
+                    /* The built-in set runs no SMAA and a UNORM source needs no edges pass
+                     * for its encode (docs/VULKAN.md, "Fused passes"): those passes record
+                     * no timestamps and take 0, not the gap between two timestamps. */
+                    CHECK(ms[UPF_SPATIAL_PASS_CONVERT] > 0.0 && ms[UPF_SPATIAL_PASS_COMPOSE] > 0.0);
+                    CHECKF(ms[UPF_SPATIAL_PASS_EDGES] == 0.0 &&
+                               ms[UPF_SPATIAL_PASS_WEIGHTS] == 0.0 &&
+                               ms[UPF_SPATIAL_PASS_BLEND] == 0.0,
+                           "edges %g, weights %g, blend %g ms", ms[UPF_SPATIAL_PASS_EDGES],
+                           ms[UPF_SPATIAL_PASS_WEIGHTS], ms[UPF_SPATIAL_PASS_BLEND]);
+                    /* The network runs at 2x, not at 1.5x (strength 0: no detail pass). */
+                    if (fc->dw == 2 * fc->sw)
+                        CHECK(ms[UPF_SPATIAL_PASS_DETAIL] > 0.0);
+                    if (2 * fc->dw == 3 * fc->sw)
+                        CHECK(ms[UPF_SPATIAL_PASS_DETAIL] == 0.0);
                     free(gpu);
                 }
                 upf_vk_spatial_destroy(&e);

@@ -89,6 +89,8 @@ struct upf_vk_spatial {
     bool sharpen;                            /* compose's SHARPEN: sharpness > 0 */
     uint64_t frames;                         /* frames recorded */
     int64_t slot_frame[SLOTS_MAX];           /* the frame last recorded in each slot, -1 */
+    uint32_t slot_stamped[SLOTS_MAX];        /* bit p: that frame wrote the timestamp after
+                                              * pass p (it ran); the first is always written */
     bool tables_recorded;
     uint32_t convert_fuse;                   /* the last recorded convert's fuse bits
                                               * (UPF__VK_FUSE_ENCODE: linear is its alpha
@@ -990,6 +992,10 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
         vk->vkCmdDispatch(cmd, (uint32_t)((dr.width + dr.height + 255) / 256), 1, 1);
         taps_unfenced = true;
     }
+    /* A timestamp after each pass that runs, none after one that does not: two timestamps
+     * with nothing between them still measure about 0.6 us on the H200 (docs/PERFORMANCE.md),
+     * which a frame without timestamps does not spend. */
+    uint32_t stamped = 0;
     for (int p = 0; p < UPF__SP_PASS_COUNT; p++) {
         const bool skipped = (p == UPF__SP_EDGES_PASS && (fuse & UPF__VK_FUSE_ENCODE)) ||
                              (p == UPF__SP_DETAIL_PASS && (fuse & UPF__VK_FUSE_NO_MAP));
@@ -1036,9 +1042,11 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
                 taps_unfenced = false;
             }
         }
-        if (s->queries)
+        if (s->queries && run) {
             vk->vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, s->queries,
                                     q0 + 1 + (uint32_t)p);
+            stamped |= 1u << p;
+        }
     }
 
     /* Out: the host's images to the layouts it asked for, our writes visible to anything. */
@@ -1055,6 +1063,7 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
                    VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                    VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT, ni, ib);
     s->slot_frame[slot] = (int64_t)s->frames;
+    s->slot_stamped[slot] = stamped;
     s->frames++;
     s->convert_fuse = convert_fuse;
     return UPF_OK;
@@ -1094,18 +1103,30 @@ upf_result upf_vk_spatial_timings(upf_vk_spatial *s, double ms[UPF_SPATIAL_PASS_
         const int slot = (int)((s->frames - 1 - back) % (uint64_t)s->slots);
         if (s->slot_frame[slot] < 0)
             continue;
+        /* Only the timestamps the frame wrote (the others stay unavailable after the reset,
+         * and a read that includes one fails): the first, then one after each pass that ran,
+         * whose time is since the one before it. */
+        const uint32_t stamped = s->slot_stamped[slot];
         uint64_t t[STAMPS];
-        VkResult r = s->vk.vkGetQueryPoolResults(s->dev.device, s->queries,
-                                                 (uint32_t)(slot * STAMPS), STAMPS, sizeof t, t,
-                                                 sizeof t[0], VK_QUERY_RESULT_64_BIT);
+        VkResult r = VK_SUCCESS;
+        for (int k = 0; k < STAMPS && r == VK_SUCCESS; k++)
+            if (k == 0 || (stamped >> (k - 1) & 1u))
+                r = s->vk.vkGetQueryPoolResults(s->dev.device, s->queries,
+                                                (uint32_t)(slot * STAMPS + k), 1, sizeof t[k],
+                                                &t[k], sizeof t[k], VK_QUERY_RESULT_64_BIT);
         if (r != VK_SUCCESS)
             continue;
         const double ns = (double)s->caps.props.limits.timestampPeriod;
         const uint64_t mask = s->caps.timestamp_bits >= 64 ? ~0ull
                                                            : (1ull << s->caps.timestamp_bits) - 1;
         double sum = 0.0;
+        uint64_t before = t[0];
         for (int p = 0; p < UPF__SP_PASS_COUNT; p++) {
-            ms[p] = (double)((t[p + 1] - t[p]) & mask) * ns * 1e-6;
+            ms[p] = 0.0;
+            if (!(stamped >> p & 1u))
+                continue;
+            ms[p] = (double)((t[p + 1] - before) & mask) * ns * 1e-6;
+            before = t[p + 1];
             sum += ms[p];
         }
         if (total_ms)
