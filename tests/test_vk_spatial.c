@@ -176,6 +176,9 @@ static void test_pipeline(vkt *t, upf_context *ctx)
         { 64, 48, 160, 120, 5, VK_FORMAT_R8G8B8A8_UNORM, 1, 1.0f }, /* 2.5, sRGB, UNORM view */
         { 96, 64, 192, 128, 7, VK_FORMAT_R8G8B8A8_SRGB, 0, 0.0f },  /* 2, no sharpen */
         { 90, 60, 135, 90, 0, VK_FORMAT_R8G8B8A8_UNORM, 1, 0.0f },  /* 1.5, no sharpen */
+        /* compose's strips at their narrowest and widest (compose_strips.comp) */
+        { 70, 44, 70, 44, 3, VK_FORMAT_R8G8B8A8_SRGB, 0, 0.0f },    /* 1 */
+        { 37, 29, 148, 116, 0, VK_FORMAT_R8G8B8A8_SRGB, 0, 0.0f },  /* 4 */
     };
     test_rng rng = test_rng_make("vk_pipeline");
     for (int v = UPF_VK_VARIANT_FP32; v < UPF_VK_VARIANT_COUNT; v++) {
@@ -688,6 +691,47 @@ static void test_tool(void)
         unsetenv("ASAN_OPTIONS");
 }
 
+/* Which compose an engine takes: by subgroup strips (compose_strips.comp) at sharpness 0
+ * where the device has the basic and shuffle subgroup operations in compute shaders, else
+ * compose.comp's tiles; the pipeline and test_dest_formats check both against the CPU. */
+static char debug_log[8192];
+static void append_log(void *priv, upf_log_level level, const char *msg)
+{
+    (void)priv;
+    (void)level;
+    const size_t n = strlen(debug_log);
+    snprintf(debug_log + n, sizeof debug_log - n, "%s\n", msg);
+}
+
+static void test_compose_form(vkt *t)
+{
+    VkPhysicalDeviceSubgroupProperties sub = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES };
+    VkPhysicalDeviceProperties2 p2 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                       .pNext = &sub };
+    vkGetPhysicalDeviceProperties2(t->pd, &p2);
+    const VkSubgroupFeatureFlags want =
+        VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
+    const bool strips = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                        (sub.supportedOperations & want) == want && sub.subgroupSize >= 8 &&
+                        sub.subgroupSize <= 128;
+    printf("compose form: subgroups of %u, shuffle %s: %s at sharpness 0\n", sub.subgroupSize,
+           (sub.supportedOperations & want) == want ? "yes" : "no", strips ? "strips" : "tiles");
+    upf_context *dbg = upf_context_create(upf_context_params(.log = append_log,
+                                                             .log_level = UPF_LOG_DEBUG));
+    for (int k = 0; k < 2; k++) {
+        debug_log[0] = 0;
+        upf_vk_spatial *e = make_engine(t, dbg, UPF_VK_VARIANT_FP32, 64, 48, 128, 96, 0,
+                                        (float)k);
+        CHECKF(e != NULL, "%s", debug_log);
+        const bool by_strips = strstr(debug_log, "compose by strips") != NULL;
+        CHECKF(by_strips == (strips && k == 0), "sharpness %d: %s", k, debug_log);
+        CHECKF(by_strips || strstr(debug_log, "compose tile 32x8"), "%s", debug_log);
+        upf_vk_spatial_destroy(&e);
+    }
+    upf_context_destroy(&dbg);
+}
+
 int main(void)
 {
     upf_context *ctx = upf_context_create(upf_context_params(.log = capture_log,
@@ -700,6 +744,7 @@ int main(void)
         return rc;
     }
     test_bad_input(&t, ctx);
+    test_compose_form(&t);
     test_pipeline(&t, ctx);
     test_source_formats(&t, ctx);
     test_dest_formats(&t, ctx, NULL);

@@ -267,6 +267,18 @@ upf_result upf__vk_check(upf_context *ctx, const char *fn, const upf_vk_device *
         float16 = false;
     coopmat = coopmat && enabled_extension(dev, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
               has_coopmat_shape(vk, dev->instance, dev->physical_device);
+    /* Subgroups (core in Vulkan 1.1): compose by subgroup strips where compute shaders have
+     * the basic and shuffle operations (compose_strips.comp). */
+    VkPhysicalDeviceSubgroupProperties sub = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES };
+    VkPhysicalDeviceProperties2 props2 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                           .pNext = &sub };
+    vk->vkGetPhysicalDeviceProperties2(dev->physical_device, &props2);
+    const VkSubgroupFeatureFlags shuffle =
+        VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
+    caps->subgroup_size = sub.subgroupSize;
+    caps->subgroup_shuffle = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                             (sub.supportedOperations & shuffle) == shuffle;
     caps->variant[UPF_VK_VARIANT_FP32] = 1;
     caps->variant[UPF_VK_VARIANT_FP16] = storage16 && float16;
     caps->variant[UPF_VK_VARIANT_COOPMAT] = storage16 && float16 && coopmat;

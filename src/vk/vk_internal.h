@@ -19,6 +19,7 @@
 #define UPF__VK_INSTANCE_FUNCS(X)                                                              \
     X(vkGetDeviceProcAddr)                                                                     \
     X(vkGetPhysicalDeviceProperties)                                                           \
+    X(vkGetPhysicalDeviceProperties2)                                                          \
     X(vkGetPhysicalDeviceFeatures2)                                                            \
     X(vkGetPhysicalDeviceMemoryProperties)                                                     \
     X(vkGetPhysicalDeviceFormatProperties)                                                     \
@@ -59,6 +60,9 @@ typedef struct upf__vk_caps {
     VkPhysicalDeviceMemoryProperties memory;
     uint32_t timestamp_bits;        /* of the queue family; 0: no timestamps */
     int variant[UPF_VK_VARIANT_COUNT]; /* 1: enabled on the device */
+    uint32_t subgroup_size;         /* VkPhysicalDeviceSubgroupProperties.subgroupSize */
+    bool subgroup_shuffle;          /* basic and shuffle subgroup operations in compute
+                                     * shaders (compose_strips.comp) */
 } upf__vk_caps;
 
 /* The capability check behind upf_vk_check_device: logs and fills `caps` on success. */

@@ -61,6 +61,24 @@ static const dispatch_info dispatch[UPF__SP_PASS_COUNT] = {
  * and 128 x 2 were slower. A build with UPF_VK_PROBE can try others. */
 static const int compose_tile[2] = { 32, 8 };
 
+/* compose by subgroup strips (compose_strips.comp), the form an engine that does not sharpen
+ * takes where the device has subgroup shuffles in compute shaders and a subgroup of 8 to 128
+ * invocations: STRIP_ROWS output rows a strip (its specialisation constant 1), the strips of
+ * STRIP_GROUP invocations' subgroups one above another in a workgroup. On the H100
+ * (docs/PERFORMANCE.md, the calls of 2026-12-06) 8 rows in workgroups of 128 took compose
+ * 30.7 / 54.6 / 114.7 us at 1536x864 -> 2048x1152 / 1280x720 -> 2560x1440 / 1080p -> 4K with
+ * the built-in set, against 39.8 / 55.6 / 124.9 for compose.comp's 32 x 8 tiles; 4 rows in
+ * 256, 16 in 64 and 6 or 12 rows were slower. */
+enum { STRIP_ROWS = 8, STRIP_GROUP = 128 };
+
+/* The output columns of one strip: as many as keep the footprint of `taps` taps an output
+ * within the subgroup (compose_strips.comp's header says why this bound holds). */
+static int strip_width(int subgroup, int taps, int src_width, int dst_width)
+{
+    const int64_t n = (int64_t)(subgroup - taps) * dst_width / src_width + 1;
+    return n < subgroup ? (int)n : subgroup;
+}
+
 /* compose.comp's shared memory at tile tx x ty; the apron (a one-pixel border) only when it
  * sharpens. */
 static uint32_t compose_shared_bytes(int tx, int ty, bool sharpen)
@@ -87,6 +105,10 @@ struct upf_vk_spatial {
     int slots;
     int tile[2];                             /* compose's tile (compose_tile) */
     bool sharpen;                            /* compose's SHARPEN: sharpness > 0 */
+    bool strips;                             /* compose by subgroup strips
+                                              * (compose_strips.comp): no sharpen, and
+                                              * the device's subgroups allow it */
+    int base_taps;                           /* the model's base's taps a row: 2, 4, 6 */
     uint64_t frames;                         /* frames recorded */
     int64_t slot_frame[SLOTS_MAX];           /* the frame last recorded in each slot, -1 */
     uint32_t slot_stamped[SLOTS_MAX];        /* bit p: that frame wrote the timestamp after
@@ -416,14 +438,12 @@ typedef struct compose_spec_data {
 static const VkSpecializationInfo *compose_spec(compose_spec_data *d, const upf_vk_spatial *s,
                                                bool map)
 {
-    const unsigned flags = s->cfg.model->flags;
-    const bool srgb = (flags & UPF_MODEL_FLAG_SRGB_LANCZOS_BASE) != 0;
-    const int32_t base = (flags & UPF_MODEL_FLAG_CUBIC_BASE)                  ? 4
-                         : (flags & UPF_MODEL_FLAG_SQRT_LANCZOS_BASE) || srgb ? 6
-                                                                              : 2;
-    *d = (compose_spec_data){ .value = { s->tile[0], s->tile[1], s->sharpen ? VK_TRUE : VK_FALSE,
-                                         base, map ? VK_TRUE : VK_FALSE,
-                                         srgb ? VK_TRUE : VK_FALSE } };
+    const bool srgb = (s->cfg.model->flags & UPF_MODEL_FLAG_SRGB_LANCZOS_BASE) != 0;
+    /* 0 and 1: the tile, or with strips the subgroup size and the rows a strip */
+    const int32_t c0 = s->strips ? (int32_t)s->caps.subgroup_size : s->tile[0],
+                  c1 = s->strips ? STRIP_ROWS : s->tile[1];
+    *d = (compose_spec_data){ .value = { c0, c1, s->sharpen ? VK_TRUE : VK_FALSE, s->base_taps,
+                                         map ? VK_TRUE : VK_FALSE, srgb ? VK_TRUE : VK_FALSE } };
     for (uint32_t i = 0; i < COMPOSE_SPECS; i++)
         d->entry[i] = (VkSpecializationMapEntry){ i, (uint32_t)(i * sizeof(int32_t)),
                                                   sizeof(int32_t) };
@@ -462,7 +482,9 @@ static upf_result make_pipelines(upf_vk_spatial *s, const char *fn)
                                             &s->layout[p])) != VK_SUCCESS)
             return VKFAIL("vkCreatePipelineLayout", r);
 
-        const char *name = p == UPF__SP_DETAIL_PASS ? detail_shader[s->variant] : info[p].file;
+        const char *name = p == UPF__SP_DETAIL_PASS               ? detail_shader[s->variant]
+                           : p == UPF__SP_COMPOSE && s->strips ? "compose_strips"
+                                                               : info[p].file;
         if (make_pipeline(s, fn, name, info[p].name, s->layout[p],
                           p == UPF__SP_COMPOSE ? compose_spec(&spec, s, true) : NULL,
                           &s->pipe[p]) != UPF_OK)
@@ -470,8 +492,9 @@ static upf_result make_pipelines(upf_vk_spatial *s, const char *fn)
     }
     /* A model of strength 0 never has a map to read in a whole frame: compose without it. */
     if ((s->cfg.flags & UPF_SPATIAL_NO_NETWORK) &&
-        make_pipeline(s, fn, "compose", "compose", s->layout[UPF__SP_COMPOSE],
-                      compose_spec(&spec, s, false), &s->compose_no_map_pipe) != UPF_OK)
+        make_pipeline(s, fn, s->strips ? "compose_strips" : "compose", "compose",
+                      s->layout[UPF__SP_COMPOSE], compose_spec(&spec, s, false),
+                      &s->compose_no_map_pipe) != UPF_OK)
         return UPF_ERROR_UNSUPPORTED;
     /* compose's taps, in compose's layout (of its bindings the shader uses only the table). */
     if (make_pipeline(s, fn, "compose_taps", "compose", s->layout[UPF__SP_COMPOSE], NULL,
@@ -668,8 +691,20 @@ upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_par
                              (fp.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT);
     }
 
-    /* compose's tile, and whether it sharpens (its apron). */
+    /* compose's tile, and whether it sharpens (its apron); or its strips. */
     s->sharpen = s->cfg.sharpness > 0.0f;
+    const unsigned mflags = s->cfg.model->flags;
+    s->base_taps = (mflags & UPF_MODEL_FLAG_CUBIC_BASE) ? 4
+                   : (mflags & (UPF_MODEL_FLAG_SQRT_LANCZOS_BASE |
+                                UPF_MODEL_FLAG_SRGB_LANCZOS_BASE))
+                       ? 6
+                       : 2;
+    s->strips = !s->sharpen && s->caps.subgroup_shuffle && s->caps.subgroup_size >= 8 &&
+                s->caps.subgroup_size <= STRIP_GROUP;
+#ifdef UPF_VK_PROBE
+    if (getenv("UPF_VK_COMPOSE_TILES")) /* shader work only: compose.comp's tiles always */
+        s->strips = false;
+#endif
     const uint32_t shared_max = s->caps.props.limits.maxComputeSharedMemorySize;
     s->tile[0] = compose_tile[0], s->tile[1] = compose_tile[1];
 #ifdef UPF_VK_PROBE
@@ -684,9 +719,13 @@ upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_par
                 s->tile[0], s->tile[1], compose_shared_bytes(s->tile[0], s->tile[1], s->sharpen),
                 shared_max);
 #endif
-    upf__log(ctx, UPF_LOG_DEBUG, "%s: compose tile %dx%d (%u bytes of shared memory of %u)", fn,
-             s->tile[0], s->tile[1], compose_shared_bytes(s->tile[0], s->tile[1], s->sharpen),
-             shared_max);
+    if (s->strips)
+        upf__log(ctx, UPF_LOG_DEBUG, "%s: compose by strips of a subgroup (%u invocations), "
+                 "%d rows", fn, s->caps.subgroup_size, STRIP_ROWS);
+    else
+        upf__log(ctx, UPF_LOG_DEBUG, "%s: compose tile %dx%d (%u bytes of shared memory of %u)",
+                 fn, s->tile[0], s->tile[1],
+                 compose_shared_bytes(s->tile[0], s->tile[1], s->sharpen), shared_max);
 
     if (make_buffers(s, fn) != UPF_OK || make_pipelines(s, fn) != UPF_OK ||
         make_sets(s, fn) != UPF_OK)
@@ -1010,6 +1049,11 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
             }
             int px = p == UPF__SP_COMPOSE ? s->tile[0] : dispatch[p].per_x,
                 py = p == UPF__SP_COMPOSE ? s->tile[1] : dispatch[p].per_y;
+            if (p == UPF__SP_COMPOSE && s->strips) { /* compose_strips.comp's grid */
+                const int sub = (int)s->caps.subgroup_size;
+                px = strip_width(sub, s->base_taps, sr.width, dr.width);
+                py = STRIP_GROUP / sub * STRIP_ROWS;
+            }
 #ifdef UPF_VK_PROBE
             /* Shader work only: UPF_VK_CONVERT_PER=WxH, the pixels of one convert workgroup
              * (for a convert.spv made for it). */

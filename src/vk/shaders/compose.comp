@@ -75,33 +75,7 @@ layout(constant_id = 5) const bool SRGB_BASE = false;
 
 #include "color.glsl"
 #include "compose_taps.glsl"
-
-layout(push_constant, std430) uniform Push {
-    int in_width;
-    int in_height;
-    int map_width;
-    int map_height;
-    int out_width;
-    int out_height;
-    int step;
-    uint flags;
-    float sharpness;
-    UPF_PUSH_TAIL
-} pc;
-
-layout(set = 0, binding = 1, std430) readonly buffer Linear { vec4 linear[]; };
-/* The same buffer as convert leaves it with fuse bit UPF_VK_FUSE_ENCODE: alpha alone, one
- * float a pixel (convert.comp). */
-layout(set = 0, binding = 1, std430) readonly buffer LinearAlpha { float linear_alpha[]; };
-layout(set = 0, binding = 6, std430) readonly buffer Frame { uint frame[]; };
-layout(set = 0, binding = 7, std430) readonly buffer Detail { float detail[]; };
-layout(set = 0, binding = 8, std430) readonly buffer Range { float range[4]; };
-layout(set = 0, binding = 9) uniform writeonly image2D dst;
-layout(set = 0, binding = 11, std430) readonly buffer Taps { uint taps[]; };
-/* The sRGB tables (src/vk/ABI.md, binding 12): srgb8[1792 + c] the float bits of frame code
- * c's sRGB value, for the sRGB-Lanczos base. */
-layout(set = 0, binding = 12, std430) readonly buffer Srgb8 { uint srgb8[]; };
-const uint SRGB_OF_CODE = 1792u;
+#include "compose_common.glsl"
 
 const int APRON = SHARPEN ? 1 : 0; /* the border the sharpen's neighbours need */
 const int AX = TILE_X + 2 * APRON; /* the apron: the tile and its border */
@@ -112,7 +86,6 @@ const int FOOT = AX + 6;        /* the frame's footprint of AX outputs at ratio 
 const int PPT = TILE_X * TILE_Y / 256; /* pixels per invocation */
 const int ROWS = 256 / TILE_X;  /* tile rows one pass of the workgroup covers */
 const int RING = 2 * AX + 2 * TILE_Y;
-#define TAPS 6
 /* The base's n taps (bilinear as two taps weighted 1 - f and f: the same products as
  * upf__lerp) and the detail map's, per slot. */
 shared int base_idx[NSLOT][TAPS];
@@ -121,49 +94,6 @@ shared ivec2 det_idx[NSLOT];
 shared vec2 det_w[NSLOT];
 shared vec4 vsum[AY][FOOT];     /* the vertical sums: apron row x footprint column */
 shared float lum[AY][AX];
-
-/* The frame's pixel (x, y) as the base filters it: unpacked, squared for the cubic base (it
- * filters linear light), each code's sRGB value for the sRGB base. */
-vec4 frame_px(int x, int y, bool cubic)
-{
-    const uint word = frame[uint(y) * uint(pc.in_width) + uint(x)];
-    vec4 p = upf_unpack_sqrt1010102_fast(word);
-    if (SRGB_BASE)
-        p.rgb = vec3(uintBitsToFloat(srgb8[SRGB_OF_CODE + (word & 1023u)]),
-                     uintBitsToFloat(srgb8[SRGB_OF_CODE + ((word >> 10u) & 1023u)]),
-                     uintBitsToFloat(srgb8[SRGB_OF_CODE + ((word >> 20u) & 1023u)]));
-    if (cubic) {
-        precise vec3 p2 = p.rgb * p.rgb;
-        p.rgb = p2;
-    }
-    return p;
-}
-
-/* Its alpha at full precision, when range B > 0 (a translucent frame: the frame's word holds
- * two bits of alpha): linear's, or the alpha plane's when convert wrote only that
- * (alpha_plane: fuse bit UPF_VK_FUSE_ENCODE). */
-float frame_alpha(int x, int y, bool alpha_plane)
-{
-    const uint i = uint(y) * uint(pc.in_width) + uint(x);
-    return alpha_plane ? linear_alpha[i] : linear[i].a;
-}
-
-/* A sum of sRGB values back to sqrt space, as the CPU's upf__sqrt_of_srgb: the square root of
- * the sRGB curve's linear value, ((e + 0.055) / 1.055)^1.2 above the linear segment (the
- * hardware's power), sqrt(e / 12.92) on it, the sign kept below 0. */
-float sqrt_of_srgb(float e)
-{
-    if (e < 0.0) {
-        precise float q = -e / 12.92;
-        return -sqrt(q);
-    }
-    if (e <= 0.04045) {
-        precise float q = e / 12.92;
-        return sqrt(q);
-    }
-    precise float x = (e + 0.055) / 1.055;
-    return pow(x, 1.2);
-}
 
 /* The four map samples of apron entry (ax, ay). */
 vec4 detail_samples(int ax, int ay)
@@ -278,30 +208,9 @@ void main()
         } else {                                                                               \
             HSUM(2)                                                                            \
         }                                                                                      \
-        vec4 base = acc;                                                                       \
-        if (cubic)                                                                             \
-            base.rgb = vec3(acc.r > 0.0 ? sqrt(acc.r) : 0.0, acc.g > 0.0 ? sqrt(acc.g) : 0.0,  \
-                            acc.b > 0.0 ? sqrt(acc.b) : 0.0);                                  \
-        if (SRGB_BASE && !srgb_direct)                                                         \
-            base.rgb = vec3(sqrt_of_srgb(acc.r), sqrt_of_srgb(acc.g), sqrt_of_srgb(acc.b));    \
-        if (n != 2)                                                                            \
-            base.a = clamp(base.a, 0.0, 1.0);                                                  \
-        float d = 0.0;                                                                         \
-        if (map) {                                                                             \
-            const vec2 wy = det_w[AX + ay], wx = det_w[ax];                                    \
-            const vec4 ds = (DS);                                                              \
-            precise float d0 = wy.x * ds.x + wy.y * ds.y;                                      \
-            precise float d1 = wy.x * ds.z + wy.y * ds.w;                                      \
-            precise float dd = wx.x * d0 + wx.y * d1;                                          \
-            d = dd;                                                                            \
-        }                                                                                      \
-        for (int c = 0; c < 3; c++) {                                                          \
-            precise float v = base[c] + d;                                                     \
-            v = v > 0.0 ? v : 0.0;                                                             \
-            precise float v2 = v * v;                                                          \
-            O[c] = srgb_direct ? base[c] : v2;                                                 \
-        }                                                                                      \
-        O.a = base.a;                                                                          \
+        const vec4 base = compose_base(acc, n, srgb_direct);                                   \
+        const float d = map ? compose_detail((DS), det_w[AX + ay], det_w[ax]) : 0.0;           \
+        O = compose_o(base, d, srgb_direct);                                                   \
         if (SHARPEN)                                                                           \
             lum[ay][ax] = upf_luma(O.r, O.g, O.b);                                             \
     }
@@ -339,23 +248,6 @@ void main()
                 o[c] = v > 0.0 ? v : 0.0;
             }
         }
-        if (srgb_direct) { /* sRGB values already (above) */
-            imageStore(dst, ivec2(pc.dst_x, pc.dst_y) + p, vec4(clamp(o.rgb, 0.0, 1.0), o.a));
-            continue;
-        }
-        if (range[0] > 0.0) {
-            precise float most = 1.0 + range[1];
-            float m = max(max(o.r, o.g), o.b);
-            precise float gap = 1.0 - m;
-            float scale = m < 1.0 ? upf_rcp_rn(gap) : most;
-            scale = scale < most ? scale : most;
-            precise vec3 undone = o.rgb * scale;
-            o.rgb = undone;
-        }
-        if (pc.dst_transfer == 1u)
-            o.rgb = vec3(upf_linear_to_srgb(clamp(o.r, 0.0, 1.0)),
-                         upf_linear_to_srgb(clamp(o.g, 0.0, 1.0)),
-                         upf_linear_to_srgb(clamp(o.b, 0.0, 1.0)));
-        imageStore(dst, ivec2(pc.dst_x, pc.dst_y) + p, o);
+        compose_store(p, o, srgb_direct);
     }
 }
