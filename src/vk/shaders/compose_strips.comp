@@ -28,6 +28,7 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = 128, local_size_y = 1, local_size_z = 1) in;
 layout(constant_id = 0) const int SUBGROUP = 32;
@@ -83,7 +84,8 @@ void main()
     int prev[TAPS];
     for (int j = 0; j < TAPS; j++)
         prev[j] = -1;
-    for (int r = 0; r < ROWS; r++) {
+    /* Not unrolled: the rows' loop stays a loop, as in the form measured. */
+    [[dont_unroll]] for (int r = 0; r < ROWS; r++) {
         const int y = y0 + r;
         if (y >= pc.out_height) /* the same for the whole subgroup */
             break;
@@ -116,15 +118,20 @@ void main()
             same = same && ridx[j] == prev[j];
         for (int j = 0; j + 1 < n; j++)
             next = next && ridx[j] == prev[j + 1];
-        if (!same) {
-            const int first = next ? n - 1 : 0;
-            if (next)
+        if (!same) { /* every index a constant: an array indexed by a value would live in
+                      * local memory (twice compose's time on the H100) */
+            if (next) {
                 for (int j = 0; j + 1 < n; j++)
                     win[j] = win[j + 1];
-            for (int j = first; j < n; j++) {
-                win[j] = frame_px(fx, ridx[j], cubic);
+                win[n - 1] = frame_px(fx, ridx[n - 1], cubic);
                 if (full_alpha)
-                    win[j].a = frame_alpha(fx, ridx[j], fused);
+                    win[n - 1].a = frame_alpha(fx, ridx[n - 1], fused);
+            } else {
+                for (int j = 0; j < n; j++)
+                    win[j] = frame_px(fx, ridx[j], cubic);
+                if (full_alpha)
+                    for (int j = 0; j < n; j++)
+                        win[j].a = frame_alpha(fx, ridx[j], fused);
             }
             for (int j = 0; j < n; j++)
                 prev[j] = ridx[j];
