@@ -65,10 +65,10 @@ static const int compose_tile[2] = { 32, 8 };
  * takes where the device has subgroup shuffles in compute shaders and a subgroup of 8 to 128
  * invocations: STRIP_ROWS output rows a strip (its specialisation constant 1), the strips of
  * STRIP_GROUP invocations' subgroups one above another in a workgroup. On the H100
- * (docs/PERFORMANCE.md, the calls of 2026-12-06) 8 rows in workgroups of 128 took compose
- * 30.7 / 54.6 / 114.7 us at 1536x864 -> 2048x1152 / 1280x720 -> 2560x1440 / 1080p -> 4K with
- * the built-in set, against 39.8 / 55.6 / 124.9 for compose.comp's 32 x 8 tiles; 4 rows in
- * 256, 16 in 64 and 6 or 12 rows were slower. */
+ * (docs/PERFORMANCE.md, the calls of 2026-12-06) compose took 31.0 / 55.0 / 115.6 us at
+ * 1536x864 -> 2048x1152 / 1280x720 -> 2560x1440 / 1080p -> 4K with the built-in set, against
+ * 39.8 / 55.7 / 124.9 for compose.comp's 32 x 8 tiles; 4 or 6 rows in workgroups of 256, 12
+ * in 128 and 16 or 24 in 64 were slower at 1536x864, 8 in 64 the same within 0.5 us. */
 enum { STRIP_ROWS = 8, STRIP_GROUP = 128 };
 
 /* The output columns of one strip: as many as keep the footprint of `taps` taps an output
