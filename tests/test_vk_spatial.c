@@ -24,6 +24,7 @@
 #include "core/color.h"
 #include "spatial/net.h" /* the model set's fields, for a set of one model */
 #include "imageio/image_io.h"
+#include "vk/vk_internal.h" /* compose's form, for the tiles on a device with strips */
 
 static char last_log[2048];
 static void capture_log(void *priv, upf_log_level level, const char *msg)
@@ -105,6 +106,17 @@ typedef struct frame_case {
     float sharpness;             /* both engines' (0: compose without its apron) */
 } frame_case;
 
+/* The destination rectangle of a GPU picture (RGBA32F, fc->dw + fc->pad floats a row, the
+ * rectangle at (0, 0)), rows tightly packed, as compare's first argument takes it. */
+static float *cpu_copy_of(const float *gpu, const frame_case *fc)
+{
+    float *out = malloc((size_t)fc->dw * fc->dh * 4 * sizeof *out);
+    for (int y = 0; out && y < fc->dh; y++)
+        memcpy(out + (size_t)y * fc->dw * 4, gpu + (size_t)y * (fc->dw + fc->pad) * 4,
+               (size_t)fc->dw * 4 * sizeof *out);
+    return out;
+}
+
 /* Uploads `bytes` into a source image, records the engine into the same command buffer,
  * downloads an RGBA32F destination; returns the destination (image-sized) or NULL. */
 static float *gpu_upscale(vkt *t, upf_vk_spatial *e, const frame_case *fc, const void *bytes,
@@ -157,12 +169,22 @@ done:
     return out;
 }
 
+/* An engine with compose in `form` (AUTO: as upf_vk_spatial_create makes it). */
+static upf_vk_spatial *make_engine_form(vkt *t, upf_context *ctx, upf_vk_variant v, int sw,
+                                        int sh, int dw, int dh, int timestamps, float sharpness,
+                                        upf__vk_compose_form form)
+{
+    return upf__vk_spatial_create_form(ctx, upf_vk_spatial_params(
+        .device = &t->lend, .max_src_width = sw, .max_src_height = sh, .max_dst_width = dw,
+        .max_dst_height = dh, .sharpness = sharpness, .variant = v, .timestamps = timestamps),
+        form);
+}
+
 static upf_vk_spatial *make_engine(vkt *t, upf_context *ctx, upf_vk_variant v, int sw,
                                    int sh, int dw, int dh, int timestamps, float sharpness)
 {
-    return upf_vk_spatial_create(ctx, upf_vk_spatial_params(
-        .device = &t->lend, .max_src_width = sw, .max_src_height = sh, .max_dst_width = dw,
-        .max_dst_height = dh, .sharpness = sharpness, .variant = v, .timestamps = timestamps));
+    return make_engine_form(t, ctx, v, sw, sh, dw, dh, timestamps, sharpness,
+                            UPF__VK_COMPOSE_AUTO);
 }
 
 /* The whole pipeline, every variant, against the CPU engine. The built-in set has no SMAA
@@ -179,6 +201,8 @@ static void test_pipeline(vkt *t, upf_context *ctx)
         /* compose's strips at their narrowest and widest (compose_strips.comp) */
         { 70, 44, 70, 44, 3, VK_FORMAT_R8G8B8A8_SRGB, 0, 0.0f },    /* 1 */
         { 37, 29, 148, 116, 0, VK_FORMAT_R8G8B8A8_SRGB, 0, 0.0f },  /* 4 */
+        { 70, 44, 70, 44, 0, VK_FORMAT_R8G8B8A8_SRGB, 0, 1.0f },    /* 1, the sharpen */
+        { 37, 29, 148, 116, 2, VK_FORMAT_R8G8B8A8_SRGB, 0, 1.0f },  /* 4, the sharpen */
     };
     test_rng rng = test_rng_make("vk_pipeline");
     for (int v = UPF_VK_VARIANT_FP32; v < UPF_VK_VARIANT_COUNT; v++) {
@@ -192,8 +216,13 @@ static void test_pipeline(vkt *t, upf_context *ctx)
             make_frame(px, fc->sw, fc->sh, &rng);
             const upf_image cpu_src = { px, fc->sw, fc->sh, 0, UPF_FORMAT_RGBA8_SRGB };
             float *ref = cpu_upscale(ctx, &cpu_src, fc->dw, fc->dh, fc->sharpness);
-            upf_vk_spatial *e = make_engine(t, ctx, (upf_vk_variant)v, fc->sw, fc->sh, fc->dw,
-                                            fc->dh, 1, fc->sharpness);
+            /* compose in both forms where the device has the strips (the fp32 engines: the
+             * form is compose's alone) */
+            float *first = NULL; /* the first form's picture */
+            for (int form = 0; form < (v == UPF_VK_VARIANT_FP32 ? 2 : 1); form++) {
+            upf_vk_spatial *e = make_engine_form(t, ctx, (upf_vk_variant)v, fc->sw, fc->sh,
+                                                 fc->dw, fc->dh, 1, fc->sharpness,
+                                                 (upf__vk_compose_form)form);
             CHECKF(e, "variant %s: upf_vk_spatial_create: %s", upf_vk_variant_name(v), last_log);
             if (e) {
                 CHECK_EQ_INT(upf_vk_spatial_variant(e), v);
@@ -201,14 +230,23 @@ static void test_pipeline(vkt *t, upf_context *ctx)
                 if (gpu) {
                     const diff_stats d = compare(ref, gpu, fc->dw, fc->dh,
                                                  (size_t)(fc->dw + fc->pad), 0, 0);
-                    printf("variant %-7s %dx%d -> %dx%d (%s%s, sharpness %g): mean |diff| "
+                    printf("variant %-7s %dx%d -> %dx%d (%s%s, sharpness %g%s): mean |diff| "
                            "%.6f, max %.6f\n", upf_vk_variant_name(v), fc->sw, fc->sh, fc->dw,
                            fc->dh,
                            fc->src_format == VK_FORMAT_R8G8B8A8_SRGB ? "sRGB view" : "UNORM view",
-                           fc->pad ? ", sub-rectangles" : "", (double)fc->sharpness, d.mean,
+                           fc->pad ? ", sub-rectangles" : "", (double)fc->sharpness,
+                           form == UPF__VK_COMPOSE_TILES ? ", compose's tiles" : "", d.mean,
                            d.max);
-                    CHECKF(d.mean <= 0.0005, "variant %s case %zu: mean %.6f",
-                           upf_vk_variant_name(v), i, d.mean);
+                    CHECKF(d.mean <= 0.0005, "variant %s case %zu form %d: mean %.6f",
+                           upf_vk_variant_name(v), i, form, d.mean);
+                    /* The two forms make the same sums in the same order: the same
+                     * picture, bit for bit. */
+                    if (first) {
+                        const diff_stats f = compare(first, gpu, fc->dw, fc->dh,
+                                                     (size_t)(fc->dw + fc->pad), 0, 0);
+                        CHECKF(f.max == 0.0, "case %zu: compose's forms differ by up to %g",
+                               i, f.max);
+                    }
                     double ms[UPF_SPATIAL_PASS_COUNT], total = 0;
                     CHECK_OK(ctx, upf_vk_spatial_timings(e, ms, &total));
                     CHECK(total > 0.0);
@@ -233,11 +271,15 @@ static void test_pipeline(vkt *t, upf_context *ctx)
                         CHECK(ms[UPF_SPATIAL_PASS_DETAIL] > 0.0);
                     if (2 * fc->dw == 3 * fc->sw)
                         CHECK(ms[UPF_SPATIAL_PASS_DETAIL] == 0.0);
+                    if (!first && v == UPF_VK_VARIANT_FP32)
+                        first = cpu_copy_of(gpu, fc);
                     free(gpu);
                 }
                 upf_vk_spatial_destroy(&e);
                 CHECK(e == NULL);
             }
+            }
+            free(first);
             free(ref);
             free(px);
         }
@@ -691,9 +733,9 @@ static void test_tool(void)
         unsetenv("ASAN_OPTIONS");
 }
 
-/* Which compose an engine takes: by subgroup strips (compose_strips.comp) at sharpness 0
- * where the device has the basic and shuffle subgroup operations in compute shaders, else
- * compose.comp's tiles; the pipeline and test_dest_formats check both against the CPU. */
+/* Which compose an engine takes: by subgroup strips (compose_strips.comp) where the device
+ * has the basic and shuffle subgroup operations in compute shaders, else compose.comp's
+ * tiles, at either sharpness; the pipeline and test_dest_formats check it against the CPU. */
 static char debug_log[8192];
 static void append_log(void *priv, upf_log_level level, const char *msg)
 {
@@ -715,17 +757,19 @@ static void test_compose_form(vkt *t)
     const bool strips = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                         (sub.supportedOperations & want) == want && sub.subgroupSize >= 8 &&
                         sub.subgroupSize <= 128;
-    printf("compose form: subgroups of %u, shuffle %s: %s at sharpness 0\n", sub.subgroupSize,
+    printf("compose form: subgroups of %u, shuffle %s: %s\n", sub.subgroupSize,
            (sub.supportedOperations & want) == want ? "yes" : "no", strips ? "strips" : "tiles");
     upf_context *dbg = upf_context_create(upf_context_params(.log = append_log,
                                                              .log_level = UPF_LOG_DEBUG));
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 4; k++) { /* sharpness 0 and 1, each in the AUTO and TILES forms */
         debug_log[0] = 0;
-        upf_vk_spatial *e = make_engine(t, dbg, UPF_VK_VARIANT_FP32, 64, 48, 128, 96, 0,
-                                        (float)k);
+        const upf__vk_compose_form form = (upf__vk_compose_form)(k / 2);
+        upf_vk_spatial *e = make_engine_form(t, dbg, UPF_VK_VARIANT_FP32, 64, 48, 128, 96, 0,
+                                             (float)(k % 2), form);
         CHECKF(e != NULL, "%s", debug_log);
         const bool by_strips = strstr(debug_log, "compose by strips") != NULL;
-        CHECKF(by_strips == (strips && k == 0), "sharpness %d: %s", k, debug_log);
+        CHECKF(by_strips == (strips && form == UPF__VK_COMPOSE_AUTO), "case %d: %s", k,
+               debug_log);
         CHECKF(by_strips || strstr(debug_log, "compose tile 32x8"), "%s", debug_log);
         upf_vk_spatial_destroy(&e);
     }

@@ -129,6 +129,18 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
                                          const upf_vk_image *src, const upf_vk_image *dst,
                                          int first, int last);
 
+/* compose's form (docs/VULKAN.md, "How each shader works"): AUTO, as upf_vk_spatial_create
+ * takes it (by subgroup strips where the device allows, else tiles); TILES, compose.comp's
+ * tiles always (the tests check that form on devices that would take the strips). */
+typedef enum upf__vk_compose_form {
+    UPF__VK_COMPOSE_AUTO = 0,
+    UPF__VK_COMPOSE_TILES = 1
+} upf__vk_compose_form;
+
+/* upf_vk_spatial_create with compose in `form`. */
+upf_vk_spatial *upf__vk_spatial_create_form(upf_context *ctx, const upf_vk_spatial_params *p,
+                                            upf__vk_compose_form form);
+
 /* The CPU engine's constants for this engine's pass `pass` at the created sizes (what the
  * per-pass tests compare against). */
 const void *upf__vk_spatial_constants(const upf_vk_spatial *s, int pass);

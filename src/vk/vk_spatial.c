@@ -61,22 +61,25 @@ static const dispatch_info dispatch[UPF__SP_PASS_COUNT] = {
  * and 128 x 2 were slower. A build with UPF_VK_PROBE can try others. */
 static const int compose_tile[2] = { 32, 8 };
 
-/* compose by subgroup strips (compose_strips.comp), the form an engine that does not sharpen
- * takes where the device has subgroup shuffles in compute shaders and a subgroup of 8 to 128
- * invocations: STRIP_ROWS output rows a strip (its specialisation constant 1), the strips of
+/* compose by subgroup strips (compose_strips.comp), the form an engine takes where the device
+ * has subgroup shuffles in compute shaders and a subgroup of 8 to 128 invocations: STRIP_ROWS output rows a strip (its specialisation constant 1), the strips of
  * STRIP_GROUP invocations' subgroups one above another in a workgroup. On the H100
  * (docs/PERFORMANCE.md, the calls of 2026-12-06) compose took 31.0 / 55.0 / 115.6 us at
  * 1536x864 -> 2048x1152 / 1280x720 -> 2560x1440 / 1080p -> 4K with the built-in set, against
- * 39.8 / 55.7 / 124.9 for compose.comp's 32 x 8 tiles; 4 or 6 rows in workgroups of 256, 12
- * in 128 and 16 or 24 in 64 were slower at 1536x864, 8 in 64 the same within 0.5 us. */
+ * 39.8 / 55.7 / 124.9 for compose.comp's 32 x 8 tiles (at sharpness 1 46.6 / 73.4 / 155.6
+ * against 62.4 / 85.7 / 201.2); 4 or 6 rows in workgroups of 256, 12 in 128 and 16 or 24 in
+ * 64 were slower at 1536x864, 8 in 64 the same within 0.5 us. */
 enum { STRIP_ROWS = 8, STRIP_GROUP = 128 };
 
 /* The output columns of one strip: as many as keep the footprint of `taps` taps an output
  * within the subgroup (compose_strips.comp's header says why this bound holds). */
-static int strip_width(int subgroup, int taps, int src_width, int dst_width)
+static int strip_width(int subgroup, int taps, bool sharpen, int src_width, int dst_width)
 {
     const int64_t n = (int64_t)(subgroup - taps) * dst_width / src_width + 1;
-    return n < subgroup ? (int)n : subgroup;
+    /* With the sharpen the first and last columns are only the neighbours of the others: at
+     * least one column is left, the ratio being at least 1 (upf__reconstruct_check_sizes)
+     * and the subgroup at least 8, so n >= 3. */
+    return (n < subgroup ? (int)n : subgroup) - (sharpen ? 2 : 0);
 }
 
 /* compose.comp's shared memory at tile tx x ty; the apron (a one-pixel border) only when it
@@ -583,6 +586,12 @@ _Static_assert(UPF_MAX_IMAGE_DIMENSION * 12 / UPF_MODEL_STEP_MIN <= 65535,
 
 upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_params *p)
 {
+    return upf__vk_spatial_create_form(ctx, p, UPF__VK_COMPOSE_AUTO);
+}
+
+upf_vk_spatial *upf__vk_spatial_create_form(upf_context *ctx, const upf_vk_spatial_params *p,
+                                            upf__vk_compose_form form)
+{
     static const char fn[] = "upf_vk_spatial_create";
     if (!ctx)
         return NULL;
@@ -699,8 +708,8 @@ upf_vk_spatial *upf_vk_spatial_create(upf_context *ctx, const upf_vk_spatial_par
                                 UPF_MODEL_FLAG_SRGB_LANCZOS_BASE))
                        ? 6
                        : 2;
-    s->strips = !s->sharpen && s->caps.subgroup_shuffle && s->caps.subgroup_size >= 8 &&
-                s->caps.subgroup_size <= STRIP_GROUP;
+    s->strips = form != UPF__VK_COMPOSE_TILES && s->caps.subgroup_shuffle &&
+                s->caps.subgroup_size >= 8 && s->caps.subgroup_size <= STRIP_GROUP;
 #ifdef UPF_VK_PROBE
     if (getenv("UPF_VK_COMPOSE_TILES")) /* shader work only: compose.comp's tiles always */
         s->strips = false;
@@ -1051,7 +1060,7 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
                 py = p == UPF__SP_COMPOSE ? s->tile[1] : dispatch[p].per_y;
             if (p == UPF__SP_COMPOSE && s->strips) { /* compose_strips.comp's grid */
                 const int sub = (int)s->caps.subgroup_size;
-                px = strip_width(sub, s->base_taps, sr.width, dr.width);
+                px = strip_width(sub, s->base_taps, s->sharpen, sr.width, dr.width);
                 py = STRIP_GROUP / sub * STRIP_ROWS;
             }
 #ifdef UPF_VK_PROBE
