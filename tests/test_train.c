@@ -246,7 +246,11 @@ static void test_gradients(test_rng *rng)
             printf("  gradients (%s, flags %u): %d probes checked, %d crossed a ReLU kink, "
                    "worst error %.2g of the gradient norm\n", upf__cpu_flags_name(cpus[c]),
                    flags, checked, skipped, worst);
-            CHECKF(skipped * 10 < checked, "too many probes crossed a kink: %d of %d", skipped,
+            /* Most probes must be checked, or the test says nothing. A random network with
+             * a pre-activation within a step of 0 skips every probe behind it: one seed in
+             * about 30 skipped 71 of 504 probes (all of one draw's behind that unit), which
+             * the earlier bound of a tenth failed; none has skipped half. */
+            CHECKF(skipped < checked, "too many probes crossed a kink: %d of %d", skipped,
                    checked + skipped);
         }
     if (cpus[1])
