@@ -62,13 +62,14 @@ static const dispatch_info dispatch[UPF__SP_PASS_COUNT] = {
 static const int compose_tile[2] = { 32, 8 };
 
 /* compose by subgroup strips (compose_strips.comp), the form an engine takes where the device
- * has subgroup shuffles in compute shaders and a subgroup of 8 to 128 invocations: STRIP_ROWS output rows a strip (its specialisation constant 1), the strips of
- * STRIP_GROUP invocations' subgroups one above another in a workgroup. On the H100
- * (docs/PERFORMANCE.md, the calls of 2026-12-06) compose took 31.0 / 55.0 / 115.6 us at
- * 1536x864 -> 2048x1152 / 1280x720 -> 2560x1440 / 1080p -> 4K with the built-in set, against
- * 39.8 / 55.7 / 124.9 for compose.comp's 32 x 8 tiles (at sharpness 1 46.6 / 73.4 / 155.6
- * against 62.4 / 85.7 / 201.2); 4 or 6 rows in workgroups of 256, 12 in 128 and 16 or 24 in
- * 64 were slower at 1536x864, 8 in 64 the same within 0.5 us. */
+ * has subgroup shuffles in compute shaders and a subgroup of 8 to 128 invocations: STRIP_ROWS
+ * output rows a strip (its specialisation constant 1), the strips of STRIP_GROUP invocations'
+ * subgroups one above another in a workgroup. On the H100 (docs/PERFORMANCE.md, the calls of
+ * 2026-12-06) compose took 31.1 / 54.6 / 114.5 us at 1536x864 -> 2048x1152 / 1280x720 ->
+ * 2560x1440 / 1080p -> 4K with the built-in set at sharpness 0, against 40.0 / 55.7 / 123.1
+ * for compose.comp's 32 x 8 tiles (at sharpness 1 46.6 / 73.4 / 155.6 against 62.4 / 85.7 /
+ * 201.2); 4 or 6 rows in workgroups of 256, 12 in 128 and 16 or 24 in 64 were slower at
+ * 1536x864, 8 in 64 the same within 0.5 us. */
 enum { STRIP_ROWS = 8, STRIP_GROUP = 128 };
 
 /* The output columns of one strip: as many as keep the footprint of `taps` taps an output
@@ -109,8 +110,8 @@ struct upf_vk_spatial {
     int tile[2];                             /* compose's tile (compose_tile) */
     bool sharpen;                            /* compose's SHARPEN: sharpness > 0 */
     bool strips;                             /* compose by subgroup strips
-                                              * (compose_strips.comp): no sharpen, and
-                                              * the device's subgroups allow it */
+                                              * (compose_strips.comp): the device's
+                                              * subgroups allow it */
     int base_taps;                           /* the model's base's taps a row: 2, 4, 6 */
     uint64_t frames;                         /* frames recorded */
     int64_t slot_frame[SLOTS_MAX];           /* the frame last recorded in each slot, -1 */
