@@ -187,9 +187,70 @@ static upf_vk_spatial *make_engine(vkt *t, upf_context *ctx, upf_vk_variant v, i
                             UPF__VK_COMPOSE_AUTO);
 }
 
+/* One engine (variant v, compose in `form`) on case i against the CPU's `ref`, its timings,
+ * and, given `first` (the same case's picture in the other form), the same picture bit for
+ * bit. Returns its picture's destination rectangle, rows tightly packed (NULL on failure). */
+static float *check_pipeline_case(vkt *t, upf_context *ctx, upf_vk_variant v,
+                                  upf__vk_compose_form form, const frame_case *fc, size_t i,
+                                  const uint8_t *px, const float *ref, const float *first)
+{
+    upf_vk_spatial *e = make_engine_form(t, ctx, v, fc->sw, fc->sh, fc->dw, fc->dh, 1,
+                                         fc->sharpness, form);
+    CHECKF(e, "variant %s: upf_vk_spatial_create: %s", upf_vk_variant_name(v), last_log);
+    if (!e)
+        return NULL;
+    CHECK_EQ_INT(upf_vk_spatial_variant(e), v);
+    float *gpu = gpu_upscale(t, e, fc, px, 4), *picture = NULL;
+    if (gpu) {
+        const diff_stats d = compare(ref, gpu, fc->dw, fc->dh, (size_t)(fc->dw + fc->pad), 0, 0);
+        printf("variant %-7s %dx%d -> %dx%d (%s%s, sharpness %g%s): mean |diff| %.6f, max "
+               "%.6f\n", upf_vk_variant_name(v), fc->sw, fc->sh, fc->dw, fc->dh,
+               fc->src_format == VK_FORMAT_R8G8B8A8_SRGB ? "sRGB view" : "UNORM view",
+               fc->pad ? ", sub-rectangles" : "", (double)fc->sharpness,
+               form == UPF__VK_COMPOSE_TILES ? ", compose's tiles" : "", d.mean, d.max);
+        CHECKF(d.mean <= 0.0005, "variant %s case %zu form %d: mean %.6f",
+               upf_vk_variant_name(v), i, (int)form, d.mean);
+        /* The two forms make the same sums in the same order: the same picture, bit for bit. */
+        if (first) {
+            const diff_stats f = compare(first, gpu, fc->dw, fc->dh, (size_t)(fc->dw + fc->pad),
+                                         0, 0);
+            CHECKF(f.max == 0.0, "case %zu: compose's forms differ by up to %g", i, f.max);
+        }
+        double ms[UPF_SPATIAL_PASS_COUNT], total = 0;
+        CHECK_OK(ctx, upf_vk_spatial_timings(e, ms, &total));
+        CHECK(total > 0.0);
+        double sum = 0.0;
+        for (int p = 0; p < UPF_SPATIAL_PASS_COUNT; p++) {
+            CHECK(ms[p] >= 0.0);
+            sum += ms[p];
+        }
+        CHECKF(fabs(sum - total) <= 1e-9 * total, "total %g, passes %g", total, sum);
+        /* The built-in set runs no SMAA and a UNORM source needs no edges pass for its encode
+         * (docs/VULKAN.md, "Fused passes"): those passes record no timestamps and take 0, not
+         * the gap between two timestamps. */
+        CHECK(ms[UPF_SPATIAL_PASS_CONVERT] > 0.0 && ms[UPF_SPATIAL_PASS_COMPOSE] > 0.0);
+        CHECKF(ms[UPF_SPATIAL_PASS_EDGES] == 0.0 && ms[UPF_SPATIAL_PASS_WEIGHTS] == 0.0 &&
+                   ms[UPF_SPATIAL_PASS_BLEND] == 0.0,
+               "edges %g, weights %g, blend %g ms", ms[UPF_SPATIAL_PASS_EDGES],
+               ms[UPF_SPATIAL_PASS_WEIGHTS], ms[UPF_SPATIAL_PASS_BLEND]);
+        /* The network runs at 2x, not at 1.5x (strength 0: no detail pass). */
+        if (fc->dw == 2 * fc->sw)
+            CHECK(ms[UPF_SPATIAL_PASS_DETAIL] > 0.0);
+        if (2 * fc->dw == 3 * fc->sw)
+            CHECK(ms[UPF_SPATIAL_PASS_DETAIL] == 0.0);
+        picture = cpu_copy_of(gpu, fc);
+        free(gpu);
+    }
+    upf_vk_spatial_destroy(&e);
+    CHECK(e == NULL);
+    return picture;
+}
+
 /* The whole pipeline, every variant, against the CPU engine. The built-in set has no SMAA
  * (the edges pass's encode is convert's: UPF__VK_FUSE_ENCODE) and strength 0 at 1.5x and 2.4x
- * (no detail pass: UPF__VK_FUSE_NO_MAP); sharpness 0 makes compose without its apron. */
+ * (no detail pass: UPF__VK_FUSE_NO_MAP); sharpness 0 makes compose without its apron. The
+ * fp32 engine runs compose in both forms (strips where the device has them, and tiles: the
+ * form is compose's alone). */
 static void test_pipeline(vkt *t, upf_context *ctx)
 {
     static const frame_case cases[] = {
@@ -216,69 +277,11 @@ static void test_pipeline(vkt *t, upf_context *ctx)
             make_frame(px, fc->sw, fc->sh, &rng);
             const upf_image cpu_src = { px, fc->sw, fc->sh, 0, UPF_FORMAT_RGBA8_SRGB };
             float *ref = cpu_upscale(ctx, &cpu_src, fc->dw, fc->dh, fc->sharpness);
-            /* compose in both forms where the device has the strips (the fp32 engines: the
-             * form is compose's alone) */
-            float *first = NULL; /* the first form's picture */
-            for (int form = 0; form < (v == UPF_VK_VARIANT_FP32 ? 2 : 1); form++) {
-            upf_vk_spatial *e = make_engine_form(t, ctx, (upf_vk_variant)v, fc->sw, fc->sh,
-                                                 fc->dw, fc->dh, 1, fc->sharpness,
-                                                 (upf__vk_compose_form)form);
-            CHECKF(e, "variant %s: upf_vk_spatial_create: %s", upf_vk_variant_name(v), last_log);
-            if (e) {
-                CHECK_EQ_INT(upf_vk_spatial_variant(e), v);
-                float *gpu = gpu_upscale(t, e, fc, px, 4);
-                if (gpu) {
-                    const diff_stats d = compare(ref, gpu, fc->dw, fc->dh,
-                                                 (size_t)(fc->dw + fc->pad), 0, 0);
-                    printf("variant %-7s %dx%d -> %dx%d (%s%s, sharpness %g%s): mean |diff| "
-                           "%.6f, max %.6f\n", upf_vk_variant_name(v), fc->sw, fc->sh, fc->dw,
-                           fc->dh,
-                           fc->src_format == VK_FORMAT_R8G8B8A8_SRGB ? "sRGB view" : "UNORM view",
-                           fc->pad ? ", sub-rectangles" : "", (double)fc->sharpness,
-                           form == UPF__VK_COMPOSE_TILES ? ", compose's tiles" : "", d.mean,
-                           d.max);
-                    CHECKF(d.mean <= 0.0005, "variant %s case %zu form %d: mean %.6f",
-                           upf_vk_variant_name(v), i, form, d.mean);
-                    /* The two forms make the same sums in the same order: the same
-                     * picture, bit for bit. */
-                    if (first) {
-                        const diff_stats f = compare(first, gpu, fc->dw, fc->dh,
-                                                     (size_t)(fc->dw + fc->pad), 0, 0);
-                        CHECKF(f.max == 0.0, "case %zu: compose's forms differ by up to %g",
-                               i, f.max);
-                    }
-                    double ms[UPF_SPATIAL_PASS_COUNT], total = 0;
-                    CHECK_OK(ctx, upf_vk_spatial_timings(e, ms, &total));
-                    CHECK(total > 0.0);
-                    double sum = 0.0;
-                    for (int p = 0; p < UPF_SPATIAL_PASS_COUNT; p++) {
-                        CHECK(ms[p] >= 0.0);
-                        sum += ms[p];
-                    }
-                    CHECKF(fabs(sum - total) <= 1e-9 * total, "total %g, passes %g", total,
-                           sum);
-                    /* The built-in set runs no SMAA and a UNORM source needs no edges pass
-                     * for its encode (docs/VULKAN.md, "Fused passes"): those passes record
-                     * no timestamps and take 0, not the gap between two timestamps. */
-                    CHECK(ms[UPF_SPATIAL_PASS_CONVERT] > 0.0 && ms[UPF_SPATIAL_PASS_COMPOSE] > 0.0);
-                    CHECKF(ms[UPF_SPATIAL_PASS_EDGES] == 0.0 &&
-                               ms[UPF_SPATIAL_PASS_WEIGHTS] == 0.0 &&
-                               ms[UPF_SPATIAL_PASS_BLEND] == 0.0,
-                           "edges %g, weights %g, blend %g ms", ms[UPF_SPATIAL_PASS_EDGES],
-                           ms[UPF_SPATIAL_PASS_WEIGHTS], ms[UPF_SPATIAL_PASS_BLEND]);
-                    /* The network runs at 2x, not at 1.5x (strength 0: no detail pass). */
-                    if (fc->dw == 2 * fc->sw)
-                        CHECK(ms[UPF_SPATIAL_PASS_DETAIL] > 0.0);
-                    if (2 * fc->dw == 3 * fc->sw)
-                        CHECK(ms[UPF_SPATIAL_PASS_DETAIL] == 0.0);
-                    if (!first && v == UPF_VK_VARIANT_FP32)
-                        first = cpu_copy_of(gpu, fc);
-                    free(gpu);
-                }
-                upf_vk_spatial_destroy(&e);
-                CHECK(e == NULL);
-            }
-            }
+            float *first = check_pipeline_case(t, ctx, (upf_vk_variant)v, UPF__VK_COMPOSE_AUTO,
+                                               fc, i, px, ref, NULL);
+            if (v == UPF_VK_VARIANT_FP32)
+                free(check_pipeline_case(t, ctx, (upf_vk_variant)v, UPF__VK_COMPOSE_TILES, fc,
+                                         i, px, ref, first));
             free(first);
             free(ref);
             free(px);

@@ -112,13 +112,8 @@ void main()
     const bool cubic = n == 4;
     const bool full_alpha = range[2] > 0.0;
     const bool fused = (pc.fuse & UPF_VK_FUSE_ENCODE) != 0u; /* linear is an alpha plane */
-    const bool map = MAP && (pc.fuse & UPF_VK_FUSE_NO_MAP) == 0u;
-    /* The sRGB base with nothing to add and an sRGB-encoded destination: o's colour would be
-     * the sRGB curve undone (sqrt_of_srgb, squared) and done again by the store, so it is the
-     * base's sum itself, clamped by the store; two powers a channel fewer, the same values
-     * within a few float ulps. */
-    const bool srgb_direct = SRGB_BASE && !map && !SHARPEN && pc.dst_transfer == 1u &&
-                             !(range[0] > 0.0);
+    const bool map = compose_reads_map();
+    const bool srgb_direct = compose_srgb_direct(map);
 
     /* 1. The taps of the apron's AX columns and AY rows, the base's and the detail map's,
      * from the table compose_taps.comp made for this frame (compose_taps.glsl). */

@@ -81,6 +81,22 @@ float sqrt_of_srgb(float e)
     return pow(x, 1.2);
 }
 
+/* Whether the pass reads the detail map: its pipeline's MAP, unless this frame records no
+ * detail pass (fuse bit UPF_VK_FUSE_NO_MAP: the map would be zeros). */
+bool compose_reads_map()
+{
+    return MAP && (pc.fuse & UPF_VK_FUSE_NO_MAP) == 0u;
+}
+
+/* The sRGB base with nothing to add and an sRGB-encoded destination: o's colour would be the
+ * sRGB curve undone (sqrt_of_srgb, squared) and done again by the store, so it is the base's
+ * sum itself, clamped by the store; two powers a channel fewer, the same values within a few
+ * float ulps. */
+bool compose_srgb_direct(bool map)
+{
+    return SRGB_BASE && !map && !SHARPEN && pc.dst_transfer == 1u && !(range[0] > 0.0);
+}
+
 /* The base of an output pixel from its sum of n taps: the cubic base's sum is linear light
  * (its square root, 0 below 0), the sRGB base's an sRGB value (to sqrt space, unless
  * srgb_direct stores it as it is); a kernel base clamps alpha to [0, 1]. */

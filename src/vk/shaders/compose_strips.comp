@@ -130,8 +130,8 @@ void main()
 {
     full_alpha = range[2] > 0.0;
     fused = (pc.fuse & UPF_VK_FUSE_ENCODE) != 0u; /* linear is an alpha plane */
-    map = MAP && (pc.fuse & UPF_VK_FUSE_NO_MAP) == 0u;
-    srgb_direct = SRGB_BASE && !map && !SHARPEN && pc.dst_transfer == 1u && !(range[0] > 0.0);
+    map = compose_reads_map();
+    srgb_direct = compose_srgb_direct(map);
     /* The columns a strip computes, and those it stores: with the sharpen its first and last
      * are the left and right neighbours of the stored ones (the output's border: clamped to
      * the image, as the sharpen's neighbours are). */
