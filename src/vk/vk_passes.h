@@ -215,7 +215,9 @@ typedef struct upf__vk_host_rule {
     const VkFormat *srgb_formats; /* those whose UNORM view may hold sRGB values (srgb = 1) */
     int srgb_format_count;
     bool storage;                /* an INPUT read as a storage image (OUTPUT: always) */
-    bool depth;                  /* a depth format is taken (through its depth-aspect view) */
+    bool depth;                  /* depth formats are among `formats` (read through the
+                                  * host's depth-aspect view); create refuses a depth format
+                                  * listed without it */
     bool optional;               /* NULL means "none this frame" (a reactive mask) */
     int max_width, max_height;   /* the rectangle at most this (the created size) */
     const char *as;              /* what it is taken as, for messages: "a source" */
