@@ -819,7 +819,8 @@ static upf_result check_format(upf__vk_runner *r, const char *fn, const char *wh
     if (fi < 0)
         return upf__fail(r->ctx, UPF_ERROR_UNSUPPORTED, "%s: %s: format %s%s%d%s is not one "
                          "upframe takes as %s (%s)", fn, what, name, *name ? " (" : "",
-                         (int)im->format, *name ? ")" : "", rule->as, rule->docs);
+                         (int)im->format, *name ? ")" : "", rule->as ? rule->as : what,
+                         rule->docs ? rule->docs : "docs/VULKAN.md");
     if (!res->format_ok[fi])
         return upf__fail(r->ctx, UPF_ERROR_UNSUPPORTED, "%s: %s: this device cannot %s %s "
                          "images (no %s in its optimal tiling features)", fn, what,
