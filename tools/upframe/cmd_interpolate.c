@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "outset.h"
 #include "sequence/sequence.h"
 
 static const char interpolate_help[] =
@@ -56,18 +57,20 @@ static const char interpolate_help[] =
     "  -o, --output PATH the file or folder\n"
     "\n"
     "Without motion vectors a cut between two frames is detected and the blend made instead;\n"
-    "the tool says so (a note), as it does for a reset. A failed or interrupted run removes\n"
-    "what it wrote (and a folder it made).\n"
+    "the tool says so (a note), as it does for a reset.\n"
+    "OUT_DIR must not be IN_DIR, nor hold A or B under an output's name. A failed or\n"
+    "interrupted run removes the files it created (and a folder it made), never one that was\n"
+    "there before; a file is replaced only once its new content is complete; a symbolic link\n"
+    "where an output goes is refused; older frames the run does not write draw a note.\n"
     "Exit codes: 0 ok, 1 usage, 2 bad input (a missing or malformed file, sizes that do not\n"
     "match, gaps in a folder's numbering, an unwritable output), 3 internal error.\n";
 
 #define CMD "interpolate"
 
-static int write_png(cli_written *w, long index, const upf_image *img)
+/* Output file `index` of the set: OUT_DIR/NNNN.png, planned in number order from `first`. */
+static int write_png(cli_outset *set, long first, long number, const upf_image *img)
 {
-    char stem[CLI_STEM_MAX];
-    snprintf(stem, sizeof stem, "%04ld", index);
-    return cli_written_png(CMD, w, stem, img);
+    return cli_outset_write_png(CMD, set, number - first, img);
 }
 
 /* ---- inputs --------------------------------------------------------------------------- */
@@ -513,10 +516,14 @@ static int run_interpolate(int argc, char **argv)
         return cli_usage(CMD, "--blend uses no motion; drop %s",
                          motion_b ? "--motion-b/--depth-b" : "--no-motion");
 
+    if (factor && (imageio_type_from_path(out_s) == IMAGEIO_PNG ||
+                   imageio_type_from_path(out_s) == IMAGEIO_PFM))
+        return cli_usage(CMD, "-o %s with --factor: expected a folder (the N-1 frames go into "
+                         "it as 0001.png ..), not a picture's name", out_s);
+
     int rc = CLI_EXIT_OK;
     cli_output single = { 0 };
-    cli_written wr = { .dir = out_s };
-    atomic_init(&wr.count, 0);
+    cli_outset *set = NULL;
     folder fo;
     memset(&fo, 0, sizeof fo);
     if (seq) {
@@ -527,15 +534,23 @@ static int run_interpolate(int argc, char **argv)
         }
     }
     const long total_out = seq ? (long)(fo.count - 1) * factor + 1 : factor ? factor - 1 : 1;
+    /* the input numbering kept: input frame n is output frame n * factor */
+    const long first_out = seq ? fo.number[0] * factor : 1;
     if (factor) {
-        wr.stem = calloc((size_t)total_out, CLI_STEM_MAX);
-        if (!wr.stem) {
-            folder_free(&fo);
-            return cli_fail(CMD, CLI_EXIT_INTERNAL, "out of memory");
+        set = cli_outset_open(CMD, out_s, total_out, &rc);
+        for (long k = 0; set && k < total_out; k++) {
+            char name[CLI_OUTSET_NAME_MAX];
+            snprintf(name, sizeof name, "%04ld.png", first_out + k);
+            cli_outset_add(set, name);
         }
-        rc = cli_prepare_dir(CMD, "-o", out_s, &wr.made_dir);
+        if (set && seq)
+            rc = cli_outset_refuse_input_dir(CMD, set, pos[0]);
+        const char *inputs[] = { pos[0], pos[1], motion_b, depth_a, depth_b, hud_a, hud_b };
+        for (int k = 0; set && !seq && k < 7 && rc == CLI_EXIT_OK; k++)
+            if (inputs[k])
+                rc = cli_outset_refuse_input_file(CMD, set, inputs[k]);
         if (rc == CLI_EXIT_OK)
-            cli_undo_callback(cli_written_remove, &wr);
+            rc = cli_outset_check(CMD, set);
     } else {
         rc = cli_check_output(CMD, out_s, NULL, &single);
     }
@@ -633,7 +648,7 @@ static int run_interpolate(int argc, char **argv)
         if (rc == CLI_EXIT_OK && !factor)
             rc = cli_write_image(CMD, &single, &outs[0].img, 8);
         for (int k = 0; k < count && rc == CLI_EXIT_OK && factor; k++)
-            rc = write_png(&wr, k + 1, &outs[k].img);
+            rc = write_png(set, first_out, k + 1, &outs[k].img);
     } else if (rc == CLI_EXIT_OK) {
         /* a sequence */
         const int count = (int)factor - 1;
@@ -672,18 +687,21 @@ static int run_interpolate(int argc, char **argv)
                     st.made += count;
                 }
                 for (int j = 0; j < count && rc == CLI_EXIT_OK; j++)
-                    rc = write_png(&wr, (long)(k - 1) * factor + j + 1, &outs[j].img);
+                    rc = write_png(set, first_out, fo.number[k - 1] * factor + j + 1,
+                                   &outs[j].img);
             }
             if (rc == CLI_EXIT_OK)
                 rc = real_frame(ctx, &fb, &tmp, &outs[count]);
             if (rc == CLI_EXIT_OK)
-                rc = write_png(&wr, (long)k * factor, &outs[count].img);
+                rc = write_png(set, first_out, fo.number[k] * factor, &outs[count].img);
             cli_progress_update(&bar, (double)(k + 1) / fo.count, "frame %d/%d", k + 1,
                                 fo.count);
         }
     }
     cli_progress_end(&bar);
     const double seconds = cli_now() - t0;
+    const long written = set ? cli_outset_written(set) : 0;
+    cli_outset_close(&set, rc == CLI_EXIT_OK);
     if (rc != CLI_EXIT_OK) {
         cli_undo_now();
     } else {
@@ -704,9 +722,9 @@ static int run_interpolate(int argc, char **argv)
         cli_json_string(&j, "output", out_s);
         cli_json_bool(&j, "ok", rc == CLI_EXIT_OK);
         cli_json_int(&j, "exit_code", rc);
-        cli_json_int(&j, "frames_made", rc == CLI_EXIT_OK ? st.made : 0);
-        cli_json_int(&j, "frames_written", rc == CLI_EXIT_OK ? (long long)atomic_load(&wr.count)
-                                                               + (factor ? 0 : 1) : 0);
+        cli_json_int(&j, "frames_made", st.made); /* on failure: made, then removed */
+        cli_json_int(&j, "frames_written", rc == CLI_EXIT_OK ? (long long)written + (factor ? 0 : 1)
+                                                               : 0);
         cli_json_array(&j, "size");
         cli_json_int(&j, NULL, W);
         cli_json_int(&j, NULL, H);
@@ -731,7 +749,6 @@ static int run_interpolate(int argc, char **argv)
     for (int k = 0; k < UPF_INTERPOLATE_FACTOR_MAX; k++)
         imageio_free(&outs[k]);
     imageio_free(&tmp);
-    free(wr.stem);
     folder_free(&fo);
     upf_context_destroy(&ctx);
     return rc;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "outset.h"
 #include "sequence/sequence.h"
 
 static const char temporal_help[] =
@@ -44,8 +45,9 @@ static const char temporal_help[] =
     "without either is an error. A frame whose size differs from the one before starts a new\n"
     "engine (its history starts again). A sidecar with \"cut\" or \"reset\" true resets the\n"
     "history. A jitter phase count in the sidecars that does not suit the ratio draws a\n"
-    "warning. A failed run removes the PNGs it wrote (and the folder, if it made it), and so\n"
-    "does one stopped by Ctrl-C, SIGTERM or SIGHUP.\n"
+    "warning. OUT_DIR must not be IN_DIR. A failed run removes the PNGs it created (and the\n"
+    "folder, if it made it), never one that was there before, and so does one stopped by\n"
+    "Ctrl-C, SIGTERM or SIGHUP; a symbolic link where a PNG goes is refused (docs/CLI.md).\n"
     "Exit codes: 0 ok, 1 usage, 2 bad input (a missing or malformed file, sizes that do not\n"
     "match, an unwritable output), 3 internal error.\n";
 
@@ -162,15 +164,17 @@ static int run_temporal(int argc, char **argv)
     upf_result r = seq_scan(&fs, &list, err);
     if (r != UPF_OK)
         return cli_fail(cmd, cli_exit_code(r), "%s", err);
-    cli_written wr = { .dir = out_dir, .stem = calloc((size_t)list.count, CLI_STEM_MAX) };
-    atomic_init(&wr.count, 0);
-    if (!wr.stem) {
-        seq_list_free(&list);
-        return cli_fail(cmd, CLI_EXIT_INTERNAL, "out of memory");
+    int rc = CLI_EXIT_OK;
+    cli_outset *set = cli_outset_open(cmd, out_dir, list.count, &rc);
+    for (int k = 0; set && k < list.count; k++) {
+        char name[CLI_OUTSET_NAME_MAX];
+        snprintf(name, sizeof name, "%s.png", list.stem[k]);
+        cli_outset_add(set, name);
     }
-    int rc = cli_prepare_dir(cmd, "-o", out_dir, &wr.made_dir);
-    if (rc == CLI_EXIT_OK)
-        cli_undo_callback(cli_written_remove, &wr);
+    if (set)
+        rc = cli_outset_refuse_input_dir(cmd, set, in_dir);
+    if (rc == CLI_EXIT_OK && set)
+        rc = cli_outset_check(cmd, set);
     upf_context *ctx = rc == CLI_EXIT_OK ? cli_context_for(cmd, &common) : NULL;
     if (rc == CLI_EXIT_OK && !ctx)
         rc = CLI_EXIT_INTERNAL;
@@ -275,12 +279,13 @@ static int run_temporal(int argc, char **argv)
             }
         }
         if (rc == CLI_EXIT_OK)
-            rc = cli_written_png(cmd, &wr, stem, &out.img);
+            rc = cli_outset_write_png(cmd, set, k, &out.img);
         seq_frame_free(&f);
         cli_progress_update(&bar, (double)(k + 1) / list.count, "frame %d/%d", k + 1, list.count);
     }
     cli_progress_end(&bar);
     const double seconds = cli_now() - t0;
+    cli_outset_close(&set, rc == CLI_EXIT_OK);
     if (rc != CLI_EXIT_OK) {
         cli_undo_now();
     } else {
@@ -317,7 +322,6 @@ static int run_temporal(int argc, char **argv)
     }
     upf_temporal_destroy(&engine);
     imageio_free(&out);
-    free(wr.stem);
     seq_list_free(&list);
     upf_context_destroy(&ctx);
     return rc;

@@ -339,7 +339,7 @@ static const char *out_kind(imageio_type type, int bits)
 
 /* One picture: read, pick the engine, upscale, write. */
 static int upscale_one(const upscale_args *a, engine_cache *ec, upf_context *ctx,
-                       const char *in, const cli_output *out, bool batch, file_report *fr)
+                       const char *in, const cli_output *out, file_report *fr)
 {
     const char *cmd = "upscale";
     memset(fr, 0, sizeof *fr);
@@ -404,7 +404,7 @@ static int upscale_one(const upscale_args *a, engine_cache *ec, upf_context *ctx
         src.channels <= 2)
         cli_note(cmd, "%s is greyscale; %s is written as %s (the engines work in colour)", fr->in,
                  fr->out, src.channels == 2 ? "RGBA" : "RGB");
-    if (out->exists && !batch)
+    if (out->exists)
         cli_note(cmd, "replacing %s", out->path);
     fr->out_kind = out_kind(out->type, bits);
     upf_format dst_format = out->type == IMAGEIO_PFM ? UPF_FORMAT_RGBA32F
@@ -743,7 +743,7 @@ static int run_upscale(int argc, char **argv)
                             list.paths[k]);
         attempted++;
         file_report fr;
-        rc = upscale_one(&a, &ec, ctx, list.paths[k], &outs[k], batch, &fr);
+        rc = upscale_one(&a, &ec, ctx, list.paths[k], &outs[k], &fr);
         if (rc == CLI_EXIT_OK && !a.common.json) {
             cli_progress_end(&bar);
             report_text(&a, &fr, batch, upf_context_threads(ctx));
