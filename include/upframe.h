@@ -354,8 +354,10 @@ UPF_API upf_models *upf_models_load(upf_context *ctx, const void *data, size_t s
  * (it was built without models/default.upfm). Thread-safety: context-serialised. */
 UPF_API upf_models *upf_models_default(upf_context *ctx);
 
-/* Frees *models and sets it to NULL. Accepts NULL and a pointer to NULL. Thread-safety:
- * context-serialised. */
+/* Frees *models and sets it to NULL. Accepts NULL and a pointer to NULL. A set that an engine
+ * made with it still uses (upf_spatial, upf_temporal with the spatial fill, upf_vk_spatial)
+ * is NOT freed: the call fails with UPF_ERROR_INVALID_ARGUMENT in the context's last error
+ * and leaves *models as it was. Thread-safety: context-serialised. */
 UPF_API void upf_models_destroy(upf_models **models);
 
 /* The number of models in the set (1..7), 0 for NULL. Thread-safety: safe. */
