@@ -43,9 +43,11 @@ static const char temporal_help[] =
     "\n"
     "A frame without a motion file takes camera motion from its matrices (a warning); one\n"
     "without either is an error. A frame whose size differs from the one before starts a new\n"
-    "engine (its history starts again). A sidecar with \"cut\" or \"reset\" true resets the\n"
-    "history. A jitter phase count in the sidecars that does not suit the ratio draws a\n"
-    "warning. OUT_DIR must not be IN_DIR. A failed run removes the PNGs it created (and the\n"
+    "engine (its history starts again) and keeps the output size of the frames before. A\n"
+    "sidecar with \"cut\" or \"reset\" true, or a gap in the numbering (a note), resets the\n"
+    "history. Frames without jitter, and a jitter phase count in the sidecars that does not\n"
+    "suit the ratio, draw a warning (the output is then an upsample, or keeps some aliasing).\n"
+    "OUT_DIR must not be IN_DIR. A failed run removes the PNGs it created (and the\n"
     "folder, if it made it), never one that was there before, and so does one stopped by\n"
     "Ctrl-C, SIGTERM or SIGHUP; a symbolic link where a PNG goes is refused (docs/CLI.md).\n"
     "Exit codes: 0 ok, 1 usage, 2 bad input (a missing or malformed file, sizes that do not\n"
@@ -185,7 +187,7 @@ static int run_temporal(int argc, char **argv)
     imageio_image out = { 0 };
     int rw = 0, rh = 0, ow = 0, oh = 0;
     unsigned flags = 0;
-    bool warned_motion = false, warned_phases = false;
+    bool warned_motion = false, warned_phases = false, any_jitter = false;
     cli_progress bar;
     cli_progress_begin(&bar, "temporal", common.quiet);
     const double t0 = cli_now();
@@ -212,13 +214,17 @@ static int run_temporal(int argc, char **argv)
                           "\"motion_units\" differ from the frames before; expected one for the "
                           "whole sequence", in_dir, stem);
         } else if (!engine || sd->width != rw || sd->height != rh) {
+            /* one output size for the whole folder: a new render size keeps it */
+            size_rule kept = { 0, 0, ow, oh };
             if (engine)
                 cli_note(cmd, "frame %s is %dx%d, the frames before %dx%d: a new engine, the "
-                         "history starts again", stem, sd->width, sd->height, rw, rh);
+                         "history starts again; the output stays %dx%d", stem, sd->width,
+                         sd->height, rw, rh, ow, oh);
+            const bool resized = engine != NULL;
             upf_temporal_destroy(&engine);
             imageio_free(&out);
             rw = sd->width, rh = sd->height;
-            rc = output_size(cmd, &rule, rw, rh, &ow, &oh);
+            rc = output_size(cmd, resized ? &kept : &rule, rw, rh, &ow, &oh);
             if (rc == CLI_EXIT_OK) {
                 flags = want;
                 engine = upf_temporal_create(ctx, upf_temporal_params(
@@ -241,6 +247,12 @@ static int run_temporal(int argc, char **argv)
                 warned_phases = true;
             }
         }
+        /* a gap in the numbering: the history is of a frame long gone, start again */
+        const bool gap = k > 0 && list.number[k] != list.number[k - 1] + 1;
+        if (rc == CLI_EXIT_OK && gap && !sd->reset)
+            cli_note(cmd, "frames %ld..%ld are missing: frame %s starts the history again (a "
+                     "reset)", list.number[k - 1] + 1, list.number[k] - 1, stem);
+        any_jitter = any_jitter || sd->jitter_x != 0 || sd->jitter_y != 0;
         bool use_motion = f.has_motion && !no_motion;
         if (rc == CLI_EXIT_OK && !use_motion && !sd->has_matrices)
             rc = cli_fail(cmd, CLI_EXIT_BAD_INPUT, "%s/%s: %s, and %s.json has no view and "
@@ -264,7 +276,7 @@ static int run_temporal(int argc, char **argv)
                 .view_projection = sd->has_matrices ? sd->view_projection : NULL,
                 .prev_view_projection = sd->has_matrices ? sd->prev_view_projection : NULL,
                 .frame_time_ms = sd->frame_time_ms > 0 ? sd->frame_time_ms : 1000.0 / 60.0,
-                .reset = sd->reset, .exposure = (float)sd->exposure,
+                .reset = sd->reset || gap, .exposure = (float)sd->exposure,
                 .pre_exposure = (float)sd->pre_exposure,
             };
             r = upf_temporal_run(engine, &tf, &out.img);
@@ -285,6 +297,10 @@ static int run_temporal(int argc, char **argv)
     }
     cli_progress_end(&bar);
     const double seconds = cli_now() - t0;
+    if (rc == CLI_EXIT_OK && !any_jitter && list.count > 1)
+        warn("%s: no frame has a jitter offset (\"jitter\" [0, 0] in every sidecar): the "
+             "temporal engine adds detail from sub-pixel jitter, so without it the output is "
+             "only an upsample; render with jitter (docs/TEMPORAL.md)", in_dir);
     cli_outset_close(&set, rc == CLI_EXIT_OK);
     if (rc != CLI_EXIT_OK) {
         cli_undo_now();

