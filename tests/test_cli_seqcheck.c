@@ -95,11 +95,37 @@ static void test_jitter_and_size(void)
     CHECK(!exists(TMP "/big_out"));
 }
 
+/* Item 13: what the engines will need is said and refused up front beyond --max-memory
+ * (a small limit here: the 24 GB of two 16384x8192 frames are the same arithmetic). */
+static void test_memory(void)
+{
+    const char *out = test_tool_out();
+    CHECK_EQ_INT(run("render courtyard --size 320x180 --frames 2 --jitter halton -q -o %s/m",
+                     TMP), 0);
+    CHECK_EQ_INT(run("interpolate %s/m/0000.color.pfm %s/m/0001.color.pfm -o %s/m.png "
+                     "--max-memory 10M", TMP, TMP, TMP), 2);
+    CHECKF(strstr(out, "320x180 frames need about") && strstr(out, "frame generation engine") &&
+           strstr(out, "more than the memory limit of 10 MB") && strstr(out, "--max-memory"),
+           "%s", out);
+    CHECK(!exists(TMP "/m.png"));
+    CHECK_EQ_INT(run("interpolate %s/m -o %s/m_out --factor 2 --max-memory 1K", TMP, TMP), 2);
+    CHECK(strstr(out, "more than the memory limit of 1 kB") && !exists(TMP "/m_out"));
+    CHECK_EQ_INT(run("temporal %s/m -o %s/mt --scale 2 --max-memory 2M", TMP, TMP), 2);
+    CHECKF(strstr(out, "640x360 frames need about") && strstr(out, "the temporal engine"), "%s",
+           out);
+    CHECK(!exists(TMP "/mt"));
+    CHECK_EQ_INT(run("temporal %s/m -o %s/mt --scale 2 --max-memory 1G -q", TMP, TMP), 0);
+    CHECK_EQ_INT(run("interpolate %s/m -o %s/m_out --factor 2 -q", TMP, TMP), 0);
+    CHECK_EQ_INT(run("temporal %s/m -o %s/mt --scale 2 --max-memory 12Q", TMP, TMP), 1);
+    CHECK(strstr(out, "--max-memory '12Q' must be a byte count"));
+}
+
 int main(void)
 {
     if (system("rm -rf '" TMP "' && mkdir -p '" TMP "'") != 0)
         return 1;
     test_gap();
     test_jitter_and_size();
+    test_memory();
     return test_finish("cli_seqcheck");
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common/engine_memory.h"
 #include "outset.h"
 #include "sequence/sequence.h"
 
@@ -52,6 +53,8 @@ static const char interpolate_help[] =
     "  --blend           the plain blend (1 - T) A + T B, no motion (the baseline)\n"
     "  --threads N       worker threads (default 0: one per CPU); output is identical\n"
     "  --max-pixels N    the largest image read or made (default 2^27 pixels)\n"
+    "  --max-memory N    the bytes the run may take, engine and pictures, checked before\n"
+    "                    they are taken (N, or N with K, M, G, T; default 8G)\n"
     "  --json            a JSON summary on stdout (frames, methods, time, ms per pass)\n"
     "  -q, --quiet       no progress, notes, warnings or summary: only errors\n"
     "  -o, --output PATH the file or folder\n"
@@ -394,17 +397,68 @@ static int real_frame(upf_context *ctx, const frame_in *f, imageio_image *tmp,
     return r == UPF_OK ? CLI_EXIT_OK : cli_fail_upf(CMD, ctx, upf_context_last_error(ctx, NULL));
 }
 
-static upf_interpolate *make_engine(upf_context *ctx, const frame_in *b, bool blend, int *rc)
+typedef struct engine_spec {
+    const frame_in *b;
+    bool blend;
+} engine_spec;
+
+static int scaled(int n, double scale)
 {
-    const int w = b->color.img.width, h = b->color.img.height;
-    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
-        .width = w, .height = h,
-        .motion_width = b->has_motion ? b->motion.img.width : 0,
-        .motion_height = b->has_motion ? b->motion.img.height : 0,
-        .motion = blend ? UPF_INTERPOLATE_MOTION_BLEND : UPF_INTERPOLATE_MOTION_AUTO,
+    const long v = lround(n * scale);
+    return v < 1 ? 1 : (int)v;
+}
+
+/* The engine for frame b's sizes, every size times `scale` (engine_memory.h). */
+static void *make_scaled(upf_context *ctx, double scale, void *priv)
+{
+    const engine_spec *sp = priv;
+    const frame_in *b = sp->b;
+    return upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = scaled(b->color.img.width, scale), .height = scaled(b->color.img.height, scale),
+        .motion_width = b->has_motion ? scaled(b->motion.img.width, scale) : 0,
+        .motion_height = b->has_motion ? scaled(b->motion.img.height, scale) : 0,
+        .motion = sp->blend ? UPF_INTERPOLATE_MOTION_BLEND : UPF_INTERPOLATE_MOTION_AUTO,
         .motion_scale_x = b->scale_x, .motion_scale_y = b->scale_y,
         .flags = (b->reversed ? UPF_INTERPOLATE_DEPTH_REVERSED : 0) |
                  (b->uv ? UPF_INTERPOLATE_MOTION_UV : 0)));
+}
+
+static void destroy_engine(void *e)
+{
+    upf_interpolate *p = e;
+    upf_interpolate_destroy(&p);
+}
+
+static double image_bytes(const imageio_image *img)
+{
+    return img->img.data ? (double)img->img.width * img->img.height *
+                               (double)upf_format_bytes_per_pixel(img->img.format)
+                         : 0.0;
+}
+
+/* Before anything large is taken: the engine's bytes (engine_memory.h) and the tool's own
+ * pictures (two frames with their layers, `outputs` RGBA8 frames, a float frame in a
+ * sequence) against the memory limit. */
+static int check_memory(const cli_common *c, const frame_in *b, bool blend, int outputs,
+                        bool seq)
+{
+    engine_spec sp = { b, blend };
+    const int w = b->color.img.width, h = b->color.img.height;
+    double engine = 0;
+    upf_result r = engine_memory_bytes(make_scaled, destroy_engine, &sp, (double)w * h,
+                                       &engine);
+    if (r != UPF_OK)
+        return CLI_EXIT_OK; /* the real creation says what is wrong */
+    const double layers = image_bytes(&b->color) + image_bytes(&b->motion) +
+                          image_bytes(&b->depth) + image_bytes(&b->hud);
+    const double pictures = 2 * layers + (double)w * h * (4.0 * outputs + (seq ? 32.0 : 0.0));
+    return cli_check_memory(CMD, c, "the frame generation engine", w, h, engine, pictures);
+}
+
+static upf_interpolate *make_engine(upf_context *ctx, const frame_in *b, bool blend, int *rc)
+{
+    engine_spec sp = { b, blend };
+    upf_interpolate *e = make_scaled(ctx, 1.0, &sp);
     if (!e)
         *rc = cli_fail_upf(CMD, ctx, upf_context_last_error(ctx, NULL));
     return e;
@@ -450,7 +504,8 @@ static int run_interpolate(int argc, char **argv)
             }
             pos[npos++] = a.arg;
         } else if (cli_common_option(&a, &common,
-                                     CLI_OPT_THREADS | CLI_OPT_JSON | CLI_OPT_MAX_PIXELS)) {
+                                     CLI_OPT_THREADS | CLI_OPT_JSON | CLI_OPT_MAX_PIXELS |
+                                         CLI_OPT_MAX_MEMORY)) {
         } else if (cli_args_option(&a, "--output") || cli_args_option(&a, "-o"))
             out_s = a.value;
         else if (cli_args_option(&a, "--phase"))
@@ -633,6 +688,8 @@ static int run_interpolate(int argc, char **argv)
         fb.reversed = reversed;
         fb.scale_x = fb.scale_y = 1;
         if (rc == CLI_EXIT_OK)
+            rc = check_memory(&common, &fb, blend, factor ? (int)factor - 1 : 1, false);
+        if (rc == CLI_EXIT_OK)
             e = make_engine(ctx, &fb, blend, &rc);
         const int count = factor ? (int)factor - 1 : 1;
         for (int k = 0; k < count && rc == CLI_EXIT_OK; k++)
@@ -666,6 +723,7 @@ static int run_interpolate(int argc, char **argv)
             }
             if (k == 0) {
                 W = fb.color.img.width, H = fb.color.img.height;
+                rc = check_memory(&common, &fb, blend, count + 1, true);
                 for (int j = 0; j <= count && rc == CLI_EXIT_OK; j++) /* + the real frame */
                     if (imageio_alloc(&outs[j], W, H, UPF_FORMAT_RGBA8_SRGB, err) != UPF_OK)
                         rc = cli_fail(CMD, CLI_EXIT_INTERNAL, "%s", err);

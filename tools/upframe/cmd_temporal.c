@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common/engine_memory.h"
 #include "outset.h"
 #include "sequence/sequence.h"
 
@@ -37,6 +38,8 @@ static const char temporal_help[] =
     "                    sidecar's matrices (moving objects then get the camera's motion)\n"
     "  --threads N       worker threads (default 0: one per CPU); output is identical\n"
     "  --max-pixels N    the largest image read or made (default 2^27 pixels)\n"
+    "  --max-memory N    the bytes the run may take, engine and pictures, checked before\n"
+    "                    they are taken (N, or N with K, M, G, T; default 8G)\n"
     "  --json            a JSON summary on stdout (frames, sizes, time, ms per pass)\n"
     "  -q, --quiet       no progress, notes, warnings or summary: only errors\n"
     "  -o, --output DIR  the folder (made if missing; its parent must exist)\n"
@@ -82,6 +85,45 @@ static int output_size(const char *cmd, const size_rule *rule, int rw, int rh, i
     return CLI_EXIT_OK;
 }
 
+/* The engine with its sizes times `scale` (engine_memory.h), the ratio kept within 1..4. */
+static void *make_scaled(upf_context *ctx, double scale, void *priv)
+{
+    const upf_temporal_params *p = priv;
+    upf_temporal_params q = *p;
+    q.render_width = (int)fmax(1, lround(p->render_width * scale));
+    q.render_height = (int)fmax(1, lround(p->render_height * scale));
+    q.output_width = (int)fmin(4 * q.render_width, fmax(q.render_width,
+                                                       lround(p->output_width * scale)));
+    q.output_height = (int)fmin(4 * q.render_height, fmax(q.render_height,
+                                                         lround(p->output_height * scale)));
+    return upf_temporal_create(ctx, &q);
+}
+
+static void destroy_engine(void *e)
+{
+    upf_temporal *t = e;
+    upf_temporal_destroy(&t);
+}
+
+/* Before the engine is made: its bytes and the tool's pictures (the frame read, the output)
+ * against the memory limit. */
+static int check_memory(const char *cmd, const cli_common *c, const upf_temporal_params *p,
+                        const seq_frame *f)
+{
+    double engine = 0;
+    if (engine_memory_bytes(make_scaled, destroy_engine, (void *)p,
+                            (double)p->output_width * p->output_height, &engine) != UPF_OK)
+        return CLI_EXIT_OK; /* the real creation says what is wrong */
+    const imageio_image *imgs[] = { &f->color, &f->depth, &f->motion };
+    double pictures = 4.0 * p->output_width * p->output_height;
+    for (int i = 0; i < 3; i++)
+        if (imgs[i]->img.data)
+            pictures += (double)imgs[i]->img.width * imgs[i]->img.height *
+                        (double)upf_format_bytes_per_pixel(imgs[i]->img.format);
+    return cli_check_memory(cmd, c, "the temporal engine", p->output_width, p->output_height,
+                            engine, pictures);
+}
+
 static void warn(const char *fmt, ...) CLI_PRINTF(1, 2);
 static void warn(const char *fmt, ...)
 {
@@ -108,7 +150,8 @@ static int run_temporal(int argc, char **argv)
         if (cli_args_positional(&a))
             cli_args_take(&a, &in_dir, "input folder");
         else if (cli_common_option(&a, &common,
-                                   CLI_OPT_THREADS | CLI_OPT_JSON | CLI_OPT_MAX_PIXELS)) {
+                                   CLI_OPT_THREADS | CLI_OPT_JSON | CLI_OPT_MAX_PIXELS |
+                                       CLI_OPT_MAX_MEMORY)) {
         } else if (cli_args_option(&a, "--mode"))
             mode_s = a.value;
         else if (cli_args_option(&a, "--scale"))
@@ -225,11 +268,14 @@ static int run_temporal(int argc, char **argv)
             imageio_free(&out);
             rw = sd->width, rh = sd->height;
             rc = output_size(cmd, resized ? &kept : &rule, rw, rh, &ow, &oh);
+            const upf_temporal_params tp = { .render_width = rw, .render_height = rh,
+                                             .output_width = ow, .output_height = oh,
+                                             .sharpness = (float)sharpness, .flags = want };
+            if (rc == CLI_EXIT_OK)
+                rc = check_memory(cmd, &common, &tp, &f);
             if (rc == CLI_EXIT_OK) {
                 flags = want;
-                engine = upf_temporal_create(ctx, upf_temporal_params(
-                    .render_width = rw, .render_height = rh, .output_width = ow,
-                    .output_height = oh, .sharpness = (float)sharpness, .flags = flags));
+                engine = upf_temporal_create(ctx, &tp);
                 if (!engine)
                     rc = cli_fail_upf(cmd, ctx, upf_context_last_error(ctx, NULL));
             }
