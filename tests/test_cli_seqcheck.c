@@ -120,6 +120,45 @@ static void test_memory(void)
     CHECK(strstr(out, "--max-memory '12Q' must be a byte count"));
 }
 
+/* A command line under bash (process substitution) with a time bound, its output in
+ * test_tool_out; returns the exit code (124: it hung). */
+static int bash_run(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "timeout 60 bash -c \"'%s' %s\" >'%s/tool_output.txt' 2>&1",
+             UPF_TOOL_PATH, args, TMP);
+    int status = system(cmd);
+    test_read_text(TMP "/tool_output.txt", test_tool_out(), 1 << 16);
+    return test_exit_code(status);
+}
+
+/* Item 14: pipes read as pipes; a FIFO in a sequence folder refused without being opened. */
+static void test_pipes(void)
+{
+    const char *out = test_tool_out();
+    char args[2048];
+    snprintf(args, sizeof args, "upscale <(cat '%s/m/0000.final.png') -o '%s/ps.png' --scale 2 "
+             "--engine bilinear -q", TMP, TMP);
+    CHECKF(bash_run(args) == 0, "%s", out);
+    CHECK(exists(TMP "/ps.png"));
+    CHECK_EQ_INT(system("mkfifo '" TMP "/in.fifo' && (cat '" TMP "/m/0000.final.png' > '" TMP
+                        "/in.fifo' &)"), 0);
+    snprintf(args, sizeof args, "upscale '%s/in.fifo' -o '%s/fifo.png' --scale 2 --engine "
+             "bilinear -q", TMP, TMP);
+    CHECKF(bash_run(args) == 0, "%s", out);
+    CHECK(exists(TMP "/fifo.png"));
+    /* a sidecar and a HUD layer that are FIFOs (no writer): refused at once, not waited on */
+    CHECK_EQ_INT(sh("cp -r '%s/m' '%s/mf' && rm '%s/mf/0001.hud.png' && "
+                    "mkfifo '%s/mf/0001.hud.png'", TMP), 0);
+    snprintf(args, sizeof args, "interpolate '%s/mf' -o '%s/mf_out' --factor 2", TMP, TMP);
+    CHECK_EQ_INT(bash_run(args), 2);
+    CHECKF(strstr(out, "0001.hud.png is not a regular file"), "%s", out);
+    CHECK_EQ_INT(sh("rm '%s/mf/0001.json' && mkfifo '%s/mf/0001.json'", TMP), 0);
+    snprintf(args, sizeof args, "temporal '%s/mf' -o '%s/mf_out' --scale 2", TMP, TMP);
+    CHECK_EQ_INT(bash_run(args), 2);
+    CHECKF(strstr(out, "0001.json is not a regular file (a FIFO)"), "%s", out);
+}
+
 int main(void)
 {
     if (system("rm -rf '" TMP "' && mkdir -p '" TMP "'") != 0)
@@ -127,5 +166,6 @@ int main(void)
     test_gap();
     test_jitter_and_size();
     test_memory();
+    test_pipes();
     return test_finish("cli_seqcheck");
 }

@@ -957,6 +957,21 @@ upf_context *cli_context_for(const char *cmd, const cli_common *c)
     return ctx;
 }
 
+int cli_vk_device(const char *cmd, int *index)
+{
+    const char *s = getenv("UPF_VK_DEVICE");
+    long v = -1;
+    *index = -1;
+    if (!s || !*s)
+        return CLI_EXIT_OK;
+    if (!cli_parse_int(s, 0, 255, &v))
+        return cli_fail(cmd, CLI_EXIT_BAD_INPUT, "UPF_VK_DEVICE='%s': expected a device number "
+                        "0..255 (0 is the first device the Vulkan loader lists), or unset for "
+                        "the first discrete GPU", s);
+    *index = (int)v;
+    return CLI_EXIT_OK;
+}
+
 double cli_now(void)
 {
     struct timespec ts;

@@ -279,6 +279,10 @@ upf_context *cli_context(const char *cmd, int threads);
 /* The same with the common options' threads and pixel limit. */
 upf_context *cli_context_for(const char *cmd, const cli_common *c);
 
+/* The Vulkan device UPF_VK_DEVICE picks: unset or empty -1 (the tool's choice), else a
+ * device number 0..255; anything else is refused (exit 2, printed). Returns the exit code. */
+int cli_vk_device(const char *cmd, int *index);
+
 /* Monotonic seconds. */
 double cli_now(void);
 

@@ -34,9 +34,11 @@ static const char interpolate_help[] =
     "                        every N-th number and the made frames between. IN_DIR is either\n"
     "                        what `upframe render` writes (NNNN.json, NNNN.color.pfm/.png,\n"
     "                        NNNN.depth.pfm, NNNN.motion.pfm, NNNN.hud.png: its motion, depth\n"
-    "                        and HUD layer are used) or any folder of numbered PNGs (the\n"
-    "                        number: the last digits of the name); the numbers must not have\n"
-    "                        gaps. A sidecar with \"cut\" or \"reset\" true gives the blend.\n"
+    "                        and HUD layer are used) or any folder of numbered pictures\n"
+    "                        (PNG, JPEG, PFM; the number: the last run of digits in the\n"
+    "                        name, shot_0007_final.png); the numbers must not have gaps;\n"
+    "                        input frame n is output frame n x N. A sidecar with \"cut\" or\n"
+    "                        \"reset\" true gives the blend.\n"
     "\n"
     "  --phase T         0 < T < 1, the phase between A (0) and B (1); default 0.5\n"
     "  --factor N        2..8: N-1 frames between each pair, phases k/N\n"
@@ -159,17 +161,31 @@ static void folder_free(folder *f)
     seq_list_free(&f->list);
 }
 
-static bool last_number(const char *name, long *n)
+/* The frame number of a file name: its last run of digits before the extension
+ * (shot_0007.png, shot_0007_final.png). Returns the run's length (0: none); *n is set when
+ * it has at most 9 digits. */
+static int last_number(const char *name, long *n)
 {
     const char *dot = strrchr(name, '.');
     const char *end = dot ? dot : name + strlen(name);
+    while (end > name && !isdigit((unsigned char)end[-1]))
+        end--;
     const char *p = end;
     while (p > name && isdigit((unsigned char)p[-1]))
         p--;
-    if (p == end || end - p > 9)
-        return false;
-    *n = strtol(p, NULL, 10);
-    return true;
+    if (end - p >= 1 && end - p <= 9)
+        *n = strtol(p, NULL, 10);
+    return (int)(end - p);
+}
+
+/* The pictures a numbered folder takes: PNG, JPEG, PFM (read by content). */
+static bool is_picture_name(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    return name[0] != '.' && dot && (strcasecmp(dot, ".png") == 0 ||
+                                     strcasecmp(dot, ".jpg") == 0 ||
+                                     strcasecmp(dot, ".jpeg") == 0 ||
+                                     strcasecmp(dot, ".pfm") == 0);
 }
 
 typedef struct png_entry {
@@ -193,13 +209,16 @@ static int scan_pngs(const char *dir, folder *f)
     struct dirent *de;
     while ((de = readdir(d))) {
         size_t len = strlen(de->d_name);
-        if (len < 5 || strcasecmp(de->d_name + len - 4, ".png") != 0)
+        if (!is_picture_name(de->d_name))
             continue;
-        long num;
-        if (!last_number(de->d_name, &num)) {
-            rc = cli_fail(CMD, CLI_EXIT_BAD_INPUT, "%s/%s: no frame number in the name; "
-                          "expected numbered PNGs (frame0001.png, 0002.png, ...)", dir,
-                          de->d_name);
+        long num = 0;
+        int digits = last_number(de->d_name, &num);
+        if (digits == 0 || digits > 9) {
+            rc = digits ? cli_fail(CMD, CLI_EXIT_BAD_INPUT, "%s/%s: the frame number has %d "
+                                   "digits; expected at most 9", dir, de->d_name, digits)
+                        : cli_fail(CMD, CLI_EXIT_BAD_INPUT, "%s/%s: no frame number in the "
+                                   "name; expected numbered pictures (frame0001.png, "
+                                   "shot_0002_final.png, 0003.jpg, ...)", dir, de->d_name);
             break;
         }
         if (n == cap) {
@@ -220,6 +239,12 @@ static int scan_pngs(const char *dir, folder *f)
         snprintf(e[n].path, plen, "%s/%s", dir, de->d_name);
         e[n].number = num;
         n++;
+        struct stat st; /* a FIFO is never opened: it would wait for a writer */
+        if (stat(e[n - 1].path, &st) != 0 || !S_ISREG(st.st_mode)) {
+            rc = cli_fail(CMD, CLI_EXIT_BAD_INPUT, "%s is not a regular file; expected a "
+                          "picture", e[n - 1].path);
+            break;
+        }
     }
     closedir(d);
     if (rc == CLI_EXIT_OK && n < 2)
@@ -327,6 +352,10 @@ static int read_folder_frame(const char *dir, folder *fo, int k, const cli_commo
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.hud.png", dir, fo->list.stem[k]);
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) /* a FIFO is not opened: no writer */
+        return cli_fail(CMD, CLI_EXIT_BAD_INPUT, "%s is not a regular file; expected the HUD "
+                        "layer's PNG", path);
     if (access(path, F_OK) == 0) {
         int rc = cli_read_image(CMD, path, c, &f->hud);
         if (rc != CLI_EXIT_OK)
@@ -657,11 +686,13 @@ static int run_interpolate(int argc, char **argv)
         if (rc == CLI_EXIT_OK && depth_a) {
             imageio_image da = { 0 };
             rc = read_depth(depth_a, &common, &da);
-            if (rc == CLI_EXIT_OK && (da.img.width != fb.depth.img.width ||
-                                      da.img.height != fb.depth.img.height) && depth_b)
+            /* the size of --depth-b, or without it (flow) the frames' */
+            const int dw = depth_b ? fb.depth.img.width : W, dh = depth_b ? fb.depth.img.height
+                                                                           : H;
+            if (rc == CLI_EXIT_OK && (da.img.width != dw || da.img.height != dh))
                 rc = cli_fail(CMD, CLI_EXIT_BAD_INPUT, "--depth-a %s is %dx%d; expected %dx%d "
-                              "like --depth-b", depth_a, da.img.width, da.img.height,
-                              fb.depth.img.width, fb.depth.img.height);
+                              "like %s", depth_a, da.img.width, da.img.height, dw, dh,
+                              depth_b ? "--depth-b" : "the frames");
             const float *d = da.img.data;
             for (size_t i = 0; rc == CLI_EXIT_OK && i < (size_t)da.img.width * da.img.height;
                  i++)
