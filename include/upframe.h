@@ -460,7 +460,9 @@ UPF_API upf_result upf_spatial_timings(const upf_spatial *spatial,
  * --debug-passes`): EDGES (red: left edge, green: top edge), WEIGHTS (red: blending across
  * the top edge, green: across the left edge), BLEND (the blended frame) at the input size,
  * DETAIL (the network's detail map, grey 0.5 = none, 0..1 = -0.25..+0.25) at its own size.
- * upf_spatial_debug_size gives the size; `out` must be RGBA8_SRGB of that size.
+ * upf_spatial_debug_size gives the size; `out` must be RGBA8_SRGB of that size. A pass the
+ * configuration does not run (EDGES and WEIGHTS without SMAA, as the built-in models run)
+ * has no picture: both calls fail with UPF_ERROR_UNSUPPORTED saying so.
  * Thread-safety: context-serialised. */
 UPF_API upf_result upf_spatial_debug_size(const upf_spatial *spatial, upf_spatial_pass pass,
                                           int *width, int *height);

@@ -146,6 +146,26 @@ static void test_vk_device_and_demo(void)
     CHECKF(!strstr(out, "HDR"), "%s", out);
 }
 
+/* Item 10: --debug-passes with the built-in models at every ratio writes the pictures of
+ * the passes that run (not the SMAA ones they skip), and the main output. */
+static void test_debug_passes(void)
+{
+    const char *out = test_tool_out();
+    static const char *const scales[] = { "1", "1.5", "2", "3", "4" };
+    for (int k = 0; k < 5; k++) {
+        char dir[512], p[600];
+        snprintf(dir, sizeof dir, TMP "/dbg%d", k);
+        CHECKF(run("upscale %s/a.png -o %s/dbg%d.png --scale %s --debug-passes %s", TMP, TMP, k,
+                   scales[k], dir) == 0, "--scale %s: %s", scales[k], out);
+        snprintf(p, sizeof p, "%s/blend.png", dir);
+        CHECK(exists(p));
+        snprintf(p, sizeof p, "%s/detail.png", dir);
+        CHECK(exists(p));
+        snprintf(p, sizeof p, TMP "/dbg%d.png", k);
+        CHECK(exists(p));
+    }
+}
+
 int main(void)
 {
     if (system("rm -rf '" TMP "' && mkdir -p '" TMP "'") != 0)
@@ -155,5 +175,6 @@ int main(void)
     test_ranges();
     test_interpolate_checks();
     test_vk_device_and_demo();
+    test_debug_passes();
     return test_finish("cli_messages");
 }
