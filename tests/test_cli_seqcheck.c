@@ -159,6 +159,39 @@ static void test_pipes(void)
     CHECKF(strstr(out, "0001.json is not a regular file (a FIFO)"), "%s", out);
 }
 
+/* Item 7: --depth-b takes its convention from the sidecar beside it, and a depth that looks
+ * reversed without one draws a warning. Item 8: in a render folder, a missing motion file
+ * gives that pair the blend and a missing HUD layer keeps the one before, each with a note. */
+static void test_depth_and_layers(void)
+{
+    const char *out = test_tool_out();
+    CHECK_EQ_INT(run("render courtyard --size 48x27 --frames 4 --path pan -q -o %s/rs", TMP),
+                 0);
+    CHECK_EQ_INT(run("interpolate %s/rs/0000.color.pfm %s/rs/0001.color.pfm -o %s/i1.png "
+                     "--motion-b %s/rs/0001.motion.pfm --depth-b %s/rs/0001.depth.pfm", TMP, TMP,
+                     TMP, TMP, TMP), 0);
+    CHECKF(strstr(out, "the depth convention from " TMP "/rs/0001.json: reversed"), "%s", out);
+    CHECK_EQ_INT(sh("cp '%s/rs/0001.depth.pfm' '%s/lone.pfm'", TMP), 0);
+    CHECK_EQ_INT(run("interpolate %s/rs/0000.color.pfm %s/rs/0001.color.pfm -o %s/i2.png "
+                     "--motion-b %s/rs/0001.motion.pfm --depth-b %s/lone.pfm", TMP, TMP, TMP, TMP,
+                     TMP), 0);
+    CHECKF(strstr(out, "warning: --depth-b " TMP "/lone.pfm looks reversed"), "%s", out);
+    CHECK_EQ_INT(run("interpolate %s/rs/0000.color.pfm %s/rs/0001.color.pfm -o %s/i3.png "
+                     "--motion-b %s/rs/0001.motion.pfm --depth-b %s/lone.pfm --depth-reversed",
+                     TMP, TMP, TMP, TMP, TMP), 0);
+    CHECK(!strstr(out, "warning"));
+    /* the sidecar's reading equals --depth-reversed on the lone file */
+    CHECK(same_bytes(TMP "/i1.png", TMP "/i3.png"));
+    /* item 8 */
+    CHECK_EQ_INT(sh("rm '%s/rs/0002.motion.pfm' '%s/rs/0002.hud.png'", TMP), 0);
+    CHECK_EQ_INT(run("interpolate %s/rs -o %s/rs_out --factor 2 --json", TMP, TMP), 0);
+    CHECKF(strstr(out, "0002.motion.pfm is missing: frames 1 and 2 get the blend") &&
+           strstr(out, "0002.hud.png is missing: frame 2 keeps the HUD layer of frame 1"), "%s",
+           out);
+    CHECKF(strstr(out, "\"vectors\": 2") && strstr(out, "\"flow\": 0") &&
+           strstr(out, "\"blend\": 1"), "%s", out);
+}
+
 int main(void)
 {
     if (system("rm -rf '" TMP "' && mkdir -p '" TMP "'") != 0)
@@ -167,5 +200,6 @@ int main(void)
     test_jitter_and_size();
     test_memory();
     test_pipes();
+    test_depth_and_layers();
     return test_finish("cli_seqcheck");
 }

@@ -61,6 +61,18 @@ void cli_note(const char *cmd, const char *fmt, ...)
     va_end(ap);
 }
 
+void cli_warn(const char *cmd, const char *fmt, ...)
+{
+    if (quiet_flag)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "upframe %s: warning: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
 const char *cli_count(char *buf, size_t size, long long n, const char *one, const char *many)
 {
     snprintf(buf, size, "%lld %s", n, n == 1 ? one : many);

@@ -66,6 +66,10 @@ int cli_fail_upf(const char *cmd, upf_context *ctx, upf_result result);
  * picture written as RGB, an option that does not apply, a file replaced). */
 void cli_note(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 
+/* "upframe CMD: warning: ..." on stderr, unless quiet: what may make the result wrong (a
+ * depth that looks reversed, frames without jitter). */
+void cli_warn(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+
 /* The report of files made (see the top): printf to stdout, or to stderr once
  * cli_report_to_stderr() was called (the image goes to stdout); nothing when quiet. */
 void cli_report(const char *fmt, ...) CLI_PRINTF(1, 2);

@@ -46,12 +46,16 @@ static const char interpolate_help[] =
     "                    in A, minus where it is, in pixels, y down); needs --depth-b\n"
     "  --depth-b FILE    B's depth (a grey PFM): the nearer surface wins where two meet\n"
     "  --depth-a FILE    A's depth: checked (size, values) but not needed\n"
-    "  --depth-reversed  depth is 1 at the near plane (default: 0 at the near plane)\n"
+    "  --depth-reversed  depth is 1 at the near plane. Default: what the sidecar beside\n"
+    "                    --depth-b says (NNNN.json for NNNN.depth.pfm, as render writes),\n"
+    "                    else 0 at the near plane, with a warning when it looks reversed\n"
     "  --hud-a FILE, --hud-b FILE  the HUD layers (RGBA, straight alpha) of A and B: A and B\n"
     "                    are then without the HUD, which is composited unwarped (A's below\n"
     "                    phase 0.5, B's from 0.5) over the made frames (and over A and B in a\n"
     "                    sequence)\n"
     "  --no-motion       in a render sequence, ignore its motion and depth: optical flow\n"
+    "                    (without it, a frame missing its motion file gets the blend, a\n"
+    "                    frame missing its HUD layer keeps the one before: notes say so)\n"
     "  --blend           the plain blend (1 - T) A + T B, no motion (the baseline)\n"
     "  --threads N       worker threads (default 0: one per CPU); output is identical\n"
     "  --max-pixels N    the largest image read or made (default 2^27 pixels)\n"
@@ -342,10 +346,11 @@ static int read_folder_frame(const char *dir, folder *fo, int k, const cli_commo
     f->uv = sf.side.motion_uv;
     f->scale_x = sf.side.motion_scale_x;
     f->scale_y = sf.side.motion_scale_y;
-    if (!no_motion && sf.has_motion) {
+    if (!no_motion) { /* the depth kept without motion: the caller decides (item 8) */
         f->motion = sf.motion;
         f->depth = sf.depth;
-        f->has_motion = f->has_depth = true;
+        f->has_motion = sf.has_motion;
+        f->has_depth = true;
     } else {
         imageio_free(&sf.motion);
         imageio_free(&sf.depth);
@@ -365,6 +370,92 @@ static int read_folder_frame(const char *dir, folder *fo, int k, const cli_commo
         if (rc != CLI_EXIT_OK)
             return rc;
     }
+    return CLI_EXIT_OK;
+}
+
+/* A render folder's layers kept consistent (issue 35 item 8). Frame 0 says what the folder
+ * has: with motion files, a frame without one gets the blend for its pair (its depth alone
+ * makes the engine fall back, with a note) rather than optical flow; without them, every pair
+ * uses flow (the depth dropped). With HUD layers, a frame without one keeps the frame
+ * before's, so the HUD does not flicker. */
+static int layers_as_folder(const char *dir, const folder *fo, int k, const frame_in *a,
+                            frame_in *b, bool *folder_motion, bool *folder_hud)
+{
+    if (!fo->render)
+        return CLI_EXIT_OK;
+    if (k == 0) {
+        *folder_motion = b->has_motion;
+        *folder_hud = b->has_hud;
+    }
+    if (!*folder_motion && b->has_depth) {
+        imageio_free(&b->motion);
+        imageio_free(&b->depth);
+        b->has_motion = b->has_depth = false;
+    } else if (k > 0 && b->has_depth && !b->has_motion) {
+        cli_note(CMD, "%s/%s.motion.pfm is missing: frames %ld and %ld get the blend", dir,
+                 fo->list.stem[k], a->number, b->number);
+    }
+    if (k > 0 && *folder_hud && !b->has_hud && a->has_hud) {
+        char err[IMAGEIO_ERR_SIZE];
+        if (imageio_alloc(&b->hud, a->hud.img.width, a->hud.img.height, a->hud.img.format,
+                          err) != UPF_OK)
+            return cli_fail(CMD, CLI_EXIT_INTERNAL, "%s", err);
+        memcpy(b->hud.img.data, a->hud.img.data, (size_t)a->hud.img.width *
+               a->hud.img.height * upf_format_bytes_per_pixel(a->hud.img.format));
+        b->has_hud = true;
+        cli_note(CMD, "%s/%s.hud.png is missing: frame %ld keeps the HUD layer of frame %ld", dir,
+                 fo->list.stem[k], b->number, a->number);
+    }
+    return CLI_EXIT_OK;
+}
+
+/* --depth-b's convention (issue 35 item 7): the sidecar beside it (NNNN.depth.pfm ->
+ * NNNN.json, as `upframe render` writes) says it; else a warning when the depth looks
+ * reversed but --depth-reversed was not given (a perspective depth buffer holds most of its
+ * values near its far end: near 1 forward, near 0 reversed). Sets *reversed. */
+static int depth_convention(const char *depth_b, const imageio_image *depth, bool flag,
+                            bool *reversed)
+{
+    *reversed = flag;
+    char side[4096], err[IMAGEIO_ERR_SIZE];
+    const size_t n = strlen(depth_b), suffix = strlen(".depth.pfm");
+    struct stat st;
+    if (n > suffix && n < sizeof side && strcmp(depth_b + n - suffix, ".depth.pfm") == 0) {
+        snprintf(side, sizeof side, "%.*s.json", (int)(n - suffix), depth_b);
+        void *text = NULL;
+        size_t size = 0;
+        seq_sidecar sd;
+        if (stat(side, &st) == 0 && S_ISREG(st.st_mode) &&
+            imageio_slurp(side, SEQ_MAX_SIDECAR + 1, &text, &size, err) == UPF_OK &&
+            seq_parse_sidecar(text, size, side, &sd, err) == UPF_OK) {
+            bool rev = sd.has_camera && sd.camera.depth_reversed;
+            upf_camera cam;
+            if (!sd.has_camera && upf_camera_from_projection(NULL, sd.projection, sd.clip_depth,
+                                                             &cam) == UPF_OK)
+                rev = cam.depth_reversed != 0;
+            free(text);
+            if (flag && !rev)
+                cli_warn(CMD, "--depth-reversed, but %s says the depth is forward; "
+                         "--depth-reversed used", side);
+            else if (!flag)
+                cli_note(CMD, "the depth convention from %s: %s", side,
+                         rev ? "reversed (1 near)" : "forward (0 near)");
+            *reversed = flag || rev;
+            return CLI_EXIT_OK;
+        }
+        free(text);
+    }
+    const float *d = depth->img.data;
+    const size_t count = (size_t)depth->img.width * depth->img.height;
+    size_t low = 0, in_unit = 0;
+    for (size_t i = 0; i < count; i++) {
+        in_unit += d[i] >= 0 && d[i] <= 1;
+        low += d[i] < 0.5f;
+    }
+    if (!flag && in_unit == count && low * 2 > count)
+        cli_warn(CMD, "--depth-b %s looks reversed (%.0f%% of it below 0.5, where a forward depth "
+                 "buffer holds most values near 1): pass --depth-reversed if 1 is the near "
+                 "plane", depth_b, 100.0 * (double)low / (double)count);
     return CLI_EXIT_OK;
 }
 
@@ -519,7 +610,8 @@ static int run_interpolate(int argc, char **argv)
 {
     const char *pos[3] = { 0 }, *out_s = NULL, *phase_s = NULL, *factor_s = NULL;
     const char *motion_b = NULL, *depth_a = NULL, *depth_b = NULL, *hud_a = NULL, *hud_b = NULL;
-    bool no_motion = false, reversed = false, blend = false;
+    bool no_motion = false, reversed = false, blend = false, folder_motion = false,
+         folder_hud = false;
     int npos = 0;
     cli_common common = { 0 };
     cli_args a;
@@ -716,7 +808,8 @@ static int run_interpolate(int argc, char **argv)
                 hf[k]->has_hud = rc == CLI_EXIT_OK;
             }
         fa.number = 0, fb.number = 1;
-        fb.reversed = reversed;
+        if (rc == CLI_EXIT_OK && depth_b)
+            rc = depth_convention(depth_b, &fb.depth, reversed, &fb.reversed);
         fb.scale_x = fb.scale_y = 1;
         if (rc == CLI_EXIT_OK)
             rc = check_memory(&common, &fb, blend, factor ? (int)factor - 1 : 1, false);
@@ -752,9 +845,11 @@ static int run_interpolate(int argc, char **argv)
                               fb.number);
                 break;
             }
+            rc = layers_as_folder(pos[0], &fo, k, &fa, &fb, &folder_motion, &folder_hud);
             if (k == 0) {
                 W = fb.color.img.width, H = fb.color.img.height;
-                rc = check_memory(&common, &fb, blend, count + 1, true);
+                if (rc == CLI_EXIT_OK)
+                    rc = check_memory(&common, &fb, blend, count + 1, true);
                 for (int j = 0; j <= count && rc == CLI_EXIT_OK; j++) /* + the real frame */
                     if (imageio_alloc(&outs[j], W, H, UPF_FORMAT_RGBA8_SRGB, err) != UPF_OK)
                         rc = cli_fail(CMD, CLI_EXIT_INTERNAL, "%s", err);
