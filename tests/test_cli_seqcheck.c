@@ -192,6 +192,26 @@ static void test_depth_and_layers(void)
            strstr(out, "\"blend\": 1"), "%s", out);
 }
 
+/* Item 6: a cut between two shots of one map, on the optical-flow path (numbered PNGs), is
+ * found (the library's scene-change test misses the forest's), and the hardest motion the
+ * renderer makes (the fast turn indoors) is not taken for one. */
+static void test_cuts(void)
+{
+    const char *out = test_tool_out();
+    CHECK_EQ_INT(run("render forest --seed 2 --size 160x90 --frames 6 --time 0.9 --path cut -q "
+                     "-o %s/cut", TMP), 0);
+    CHECK_EQ_INT(run("render interior --size 160x90 --frames 6 --time 0.5 --path turn -q "
+                     "-o %s/turn", TMP), 0);
+    CHECK_EQ_INT(sh("cd '%s' && mkdir cutp turnp && for f in cut/*.final.png; do "
+                    "cp $f cutp/$(basename $f .final.png).png; done && for f in turn/*.final.png;"
+                    " do cp $f turnp/$(basename $f .final.png).png; done", TMP), 0);
+    CHECK_EQ_INT(run("interpolate %s/cutp -o %s/cut_out --factor 2 --json", TMP, TMP), 0);
+    CHECKF(strstr(out, "frames 2 and 3 look like a cut between shots") &&
+           strstr(out, "\"blend\": 1"), "%s", out);
+    CHECK_EQ_INT(run("interpolate %s/turnp -o %s/turn_out --factor 2 --json", TMP, TMP), 0);
+    CHECKF(!strstr(out, "look like a cut") && strstr(out, "\"blend\": 0"), "%s", out);
+}
+
 int main(void)
 {
     if (system("rm -rf '" TMP "' && mkdir -p '" TMP "'") != 0)
@@ -201,5 +221,6 @@ int main(void)
     test_memory();
     test_pipes();
     test_depth_and_layers();
+    test_cuts();
     return test_finish("cli_seqcheck");
 }
