@@ -365,8 +365,8 @@ upf_result seq_parse_sidecar(const char *text, size_t size, const char *name, se
     TRY(get_array(&sp, "motion_scale", 2, ms, &found));
     if (r == UPF_OK && !(fabs(ms[0]) > 0 && fabs(ms[0]) < 1e7 && fabs(ms[1]) > 0 &&
                          fabs(ms[1]) < 1e7))
-        r = fail(err, UPF_ERROR_BAD_DATA, "%s: \"motion_scale\" is [%g, %g]; expected factors "
-                 "of magnitude between 0 and 1e7 (not 0)", name, ms[0], ms[1]);
+        r = fail(err, UPF_ERROR_BAD_DATA, "%s: \"motion_scale\" is [%g, %g]; expected non-zero "
+                 "factors of magnitude below 1e7", name, ms[0], ms[1]);
     out->motion_scale_x = ms[0], out->motion_scale_y = ms[1];
     TRY(get_choice(&sp, "color_encoding", encodings, "\"linear\", \"srgb\" or \"sqrt\"", &e));
     out->color_encoding = e < 0 ? 0 : e;
