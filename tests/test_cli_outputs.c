@@ -158,6 +158,28 @@ static void test_render_interrupted(void)
     CHECKF(count_in(TMP "/rdir", ".json") == 3, "%d sidecars", count_in(TMP "/rdir", ".json"));
     CHECK(exists(TMP "/rdir/0000.color.pfm") && exists(TMP "/rdir/0002.motion.pfm"));
     CHECK(!exists(TMP "/rdir/0004.json") && count_in(TMP "/rdir", ".tmp-") == 0);
+
+    /* two runs into one folder: a file the failing run created, then another run replaced
+     * (a new file renamed over it, as every write here lands), stays: it is not its own */
+    const char *args2[] = { "render", "courtyard", "--size", "32x18", "--frames", "5000", "-q",
+                            "-o", TMP "/rdir2", NULL };
+    pid = test_spawn_tool(args2, NULL, NULL, TMP "/bg_err.txt");
+    going = wait_for(TMP "/rdir2/0003.json", pid);
+    CHECK(going);
+    if (going) {
+        FILE *f = fopen(TMP "/other.json", "w");
+        if (f) {
+            fputs("{\"another run\": true}\n", f);
+            fclose(f);
+        }
+        CHECK(rename(TMP "/other.json", TMP "/rdir2/0001.json") == 0);
+        kill(pid, SIGTERM);
+        int status;
+        waitpid(pid, &status, 0);
+        CHECKF(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status 0x%x", status);
+    }
+    CHECKF(count_in(TMP "/rdir2", "") == 1 && exists(TMP "/rdir2/0001.json"), "%d files in rdir2",
+           count_in(TMP "/rdir2", ""));
 }
 
 /* Item 3: a symbolic link where an output goes is refused; its target is untouched. */
