@@ -9,7 +9,7 @@
  * device, 1 otherwise. With the Khronos validation layer present it runs validated
  * (synchronization validation on) and any message fails it.
  *
- * Build: cc vk_host.c $(pkg-config --cflags --libs upframe) -lvulkan */
+ * Build: cc vk_host.c $(pkg-config --cflags --libs upframe) -lvulkan -lm */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

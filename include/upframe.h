@@ -354,8 +354,10 @@ UPF_API upf_models *upf_models_load(upf_context *ctx, const void *data, size_t s
  * (it was built without models/default.upfm). Thread-safety: context-serialised. */
 UPF_API upf_models *upf_models_default(upf_context *ctx);
 
-/* Frees *models and sets it to NULL. Accepts NULL and a pointer to NULL. Thread-safety:
- * context-serialised. */
+/* Frees *models and sets it to NULL. Accepts NULL and a pointer to NULL. A set that an engine
+ * made with it still uses (upf_spatial, upf_temporal with the spatial fill, upf_vk_spatial)
+ * is NOT freed: the call fails with UPF_ERROR_INVALID_ARGUMENT in the context's last error
+ * and leaves *models as it was. Thread-safety: context-serialised. */
 UPF_API void upf_models_destroy(upf_models **models);
 
 /* The number of models in the set (1..7), 0 for NULL. Thread-safety: safe. */
@@ -458,7 +460,9 @@ UPF_API upf_result upf_spatial_timings(const upf_spatial *spatial,
  * --debug-passes`): EDGES (red: left edge, green: top edge), WEIGHTS (red: blending across
  * the top edge, green: across the left edge), BLEND (the blended frame) at the input size,
  * DETAIL (the network's detail map, grey 0.5 = none, 0..1 = -0.25..+0.25) at its own size.
- * upf_spatial_debug_size gives the size; `out` must be RGBA8_SRGB of that size.
+ * upf_spatial_debug_size gives the size; `out` must be RGBA8_SRGB of that size. A pass the
+ * configuration does not run (EDGES and WEIGHTS without SMAA, as the built-in models run)
+ * has no picture: both calls fail with UPF_ERROR_UNSUPPORTED saying so.
  * Thread-safety: context-serialised. */
 UPF_API upf_result upf_spatial_debug_size(const upf_spatial *spatial, upf_spatial_pass pass,
                                           int *width, int *height);

@@ -214,11 +214,14 @@ static void test_runner(upf_context *ctx, test_rng *rng)
         CHECK_OK(ctx, upf_spatial_timings(s, ms));
         CHECK(ms[UPF_SPATIAL_PASS_WEIGHTS] == 0.0 && ms[UPF_SPATIAL_PASS_BLEND] == 0.0);
         int pw, ph;
-        CHECK_OK(ctx, upf_spatial_debug_size(s, UPF_SPATIAL_PASS_EDGES, &pw, &ph));
+        /* a pass that does not run has no picture, known before any is asked for */
+        CHECK_FAILS(ctx, upf_spatial_debug_size(s, UPF_SPATIAL_PASS_EDGES, &pw, &ph),
+                    UPF_ERROR_UNSUPPORTED, "the edges pass does not run in this configuration");
+        CHECK_OK(ctx, upf_spatial_debug_size(s, UPF_SPATIAL_PASS_BLEND, &pw, &ph));
         uint8_t *pic = malloc((size_t)pw * ph * 4);
         upf_image pimg = { pic, pw, ph, 0, UPF_FORMAT_RGBA8_SRGB };
         CHECK_FAILS(ctx, upf_spatial_debug_image(s, UPF_SPATIAL_PASS_EDGES, &pimg),
-                    UPF_ERROR_INVALID_ARGUMENT, "does not run in this configuration");
+                    UPF_ERROR_UNSUPPORTED, "does not run in this configuration");
         CHECK_OK(ctx, upf_spatial_debug_image(s, UPF_SPATIAL_PASS_BLEND, &pimg));
         free(pic);
         upf_spatial_destroy(&s);

@@ -230,6 +230,11 @@ upf_result upf__passes_picture_size(const upf__passes *p, const char *fn, int pa
     upf_result r = picture_surface(p, fn, pass, &s);
     if (r != UPF_OK)
         return r;
+    /* a pass this configuration does not run has no picture (known from the plan) */
+    if (!p->surface[s].width)
+        return upf__fail(p->ctx, UPF_ERROR_UNSUPPORTED, "%s: the %s pass does not run in this "
+                         "configuration (%s is not made)", fn, p->pass[pass].name,
+                         p->surface_info[s].what);
     p->surface_info[s].picture(p, s, NULL, width, height);
     return UPF_OK;
 }
@@ -247,10 +252,6 @@ upf_result upf__passes_picture(upf__passes *p, const char *fn, int pass, const u
     if (!p->has_run)
         return upf__fail(p->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the engine has not run yet; "
                          "run it first", fn);
-    if (!p->surface[s].width)
-        return upf__fail(p->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: the %s pass does not run in "
-                         "this configuration (its %s is not made)", fn, p->pass[pass].name,
-                         p->surface_info[s].what);
     /* The pictures are drawn tightly packed; copy row by row for a strided image. */
     const size_t row_bytes = (size_t)w * 4;
     uint8_t *dst = out->data, *tmp = NULL;

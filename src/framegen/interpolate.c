@@ -374,7 +374,7 @@ static upf_result run_phases(upf_interpolate *e, const char *fn, const upf_inter
     }
     if (f->reset)
         why = UPF_INTERPOLATE_FALLBACK_RESET;
-    else if (f->id != f->prev_id + 1 || f->prev_id == INT64_MAX)
+    else if (f->prev_id == INT64_MAX || f->id != f->prev_id + 1) /* no overflow */
         why = UPF_INTERPOLATE_FALLBACK_NOT_CONSECUTIVE;
 
     const upf_image *images[UPF__FG_COUNT] = { 0 };

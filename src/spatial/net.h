@@ -16,6 +16,7 @@
 #ifndef UPF_SPATIAL_NET_H
 #define UPF_SPATIAL_NET_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -76,6 +77,7 @@ typedef struct upf__net_model {
 /* The public model set (opaque in upframe.h). Models in file order. */
 struct upf_models {
     upf_context *ctx;
+    atomic_int users;   /* engines that hold a pointer into the set: destroy is refused */
     int count;
     upf__net_model model[UPF_MODELS_MAX];
 };
@@ -171,5 +173,10 @@ extern const size_t upf__default_models_size;
  * or a set without the larger models), the set's largest ratio is taken and its detail map is
  * resampled to the output like any other (the documented clamp). Returns the index in `set`. */
 int upf__models_choose(const upf_models *set, int in_w, int in_h, int out_w, int out_h);
+
+/* An engine starts or stops using a caller's set (NULL: nothing): upf_models_destroy refuses
+ * a set with users, as upf_context_destroy refuses a context with live objects. */
+void upf__models_use(const upf_models *set);
+void upf__models_release(const upf_models *set);
 
 #endif /* UPF_SPATIAL_NET_H */

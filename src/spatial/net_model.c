@@ -510,10 +510,31 @@ upf_models *upf_models_default(upf_context *ctx)
     return load(ctx, fn, upf__default_models_data, upf__default_models_size);
 }
 
+void upf__models_use(const upf_models *set)
+{
+    if (set)
+        atomic_fetch_add(&((upf_models *)set)->users, 1);
+}
+
+void upf__models_release(const upf_models *set)
+{
+    if (set)
+        atomic_fetch_sub(&((upf_models *)set)->users, 1);
+}
+
 void upf_models_destroy(upf_models **models)
 {
     if (!models || !*models)
         return;
+    int users = atomic_load(&(*models)->users);
+    if (users > 0) {
+        /* the engines read their model from the set: freeing it would leave them dangling */
+        upf__fail((*models)->ctx, UPF_ERROR_INVALID_ARGUMENT, "upf_models_destroy: %d "
+                  "engine%s made with this model set %s still alive; expected every engine "
+                  "that uses it destroyed first. The set was NOT destroyed: destroy it again "
+                  "after them", users, users == 1 ? "" : "s", users == 1 ? "is" : "are");
+        return;
+    }
     upf__free((*models)->ctx, *models);
     *models = NULL;
 }

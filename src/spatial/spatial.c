@@ -19,6 +19,7 @@ struct upf_spatial {
     upf_context *ctx;
     upf__spatial_config cfg;
     upf_models *own_models;        /* the built-in set, when the caller gave none */
+    const upf_models *user_models; /* the caller's set, counted as used (upf__models_use) */
     upf__spatial_cpu cpu;          /* the model (the detail pass's CPU state) */
     upf__detail_map map;           /* the detail map's geometry */
     upf__passes passes;
@@ -129,6 +130,7 @@ void upf_spatial_destroy(upf_spatial **ps)
     upf_context *ctx = s->ctx;
     upf__passes_free(&s->passes);
     upf_models_destroy(&s->own_models);
+    upf__models_release(s->user_models);
     upf__free(ctx, s);
     *ps = NULL;
 }
@@ -354,9 +356,11 @@ upf_spatial *upf_spatial_create(upf_context *ctx, const upf_spatial_params *p)
     }
     const upf__spatial_config cfg = upf__spatial_config_of(p, set);
     upf_spatial *s = upf__spatial_create(ctx, fn, &cfg);
-    if (s)
+    if (s) {
         s->own_models = own;
-    else
+        s->user_models = p->models;
+        upf__models_use(p->models);
+    } else
         upf_models_destroy(&own);
     return s;
 }

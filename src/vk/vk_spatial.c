@@ -101,6 +101,7 @@ struct upf_vk_spatial {
     upf__vk_caps caps;
     upf_vk_variant variant;
     upf_models *own_models;
+    const upf_models *user_models; /* the caller's set, counted as used */
     upf__spatial_config cfg;                 /* at the largest sizes */
     upf__detail_map map;                     /* its geometry at the largest sizes */
     uint8_t con[UPF__SP_PASS_COUNT][CON_MAX]; /* constants at the largest sizes */
@@ -163,6 +164,7 @@ void upf_vk_spatial_destroy(upf_vk_spatial **ps)
     upf_vk_spatial *s = *ps;
     upf__vk_runner_destroy(&s->run);
     upf_models_destroy(&s->own_models);
+    upf__models_release(s->user_models);
     upf__free(s->ctx, s);
     *ps = NULL;
 }
@@ -367,6 +369,8 @@ upf_vk_spatial *upf__vk_spatial_create_form(upf_context *ctx, const upf_vk_spati
     const upf_models *set = p->models;
     if (!set && !(set = s->own_models = upf_models_default(ctx)))
         goto fail;
+    s->user_models = p->models;
+    upf__models_use(p->models);
     const upf_spatial_params sp = { p->max_src_width, p->max_src_height, p->max_dst_width,
                                     p->max_dst_height, p->sharpness, p->models, p->flags };
     s->cfg = upf__spatial_config_of(&sp, set);

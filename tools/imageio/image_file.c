@@ -150,6 +150,47 @@ void imageio_free(imageio_image *img)
     memset(img, 0, sizeof *img);
 }
 
+/* A pipe (a FIFO, process substitution's /dev/fd/N, a character device) read to its end, at
+ * most max_size bytes. */
+static upf_result slurp_stream(FILE *f, const char *path, size_t max_size, void **data,
+                               size_t *size, char *err)
+{
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = malloc(cap);
+    upf_result r = buf ? UPF_OK : imageio__fail(err, UPF_ERROR_OUT_OF_MEMORY, "%s: out of "
+                                                "memory", path);
+    while (r == UPF_OK) {
+        if (n == cap) {
+            unsigned char *grown = cap <= max_size / 2 + 1 ? realloc(buf, 2 * cap) : NULL;
+            if (!grown) {
+                r = cap > max_size / 2 + 1
+                        ? imageio__fail(err, UPF_ERROR_BAD_DATA, "%s: more than %zu bytes from "
+                                        "the pipe; expected at most that", path, max_size)
+                        : imageio__fail(err, UPF_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+                break;
+            }
+            buf = grown, cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0 && ferror(f))
+            r = imageio__fail(err, UPF_ERROR_IO, "%s: read failed: %s", path, strerror(errno));
+        else if (got == 0)
+            break;
+    }
+    if (r == UPF_OK && n > max_size)
+        r = imageio__fail(err, UPF_ERROR_BAD_DATA, "%s: %zu bytes from the pipe; expected at "
+                          "most %zu", path, n, max_size);
+    fclose(f);
+    if (r != UPF_OK) {
+        free(buf);
+        return r;
+    }
+    *data = buf;
+    *size = n;
+    return UPF_OK;
+}
+
 upf_result imageio_slurp(const char *path, size_t max_size, void **data, size_t *size, char *err)
 {
     *data = NULL;
@@ -158,9 +199,13 @@ upf_result imageio_slurp(const char *path, size_t max_size, void **data, size_t 
     if (!f)
         return imageio__fail(err, UPF_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
+    if (fstat(fileno(f), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ||
+                                       S_ISSOCK(st.st_mode)))
+        return slurp_stream(f, path, max_size, data, size, err);
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
         fclose(f);
-        return imageio__fail(err, UPF_ERROR_IO, "%s: not a regular file", path);
+        return imageio__fail(err, UPF_ERROR_IO, "%s: not a regular file%s", path,
+                             S_ISDIR(st.st_mode) ? " (a folder)" : "");
     }
     if ((unsigned long long)st.st_size > max_size) {
         fclose(f);

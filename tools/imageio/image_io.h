@@ -110,7 +110,8 @@ upf_result imageio_alloc(imageio_image *out, int width, int height, upf_format f
 void imageio_free(imageio_image *img);
 
 /* Reads a whole file into memory (for the readers, fuzz replays and tests). At most
- * `max_size` bytes; *data is freed with free(). */
+ * `max_size` bytes; *data is freed with free(). A pipe (a FIFO, process substitution's
+ * /dev/fd/N) is read to its end, like standard input: opening a FIFO waits for its writer. */
 upf_result imageio_slurp(const char *path, size_t max_size, void **data, size_t *size,
                          char *err);
 

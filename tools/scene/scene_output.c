@@ -146,12 +146,15 @@ static void frame_path(char *out, size_t size, const char *dir, const char *stem
     snprintf(out, size, "%s/%s.%s", dir, stem, suffix);
 }
 
-static void remove_frame(const char *dir, const char *stem, int count)
+/* The files of this frame written so far, except those that replaced a file (they hold a
+ * complete new file: an earlier run's frame is never removed). */
+static void remove_frame(const char *dir, const char *stem, int count, const bool *existed)
 {
     char p[4096];
     for (int i = 0; i < count && scene_frame_files[i]; i++) {
         frame_path(p, sizeof p, dir, stem, scene_frame_files[i]);
-        unlink(p);
+        if (!existed[i])
+            unlink(p);
     }
 }
 
@@ -185,6 +188,7 @@ upf_result scene_write_frame(const char *dir, const char *stem, const scene_fram
     const upf_image *pictures[] = { &color, &color, &hud, &fin, &depth, &motion, NULL };
     upf_result r = UPF_OK;
     int written = 0;
+    bool existed[16] = { false };
     if (info->files_written)
         atomic_store(info->files_written, 0);
     /* A file lands (its temporary renamed) and is counted as one step: the signals a tool's
@@ -201,6 +205,7 @@ upf_result scene_write_frame(const char *dir, const char *stem, const scene_fram
     for (int i = 0; scene_frame_files[i] && r == UPF_OK; i++) {
         pthread_sigmask(SIG_BLOCK, &stop, &old_mask);
         frame_path(p, sizeof p, dir, stem, scene_frame_files[i]);
+        existed[i] = access(p, F_OK) == 0;
         const char *dot = strrchr(scene_frame_files[i], '.');
         if (!pictures[i]) {
             if (!scene_camera_json(info, cam, json, 16384))
@@ -221,7 +226,7 @@ upf_result scene_write_frame(const char *dir, const char *stem, const scene_fram
     free(final);
     free(json);
     if (r != UPF_OK) /* this frame's files written so far; older ones of that name stay */
-        remove_frame(dir, stem, written);
+        remove_frame(dir, stem, written, existed);
     return r;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sequence/json.h"
@@ -45,9 +46,15 @@ static upf_result dir_read(void *priv, const char *name, size_t max, void **data
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", (const char *)priv, name);
-    *missing = access(path, F_OK) != 0;
+    struct stat st;
+    *missing = stat(path, &st) != 0 && errno == ENOENT;
     if (*missing)
         return fail(err, UPF_ERROR_IO, "%s: no such file", path);
+    /* a FIFO in a folder is never opened: that would wait for a writer, forever */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return fail(err, UPF_ERROR_BAD_DATA, "%s is not a regular file (%s); expected a file in "
+                    "a sequence folder", path, S_ISFIFO(st.st_mode) ? "a FIFO"
+                                                : S_ISDIR(st.st_mode) ? "a folder" : "a device");
     return imageio_slurp(path, max, data, size, err);
 }
 
@@ -359,7 +366,7 @@ upf_result seq_parse_sidecar(const char *text, size_t size, const char *name, se
     if (r == UPF_OK && !(fabs(ms[0]) > 0 && fabs(ms[0]) < 1e7 && fabs(ms[1]) > 0 &&
                          fabs(ms[1]) < 1e7))
         r = fail(err, UPF_ERROR_BAD_DATA, "%s: \"motion_scale\" is [%g, %g]; expected non-zero "
-                 "factors", name, ms[0], ms[1]);
+                 "factors of magnitude below 1e7", name, ms[0], ms[1]);
     out->motion_scale_x = ms[0], out->motion_scale_y = ms[1];
     TRY(get_choice(&sp, "color_encoding", encodings, "\"linear\", \"srgb\" or \"sqrt\"", &e));
     out->color_encoding = e < 0 ? 0 : e;

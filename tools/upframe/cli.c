@@ -2,6 +2,7 @@
  * the argument walker and common options, value parsers, image files in and out (standard
  * input and output included), the undo list and the signal handlers, batches, progress and
  * JSON. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -55,6 +56,18 @@ void cli_note(const char *cmd, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "upframe %s: note: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void cli_warn(const char *cmd, const char *fmt, ...)
+{
+    if (quiet_flag)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "upframe %s: warning: ", cmd);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
@@ -216,12 +229,42 @@ bool cli_common_option(cli_args *a, cli_common *c, unsigned offered)
         }
         return true;
     }
+    if ((offered & CLI_OPT_MAX_MEMORY) && cli_args_option(a, "--max-memory")) {
+        if (a->failed)
+            return true;
+        if (!cli_parse_bytes(a->value, &c->max_memory)) {
+            cli_usage(a->cmd, "--max-memory '%s' must be a byte count (N, or N with K, M, G or "
+                      "T) in 1..2^50", a->value);
+            a->failed = true;
+        }
+        return true;
+    }
     return false;
 }
 
 size_t cli_max_pixels(const cli_common *c)
 {
     return c && c->max_pixels ? c->max_pixels : UPF_DEFAULT_MAX_PIXELS;
+}
+
+int cli_check_memory(const char *cmd, const cli_common *c, const char *what, int w, int h,
+                     double engine, double pictures)
+{
+    const double limit = c && c->max_memory > 0 ? c->max_memory : CLI_DEFAULT_MAX_MEMORY;
+    const double total = engine + pictures;
+    char t[32], e[32], p[32], l[32];
+    cli_bytes_text(t, sizeof t, total);
+    cli_bytes_text(e, sizeof e, engine);
+    cli_bytes_text(p, sizeof p, pictures);
+    cli_bytes_text(l, sizeof l, limit);
+    if (total > limit)
+        return cli_fail(cmd, CLI_EXIT_BAD_INPUT, "%dx%d frames need about %s (%s %s, %s of "
+                        "pictures), more than the memory limit of %s; expected smaller "
+                        "frames, or raise the limit with --max-memory (e.g. --max-memory %.0fM)",
+                        w, h, t, what, e, p, l, ceil(total / 1048576.0 * 1.05));
+    if (total > 2e9)
+        cli_note(cmd, "%dx%d frames take about %s (%s %s, %s of pictures)", w, h, t, what, e, p);
+    return CLI_EXIT_OK;
 }
 
 bool cli_option(int argc, char **argv, int *i, const char *name, const char **value, int *error,
@@ -385,6 +428,24 @@ bool cli_parse_pixels(const char *s, size_t *out)
     if (errno || *end || v == 0 || v > (max >> shift))
         return false;
     *out = (size_t)(v << shift);
+    return true;
+}
+
+bool cli_parse_bytes(const char *s, double *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    static const char units[] = "KMGT";
+    const char *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    unsigned shift = u ? 10u * (unsigned)(u - units + 1) : 0;
+    if (u)
+        end++;
+    if (errno || *end || v == 0 || v > (1ull << (50 - shift)))
+        return false;
+    *out = (double)v * (double)(1ull << shift);
     return true;
 }
 
@@ -906,6 +967,21 @@ upf_context *cli_context_for(const char *cmd, const cli_common *c)
     if (!ctx)
         cli_fail(cmd, CLI_EXIT_INTERNAL, "could not create a library context");
     return ctx;
+}
+
+int cli_vk_device(const char *cmd, int *index)
+{
+    const char *s = getenv("UPF_VK_DEVICE");
+    long v = -1;
+    *index = -1;
+    if (!s || !*s)
+        return CLI_EXIT_OK;
+    if (!cli_parse_int(s, 0, 255, &v))
+        return cli_fail(cmd, CLI_EXIT_BAD_INPUT, "UPF_VK_DEVICE='%s': expected a device number "
+                        "0..255 (0 is the first device the Vulkan loader lists), or unset for "
+                        "the first discrete GPU", s);
+    *index = (int)v;
+    return CLI_EXIT_OK;
 }
 
 double cli_now(void)

@@ -66,6 +66,10 @@ int cli_fail_upf(const char *cmd, upf_context *ctx, upf_result result);
  * picture written as RGB, an option that does not apply, a file replaced). */
 void cli_note(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 
+/* "upframe CMD: warning: ..." on stderr, unless quiet: what may make the result wrong (a
+ * depth that looks reversed, frames without jitter). */
+void cli_warn(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+
 /* The report of files made (see the top): printf to stdout, or to stderr once
  * cli_report_to_stderr() was called (the image goes to stdout); nothing when quiet. */
 void cli_report(const char *fmt, ...) CLI_PRINTF(1, 2);
@@ -119,16 +123,28 @@ typedef struct cli_common {
     bool json;             /* --json */
     int threads;           /* --threads N: 0 (the default) = one per CPU, else 1..64 */
     size_t max_pixels;     /* --max-pixels N: the largest image read or made (0: default) */
+    double max_memory;     /* --max-memory N: the bytes a run may plan to take (0: default) */
 } cli_common;
 
 #define CLI_OPT_JSON 0x1u
 #define CLI_OPT_THREADS 0x2u
 #define CLI_OPT_MAX_PIXELS 0x4u
+#define CLI_OPT_MAX_MEMORY 0x8u
+
+/* The default of --max-memory: 8 GiB. */
+#define CLI_DEFAULT_MAX_MEMORY (8.0 * 1073741824.0)
 
 bool cli_common_option(cli_args *a, cli_common *c, unsigned offered);
 
 /* The pixel limit in force: --max-pixels, else UPF_DEFAULT_MAX_PIXELS. */
 size_t cli_max_pixels(const cli_common *c);
+
+/* Says, before anything is taken, what a run will need: `engine` bytes for `what` (an engine
+ * of `w` x `h` frames) plus `pictures` bytes of the tool's own pictures. Beyond the memory
+ * limit (--max-memory, default CLI_DEFAULT_MAX_MEMORY) it refuses: exit 2 with the bytes and
+ * the option; beyond 2 GB it says so in a note. Returns the exit code. */
+int cli_check_memory(const char *cmd, const cli_common *c, const char *what, int w, int h,
+                     double engine, double pictures);
 
 /* Older form of the walker, kept for commands written before it: cli_option() matches
  * "--name VALUE" and "--name=VALUE", cli_flag() matches "--name". */
@@ -153,6 +169,9 @@ bool cli_parse_scale(const char *s, double lo, double hi, double *out);
 
 /* A pixel count: "N", "WxH", or N with K, M or G (x 2^10, 2^20, 2^30), in 1..16384^2. */
 bool cli_parse_pixels(const char *s, size_t *out);
+
+/* A byte count: N, or N with K, M, G or T (x 2^10 .. 2^40), in 1..2^50. */
+bool cli_parse_bytes(const char *s, double *out);
 
 /* The output size of an in_w x in_h picture for a scale (> 0) or a size spec (a side of 0
  * keeps the aspect ratio, rounded, at least 1). False when a side falls outside
@@ -263,6 +282,10 @@ upf_context *cli_context(const char *cmd, int threads);
 
 /* The same with the common options' threads and pixel limit. */
 upf_context *cli_context_for(const char *cmd, const cli_common *c);
+
+/* The Vulkan device UPF_VK_DEVICE picks: unset or empty -1 (the tool's choice), else a
+ * device number 0..255; anything else is refused (exit 2, printed). Returns the exit code. */
+int cli_vk_device(const char *cmd, int *index);
 
 /* Monotonic seconds. */
 double cli_now(void);

@@ -708,9 +708,12 @@ static int bench_vulkan(const bench_case *cases, int ncases, long frames, int on
         for (int v = UPF_VK_VARIANT_FP32; v < UPF_VK_VARIANT_COUNT && rc == CLI_EXIT_OK; v++) {
             if (only_variant && v != only_variant)
                 continue;
-            const char *dev = getenv("UPF_VK_DEVICE");
+            int dev = -1;
+            rc = cli_vk_device("bench", &dev);
+            if (rc != CLI_EXIT_OK)
+                break;
             upf_vk_managed *m = upf_vk_managed_create(ctx, upf_vk_managed_params(
-                .device_index = dev ? atoi(dev) : -1, .src_width = bc->in_w,
+                .device_index = dev, .src_width = bc->in_w,
                 .src_height = bc->in_h, .dst_width = bc->out_w, .dst_height = bc->out_h,
                 .src_format = UPF_FORMAT_RGBA8_SRGB, .dst_format = UPF_FORMAT_RGBA8_SRGB,
                 .sharpness = sharpness, .models = models, .variant = (upf_vk_variant)v,

@@ -22,7 +22,7 @@ static const char compare_help[] =
     "                       detail  RMS of the luma Laplacian (0..255 units) of A and of B\n"
     "  --crop X,Y,W,H     measure only this rectangle\n"
     "  --ppd N            FLIP's pixels per degree (default 67.02: a 4K screen 0.7 m wide\n"
-    "                     seen from 0.7 m)\n"
+    "                     seen from 0.7 m), 2..1000\n"
     "  --flip-map OUT.png write FLIP's per-pixel error as a colour map (black 0 .. white 1)\n"
     "  --json             print one JSON object instead of text (numbers as numbers; an\n"
     "                     infinite PSNR is null with \"rgb_infinite\": true; docs/CLI.md)\n"
@@ -133,8 +133,8 @@ static int run_compare(int argc, char **argv)
     if (crop_s && !cli_parse_rect(crop_s, &crop))
         return cli_usage(cmd, "--crop '%s' is not X,Y,W,H (X,Y >= 0, W,H >= 1)", crop_s);
     double ppd = 0;
-    if (ppd_s && !cli_parse_double(ppd_s, 1, 1000, &ppd))
-        return cli_usage(cmd, "--ppd '%s' must be a number in 1..1000", ppd_s);
+    if (ppd_s && !cli_parse_double(ppd_s, 2, 1000, &ppd)) /* the library's range (flip.c) */
+        return cli_usage(cmd, "--ppd '%s' must be a number in 2..1000", ppd_s);
     if (strcmp(paths[0], "-") == 0 && strcmp(paths[1], "-") == 0)
         return cli_usage(cmd, "only one of A and B can be '-' (standard input)");
     cli_output map_out;

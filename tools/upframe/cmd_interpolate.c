@@ -14,6 +14,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cut.h"
+#include "common/engine_memory.h"
+#include "outset.h"
 #include "sequence/sequence.h"
 
 static const char interpolate_help[] =
@@ -32,9 +35,11 @@ static const char interpolate_help[] =
     "                        every N-th number and the made frames between. IN_DIR is either\n"
     "                        what `upframe render` writes (NNNN.json, NNNN.color.pfm/.png,\n"
     "                        NNNN.depth.pfm, NNNN.motion.pfm, NNNN.hud.png: its motion, depth\n"
-    "                        and HUD layer are used) or any folder of numbered PNGs (the\n"
-    "                        number: the last digits of the name); the numbers must not have\n"
-    "                        gaps. A sidecar with \"cut\" or \"reset\" true gives the blend.\n"
+    "                        and HUD layer are used) or any folder of numbered pictures\n"
+    "                        (PNG, JPEG, PFM; the number: the last run of digits in the\n"
+    "                        name, shot_0007_final.png); the numbers must not have gaps;\n"
+    "                        input frame n is output frame n x N. A sidecar with \"cut\" or\n"
+    "                        \"reset\" true gives the blend.\n"
     "\n"
     "  --phase T         0 < T < 1, the phase between A (0) and B (1); default 0.5\n"
     "  --factor N        2..8: N-1 frames between each pair, phases k/N\n"
@@ -42,32 +47,40 @@ static const char interpolate_help[] =
     "                    in A, minus where it is, in pixels, y down); needs --depth-b\n"
     "  --depth-b FILE    B's depth (a grey PFM): the nearer surface wins where two meet\n"
     "  --depth-a FILE    A's depth: checked (size, values) but not needed\n"
-    "  --depth-reversed  depth is 1 at the near plane (default: 0 at the near plane)\n"
+    "  --depth-reversed  depth is 1 at the near plane. Default: what the sidecar beside\n"
+    "                    --depth-b says (NNNN.json for NNNN.depth.pfm, as render writes),\n"
+    "                    else 0 at the near plane, with a warning when it looks reversed\n"
     "  --hud-a FILE, --hud-b FILE  the HUD layers (RGBA, straight alpha) of A and B: A and B\n"
     "                    are then without the HUD, which is composited unwarped (A's below\n"
     "                    phase 0.5, B's from 0.5) over the made frames (and over A and B in a\n"
     "                    sequence)\n"
     "  --no-motion       in a render sequence, ignore its motion and depth: optical flow\n"
+    "                    (without it, a frame missing its motion file gets the blend, a\n"
+    "                    frame missing its HUD layer keeps the one before: notes say so)\n"
     "  --blend           the plain blend (1 - T) A + T B, no motion (the baseline)\n"
     "  --threads N       worker threads (default 0: one per CPU); output is identical\n"
     "  --max-pixels N    the largest image read or made (default 2^27 pixels)\n"
+    "  --max-memory N    the bytes the run may take, engine and pictures, checked before\n"
+    "                    they are taken (N, or N with K, M, G, T; default 8G)\n"
     "  --json            a JSON summary on stdout (frames, methods, time, ms per pass)\n"
     "  -q, --quiet       no progress, notes, warnings or summary: only errors\n"
     "  -o, --output PATH the file or folder\n"
     "\n"
     "Without motion vectors a cut between two frames is detected and the blend made instead;\n"
-    "the tool says so (a note), as it does for a reset. A failed or interrupted run removes\n"
-    "what it wrote (and a folder it made).\n"
+    "the tool says so (a note), as it does for a reset.\n"
+    "OUT_DIR must not be IN_DIR, nor hold A or B under an output's name. A failed or\n"
+    "interrupted run removes the files it created (and a folder it made), never one that was\n"
+    "there before; a file is replaced only once its new content is complete; a symbolic link\n"
+    "where an output goes is refused; older frames the run does not write draw a note.\n"
     "Exit codes: 0 ok, 1 usage, 2 bad input (a missing or malformed file, sizes that do not\n"
     "match, gaps in a folder's numbering, an unwritable output), 3 internal error.\n";
 
 #define CMD "interpolate"
 
-static int write_png(cli_written *w, long index, const upf_image *img)
+/* Output file `index` of the set: OUT_DIR/NNNN.png, planned in number order from `first`. */
+static int write_png(cli_outset *set, long first, long number, const upf_image *img)
 {
-    char stem[CLI_STEM_MAX];
-    snprintf(stem, sizeof stem, "%04ld", index);
-    return cli_written_png(CMD, w, stem, img);
+    return cli_outset_write_png(CMD, set, number - first, img);
 }
 
 /* ---- inputs --------------------------------------------------------------------------- */
@@ -76,6 +89,7 @@ typedef struct frame_in {
     imageio_image color, hud, motion, depth;
     bool has_hud, has_motion, has_depth;
     bool reset;
+    bool cut;            /* reset because it looks like a cut (cut.h; a note said so) */
     long number;
     bool reversed;
     double scale_x, scale_y;
@@ -153,17 +167,31 @@ static void folder_free(folder *f)
     seq_list_free(&f->list);
 }
 
-static bool last_number(const char *name, long *n)
+/* The frame number of a file name: its last run of digits before the extension
+ * (shot_0007.png, shot_0007_final.png). Returns the run's length (0: none); *n is set when
+ * it has at most 9 digits. */
+static int last_number(const char *name, long *n)
 {
     const char *dot = strrchr(name, '.');
     const char *end = dot ? dot : name + strlen(name);
+    while (end > name && !isdigit((unsigned char)end[-1]))
+        end--;
     const char *p = end;
     while (p > name && isdigit((unsigned char)p[-1]))
         p--;
-    if (p == end || end - p > 9)
-        return false;
-    *n = strtol(p, NULL, 10);
-    return true;
+    if (end - p >= 1 && end - p <= 9)
+        *n = strtol(p, NULL, 10);
+    return (int)(end - p);
+}
+
+/* The pictures a numbered folder takes: PNG, JPEG, PFM (read by content). */
+static bool is_picture_name(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    return name[0] != '.' && dot && (strcasecmp(dot, ".png") == 0 ||
+                                     strcasecmp(dot, ".jpg") == 0 ||
+                                     strcasecmp(dot, ".jpeg") == 0 ||
+                                     strcasecmp(dot, ".pfm") == 0);
 }
 
 typedef struct png_entry {
@@ -187,13 +215,16 @@ static int scan_pngs(const char *dir, folder *f)
     struct dirent *de;
     while ((de = readdir(d))) {
         size_t len = strlen(de->d_name);
-        if (len < 5 || strcasecmp(de->d_name + len - 4, ".png") != 0)
+        if (!is_picture_name(de->d_name))
             continue;
-        long num;
-        if (!last_number(de->d_name, &num)) {
-            rc = cli_fail(CMD, CLI_EXIT_BAD_INPUT, "%s/%s: no frame number in the name; "
-                          "expected numbered PNGs (frame0001.png, 0002.png, ...)", dir,
-                          de->d_name);
+        long num = 0;
+        int digits = last_number(de->d_name, &num);
+        if (digits == 0 || digits > 9) {
+            rc = digits ? cli_fail(CMD, CLI_EXIT_BAD_INPUT, "%s/%s: the frame number has %d "
+                                   "digits; expected at most 9", dir, de->d_name, digits)
+                        : cli_fail(CMD, CLI_EXIT_BAD_INPUT, "%s/%s: no frame number in the "
+                                   "name; expected numbered pictures (frame0001.png, "
+                                   "shot_0002_final.png, 0003.jpg, ...)", dir, de->d_name);
             break;
         }
         if (n == cap) {
@@ -214,6 +245,12 @@ static int scan_pngs(const char *dir, folder *f)
         snprintf(e[n].path, plen, "%s/%s", dir, de->d_name);
         e[n].number = num;
         n++;
+        struct stat st; /* a FIFO is never opened: it would wait for a writer */
+        if (stat(e[n - 1].path, &st) != 0 || !S_ISREG(st.st_mode)) {
+            rc = cli_fail(CMD, CLI_EXIT_BAD_INPUT, "%s is not a regular file; expected a "
+                          "picture", e[n - 1].path);
+            break;
+        }
     }
     closedir(d);
     if (rc == CLI_EXIT_OK && n < 2)
@@ -311,16 +348,21 @@ static int read_folder_frame(const char *dir, folder *fo, int k, const cli_commo
     f->uv = sf.side.motion_uv;
     f->scale_x = sf.side.motion_scale_x;
     f->scale_y = sf.side.motion_scale_y;
-    if (!no_motion && sf.has_motion) {
+    if (!no_motion) { /* the depth kept without motion: the caller decides (item 8) */
         f->motion = sf.motion;
         f->depth = sf.depth;
-        f->has_motion = f->has_depth = true;
+        f->has_motion = sf.has_motion;
+        f->has_depth = true;
     } else {
         imageio_free(&sf.motion);
         imageio_free(&sf.depth);
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.hud.png", dir, fo->list.stem[k]);
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) /* a FIFO is not opened: no writer */
+        return cli_fail(CMD, CLI_EXIT_BAD_INPUT, "%s is not a regular file; expected the HUD "
+                        "layer's PNG", path);
     if (access(path, F_OK) == 0) {
         int rc = cli_read_image(CMD, path, c, &f->hud);
         if (rc != CLI_EXIT_OK)
@@ -333,6 +375,92 @@ static int read_folder_frame(const char *dir, folder *fo, int k, const cli_commo
     return CLI_EXIT_OK;
 }
 
+/* A render folder's layers kept consistent (issue 35 item 8). Frame 0 says what the folder
+ * has: with motion files, a frame without one gets the blend for its pair (its depth alone
+ * makes the engine fall back, with a note) rather than optical flow; without them, every pair
+ * uses flow (the depth dropped). With HUD layers, a frame without one keeps the frame
+ * before's, so the HUD does not flicker. */
+static int layers_as_folder(const char *dir, const folder *fo, int k, const frame_in *a,
+                            frame_in *b, bool *folder_motion, bool *folder_hud)
+{
+    if (!fo->render)
+        return CLI_EXIT_OK;
+    if (k == 0) {
+        *folder_motion = b->has_motion;
+        *folder_hud = b->has_hud;
+    }
+    if (!*folder_motion && b->has_depth) {
+        imageio_free(&b->motion);
+        imageio_free(&b->depth);
+        b->has_motion = b->has_depth = false;
+    } else if (k > 0 && b->has_depth && !b->has_motion) {
+        cli_note(CMD, "%s/%s.motion.pfm is missing: frames %ld and %ld get the blend", dir,
+                 fo->list.stem[k], a->number, b->number);
+    }
+    if (k > 0 && *folder_hud && !b->has_hud && a->has_hud) {
+        char err[IMAGEIO_ERR_SIZE];
+        if (imageio_alloc(&b->hud, a->hud.img.width, a->hud.img.height, a->hud.img.format,
+                          err) != UPF_OK)
+            return cli_fail(CMD, CLI_EXIT_INTERNAL, "%s", err);
+        memcpy(b->hud.img.data, a->hud.img.data, (size_t)a->hud.img.width *
+               a->hud.img.height * upf_format_bytes_per_pixel(a->hud.img.format));
+        b->has_hud = true;
+        cli_note(CMD, "%s/%s.hud.png is missing: frame %ld keeps the HUD layer of frame %ld", dir,
+                 fo->list.stem[k], b->number, a->number);
+    }
+    return CLI_EXIT_OK;
+}
+
+/* --depth-b's convention (issue 35 item 7): the sidecar beside it (NNNN.depth.pfm ->
+ * NNNN.json, as `upframe render` writes) says it; else a warning when the depth looks
+ * reversed but --depth-reversed was not given (a perspective depth buffer holds most of its
+ * values near its far end: near 1 forward, near 0 reversed). Sets *reversed. */
+static int depth_convention(const char *depth_b, const imageio_image *depth, bool flag,
+                            bool *reversed)
+{
+    *reversed = flag;
+    char side[4096], err[IMAGEIO_ERR_SIZE];
+    const size_t n = strlen(depth_b), suffix = strlen(".depth.pfm");
+    struct stat st;
+    if (n > suffix && n < sizeof side && strcmp(depth_b + n - suffix, ".depth.pfm") == 0) {
+        snprintf(side, sizeof side, "%.*s.json", (int)(n - suffix), depth_b);
+        void *text = NULL;
+        size_t size = 0;
+        seq_sidecar sd;
+        if (stat(side, &st) == 0 && S_ISREG(st.st_mode) &&
+            imageio_slurp(side, SEQ_MAX_SIDECAR + 1, &text, &size, err) == UPF_OK &&
+            seq_parse_sidecar(text, size, side, &sd, err) == UPF_OK) {
+            bool rev = sd.has_camera && sd.camera.depth_reversed;
+            upf_camera cam;
+            if (!sd.has_camera && upf_camera_from_projection(NULL, sd.projection, sd.clip_depth,
+                                                             &cam) == UPF_OK)
+                rev = cam.depth_reversed != 0;
+            free(text);
+            if (flag && !rev)
+                cli_warn(CMD, "--depth-reversed, but %s says the depth is forward; "
+                         "--depth-reversed used", side);
+            else if (!flag)
+                cli_note(CMD, "the depth convention from %s: %s", side,
+                         rev ? "reversed (1 near)" : "forward (0 near)");
+            *reversed = flag || rev;
+            return CLI_EXIT_OK;
+        }
+        free(text);
+    }
+    const float *d = depth->img.data;
+    const size_t count = (size_t)depth->img.width * depth->img.height;
+    size_t low = 0, in_unit = 0;
+    for (size_t i = 0; i < count; i++) {
+        in_unit += d[i] >= 0 && d[i] <= 1;
+        low += d[i] < 0.5f;
+    }
+    if (!flag && in_unit == count && low * 2 > count)
+        cli_warn(CMD, "--depth-b %s looks reversed (%.0f%% of it below 0.5, where a forward depth "
+                 "buffer holds most values near 1): pass --depth-reversed if 1 is the near "
+                 "plane", depth_b, 100.0 * (double)low / (double)count);
+    return CLI_EXIT_OK;
+}
+
 /* ---- the work ------------------------------------------------------------------------- */
 
 typedef struct stats {
@@ -342,7 +470,7 @@ typedef struct stats {
     int runs;
 } stats;
 
-static void note_method(upf_interpolate *e, stats *st, long a, long b)
+static void note_method(upf_interpolate *e, stats *st, long a, long b, bool said)
 {
     upf_interpolate_method m = 0;
     upf_interpolate_fallback fb = 0;
@@ -351,7 +479,8 @@ static void note_method(upf_interpolate *e, stats *st, long a, long b)
         st->method[m]++;
     if (m == UPF_INTERPOLATE_USED_BLEND && fb != UPF_INTERPOLATE_FALLBACK_ASKED) {
         st->blends++;
-        cli_note(CMD, "frames %ld and %ld: %s: the blend", a, b,
+        if (!said)
+            cli_note(CMD, "frames %ld and %ld: %s: the blend", a, b,
                  upf_interpolate_fallback_name(fb));
     }
     double ms[UPF_INTERPOLATE_PASS_COUNT];
@@ -391,20 +520,87 @@ static int real_frame(upf_context *ctx, const frame_in *f, imageio_image *tmp,
     return r == UPF_OK ? CLI_EXIT_OK : cli_fail_upf(CMD, ctx, upf_context_last_error(ctx, NULL));
 }
 
-static upf_interpolate *make_engine(upf_context *ctx, const frame_in *b, bool blend, int *rc)
+typedef struct engine_spec {
+    const frame_in *b;
+    bool blend;
+} engine_spec;
+
+static int scaled(int n, double scale)
 {
-    const int w = b->color.img.width, h = b->color.img.height;
-    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
-        .width = w, .height = h,
-        .motion_width = b->has_motion ? b->motion.img.width : 0,
-        .motion_height = b->has_motion ? b->motion.img.height : 0,
-        .motion = blend ? UPF_INTERPOLATE_MOTION_BLEND : UPF_INTERPOLATE_MOTION_AUTO,
+    const long v = lround(n * scale);
+    return v < 1 ? 1 : (int)v;
+}
+
+/* The engine for frame b's sizes, every size times `scale` (engine_memory.h). */
+static void *make_scaled(upf_context *ctx, double scale, void *priv)
+{
+    const engine_spec *sp = priv;
+    const frame_in *b = sp->b;
+    return upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = scaled(b->color.img.width, scale), .height = scaled(b->color.img.height, scale),
+        .motion_width = b->has_motion ? scaled(b->motion.img.width, scale) : 0,
+        .motion_height = b->has_motion ? scaled(b->motion.img.height, scale) : 0,
+        .motion = sp->blend ? UPF_INTERPOLATE_MOTION_BLEND : UPF_INTERPOLATE_MOTION_AUTO,
         .motion_scale_x = b->scale_x, .motion_scale_y = b->scale_y,
         .flags = (b->reversed ? UPF_INTERPOLATE_DEPTH_REVERSED : 0) |
                  (b->uv ? UPF_INTERPOLATE_MOTION_UV : 0)));
+}
+
+static void destroy_engine(void *e)
+{
+    upf_interpolate *p = e;
+    upf_interpolate_destroy(&p);
+}
+
+static double image_bytes(const imageio_image *img)
+{
+    return img->img.data ? (double)img->img.width * img->img.height *
+                               (double)upf_format_bytes_per_pixel(img->img.format)
+                         : 0.0;
+}
+
+/* Before anything large is taken: the engine's bytes (engine_memory.h) and the tool's own
+ * pictures (two frames with their layers, `outputs` RGBA8 frames, a float frame in a
+ * sequence) against the memory limit. */
+static int check_memory(const cli_common *c, const frame_in *b, bool blend, int outputs,
+                        bool seq)
+{
+    engine_spec sp = { b, blend };
+    const int w = b->color.img.width, h = b->color.img.height;
+    double engine = 0;
+    upf_result r = engine_memory_bytes(make_scaled, destroy_engine, &sp, (double)w * h,
+                                       &engine);
+    if (r != UPF_OK)
+        return CLI_EXIT_OK; /* the real creation says what is wrong */
+    const double layers = image_bytes(&b->color) + image_bytes(&b->motion) +
+                          image_bytes(&b->depth) + image_bytes(&b->hud);
+    const double pictures = 2 * layers + (double)w * h * (4.0 * outputs + (seq ? 32.0 : 0.0));
+    return cli_check_memory(CMD, c, "the frame generation engine", w, h, engine, pictures);
+}
+
+static upf_interpolate *make_engine(upf_context *ctx, const frame_in *b, bool blend, int *rc)
+{
+    engine_spec sp = { b, blend };
+    upf_interpolate *e = make_scaled(ctx, 1.0, &sp);
     if (!e)
         *rc = cli_fail_upf(CMD, ctx, upf_context_last_error(ctx, NULL));
     return e;
+}
+
+/* Without motion vectors (optical flow), a pair that looks like a cut between shots
+ * (cut.h) gets the blend, with a note: the library's own scene-change test misses cuts
+ * between two shots of one map (issue 35 item 6). */
+static void check_cut(upf_context *ctx, const frame_in *a, frame_in *b, bool blend)
+{
+    if (blend || b->has_motion || b->reset)
+        return;
+    const double score = cli_cut_score(ctx, &a->color.img, &b->color.img);
+    if (score > CLI_CUT_THRESHOLD) {
+        b->reset = b->cut = true;
+        cli_note(CMD, "frames %ld and %ld look like a cut between shots (a difference of %.2f "
+                 "after the best shift; cuts score above %.1f): the blend", a->number,
+                 b->number, score, CLI_CUT_THRESHOLD);
+    }
 }
 
 static int interpolate_pair(upf_context *ctx, upf_interpolate *e, const frame_in *a,
@@ -433,7 +629,8 @@ static int run_interpolate(int argc, char **argv)
 {
     const char *pos[3] = { 0 }, *out_s = NULL, *phase_s = NULL, *factor_s = NULL;
     const char *motion_b = NULL, *depth_a = NULL, *depth_b = NULL, *hud_a = NULL, *hud_b = NULL;
-    bool no_motion = false, reversed = false, blend = false;
+    bool no_motion = false, reversed = false, blend = false, folder_motion = false,
+         folder_hud = false;
     int npos = 0;
     cli_common common = { 0 };
     cli_args a;
@@ -447,7 +644,8 @@ static int run_interpolate(int argc, char **argv)
             }
             pos[npos++] = a.arg;
         } else if (cli_common_option(&a, &common,
-                                     CLI_OPT_THREADS | CLI_OPT_JSON | CLI_OPT_MAX_PIXELS)) {
+                                     CLI_OPT_THREADS | CLI_OPT_JSON | CLI_OPT_MAX_PIXELS |
+                                         CLI_OPT_MAX_MEMORY)) {
         } else if (cli_args_option(&a, "--output") || cli_args_option(&a, "-o"))
             out_s = a.value;
         else if (cli_args_option(&a, "--phase"))
@@ -513,10 +711,14 @@ static int run_interpolate(int argc, char **argv)
         return cli_usage(CMD, "--blend uses no motion; drop %s",
                          motion_b ? "--motion-b/--depth-b" : "--no-motion");
 
+    if (factor && (imageio_type_from_path(out_s) == IMAGEIO_PNG ||
+                   imageio_type_from_path(out_s) == IMAGEIO_PFM))
+        return cli_usage(CMD, "-o %s with --factor: expected a folder (the N-1 frames go into "
+                         "it as 0001.png ..), not a picture's name", out_s);
+
     int rc = CLI_EXIT_OK;
     cli_output single = { 0 };
-    cli_written wr = { .dir = out_s };
-    atomic_init(&wr.count, 0);
+    cli_outset *set = NULL;
     folder fo;
     memset(&fo, 0, sizeof fo);
     if (seq) {
@@ -527,15 +729,23 @@ static int run_interpolate(int argc, char **argv)
         }
     }
     const long total_out = seq ? (long)(fo.count - 1) * factor + 1 : factor ? factor - 1 : 1;
+    /* the input numbering kept: input frame n is output frame n * factor */
+    const long first_out = seq ? fo.number[0] * factor : 1;
     if (factor) {
-        wr.stem = calloc((size_t)total_out, CLI_STEM_MAX);
-        if (!wr.stem) {
-            folder_free(&fo);
-            return cli_fail(CMD, CLI_EXIT_INTERNAL, "out of memory");
+        set = cli_outset_open(CMD, out_s, total_out, &rc);
+        for (long k = 0; set && k < total_out; k++) {
+            char name[CLI_OUTSET_NAME_MAX];
+            snprintf(name, sizeof name, "%04ld.png", first_out + k);
+            cli_outset_add(set, name);
         }
-        rc = cli_prepare_dir(CMD, "-o", out_s, &wr.made_dir);
+        if (set && seq)
+            rc = cli_outset_refuse_input_dir(CMD, set, pos[0]);
+        const char *inputs[] = { pos[0], pos[1], motion_b, depth_a, depth_b, hud_a, hud_b };
+        for (int k = 0; set && !seq && k < 7 && rc == CLI_EXIT_OK; k++)
+            if (inputs[k])
+                rc = cli_outset_refuse_input_file(CMD, set, inputs[k]);
         if (rc == CLI_EXIT_OK)
-            cli_undo_callback(cli_written_remove, &wr);
+            rc = cli_outset_check(CMD, set);
     } else {
         rc = cli_check_output(CMD, out_s, NULL, &single);
     }
@@ -587,11 +797,13 @@ static int run_interpolate(int argc, char **argv)
         if (rc == CLI_EXIT_OK && depth_a) {
             imageio_image da = { 0 };
             rc = read_depth(depth_a, &common, &da);
-            if (rc == CLI_EXIT_OK && (da.img.width != fb.depth.img.width ||
-                                      da.img.height != fb.depth.img.height) && depth_b)
+            /* the size of --depth-b, or without it (flow) the frames' */
+            const int dw = depth_b ? fb.depth.img.width : W, dh = depth_b ? fb.depth.img.height
+                                                                           : H;
+            if (rc == CLI_EXIT_OK && (da.img.width != dw || da.img.height != dh))
                 rc = cli_fail(CMD, CLI_EXIT_BAD_INPUT, "--depth-a %s is %dx%d; expected %dx%d "
-                              "like --depth-b", depth_a, da.img.width, da.img.height,
-                              fb.depth.img.width, fb.depth.img.height);
+                              "like %s", depth_a, da.img.width, da.img.height, dw, dh,
+                              depth_b ? "--depth-b" : "the frames");
             const float *d = da.img.data;
             for (size_t i = 0; rc == CLI_EXIT_OK && i < (size_t)da.img.width * da.img.height;
                  i++)
@@ -615,8 +827,11 @@ static int run_interpolate(int argc, char **argv)
                 hf[k]->has_hud = rc == CLI_EXIT_OK;
             }
         fa.number = 0, fb.number = 1;
-        fb.reversed = reversed;
+        if (rc == CLI_EXIT_OK && depth_b)
+            rc = depth_convention(depth_b, &fb.depth, reversed, &fb.reversed);
         fb.scale_x = fb.scale_y = 1;
+        if (rc == CLI_EXIT_OK)
+            rc = check_memory(&common, &fb, blend, factor ? (int)factor - 1 : 1, false);
         if (rc == CLI_EXIT_OK)
             e = make_engine(ctx, &fb, blend, &rc);
         const int count = factor ? (int)factor - 1 : 1;
@@ -625,15 +840,17 @@ static int run_interpolate(int argc, char **argv)
                               ? UPF_FORMAT_RGBA32F : UPF_FORMAT_RGBA8_SRGB, err) != UPF_OK)
                 rc = cli_fail(CMD, CLI_EXIT_INTERNAL, "%s", err);
         if (rc == CLI_EXIT_OK)
+            check_cut(ctx, &fa, &fb, blend);
+        if (rc == CLI_EXIT_OK)
             rc = interpolate_pair(ctx, e, &fa, &fb, count, factor ? NULL : &phase, outs);
         if (rc == CLI_EXIT_OK) {
-            note_method(e, &st, 0, 1);
+            note_method(e, &st, 0, 1, fb.cut);
             st.made += count;
         }
         if (rc == CLI_EXIT_OK && !factor)
             rc = cli_write_image(CMD, &single, &outs[0].img, 8);
         for (int k = 0; k < count && rc == CLI_EXIT_OK && factor; k++)
-            rc = write_png(&wr, k + 1, &outs[k].img);
+            rc = write_png(set, first_out, k + 1, &outs[k].img);
     } else if (rc == CLI_EXIT_OK) {
         /* a sequence */
         const int count = (int)factor - 1;
@@ -649,8 +866,11 @@ static int run_interpolate(int argc, char **argv)
                               fb.number);
                 break;
             }
+            rc = layers_as_folder(pos[0], &fo, k, &fa, &fb, &folder_motion, &folder_hud);
             if (k == 0) {
                 W = fb.color.img.width, H = fb.color.img.height;
+                if (rc == CLI_EXIT_OK)
+                    rc = check_memory(&common, &fb, blend, count + 1, true);
                 for (int j = 0; j <= count && rc == CLI_EXIT_OK; j++) /* + the real frame */
                     if (imageio_alloc(&outs[j], W, H, UPF_FORMAT_RGBA8_SRGB, err) != UPF_OK)
                         rc = cli_fail(CMD, CLI_EXIT_INTERNAL, "%s", err);
@@ -666,24 +886,29 @@ static int run_interpolate(int argc, char **argv)
                 if (!e) /* made once, for the first pair's inputs */
                     e = make_engine(ctx, &fb, blend, &rc);
                 if (rc == CLI_EXIT_OK)
+                    check_cut(ctx, &fa, &fb, blend);
+                if (rc == CLI_EXIT_OK)
                     rc = interpolate_pair(ctx, e, &fa, &fb, count, NULL, outs);
                 if (rc == CLI_EXIT_OK) {
-                    note_method(e, &st, fa.number, fb.number);
+                    note_method(e, &st, fa.number, fb.number, fb.cut);
                     st.made += count;
                 }
                 for (int j = 0; j < count && rc == CLI_EXIT_OK; j++)
-                    rc = write_png(&wr, (long)(k - 1) * factor + j + 1, &outs[j].img);
+                    rc = write_png(set, first_out, fo.number[k - 1] * factor + j + 1,
+                                   &outs[j].img);
             }
             if (rc == CLI_EXIT_OK)
                 rc = real_frame(ctx, &fb, &tmp, &outs[count]);
             if (rc == CLI_EXIT_OK)
-                rc = write_png(&wr, (long)k * factor, &outs[count].img);
+                rc = write_png(set, first_out, fo.number[k] * factor, &outs[count].img);
             cli_progress_update(&bar, (double)(k + 1) / fo.count, "frame %d/%d", k + 1,
                                 fo.count);
         }
     }
     cli_progress_end(&bar);
     const double seconds = cli_now() - t0;
+    const long written = set ? cli_outset_written(set) : 0;
+    cli_outset_close(&set, rc == CLI_EXIT_OK);
     if (rc != CLI_EXIT_OK) {
         cli_undo_now();
     } else {
@@ -704,9 +929,9 @@ static int run_interpolate(int argc, char **argv)
         cli_json_string(&j, "output", out_s);
         cli_json_bool(&j, "ok", rc == CLI_EXIT_OK);
         cli_json_int(&j, "exit_code", rc);
-        cli_json_int(&j, "frames_made", rc == CLI_EXIT_OK ? st.made : 0);
-        cli_json_int(&j, "frames_written", rc == CLI_EXIT_OK ? (long long)atomic_load(&wr.count)
-                                                               + (factor ? 0 : 1) : 0);
+        cli_json_int(&j, "frames_made", st.made); /* on failure: made, then removed */
+        cli_json_int(&j, "frames_written", rc == CLI_EXIT_OK ? (long long)written + (factor ? 0 : 1)
+                                                               : 0);
         cli_json_array(&j, "size");
         cli_json_int(&j, NULL, W);
         cli_json_int(&j, NULL, H);
@@ -731,7 +956,6 @@ static int run_interpolate(int argc, char **argv)
     for (int k = 0; k < UPF_INTERPOLATE_FACTOR_MAX; k++)
         imageio_free(&outs[k]);
     imageio_free(&tmp);
-    free(wr.stem);
     folder_free(&fo);
     upf_context_destroy(&ctx);
     return rc;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "outset.h"
 #include "scene/scene.h"
 #include "scene/scene_output.h"
 
@@ -53,52 +54,11 @@ static const char render_help[] =
     "\n"
     "Conventions: pixel (x, y) samples the screen position (x + 0.5 + jx, y + 0.5 + jy);\n"
     "motion = previous - current screen position in render pixels (y down), without\n"
-    "jitter; see docs/SCENES.md. A failed run leaves no files of its own behind, and neither\n"
-    "does one stopped by Ctrl-C, SIGTERM or SIGHUP (not even half a frame).\n"
+    "jitter; see docs/SCENES.md. A failed run removes the files it created, and so does one\n"
+    "stopped by Ctrl-C, SIGTERM or SIGHUP (after the frame being written lands; not even half\n"
+    "a frame stays); files that were there before are only ever replaced whole. A symbolic\n"
+    "link where a file goes is refused.\n"
     "Exit codes: 0 ok, 1 usage, 2 bad output (folder not writable), 3 internal error.\n";
-
-/* What an unfinished run has written into its folder, for the undo list: frames
- * 0 .. frames-1 whole, `files` files of frame `frames`, and the folder if it made it. Read
- * from the signal handler too, so only atomics and async-signal-safe calls. */
-typedef struct written {
-    const char *dir;
-    atomic_long frames;
-    atomic_int files;
-    bool made_dir;
-} written;
-
-/* "0042." for 42 (at least four digits, as the frames are named), async-signal-safe. */
-static void stem_of(long f, char *buf)
-{
-    char tmp[24];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + f % 10);
-        f /= 10;
-    } while (f > 0);
-    while (n < 4)
-        tmp[n++] = '0';
-    for (int i = 0; i < n; i++)
-        buf[i] = tmp[n - 1 - i];
-    buf[n] = '.';
-    buf[n + 1] = '\0';
-}
-
-static void remove_written(void *priv)
-{
-    written *w = priv;
-    char p[4096], stem[32];
-    long frames = atomic_load(&w->frames);
-    int files = atomic_load(&w->files);
-    for (long f = 0; f <= frames; f++) {
-        stem_of(f, stem);
-        for (int i = 0; scene_frame_files[i] && (f < frames || i < files); i++)
-            if (cli_undo_join(p, sizeof p, w->dir, stem, scene_frame_files[i]))
-                unlink(p);
-    }
-    if (w->made_dir)
-        rmdir(w->dir);
-}
 
 static void list(void)
 {
@@ -290,19 +250,28 @@ static int run_render(int argc, char **argv)
     if ((double)w * (double)h * 52.0 > 8e9)
         return cli_usage(cmd, "--size %dx%d: too many pixels for the frame buffers", w, h);
 
-    bool made = false;
-    int rc = cli_prepare_dir(cmd, "-o", out_s, &made);
-    if (rc != CLI_EXIT_OK)
+    /* Every file this run writes is planned in an output set (outset.h): a failure, Ctrl-C
+     * or SIGTERM removes the files it created, not even half a frame stays; files of an
+     * earlier run that it replaced keep their new content. */
+    int rc = CLI_EXIT_OK, nfiles = 0;
+    while (scene_frame_files[nfiles])
+        nfiles++;
+    cli_outset *set = cli_outset_open(cmd, out_s, frames * nfiles, &rc);
+    for (long f = 0; set && f < frames; f++)
+        for (int i = 0; i < nfiles; i++) {
+            char name[CLI_OUTSET_NAME_MAX];
+            snprintf(name, sizeof name, "%04ld.%s", f, scene_frame_files[i]);
+            cli_outset_add(set, name);
+        }
+    if (set)
+        rc = cli_outset_check(cmd, set);
+    if (rc != CLI_EXIT_OK) {
+        cli_outset_close(&set, false);
         return rc;
-    /* Everything this run writes goes on the undo list: a failure, Ctrl-C or SIGTERM leaves
-     * no frame of it behind, not even half of one. */
-    written wr = { .dir = out_s, .made_dir = made };
-    atomic_init(&wr.frames, 0);
-    atomic_init(&wr.files, 0);
-    cli_undo_callback(remove_written, &wr);
+    }
     upf_context *ctx = cli_context_for(cmd, &common);
     if (!ctx) {
-        cli_undo_now();
+        cli_outset_close(&set, false);
         return CLI_EXIT_INTERNAL;
     }
     scene *sc = NULL;
@@ -343,19 +312,23 @@ static int run_render(int argc, char **argv)
         }
         scene_frame_info info = { scene_s, (uint32_t)seed, path, f, fps, w, h, (int)spp, bias,
                                   halton ? "halton" : "none", halton ? jindex : 0,
-                                  halton ? (int)phases : 0, &wr.files };
+                                  halton ? (int)phases : 0, NULL };
         char stem[32], err[IMAGEIO_ERR_SIZE];
         snprintf(stem, sizeof stem, "%04ld", f);
+        /* the frame's files land and are recorded with the signals held: a Ctrl-C takes
+         * effect once the frame is written, and the handler knows every file of it */
+        cli_outset_hold_signals(set, true);
         r = scene_write_frame(out_s, stem, &info, &b, &cam, err);
+        for (int i = 0; r == UPF_OK && i < nfiles; i++)
+            cli_outset_landed(set, f * nfiles + i);
+        cli_outset_hold_signals(set, false);
         if (r != UPF_OK) {
             rc = cli_fail(cmd, cli_exit_code(r), "%s", err);
             break;
         }
-        /* frames first: in between, the undo list sees frame f whole (and none of f + 1) */
-        atomic_store(&wr.frames, f + 1);
-        atomic_store(&wr.files, 0);
     }
     cli_progress_end(&bar);
+    cli_outset_close(&set, rc == CLI_EXIT_OK);
     if (rc != CLI_EXIT_OK) {
         cli_undo_now();
     } else {

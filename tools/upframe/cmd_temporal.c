@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common/engine_memory.h"
+#include "outset.h"
 #include "sequence/sequence.h"
 
 static const char temporal_help[] =
@@ -36,16 +38,21 @@ static const char temporal_help[] =
     "                    sidecar's matrices (moving objects then get the camera's motion)\n"
     "  --threads N       worker threads (default 0: one per CPU); output is identical\n"
     "  --max-pixels N    the largest image read or made (default 2^27 pixels)\n"
+    "  --max-memory N    the bytes the run may take, engine and pictures, checked before\n"
+    "                    they are taken (N, or N with K, M, G, T; default 8G)\n"
     "  --json            a JSON summary on stdout (frames, sizes, time, ms per pass)\n"
     "  -q, --quiet       no progress, notes, warnings or summary: only errors\n"
     "  -o, --output DIR  the folder (made if missing; its parent must exist)\n"
     "\n"
     "A frame without a motion file takes camera motion from its matrices (a warning); one\n"
     "without either is an error. A frame whose size differs from the one before starts a new\n"
-    "engine (its history starts again). A sidecar with \"cut\" or \"reset\" true resets the\n"
-    "history. A jitter phase count in the sidecars that does not suit the ratio draws a\n"
-    "warning. A failed run removes the PNGs it wrote (and the folder, if it made it), and so\n"
-    "does one stopped by Ctrl-C, SIGTERM or SIGHUP.\n"
+    "engine (its history starts again) and keeps the output size of the frames before. A\n"
+    "sidecar with \"cut\" or \"reset\" true, or a gap in the numbering (a note), resets the\n"
+    "history. Frames without jitter, and a jitter phase count in the sidecars that does not\n"
+    "suit the ratio, draw a warning (the output is then an upsample, or keeps some aliasing).\n"
+    "OUT_DIR must not be IN_DIR. A failed run removes the PNGs it created (and the\n"
+    "folder, if it made it), never one that was there before, and so does one stopped by\n"
+    "Ctrl-C, SIGTERM or SIGHUP; a symbolic link where a PNG goes is refused (docs/CLI.md).\n"
     "Exit codes: 0 ok, 1 usage, 2 bad input (a missing or malformed file, sizes that do not\n"
     "match, an unwritable output), 3 internal error.\n";
 
@@ -78,6 +85,45 @@ static int output_size(const char *cmd, const size_rule *rule, int rw, int rh, i
     return CLI_EXIT_OK;
 }
 
+/* The engine with its sizes times `scale` (engine_memory.h), the ratio kept within 1..4. */
+static void *make_scaled(upf_context *ctx, double scale, void *priv)
+{
+    const upf_temporal_params *p = priv;
+    upf_temporal_params q = *p;
+    q.render_width = (int)fmax(1, lround(p->render_width * scale));
+    q.render_height = (int)fmax(1, lround(p->render_height * scale));
+    q.output_width = (int)fmin(4 * q.render_width, fmax(q.render_width,
+                                                       lround(p->output_width * scale)));
+    q.output_height = (int)fmin(4 * q.render_height, fmax(q.render_height,
+                                                         lround(p->output_height * scale)));
+    return upf_temporal_create(ctx, &q);
+}
+
+static void destroy_engine(void *e)
+{
+    upf_temporal *t = e;
+    upf_temporal_destroy(&t);
+}
+
+/* Before the engine is made: its bytes and the tool's pictures (the frame read, the output)
+ * against the memory limit. */
+static int check_memory(const char *cmd, const cli_common *c, const upf_temporal_params *p,
+                        const seq_frame *f)
+{
+    double engine = 0;
+    if (engine_memory_bytes(make_scaled, destroy_engine, (void *)p,
+                            (double)p->output_width * p->output_height, &engine) != UPF_OK)
+        return CLI_EXIT_OK; /* the real creation says what is wrong */
+    const imageio_image *imgs[] = { &f->color, &f->depth, &f->motion };
+    double pictures = 4.0 * p->output_width * p->output_height;
+    for (int i = 0; i < 3; i++)
+        if (imgs[i]->img.data)
+            pictures += (double)imgs[i]->img.width * imgs[i]->img.height *
+                        (double)upf_format_bytes_per_pixel(imgs[i]->img.format);
+    return cli_check_memory(cmd, c, "the temporal engine", p->output_width, p->output_height,
+                            engine, pictures);
+}
+
 static void warn(const char *fmt, ...) CLI_PRINTF(1, 2);
 static void warn(const char *fmt, ...)
 {
@@ -104,7 +150,8 @@ static int run_temporal(int argc, char **argv)
         if (cli_args_positional(&a))
             cli_args_take(&a, &in_dir, "input folder");
         else if (cli_common_option(&a, &common,
-                                   CLI_OPT_THREADS | CLI_OPT_JSON | CLI_OPT_MAX_PIXELS)) {
+                                   CLI_OPT_THREADS | CLI_OPT_JSON | CLI_OPT_MAX_PIXELS |
+                                       CLI_OPT_MAX_MEMORY)) {
         } else if (cli_args_option(&a, "--mode"))
             mode_s = a.value;
         else if (cli_args_option(&a, "--scale"))
@@ -162,15 +209,17 @@ static int run_temporal(int argc, char **argv)
     upf_result r = seq_scan(&fs, &list, err);
     if (r != UPF_OK)
         return cli_fail(cmd, cli_exit_code(r), "%s", err);
-    cli_written wr = { .dir = out_dir, .stem = calloc((size_t)list.count, CLI_STEM_MAX) };
-    atomic_init(&wr.count, 0);
-    if (!wr.stem) {
-        seq_list_free(&list);
-        return cli_fail(cmd, CLI_EXIT_INTERNAL, "out of memory");
+    int rc = CLI_EXIT_OK;
+    cli_outset *set = cli_outset_open(cmd, out_dir, list.count, &rc);
+    for (int k = 0; set && k < list.count; k++) {
+        char name[CLI_OUTSET_NAME_MAX];
+        snprintf(name, sizeof name, "%s.png", list.stem[k]);
+        cli_outset_add(set, name);
     }
-    int rc = cli_prepare_dir(cmd, "-o", out_dir, &wr.made_dir);
-    if (rc == CLI_EXIT_OK)
-        cli_undo_callback(cli_written_remove, &wr);
+    if (set)
+        rc = cli_outset_refuse_input_dir(cmd, set, in_dir);
+    if (rc == CLI_EXIT_OK && set)
+        rc = cli_outset_check(cmd, set);
     upf_context *ctx = rc == CLI_EXIT_OK ? cli_context_for(cmd, &common) : NULL;
     if (rc == CLI_EXIT_OK && !ctx)
         rc = CLI_EXIT_INTERNAL;
@@ -181,7 +230,7 @@ static int run_temporal(int argc, char **argv)
     imageio_image out = { 0 };
     int rw = 0, rh = 0, ow = 0, oh = 0;
     unsigned flags = 0;
-    bool warned_motion = false, warned_phases = false;
+    bool warned_motion = false, warned_phases = false, any_jitter = false;
     cli_progress bar;
     cli_progress_begin(&bar, "temporal", common.quiet);
     const double t0 = cli_now();
@@ -208,18 +257,25 @@ static int run_temporal(int argc, char **argv)
                           "\"motion_units\" differ from the frames before; expected one for the "
                           "whole sequence", in_dir, stem);
         } else if (!engine || sd->width != rw || sd->height != rh) {
+            /* one output size for the whole folder: a new render size keeps it */
+            size_rule kept = { 0, 0, ow, oh };
             if (engine)
                 cli_note(cmd, "frame %s is %dx%d, the frames before %dx%d: a new engine, the "
-                         "history starts again", stem, sd->width, sd->height, rw, rh);
+                         "history starts again; the output stays %dx%d", stem, sd->width,
+                         sd->height, rw, rh, ow, oh);
+            const bool resized = engine != NULL;
             upf_temporal_destroy(&engine);
             imageio_free(&out);
             rw = sd->width, rh = sd->height;
-            rc = output_size(cmd, &rule, rw, rh, &ow, &oh);
+            rc = output_size(cmd, resized ? &kept : &rule, rw, rh, &ow, &oh);
+            const upf_temporal_params tp = { .render_width = rw, .render_height = rh,
+                                             .output_width = ow, .output_height = oh,
+                                             .sharpness = (float)sharpness, .flags = want };
+            if (rc == CLI_EXIT_OK)
+                rc = check_memory(cmd, &common, &tp, &f);
             if (rc == CLI_EXIT_OK) {
                 flags = want;
-                engine = upf_temporal_create(ctx, upf_temporal_params(
-                    .render_width = rw, .render_height = rh, .output_width = ow,
-                    .output_height = oh, .sharpness = (float)sharpness, .flags = flags));
+                engine = upf_temporal_create(ctx, &tp);
                 if (!engine)
                     rc = cli_fail_upf(cmd, ctx, upf_context_last_error(ctx, NULL));
             }
@@ -237,6 +293,12 @@ static int run_temporal(int argc, char **argv)
                 warned_phases = true;
             }
         }
+        /* a gap in the numbering: the history is of a frame long gone, start again */
+        const bool gap = k > 0 && list.number[k] != list.number[k - 1] + 1;
+        if (rc == CLI_EXIT_OK && gap && !sd->reset)
+            cli_note(cmd, "frames %ld..%ld are missing: frame %s starts the history again (a "
+                     "reset)", list.number[k - 1] + 1, list.number[k] - 1, stem);
+        any_jitter = any_jitter || sd->jitter_x != 0 || sd->jitter_y != 0;
         bool use_motion = f.has_motion && !no_motion;
         if (rc == CLI_EXIT_OK && !use_motion && !sd->has_matrices)
             rc = cli_fail(cmd, CLI_EXIT_BAD_INPUT, "%s/%s: %s, and %s.json has no view and "
@@ -260,7 +322,7 @@ static int run_temporal(int argc, char **argv)
                 .view_projection = sd->has_matrices ? sd->view_projection : NULL,
                 .prev_view_projection = sd->has_matrices ? sd->prev_view_projection : NULL,
                 .frame_time_ms = sd->frame_time_ms > 0 ? sd->frame_time_ms : 1000.0 / 60.0,
-                .reset = sd->reset, .exposure = (float)sd->exposure,
+                .reset = sd->reset || gap, .exposure = (float)sd->exposure,
                 .pre_exposure = (float)sd->pre_exposure,
             };
             r = upf_temporal_run(engine, &tf, &out.img);
@@ -275,12 +337,17 @@ static int run_temporal(int argc, char **argv)
             }
         }
         if (rc == CLI_EXIT_OK)
-            rc = cli_written_png(cmd, &wr, stem, &out.img);
+            rc = cli_outset_write_png(cmd, set, k, &out.img);
         seq_frame_free(&f);
         cli_progress_update(&bar, (double)(k + 1) / list.count, "frame %d/%d", k + 1, list.count);
     }
     cli_progress_end(&bar);
     const double seconds = cli_now() - t0;
+    if (rc == CLI_EXIT_OK && !any_jitter && list.count > 1)
+        warn("%s: no frame has a jitter offset (\"jitter\" [0, 0] in every sidecar): the "
+             "temporal engine adds detail from sub-pixel jitter, so without it the output is "
+             "only an upsample; render with jitter (docs/TEMPORAL.md)", in_dir);
+    cli_outset_close(&set, rc == CLI_EXIT_OK);
     if (rc != CLI_EXIT_OK) {
         cli_undo_now();
     } else {
@@ -317,7 +384,6 @@ static int run_temporal(int argc, char **argv)
     }
     upf_temporal_destroy(&engine);
     imageio_free(&out);
-    free(wr.stem);
     seq_list_free(&list);
     upf_context_destroy(&ctx);
     return rc;

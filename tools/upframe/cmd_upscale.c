@@ -42,8 +42,12 @@ static const char upscale_help[] =
     "  --sharpness K      spatial: the final sharpen, 0 (off, the default: it measured\n"
     "                     best on real game frames, docs/QUALITY.md) .. 4; 1 is crisper\n"
     "  --model FILE       spatial: use the models in FILE instead of the built-in ones\n"
+    "  --backend cpu|vulkan  spatial: where it runs; vulkan: on the GPU (the first discrete\n"
+    "                     GPU, else the first device; UPF_VK_DEVICE=N picks device N),\n"
+    "                     with the GPU's time per pass (docs/CLI.md). Default cpu\n"
     "  --debug-passes DIR spatial: also write each intermediate image to DIR as PNG\n"
-    "                     (edges, weights, blend, detail); one input only\n"
+    "                     (edges, weights, blend, detail: those of the passes that run;\n"
+    "                     the built-in models skip SMAA's edges and weights); one input\n"
     "  --bits 8|16        PNG bit depth (default: the input PNG's, else 8; PFM is float)\n"
     "  --format png|pfm   the type of standard output, and of a batch's outputs\n"
     "  --max-pixels N     the largest picture read or made (default 134217728 = 2^27, e.g.\n"
@@ -300,8 +304,11 @@ static int vulkan_upscale(engine_cache *ec, upf_context *ctx, const upscale_args
           ec->out_w == dst->width && ec->out_h == dst->height && ec->vk_src == src->format &&
           ec->vk_dst == dst->format)) {
         cache_clear(ec);
-        const char *dev = getenv("UPF_VK_DEVICE");
-        upf_vk_managed_params mp = { .device_index = dev ? atoi(dev) : -1,
+        int dev = -1;
+        int rc = cli_vk_device("upscale", &dev);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        upf_vk_managed_params mp = { .device_index = dev,
                                      .src_width = src->width, .src_height = src->height,
                                      .dst_width = dst->width, .dst_height = dst->height,
                                      .src_format = src->format, .dst_format = dst->format,
@@ -339,7 +346,7 @@ static const char *out_kind(imageio_type type, int bits)
 
 /* One picture: read, pick the engine, upscale, write. */
 static int upscale_one(const upscale_args *a, engine_cache *ec, upf_context *ctx,
-                       const char *in, const cli_output *out, bool batch, file_report *fr)
+                       const char *in, const cli_output *out, file_report *fr)
 {
     const char *cmd = "upscale";
     memset(fr, 0, sizeof *fr);
@@ -391,7 +398,16 @@ static int upscale_one(const upscale_args *a, engine_cache *ec, upf_context *ctx
                                                                                       : LANCZOS;
     float lo, hi;
     float_range(&src, &lo, &hi);
-    if (engine == SPATIAL && hi > 1)
+    /* The filters overshoot (Lanczos by up to about 1.3 x) and the float maximum is 3.4e38:
+     * a PFM written from values near it would hold +Inf. Said before any work. */
+    if (out->type == IMAGEIO_PFM && (hi > 1e37f || lo < -1e37f)) {
+        imageio_free(&src);
+        return cli_fail(cmd, CLI_EXIT_BAD_INPUT, "%s holds values up to %g; expected magnitudes "
+                        "of at most 1e37 for a PFM output (the filters overshoot, and past the "
+                        "float maximum 3.4e38 the output would be infinite)", fr->in,
+                        (double)(hi > -lo ? hi : lo));
+    }
+    if (engine == SPATIAL && hi > 1 && !fr->built_in) /* the demo's own HDR: nothing to say */
         cli_note(cmd, "%s holds values up to %g (HDR): the spatial engine tone-maps them "
                  "c / (1 + max(c)) around its passes and restores them", fr->in, (double)hi);
     fr->engine = engine;
@@ -404,7 +420,7 @@ static int upscale_one(const upscale_args *a, engine_cache *ec, upf_context *ctx
         src.channels <= 2)
         cli_note(cmd, "%s is greyscale; %s is written as %s (the engines work in colour)", fr->in,
                  fr->out, src.channels == 2 ? "RGBA" : "RGB");
-    if (out->exists && !batch)
+    if (out->exists)
         cli_note(cmd, "replacing %s", out->path);
     fr->out_kind = out_kind(out->type, bits);
     upf_format dst_format = out->type == IMAGEIO_PFM ? UPF_FORMAT_RGBA32F
@@ -743,7 +759,7 @@ static int run_upscale(int argc, char **argv)
                             list.paths[k]);
         attempted++;
         file_report fr;
-        rc = upscale_one(&a, &ec, ctx, list.paths[k], &outs[k], batch, &fr);
+        rc = upscale_one(&a, &ec, ctx, list.paths[k], &outs[k], &fr);
         if (rc == CLI_EXIT_OK && !a.common.json) {
             cli_progress_end(&bar);
             report_text(&a, &fr, batch, upf_context_threads(ctx));
