@@ -18,7 +18,10 @@ Exit 77 (skipped) only when Emscripten is absent and the build was configured wi
 page (-DUPF_WEB=OFF).
 
   test_web.py --source DIR --build DIR --upframe PATH --web-ref PATH [--require-web]
-              [--screenshot OUT.png] [--frame WxH] [--timing N]
+              [--screenshot OUT.png] [--mobile] [--frame WxH] [--timing N] [--web-build DIR]
+              [--web-flag -DNAME=VALUE]
+--timing N upscales the frame N more times in the page and prints each time (docs/WEB.md,
+docs/PERFORMANCE.md); --screenshot saves the whole page after the checks of the views.
 """
 import argparse
 import base64
@@ -128,7 +131,7 @@ class Browser:
             raise RuntimeError(f"page: {expression[:80]}: {r['exceptionDetails']}")
         return r["result"].get("value")
 
-    def open(self, url):
+    def open(self, url, width=1280, mobile=False):
         target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)
         self.session = self.send("Target.attachToTarget", {"targetId": target["targetId"],
                                                            "flatten": True},
@@ -137,8 +140,8 @@ class Browser:
             self.send(method)
         self.send("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True,
                                            "flatten": True})
-        self.send("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 2000,
-                                                         "deviceScaleFactor": 1, "mobile": False})
+        self.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": 2000,
+                                                         "deviceScaleFactor": 1, "mobile": mobile})
         self.send("Page.navigate", {"url": url})
 
     def wait_state(self, states, timeout=240):
@@ -208,12 +211,12 @@ def run(cmd, **kw):
 
 
 def build_site(args):
-    web = os.path.join(args.build, "web")
+    web = args.web_build or os.path.join(args.build, "web")
     env = dict(os.environ)
     env.setdefault("NODE_PATH", "/usr/share/nodejs")  # Debian's emcc finds its acorn there
     if not os.path.exists(os.path.join(web, "CMakeCache.txt")):
         run(["emcmake", "cmake", "-S", os.path.join(args.source, "web"), "-B", web,
-             "-DUPF_WERROR=ON"], env=env)
+             "-DUPF_WERROR=ON"] + args.web_flag, env=env)
     run(["cmake", "--build", web, "-j2"], env=env)
     return os.path.join(web, "site")
 
@@ -228,6 +231,34 @@ def float32(x):
     return struct.unpack("<f", struct.pack("<f", x))[0] if x is not None else None
 
 
+def cli_passes_ms(args, frame, threads):
+    out = run([args.upframe, "upscale", frame, "-o", os.path.join(os.path.dirname(frame), "t.png"),
+               "--scale", "2", "--threads", str(threads), "--json"])
+    return json.loads(out)["files"][0]["passes_ms"]
+
+
+def timing(args, browser, frame):
+    """The 2x upscale's passes, N times each, taking turns: in the page (one Web Worker) and
+    natively by the CLI on 1 thread and on every CPU. Prints each pass's fastest and the
+    fastest and median totals (milliseconds)."""
+    names = ["convert", "edges", "weights", "blend", "detail", "compose"]
+    runs = {"page": [], "cli 1 thread": [], "cli all threads": []}
+    for _ in range(args.timing):
+        browser.eval("document.body.dataset.state = 'again'; document.getElementById('run').click()")
+        browser.wait_state({"done", "error"})
+        runs["page"].append(browser.eval("window.upframePage.result.passMs"))
+        for key, threads in (("cli 1 thread", 1), ("cli all threads", 0)):
+            p = cli_passes_ms(args, frame, threads)
+            runs[key].append([p[n] for n in names])
+    print("| where | " + " | ".join(names) + " | total (fastest) | total (median) |")
+    print("|---" * (len(names) + 3) + "|")
+    for key, rs in runs.items():
+        best = [min(r[i] for r in rs) for i in range(len(names))]
+        totals = sorted(sum(r) for r in rs)
+        print(f"| {key} | " + " | ".join(f"{b:.1f}" for b in best) +
+              f" | {totals[0]:.0f} | {totals[len(totals) // 2]:.0f} |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--source", required=True)
@@ -238,6 +269,10 @@ def main():
     ap.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
     ap.add_argument("--frame", default="480x270")
     ap.add_argument("--screenshot")
+    ap.add_argument("--mobile", action="store_true", help="a phone's screen: 390 pixels wide")
+    ap.add_argument("--web-build", help="the page's build folder (default BUILD/web)")
+    ap.add_argument("--web-flag", action="append", default=[],
+                    help="a -D option for a new web build folder (e.g. -DUPF_WEB_SIMD=ON)")
     ap.add_argument("--timing", type=int, default=0,
                     help="upscale the frame N more times and print the page's times")
     args = ap.parse_args()
@@ -267,7 +302,8 @@ def main():
         run([args.web_ref, "upscale", frame, ref_out, "2"])
 
         browser = Browser(args.chromium, os.path.join(work, "profile"))
-        browser.open(f"http://127.0.0.1:{httpd.server_address[1]}/index.html")
+        browser.open(f"http://127.0.0.1:{httpd.server_address[1]}/index.html",
+                     390 if args.mobile else 1280, args.mobile)
         check(browser.wait_state({"ready", "error"}, 60) == "ready", "the page loads the library")
 
         browser.eval("document.getElementById('scale').value = '2'")
@@ -343,13 +379,7 @@ def main():
         if args.screenshot:
             browser.screenshot(args.screenshot)
         if args.timing:
-            times = []
-            for _ in range(args.timing):
-                browser.eval("document.body.dataset.state = 'again'; "
-                             "document.getElementById('run').click()")
-                browser.wait_state({"done", "error"})
-                times.append(float(browser.eval("document.body.dataset.ms")))
-            print("page upscale times (ms):", times)
+            timing(args, browser, frame)
 
         # A damaged PNG (a real signature, then garbage) and a file that is not a picture.
         bad = os.path.join(work, "damaged.png")

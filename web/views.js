@@ -97,15 +97,15 @@ const Views = (() => {
     c.height = inp.h;
     const g = c.getContext("2d");
     g.putImageData(new ImageData(new Uint8ClampedArray(inp.rgba), inp.w, inp.h), 0, 0);
-    g.lineWidth = Math.max(2, inp.w / 300);
-    g.strokeStyle = "#ffb020";
-    g.strokeRect(r.x, r.y, r.size, r.size);
-    /* the tile enlarged, with its windows' s x s blocks */
+    /* the tile enlarged (before the outline goes on), with its windows' s x s blocks */
     const z = $("tile-zoom"), scale = 6, s = page.result.step;
     z.width = z.height = r.size * scale;
     const gz = z.getContext("2d");
     gz.imageSmoothingEnabled = false;
     gz.drawImage(c, r.x, r.y, r.size, r.size, 0, 0, z.width, z.height);
+    g.lineWidth = Math.max(2, inp.w / 300);
+    g.strokeStyle = "#ffb020";
+    g.strokeRect(r.x, r.y, r.size, r.size);
     const [wx, wy] = page.window;
     gz.strokeStyle = "rgba(255,255,255,0.5)";
     gz.lineWidth = 1;
@@ -116,6 +116,12 @@ const Views = (() => {
     gz.strokeStyle = "#ffb020";
     gz.lineWidth = 3;
     gz.strokeRect(wx * s * scale, wy * s * scale, s * scale, s * scale);
+    /* the window's 16x16 luma, centred on its block: floor((16 - s) / 2) pixels before it */
+    const border = Math.floor((16 - s) / 2);
+    gz.setLineDash([6, 4]);
+    gz.lineWidth = 2;
+    gz.strokeRect((wx * s - border) * scale, (wy * s - border) * scale, 16 * scale, 16 * scale);
+    gz.setLineDash([]);
     $("tile-info").textContent = `Tile (${page.tile[0]}, ${page.tile[1]}): input pixels ` +
       `${r.x}..${r.x + r.size - 1} across, ${r.y}..${r.y + r.size - 1} down; window ` +
       `(${wx}, ${wy}) is centred on the ${s}x${s} block at (${r.x + s * wx}, ${r.y + s * wy}).`;
