@@ -298,6 +298,7 @@ const uint8_t *upfw_steps(upfw_session *s, float sharpness)
         upf__detail_map_init(&zmap, m->step, m->flags, f->width, f->height, zeros);
         zmap.zero = 1;
         upf__detail_map_init(&map, m->step, m->flags, f->width, f->height, d->data);
+        map.zero = m->detail_strength == 0.0f; /* as the compose pass says (compose.c) */
         const float sharp[3] = { 0.0f, 0.0f, sharpness };
         for (int k = 0; k < 3 && (k == 0 || r == UPF_OK); k++) {
             const upf_image dst = { s->steps + k * pic, s->out_w, s->out_h, 0,
