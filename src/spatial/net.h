@@ -104,6 +104,12 @@ void upf__net_windows_forward(const upf__net_model *model, const float *in, floa
 void upf__net_windows_forward_avx2(const upf__net_model *model, const float *in, float *out,
                                    int count);
 
+/* The same with WebAssembly's 128-bit SIMD (net_infer_wasm.c; built only for WebAssembly with
+ * -msimd128, where upf__net_forward_for always takes it): the same sums in the same order,
+ * so bit-identical to upf__net_windows_forward. */
+void upf__net_windows_forward_wasm(const upf__net_model *model, const float *in, float *out,
+                                   int count);
+
 /* C = P * Q for row-major 16x16 matrices (add: C += P * Q, the product summed first), each
  * entry's sum over k from 0 up with one FMA a term: the trainer's product on AVX2 CPUs
  * (tools/train/train_grad.c has the C one). net_infer_avx2.c, x86-64 builds only. */

@@ -178,6 +178,10 @@ void upf__net_windows_forward(const upf__net_model *model, const float *in, floa
 
 upf__net_forward_fn upf__net_forward_for(unsigned cpu_flags)
 {
+#if defined(__wasm_simd128__)
+    (void)cpu_flags; /* the web page's build: WebAssembly SIMD, the same sums bit for bit */
+    return upf__net_windows_forward_wasm;
+#endif
 #if defined(UPF_HAVE_X86_AVX2)
     if (cpu_flags & UPF__CPU_X86_AVX2_FMA)
         return upf__net_windows_forward_avx2;
