@@ -381,6 +381,30 @@ def main():
         if args.timing:
             timing(args, browser, frame)
 
+        # A model file of the user's (models/rendered.upfm, made by `upframe train`) in place of
+        # the built-in set, then a damaged copy of it, which the library's loader refuses.
+        model_file = os.path.abspath(os.path.join(args.source, "models", "rendered.upfm"))
+        browser.eval("document.body.dataset.state = 'again'")
+        browser.upload("#model", model_file)
+        state = browser.wait_state({"done", "error"})
+        check(state == "done", "the picture is upscaled again with a model file of the user's "
+              "(error: %s)" % browser.eval("document.getElementById('error').textContent"))
+        info = browser.eval("document.getElementById('block-info').textContent")
+        flags = browser.eval("window.upframePage.result.model.flags")
+        check(f"{os.path.getsize(model_file)} bytes" in info and flags == "cubic-base",
+              f"the page shows that file's blocks and runs its model ({info!r}, flags {flags})")
+        with open(model_file, "rb") as f:
+            data = bytearray(f.read())
+        data[len(data) // 2] ^= 0x40
+        bad_model = os.path.join(work, "damaged.upfm")
+        with open(bad_model, "wb") as f:
+            f.write(data)
+        browser.eval("document.body.dataset.state = 'again'")
+        browser.upload("#model", bad_model)
+        check(browser.wait_state({"done", "error"}, 60) == "error", "a damaged model file is an error")
+        msg = browser.eval("document.getElementById('error').textContent")
+        check("damaged.upfm" in msg and "checksum" in msg, f"with the loader's message: {msg!r}")
+
         # A damaged PNG (a real signature, then garbage) and a file that is not a picture.
         bad = os.path.join(work, "damaged.png")
         with open(frame, "rb") as f:
