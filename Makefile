@@ -11,6 +11,8 @@
 #                   `make quality-games`, `make quality-temporal` and `make quality-framegen`
 #                   alone)
 #   make bench      time the engines per pass (upframe bench)
+#   make web        build the web page with Emscripten into build-web/site/ (docs/WEB.md;
+#                   serve it with `python3 -m http.server -d build-web/site 8000`)
 
 NPROC  ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX ?= /usr/local
@@ -32,7 +34,7 @@ GAMES ?= ../data/gamedata
 LOGO_MODELS ?= models/logo
 
 .PHONY: all build demo test check test-release test-sanitize test-fuzz install clean quality \
-        quality-temporal quality-games quality-framegen bench
+        quality-temporal quality-games quality-framegen bench web
 
 all: build
 
@@ -90,8 +92,16 @@ quality-framegen: build
 bench: build
 	./build/upframe bench
 
+# Debian's emcc runs on the system's node; where that node is not Debian's, it finds its
+# acorn module only through NODE_PATH.
+export NODE_PATH ?= /usr/share/nodejs
+web:
+	emcmake cmake -S web -B build-web -DUPF_WERROR=ON $(WEB_CMAKE_FLAGS)
+	cmake --build build-web -j$(NPROC)
+	@echo "make web: the site is in build-web/site (python3 -m http.server -d build-web/site 8000)"
+
 install: build
 	cmake --install build --prefix $(PREFIX)
 
 clean:
-	rm -rf build build-sanitize build-fuzz
+	rm -rf build build-sanitize build-fuzz build-web

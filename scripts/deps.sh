@@ -2,7 +2,9 @@
 # deps.sh: installs the Debian 12 packages upframe needs, and only those that are missing.
 #
 #   scripts/deps.sh          what building and `make demo` need
-#   scripts/deps.sh --test   also what `make test` needs (clang for the fuzzers)
+#   scripts/deps.sh --test   also what `make test` needs (clang for the fuzzers; Emscripten,
+#                            Chromium and Python for the web page's build and browser test)
+#   scripts/deps.sh --web    also what `make web` needs (Emscripten)
 #   scripts/deps.sh --bench  also the yardsticks the benchmarks time or score against
 #                            (ImageMagick; OpenCV's DIS optical flow for make quality-framegen)
 #
@@ -15,15 +17,20 @@ set -eu
 build_pkgs="gcc g++ make cmake pkg-config libspng-dev libjpeg62-turbo-dev libvulkan-dev glslang-tools"
 test_pkgs="clang libclang-rt-14-dev mesa-vulkan-drivers vulkan-validationlayers spirv-tools"
 bench_pkgs="imagemagick python3-opencv python3-numpy"
+# The web page (docs/WEB.md): Debian's Emscripten builds it (it brings its own clang, binaryen
+# and node); the browser test drives Debian's Chromium from Python's standard library.
+web_pkgs="emscripten"
+test_pkgs="$test_pkgs $web_pkgs chromium python3"
 
 want="$build_pkgs"
 for arg in "$@"; do
     case "$arg" in
     --test) want="$want $test_pkgs" ;;
     --bench) want="$want $bench_pkgs" ;;
+    --web) want="$want $web_pkgs" ;;
     --all) want="$want $test_pkgs $bench_pkgs" ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
-    *) echo "deps.sh: unknown option '$arg' (expected --test, --bench or --all)" >&2; exit 1 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "deps.sh: unknown option '$arg' (expected --test, --web, --bench or --all)" >&2; exit 1 ;;
     esac
 done
 

@@ -29,7 +29,7 @@
 #include "spatial/reconstruct.h"
 #include "spatial/spatial_passes.h"
 
-#define PATCH_SIZE(s) (3 * (s) + UPF_NET_DIM)          /* a tile's luma: 4 windows s apart */
+#define PATCH_SIZE(s) UPF_NET_TILE_LUMA(s)             /* a tile's luma: 4 windows s apart */
 #define PATCH_MAX PATCH_SIZE(UPF_MODEL_STEP_MAX)       /* 46 */
 
 static size_t align64(size_t n)
@@ -100,22 +100,13 @@ typedef struct detail_job {
     int tiles_x;
 } detail_job;
 
-static void detail_tile(void *priv, int index, int worker)
+/* The tile's luma: input pixels from 4s * tile - border, PATCH_SIZE(s) square, edges
+ * repeated; Rec. 709 luma of the sqrt-encoded values. */
+void upf__detail_tile_luma(const upf__sqrt_frame *frame, int s, int tx, int ty, float *patch)
 {
-    const detail_job *job = priv;
-    const upf__sqrt_frame *frame = job->frame;
-    const upf__detail_map *map = job->map;
-    const int s = job->model->step, size = PATCH_SIZE(s);
-    const int tx = index % job->tiles_x, ty = index / job->tiles_x;
-    unsigned char *mem = job->scratch + (size_t)worker * DETAIL_WORKER_BYTES;
-    float *patch = (float *)mem;
-    float *win_in = (float *)(mem + DETAIL_PATCH_BYTES);
-    float *win_out = (float *)(mem + DETAIL_PATCH_BYTES + DETAIL_WINDOWS_BYTES);
-    const size_t stride = frame->stride ? frame->stride : (size_t)frame->width;
-
-    /* The tile's luma: input pixels from 4s * tile - border, size 3s + 16, edges repeated. */
-    const int border = UPF_NET_WINDOW_BORDER(s);
+    const int size = PATCH_SIZE(s), border = UPF_NET_WINDOW_BORDER(s);
     const int x0 = 4 * s * tx - border, y0 = 4 * s * ty - border;
+    const size_t stride = frame->stride ? frame->stride : (size_t)frame->width;
     for (int py = 0; py < size; py++) {
         const uint32_t *row = frame->pixels + (size_t)clampi(y0 + py, 0, frame->height - 1) * stride;
         for (int px = 0; px < size; px++) {
@@ -124,6 +115,30 @@ static void detail_tile(void *priv, int index, int worker)
             patch[py * size + px] = upf_luma(r, g, b);
         }
     }
+}
+
+/* Window (wx, wy) of a tile's luma patch: rows s * wy .., columns s * wx .. */
+void upf__detail_window_of_tile(const float *patch, int s, int wx, int wy, float *window)
+{
+    const int size = PATCH_SIZE(s);
+    for (int r = 0; r < UPF_NET_DIM; r++)
+        memcpy(window + r * UPF_NET_DIM, patch + (s * wy + r) * size + s * wx,
+               UPF_NET_DIM * sizeof(float));
+}
+
+static void detail_tile(void *priv, int index, int worker)
+{
+    const detail_job *job = priv;
+    const upf__sqrt_frame *frame = job->frame;
+    const upf__detail_map *map = job->map;
+    const int s = job->model->step;
+    const int tx = index % job->tiles_x, ty = index / job->tiles_x;
+    unsigned char *mem = job->scratch + (size_t)worker * DETAIL_WORKER_BYTES;
+    float *patch = (float *)mem;
+    float *win_in = (float *)(mem + DETAIL_PATCH_BYTES);
+    float *win_out = (float *)(mem + DETAIL_PATCH_BYTES + DETAIL_WINDOWS_BYTES);
+
+    upf__detail_tile_luma(frame, s, tx, ty, patch);
 
     /* The windows whose block lies (at least partly) inside the map. */
     int n = 0, at_x[UPF_NET_TILE_WINDOWS], at_y[UPF_NET_TILE_WINDOWS];
@@ -135,10 +150,7 @@ static void detail_tile(void *priv, int index, int worker)
             int dx = UPF_NET_TILE * tx + UPF_NET_BLOCK * wx;
             if (dx >= map->width)
                 break;
-            float *w = win_in + (size_t)n * UPF_NET_WINDOW;
-            for (int r = 0; r < UPF_NET_DIM; r++)
-                memcpy(w + r * UPF_NET_DIM, patch + (s * wy + r) * size + s * wx,
-                       UPF_NET_DIM * sizeof(float));
+            upf__detail_window_of_tile(patch, s, wx, wy, win_in + (size_t)n * UPF_NET_WINDOW);
             at_x[n] = dx;
             at_y[n] = dy;
             n++;

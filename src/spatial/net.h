@@ -88,6 +88,12 @@ struct upf_models {
  * summed in index order from 0). `in` and `out` are 256 values each and may be the same. */
 void upf__net_window_forward_ref(const upf__net_model *model, const float *in, float *out);
 
+/* Stage `stage` (0..5) of the reference alone: `out` = ReLU(A * in^T * B + C * in^T * D) (no
+ * ReLU for stage 5), summed as upf__net_window_forward_ref sums it (which is these six calls
+ * on upf__net_window_input's window). `in` and `out` may be the same. For the web page's view
+ * of a window's six stages (web/upf_web.c). */
+void upf__net_stage_ref(const upf__net_model *model, int stage, const float *in, float *out);
+
 /* The fast version of the same: `count` windows (in[i * 256 ..], out[i * 256 ..]; in and out
  * must not overlap), the 16x16 products written as loops over contiguous 16-float rows so the
  * compiler vectorises them. Same sums in the same order as the reference; tested against it. */
@@ -98,6 +104,12 @@ void upf__net_windows_forward(const upf__net_model *model, const float *in, floa
  * has them): each multiply-add rounded once, so within the reference's fp32 error bound of the
  * exact value rather than bit-identical to the reference. */
 void upf__net_windows_forward_avx2(const upf__net_model *model, const float *in, float *out,
+                                   int count);
+
+/* The same with WebAssembly's 128-bit SIMD (net_infer_wasm.c; built only for WebAssembly with
+ * -msimd128, where upf__net_forward_for always takes it): the same sums in the same order,
+ * so bit-identical to upf__net_windows_forward. */
+void upf__net_windows_forward_wasm(const upf__net_model *model, const float *in, float *out,
                                    int count);
 
 /* C = P * Q for row-major 16x16 matrices (add: C += P * Q, the product summed first), each

@@ -42,41 +42,46 @@ void upf__net_window_input(uint32_t flags, const float *in, float *y)
 
 /* ---- the reference ---------------------------------------------------------------------- */
 
-void upf__net_window_forward_ref(const upf__net_model *model, const float *in, float *out)
+void upf__net_stage_ref(const upf__net_model *model, int stage, const float *in, float *out)
 {
     float y[UPF_NET_WINDOW], t1[UPF_NET_WINDOW], t2[UPF_NET_WINDOW];
-    upf__net_window_input(model->flags, in, y);
-
-    for (int s = 0; s < UPF_NET_STAGES; s++) {
-        const float *A = model->w[s][UPF_NET_A], *B = model->w[s][UPF_NET_B];
-        const float *C = model->w[s][UPF_NET_C], *D = model->w[s][UPF_NET_D];
-        /* T1 = Y^T * B and T2 = Y^T * D: (Y^T)[i][k] = Y[k][i]. */
-        for (int i = 0; i < N; i++) {
-            for (int j = 0; j < N; j++) {
-                float b = 0.0f, d = 0.0f;
-                for (int k = 0; k < N; k++) {
-                    b += y[k * N + i] * B[k * N + j];
-                    d += y[k * N + i] * D[k * N + j];
-                }
-                t1[i * N + j] = b;
-                t2[i * N + j] = d;
+    const float *A = model->w[stage][UPF_NET_A], *B = model->w[stage][UPF_NET_B];
+    const float *C = model->w[stage][UPF_NET_C], *D = model->w[stage][UPF_NET_D];
+    memcpy(y, in, sizeof y);
+    /* T1 = Y^T * B and T2 = Y^T * D: (Y^T)[i][k] = Y[k][i]. */
+    for (int i = 0; i < N; i++) {
+        for (int j = 0; j < N; j++) {
+            float b = 0.0f, d = 0.0f;
+            for (int k = 0; k < N; k++) {
+                b += y[k * N + i] * B[k * N + j];
+                d += y[k * N + i] * D[k * N + j];
             }
-        }
-        /* Y = A * T1 + C * T2, then ReLU except after the last stage. */
-        for (int i = 0; i < N; i++) {
-            for (int j = 0; j < N; j++) {
-                float a = 0.0f, c = 0.0f;
-                for (int k = 0; k < N; k++) {
-                    a += A[i * N + k] * t1[k * N + j];
-                    c += C[i * N + k] * t2[k * N + j];
-                }
-                float z = a + c;
-                if (s < UPF_NET_STAGES - 1)
-                    z = z > 0.0f ? z : 0.0f;
-                y[i * N + j] = z;
-            }
+            t1[i * N + j] = b;
+            t2[i * N + j] = d;
         }
     }
+    /* Y = A * T1 + C * T2, then ReLU except after the last stage. */
+    for (int i = 0; i < N; i++) {
+        for (int j = 0; j < N; j++) {
+            float a = 0.0f, c = 0.0f;
+            for (int k = 0; k < N; k++) {
+                a += A[i * N + k] * t1[k * N + j];
+                c += C[i * N + k] * t2[k * N + j];
+            }
+            float z = a + c;
+            if (stage < UPF_NET_STAGES - 1)
+                z = z > 0.0f ? z : 0.0f;
+            out[i * N + j] = z;
+        }
+    }
+}
+
+void upf__net_window_forward_ref(const upf__net_model *model, const float *in, float *out)
+{
+    float y[UPF_NET_WINDOW];
+    upf__net_window_input(model->flags, in, y);
+    for (int s = 0; s < UPF_NET_STAGES; s++)
+        upf__net_stage_ref(model, s, y, y);
     memcpy(out, y, sizeof y);
 }
 
@@ -173,6 +178,10 @@ void upf__net_windows_forward(const upf__net_model *model, const float *in, floa
 
 upf__net_forward_fn upf__net_forward_for(unsigned cpu_flags)
 {
+#if defined(__wasm_simd128__)
+    (void)cpu_flags; /* the web page's build: WebAssembly SIMD, the same sums bit for bit */
+    return upf__net_windows_forward_wasm;
+#endif
 #if defined(UPF_HAVE_X86_AVX2)
     if (cpu_flags & UPF__CPU_X86_AVX2_FMA)
         return upf__net_windows_forward_avx2;

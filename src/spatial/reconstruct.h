@@ -193,6 +193,14 @@ upf_result upf__check_detail_map(upf_context *ctx, const char *fn, const upf__de
 /* Scratch for upf__make_detail_map with `threads` workers. */
 size_t upf__detail_scratch_bytes(int threads);
 
+/* The detail pass's input, piece by piece (detail.c; the web page's view of a window calls
+ * them too): the luma of tile (tx, ty) for a model of step s, UPF_NET_TILE_LUMA(s) values
+ * square (3s + 16: four windows s apart), and window (wx, wy) (0..3 each) of that patch, 256
+ * values. */
+#define UPF_NET_TILE_LUMA(s) (3 * (s) + UPF_NET_DIM)
+void upf__detail_tile_luma(const upf__sqrt_frame *frame, int s, int tx, int ty, float *patch);
+void upf__detail_window_of_tile(const float *patch, int s, int wx, int wy, float *window);
+
 /* The detail map of `model` over `frame` (map initialised by upf__detail_map_init for this
  * model's step and the frame's size). One task per 48x48 tile on the context's workers; the
  * result does not depend on their number. */
