@@ -1,6 +1,6 @@
 /* vk_spatial.c: the spatial engine on the GPU (upf_vk_spatial_*; docs/VULKAN.md). The same
  * pass list as the CPU engine (spatial_passes.h): each pass is one compute pipeline of the
- * shader of its file name (src/vk/shaders/<file>.comp), its descriptor set binds the surfaces
+ * shader of its file name (src/vk/shaders/spatial/<file>.comp), its descriptor set binds the surfaces
  * its masks name at binding = surface index, its push constants are the pass's constants
  * struct followed by the backend's tail (src/vk/ABI.md).
  *
@@ -390,10 +390,12 @@ static upf_result make_pipeline(upf_vk_spatial *s, const char *fn, const char *n
 {
     const upf__vk_funcs *vk = &s->vk;
     VkResult r;
-    const upf__vk_shader *sh = upf__vk_shader_find(name);
+    char full[64];
+    snprintf(full, sizeof full, "spatial/%s", name);
+    const upf__vk_shader *sh = upf__vk_shader_find(full);
     if (!sh)
         return upf__fail(s->ctx, UPF_ERROR_UNSUPPORTED, "%s: this build has no shader "
-                         "\"%s\" (src/vk/shaders/%s.comp) for the %s pass", fn, name, name,
+                         "\"%s\" (src/vk/shaders/%s.comp) for the %s pass", fn, full, full,
                          pass);
     const VkShaderModuleCreateInfo mci = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
