@@ -156,56 +156,55 @@ static void plan(upf_temporal *t)
                                          (size_t)p->output_width * 4 * sizeof(float);
 }
 
+upf_result upf__temporal_check_params(upf_context *ctx, const char *fn,
+                                      const upf_temporal_params *p)
+{
+    const upf_result bad = UPF_ERROR_INVALID_ARGUMENT;
+    if (!p)
+        return upf__fail(ctx, bad, "%s: params is NULL; expected the render and output sizes",
+                         fn);
+    const int sizes[4] = { p->render_width, p->render_height, p->output_width, p->output_height };
+    static const char *const names[4] = { "render_width", "render_height", "output_width",
+                                          "output_height" };
+    for (int i = 0; i < 4; i++)
+        if (sizes[i] < 1 || sizes[i] > UPF_MAX_IMAGE_DIMENSION)
+            return upf__fail(ctx, bad, "%s: %s %d; expected 1..%d", fn, names[i], sizes[i],
+                             UPF_MAX_IMAGE_DIMENSION);
+    for (int a = 0; a < 2; a++) {
+        const int r = sizes[a], o = sizes[a + 2];
+        if (o < r || o > 4 * r)
+            return upf__fail(ctx, bad, "%s: %s %d for %s %d is a ratio of %.3g; expected "
+                             "output / render from 1 to 4", fn, names[a + 2], o, names[a], r,
+                             (double)o / r);
+    }
+    upf_result r = upf__check_pixels(ctx, fn, "the render size", p->render_width,
+                                     p->render_height);
+    if (r == UPF_OK)
+        r = upf__check_pixels(ctx, fn, "the output size", p->output_width, p->output_height);
+    if (r != UPF_OK)
+        return r;
+    if (!(p->sharpness >= 0.0f && p->sharpness <= UPF_TEMPORAL_SHARPNESS_MAX))
+        return upf__fail(ctx, bad, "%s: sharpness %g is out of range (expected 0 .. %g)", fn,
+                         (double)p->sharpness, (double)UPF_TEMPORAL_SHARPNESS_MAX);
+    const unsigned known = UPF_TEMPORAL_COLOR_SRGB | UPF_TEMPORAL_COLOR_SQRT |
+                           UPF_TEMPORAL_MOTION_UV | UPF_TEMPORAL_SPATIAL_FILL;
+    if (p->flags & ~known)
+        return upf__fail(ctx, bad, "%s: unknown flags 0x%x (expected UPF_TEMPORAL_COLOR_SRGB, "
+                         "_COLOR_SQRT, _MOTION_UV, _SPATIAL_FILL)", fn, p->flags & ~known);
+    if ((p->flags & UPF_TEMPORAL_COLOR_SRGB) && (p->flags & UPF_TEMPORAL_COLOR_SQRT))
+        return upf__fail(ctx, bad, "%s: UPF_TEMPORAL_COLOR_SRGB and _COLOR_SQRT both set; "
+                         "expected one colour encoding", fn);
+    return UPF_OK;
+}
+
 upf_temporal *upf_temporal_create(upf_context *ctx, const upf_temporal_params *p)
 {
     static const char fn[] = "upf_temporal_create";
     if (!ctx)
         return NULL;
     upf__clear_error(ctx);
-    if (!p) {
-        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: params is NULL; expected the render and "
-                  "output sizes", fn);
+    if (upf__temporal_check_params(ctx, fn, p) != UPF_OK)
         return NULL;
-    }
-    const int sizes[4] = { p->render_width, p->render_height, p->output_width, p->output_height };
-    static const char *const names[4] = { "render_width", "render_height", "output_width",
-                                          "output_height" };
-    for (int i = 0; i < 4; i++)
-        if (sizes[i] < 1 || sizes[i] > UPF_MAX_IMAGE_DIMENSION) {
-            upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s %d; expected 1..%d", fn,
-                      names[i], sizes[i], UPF_MAX_IMAGE_DIMENSION);
-            return NULL;
-        }
-    for (int a = 0; a < 2; a++) {
-        const int r = sizes[a], o = sizes[a + 2];
-        if (o < r || o > 4 * r) {
-            upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s %d for %s %d is a ratio of %.3g; "
-                      "expected output / render from 1 to 4", fn, names[a + 2], o, names[a], r,
-                      (double)o / r);
-            return NULL;
-        }
-    }
-    if (upf__check_pixels(ctx, fn, "the render size", p->render_width, p->render_height) != UPF_OK ||
-        upf__check_pixels(ctx, fn, "the output size", p->output_width, p->output_height) != UPF_OK)
-        return NULL;
-    if (!(p->sharpness >= 0.0f && p->sharpness <= UPF_TEMPORAL_SHARPNESS_MAX)) {
-        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: sharpness %g is out of range (expected "
-                  "0 .. %g)", fn, (double)p->sharpness, (double)UPF_TEMPORAL_SHARPNESS_MAX);
-        return NULL;
-    }
-    const unsigned known = UPF_TEMPORAL_COLOR_SRGB | UPF_TEMPORAL_COLOR_SQRT |
-                           UPF_TEMPORAL_MOTION_UV | UPF_TEMPORAL_SPATIAL_FILL;
-    if (p->flags & ~known) {
-        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: unknown flags 0x%x (expected "
-                  "UPF_TEMPORAL_COLOR_SRGB, _COLOR_SQRT, _MOTION_UV, _SPATIAL_FILL)", fn,
-                  p->flags & ~known);
-        return NULL;
-    }
-    if ((p->flags & UPF_TEMPORAL_COLOR_SRGB) && (p->flags & UPF_TEMPORAL_COLOR_SQRT)) {
-        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: UPF_TEMPORAL_COLOR_SRGB and _COLOR_SQRT "
-                  "both set; expected one colour encoding", fn);
-        return NULL;
-    }
     upf_temporal *t = upf__alloc(ctx, sizeof *t, "the temporal engine");
     if (!t)
         return NULL;
@@ -303,6 +302,16 @@ upf_result upf_temporal_timings(const upf_temporal *t, double ms[UPF_TEMPORAL_PA
         return UPF_ERROR_INVALID_ARGUMENT;
     memcpy(ms, t->passes.ms, sizeof(double) * UPF_TEMPORAL_PASS_COUNT);
     return UPF_OK;
+}
+
+const upf__pass_info *upf__temporal_pass_table(void)
+{
+    return passes;
+}
+
+const upf__surface_info *upf__temporal_surface_table(void)
+{
+    return surfaces;
 }
 
 const upf__passes *upf__temporal_passes(const upf_temporal *t)

@@ -298,4 +298,10 @@ static inline void upf__ycocg_to_rgb(const float *ycc, float *rgb)
 /* The pass list itself (for tests and the GPU backend). */
 const upf__passes *upf__temporal_passes(const upf_temporal *t);
 
+/* The static tables and the checks of the public params (temporal.c), for the GPU backend. */
+const upf__pass_info *upf__temporal_pass_table(void);
+const upf__surface_info *upf__temporal_surface_table(void);
+upf_result upf__temporal_check_params(upf_context *ctx, const char *fn,
+                                      const upf_temporal_params *p);
+
 #endif /* UPF_TEMPORAL_PASSES_H */
