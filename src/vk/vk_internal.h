@@ -39,7 +39,7 @@
     X(vkCreateQueryPool) X(vkDestroyQueryPool) X(vkGetQueryPoolResults)                        \
     X(vkCmdBindPipeline) X(vkCmdBindDescriptorSets) X(vkCmdPushConstants) X(vkCmdDispatch)     \
     X(vkCmdPipelineBarrier) X(vkCmdFillBuffer) X(vkCmdUpdateBuffer) X(vkCmdResetQueryPool)     \
-    X(vkCmdWriteTimestamp) X(vkCmdCopyBuffer)
+    X(vkCmdWriteTimestamp) X(vkCmdCopyBuffer) X(vkCreateSampler) X(vkDestroySampler)
 
 typedef struct upf__vk_funcs {
     PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
