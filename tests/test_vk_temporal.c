@@ -75,6 +75,29 @@ static bool render(scene *sc, const char *path, int n, frame_data *f)
     return true;
 }
 
+/* Frame n of random values: HDR colour (a few highlights at 50), depth in the forward
+ * convention, motion within 4 pixels, a reactive mask; the engine's jitter. */
+static void random_frame(test_rng *rng, int n, frame_data *f)
+{
+    int phases = 8;
+    upf_jitter_phase_count(NULL, RW, OW, &phases);
+    double jx = 0.0, jy = 0.0;
+    upf_jitter_offset(NULL, n, phases, &jx, &jy);
+    for (int i = 0; i < RW * RH; i++) {
+        const bool hot = test_rand_int(rng, 0, 49) == 0;
+        for (int c = 0; c < 3; c++)
+            f->color[4 * i + c] = hot ? 50.0f : 3.0f * test_rand_float(rng);
+        f->color[4 * i + 3] = 1.0f;
+        f->depth[i] = 0.001f + 0.999f * test_rand_float(rng);
+        f->motion[2 * i] = 8.0f * test_rand_float(rng) - 4.0f;
+        f->motion[2 * i + 1] = 8.0f * test_rand_float(rng) - 4.0f;
+        f->reactive[i] = test_rand_float(rng);
+    }
+    f->values = (upf_temporal_frame){
+        .jitter_x = jx, .jitter_y = jy, .frame_time_ms = 16.7, .exposure = 0.8f,
+        .camera = { .near_plane = 0.1, .far_plane = 100.0, .fov_y = 1.0 } };
+}
+
 /* ---- the GPU side: the host's images and staging ------------------------------------------ */
 
 typedef struct gpu {
@@ -230,7 +253,7 @@ static void compare_surfaces(vkt *k, upf_vk_temporal *vt, upf_temporal *ct, gpu 
 /* ---- a sequence ------------------------------------------------------------------------- */
 
 typedef struct seq_opts {
-    const char *path;
+    const char *path;             /* a camera path, or NULL: random frames */
     bool no_motion, reactive;
     float sharpness;
     unsigned flags;
@@ -241,7 +264,10 @@ static float cpu_out[OW * OH * 4];
 static void run_sequence(vkt *k, upf_context *ctx, scene *sc, const seq_opts *o)
 {
     char what[96];
-    snprintf(what, sizeof what, "%s%s%s%s", o->path, o->no_motion ? " no-motion" : "",
+    test_rng rng = { { 1, 2, 3, 4 } };
+    if (!o->path)
+        rng = test_rng_make("test_vk_temporal random frames");
+    snprintf(what, sizeof what, "%s%s%s%s", o->path ? o->path : "random", o->no_motion ? " no-motion" : "",
              o->reactive ? " reactive" : "", o->sharpness > 0 ? " sharpened" : "");
     upf_temporal *ct = upf_temporal_create(ctx, upf_temporal_params(
         .render_width = RW, .render_height = RH, .output_width = OW, .output_height = OH,
@@ -258,7 +284,9 @@ static void run_sequence(vkt *k, upf_context *ctx, scene *sc, const seq_opts *o)
     gpu_make(k, &g);
     double worst_mean = 0.0, worst_max = 0.0;
     for (int n = 0; ct && vt && f && n < FRAMES; n++) {
-        if (!render(sc, o->path, n, f)) {
+        if (!o->path)
+            random_frame(&rng, n, f);
+        else if (!render(sc, o->path, n, f)) {
             CHECKF(false, "%s: render frame %d", what, n);
             break;
         }
@@ -560,6 +588,7 @@ static void test_sequences(vkt *k, upf_context *ctx)
     run_sequence(k, ctx, sc, &(seq_opts){ .path = "walk", .no_motion = true });
     run_sequence(k, ctx, sc, &(seq_opts){ .path = "orbit", .reactive = true, .sharpness = 0.8f,
                                           .flags = UPF_TEMPORAL_COLOR_SQRT });
+    run_sequence(k, ctx, sc, &(seq_opts){ .path = NULL, .reactive = true, .sharpness = 0.5f });
     test_render_size_change(k, ctx, sc);
     test_bad_motion(k, ctx, sc);
     scene_destroy(&sc);
