@@ -21,6 +21,7 @@
 
 #include <math.h>
 
+#include "core/color.h"
 #include "scene/scene.h"
 #include "temporal/temporal_passes.h"
 #include "vk/vk_temporal.h"
@@ -216,10 +217,32 @@ static int read_surface(vkt *k, upf_vk_temporal *vt, gpu *g, int s)
     return vkt_submit(k);
 }
 
+/* The lock and luma records (uint): how many differ. */
+static long state_differs(vkt *k, upf_vk_temporal *vt, upf_temporal *ct, gpu *g)
+{
+    if (read_surface(k, vt, g, UPF__TP_STATE))
+        return -1;
+    const uint32_t *gs = g->down_surface.map;
+    const uint32_t *cs = upf__temporal_passes(ct)->surface[UPF__TP_STATE].data;
+    long differ = 0;
+    for (int i = 0; i < OW * OH; i++)
+        differ += gs[i] != cs[i];
+    return differ;
+}
+
 static void compare_surfaces(vkt *k, upf_vk_temporal *vt, upf_temporal *ct, gpu *g,
-                             const char *what, int n)
+                             const char *what, int n, bool camera)
 {
     const upf__passes *ps = upf__temporal_passes(ct);
+    if (camera && read_surface(k, vt, g, UPF__TP_CAMERA_MOTION) == 0) {
+        diff_stats d = diff(g->down_surface.map, ps->surface[UPF__TP_CAMERA_MOTION].data,
+                            (size_t)RW * RH, 2, 2);
+        CHECKF(d.mean <= 1e-4 && d.nonfinite == 0, "%s frame %d: camera_motion mean %.3g max "
+               "%.3g", what, n, d.mean, d.max);
+    }
+    const long st = state_differs(k, vt, ct, g);
+    CHECKF(st >= 0 && st <= OW * OH / 100, "%s frame %d: state differs at %ld pixels", what, n,
+           st);
     for (size_t i = 0; i < sizeof compared / sizeof compared[0]; i++) {
         const int s = compared[i].surface;
         if (read_surface(k, vt, g, s))
@@ -318,7 +341,7 @@ static void run_sequence(vkt *k, upf_context *ctx, scene *sc, const seq_opts *o)
                "(%ld not finite)", what, n, d.mean, d.max, d.nonfinite);
         worst_mean = d.mean > worst_mean ? d.mean : worst_mean;
         worst_max = d.max > worst_max ? d.max : worst_max;
-        compare_surfaces(k, vt, ct, &g, what, n);
+        compare_surfaces(k, vt, ct, &g, what, n, o->no_motion);
     }
     printf("%-28s %d frames: output mean abs diff <= %.3g, largest %.3g\n", what, FRAMES,
            worst_mean, worst_max);
@@ -575,6 +598,106 @@ static void test_bad_input(vkt *k, upf_context *ctx, scene *sc)
     upf_vk_temporal_destroy(&vt);
 }
 
+/* ---- formats ------------------------------------------------------------------------------- */
+
+/* 6 frames of the walk with the host's images in other formats: colour as 8-bit sRGB (through
+ * an R8G8B8A8_UNORM view with srgb 1, decoded in the shader; or an R8G8B8A8_SRGB view, decoded
+ * by the sampler), depth R16_SFLOAT, motion R16G16_SFLOAT, a reactive mask R8_UNORM, the output
+ * R8G8B8A8_UNORM with srgb 1 (encoded in the shader). The CPU engine gets the same values
+ * (RGBA8_SRGB colour, the halves and bytes as floats) and writes RGBA8_SRGB: the mean
+ * difference of the output's codes at most 0.0005 on [0, 1]. */
+static void test_formats(vkt *k, upf_context *ctx, scene *sc, bool srgb_view)
+{
+    const VkImageUsageFlags in = USE_IN;
+    vkt_image color = vkt_image_make(k, RW, RH, VK_FORMAT_R8G8B8A8_UNORM,
+                                     srgb_view ? VK_FORMAT_R8G8B8A8_SRGB : 0, in);
+    vkt_image depth = vkt_image_make(k, RW, RH, VK_FORMAT_R16_SFLOAT, 0, in);
+    vkt_image motion = vkt_image_make(k, RW, RH, VK_FORMAT_R16G16_SFLOAT, 0, in);
+    vkt_image reactive = vkt_image_make(k, RW, RH, VK_FORMAT_R8_UNORM, 0, in);
+    vkt_image out = vkt_image_make(k, OW, OH, VK_FORMAT_R8G8B8A8_UNORM, 0, USE_OUT);
+    vkt_buffer up_c = vkt_buffer_make(k, 4 * RW * RH), up_d = vkt_buffer_make(k, 2 * RW * RH);
+    vkt_buffer up_m = vkt_buffer_make(k, 4 * RW * RH), up_r = vkt_buffer_make(k, RW * RH);
+    vkt_buffer down = vkt_buffer_make(k, 4 * OW * OH);
+    static uint8_t cpu8[OW * OH * 4];
+    upf_vk_temporal *vt = upf_vk_temporal_create(ctx, upf_vk_temporal_params(
+        .device = &k->lend, .max_render_width = RW, .max_render_height = RH,
+        .output_width = OW, .output_height = OH, .sharpness = 0.3f));
+    upf_temporal *ct = upf_temporal_create(ctx, upf_temporal_params(
+        .render_width = RW, .render_height = RH, .output_width = OW, .output_height = OH,
+        .sharpness = 0.3f));
+    frame_data *f = malloc(sizeof *f);
+    CHECK(vt && ct && f);
+    double worst = 0.0;
+    for (int n = 0; vt && ct && f && n < 6 && render(sc, "walk", n, f); n++) {
+        uint8_t *c8 = up_c.map, *r8 = up_r.map;
+        uint16_t *d16 = up_d.map, *m16 = up_m.map;
+        for (int i = 0; i < RW * RH; i++) {
+            for (int c = 0; c < 4; c++)
+                c8[4 * i + c] = c < 3 ? upf_linear_to_srgb8(f->color[4 * i + c]) : 255;
+            d16[i] = upf_float_to_half(f->depth[i]);
+            f->depth[i] = upf_half_to_float(d16[i]);
+            for (int c = 0; c < 2; c++) {
+                m16[2 * i + c] = upf_float_to_half(f->motion[2 * i + c]);
+                f->motion[2 * i + c] = upf_half_to_float(m16[2 * i + c]);
+            }
+            r8[i] = (uint8_t)(f->reactive[i] * 255.0f + 0.5f);
+            f->reactive[i] = r8[i] / 255.0f;
+        }
+        const upf_image ic = { c8, RW, RH, 0, UPF_FORMAT_RGBA8_SRGB };
+        const upf_image id = { f->depth, RW, RH, 0, UPF_FORMAT_R32F };
+        const upf_image im = { f->motion, RW, RH, 0, UPF_FORMAT_RG32F };
+        const upf_image ir = { f->reactive, RW, RH, 0, UPF_FORMAT_R32F };
+        const upf_image io = { cpu8, OW, OH, 0, UPF_FORMAT_RGBA8_SRGB };
+        upf_temporal_frame cf = f->values;
+        cf.color = &ic, cf.depth = &id, cf.motion = &im, cf.reactive = &ir;
+        CHECK(upf_temporal_run(ct, &cf, &io) == UPF_OK);
+        VkCommandBuffer cmd = vkt_begin(k);
+        vkt_record_upload(cmd, &up_c, &color, RO);
+        vkt_record_upload(cmd, &up_d, &depth, RO);
+        vkt_record_upload(cmd, &up_m, &motion, RO);
+        vkt_record_upload(cmd, &up_r, &reactive, RO);
+        const upf_vk_image lc = vkt_lend(&color, RO, RO, srgb_view ? 0 : 1);
+        const upf_vk_image ld = vkt_lend(&depth, RO, RO, 0), lm = vkt_lend(&motion, RO, RO, 0);
+        const upf_vk_image lr = vkt_lend(&reactive, RO, RO, 0);
+        const upf_vk_image lo = vkt_lend(&out, VK_IMAGE_LAYOUT_UNDEFINED,
+                                         VK_IMAGE_LAYOUT_GENERAL, 1);
+        const upf_vk_temporal_frame vf = { &lc, &ld, &lm, &lr, 0, 0, f->values };
+        const char *msg = "";
+        upf_result r = upf_vk_temporal_record(vt, cmd, &vf, &lo);
+        upf_context_last_error(ctx, &msg);
+        CHECKF(r == UPF_OK, "formats: %s", msg);
+        vkt_record_download(cmd, &out, VK_IMAGE_LAYOUT_GENERAL, &down);
+        if (vkt_submit(k))
+            break;
+        const uint8_t *g8 = down.map;
+        double sum = 0.0;
+        int big = 0;
+        for (int i = 0; i < OW * OH; i++)
+            for (int c = 0; c < 3; c++) {
+                int e = abs((int)g8[4 * i + c] - (int)cpu8[4 * i + c]);
+                sum += e / 255.0;
+                big = e > big ? e : big;
+            }
+        const double mean = sum / (OW * OH * 3);
+        CHECKF(mean <= 0.0005, "formats (%s colour view) frame %d: mean %.3g, largest %d codes",
+               srgb_view ? "sRGB" : "UNORM", n, mean, big);
+        worst = mean > worst ? mean : worst;
+        if (n == 5)
+            printf("formats (%s colour view, R16F depth, RG16F motion, R8 reactive, RGBA8 "
+                   "output with srgb 1): mean %.3g (worst frame %.3g), largest %d codes\n",
+                   srgb_view ? "SRGB" : "UNORM srgb 1", mean, worst, big);
+    }
+    free(f);
+    upf_temporal_destroy(&ct);
+    upf_vk_temporal_destroy(&vt);
+    vkt_image *ims[] = { &color, &depth, &motion, &reactive, &out };
+    for (int i = 0; i < 5; i++)
+        vkt_image_free(k, ims[i]);
+    vkt_buffer *bs[] = { &up_c, &up_d, &up_m, &up_r, &down };
+    for (int i = 0; i < 5; i++)
+        vkt_buffer_free(k, bs[i]);
+}
+
 static void test_sequences(vkt *k, upf_context *ctx)
 {
     scene *sc = NULL;
@@ -589,6 +712,8 @@ static void test_sequences(vkt *k, upf_context *ctx)
     run_sequence(k, ctx, sc, &(seq_opts){ .path = "orbit", .reactive = true, .sharpness = 0.8f,
                                           .flags = UPF_TEMPORAL_COLOR_SQRT });
     run_sequence(k, ctx, sc, &(seq_opts){ .path = NULL, .reactive = true, .sharpness = 0.5f });
+    test_formats(k, ctx, sc, false);
+    test_formats(k, ctx, sc, true);
     test_render_size_change(k, ctx, sc);
     test_bad_motion(k, ctx, sc);
     scene_destroy(&sc);

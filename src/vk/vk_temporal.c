@@ -367,7 +367,11 @@ upf_result upf_vk_temporal_record(upf_vk_temporal *t, VkCommandBuffer cmd,
         push.rec.color_x = rc.x, push.rec.color_y = rc.y;
         push.rec.depth_x = rd.x, push.rec.depth_y = rd.y;
         push.rec.motion_x = rm.x, push.rec.motion_y = rm.y;
-        push.rec.color_transfer = f->color->srgb ? 1u : 0u;
+        push.rec.color_transfer = f->color->srgb                              ? 1u
+                                  : f->color->format == VK_FORMAT_R8G8B8A8_SRGB ||
+                                          f->color->format == VK_FORMAT_B8G8R8A8_SRGB
+                                      ? 2u
+                                      : 0u;
         push.dis.reactive_x = rr.x, push.dis.reactive_y = rr.y;
         push.sharpen.dst_x = ro.x, push.sharpen.dst_y = ro.y;
         push.sharpen.dst_transfer = out->srgb ? 1u : 0u;

@@ -41,7 +41,9 @@ layout(push_constant, std430) uniform Push {
     int depth_y;
     int motion_x;
     int motion_y;
-    uint color_transfer; /* 0: as fetched; 1: sRGB data in a UNORM view, decoded here */
+    uint color_transfer; /* 0: as fetched; 1: sRGB data in a UNORM view, decoded here; 2: an
+                          * 8-bit sRGB view the sampler decoded: snapped back to its code and
+                          * decoded here (ABI.md) */
 } pc;
 
 layout(set = 0, binding = B_COLOR_IN) uniform texture2D color_in;
@@ -68,7 +70,10 @@ void reconstruct_color(ivec2 p, uint at)
     vec3 c = texelFetch(color_in, p + ivec2(pc.color_x, pc.color_y), 0).rgb;
     for (int k = 0; k < 3; k++) {
         float v = c[k];
-        if (pc.color_transfer == 1u)
+        if (pc.color_transfer == 2u) /* the code back, then as transfer 1 */
+            v = floor(upf_linear_to_srgb(v > 0.0 ? (v < 1.0 ? v : 1.0) : 0.0) * 255.0 + 0.5) /
+                255.0;
+        if (pc.color_transfer != 0u)
             v = upf_srgb_to_linear(v > 0.0 ? (v < 1.0 ? v : 1.0) : 0.0);
         v = v > 0.0 ? v : 0.0;
         if (pc.encoding == UPF_ENCODING_SRGB)
