@@ -470,7 +470,8 @@ static upf_result make_pipeline(upf__vk_runner *r, const char *fn, const char *p
                                 VkPipeline *out)
 {
     const upf__vk_funcs *vk = &r->vk;
-    const upf__vk_shader *sh = v->shader ? upf__vk_shader_find(v->shader) : NULL;
+    const upf__vk_shader *sh = v->code ? v->code
+                               : v->shader ? upf__vk_shader_find(v->shader) : NULL;
     if (!sh)
         return upf__fail(r->ctx, UPF_ERROR_UNSUPPORTED, "%s: this build has no shader "
                          "\"%s\" (src/vk/shaders/%s.comp) for the %s pass", fn,

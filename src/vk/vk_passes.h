@@ -183,6 +183,8 @@ typedef struct upf__vk_extra_plan {
 typedef struct upf__vk_variant {
     const char *shader;          /* "<engine>/<file>": src/vk/shaders/<engine>/<file>.comp */
     const VkSpecializationInfo *spec; /* or NULL; read during create only */
+    const upf__vk_shader *code;  /* or NULL: the embedded shader `shader`; else this SPIR-V
+                                  * (a test's own shaders), `shader` naming it in messages */
 } upf__vk_variant;
 
 /* One GPU pass. */

@@ -233,10 +233,10 @@ static void plan_passes(const upf_vk_spatial *s, upf__vk_runner_params *rp,
     upf__vk_pass_plan *c = &rp->gpu_pass[GP_LIST + UPF__SP_COMPOSE];
     c->reads = UPF__VK_RES(TAPS_BINDING) | srgb8;
     const char *compose = s->strips ? "spatial/compose_strips" : "spatial/compose";
-    c->variant[0] = (upf__vk_variant){ compose, compose_spec(&spec[0], s, true) };
+    c->variant[0] = (upf__vk_variant){ compose, compose_spec(&spec[0], s, true), NULL };
     /* A model of strength 0 never has a map to read in a whole frame: compose without it. */
     if (s->no_map_variant) {
-        c->variant[1] = (upf__vk_variant){ compose, compose_spec(&spec[1], s, false) };
+        c->variant[1] = (upf__vk_variant){ compose, compose_spec(&spec[1], s, false), NULL };
         c->variant_count = 2;
     }
 }
