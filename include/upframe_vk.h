@@ -291,6 +291,48 @@ UPF_API upf_result upf_vk_managed_run(upf_vk_managed *m, const upf_image *src,
 UPF_API upf_result upf_vk_managed_bench(upf_vk_managed *m, int frames, double *ms,
                                         double *total, double *record_us);
 
+/* The temporal engine in managed mode (tools, tests): upframe's own device, as
+ * upf_vk_managed_* for the spatial engine. */
+typedef struct upf_vk_temporal_managed_params {
+    int device_index;                  /* as upf_vk_managed_params */
+    int render_width, render_height;   /* as upf_temporal_params */
+    int output_width, output_height;
+    upf_format color_format;           /* the frames' colour (any colour format) */
+    upf_format output_format;          /* the output's (any colour format) */
+    float sharpness;
+    unsigned flags;                    /* as upf_vk_temporal_params */
+    int timestamps;
+} upf_vk_temporal_managed_params;
+
+#ifndef __cplusplus
+#define upf_vk_temporal_managed_params(...) (&(const upf_vk_temporal_managed_params){ __VA_ARGS__ })
+#endif
+
+typedef struct upf_vk_temporal_managed upf_vk_temporal_managed;
+
+/* Makes the device, the images (colour in color_format, depth R32F, motion RG32F, reactive
+ * R32F, the output in output_format) and the engine. Fails with UPF_ERROR_UNSUPPORTED when
+ * there is no Vulkan or no device. Thread-safety: context-serialised. */
+UPF_API upf_vk_temporal_managed *upf_vk_temporal_managed_create(
+    upf_context *ctx, const upf_vk_temporal_managed_params *params);
+UPF_API void upf_vk_temporal_managed_destroy(upf_vk_temporal_managed **m);
+UPF_API const char *upf_vk_temporal_managed_device_name(const upf_vk_temporal_managed *m);
+UPF_API upf_vk_temporal *upf_vk_temporal_managed_engine(upf_vk_temporal_managed *m);
+
+/* As upf_temporal_run: uploads the frame's images (the created size and formats; motion and
+ * reactive may be NULL), records and submits the frame, waits, and reads the output back.
+ * Thread-safety: context-serialised. */
+UPF_API upf_result upf_vk_temporal_managed_run(upf_vk_temporal_managed *m,
+                                               const upf_temporal_frame *frame,
+                                               const upf_image *output);
+
+/* Times the engine alone: `frames` more frames of the last frame's images and values (after
+ * upf_vk_temporal_managed_run), each its own submission, per-pass GPU times from timestamps
+ * (made with timestamps): ms[pass * frames + i], total[i]; *record_us the median CPU time of
+ * one upf_vk_temporal_record. Thread-safety: context-serialised. */
+UPF_API upf_result upf_vk_temporal_managed_bench(upf_vk_temporal_managed *m, int frames,
+                                                 double *ms, double *total, double *record_us);
+
 #ifdef __cplusplus
 }
 #endif
