@@ -326,10 +326,11 @@ UPF_API upf_result upf_vk_temporal_managed_run(upf_vk_temporal_managed *m,
                                                const upf_temporal_frame *frame,
                                                const upf_image *output);
 
-/* Times the engine alone: `frames` more frames of the last frame's images and values (after
- * upf_vk_temporal_managed_run), each its own submission, per-pass GPU times from timestamps
- * (made with timestamps): ms[pass * frames + i], total[i]; *record_us the median CPU time of
- * one upf_vk_temporal_record. Thread-safety: context-serialised. */
+/* Times the engine alone on the last frame's images and values (after
+ * upf_vk_temporal_managed_run): `frames` submissions of 4 frames recorded back to back (so the
+ * GPU does not idle between them), each sample the per-pass GPU times of the last of the 4
+ * from timestamps (made with timestamps): ms[pass * frames + i], total[i]; *record_us the
+ * median CPU time of one upf_vk_temporal_record. Thread-safety: context-serialised. */
 UPF_API upf_result upf_vk_temporal_managed_bench(upf_vk_temporal_managed *m, int frames,
                                                  double *ms, double *total, double *record_us);
 

@@ -589,8 +589,13 @@ static void test_bad_input(vkt *k, upf_context *ctx, scene *sc)
     CHECK_FAILS(ctx, upf_vk_temporal_record(vt, cmd, NULL, &good.out),
                 UPF_ERROR_INVALID_ARGUMENT, "frame is NULL");
     CHECK(upf_vk_temporal_record(NULL, cmd, &ok, &good.out) == UPF_ERROR_INVALID_ARGUMENT);
-    /* Nothing was recorded: the same command buffer records a good frame and runs it. */
+    /* Nothing was recorded: the same command buffer records a good frame and runs it; and a
+     * second frame right after it in the same command buffer (two frames in flight, as the
+     * managed bench records them back to back), under synchronization validation. */
     CHECK(upf_vk_temporal_record(vt, cmd, &ok, &good.out) == UPF_OK);
+    upf_vk_image out2 = good.out;
+    out2.layout = VK_IMAGE_LAYOUT_GENERAL;
+    CHECK(upf_vk_temporal_record(vt, cmd, &ok, &out2) == UPF_OK);
     vkt_record_download(cmd, &g.out, VK_IMAGE_LAYOUT_GENERAL, &g.down_out);
     CHECK(vkt_submit(k) == 0);
     diff_stats d = diff(g.down_out.map, g.down_out.map, (size_t)OW * OH, 4, 4);
