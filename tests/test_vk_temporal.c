@@ -508,6 +508,31 @@ static void test_bad_motion(vkt *k, upf_context *ctx, scene *sc)
 
 /* ---- bad input ------------------------------------------------------------------------------- */
 
+/* A D32_SFLOAT image (sampled) and a view of its depth aspect. */
+static vkt_image depth_image(vkt *k)
+{
+    vkt_image im = { .format = VK_FORMAT_D32_SFLOAT, .view_format = VK_FORMAT_D32_SFLOAT,
+                     .usage = VK_IMAGE_USAGE_SAMPLED_BIT |
+                              VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                     .width = RW, .height = RH };
+    const VkImageCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D,
+        .format = im.format, .extent = { RW, RH, 1 }, .mipLevels = 1, .arrayLayers = 1,
+        .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL, .usage = im.usage };
+    if (vkCreateImage(k->device, &ci, NULL, &im.image) != VK_SUCCESS)
+        return im;
+    VkMemoryRequirements req;
+    vkGetImageMemoryRequirements(k->device, im.image, &req);
+    im.memory = vkt_alloc(k, req, 0);
+    vkBindImageMemory(k->device, im.image, im.memory, 0);
+    const VkImageViewCreateInfo vi = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = im.image,
+        .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = im.format,
+        .subresourceRange = { VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1 } };
+    vkCreateImageView(k->device, &vi, NULL, &im.view);
+    return im;
+}
+
 static void test_bad_input(vkt *k, upf_context *ctx, scene *sc)
 {
     upf_vk_temporal *vt = upf_vk_temporal_create(ctx, upf_vk_temporal_params(
@@ -575,6 +600,10 @@ static void test_bad_input(vkt *k, upf_context *ctx, scene *sc)
     BAD((bad_img = vkt_lend(&no_storage, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, 0)),
         &bad_img, "output");
     BAD((bad_img.layout = VK_IMAGE_LAYOUT_UNDEFINED, bf.color = &bad_img), &good.out, "color");
+    /* a depth image where a colour image belongs (its view of the depth aspect) */
+    vkt_image d32 = depth_image(k);
+    BAD_CODE((bad_img = vkt_lend(&d32, RO, RO, 0), bf.color = &bad_img), &good.out,
+             UPF_ERROR_UNSUPPORTED, "color: format VK_FORMAT_D32_SFLOAT");
     BAD((bad_img.image = VK_NULL_HANDLE, bf.color = &bad_img), &good.out, "color");
     BAD(bf.render_width = RW + 1, &good.out, "render size");
     BAD(bf.render_height = 1, &good.out, "render height");
@@ -602,6 +631,7 @@ static void test_bad_input(vkt *k, upf_context *ctx, scene *sc)
     CHECK(d.nonfinite == 0);
     double ms[UPF_TEMPORAL_PASS_COUNT];
     CHECK_FAILS(ctx, upf_vk_temporal_timings(vt, ms, NULL), UPF_ERROR_UNSUPPORTED, "timestamps");
+    vkt_image_free(k, &d32);
     vkt_image_free(k, &r8);
     vkt_image_free(k, &no_sampled);
     vkt_image_free(k, &no_storage);
