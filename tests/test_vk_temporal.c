@@ -6,9 +6,10 @@
  *  - Sequences from the scene renderer (tools/scene: exact depth and motion), 16 frames of
  *    each camera path (still, pan, walk, orbit) at 96x54 -> 192x108 with the engine's jitter:
  *    every frame's output within a mean absolute difference of 0.0005 on [0, 1] (the largest
- *    printed), and each pass's surfaces against the CPU's after the same frame (the pass's
- *    own output from nearly the same inputs: colour, dilated motion and depth, previous
- *    depth, reactivity, locks, history, state), so a wrong pass shows by name.
+ *    printed), and each pass's surfaces against the CPU's after frames 0, 1, 3, 7, 11 and 15
+ *    (the pass's own output from nearly the same inputs: colour, camera motion, dilated
+ *    motion and depth, previous depth, reactivity, locks, history, state), so a wrong pass
+ *    shows by name.
  *  - 8 frames without motion vectors (the camera_motion pass and the reconstruct's camera
  *    variant), with a reactive mask, sharpening and the sqrt encoding, and of random frames.
  *  - The host's images in other formats (8-bit sRGB colour, R16F depth, RG16F motion, R8
@@ -348,7 +349,9 @@ static void run_sequence(vkt *k, upf_context *ctx, scene *sc, const seq_opts *o)
                "(%ld not finite)", what, n, d.mean, d.max, d.nonfinite);
         worst_mean = d.mean > worst_mean ? d.mean : worst_mean;
         worst_max = d.max > worst_max ? d.max : worst_max;
-        compare_surfaces(k, vt, ct, &g, what, n, o->no_motion);
+        if (n < 2 || n % 4 == 3) /* the first frames, then every fourth: each readback is a
+                                  * submission, slow under the validation layer */
+            compare_surfaces(k, vt, ct, &g, what, n, o->no_motion);
     }
     printf("%-28s %d frames: output mean abs diff <= %.3g, largest %.3g\n", what, frames,
            worst_mean, worst_max);
