@@ -106,7 +106,7 @@ static void host_rules(upf__vk_runner_params *rp, int ow, int oh)
 static upf__vk_pass_plan gpu_pass(int pass, const char *shader, uint32_t push_bytes)
 {
     return (upf__vk_pass_plan){ .pass = pass, .stamp = true, .push_bytes = push_bytes,
-                                .variant_count = 1, .variant = { { shader, NULL } } };
+                                .variant_count = 1, .variant = { { .shader = shader } } };
 }
 
 #define RES UPF__VK_RES
