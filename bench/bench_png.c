@@ -1,9 +1,10 @@
 /* bench_png.c: the PNG writer's size against time. Reads each PNG given, then encodes it
  * (tools/imageio/png_io.c, the writer `upframe` uses) into memory with every setting of a
- * grid: zlib level x libspng's row filter choice x zlib strategy. Prints, per setting, the
- * total size over all the files and the encoder's CPU time (this thread's; the median of
- * `runs`), and the same relative to the first setting. What docs/PERFORMANCE.md "PNG
- * compression" quotes.
+ * grid: zlib level x row filter choice x zlib strategy. Prints, per setting, the total size
+ * over all the files, the encoder's CPU time (the process's, every thread's) and its wall
+ * time (each the median of `runs`, summed over the files), and size and CPU time relative
+ * to the first setting. One filter for every row runs in bands on every CPU (png_bands.c):
+ * its wall time is below its CPU time. What docs/PERFORMANCE.md "PNG compression" quotes.
  *
  *   bench_png [-r runs] [-s LEVEL/FILTERS/STRATEGY]... FILE.png...
  *
@@ -25,10 +26,10 @@
 static const char *const filter_names[] = { "none", "sub", "up", "avg", "paeth" };
 static const char *const strategy_names[] = { "default", "filtered", "huffman", "rle", "fixed" };
 
-static double thread_ms(void)
+static double clock_ms(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
@@ -94,18 +95,20 @@ static int default_grid(imageio_png_settings *set)
     return n;
 }
 
-/* One encode into memory: its size, and the encoder's CPU time in *ms. */
-static size_t encode(const imageio_image *img, const imageio_png_settings *set, double *ms)
+/* One encode into memory: its size, the encoder's CPU time in *ms and wall time in *wall. */
+static size_t encode(const imageio_image *img, const imageio_png_settings *set, double *ms,
+                     double *wall)
 {
     char *buf = NULL, err[IMAGEIO_ERR_SIZE];
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         bench_die(PROG, "open_memstream failed");
-    double t0 = thread_ms();
-    upf_result r = imageio_write_png_stream_with(f, "memory", &img->img, img->bit_depth == 16 ? 16 : 8,
-                                                 set, err);
-    *ms = thread_ms() - t0;
+    double t0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID), w0 = clock_ms(CLOCK_MONOTONIC);
+    upf_result r = imageio_write_png_stream_with(f, "memory", &img->img,
+                                                 img->bit_depth == 16 ? 16 : 8, set, err);
+    *ms = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - t0;
+    *wall = clock_ms(CLOCK_MONOTONIC) - w0;
     fclose(f);
     free(buf);
     if (r != UPF_OK)
@@ -133,8 +136,8 @@ int main(int argc, char **argv)
         nset = default_grid(set);
     int nfile = argc - first_file;
     imageio_image *img = calloc((size_t)nfile, sizeof *img);
-    double *t = malloc(sizeof(double) * (size_t)runs);
-    if (!img || !t)
+    double *t = malloc(sizeof(double) * (size_t)runs), *tw = malloc(sizeof(double) * (size_t)runs);
+    if (!img || !t || !tw)
         bench_die(PROG, "out of memory");
     for (int i = 0; i < nfile; i++) {
         char err[IMAGEIO_ERR_SIZE];
@@ -143,29 +146,32 @@ int main(int argc, char **argv)
     }
     char machine[256];
     bench_machine(machine, sizeof machine);
-    printf("%s: %d files, %s, median of %d runs (encoder CPU time)\n", PROG, nfile, machine, runs);
-    printf("%-22s %12s %10s %8s %8s\n", "level/filters/strategy", "bytes", "ms", "size", "time");
+    printf("%s: %d files, %s, median of %d runs\n", PROG, nfile, machine, runs);
+    printf("%-22s %12s %10s %10s %8s %8s\n", "level/filters/strategy", "bytes", "cpu ms",
+           "wall ms", "size", "cpu");
     double base_bytes = 0, base_ms = 0;
     for (int s = 0; s < nset; s++) {
-        double bytes = 0, ms = 0;
+        double bytes = 0, ms = 0, wall = 0;
         for (int i = 0; i < nfile; i++) {
             size_t size = 0;
             for (int r = 0; r < runs; r++)
-                size = encode(&img[i], &set[s], &t[r]); /* the same every run */
+                size = encode(&img[i], &set[s], &t[r], &tw[r]); /* the same every run */
             bytes += (double)size;
             ms += bench_median(t, runs);
+            wall += bench_median(tw, runs);
         }
         if (s == 0)
             base_bytes = bytes, base_ms = ms;
         char name[96];
         settings_text(&set[s], name, sizeof name);
-        printf("%-22s %12.0f %10.1f %8.3f %8.3f\n", name, bytes, ms, bytes / base_bytes,
-               ms / base_ms);
+        printf("%-22s %12.0f %10.1f %10.1f %8.3f %8.3f\n", name, bytes, ms, wall,
+               bytes / base_bytes, ms / base_ms);
         fflush(stdout);
     }
     for (int i = 0; i < nfile; i++)
         imageio_free(&img[i]);
     free(img);
     free(t);
+    free(tw);
     return 0;
 }

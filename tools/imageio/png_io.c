@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "core/color.h"
 #include "core/image.h"
@@ -203,7 +204,7 @@ typedef struct png_rows {
 
 /* Row y as display-encoded RGBA samples of `bits` in `dst` (w * 4 samples). Returns the x of
  * a non-finite pixel, or -1. */
-static int row_samples(const png_rows *pr, int y, void *dst)
+static int row_samples(const png_rows *pr, int y, void *dst, float *rgba)
 {
     const upf_image *img = pr->img;
     int w = img->width;
@@ -211,17 +212,17 @@ static int row_samples(const png_rows *pr, int y, void *dst)
         memcpy(dst, upf__row(img, y), (size_t)w * 4 * (size_t)(pr->bits / 8));
         return -1;
     }
-    int bad = upf__row_to_display(img, y, 0, w, pr->rgba);
+    int bad = upf__row_to_display(img, y, 0, w, rgba);
     if (bad >= 0)
         return bad;
     if (pr->bits == 8) {
         uint8_t *p = dst;
         for (int i = 0; i < w * 4; i++)
-            p[i] = (uint8_t)upf_unorm_from_float(pr->rgba[i], 255);
+            p[i] = (uint8_t)upf_unorm_from_float(rgba[i], 255);
     } else {
         uint16_t *p = dst;
         for (int i = 0; i < w * 4; i++)
-            p[i] = (uint16_t)upf_unorm_from_float(pr->rgba[i], 65535);
+            p[i] = (uint16_t)upf_unorm_from_float(rgba[i], 65535);
     }
     return -1;
 }
@@ -271,7 +272,7 @@ static bool scan_rows(const png_rows *pr, void *row, bool *opaque, int *bad_x, i
                 return true;
             continue;
         }
-        int bad = row_samples(pr, y, row);
+        int bad = row_samples(pr, y, row, pr->rgba);
         if (bad >= 0) {
             *bad_x = bad;
             *bad_y = y;
@@ -281,6 +282,39 @@ static bool scan_rows(const png_rows *pr, void *row, bool *opaque, int *bad_x, i
             *opaque = false;
     }
     return true;
+}
+
+/* The parallel path's rows (png_bands.c): as the file stores them, 16-bit samples
+ * big-endian. */
+typedef struct band_src {
+    png_rows pr;
+    bool opaque;
+} band_src;
+
+static void band_row(const void *src, int y, unsigned char *dst, float *scratch)
+{
+    const band_src *b = src;
+    int w = b->pr.img->width;
+    row_samples(&b->pr, y, dst, scratch); /* finite: the first pass checked */
+    if (b->opaque)
+        row_drop_alpha(dst, w, b->pr.bits);
+    if (b->pr.bits == 16) {
+        size_t n = (size_t)w * (b->opaque ? 3 : 4);
+        for (size_t i = 0; i < n; i++) {
+            uint16_t v;
+            memcpy(&v, dst + 2 * i, 2);
+            dst[2 * i] = (unsigned char)(v >> 8), dst[2 * i + 1] = (unsigned char)v;
+        }
+    }
+}
+
+/* The filter type when `filters` names exactly one (0..4), else -1. */
+static int single_filter(int filters)
+{
+    for (int t = 0; t < 5; t++)
+        if (filters == (SPNG_FILTER_CHOICE_NONE << t))
+            return t;
+    return -1;
 }
 
 /* libspng's output: fwrite into the stream, keeping errno of the first failure so the
@@ -352,7 +386,7 @@ static int encode_rows(spng_ctx *ctx, const png_rows *pr, void *row, bool opaque
         if (pr->direct && !opaque)
             src = upf__row(img, y); /* the image's own row, as it is */
         else
-            row_samples(pr, y, row); /* finite: the first pass checked */
+            row_samples(pr, y, row, pr->rgba); /* finite: the first pass checked */
         if (opaque)
             row_drop_alpha(row, img->width, pr->bits);
         int ret = spng_encode_row(ctx, src, len);
@@ -409,11 +443,24 @@ upf_result imageio_write_png_stream_with(FILE *f, const char *name, const upf_im
     }
 
     png_sink sink = { f, 0 };
-    spng_ctx *ctx = spng_ctx_new(SPNG_CTX_ENCODER);
-    int ret = ctx ? png_setup(ctx, img, bits, opaque, &set, &sink) : SPNG_EMEM;
-    if (!ret)
-        ret = encode_rows(ctx, &pr, row, opaque);
-    spng_ctx_free(ctx);
+    int ret, filter = single_filter(set.filters);
+    if (filter >= 0) {
+        /* One filter for every row: the bands in parallel (png_bands.c). */
+        const band_src src = { pr, opaque };
+        const size_t bpp = (size_t)(opaque ? 3 : 4) * (size_t)(bits / 8);
+        const imageio_png_bands job = { img->width, img->height, bits, opaque,
+                                        bpp * (size_t)img->width, bpp, filter, set.level,
+                                        set.strategy, band_row, &src };
+        ret = imageio__png_bands(f, &job, &sink.error);
+        if (ret)
+            ret = ret == Z_MEM_ERROR ? SPNG_EMEM : SPNG_EZLIB;
+    } else {
+        spng_ctx *ctx = spng_ctx_new(SPNG_CTX_ENCODER);
+        ret = ctx ? png_setup(ctx, img, bits, opaque, &set, &sink) : SPNG_EMEM;
+        if (!ret)
+            ret = encode_rows(ctx, &pr, row, opaque);
+        spng_ctx_free(ctx);
+    }
     free(row);
     free(pr.rgba);
     if (ret && sink.error)
