@@ -76,7 +76,8 @@ static int drain(band *b, z_stream *zs, unsigned char *buf, size_t size, int flu
                 return Z_MEM_ERROR;
             b->out = p, b->cap = cap;
         }
-        memcpy(b->out + b->len, buf, have);
+        if (have) /* b->out is still NULL before the first bytes */
+            memcpy(b->out + b->len, buf, have);
         b->len += have;
     } while (zs->avail_out == 0 || (flush == Z_FINISH && ret != Z_STREAM_END));
     return Z_OK;
