@@ -18,6 +18,16 @@
 
 #include "core/core.h"
 
+/* Under AddressSanitizer every block comes from calloc, where ASan watches its bounds (it
+ * does not watch a mapping of our own). */
+#if defined(__SANITIZE_ADDRESS__)
+#define UPF_PAGES_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UPF_PAGES_ASAN 1
+#endif
+#endif
+
 #define HUGE_PAGE ((size_t)2 << 20)
 #define HUGE_MIN ((size_t)4 << 20)
 #define BLOCK_ALIGN ((size_t)64) /* UPF_ALIGNMENT; the header takes one such unit */
@@ -47,7 +57,7 @@ void upf__pages_advise(void *p, size_t size)
  * before. NULL where mmap is not there or fails (the caller then uses calloc). */
 static void *map_block(size_t size)
 {
-#if defined(__linux__) && defined(MAP_ANONYMOUS)
+#if defined(__linux__) && defined(MAP_ANONYMOUS) && !defined(UPF_PAGES_ASAN)
     if (size > SIZE_MAX - 2 * HUGE_PAGE)
         return NULL;
     size_t len = size + 2 * HUGE_PAGE; /* a multiple of the page if size is not: fine */
@@ -77,6 +87,7 @@ void *upf__pages_calloc(size_t size)
         return NULL;
     uintptr_t user = ((uintptr_t)base + 2 * BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
     ((block_header *)user)[-1] = (block_header){ base, 0 };
+    upf__pages_advise((void *)user, size);
     return (void *)user;
 }
 
