@@ -14,7 +14,7 @@ set -eu
 # The Vulkan backend builds with the Vulkan headers and loader (libvulkan-dev) and Debian's
 # glslang (glslangValidator); its tests run on Mesa's lavapipe (mesa-vulkan-drivers) under the
 # Khronos validation layer, and check the shaders with spirv-val (spirv-tools).
-build_pkgs="gcc g++ make cmake pkg-config libspng-dev libjpeg62-turbo-dev libvulkan-dev glslang-tools"
+build_pkgs="gcc g++ make cmake pkg-config libspng-dev zlib1g-dev libjpeg62-turbo-dev libvulkan-dev glslang-tools"
 test_pkgs="clang libclang-rt-14-dev mesa-vulkan-drivers vulkan-validationlayers spirv-tools"
 bench_pkgs="imagemagick python3-opencv python3-numpy"
 # The web page (docs/WEB.md): Debian's Emscripten builds it (it brings its own clang, binaryen

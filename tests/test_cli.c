@@ -315,6 +315,70 @@ static bool wait_for_file(const char *dir, const char *needle, pid_t pid)
     return false;
 }
 
+/* Whether two images hold the same pixels (same size and format). */
+static bool same_image_pixels(const char *a, const char *b)
+{
+    imageio_image ia, ib;
+    char err[IMAGEIO_ERR_SIZE];
+    if (imageio_read(a, NULL, &ia, err) != UPF_OK)
+        return false;
+    bool same = false;
+    if (imageio_read(b, NULL, &ib, err) == UPF_OK) {
+        same = ia.img.width == ib.img.width && ia.img.height == ib.img.height &&
+               ia.img.format == ib.img.format &&
+               memcmp(ia.img.data, ib.img.data, (size_t)ia.img.width * ia.img.height *
+                      upf_format_bytes_per_pixel(ia.img.format)) == 0;
+        imageio_free(&ib);
+    }
+    imageio_free(&ia);
+    return same;
+}
+
+static bool same_file_bytes(const char *a, const char *b)
+{
+    void *da = NULL, *db = NULL;
+    size_t na = 0, nb = 0;
+    char err[IMAGEIO_ERR_SIZE];
+    bool same = imageio_slurp(a, (size_t)1 << 28, &da, &na, err) == UPF_OK &&
+                imageio_slurp(b, (size_t)1 << 28, &db, &nb, err) == UPF_OK && na == nb &&
+                memcmp(da, db, na) == 0;
+    free(da);
+    free(db);
+    return same;
+}
+
+/* --png-compression: fast (the default) and small give the same pixels, 8 and 16 bits, to a
+ * file and to standard output; the two differ as files; anything else is a usage error; a
+ * PFM output notes it is ignored; the help lists it. */
+static void test_png_compression(void)
+{
+    const char *in[2] = { TMP("in8.png"), TMP("in16.png") };
+    for (int i = 0; i < 2; i++) {
+        const char *bits = i ? "16" : "8";
+        RUN(0, "upscale", in[i], "-o", TMP("pc_default.png"), "--scale", "2", "--bits", bits, "-q");
+        RUN(0, "upscale", in[i], "-o", TMP("pc_fast.png"), "--scale", "2", "--bits", bits,
+            "--png-compression", "fast", "-q");
+        RUN(0, "upscale", in[i], "-o", TMP("pc_small.png"), "--scale", "2", "--bits", bits,
+            "--png-compression", "small", "-q");
+        CHECK(same_file_bytes(TMP("pc_default.png"), TMP("pc_fast.png")));
+        CHECK(same_image_pixels(TMP("pc_fast.png"), TMP("pc_small.png")));
+        CHECK(!same_file_bytes(TMP("pc_fast.png"), TMP("pc_small.png")));
+        check_image(TMP("pc_small.png"), i ? 40 : 80, i ? 20 : 60,
+                    i ? UPF_FORMAT_RGBA16_SRGB : UPF_FORMAT_RGBA8_SRGB);
+        const char *to_stdout[] = { "upscale", in[i], "-o", "-", "--scale", "2", "--bits", bits,
+                                    "--png-compression", "small", NULL };
+        CHECK_EQ_INT(run_io(to_stdout, NULL, TMP("pc_stdout.png")), 0);
+        CHECK(same_file_bytes(TMP("pc_small.png"), TMP("pc_stdout.png")));
+    }
+    RUN(1, "upscale", in[0], "-o", TMP("pc_x.png"), "--scale", "2", "--png-compression", "max");
+    CHECK(strstr(test_tool_err(), "--png-compression 'max': expected fast or small") != NULL);
+    CHECK(!exists(TMP("pc_x.png")));
+    RUN(0, "upscale", in[0], "-o", TMP("pc.pfm"), "--scale", "2", "--png-compression", "small");
+    CHECK(strstr(test_tool_err(), "--png-compression small does not apply to PFM") != NULL);
+    RUN(0, "help", "upscale");
+    CHECK(strstr(test_tool_out(), "--png-compression fast|small") != NULL);
+}
+
 /* Item 3: a signal during a write removes the temporary and leaves no output, and an
  * interrupted render leaves no frame, not even half of one. */
 static void test_signals(test_rng *rng)
@@ -713,6 +777,7 @@ int main(void)
     test_spatial_cli(&rng);
     test_compare(&rng);
     test_signals(&rng);
+    test_png_compression();
     test_messages();
     test_manners(&rng);
     test_hdr_alpha();

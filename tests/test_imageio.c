@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <spng.h>
+#include <zlib.h>
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -390,6 +391,171 @@ static void test_png_round_trips(test_rng *rng)
     CHECK(same_pixels(&view, &back.img));
     imageio_free(&back);
     imageio_free(&in);
+}
+
+/* Whether the file's IDAT data is one complete zlib stream whose Adler-32 matches (zlib's
+ * inflate checks it; libspng may stop before the trailer). */
+static bool zlib_stream_ok(const char *path)
+{
+    size_t size = 0, len = 0;
+    unsigned char *file = read_all(path, &size), *data = file ? malloc(size) : NULL;
+    for (size_t pos = 8; data && pos + 12 <= size;) {
+        size_t n = (size_t)file[pos] << 24 | (size_t)file[pos + 1] << 16 |
+                   (size_t)file[pos + 2] << 8 | file[pos + 3];
+        if (pos + 12 + n > size)
+            break;
+        if (memcmp(file + pos + 4, "IDAT", 4) == 0)
+            memcpy(data + len, file + pos + 8, n), len += n;
+        pos += 12 + n;
+    }
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    int ret = data && inflateInit(&zs) == Z_OK ? Z_OK : Z_MEM_ERROR;
+    unsigned char out[1 << 14];
+    zs.next_in = data;
+    zs.avail_in = (uInt)len;
+    while (ret == Z_OK) {
+        zs.next_out = out;
+        zs.avail_out = sizeof out;
+        ret = inflate(&zs, Z_NO_FLUSH);
+    }
+    bool ok = ret == Z_STREAM_END && zs.avail_in == 0;
+    if (data)
+        inflateEnd(&zs);
+    free(data);
+    free(file);
+    return ok;
+}
+
+/* A picture the filters and levels make a difference on: smooth ramps, hard blocks and a
+ * little noise; alpha varies unless `opaque`. 8- or 16-bit sRGB. */
+static imageio_image make_smooth(int w, int h, upf_format f, bool opaque, test_rng *rng)
+{
+    imageio_image im = make_image(w, h, f);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < 4; c++) {
+                unsigned v = c == 3 ? (opaque ? 65535u : (unsigned)(x * 65535 / w))
+                                    : (unsigned)((x * (c + 1) * 401 + y * 211) % 65536);
+                if (c < 3 && ((x / 16 + y / 16) & 1))
+                    v ^= 0x8000;
+                if (c < 3)
+                    v = (v + (test_rand_u32(rng) & 0x3ff)) & 0xffff;
+                if (f == UPF_FORMAT_RGBA8_SRGB)
+                    ((uint8_t *)im.img.data)[((size_t)y * w + x) * 4 + c] = (uint8_t)(v >> 8);
+                else
+                    ((uint16_t *)im.img.data)[((size_t)y * w + x) * 4 + c] = (uint16_t)v;
+            }
+    return im;
+}
+
+/* Every compression setting writes the same pixels back (8 and 16 bits, RGB and RGBA, an
+ * 8-bit image written from float too); the presets differ (SMALL makes the smaller file, so
+ * the settings reach the encoder); settings out of range are refused by name. */
+static void test_png_settings(test_rng *rng)
+{
+    char path[1200];
+    static const imageio_png_settings grid[] = {
+        { 0, SPNG_FILTER_CHOICE_NONE, 0 }, { 1, SPNG_FILTER_CHOICE_SUB, 0 },
+        { 1, SPNG_FILTER_CHOICE_SUB, 3 },  { 3, SPNG_FILTER_CHOICE_UP, 1 },
+        { 6, SPNG_FILTER_CHOICE_AVG, 2 },  { 9, SPNG_FILTER_CHOICE_PAETH, 4 },
+        { 9, SPNG_FILTER_CHOICE_ALL, 0 },  { 4, SPNG_FILTER_CHOICE_SUB | SPNG_FILTER_CHOICE_UP, 0 },
+    };
+    const int ng = (int)(sizeof grid / sizeof grid[0]);
+    for (int bits = 8; bits <= 16; bits += 8) {
+        upf_format f = bits == 8 ? UPF_FORMAT_RGBA8_SRGB : UPF_FORMAT_RGBA16_SRGB;
+        for (int opaque = 0; opaque < 2; opaque++) {
+            imageio_image in = make_smooth(173, 61, f, opaque, rng), back;
+            for (int g = 0; g < ng + 2; g++) {
+                imageio_png_settings set = g < ng ? grid[g]
+                                                  : imageio_png_preset(g == ng ? IMAGEIO_PNG_FAST
+                                                                               : IMAGEIO_PNG_SMALL);
+                tmp_path(path, sizeof path, "settings.png");
+                CHECK_IO_OK(imageio_write_png_with(path, &in.img, bits, &set, err));
+                CHECK_IO_OK(imageio_read(path, NULL, &back, err));
+                CHECKF(same_pixels(&in.img, &back.img) && back.channels == (opaque ? 3 : 4) &&
+                           back.bit_depth == bits,
+                       "%d bits, opaque %d, level %d filters 0x%x strategy %d", bits, opaque,
+                       set.level, (unsigned)set.filters, set.strategy);
+                imageio_free(&back);
+            }
+            /* Through imageio_write_with, the presets: each compresses (smaller than zlib's
+             * level 0, stored), and they differ (the settings reach the encoder). Which is
+             * smaller on game frames is measured by bench/bench_png.c, not here. */
+            long size[3];
+            void *bytes[3];
+            for (int c = 0; c < 3; c++) {
+                tmp_path(path, sizeof path, c == 2 ? "stored.png" : c ? "small.png" : "fast.png");
+                const imageio_png_settings stored = { 0, SPNG_FILTER_CHOICE_NONE, 0 };
+                if (c == 2)
+                    CHECK_IO_OK(imageio_write_png_with(path, &in.img, bits, &stored, err));
+                else
+                    CHECK_IO_OK(imageio_write_with(path, &in.img, bits, c ? IMAGEIO_PNG_SMALL
+                                                                          : IMAGEIO_PNG_FAST, err));
+                CHECK_IO_OK(imageio_read(path, NULL, &back, err));
+                CHECK(same_pixels(&in.img, &back.img));
+                imageio_free(&back);
+                size_t n = 0;
+                bytes[c] = read_all(path, &n);
+                size[c] = bytes[c] ? (long)n : -1;
+            }
+            CHECKF(size[0] > 0 && size[1] > 0 && size[0] < size[2] && size[1] < size[2] &&
+                       (size[0] != size[1] || memcmp(bytes[0], bytes[1], (size_t)size[0]) != 0),
+                   "%d bits: fast %ld bytes, small %ld, stored %ld", bits, size[0], size[1],
+                   size[2]);
+            for (int c = 0; c < 3; c++)
+                free(bytes[c]);
+            imageio_free(&in);
+        }
+    }
+    /* One filter for every row goes through the bands in parallel (png_bands.c): a picture
+     * tall enough for several bands (64 rows or more each, one per CPU), each filter type,
+     * RGB and RGBA, 8 and 16 bits, reads back the same (the reader checks the zlib stream's
+     * Adler-32 and every chunk's CRC). */
+    for (int bits = 8; bits <= 16; bits += 8)
+        for (int opaque = 0; opaque < 2; opaque++) {
+            upf_format f = bits == 8 ? UPF_FORMAT_RGBA8_SRGB : UPF_FORMAT_RGBA16_SRGB;
+            imageio_image in = make_smooth(97, 517, f, opaque, rng), back;
+            for (int t = 0; t < 5; t++) {
+                imageio_png_settings set = { t == 0 ? 0 : 1 + 2 * t, SPNG_FILTER_CHOICE_NONE << t,
+                                             t % 2 ? 3 : 0 };
+                tmp_path(path, sizeof path, "bands.png");
+                CHECK_IO_OK(imageio_write_png_with(path, &in.img, bits, &set, err));
+                CHECK_IO_OK(imageio_read(path, NULL, &back, err));
+                CHECKF(same_pixels(&in.img, &back.img) && back.channels == (opaque ? 3 : 4) &&
+                           zlib_stream_ok(path),
+                       "bands: %d bits, opaque %d, filter %d", bits, opaque, t);
+                imageio_free(&back);
+            }
+            imageio_free(&in);
+        }
+
+    /* Float through the writer's conversion, every row, with a preset: as the default. */
+    imageio_image fl = make_image(67, 29, UPF_FORMAT_RGBA32F), a, b;
+    for (size_t i = 0; i < (size_t)67 * 29 * 4; i++)
+        ((float *)fl.img.data)[i] = (float)(test_rand_u32(rng) % 1000) / 999.0f;
+    imageio_png_settings small = imageio_png_preset(IMAGEIO_PNG_SMALL);
+    CHECK_IO_OK(imageio_write_png(tmp_path(path, sizeof path, "float_a.png"), &fl.img, 16, err));
+    CHECK_IO_OK(imageio_read(path, NULL, &a, err));
+    CHECK_IO_OK(imageio_write_png_with(tmp_path(path, sizeof path, "float_b.png"), &fl.img, 16,
+                                       &small, err));
+    CHECK_IO_OK(imageio_read(path, NULL, &b, err));
+    CHECK(a.channels == 4 && same_pixels(&a.img, &b.img));
+    imageio_free(&a);
+    imageio_free(&b);
+    imageio_free(&fl);
+
+    imageio_image im = make_image(4, 4, UPF_FORMAT_RGBA8_SRGB);
+    const imageio_png_settings bad[] = { { 10, SPNG_FILTER_CHOICE_SUB, 0 },
+                                         { -1, SPNG_FILTER_CHOICE_SUB, 0 },
+                                         { 1, 0x100, 0 }, { 1, SPNG_FILTER_CHOICE_SUB, 5 } };
+    for (int i = 0; i < 4; i++) {
+        tmp_path(path, sizeof path, "bad_settings.png");
+        CHECK_IO_FAILS(imageio_write_png_with(path, &im.img, 8, &bad[i], err),
+                       UPF_ERROR_INVALID_ARGUMENT, path, "expected a zlib level 0..9");
+        CHECK(!file_exists(path));
+    }
+    imageio_free(&im);
 }
 
 /* Linear and float formats are sRGB-encoded, clamped to [0, 1] and rounded. */
@@ -1288,6 +1454,7 @@ int main(void)
         return 1;
     }
     test_png_round_trips(&rng);
+    test_png_settings(&rng);
     test_png_from_linear();
     test_png_colour_types();
     test_png_bad();

@@ -15,6 +15,7 @@
 
 #include "imageio/image_io.h"
 #include "sequence/json.h"
+#include "sequence/pipeline.h"
 #include "sequence/sequence.h"
 #include "test_util.h"
 
@@ -363,6 +364,111 @@ static void test_tool(void)
     CHECK(strstr(out, "--disocclusion"));
 }
 
+/* ---- the pipeline (sequence/pipeline.h) with stand-in I/O ---------------------------------- */
+
+typedef struct fake_io {
+    int fail_read, fail_write; /* the frame whose read or write fails, or -1 */
+    int reads, writes;         /* calls, in order */
+    int read_order[16], write_order[16];
+    int written_value[16];     /* the first pixel of each output written */
+} fake_io;
+
+static int fake_read(void *user, int k, seq_frame *f)
+{
+    fake_io *io = user;
+    io->read_order[io->reads++] = k;
+    if (k == io->fail_read)
+        return 2;
+    f->number = 100 + k;
+    return 0;
+}
+
+static int fake_write(void *user, int k, const upf_image *out)
+{
+    fake_io *io = user;
+    io->write_order[io->writes++] = k;
+    io->written_value[k] = *(const int *)out->data;
+    return k == io->fail_write ? 3 : 0;
+}
+
+/* Both modes: every frame comes in order with its content, every output is written once, in
+ * order, with the content it had when put (two buffers alternate, as the caller's contract
+ * says); a failed read or write stops the loop with its code, and nothing is read or written
+ * after it but the one job already in flight. */
+static void test_pipeline(void)
+{
+    for (int overlap = 0; overlap < 2; overlap++)
+        for (int fail = 0; fail < 3; fail++) {
+            fake_io io = { fail == 1 ? 4 : -1, fail == 2 ? 2 : -1, 0, 0, { 0 }, { 0 }, { 0 } };
+            const int n = 7;
+            seq_pipe *p = seq_pipe_start(&(seq_pipe_io){ &io, fake_read, fake_write }, n,
+                                         overlap);
+            CHECK(p != NULL);
+            if (!p)
+                return;
+            int buf[2][4], rc = 0, k;
+            upf_image out[2] = { { buf[0], 1, 1, 0, UPF_FORMAT_RGBA8_SRGB },
+                                 { buf[1], 1, 1, 0, UPF_FORMAT_RGBA8_SRGB } };
+            for (k = 0; k < n; k++) {
+                const seq_frame *f;
+                if ((rc = seq_pipe_next(p, &f)) != 0)
+                    break;
+                CHECK(f && f->number == 100 + k);
+                buf[k % 2][0] = 1000 + k;
+                if ((rc = seq_pipe_put(p, &out[k % 2])) != 0)
+                    break;
+            }
+            if (!rc)
+                rc = seq_pipe_finish(p);
+            seq_pipe_stop(&p);
+            CHECK(p == NULL);
+            CHECKF(rc == (fail == 0 ? 0 : fail == 1 ? 2 : 3), "overlap %d fail %d: rc %d",
+                   overlap, fail, rc);
+            for (int i = 0; i < io.reads; i++)
+                CHECK_EQ_INT(io.read_order[i], i);
+            for (int i = 0; i < io.writes; i++) {
+                CHECK_EQ_INT(io.write_order[i], i);
+                CHECK_EQ_INT(io.written_value[i], 1000 + i);
+            }
+            if (fail == 0)
+                CHECK(io.reads == n && io.writes == n);
+            if (fail == 1) /* the read of 4 fails: 4 frames worked on, 3 or 4 written */
+                CHECK(io.reads == 5 && k == (overlap ? 4 : 3) && io.writes == (overlap ? 3 : 4));
+            if (fail == 2) /* the write of 2 fails: nothing read or written after it */
+                CHECKF(io.writes == 3 && io.reads == (overlap ? 4 : 3), "reads %d, writes %d",
+                       io.reads, io.writes);
+        }
+}
+
+/* `upframe temporal` overlapped (the default) and with --serial-io write the same bytes; a read
+ * failing part way fails both with the file's name and leaves no output. */
+static void test_tool_pipeline(void)
+{
+    const char *out = test_tool_out();
+    CHECK_EQ_INT(run("render calibration --size 32x18 --frames 6 --jitter halton --output-size "
+                     "64x36 --path orbit --quiet -o %s/pseq", TMP), 0);
+    CHECK_EQ_INT(run("temporal %s/pseq -o %s/po --mode performance -q", TMP, TMP), 0);
+    CHECK_EQ_INT(run("temporal %s/pseq -o %s/ps --mode performance -q --serial-io", TMP, TMP), 0);
+    for (int k = 0; k < 6; k++) {
+        char a[4096], b[4096];
+        snprintf(a, sizeof a, "%s/po/%04d.png", TMP, k);
+        snprintf(b, sizeof b, "%s/ps/%04d.png", TMP, k);
+        CHECKF(same_file(a, b), "%s and %s differ", a, b);
+    }
+    /* frame 3's depth cut short */
+    char p[4096];
+    snprintf(p, sizeof p, "%s/pseq/0003.depth.pfm", TMP);
+    CHECK(truncate(p, 100) == 0);
+    for (int serial = 0; serial < 2; serial++) {
+        CHECK_EQ_INT(run("temporal %s/pseq -o %s/pf --mode performance %s", TMP, TMP,
+                         serial ? "--serial-io" : ""), 2);
+        CHECKF(strstr(out, "0003.depth.pfm") != NULL, "%s", out);
+        CHECK(!exists(TMP "/pf"));
+    }
+    CHECK_EQ_INT(run("help temporal"), 0);
+    CHECK(strstr(out, "--serial-io"));
+}
+
 int main(void)
 {
     if (system("rm -rf '" TMP "' && mkdir -p '" TMP "'") != 0)
@@ -371,5 +477,7 @@ int main(void)
     test_sidecars();
     test_folder();
     test_tool();
+    test_pipeline();
+    test_tool_pipeline();
     return test_finish("sequence");
 }

@@ -115,20 +115,18 @@ int upf_context_threads(const upf_context *ctx)
 
 #define UPF_ALIGNMENT 64
 
+/* The default allocator's blocks come zeroed (pages.c: calloc, which leaves a fresh big
+ * block untouched); upf__alloc zeroes only a host allocator's. */
 static void *default_alloc(void *priv, size_t size, size_t alignment)
 {
     (void)priv;
-    /* aligned_alloc wants a size that is a multiple of the alignment. */
-    size_t rounded = (size + alignment - 1) / alignment * alignment;
-    if (rounded < size)
-        return NULL;
-    return aligned_alloc(alignment, rounded ? rounded : alignment);
+    return alignment <= UPF_ALIGNMENT ? upf__pages_calloc(size) : NULL;
 }
 
 static void default_free(void *priv, void *ptr)
 {
     (void)priv;
-    free(ptr);
+    upf__pages_free(ptr);
 }
 
 void *upf__alloc(upf_context *ctx, size_t size, const char *what)
@@ -139,7 +137,8 @@ void *upf__alloc(upf_context *ctx, size_t size, const char *what)
                   what);
         return NULL;
     }
-    memset(p, 0, size);
+    if (ctx->custom_allocator)
+        memset(p, 0, size);
     atomic_fetch_add(&ctx->live_blocks, 1);
     return p;
 }

@@ -82,6 +82,14 @@ void *upf__alloc(upf_context *ctx, size_t size, const char *what);
 void *upf__alloc_array(upf_context *ctx, size_t count, size_t elem_size, const char *what);
 void upf__free(upf_context *ctx, void *ptr);
 
+/* pages.c: `size` zeroed bytes aligned to 64, freed with upf__pages_free; a big block in
+ * transparent huge pages where the system has them. NULL when out of memory. */
+void *upf__pages_calloc(size_t size);
+void upf__pages_free(void *p);
+
+/* Asks for transparent huge pages for the block at p (4 MiB or more; before it is touched). */
+void upf__pages_advise(void *p, size_t size);
+
 /* Checks that a width x height image (both already in 1..UPF_MAX_IMAGE_DIMENSION) is within
  * the context's pixel limit (upf_context_params.max_pixels); `what` names it in the message
  * ("upf_resampler_create: destination 16384x16384 = 268435456 pixels; expected at most ..."). */

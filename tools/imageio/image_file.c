@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/core.h"
 #include "imageio/image_io.h"
 #include "imageio/imageio_internal.h"
 
@@ -138,6 +139,7 @@ upf_result imageio_alloc(imageio_image *out, int width, int height, upf_format f
     if (!data)
         return imageio__fail(err, UPF_ERROR_OUT_OF_MEMORY, "out of memory for a %dx%d %s image "
                              "(%zu bytes)", width, height, upf_format_name(format), bytes);
+    upf__pages_advise(data, bytes); /* huge pages for a big one, before it is touched */
     out->img = (upf_image){ data, width, height, (size_t)width * bpp, format };
     return UPF_OK;
 }

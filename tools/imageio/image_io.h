@@ -85,9 +85,31 @@ upf_result imageio_read_pfm_mem(const void *data, size_t size, const char *name,
                                 char *err);
 
 /* Writes a PNG of `bits` 8 or 16 per channel from any colour format (linear formats are
- * sRGB-encoded; values clamp to [0, 1]). Opaque images are stored as RGB. */
+ * sRGB-encoded; values clamp to [0, 1]). Opaque images are stored as RGB. Compressed with
+ * the IMAGEIO_PNG_FAST settings. */
 upf_result imageio_write_png(const char *path, const upf_image *img, int bits,
                              char *err);
+
+/* How a PNG is compressed: FAST (the default) or SMALL (the smallest file, slower); chosen
+ * by measurement, docs/PERFORMANCE.md "PNG compression". */
+typedef enum imageio_png_compression { IMAGEIO_PNG_FAST = 0, IMAGEIO_PNG_SMALL } imageio_png_compression;
+
+/* The encoder's settings: zlib level 0..9, libspng's SPNG_FILTER_CHOICE bits (which row
+ * filters it may pick among), zlib strategy 0..4 (Z_DEFAULT_STRATEGY .. Z_FIXED). */
+typedef struct imageio_png_settings {
+    int level;
+    int filters;
+    int strategy;
+} imageio_png_settings;
+
+imageio_png_settings imageio_png_preset(imageio_png_compression c);
+
+/* imageio_write_png and imageio_write_png_stream with given settings (NULL: FAST). */
+upf_result imageio_write_png_with(const char *path, const upf_image *img, int bits,
+                                  const imageio_png_settings *settings, char *err);
+upf_result imageio_write_png_stream_with(FILE *f, const char *name, const upf_image *img,
+                                         int bits, const imageio_png_settings *settings,
+                                         char *err);
 
 /* Writes a PFM (little endian, rows bottom to top): colour formats and RG32F as "PF" (linear
  * RGB; RG32F gets B = 0), R32F as "Pf". Float input must be finite. */
@@ -102,6 +124,10 @@ upf_result imageio_write_pfm_stream(FILE *f, const char *name, const upf_image *
 /* Writes by the extension of `path`: .png (8 bit unless `png_bits` is 16) or .pfm. */
 upf_result imageio_write(const char *path, const upf_image *img, int png_bits,
                          char *err);
+
+/* The same, a PNG compressed as `png` says. */
+upf_result imageio_write_with(const char *path, const upf_image *img, int png_bits,
+                              imageio_png_compression png, char *err);
 
 /* Allocates an image of a format and size (tightly packed, zeroed); imageio_free frees it. */
 upf_result imageio_alloc(imageio_image *out, int width, int height, upf_format format,

@@ -125,11 +125,18 @@ const char *imageio_format_name(const void *data, size_t size)
 
 upf_result imageio_write(const char *path, const upf_image *img, int png_bits, char *err)
 {
+    return imageio_write_with(path, img, png_bits, IMAGEIO_PNG_FAST, err);
+}
+
+upf_result imageio_write_with(const char *path, const upf_image *img, int png_bits,
+                              imageio_png_compression png, char *err)
+{
     upf_result r = imageio__check_write(path, img, err);
     if (r != UPF_OK)
         return r;
+    imageio_png_settings set = imageio_png_preset(png);
     switch (imageio_type_from_path(path)) {
-    case IMAGEIO_PNG: return imageio_write_png(path, img, png_bits == 16 ? 16 : 8, err);
+    case IMAGEIO_PNG: return imageio_write_png_with(path, img, png_bits == 16 ? 16 : 8, &set, err);
     case IMAGEIO_PFM: return imageio_write_pfm(path, img, err);
     case IMAGEIO_JPEG:
         return imageio__fail(err, UPF_ERROR_UNSUPPORTED, "%s: writing JPEG is not supported; "

@@ -47,4 +47,22 @@ typedef upf_result (*imageio_stream_writer)(FILE *f, const char *name, const upf
 upf_result imageio__write_atomic(const char *path, const upf_image *img, int bits,
                                  imageio_stream_writer write, char *err);
 
+/* png_bands.c: a PNG of one filter type on every row, compressed in bands on several
+ * threads. `row` writes row y's samples as the file stores them (RGB or RGBA, 16-bit ones
+ * big-endian) into dst, which has room for width x 4 samples; scratch holds width x 4 floats,
+ * one per thread. */
+typedef struct imageio_png_bands {
+    int width, height, bits;
+    bool opaque;               /* RGB, else RGBA */
+    size_t row_bytes, bpp;     /* bytes of a stored row and of a pixel */
+    int filter;                /* 0 None, 1 Sub, 2 Up, 3 Average, 4 Paeth */
+    int level, strategy;       /* zlib's */
+    void (*row)(const void *src, int y, unsigned char *dst, float *scratch);
+    const void *src;
+} imageio_png_bands;
+
+/* Writes the whole file to f. Returns 0, Z_MEM_ERROR, another zlib error, or Z_ERRNO with
+ * *write_errno set when a write failed. */
+int imageio__png_bands(FILE *f, const imageio_png_bands *job, int *write_errno);
+
 #endif /* UPF_IMAGEIO_INTERNAL_H */

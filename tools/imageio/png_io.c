@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "core/color.h"
 #include "core/image.h"
@@ -192,63 +193,128 @@ done:
 
 /* ---- writing -------------------------------------------------------------------------- */
 
-/* The image as display-encoded (sRGB) samples of `bits` 8 or 16, tightly packed RGBA.
- * sRGB formats of the same depth are copied; everything else goes through float. Returns the
- * x, y of the first non-finite pixel in *bad_x, *bad_y (and UPF_ERROR_BAD_DATA). */
-static upf_result pack_display(const upf_image *img, int bits, void *dst, int *bad_x, int *bad_y)
+/* The encoder works a row at a time (libspng's progressive encode): no copy of the whole
+ * picture is made, only one row of samples, and a row of floats for formats converted. */
+typedef struct png_rows {
+    const upf_image *img;
+    int bits;            /* 8 or 16 */
+    bool direct;         /* the samples are the image's own (sRGB of the same depth) */
+    float *rgba;         /* one row of display-encoded floats, when not direct */
+} png_rows;
+
+/* Row y as display-encoded RGBA samples of `bits` in `dst` (w * 4 samples). Returns the x of
+ * a non-finite pixel, or -1. */
+static int row_samples(const png_rows *pr, int y, void *dst, float *rgba)
 {
+    const upf_image *img = pr->img;
     int w = img->width;
-    size_t row_bytes = (size_t)w * 4 * (size_t)(bits / 8);
-    if ((bits == 8 && img->format == UPF_FORMAT_RGBA8_SRGB) ||
-        (bits == 16 && img->format == UPF_FORMAT_RGBA16_SRGB)) {
-        for (int y = 0; y < img->height; y++)
-            memcpy((char *)dst + (size_t)y * row_bytes, upf__row(img, y), row_bytes);
-        return UPF_OK;
+    if (pr->direct) {
+        memcpy(dst, upf__row(img, y), (size_t)w * 4 * (size_t)(pr->bits / 8));
+        return -1;
     }
-    float *rgba = malloc((size_t)w * 4 * sizeof(float));
-    if (!rgba)
-        return UPF_ERROR_OUT_OF_MEMORY;
-    for (int y = 0; y < img->height; y++) {
-        int bad = upf__row_to_display(img, y, 0, w, rgba);
+    int bad = upf__row_to_display(img, y, 0, w, rgba);
+    if (bad >= 0)
+        return bad;
+    if (pr->bits == 8) {
+        uint8_t *p = dst;
+        for (int i = 0; i < w * 4; i++)
+            p[i] = (uint8_t)upf_unorm_from_float(rgba[i], 255);
+    } else {
+        uint16_t *p = dst;
+        for (int i = 0; i < w * 4; i++)
+            p[i] = (uint16_t)upf_unorm_from_float(rgba[i], 65535);
+    }
+    return -1;
+}
+
+/* Whether a row of RGBA samples is opaque (every alpha the maximum). */
+static bool row_opaque(const void *row, int w, int bits)
+{
+    if (bits == 8) {
+        const uint8_t *p = row;
+        for (int x = 0; x < w; x++)
+            if (p[4 * x + 3] != 255)
+                return false;
+    } else {
+        const uint16_t *p = row;
+        for (int x = 0; x < w; x++)
+            if (p[4 * x + 3] != 65535)
+                return false;
+    }
+    return true;
+}
+
+/* RGBA -> RGB in place, for an opaque picture stored without alpha. */
+static void row_drop_alpha(void *row, int w, int bits)
+{
+    if (bits == 8) {
+        uint8_t *p = row;
+        for (int x = 0; x < w; x++)
+            p[3 * x] = p[4 * x], p[3 * x + 1] = p[4 * x + 1], p[3 * x + 2] = p[4 * x + 2];
+    } else {
+        uint16_t *p = row;
+        for (int x = 0; x < w; x++)
+            p[3 * x] = p[4 * x], p[3 * x + 1] = p[4 * x + 1], p[3 * x + 2] = p[4 * x + 2];
+    }
+}
+
+/* The first pass: whether every alpha is opaque, and the first non-finite pixel (*bad_x,
+ * *bad_y, returning false). `row` holds one row of samples. */
+static bool scan_rows(const png_rows *pr, void *row, bool *opaque, int *bad_x, int *bad_y)
+{
+    *opaque = true;
+    for (int y = 0; y < pr->img->height; y++) {
+        if (pr->direct) {
+            /* No conversion: the alpha is read where it is; the copy would be wasted. */
+            if (*opaque && !row_opaque(upf__row(pr->img, y), pr->img->width, pr->bits))
+                *opaque = false;
+            if (!*opaque)
+                return true;
+            continue;
+        }
+        int bad = row_samples(pr, y, row, pr->rgba);
         if (bad >= 0) {
             *bad_x = bad;
             *bad_y = y;
-            free(rgba);
-            return UPF_ERROR_BAD_DATA;
+            return false;
         }
-        if (bits == 8) {
-            uint8_t *p = (uint8_t *)dst + (size_t)y * row_bytes;
-            for (int i = 0; i < w * 4; i++)
-                p[i] = (uint8_t)upf_unorm_from_float(rgba[i], 255);
-        } else {
-            uint16_t *p = (uint16_t *)((char *)dst + (size_t)y * row_bytes);
-            for (int i = 0; i < w * 4; i++)
-                p[i] = (uint16_t)upf_unorm_from_float(rgba[i], 65535);
-        }
-    }
-    free(rgba);
-    return UPF_OK;
-}
-
-/* True if every alpha sample is the maximum; then drops alpha in place (RGBA -> RGB). */
-static bool drop_opaque_alpha(void *pixels, size_t count, int bits)
-{
-    if (bits == 8) {
-        uint8_t *p = pixels;
-        for (size_t i = 0; i < count; i++)
-            if (p[4 * i + 3] != 255)
-                return false;
-        for (size_t i = 0; i < count; i++)
-            memmove(p + 3 * i, p + 4 * i, 3);
-    } else {
-        uint16_t *p = pixels;
-        for (size_t i = 0; i < count; i++)
-            if (p[4 * i + 3] != 65535)
-                return false;
-        for (size_t i = 0; i < count; i++)
-            memmove(p + 3 * i, p + 4 * i, 6);
+        if (*opaque && !row_opaque(row, pr->img->width, pr->bits))
+            *opaque = false;
     }
     return true;
+}
+
+/* The parallel path's rows (png_bands.c): as the file stores them, 16-bit samples
+ * big-endian. */
+typedef struct band_src {
+    png_rows pr;
+    bool opaque;
+} band_src;
+
+static void band_row(const void *src, int y, unsigned char *dst, float *scratch)
+{
+    const band_src *b = src;
+    int w = b->pr.img->width;
+    row_samples(&b->pr, y, dst, scratch); /* finite: the first pass checked */
+    if (b->opaque)
+        row_drop_alpha(dst, w, b->pr.bits);
+    if (b->pr.bits == 16) {
+        size_t n = (size_t)w * (b->opaque ? 3 : 4);
+        for (size_t i = 0; i < n; i++) {
+            uint16_t v;
+            memcpy(&v, dst + 2 * i, 2);
+            dst[2 * i] = (unsigned char)(v >> 8), dst[2 * i + 1] = (unsigned char)v;
+        }
+    }
+}
+
+/* The filter type when `filters` names exactly one (0..4), else -1. */
+static int single_filter(int filters)
+{
+    for (int t = 0; t < 5; t++)
+        if (filters == (SPNG_FILTER_CHOICE_NONE << t))
+            return t;
+    return -1;
 }
 
 /* libspng's output: fwrite into the stream, keeping errno of the first failure so the
@@ -270,8 +336,71 @@ static int png_write_fn(spng_ctx *ctx, void *user, void *data, size_t length)
     return 0;
 }
 
-upf_result imageio_write_png_stream(FILE *f, const char *name, const upf_image *img, int bits,
-                                    char *err)
+imageio_png_settings imageio_png_preset(imageio_png_compression c)
+{
+    /* The choice and its measurements (bench/bench_png.c): docs/PERFORMANCE.md, "PNG
+     * compression". fast: zlib level 1, the Paeth filter on every row, run-length matches
+     * only (Z_RLE, 3): on 4K game frames as small as level 6 with the best filter of each row
+     * at a sixth of its time. small: level 9, the best filter of each row. */
+    if (c == IMAGEIO_PNG_SMALL)
+        return (imageio_png_settings){ 9, SPNG_FILTER_CHOICE_ALL, 0 };
+    return (imageio_png_settings){ 1, SPNG_FILTER_CHOICE_PAETH, 3 };
+}
+
+/* The encoder's settings: the header, sRGB, zlib level, filters and strategy, the sink. */
+static int png_setup(spng_ctx *ctx, const upf_image *img, int bits, bool opaque,
+                     const imageio_png_settings *set, png_sink *sink)
+{
+    struct spng_ihdr ihdr = {
+        .width = (uint32_t)img->width,
+        .height = (uint32_t)img->height,
+        .bit_depth = (uint8_t)bits,
+        .color_type = opaque ? SPNG_COLOR_TYPE_TRUECOLOR : SPNG_COLOR_TYPE_TRUECOLOR_ALPHA,
+    };
+    int ret = spng_set_ihdr(ctx, &ihdr);
+    /* The samples are sRGB-encoded: say so (rendering intent 0, perceptual). */
+    if (!ret)
+        ret = spng_set_srgb(ctx, 0);
+    if (!ret)
+        ret = spng_set_option(ctx, SPNG_IMG_COMPRESSION_LEVEL, set->level);
+    if (!ret)
+        ret = spng_set_option(ctx, SPNG_FILTER_CHOICE, set->filters);
+    if (!ret)
+        ret = spng_set_option(ctx, SPNG_IMG_COMPRESSION_STRATEGY, set->strategy);
+    if (!ret)
+        ret = spng_set_png_stream(ctx, png_write_fn, sink);
+    /* SPNG_FMT_PNG: samples as the PNG holds them, 16-bit ones host-endian. */
+    if (!ret)
+        ret = spng_encode_image(ctx, NULL, 0, SPNG_FMT_PNG,
+                                SPNG_ENCODE_PROGRESSIVE | SPNG_ENCODE_FINALIZE);
+    return ret;
+}
+
+/* The second pass: every row through the encoder. Returns libspng's code. */
+static int encode_rows(spng_ctx *ctx, const png_rows *pr, void *row, bool opaque)
+{
+    const upf_image *img = pr->img;
+    size_t len = (size_t)img->width * (opaque ? 3 : 4) * (size_t)(pr->bits / 8);
+    for (int y = 0; y < img->height; y++) {
+        const void *src = row;
+        if (pr->direct && !opaque)
+            src = upf__row(img, y); /* the image's own row, as it is */
+        else
+            row_samples(pr, y, row, pr->rgba); /* finite: the first pass checked */
+        if (opaque)
+            row_drop_alpha(row, img->width, pr->bits);
+        int ret = spng_encode_row(ctx, src, len);
+        if (ret == SPNG_EOI)
+            return y == img->height - 1 ? 0 : ret;
+        if (ret)
+            return ret;
+    }
+    return SPNG_EOI; /* libspng wanted more rows than the image has */
+}
+
+upf_result imageio_write_png_stream_with(FILE *f, const char *name, const upf_image *img,
+                                         int bits, const imageio_png_settings *settings,
+                                         char *err)
 {
     upf_result r = imageio__check_write(name, img, err);
     if (r != UPF_OK)
@@ -283,54 +412,57 @@ upf_result imageio_write_png_stream(FILE *f, const char *name, const upf_image *
         return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "%s: cannot write a %s image as "
                              "PNG; expected a colour format (write depth and motion as .pfm)",
                              name, upf_format_name(img->format));
+    imageio_png_settings set = settings ? *settings : imageio_png_preset(IMAGEIO_PNG_FAST);
+    if (set.level < 0 || set.level > 9 || set.filters & ~SPNG_FILTER_CHOICE_ALL ||
+        set.strategy < 0 || set.strategy > 4)
+        return imageio__fail(err, UPF_ERROR_INVALID_ARGUMENT, "%s: PNG settings level %d, "
+                             "filters 0x%x, strategy %d; expected a zlib level 0..9, "
+                             "SPNG_FILTER_CHOICE bits and a zlib strategy 0..4", name,
+                             set.level, (unsigned)set.filters, set.strategy);
 
-    size_t count = (size_t)img->width * (size_t)img->height;
-    size_t bytes = count * 4 * (size_t)(bits / 8);
-    void *pixels = malloc(bytes);
-    if (!pixels)
-        return imageio__fail(err, UPF_ERROR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes of "
-                             "PNG samples", name, bytes);
+    png_rows pr = { img, bits, (bits == 8 && img->format == UPF_FORMAT_RGBA8_SRGB) ||
+                                   (bits == 16 && img->format == UPF_FORMAT_RGBA16_SRGB),
+                    NULL };
+    size_t row_bytes = (size_t)img->width * 4 * (size_t)(bits / 8);
+    void *row = malloc(row_bytes);
+    if (!pr.direct)
+        pr.rgba = malloc((size_t)img->width * 4 * sizeof(float));
+    if (!row || (!pr.direct && !pr.rgba)) {
+        free(row);
+        free(pr.rgba);
+        return imageio__fail(err, UPF_ERROR_OUT_OF_MEMORY, "%s: out of memory for a row of "
+                             "PNG samples", name);
+    }
+    bool opaque;
     int bad_x = 0, bad_y = 0;
-    r = pack_display(img, bits, pixels, &bad_x, &bad_y);
-    if (r != UPF_OK) {
-        free(pixels);
-        if (r == UPF_ERROR_BAD_DATA)
-            return imageio__fail(err, r, "%s: pixel %d,%d is NaN or infinite; expected finite "
-                                 "values", name, bad_x, bad_y);
-        return imageio__fail(err, r, "%s: out of memory converting rows", name);
+    if (!scan_rows(&pr, row, &opaque, &bad_x, &bad_y)) {
+        free(row);
+        free(pr.rgba);
+        return imageio__fail(err, UPF_ERROR_BAD_DATA, "%s: pixel %d,%d is NaN or infinite; "
+                             "expected finite values", name, bad_x, bad_y);
     }
-    bool opaque = drop_opaque_alpha(pixels, count, bits);
-    if (opaque)
-        bytes = count * 3 * (size_t)(bits / 8);
 
-    spng_ctx *ctx = spng_ctx_new(SPNG_CTX_ENCODER);
-    if (!ctx) {
-        free(pixels);
-        return imageio__fail(err, UPF_ERROR_OUT_OF_MEMORY, "%s: out of memory for the PNG "
-                             "encoder", name);
-    }
-    struct spng_ihdr ihdr = {
-        .width = (uint32_t)img->width,
-        .height = (uint32_t)img->height,
-        .bit_depth = (uint8_t)bits,
-        .color_type = opaque ? SPNG_COLOR_TYPE_TRUECOLOR : SPNG_COLOR_TYPE_TRUECOLOR_ALPHA,
-    };
     png_sink sink = { f, 0 };
-    int ret = spng_set_ihdr(ctx, &ihdr);
-    /* The samples are sRGB-encoded: say so (rendering intent 0, perceptual). */
-    if (!ret)
-        ret = spng_set_srgb(ctx, 0);
-    /* zlib level 4 instead of the default 6: the built-in frame upscaled to 1080p wrote in
-     * 153 ms instead of 370 ms and came out 3.8% larger (497 vs 479 kB). */
-    if (!ret)
-        ret = spng_set_option(ctx, SPNG_IMG_COMPRESSION_LEVEL, 4);
-    if (!ret)
-        ret = spng_set_png_stream(ctx, png_write_fn, &sink);
-    /* SPNG_FMT_PNG: samples as the PNG holds them, 16-bit ones host-endian. */
-    if (!ret)
-        ret = spng_encode_image(ctx, pixels, bytes, SPNG_FMT_PNG, SPNG_ENCODE_FINALIZE);
-    spng_ctx_free(ctx);
-    free(pixels);
+    int ret, filter = single_filter(set.filters);
+    if (filter >= 0) {
+        /* One filter for every row: the bands in parallel (png_bands.c). */
+        const band_src src = { pr, opaque };
+        const size_t bpp = (size_t)(opaque ? 3 : 4) * (size_t)(bits / 8);
+        const imageio_png_bands job = { img->width, img->height, bits, opaque,
+                                        bpp * (size_t)img->width, bpp, filter, set.level,
+                                        set.strategy, band_row, &src };
+        ret = imageio__png_bands(f, &job, &sink.error);
+        if (ret)
+            ret = ret == Z_MEM_ERROR ? SPNG_EMEM : SPNG_EZLIB;
+    } else {
+        spng_ctx *ctx = spng_ctx_new(SPNG_CTX_ENCODER);
+        ret = ctx ? png_setup(ctx, img, bits, opaque, &set, &sink) : SPNG_EMEM;
+        if (!ret)
+            ret = encode_rows(ctx, &pr, row, opaque);
+        spng_ctx_free(ctx);
+    }
+    free(row);
+    free(pr.rgba);
     if (ret && sink.error)
         return imageio__fail(err, UPF_ERROR_IO, "%s: write failed: %s", name,
                              strerror(sink.error));
@@ -341,7 +473,29 @@ upf_result imageio_write_png_stream(FILE *f, const char *name, const upf_image *
     return UPF_OK;
 }
 
+upf_result imageio_write_png_stream(FILE *f, const char *name, const upf_image *img, int bits,
+                                    char *err)
+{
+    return imageio_write_png_stream_with(f, name, img, bits, NULL, err);
+}
+
+upf_result imageio_write_png_with(const char *path, const upf_image *img, int bits,
+                                  const imageio_png_settings *settings, char *err)
+{
+    upf_result r = imageio__check_write(path, img, err);
+    if (r != UPF_OK)
+        return r;
+    char tmp[4096];
+    FILE *f;
+    r = imageio__tmp_open(path, tmp, sizeof tmp, &f, err);
+    if (r != UPF_OK)
+        return r;
+    r = imageio_write_png_stream_with(f, path, img, bits, settings, err);
+    upf_result c = imageio__tmp_commit(f, tmp, path, r == UPF_OK, err);
+    return r != UPF_OK ? r : c;
+}
+
 upf_result imageio_write_png(const char *path, const upf_image *img, int bits, char *err)
 {
-    return imageio__write_atomic(path, img, bits, imageio_write_png_stream, err);
+    return imageio_write_png_with(path, img, bits, NULL, err);
 }

@@ -633,9 +633,11 @@ int cli_write_image(const char *cmd, const cli_output *out, const upf_image *img
     char err[IMAGEIO_ERR_SIZE];
     upf_result r;
     if (out->to_stdout) {
+        imageio_png_settings set = imageio_png_preset(out->png);
         r = out->type == IMAGEIO_PFM
                 ? imageio_write_pfm_stream(stdout, "standard output", img, err)
-                : imageio_write_png_stream(stdout, "standard output", img, png_bits, err);
+                : imageio_write_png_stream_with(stdout, "standard output", img, png_bits, &set,
+                                                err);
         errno = 0;
         if (r == UPF_OK && fflush(stdout) != 0) {
             r = UPF_ERROR_IO;
@@ -643,7 +645,7 @@ int cli_write_image(const char *cmd, const cli_output *out, const upf_image *img
                      strerror(errno ? errno : EIO));
         }
     } else {
-        r = imageio_write(out->path, img, png_bits, err);
+        r = imageio_write_with(out->path, img, png_bits, out->png, err);
     }
     return r == UPF_OK ? CLI_EXIT_OK : cli_fail(cmd, cli_exit_code(r), "%s", err);
 }

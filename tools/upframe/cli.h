@@ -195,6 +195,7 @@ typedef struct cli_output {
     imageio_type type;     /* IMAGEIO_PNG or IMAGEIO_PFM */
     bool to_stdout;
     bool exists;           /* a file is there and will be replaced */
+    imageio_png_compression png; /* how a PNG is compressed (0: fast) */
 } cli_output;
 
 /* Checks, before any work is done, that `path` can be written as an image: a .png or .pfm

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "common/engine_memory.h"
 #include "outset.h"
+#include "sequence/pipeline.h"
 #include "sequence/sequence.h"
 #include "temporal_backend.h"
 
@@ -47,6 +48,9 @@ static const char temporal_help[] =
     "  --json            a JSON summary on stdout (frames, sizes, time, ms per pass)\n"
     "  -q, --quiet       no progress, notes, warnings or summary: only errors\n"
     "  -o, --output DIR  the folder (made if missing; its parent must exist)\n"
+    "  --serial-io       read, upscale and write one frame at a time (by default the next\n"
+    "                    frame is read and the last one written while the engine runs;\n"
+    "                    the outputs are the same)\n"
     "\n"
     "A frame without a motion file takes camera motion from its matrices (a warning); one\n"
     "without either is an error. A frame whose size differs from the one before starts a new\n"
@@ -141,12 +145,36 @@ static void warn(const char *fmt, ...)
     va_end(ap);
 }
 
+/* The pipeline's I/O (sequence/pipeline.h): frame k read, or its PNG written; each prints
+ * its own failure, naming the file. */
+typedef struct temporal_io {
+    const char *cmd;
+    const seq_fs *fs;
+    const seq_list *list;
+    const imageio_limits *limits;
+    cli_outset *set;
+} temporal_io;
+
+static int temporal_read(void *user, int k, seq_frame *f)
+{
+    const temporal_io *io = user;
+    char err[IMAGEIO_ERR_SIZE];
+    upf_result r = seq_read_frame(io->fs, io->list, k, io->limits, f, err);
+    return r == UPF_OK ? CLI_EXIT_OK : cli_fail(io->cmd, cli_exit_code(r), "%s", err);
+}
+
+static int temporal_write(void *user, int k, const upf_image *out)
+{
+    const temporal_io *io = user;
+    return cli_outset_write_png(io->cmd, io->set, k, out);
+}
+
 static int run_temporal(int argc, char **argv)
 {
     const char *cmd = "temporal";
     const char *in_dir = NULL, *out_dir = NULL, *mode_s = NULL, *scale_s = NULL, *size_s = NULL;
     const char *sharp_s = NULL, *dis_s = NULL, *backend_s = NULL;
-    bool no_motion = false;
+    bool no_motion = false, serial_io = false;
     cli_common common = { 0 };
     cli_args a;
     cli_args_init(&a, cmd, argc, argv);
@@ -172,6 +200,8 @@ static int run_temporal(int argc, char **argv)
             out_dir = a.value;
         else if (cli_args_flag(&a, "--no-motion"))
             no_motion = true;
+        else if (cli_args_flag(&a, "--serial-io"))
+            serial_io = true;
         else
             return cli_args_unknown(&a);
     }
@@ -236,7 +266,14 @@ static int run_temporal(int argc, char **argv)
     double pass_sum[UPF_TEMPORAL_PASS_COUNT] = { 0 };
 
     tool_temporal *engine = NULL;
-    imageio_image out = { 0 };
+    imageio_image out = { 0 }, out_behind = { 0 }; /* this frame's, the last one's (written) */
+    temporal_io tio = { cmd, &fs, &list, &limits, set };
+    seq_pipe *pipe = rc == CLI_EXIT_OK
+                         ? seq_pipe_start(&(seq_pipe_io){ &tio, temporal_read, temporal_write },
+                                          list.count, !serial_io)
+                         : NULL;
+    if (rc == CLI_EXIT_OK && !pipe)
+        rc = cli_fail(cmd, CLI_EXIT_INTERNAL, "out of memory or no thread for the frame I/O");
     int rw = 0, rh = 0, ow = 0, oh = 0;
     unsigned flags = 0;
     bool warned_motion = false, warned_phases = false, any_jitter = false;
@@ -244,12 +281,12 @@ static int run_temporal(int argc, char **argv)
     cli_progress_begin(&bar, "temporal", common.quiet);
     const double t0 = cli_now();
     for (int k = 0; k < list.count && rc == CLI_EXIT_OK; k++) {
-        seq_frame f;
-        r = seq_read_frame(&fs, &list, k, &limits, &f, err);
-        if (r != UPF_OK) {
-            rc = cli_fail(cmd, cli_exit_code(r), "%s", err);
+        const seq_frame *fp;
+        if ((rc = seq_pipe_next(pipe, &fp)) != CLI_EXIT_OK)
             break;
-        }
+        const seq_frame f = *fp; /* the pipe's until the next frame */
+        imageio_image t = out;   /* the buffer written two frames ago is free again */
+        out = out_behind, out_behind = t;
         const char *stem = list.stem[k];
         const seq_sidecar *sd = &f.side;
         unsigned want = (sd->color_encoding == 1 ? UPF_TEMPORAL_COLOR_SRGB : 0) |
@@ -289,8 +326,10 @@ static int run_temporal(int argc, char **argv)
                 if (!engine)
                     rc = cli_fail_upf(cmd, ctx, upf_context_last_error(ctx, NULL));
             }
-            if (rc == CLI_EXIT_OK && (r = imageio_alloc(&out, ow, oh, UPF_FORMAT_RGBA8_SRGB,
-                                                        err)) != UPF_OK)
+        }
+        if (rc == CLI_EXIT_OK && (out.img.width != ow || out.img.height != oh)) {
+            imageio_free(&out);
+            if ((r = imageio_alloc(&out, ow, oh, UPF_FORMAT_RGBA8_SRGB, err)) != UPF_OK)
                 rc = cli_fail(cmd, cli_exit_code(r), "%s", err);
         }
         if (rc == CLI_EXIT_OK && sd->jitter_phases > 0 && !warned_phases) {
@@ -347,10 +386,12 @@ static int run_temporal(int argc, char **argv)
             }
         }
         if (rc == CLI_EXIT_OK)
-            rc = cli_outset_write_png(cmd, set, k, &out.img);
-        seq_frame_free(&f);
+            rc = seq_pipe_put(pipe, &out.img);
         cli_progress_update(&bar, (double)(k + 1) / list.count, "frame %d/%d", k + 1, list.count);
     }
+    if (rc == CLI_EXIT_OK && pipe)
+        rc = seq_pipe_finish(pipe);
+    seq_pipe_stop(&pipe); /* no write in flight: the undo below removes every file */
     cli_progress_end(&bar);
     const double seconds = cli_now() - t0;
     if (rc == CLI_EXIT_OK && !any_jitter && list.count > 1)
@@ -394,6 +435,7 @@ static int run_temporal(int argc, char **argv)
     }
     tool_temporal_destroy(&engine);
     imageio_free(&out);
+    imageio_free(&out_behind);
     seq_list_free(&list);
     upf_context_destroy(&ctx);
     return rc;
