@@ -360,7 +360,8 @@ int main(int argc, char **argv)
                 render(sc, pi, t0, spp, &a);
                 render(sc, pi, t0 + 1.0 / FPS, spp, &b);
                 upf_interpolate_frames f = { &a.color.img, &b.color.img, &b.motion.img,
-                                             &b.depth.img, NULL, NULL, 2 * k, 2 * k + 1, 0 };
+                                             &b.depth.img, NULL, NULL, 2 * k, 2 * k + 1, 0,
+                                             NULL, NULL, 0 };
                 for (int ph = 0; ph < N_PHASES; ph++) {
                     render(sc, pi, t0 + phases[ph] / FPS, spp, &truth);
                     for (int m = 0; m < 3; m++) {
@@ -426,7 +427,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < nj; k++) {
             const job *j = &jobs[k];
             upf_interpolate_frames f = { &clips[c].f[j->a].img, &clips[c].f[j->b].img, NULL,
-                                         NULL, NULL, NULL, 0, 1, 0 };
+                                         NULL, NULL, NULL, 0, 1, 0, NULL, NULL, 0 };
             for (int m = 0; m < 2; m++) {
                 check(upf_interpolate_run(e[m], &f, phases[j->phase], &o.img), "run");
                 measure(&clips[c].s[j->phase][m], &clips[c].f[j->truth].img, &o.img,
@@ -512,7 +513,8 @@ int main(int argc, char **argv)
                     upf_interpolate_frames f = {
                         layer ? &a.color.img : &a.final.img, layer ? &b.color.img : &b.final.img,
                         layer ? &b.motion.img : NULL, layer ? &b.depth.img : NULL,
-                        layer ? &a.hud.img : NULL, layer ? &b.hud.img : NULL, 0, 1, 0 };
+                        layer ? &a.hud.img : NULL, layer ? &b.hud.img : NULL, 0, 1, 0,
+                        NULL, NULL, 0 };
                     check(upf_interpolate_run(he[m], &f, 0.5, &o.img), "upf_interpolate_run");
                     hud_measure(&hud[m], &a, &b, &truth, &o.img);
                 }

@@ -100,8 +100,7 @@ static void test_splat_order(void)
     upf_context *ctx = test_context(2);
     enum { W = 16, H = 4 };
     float motion[W * H * 2];
-    uint32_t pri[W * H];
-    uint64_t keys[W * H];
+    uint32_t pri[W * H], depth[W * H], index[W * H];
     for (int i = 0; i < W * H; i++) {
         motion[2 * i] = UPF__FG_INVALID;
         motion[2 * i + 1] = 0;
@@ -115,17 +114,18 @@ static void test_splat_order(void)
     for (int rev = 0; rev < 2; rev++) {
         pri[a] = upf__fg_depth_priority(0.7f, rev);
         pri[b] = upf__fg_depth_priority(0.3f, rev);
-        upf__fg_splat(ctx, W, H, motion, pri, 1.0f, NULL, keys);
-        const uint64_t k = keys[1 * W + 8];
-        CHECK(k != UPF__FG_EMPTY);
+        upf__fg_splat(ctx, W, H, motion, pri, 1.0f, NULL, depth, index);
+        const uint32_t k = index[1 * W + 8];
+        CHECK(k != UPF__FG_NONE);
         /* forward: 0.3 is nearer (b); reversed: 0.7 is nearer (a) */
-        CHECK_EQ_INT((int)(k & 0xffffffffu), rev ? a : b);
-        CHECK(keys[0 * W + 0] == UPF__FG_EMPTY || (int)(keys[0] & 0xffffffffu) != a);
+        CHECK_EQ_INT((int)k, rev ? a : b);
+        CHECK(depth[1 * W + 8] == pri[rev ? a : b]);
+        CHECK(index[0] == UPF__FG_NONE || (int)index[0] != a);
     }
     /* equal priorities: the lower index wins */
     pri[a] = pri[b] = 5;
-    upf__fg_splat(ctx, W, H, motion, pri, 1.0f, NULL, keys);
-    CHECK_EQ_INT((int)(keys[1 * W + 8] & 0xffffffffu), a);
+    upf__fg_splat(ctx, W, H, motion, pri, 1.0f, NULL, depth, index);
+    CHECK_EQ_INT((int)index[1 * W + 8], a);
     upf_context_destroy(&ctx);
 }
 
@@ -169,7 +169,8 @@ static void test_square(void)
     CHECK(e != NULL);
     upf_interpolate *bl = upf_interpolate_create(ctx, upf_interpolate_params(
         .width = SQ_W, .height = SQ_H, .motion = UPF_INTERPOLATE_MOTION_BLEND));
-    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0 };
+    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0,
+                                 NULL, NULL, 0 };
     const double ts[3] = { 0.5, 1.0 / 3.0, 2.0 / 3.0 };
     for (int k = 0; k < 3 && e; k++) {
         const double t = ts[k];
@@ -233,7 +234,7 @@ static void flow_case(int w, int h, double dx, double dy, uint32_t seed)
     textured(&truth, dx, dy, 0.5, seed);
     upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = w,
                                                                             .height = h));
-    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 41, 42, 0 };
+    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 41, 42, 0, NULL, NULL, 0 };
     CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
     upf_interpolate_method m = 0;
     upf_interpolate_last_method(e, &m, NULL);
@@ -316,7 +317,7 @@ static void test_fallback(void)
     textured(&b, 3, 1, 1, 9);
     upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
                                                                             .height = H));
-    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 6, 7, 1 };
+    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 6, 7, 1, NULL, NULL, 0 };
     expect_blend(ctx, e, &f, UPF_INTERPOLATE_FALLBACK_RESET, "reset", &a, &b);
     f.reset = 0;
     f.id = 9;
@@ -403,7 +404,7 @@ static void test_hud(void)
     /* with the layer: HUD-less frames in, the HUD's opaque pixels out exactly */
     upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
                                                                             .height = H));
-    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, &hud.im, 1, 2, 0 };
+    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, &hud.im, 1, 2, 0, NULL, NULL, 0 };
     const double ts[2] = { 0.5, 0.25 };
     for (int k = 0; k < 2; k++) {
         CHECK_OK(ctx, upf_interpolate_run(e, &f, ts[k], &out.im));
@@ -436,7 +437,7 @@ static void test_hud(void)
                         ((uint8_t *)cb.f)[4 * ((size_t)y * W + x) + k] = cross_rgb[k];
     upf_interpolate *off = upf_interpolate_create(ctx, upf_interpolate_params(
         .width = W, .height = H, .flags = UPF_INTERPOLATE_NO_STILL_RULE));
-    upf_interpolate_frames g = { &ca.im, &cb.im, NULL, NULL, NULL, NULL, 1, 2, 0 };
+    upf_interpolate_frames g = { &ca.im, &cb.im, NULL, NULL, NULL, NULL, 1, 2, 0, NULL, NULL, 0 };
     double err[2];
     long cross_off[2];
     for (int k = 0; k < 2; k++) {
@@ -498,7 +499,7 @@ static void test_factor_threads(void)
         upf_context *ctx = test_context(th ? 3 : 1);
         upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
                                                                                 .height = H));
-        upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 1, 2, 0 };
+        upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 1, 2, 0, NULL, NULL, 0 };
         CHECK_OK(ctx, upf_interpolate_run_factor(e, &f, 4, op));
         CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &one.im));
         CHECK(memcmp(outs[1].f, one.f, (size_t)W * H * 16) == 0);
@@ -537,7 +538,7 @@ static void test_bad_input(void)
     CHECK(upf_interpolate_create(ctx, NULL) == NULL);
     upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
                                                                             .height = H));
-    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 1, 2, 0 };
+    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 1, 2, 0, NULL, NULL, 0 };
     CHECK_FAILS(ctx, upf_interpolate_run(e, &f, 0.0, &out.im), UPF_ERROR_INVALID_ARGUMENT,
                 "strictly between 0");
     CHECK_FAILS(ctx, upf_interpolate_run(e, &f, 1.0, &out.im), UPF_ERROR_INVALID_ARGUMENT,
@@ -607,7 +608,7 @@ static void test_render_size_vectors(void)
     upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
         .width = SQ_W, .height = SQ_H, .motion_width = SQ_W / 2, .motion_height = SQ_H / 2,
         .flags = UPF_INTERPOLATE_MOTION_UV));
-    upf_interpolate_frames f = { &a.im, &b.im, &m2.im, &d2.im, NULL, NULL, 0, 1, 0 };
+    upf_interpolate_frames f = { &a.im, &b.im, &m2.im, &d2.im, NULL, NULL, 0, 1, 0, NULL, NULL, 0 };
     CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
     double err = mean_abs(&out, &truth, 0, 0, SQ_W, SQ_H);
     CHECKF(err < 0.02, "render-size UV vectors: error %.4f", err);
@@ -653,6 +654,17 @@ static void tu_frame(img *c, img *motion, img *depth, double yaw, double yaw_pre
         }
 }
 
+/* The camera pass's fit on plain arrays. */
+static bool fit_camera(upf_context *ctx, const float *motion, int w, int h, float *cam)
+{
+    upf__fg_camera_con c = { .width = w, .height = h, .fit = 1 };
+    upf__fg_camera_grid(w, h, &c.step, &c.grid_w, &c.grid_h);
+    float *sums = calloc((size_t)c.grid_h * UPF__FG_CAMERA_ROW, sizeof(float));
+    upf__fg_camera_run(ctx, &c, motion, cam, sums);
+    free(sums);
+    return upf__fg_camera_has(cam);
+}
+
 static void test_camera_model(void)
 {
     upf_context *ctx = test_context(2);
@@ -670,9 +682,10 @@ static void test_camera_model(void)
         for (int x = 20; x < 66; x++)
             mo.f[2 * ((size_t)y * TU_W + x)] += 5.0f;
     float cam[UPF__FG_CAMERA_FLOATS];
-    CHECK(upf__fg_camera_fit(mo.f, TU_W, TU_H, cam));
-    double half[9], worst = 0, linear = 0;
-    upf__fg_camera_power(cam, 0.5, half);
+    CHECK(fit_camera(ctx, mo.f, TU_W, TU_H, cam));
+    float half[9];
+    double worst = 0, linear = 0;
+    upf__fg_camera_power(cam, 0.5f, half);
     for (int y = 0; y < TU_H; y += 7)
         for (int x = 0; x < TU_W; x += 7) {
             double tx, ty;
@@ -689,12 +702,13 @@ static void test_camera_model(void)
     test_rng rng = test_rng_make("camera model");
     for (size_t i = 0; i < 2 * (size_t)TU_W * TU_H; i++)
         mo.f[i] = 8.0f * (test_rand_float(&rng) - 0.5f);
-    CHECK(!upf__fg_camera_fit(mo.f, TU_W, TU_H, cam) && cam[0] == 0.0f);
+    CHECK(!fit_camera(ctx, mo.f, TU_W, TU_H, cam) && cam[0] == 0.0f);
     /* the made frame of the turn, away from the sides that come into view */
     upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
         .width = TU_W, .height = TU_H, .motion = UPF_INTERPOLATE_MOTION_VECTORS,
         .flags = UPF_INTERPOLATE_DEPTH_REVERSED));
-    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0 };
+    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0,
+                                 NULL, NULL, 0 };
     CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
     const double err = mean_abs(&out, &truth, 16, 4, TU_W - 16, TU_H - 4);
     CHECKF(err < 0.001, "camera model: made frame of a turn, error %.4f (0.0019 on the straight line)", err);
@@ -739,7 +753,8 @@ static void test_sharper_side(void)
         motion.f[2 * i] = -1.5f, motion.f[2 * i + 1] = 0.0f, depth.f[i] = 0.5f;
     upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
         .width = SH_W, .height = SH_H, .motion = UPF_INTERPOLATE_MOTION_VECTORS));
-    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0 };
+    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0,
+                                 NULL, NULL, 0 };
     upf__fg_resolve_con *rc =
         (upf__fg_resolve_con *)upf__interpolate_passes(e)->con[UPF__FG_RESOLVE];
     double err[2];

@@ -595,7 +595,7 @@ static int time_framegen(const framegen_input *in, int threads, int runs, bool f
     }
     samples sm;
     upf_interpolate_frames f = { &in->a.img, &in->b.img, &in->motion.img, &in->depth.img, NULL,
-                                 NULL, 0, 1, 0 };
+                                 NULL, 0, 1, 0, NULL, NULL, 0 };
     for (int i = -1; i < runs; i++) { /* run -1 warms caches and pages up */
         double t0 = cli_now();
         upf_result r = upf_interpolate_run(e, &f, 0.5, &dst.img);
