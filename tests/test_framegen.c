@@ -344,6 +344,13 @@ static void test_fallback(void)
             c.f[i] = c.f[i] * c.f[i] * 0.15f;
     f.color = &c.im;
     expect_blend(ctx, e, &f, UPF_INTERPOLATE_FALLBACK_SCENE_CHANGE, "scene change", &a, &c);
+    /* decided by the scene pass and taken by the resolve: the flow ran (nothing was read back
+     * to skip it), the scene surface holds the cut */
+    double ms[UPF_INTERPOLATE_PASS_COUNT];
+    CHECK_OK(ctx, upf_interpolate_timings(e, ms));
+    CHECK(ms[UPF_INTERPOLATE_PASS_SCENE] > 0 && ms[UPF_INTERPOLATE_PASS_FLOW] > 0 &&
+          ms[UPF_INTERPOLATE_PASS_RESOLVE] > 0);
+    CHECK(((const float *)upf__interpolate_passes(e)->surface[UPF__FG_SCENE].data)[0] == 1.0f);
     /* and a consecutive pair of one scene is made, not blended */
     f.color = &b.im;
     img out = make(W, H, UPF_FORMAT_RGBA32F);
@@ -770,6 +777,140 @@ static void test_sharper_side(void)
     upf_context_destroy(&ctx);
 }
 
+/* ---- the GPU-shaped forms (issue 33): each against its exact form ----------------------- */
+
+/* The 32-bit two-step splat against the least 64-bit key (priority << 32 | index) of the
+ * pixels landing in each cell, on random vectors with few priorities (many ties). */
+static void test_splat_key32(void)
+{
+    upf_context *ctx = test_context(3);
+    enum { W = 37, H = 23 };
+    float motion[W * H * 2];
+    uint32_t pri[W * H], depth[W * H], index[W * H];
+    uint64_t ref[W * H];
+    test_rng rng = test_rng_make("splat key32");
+    for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < W * H; i++) {
+            motion[2 * i] = test_rand_int(&rng, 0, 9) == 0 ? UPF__FG_INVALID
+                                                            : 12.0f * (test_rand_float(&rng) - 0.5f);
+            motion[2 * i + 1] = 12.0f * (test_rand_float(&rng) - 0.5f);
+            /* a few depths, the far one 0xffffffff (reversed depth 0: the sky) */
+            const int d = test_rand_int(&rng, 0, 3);
+            pri[i] = d == 3 ? 0xffffffffu : upf__fg_depth_priority(0.25f * (float)d, false);
+            ref[i] = UINT64_MAX;
+        }
+        const float shift = round % 2 ? 1.0f : test_rand_float(&rng);
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                const int i = y * W + x;
+                if (!(motion[2 * i] < UPF__FG_INVALID * 0.5f))
+                    continue;
+                const float qx = (float)x + shift * motion[2 * i];
+                const float qy = (float)y + shift * motion[2 * i + 1];
+                if (!(qx > -1.0f && qx < (float)W && qy > -1.0f && qy < (float)H))
+                    continue;
+                const int x0 = (int)floorf(qx), y0 = (int)floorf(qy);
+                const uint64_t key = ((uint64_t)pri[i] << 32) | (uint64_t)i;
+                for (int k = 0; k < 4; k++) {
+                    const int tx = x0 + (k & 1), ty = y0 + (k >> 1);
+                    if (tx >= 0 && tx < W && ty >= 0 && ty < H && key < ref[ty * W + tx])
+                        ref[ty * W + tx] = key;
+                }
+            }
+        upf__fg_splat(ctx, W, H, motion, pri, shift, NULL, depth, index);
+        int wrong = 0;
+        for (int i = 0; i < W * H; i++) {
+            const bool empty = ref[i] == UINT64_MAX;
+            wrong += empty ? index[i] != UPF__FG_NONE
+                           : index[i] != (uint32_t)ref[i] || depth[i] != (uint32_t)(ref[i] >> 32);
+        }
+        CHECKF(wrong == 0, "32-bit splat: %d of %d cells differ from the 64-bit key", wrong,
+               W * H);
+    }
+    upf_context_destroy(&ctx);
+}
+
+/* The flow's histogram median against the exact median (sorted index n / 2). */
+static int cmp_float(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static void test_hist_median(void)
+{
+    test_rng rng = test_rng_make("histogram median");
+    static uint32_t hist[UPF__FG_FLOW_BINS];
+    float v[301];
+    for (int round = 0; round < 200; round++) {
+        const int n = test_rand_int(&rng, 1, 301);
+        const bool ints = round % 2 == 0; /* the flow's block vectors are integers */
+        const float range = (float)test_rand_int(&rng, 1, 1500);
+        memset(hist, 0, sizeof hist);
+        for (int i = 0; i < n; i++) {
+            v[i] = range * (2.0f * test_rand_float(&rng) - 1.0f);
+            if (ints)
+                v[i] = floorf(v[i] + 0.5f);
+            upf__fg_hist_add(hist, v[i]);
+        }
+        const float got = upf__fg_hist_median(hist, (uint32_t)n);
+        qsort(v, (size_t)n, sizeof *v, cmp_float);
+        const float want = v[n / 2];
+        /* integers exactly; other values within their bin (half a pixel) */
+        CHECKF(ints ? got == want : fabsf(got - want) <= 0.5f, "histogram median of %d values: "
+               "%g, exact %g", n, got, want);
+    }
+}
+
+/* Inpaint has a fixed structure: every level is made on every run (no scan first), a hole
+ * anywhere (the last pixel, the first, a block) is filled, other pixels are copied. */
+static void test_inpaint_fixed(void)
+{
+    upf_context *ctx = test_context(2);
+    enum { W = 40, H = 26 };
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
+                                                                            .height = H));
+    upf__passes *ps = (upf__passes *)upf__interpolate_passes(e);
+    float *res = ps->surface[UPF__FG_RESOLVED].data, *out = ps->surface[UPF__FG_INPAINTED].data;
+    float *pyr = ps->surface[UPF__FG_COLOR_PYRAMID].data;
+    const upf__pass_args args = { ctx, "test", ps->con[UPF__FG_INPAINT], ps->surface, NULL, 0,
+                                  NULL };
+    for (int holes = 0; holes < 2; holes++) {
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                float *p = res + 4 * ((size_t)y * W + x);
+                p[0] = 0.2f + 0.01f * (float)x, p[1] = 0.3f + 0.01f * (float)y, p[2] = 0.5f;
+                p[3] = 1.0f;
+                const bool hole = holes && ((x == W - 1 && y == H - 1) || (x == 0 && y == 0) ||
+                                            (x >= 10 && x < 15 && y >= 8 && y < 13));
+                if (hole)
+                    p[0] = p[1] = p[2] = 99.0f, p[3] = 0.0f;
+            }
+        for (size_t i = 0; i < 4 * (size_t)W * ps->surface[UPF__FG_COLOR_PYRAMID].height; i++)
+            pyr[i] = NAN;
+        CHECK_EQ_INT(upf__fg_inpaint_pass(&args), UPF_OK);
+        /* level 1 made, holes or not */
+        CHECK(isfinite(pyr[0]) && pyr[3] > 0.0f);
+        double worst = 0, copied = 0;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                const float *p = out + 4 * ((size_t)y * W + x), *r = res + 4 * ((size_t)y * W + x);
+                const float want[3] = { 0.2f + 0.01f * (float)x, 0.3f + 0.01f * (float)y, 0.5f };
+                for (int k = 0; k < 3; k++) {
+                    if (r[3] == 0.0f)
+                        worst = fmax(worst, fabs(p[k] - want[k]));
+                    else
+                        copied = fmax(copied, fabs(p[k] - r[k]));
+                }
+                CHECK(p[3] == 1.0f);
+            }
+        CHECKF(worst < 0.05 && copied == 0.0, "inpaint: holes within %.3f of the ramp, other "
+               "pixels copied within %.3g", worst, copied);
+    }
+    upf_interpolate_destroy(&e);
+    upf_context_destroy(&ctx);
+}
+
 int main(void)
 {
     test_splat_order();
@@ -782,5 +923,8 @@ int main(void)
     test_render_size_vectors();
     test_camera_model();
     test_sharper_side();
+    test_splat_key32();
+    test_hist_median();
+    test_inpaint_fixed();
     return test_finish("test_framegen");
 }
