@@ -7,6 +7,7 @@
 
 #include "core/color.h"
 #include "framegen/framegen_passes.h"
+#include "scene/scene.h"
 
 /* ---- synthetic frames ------------------------------------------------------------------ */
 
@@ -729,6 +730,172 @@ static void test_camera_model(void)
     upf_context_destroy(&ctx);
 }
 
+/* ---- the camera from the host's matrices equals the fitted one ---------------------------- */
+
+enum { CM_W = 160, CM_H = 90 };
+#define CM_F 110.0 /* focal length, px */
+
+/* Camera rotation R = Rx(pitch) Ry(yaw), in camera coordinates x right, y down, z forward:
+ * a world direction w is seen at c = R w, pixel F c.xy / c.z + centre. */
+static void cm_rot(double yaw, double pitch, double *r)
+{
+    const double cy = cos(yaw), sy = sin(yaw), cp = cos(pitch), sp = sin(pitch);
+    const double ry[9] = { cy, 0, -sy, 0, 1, 0, sy, 0, cy };
+    const double rx[9] = { 1, 0, 0, 0, cp, -sp, 0, sp, cp };
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            r[3 * i + j] = rx[3 * i] * ry[j] + rx[3 * i + 1] * ry[3 + j] + rx[3 * i + 2] * ry[6 + j];
+}
+
+/* Its view-projection (row-major, column vectors), NDC y down or up. */
+static void cm_vp(double yaw, double pitch, bool y_down, double *m)
+{
+    double r[9];
+    cm_rot(yaw, pitch, r);
+    memset(m, 0, 16 * sizeof *m);
+    for (int j = 0; j < 3; j++) {
+        m[j] = 2.0 * CM_F / CM_W * r[j];
+        m[4 + j] = (y_down ? 2.0 : -2.0) * CM_F / CM_H * r[3 + j];
+        m[12 + j] = r[6 + j];
+    }
+    m[11] = 0.1; /* depth: near / z */
+}
+
+/* The motion of N's pixels (camera b) to where N-1 (camera a) saw them: a far panorama. */
+static void cm_motion(img *motion, const double *ra, const double *rb)
+{
+    for (int y = 0; y < CM_H; y++)
+        for (int x = 0; x < CM_W; x++) {
+            const double c[3] = { x + 0.5 - 0.5 * CM_W, y + 0.5 - 0.5 * CM_H, CM_F };
+            double w[3], d[3];
+            for (int i = 0; i < 3; i++)
+                w[i] = rb[i] * c[0] + rb[3 + i] * c[1] + rb[6 + i] * c[2]; /* R_b^T c */
+            for (int i = 0; i < 3; i++)
+                d[i] = ra[3 * i] * w[0] + ra[3 * i + 1] * w[1] + ra[3 * i + 2] * w[2];
+            float *m = motion->f + 2 * ((size_t)y * CM_W + x);
+            m[0] = (float)(CM_F * d[0] / d[2] - c[0]);
+            m[1] = (float)(CM_F * d[1] / d[2] - c[1]);
+        }
+}
+
+static void test_camera_matrices(void)
+{
+    upf_context *ctx = test_context(2);
+    img a = make(CM_W, CM_H, UPF_FORMAT_RGBA32F), b = make(CM_W, CM_H, UPF_FORMAT_RGBA32F);
+    img out = make(CM_W, CM_H, UPF_FORMAT_RGBA32F), depth = make(CM_W, CM_H, UPF_FORMAT_R32F);
+    img motion = make(CM_W, CM_H, UPF_FORMAT_RG32F);
+    textured(&a, 0, 0, 0, 5);
+    textured(&b, 0, 0, 0, 6);
+    double ra[9], rb[9], vpa[16], vpb[16];
+    cm_rot(-0.03, 0.02, ra);
+    cm_rot(0.09, -0.04, rb);
+    cm_motion(&motion, ra, rb);
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = CM_W, .height = CM_H, .motion = UPF_INTERPOLATE_MOTION_VECTORS));
+    const float *cam = upf__interpolate_passes(e)->surface[UPF__FG_CAMERA].data;
+    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0,
+                                 NULL, NULL, 0 };
+    float fitted[UPF__FG_CAMERA_FLOATS];
+    CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
+    memcpy(fitted, cam, sizeof fitted);
+    CHECK(upf__fg_camera_has(fitted));
+    for (int y_down = 0; y_down < 2; y_down++) {
+        cm_vp(-0.03, 0.02, y_down, vpa);
+        cm_vp(0.09, -0.04, y_down, vpb);
+        f.view_projection = vpb, f.prev_view_projection = vpa, f.ndc_y_down = y_down;
+        CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
+        CHECK(upf__fg_camera_has(cam));
+        /* the two models move every pixel alike, at the phase's power and at the frame's */
+        double worst = 0;
+        for (int k = 0; k < 2; k++) {
+            float pf[9], pm[9];
+            upf__fg_camera_power(fitted, k ? 1.0f : 0.5f, pf);
+            upf__fg_camera_power(cam, k ? 1.0f : 0.5f, pm);
+            for (int y = 0; y < CM_H; y += 5)
+                for (int x = 0; x < CM_W; x += 5) {
+                    float fx, fy, mx, my;
+                    CHECK(upf__fg_camera_apply(fitted, pf, x + 0.5f, y + 0.5f, &fx, &fy) &&
+                          upf__fg_camera_apply(cam, pm, x + 0.5f, y + 0.5f, &mx, &my));
+                    worst = fmax(worst, hypot(fx - mx, fy - my));
+                }
+        }
+        CHECKF(worst < 0.02, "camera from matrices (NDC y %s): %.4f px from the fitted one",
+               y_down ? "down" : "up", worst);
+        printf("camera from matrices (NDC y %s): within %.6f px of the fitted one\n",
+               y_down ? "down" : "up", worst);
+    }
+    /* bad matrices: one without the other, a NaN, a singular one */
+    f.prev_view_projection = NULL;
+    CHECK(upf_interpolate_run(e, &f, 0.5, &out.im) == UPF_ERROR_INVALID_ARGUMENT);
+    f.prev_view_projection = vpa;
+    vpb[3] = NAN;
+    CHECK(upf_interpolate_run(e, &f, 0.5, &out.im) == UPF_ERROR_INVALID_ARGUMENT);
+    memset(vpb, 0, sizeof vpb);
+    CHECK(upf_interpolate_run(e, &f, 0.5, &out.im) == UPF_ERROR_INVALID_ARGUMENT);
+    upf_interpolate_destroy(&e);
+    free(a.f), free(b.f), free(out.f), free(depth.f), free(motion.f);
+    upf_context_destroy(&ctx);
+}
+
+/* The same on a rendered pair: the scene renderer's fast turn (120 degrees a second, a frame
+ * of 1/30 s) with its own matrices and motion vectors. */
+static void test_camera_rendered(void)
+{
+    upf_context *ctx = test_context(2);
+    enum { W = 160, H = 90 };
+    scene *sc = NULL;
+    CHECK_OK(ctx, scene_create(ctx, "courtyard", 3, &sc));
+    if (!sc) {
+        upf_context_destroy(&ctx);
+        return;
+    }
+    img col = make(W, H, UPF_FORMAT_RGBA32F), out = make(W, H, UPF_FORMAT_RGBA32F);
+    img depth = make(W, H, UPF_FORMAT_R32F), motion = make(W, H, UPF_FORMAT_RG32F);
+    scene_buffers buf = { col.f, NULL, depth.f, motion.f };
+    scene_camera c;
+    CHECK_OK(ctx, scene_render(sc, scene_view_params(.path = "turn", .time = 0.5, .width = W,
+                                                     .height = H), &buf, &c));
+    double vp[2][16];
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+                const double *pm = k ? c.prev_proj : c.proj, *vm = k ? c.prev_view : c.view;
+                double v = 0;
+                for (int q = 0; q < 4; q++)
+                    v += pm[4 * i + q] * vm[4 * q + j];
+                vp[k][4 * i + j] = v;
+            }
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = W, .height = H, .motion = UPF_INTERPOLATE_MOTION_VECTORS));
+    const float *cam = upf__interpolate_passes(e)->surface[UPF__FG_CAMERA].data;
+    upf_interpolate_frames f = { &col.im, &col.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0,
+                                 NULL, NULL, 0 };
+    float fitted[UPF__FG_CAMERA_FLOATS], pf[9], pm[9];
+    CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
+    memcpy(fitted, cam, sizeof fitted);
+    f.view_projection = vp[0], f.prev_view_projection = vp[1];
+    CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
+    CHECK(upf__fg_camera_has(fitted) && upf__fg_camera_has(cam));
+    upf__fg_camera_power(fitted, 0.5f, pf);
+    upf__fg_camera_power(cam, 0.5f, pm);
+    double worst = 0;
+    for (int y = 0; y < H; y += 3)
+        for (int x = 0; x < W; x += 3) {
+            float fx = 0, fy = 0, mx = 0, my = 0;
+            CHECK(upf__fg_camera_apply(fitted, pf, x + 0.5f, y + 0.5f, &fx, &fy) &&
+                  upf__fg_camera_apply(cam, pm, x + 0.5f, y + 0.5f, &mx, &my));
+            worst = fmax(worst, hypot(fx - mx, fy - my));
+        }
+    CHECKF(worst < 0.05, "rendered turn: the camera from matrices %.4f px from the fitted one",
+           worst);
+    printf("rendered turn: the camera from matrices within %.6f px of the fitted one at t = 1/2\n",
+           worst);
+    upf_interpolate_destroy(&e);
+    scene_destroy(&sc);
+    free(col.f), free(out.f), free(depth.f), free(motion.f);
+    upf_context_destroy(&ctx);
+}
+
 /* ---- the resolve's sharper side: a fetch on a texel centre weighs more ------------------- */
 
 enum { SH_W = 64, SH_H = 16 };
@@ -922,6 +1089,8 @@ int main(void)
     test_bad_input();
     test_render_size_vectors();
     test_camera_model();
+    test_camera_matrices();
+    test_camera_rendered();
     test_sharper_side();
     test_splat_key32();
     test_hist_median();
