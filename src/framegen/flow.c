@@ -2,8 +2,9 @@
  * without the game's motion vectors: the motion of every pixel of frame N to N-1 and of
  * every pixel of N-1 to N, from the two luma pyramids alone.
  *
- * Reads: luma prev, luma (r32f atlases). Writes: motion, priority, prev motion, camera (no
- * model: the flow's motion moves on straight lines).
+ * Reads: luma prev, luma (r32f atlases). Writes: motion, priority, prev motion, flow blocks
+ * (rg32f: per direction the block vectors of this level, of its parent and of the search),
+ * flow histogram (r32ui), flow global (rg32f: the medians).
  *
  * Both directions the same way (forward: blocks of N found in N-1; backward: blocks of N-1
  * found in N), coarse to fine over the pyramid, on blocks of 8x8 pixels of each level
@@ -12,7 +13,9 @@
  *  1. Candidates: on the coarsest level the zero vector; below it twice the vectors of the
  *     parent block and of its four neighbours, twice the parent level's global motion (the
  *     median of each component over all its blocks: what a camera pan or turn gives every
- *     block, and the way out of a periodic texture's false matches), and zero. The cost of a
+ *     block, and the way out of a periodic texture's false matches; from histograms of 1 px
+ *     bins, one step counting them with atomic adds, one reading the medians: exact, as the
+ *     block vectors are whole pixels of their level here), and zero. The cost of a
  *     vector is its sum of absolute differences (SAD) over the block plus penalty x pixels x
  *     its L1 distance from the parent's vector (a smoothness prior: among equal matches the
  *     one that continues the coarser level's motion wins). The cheapest candidate is
@@ -38,7 +41,9 @@
  *     lowest priority, so it loses every splat conflict to a consistent surface. (Dropping
  *     such vectors altogether, and weighting the resolve by flow-derived visibility, both
  *     measured worse on the rendered evaluation pairs: docs/FRAMEGEN.md.)
- * Work: one task per row of blocks, or of quads, or of pixels. */
+ * Work: one task per row of blocks, or of quads, or of pixels; per level the steps search,
+ * vector median, histogram and median (a GPU: one dispatch each, their count fixed by the
+ * size), then refine, choose and check on level 0. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
