@@ -224,9 +224,9 @@ float upf__fg_hist_median(const uint32_t *hist, uint32_t n);
 /* splat.c: clears `depth` and `index` (width x height) to UPF__FG_NONE and splats every pixel
  * of N with a known vector to p + shift m (the four pixels around it): its priority by an
  * atomic minimum into `depth` and where it landed into `land`, then where its priority equals
- * what the cell holds its index by an atomic minimum into `index`; with a camera model `cam` (NULL or cam[0] = 0: none) to where
- * the camera's homography to the power `shift` takes p, plus shift times what the homography
- * leaves of m. */
+ * what the cell holds its index by an atomic minimum into `index`; with a camera model `cam`
+ * (NULL or cam[0] = 0: none) to where the camera's homography to the power `shift` takes p,
+ * plus shift times what the homography leaves of m. */
 void upf__fg_splat(upf_context *ctx, int width, int height, const float *motion,
                    const uint32_t *priority, float shift, const float *cam, uint32_t *depth,
                    uint32_t *index, uint32_t *land);
