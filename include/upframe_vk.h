@@ -171,6 +171,77 @@ UPF_API upf_result upf_vk_spatial_timings(upf_vk_spatial *s, double ms[UPF_SPATI
                                           double *total_ms);
 
 /* ---------------------------------------------------------------------------------------
+ * The temporal engine on the GPU (docs/VULKAN.md, "The temporal engine")
+ * ------------------------------------------------------------------------------------- */
+
+typedef struct upf_vk_temporal_params {
+    const upf_vk_device *device;       /* required; copied */
+    int max_render_width, max_render_height; /* the largest render size a frame may have */
+    int output_width, output_height;   /* 1 to 4 times the largest render size each way */
+    int frames_in_flight;              /* as upf_vk_spatial_params: 1..8; 0: 2 */
+    float sharpness;                   /* as upf_temporal_params: 0 (off) .. 1 */
+    unsigned flags;                    /* UPF_TEMPORAL_COLOR_SRGB or _COLOR_SQRT, _MOTION_UV
+                                        * (UPF_TEMPORAL_SPATIAL_FILL: not on the GPU yet,
+                                        * UPF_ERROR_UNSUPPORTED) */
+    int timestamps;                    /* 1: per-pass timestamps (upf_vk_temporal_timings) */
+} upf_vk_temporal_params;
+
+#ifndef __cplusplus
+#define upf_vk_temporal_params(...) (&(const upf_vk_temporal_params){ __VA_ARGS__ })
+#endif
+
+/* One frame. The images are the host's, in the state their layout fields say. */
+typedef struct upf_vk_temporal_frame {
+    const upf_vk_image *color;    /* R8G8B8A8_UNORM/SRGB, B8G8R8A8_UNORM/SRGB,
+                                   * A2B10G10R10_UNORM_PACK32, R16G16B16A16_SFLOAT/UNORM,
+                                   * B10G11R11_UFLOAT_PACK32, R32G32B32A32_SFLOAT; SAMPLED */
+    const upf_vk_image *depth;    /* R32_SFLOAT, R16_SFLOAT, or a depth format (D32_SFLOAT,
+                                   * D16_UNORM, X8_D24_UNORM_PACK32, D24_UNORM_S8_UINT,
+                                   * D32_SFLOAT_S8_UINT) through a view of its depth aspect;
+                                   * SAMPLED */
+    const upf_vk_image *motion;   /* R16G16_SFLOAT or R32G32_SFLOAT, SAMPLED; NULL: camera
+                                   * motion from values.view_projection and
+                                   * prev_view_projection */
+    const upf_vk_image *reactive; /* optional R8_UNORM, R16_SFLOAT or R32_SFLOAT, SAMPLED */
+    int render_width, render_height; /* this frame's render size, at most the largest; 0: the
+                                   * largest. Each image's rectangle (width 0: the image from
+                                   * its top-left corner) holds at least this much; its
+                                   * top-left render_width x render_height is read */
+    upf_temporal_frame values;    /* jitter, motion scale, camera or projection, clip depth,
+                                   * view-projections, frame time, reset, exposure and
+                                   * pre-exposure, as for upf_temporal_run; its image pointers
+                                   * are not read */
+} upf_vk_temporal_frame;
+
+typedef struct upf_vk_temporal upf_vk_temporal;
+
+/* Checks the device and the params, makes every buffer (the history included; one device
+ * memory allocation), descriptor set and pipeline. NULL on failure (upf_context_last_error).
+ * Thread-safety: context-serialised. */
+UPF_API upf_vk_temporal *upf_vk_temporal_create(upf_context *ctx,
+                                                const upf_vk_temporal_params *params);
+
+/* Destroys *t and sets it to NULL (accepts NULL). The GPU must be done with every command
+ * buffer that recorded it. Thread-safety: context-serialised. */
+UPF_API void upf_vk_temporal_destroy(upf_vk_temporal **t);
+
+/* Records one frame into `cmd` (recording, outside a render pass, of a pool of the lent queue
+ * family): the frame's passes into `output` (R8G8B8A8_UNORM (srgb 0 or 1),
+ * A2B10G10R10_UNORM_PACK32, R16G16B16A16_SFLOAT or R32G32B32A32_SFLOAT, STORAGE; its
+ * rectangle the output size). The first frame after creation is a reset. On any error nothing
+ * is recorded, `cmd` is as it was and the history is untouched. The barriers and layouts are
+ * in docs/VULKAN.md. At most frames_in_flight frames may be recorded before the first of them
+ * has finished. Thread-safety: context-serialised; `cmd` externally synchronised. */
+UPF_API upf_result upf_vk_temporal_record(upf_vk_temporal *t, VkCommandBuffer cmd,
+                                          const upf_vk_temporal_frame *frame,
+                                          const upf_vk_image *output);
+
+/* As upf_vk_spatial_timings, per temporal pass (ms[UPF_TEMPORAL_PASS_COUNT]). */
+UPF_API upf_result upf_vk_temporal_timings(upf_vk_temporal *t,
+                                           double ms[UPF_TEMPORAL_PASS_COUNT],
+                                           double *total_ms);
+
+/* ---------------------------------------------------------------------------------------
  * Managed mode: upframe makes its own Vulkan (tools, tests)
  * ------------------------------------------------------------------------------------- */
 
@@ -219,6 +290,49 @@ UPF_API upf_result upf_vk_managed_run(upf_vk_managed *m, const upf_image *src,
  * context-serialised. */
 UPF_API upf_result upf_vk_managed_bench(upf_vk_managed *m, int frames, double *ms,
                                         double *total, double *record_us);
+
+/* The temporal engine in managed mode (tools, tests): upframe's own device, as
+ * upf_vk_managed_* for the spatial engine. */
+typedef struct upf_vk_temporal_managed_params {
+    int device_index;                  /* as upf_vk_managed_params */
+    int render_width, render_height;   /* as upf_temporal_params */
+    int output_width, output_height;
+    upf_format color_format;           /* the frames' colour (any colour format) */
+    upf_format output_format;          /* the output's (any colour format) */
+    float sharpness;
+    unsigned flags;                    /* as upf_vk_temporal_params */
+    int timestamps;
+} upf_vk_temporal_managed_params;
+
+#ifndef __cplusplus
+#define upf_vk_temporal_managed_params(...) (&(const upf_vk_temporal_managed_params){ __VA_ARGS__ })
+#endif
+
+typedef struct upf_vk_temporal_managed upf_vk_temporal_managed;
+
+/* Makes the device, the images (colour in color_format, depth R32F, motion RG32F, reactive
+ * R32F, the output in output_format) and the engine. Fails with UPF_ERROR_UNSUPPORTED when
+ * there is no Vulkan or no device. Thread-safety: context-serialised. */
+UPF_API upf_vk_temporal_managed *upf_vk_temporal_managed_create(
+    upf_context *ctx, const upf_vk_temporal_managed_params *params);
+UPF_API void upf_vk_temporal_managed_destroy(upf_vk_temporal_managed **m);
+UPF_API const char *upf_vk_temporal_managed_device_name(const upf_vk_temporal_managed *m);
+UPF_API upf_vk_temporal *upf_vk_temporal_managed_engine(upf_vk_temporal_managed *m);
+
+/* As upf_temporal_run: uploads the frame's images (the created size and formats; motion and
+ * reactive may be NULL), records and submits the frame, waits, and reads the output back.
+ * Thread-safety: context-serialised. */
+UPF_API upf_result upf_vk_temporal_managed_run(upf_vk_temporal_managed *m,
+                                               const upf_temporal_frame *frame,
+                                               const upf_image *output);
+
+/* Times the engine alone on the last frame's images and values (after
+ * upf_vk_temporal_managed_run): `frames` submissions of 4 frames recorded back to back (so the
+ * GPU does not idle between them), each sample the per-pass GPU times of the last of the 4
+ * from timestamps (made with timestamps): ms[pass * frames + i], total[i]; *record_us the
+ * median CPU time of one upf_vk_temporal_record. Thread-safety: context-serialised. */
+UPF_API upf_result upf_vk_temporal_managed_bench(upf_vk_temporal_managed *m, int frames,
+                                                 double *ms, double *total, double *record_us);
 
 #ifdef __cplusplus
 }

@@ -4,9 +4,10 @@ bounds each pass"; docs/VULKAN.md, "Measuring the shaders").
 
     scripts/vk_probe.py OUT [SHADERS]
 
-writes OUT/<variant>/<shader>.spv, compiled with glslangValidator from src/vk/shaders (or
-SHADERS), for a build made with -DUPF_VK_PROBE=ON, which loads them in place of its own when
-UPF_VK_SHADER_DIR=OUT/<variant> is set (`upframe bench --backend vulkan` then times them).
+writes OUT/<variant>/spatial/<shader>.spv, compiled with glslangValidator from
+src/vk/shaders/spatial (or SHADERS/spatial), for a build made with -DUPF_VK_PROBE=ON, which
+loads them in place of its own (shader "spatial/<shader>") when UPF_VK_SHADER_DIR=OUT/<variant>
+is set (`upframe bench --backend vulkan` then times them).
 The variants keep each pass's bindings, workgroup size and grid; their pictures are wrong on
 purpose, only their times matter:
   empty      every pass an empty main(): the cost of launching its grid and its barrier
@@ -31,12 +32,13 @@ src = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file_
 
 
 def compile_to(text, name, variant):
-    d = os.path.join(out, variant)
+    d = os.path.join(out, variant, 'spatial')
     os.makedirs(d, exist_ok=True)
     comp = os.path.join(d, name + '.comp')
     with open(comp, 'w') as f:
         f.write(text)
-    r = subprocess.run(['glslangValidator', '-V', '--target-env', 'vulkan1.1', '-I' + src,
+    r = subprocess.run(['glslangValidator', '-V', '--target-env', 'vulkan1.1',
+                        '-I' + os.path.join(src, 'spatial'), '-I' + src,
                         '-o', os.path.join(d, name + '.spv'), comp],
                        capture_output=True, text=True)
     os.remove(comp)
@@ -45,7 +47,7 @@ def compile_to(text, name, variant):
 
 
 def read(name):
-    with open(os.path.join(src, name + '.comp')) as f:
+    with open(os.path.join(src, 'spatial', name + '.comp')) as f:
         return f.read()
 
 

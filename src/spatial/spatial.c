@@ -133,30 +133,44 @@ void upf_spatial_destroy(upf_spatial **ps)
     *ps = NULL;
 }
 
-/* Sizes, scratch and constants of every pass, from the configuration. */
-static void plan(upf_spatial *s)
+void upf__spatial_surface_sizes(const upf__spatial_config *c, const upf__detail_map *m,
+                                int width[UPF__SP_COUNT], int height[UPF__SP_COUNT])
 {
-    const upf__spatial_config *c = &s->cfg;
-    upf__passes *p = &s->passes;
     const int w = c->src_width, h = c->src_height, bw = upf__smaa_blocks(w),
               bh = upf__smaa_blocks(h);
-    const int threads = upf_context_threads(s->ctx);
     const bool smaa = !(c->flags & UPF_SPATIAL_NO_SMAA);
     const bool output = c->model && c->dst_width > 0;
-
     const struct { int index, width, height; } sizes[] = {
         { UPF__SP_SOURCE, w, h },       { UPF__SP_LINEAR, w, h },
         { UPF__SP_LUMA, w, h },         { UPF__SP_EDGES, smaa ? bw : 0, smaa ? bh : 0 },
         { UPF__SP_AREA, smaa ? UPF_SMAA_AREA_WIDTH : 0, smaa ? UPF_SMAA_AREA_HEIGHT : 0 },
         { UPF__SP_WEIGHTS, smaa ? w : 0, smaa ? h : 0 },
         { UPF__SP_FRAME, w, h },
-        { UPF__SP_DETAIL, output ? s->map.width : 0, output ? s->map.height : 0 },
+        { UPF__SP_DETAIL, output ? m->width : 0, output ? m->height : 0 },
         { UPF__SP_RANGE, 1, 1 },
         { UPF__SP_DEST, output ? c->dst_width : 0, output ? c->dst_height : 0 },
     };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        p->surface[sizes[i].index].width = sizes[i].width;
-        p->surface[sizes[i].index].height = sizes[i].height;
+        width[sizes[i].index] = sizes[i].width;
+        height[sizes[i].index] = sizes[i].height;
+    }
+}
+
+/* Sizes, scratch and constants of every pass, from the configuration. */
+static void plan(upf_spatial *s)
+{
+    const upf__spatial_config *c = &s->cfg;
+    upf__passes *p = &s->passes;
+    const int w = c->src_width, h = c->src_height;
+    const int threads = upf_context_threads(s->ctx);
+    const bool smaa = !(c->flags & UPF_SPATIAL_NO_SMAA);
+    const bool output = c->model && c->dst_width > 0;
+
+    int width[UPF__SP_COUNT], height[UPF__SP_COUNT];
+    upf__spatial_surface_sizes(c, &s->map, width, height);
+    for (int i = 0; i < UPF__SP_COUNT; i++) {
+        p->surface[i].width = width[i];
+        p->surface[i].height = height[i];
     }
 
     p->enabled[UPF__SP_WEIGHTS_PASS] = p->enabled[UPF__SP_BLEND] = smaa;

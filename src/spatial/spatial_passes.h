@@ -146,6 +146,10 @@ const upf__surface *upf__spatial_surface(const upf_spatial *s, int surface);
  * pass's con_size bytes; the static tables; the checks and configuration of the public
  * params. */
 struct upf__detail_map;
+/* Every surface's size for a configuration (the map's geometry `m`), as the CPU engine plans
+ * them: 0 x 0 for a surface this configuration does not use. */
+void upf__spatial_surface_sizes(const upf__spatial_config *c, const struct upf__detail_map *m,
+                                int width[UPF__SP_COUNT], int height[UPF__SP_COUNT]);
 void upf__spatial_fill_constants(const upf__spatial_config *c, const struct upf__detail_map *m,
                                  void *const con[UPF__SP_PASS_COUNT]);
 const upf__pass_info *upf__spatial_pass_table(void);

@@ -3,8 +3,8 @@
  * with their files; docs/TEMPORAL.md explains each pass).
  *
  * upf_temporal_create checks the sizes and flags, gives every surface its size, fills the
- * Lanczos table and each pass's fixed constants, makes the spatial engine of the spatial fill,
- * and allocates every surface (the two history pairs included) once (core/pass.h), so a run
+ * Lanczos table and each pass's fixed constants (both from plan.c), makes the spatial engine of
+ * the spatial fill, and allocates every surface (the two history pairs included) once (core/pass.h), so a run
  * allocates nothing. upf_temporal_run checks the frame, fills the per-frame constants (jitter,
  * exposure, camera, reset), binds the caller's images and runs the list; the runner then swaps
  * the history pairs. */
@@ -16,17 +16,6 @@
 #include "core/image.h"
 #include "spatial/spatial_passes.h"
 #include "temporal/temporal_passes.h"
-
-/* Tuning (docs/TEMPORAL.md says what each does and how they were chosen). */
-#define SEPARATION 0.02f     /* disocclusion: another surface 2% of the depth in front */
-#define SLOPE_PIXELS 2.0f    /* ... plus two pixels' worth of the surface's own slope */
-#define LOCK_CONTRAST 0.05f  /* locks: least 3x3 range of the tonemapped luma */
-#define LOCK_SIMILAR 0.25f   /* ... neighbours within a quarter of it are similar */
-#define WEIGHT_MAX 8.0f      /* a still pixel's history: about one jitter cycle of samples */
-#define RAMP_FRAMES 3.0f     /* confidence is full after about three frames of samples */
-#define SPEED_HALF 2.0f      /* output pixels per frame at which the history's weight halves */
-#define BOX_STILL 2.5f       /* rectification box, standard deviations: still and confident */
-#define BOX_MOVING 2.0f      /* ... moving or new (1 clipped a pan's textures every frame) */
 
 struct upf_temporal {
     upf_context *ctx;
@@ -154,68 +143,58 @@ static void plan(upf_temporal *t)
 {
     const upf_temporal_params *p = &t->params;
     upf__passes *ps = &t->passes;
-    const int rw = p->render_width, rh = p->render_height;
-    const int ow = p->output_width, oh = p->output_height;
-    const bool fill = p->flags & UPF_TEMPORAL_SPATIAL_FILL;
+    upf__temporal_plan plan;
+    upf__temporal_plan_of(p, &plan);
     for (int i = 0; i < UPF__TP_COUNT; i++) {
-        bool out = i >= UPF__TP_FILL && i <= UPF__TP_OUTPUT;
-        ps->surface[i].width = out ? ow : rw;
-        ps->surface[i].height = out ? oh : rh;
+        ps->surface[i].width = plan.width[i];
+        ps->surface[i].height = plan.height[i];
     }
-    ps->surface[UPF__TP_LANCZOS].width = UPF__LANCZOS_SIZE;
-    ps->surface[UPF__TP_LANCZOS].height = 1;
-    if (!fill) {
-        ps->surface[UPF__TP_FILL_SOURCE].width = ps->surface[UPF__TP_FILL_SOURCE].height = 0;
-        ps->surface[UPF__TP_FILL].width = ps->surface[UPF__TP_FILL].height = 0;
-    }
-    ps->enabled[UPF__TP_SPATIAL_FILL] = fill;
-    ps->scratch_bytes[UPF__TP_RECONSTRUCT] = upf__tp_reconstruct_scratch_bytes(rh);
-    ps->scratch_bytes[UPF__TP_SHARPEN] =
-        (size_t)UPF_MAX(upf_context_threads(t->ctx), 1) * (size_t)ow * 4 * sizeof(float);
+    for (int i = 0; i < UPF__TP_PASS_COUNT; i++)
+        ps->enabled[i] = plan.enabled[i];
+    ps->scratch_bytes[UPF__TP_RECONSTRUCT] = upf__tp_reconstruct_scratch_bytes(p->render_height);
+    ps->scratch_bytes[UPF__TP_SHARPEN] = (size_t)UPF_MAX(upf_context_threads(t->ctx), 1) *
+                                         (size_t)p->output_width * 4 * sizeof(float);
 }
 
-static unsigned encoding_of(unsigned flags)
+upf_result upf__temporal_check_params(upf_context *ctx, const char *fn,
+                                      const upf_temporal_params *p)
 {
-    return flags & UPF_TEMPORAL_COLOR_SRGB   ? UPF__ENCODING_SRGB
-           : flags & UPF_TEMPORAL_COLOR_SQRT ? UPF__ENCODING_SQRT
-                                             : UPF__ENCODING_LINEAR;
-}
-
-/* The constants that do not change from frame to frame. */
-static void constants(upf_temporal *t)
-{
-    const upf_temporal_params *p = &t->params;
-    upf__passes *ps = &t->passes;
-    const int rw = p->render_width, rh = p->render_height;
-    const int ow = p->output_width, oh = p->output_height;
-    const float rx = (float)ow / (float)rw, ry = (float)oh / (float)rh;
-    upf__reconstruct_con *rc = ps->con[UPF__TP_RECONSTRUCT];
-    rc->width = rw, rc->height = rh;
-    rc->encoding = encoding_of(p->flags);
-    rc->fill_source = (p->flags & UPF_TEMPORAL_SPATIAL_FILL) != 0;
-    upf__disocclusion_con *dc = ps->con[UPF__TP_DISOCCLUSION];
-    dc->width = rw, dc->height = rh;
-    dc->separation = SEPARATION;
-    dc->slope_pixels = SLOPE_PIXELS;
-    *(upf__locks_con *)ps->con[UPF__TP_LOCKS_PASS] =
-        (upf__locks_con){ rw, rh, LOCK_CONTRAST, LOCK_SIMILAR };
-    *(upf__spatial_fill_con *)ps->con[UPF__TP_SPATIAL_FILL] =
-        (upf__spatial_fill_con){ rw, rh, ow, oh };
-    upf__accumulate_con *ac = ps->con[UPF__TP_ACCUMULATE];
-    ac->in_width = rw, ac->in_height = rh, ac->out_width = ow, ac->out_height = oh;
-    ac->ratio_x = rx, ac->ratio_y = ry;
-    ac->fill = (p->flags & UPF_TEMPORAL_SPATIAL_FILL) != 0;
-    ac->history_scale = 1.0f;
-    ac->weight_max = WEIGHT_MAX;
-    ac->weight_ramp = RAMP_FRAMES / (rx * ry);
-    ac->speed_half = SPEED_HALF;
-    ac->box_still = BOX_STILL;
-    ac->box_moving = BOX_MOVING;
-    ac->lock_decay = 1.0f / (float)t->phases;
-    upf__sharpen_con *sc = ps->con[UPF__TP_SHARPEN];
-    sc->width = ow, sc->height = oh;
-    sc->sharpness = p->sharpness;
-    sc->encoding = encoding_of(p->flags);
+    const upf_result bad = UPF_ERROR_INVALID_ARGUMENT;
+    if (!p)
+        return upf__fail(ctx, bad, "%s: params is NULL; expected the render and output sizes",
+                         fn);
+    const int sizes[4] = { p->render_width, p->render_height, p->output_width, p->output_height };
+    static const char *const names[4] = { "render_width", "render_height", "output_width",
+                                          "output_height" };
+    for (int i = 0; i < 4; i++)
+        if (sizes[i] < 1 || sizes[i] > UPF_MAX_IMAGE_DIMENSION)
+            return upf__fail(ctx, bad, "%s: %s %d; expected 1..%d", fn, names[i], sizes[i],
+                             UPF_MAX_IMAGE_DIMENSION);
+    for (int a = 0; a < 2; a++) {
+        const int r = sizes[a], o = sizes[a + 2];
+        if (o < r || o > 4 * r)
+            return upf__fail(ctx, bad, "%s: %s %d for %s %d is a ratio of %.3g; expected "
+                             "output / render from 1 to 4", fn, names[a + 2], o, names[a], r,
+                             (double)o / r);
+    }
+    upf_result r = upf__check_pixels(ctx, fn, "the render size", p->render_width,
+                                     p->render_height);
+    if (r == UPF_OK)
+        r = upf__check_pixels(ctx, fn, "the output size", p->output_width, p->output_height);
+    if (r != UPF_OK)
+        return r;
+    if (!(p->sharpness >= 0.0f && p->sharpness <= UPF_TEMPORAL_SHARPNESS_MAX))
+        return upf__fail(ctx, bad, "%s: sharpness %g is out of range (expected 0 .. %g)", fn,
+                         (double)p->sharpness, (double)UPF_TEMPORAL_SHARPNESS_MAX);
+    const unsigned known = UPF_TEMPORAL_COLOR_SRGB | UPF_TEMPORAL_COLOR_SQRT |
+                           UPF_TEMPORAL_MOTION_UV | UPF_TEMPORAL_SPATIAL_FILL;
+    if (p->flags & ~known)
+        return upf__fail(ctx, bad, "%s: unknown flags 0x%x (expected UPF_TEMPORAL_COLOR_SRGB, "
+                         "_COLOR_SQRT, _MOTION_UV, _SPATIAL_FILL)", fn, p->flags & ~known);
+    if ((p->flags & UPF_TEMPORAL_COLOR_SRGB) && (p->flags & UPF_TEMPORAL_COLOR_SQRT))
+        return upf__fail(ctx, bad, "%s: UPF_TEMPORAL_COLOR_SRGB and _COLOR_SQRT both set; "
+                         "expected one colour encoding", fn);
+    return UPF_OK;
 }
 
 upf_temporal *upf_temporal_create(upf_context *ctx, const upf_temporal_params *p)
@@ -224,50 +203,8 @@ upf_temporal *upf_temporal_create(upf_context *ctx, const upf_temporal_params *p
     if (!ctx)
         return NULL;
     upf__clear_error(ctx);
-    if (!p) {
-        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: params is NULL; expected the render and "
-                  "output sizes", fn);
+    if (upf__temporal_check_params(ctx, fn, p) != UPF_OK)
         return NULL;
-    }
-    const int sizes[4] = { p->render_width, p->render_height, p->output_width, p->output_height };
-    static const char *const names[4] = { "render_width", "render_height", "output_width",
-                                          "output_height" };
-    for (int i = 0; i < 4; i++)
-        if (sizes[i] < 1 || sizes[i] > UPF_MAX_IMAGE_DIMENSION) {
-            upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s %d; expected 1..%d", fn,
-                      names[i], sizes[i], UPF_MAX_IMAGE_DIMENSION);
-            return NULL;
-        }
-    for (int a = 0; a < 2; a++) {
-        const int r = sizes[a], o = sizes[a + 2];
-        if (o < r || o > 4 * r) {
-            upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s %d for %s %d is a ratio of %.3g; "
-                      "expected output / render from 1 to 4", fn, names[a + 2], o, names[a], r,
-                      (double)o / r);
-            return NULL;
-        }
-    }
-    if (upf__check_pixels(ctx, fn, "the render size", p->render_width, p->render_height) != UPF_OK ||
-        upf__check_pixels(ctx, fn, "the output size", p->output_width, p->output_height) != UPF_OK)
-        return NULL;
-    if (!(p->sharpness >= 0.0f && p->sharpness <= UPF_TEMPORAL_SHARPNESS_MAX)) {
-        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: sharpness %g is out of range (expected "
-                  "0 .. %g)", fn, (double)p->sharpness, (double)UPF_TEMPORAL_SHARPNESS_MAX);
-        return NULL;
-    }
-    const unsigned known = UPF_TEMPORAL_COLOR_SRGB | UPF_TEMPORAL_COLOR_SQRT |
-                           UPF_TEMPORAL_MOTION_UV | UPF_TEMPORAL_SPATIAL_FILL;
-    if (p->flags & ~known) {
-        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: unknown flags 0x%x (expected "
-                  "UPF_TEMPORAL_COLOR_SRGB, _COLOR_SQRT, _MOTION_UV, _SPATIAL_FILL)", fn,
-                  p->flags & ~known);
-        return NULL;
-    }
-    if ((p->flags & UPF_TEMPORAL_COLOR_SRGB) && (p->flags & UPF_TEMPORAL_COLOR_SQRT)) {
-        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: UPF_TEMPORAL_COLOR_SRGB and _COLOR_SQRT "
-                  "both set; expected one colour encoding", fn);
-        return NULL;
-    }
     upf_temporal *t = upf__alloc(ctx, sizeof *t, "the temporal engine");
     if (!t)
         return NULL;
@@ -293,7 +230,7 @@ upf_temporal *upf_temporal_create(upf_context *ctx, const upf_temporal_params *p
     if (upf__passes_alloc(&t->passes) != UPF_OK)
         goto fail;
     upf__lanczos_table(t->passes.surface[UPF__TP_LANCZOS].data);
-    constants(t);
+    upf__temporal_constants(p, p->render_width, p->render_height, t->passes.con);
     upf__log(ctx, UPF_LOG_DEBUG, "%s: temporal engine %dx%d -> %dx%d, %d jitter phases, flags "
              "0x%x, %zu bytes", fn, p->render_width, p->render_height, p->output_width,
              p->output_height, t->phases, p->flags, upf__passes_bytes(&t->passes));
@@ -305,116 +242,24 @@ fail:
 
 /* ---- running ----------------------------------------------------------------------------- */
 
-static upf_result check_camera(upf_context *ctx, const char *fn, const upf_camera *c)
-{
-    if (!(c->near_plane > 0.0) || !isfinite(c->near_plane))
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: camera near plane %g; expected a "
-                         "positive distance (or give the projection matrix)", fn, c->near_plane);
-    if (!c->far_infinite && !(c->far_plane > c->near_plane && isfinite(c->far_plane)))
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: camera far plane %g with near %g; "
-                         "expected far > near, or far_infinite", fn, c->far_plane, c->near_plane);
-    if (!(c->fov_y > 0.0 && c->fov_y < 3.14159265358979))
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: camera field of view %g; "
-                         "expected radians in (0, pi)", fn, c->fov_y);
-    return UPF_OK;
-}
-
-static upf_result check_positive(upf_context *ctx, const char *fn, const char *what, double v)
-{
-    if (!(v > 0.0) || !isfinite(v))
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s %g; expected a positive "
-                         "finite value (0: the default)", fn, what, v);
-    return UPF_OK;
-}
-
 /* Checks the frame and fills the per-frame constants. */
 static upf_result prepare(upf_temporal *t, const char *fn, const upf_temporal_frame *f)
 {
-    upf_context *ctx = t->ctx;
-    upf__passes *ps = &t->passes;
     const upf_temporal_params *p = &t->params;
     if (!f->color || !f->depth)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frame %s is NULL; expected the "
-                         "%s at %dx%d", fn, !f->color ? "color" : "depth",
+        return upf__fail(t->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frame %s is NULL; expected "
+                         "the %s at %dx%d", fn, !f->color ? "color" : "depth",
                          !f->color ? "colour image" : "R32F depth image", p->render_width,
                          p->render_height);
-    if (!f->motion && (!f->view_projection || !f->prev_view_projection))
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frame motion is NULL and %s is "
-                         "missing; expected motion vectors, or both view-projection matrices "
-                         "to derive the camera's motion from the depth", fn,
-                         !f->view_projection ? "view_projection" : "prev_view_projection");
-    if (!(fabs(f->jitter_x) <= 1.0) || !(fabs(f->jitter_y) <= 1.0))
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: jitter (%g, %g); expected render "
-                         "pixels in -1..1 (upf_jitter_offset gives -0.5..0.5)", fn, f->jitter_x,
-                         f->jitter_y);
-    if (!isfinite(f->motion_scale_x) || !isfinite(f->motion_scale_y))
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: motion scale (%g, %g) is not "
-                         "finite", fn, f->motion_scale_x, f->motion_scale_y);
-    if (f->clip_depth != UPF_CLIP_DEPTH_ZERO_TO_ONE &&
-        f->clip_depth != UPF_CLIP_DEPTH_MINUS_ONE_TO_ONE)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: clip depth %d; expected "
-                         "UPF_CLIP_DEPTH_ZERO_TO_ONE or _MINUS_ONE_TO_ONE", fn, (int)f->clip_depth);
-    upf_result r = check_positive(ctx, fn, "frame_time_ms", f->frame_time_ms);
-    const double exposure = f->exposure == 0.0f ? 1.0 : f->exposure;
-    const double pre = f->pre_exposure == 0.0f ? 1.0 : f->pre_exposure;
+    const upf__temporal_frame_info info = { p->render_width, p->render_height, f->motion != NULL,
+                                            f->reactive != NULL, t->frames == 0,
+                                            t->history_exposure };
+    bool camera_motion = false;
+    upf_result r = upf__temporal_frame_constants(t->ctx, fn, p, f, &info, t->passes.con,
+                                                 &camera_motion);
     if (r == UPF_OK)
-        r = check_positive(ctx, fn, "exposure", exposure);
-    if (r == UPF_OK)
-        r = check_positive(ctx, fn, "pre_exposure", pre);
-    upf_camera cam = f->camera;
-    if (r == UPF_OK && f->projection) {
-        r = upf_camera_from_projection(ctx, f->projection, f->clip_depth, &cam);
-        if (r != UPF_OK) {
-            const char *why = "";
-            upf_context_last_error(ctx, &why);
-            char copy[UPF_ERROR_MESSAGE_SIZE];
-            snprintf(copy, sizeof copy, "%s", why);
-            return upf__fail(ctx, r, "%s: frame projection: %s", fn, copy);
-        }
-    }
-    if (r == UPF_OK)
-        r = check_camera(ctx, fn, &cam);
-    if (r != UPF_OK)
-        return r;
-    if (f->frame_time_ms < 1.0)
-        upf__log(ctx, UPF_LOG_WARN, "%s: frame_time_ms %g is under a millisecond; expected "
-                 "milliseconds (16.7 at 60 frames a second), not seconds", fn, f->frame_time_ms);
-
-    const int rw = p->render_width, rh = p->render_height;
-    if (!f->motion) {
-        r = upf__camera_motion_setup(ctx, fn, f->view_projection, f->prev_view_projection,
-                                     f->jitter_x, f->jitter_y, f->clip_depth, f->ndc_y_down, rw,
-                                     rh, ps->con[UPF__TP_CAMERA_MOTION_PASS]);
-        if (r != UPF_OK)
-            return r;
-    }
-    ps->enabled[UPF__TP_CAMERA_MOTION_PASS] = !f->motion;
-
-    double scale, offset;
-    upf__camera_depth_factors(&cam, &scale, &offset);
-    const bool uv = p->flags & UPF_TEMPORAL_MOTION_UV;
-    upf__reconstruct_con *rc = ps->con[UPF__TP_RECONSTRUCT];
-    rc->exposure = (float)(exposure / pre);
-    rc->depth_scale = (float)scale;
-    rc->depth_offset = (float)offset;
-    rc->depth_reversed = cam.depth_reversed != 0;
-    rc->camera_motion = !f->motion;
-    rc->motion_scale_x = (float)((f->motion_scale_x == 0.0 ? 1.0 : f->motion_scale_x) *
-                                 (uv ? rw : 1));
-    rc->motion_scale_y = (float)((f->motion_scale_y == 0.0 ? 1.0 : f->motion_scale_y) *
-                                 (uv ? rh : 1));
-    rc->jitter_x = (float)f->jitter_x;
-    rc->jitter_y = (float)f->jitter_y;
-    upf__disocclusion_con *dc = ps->con[UPF__TP_DISOCCLUSION];
-    dc->jitter_x = rc->jitter_x, dc->jitter_y = rc->jitter_y;
-    dc->has_reactive = f->reactive != NULL;
-    upf__accumulate_con *ac = ps->con[UPF__TP_ACCUMULATE];
-    ac->jitter_x = rc->jitter_x, ac->jitter_y = rc->jitter_y;
-    ac->reset = f->reset || t->frames == 0;
-    ac->history_scale = ac->reset ? 1.0f : (float)(exposure / t->history_exposure);
-    upf__sharpen_con *sc = ps->con[UPF__TP_SHARPEN];
-    sc->exposure = (float)(pre / exposure);
-    return UPF_OK;
+        t->passes.enabled[UPF__TP_CAMERA_MOTION_PASS] = camera_motion;
+    return r;
 }
 
 upf_result upf_temporal_run(upf_temporal *t, const upf_temporal_frame *frame,
@@ -445,7 +290,7 @@ upf_result upf_temporal_run(upf_temporal *t, const upf_temporal_frame *frame,
     r = upf__passes_run(&t->passes, fn, images, 0, UPF__TP_PASS_COUNT - 1);
     if (r == UPF_OK) {
         t->frames++;
-        t->history_exposure = frame->exposure == 0.0f ? 1.0f : frame->exposure;
+        t->history_exposure = upf__temporal_exposure(frame);
     }
     upf__leave(&t->in_use);
     return r;
@@ -457,6 +302,16 @@ upf_result upf_temporal_timings(const upf_temporal *t, double ms[UPF_TEMPORAL_PA
         return UPF_ERROR_INVALID_ARGUMENT;
     memcpy(ms, t->passes.ms, sizeof(double) * UPF_TEMPORAL_PASS_COUNT);
     return UPF_OK;
+}
+
+const upf__pass_info *upf__temporal_pass_table(void)
+{
+    return passes;
+}
+
+const upf__surface_info *upf__temporal_surface_table(void)
+{
+    return surfaces;
 }
 
 const upf__passes *upf__temporal_passes(const upf_temporal *t)

@@ -200,6 +200,48 @@ void upf__camera_depth_factors(const upf_camera *cam, double *scale, double *off
 /* temporal.c: fills the Lanczos table (UPF__LANCZOS_SIZE floats). */
 void upf__lanczos_table(float *table);
 
+/* ---- plan and constants (plan.c): pure, for both backends ------------------------------- */
+
+/* Every surface's size (0 x 0: not used) and which passes run in this configuration (the
+ * camera motion's per-frame switch aside), for params whose sizes are the largest. */
+typedef struct upf__temporal_plan {
+    int width[UPF__TP_COUNT], height[UPF__TP_COUNT];
+    bool enabled[UPF__TP_PASS_COUNT];
+} upf__temporal_plan;
+
+void upf__temporal_plan_of(const upf_temporal_params *p, upf__temporal_plan *plan);
+
+/* UPF__ENCODING_* of the flags. */
+unsigned upf__temporal_encoding(unsigned flags);
+
+/* The constants that do not change from frame to frame, for render size rw x rh (the params'
+ * on the CPU; this frame's on the GPU, dynamic resolution), into con[pass] (each the pass's
+ * constants struct). */
+void upf__temporal_constants(const upf_temporal_params *p, int rw, int rh,
+                             void *const con[UPF__TP_PASS_COUNT]);
+
+/* What the per-frame constants need besides the frame's scalar fields. */
+typedef struct upf__temporal_frame_info {
+    int render_width, render_height;  /* this frame's */
+    bool has_motion, has_reactive;    /* the host gave motion vectors, a reactive mask */
+    bool first;                       /* no frame has run since creation: a reset */
+    float history_exposure;           /* the exposure the history was accumulated at */
+} upf__temporal_frame_info;
+
+/* Checks the frame's scalar fields (jitter, motion scale, clip depth, frame time, exposures,
+ * camera or projection, the view-projections without motion) and fills the per-frame
+ * constants into con[pass]; *camera_motion: whether the camera_motion pass runs. Fails with a
+ * message naming the field, con partly written. */
+upf_result upf__temporal_frame_constants(upf_context *ctx, const char *fn,
+                                         const upf_temporal_params *p,
+                                         const upf_temporal_frame *f,
+                                         const upf__temporal_frame_info *info,
+                                         void *const con[UPF__TP_PASS_COUNT],
+                                         bool *camera_motion);
+
+/* The frame's exposure (0: 1), what the history is kept at after it. */
+float upf__temporal_exposure(const upf_temporal_frame *f);
+
 /* ---- shared colour maths (definitions) ---------------------------------------------------- */
 
 /* L2(x) = sinc(x) sinc(x / 2) for |x| < 2, else 0 (Duchon 1979, "Lanczos filtering in one and
@@ -255,5 +297,11 @@ static inline void upf__ycocg_to_rgb(const float *ycc, float *rgb)
 
 /* The pass list itself (for tests and the GPU backend). */
 const upf__passes *upf__temporal_passes(const upf_temporal *t);
+
+/* The static tables and the checks of the public params (temporal.c), for the GPU backend. */
+const upf__pass_info *upf__temporal_pass_table(void);
+const upf__surface_info *upf__temporal_surface_table(void);
+upf_result upf__temporal_check_params(upf_context *ctx, const char *fn,
+                                      const upf_temporal_params *p);
 
 #endif /* UPF_TEMPORAL_PASSES_H */

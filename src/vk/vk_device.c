@@ -327,11 +327,13 @@ upf_result upf_vk_check_device(upf_context *ctx, const upf_vk_device *dev)
 const upf__vk_shader *upf__vk_shader_find(const char *name)
 {
 #ifdef UPF_VK_PROBE
-    /* Shader work only (-DUPF_VK_PROBE=ON): UPF_VK_SHADER_DIR/<name>.spv, when it exists,
-     * replaces the embedded shader (scripts/vk_probe.py makes variants to time). */
+    /* Shader work only (-DUPF_VK_PROBE=ON): UPF_VK_SHADER_DIR/<name>.spv (name
+     * "<engine>/<file>"), when it exists, replaces the embedded shader (scripts/vk_probe.py
+     * makes variants to time). */
     const char *dir = getenv("UPF_VK_SHADER_DIR");
     if (dir) {
         static upf__vk_shader over[16];
+        static char names[16][64];
         static uint32_t words[16][65536];
         static int n;
         for (int i = 0; i < n; i++) /* each file read once: engines are made many times */
@@ -343,7 +345,8 @@ const upf__vk_shader *upf__vk_shader_find(const char *name)
         if (f) {
             const size_t count = fread(words[n], 4, 65536, f);
             fclose(f);
-            over[n] = (upf__vk_shader){ name, words[n], count };
+            snprintf(names[n], sizeof names[n], "%s", name); /* name may be the caller's */
+            over[n] = (upf__vk_shader){ names[n], words[n], count };
             return &over[n++];
         }
     }

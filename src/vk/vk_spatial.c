@@ -1,21 +1,21 @@
 /* vk_spatial.c: the spatial engine on the GPU (upf_vk_spatial_*; docs/VULKAN.md). The same
- * pass list as the CPU engine (spatial_passes.h): each pass is one compute pipeline of the
- * shader of its file name (src/vk/shaders/<file>.comp), its descriptor set binds the surfaces
- * its masks name at binding = surface index, its push constants are the pass's constants
- * struct followed by the backend's tail (src/vk/ABI.md).
+ * pass list as the CPU engine (spatial_passes.h), run by the pass runner (vk_passes.h): each
+ * pass is one compute pipeline of the shader of its file name
+ * (src/vk/shaders/spatial/<file>.comp), its descriptor set binds the surfaces its masks name
+ * at binding = surface index, its push constants are the pass's constants struct followed by
+ * the backend's tail (src/vk/ABI.md).
  *
- * upf_vk_spatial_create makes everything once: one buffer per intermediate surface and table,
- * sized for the largest frame, in one device-memory allocation; the pipelines (the detail
- * pass in the chosen variant); frames_in_flight descriptor sets per pass; a timestamp query
- * pool. upf_vk_spatial_record validates the frame, then records: the barriers in, the tables'
- * upload (the first frame only, by vkCmdUpdateBuffer, since upframe never submits), the range
- * surface's reset, each pass's dispatches with a compute-to-compute barrier after each, and
- * the barriers out to the host's layouts. It allocates nothing: the frame's constants live on
- * the stack, and the only descriptor writes are the two host images into this frame's sets.
+ * What is the spatial engine's own is here: the GPU table (compose's taps dispatch before the
+ * list, the bindings each pass adds to its masks, the variants of detail and compose), the
+ * tables it uploads (the SMAA area, convert's and edges' 8-bit sRGB tables, the network's
+ * weights), compose's form (tiles or subgroup strips), the formats it takes, and per frame the
+ * constants at the frame's sizes, the fused work (docs/VULKAN.md, "Fused passes") and each
+ * pass's grid. The runner makes the buffers, pipelines, sets and queries and records.
  *
  * Reads: the host's source image. Writes: the host's destination image; the engine's buffers. */
 #include <math.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,33 +23,34 @@
 #include "core/color.h"
 #include "spatial/reconstruct.h"
 #include "spatial/smaa.h"
+#include "vk/vk_passes.h"
 #include "vk/vk_internal.h"
 
-#define SLOTS_MAX 8
-#define STAMPS (UPF__SP_PASS_COUNT + 1)
 #define NET_BINDING UPF__SP_COUNT   /* the network weights' binding (src/vk/ABI.md) */
 #define TAPS_BINDING (UPF__SP_COUNT + 1) /* compose's taps table (compose_taps.comp) */
 #define SRGB8_BINDING (UPF__SP_COUNT + 2) /* convert's 8-bit sRGB tables (convert.comp) */
-#define BUFFERS (UPF__SP_COUNT + 3) /* buffer and binding slots: the surfaces, the three above */
 #define SRGB8_WORDS (1792 + UPF_SRGB_OF_CODE_COUNT) /* binding 12's words (src/vk/ABI.md) */
 #define TAPS_WORDS 12               /* words per taps table entry (compose_taps.glsl) */
 #define CON_MAX 64                  /* bytes: the largest constants struct fits */
+
+/* The GPU passes: compose's taps (compose_taps.comp, recorded first: "Fused passes"), then the
+ * CPU list, GPU pass 1 + p for pass p. */
+enum { GP_TAPS = 0, GP_LIST = 1, GP_COUNT = 1 + UPF__SP_PASS_COUNT };
 
 /* How each pass is dispatched (src/vk/ABI.md, "Dispatch"). */
 enum { EXTENT_SOURCE, EXTENT_BLOCKS, EXTENT_TILES, EXTENT_DEST };
 typedef struct dispatch_info {
     int extent;
     int per_x, per_y;          /* extent units per workgroup */
-    int phases;
 } dispatch_info;
 
 static const dispatch_info dispatch[UPF__SP_PASS_COUNT] = {
-    [UPF__SP_CONVERT] = { EXTENT_SOURCE, 16, 16, 1 },
-    [UPF__SP_EDGES_PASS] = { EXTENT_SOURCE, 16, 16, 1 },
-    [UPF__SP_WEIGHTS_PASS] = { EXTENT_SOURCE, 32, 32, 1 },
-    [UPF__SP_BLEND] = { EXTENT_SOURCE, 16, 16, 1 },
-    [UPF__SP_DETAIL_PASS] = { EXTENT_TILES, 1, 1, 1 },
-    [UPF__SP_COMPOSE] = { EXTENT_DEST, 0, 0, 1 }, /* the engine's compose tile */
+    [UPF__SP_CONVERT] = { EXTENT_SOURCE, 16, 16 },
+    [UPF__SP_EDGES_PASS] = { EXTENT_SOURCE, 16, 16 },
+    [UPF__SP_WEIGHTS_PASS] = { EXTENT_SOURCE, 32, 32 },
+    [UPF__SP_BLEND] = { EXTENT_SOURCE, 16, 16 },
+    [UPF__SP_DETAIL_PASS] = { EXTENT_TILES, 1, 1 },
+    [UPF__SP_COMPOSE] = { EXTENT_DEST, 0, 0 }, /* the engine's compose tile */
 };
 
 /* compose's tile (its specialisation constants TILE_X, TILE_Y: src/vk/ABI.md, "Dispatch"):
@@ -92,13 +93,11 @@ static uint32_t compose_shared_bytes(int tx, int ty, bool sharpen)
 }
 
 static const char *const detail_shader[UPF_VK_VARIANT_COUNT] = {
-    "detail", "detail", "detail_fp16", "detail_coopmat"
+    "spatial/detail", "spatial/detail", "spatial/detail_fp16", "spatial/detail_coopmat"
 };
 
 struct upf_vk_spatial {
     upf_context *ctx;
-    upf_vk_device dev;
-    upf__vk_funcs vk;
     upf__vk_caps caps;
     upf_vk_variant variant;
     upf_models *own_models;
@@ -106,37 +105,19 @@ struct upf_vk_spatial {
     upf__detail_map map;                     /* its geometry at the largest sizes */
     uint8_t con[UPF__SP_PASS_COUNT][CON_MAX]; /* constants at the largest sizes */
     bool enabled[UPF__SP_PASS_COUNT];
-    int slots;
     int tile[2];                             /* compose's tile (compose_tile) */
     bool sharpen;                            /* compose's SHARPEN: sharpness > 0 */
     bool strips;                             /* compose by subgroup strips
                                               * (compose_strips.comp): the device's
                                               * subgroups allow it */
+    bool no_map_variant;                     /* compose's variant 1: MAP false */
+    bool timestamps;
     int base_taps;                           /* the model's base's taps a row: 2, 4, 6 */
-    uint64_t frames;                         /* frames recorded */
-    int64_t slot_frame[SLOTS_MAX];           /* the frame last recorded in each slot, -1 */
-    uint32_t slot_stamped[SLOTS_MAX];        /* bit p: that frame wrote the timestamp after
-                                              * pass p (it ran); the first is always written */
-    bool tables_recorded;
     uint32_t convert_fuse;                   /* the last recorded convert's fuse bits
                                               * (UPF__VK_FUSE_ENCODE: linear is its alpha
                                               * plane; UPF__VK_FUSE_CODES: it wrote the frame) */
     atomic_bool in_use;                      /* a record is in progress (upf__enter) */
-
-    VkDeviceMemory memory;
-    VkBuffer buf[BUFFERS];
-    VkDeviceSize bytes[BUFFERS];
-    VkDescriptorSetLayout dsl[UPF__SP_PASS_COUNT];
-    VkPipelineLayout layout[UPF__SP_PASS_COUNT];
-    VkPipeline pipe[UPF__SP_PASS_COUNT];
-    VkPipeline taps_pipe;                    /* compose_taps.comp, in compose's layout */
-    VkPipeline compose_no_map_pipe;          /* compose with MAP false, for records with fuse
-                                              * bit UPF__VK_FUSE_NO_MAP (a model of strength 0);
-                                              * VK_NULL_HANDLE for other models */
-    VkDescriptorPool pool;
-    VkDescriptorSet set[SLOTS_MAX][UPF__SP_PASS_COUNT];
-    VkQueryPool queries;
-    uint32_t format_ok[2][64];               /* [src/dst][format index]: usable */
+    upf__vk_runner *run;
 
     uint8_t area[UPF_SMAA_AREA_WIDTH * UPF_SMAA_AREA_HEIGHT * 2]; /* the table to upload */
     uint32_t srgb8[SRGB8_WORDS];             /* convert's: linear (float bits), frame codes,
@@ -148,24 +129,23 @@ struct upf_vk_spatial {
 
 /* ---- formats -------------------------------------------------------------------------------- */
 
-typedef struct format_info {
-    VkFormat format;
-    bool src, dst;               /* accepted as source / destination */
-    bool srgb_view;              /* may hold sRGB-encoded values through this UNORM view */
-} format_info;
-
-static const format_info formats[] = {
-    { VK_FORMAT_R8G8B8A8_UNORM, true, true, true },
-    { VK_FORMAT_R8G8B8A8_SRGB, true, false, false },
-    { VK_FORMAT_B8G8R8A8_UNORM, true, false, true },
-    { VK_FORMAT_B8G8R8A8_SRGB, true, false, false },
-    { VK_FORMAT_A2B10G10R10_UNORM_PACK32, true, true, false },
-    { VK_FORMAT_R16G16B16A16_SFLOAT, true, true, false },
-    { VK_FORMAT_R16G16B16A16_UNORM, true, false, true },
-    { VK_FORMAT_B10G11R11_UFLOAT_PACK32, true, false, false },
-    { VK_FORMAT_R32G32B32A32_SFLOAT, true, true, false },
+/* The formats taken (docs/VULKAN.md, "Formats"), and those whose UNORM view may hold sRGB
+ * values (srgb = 1: the shader decodes or encodes). */
+static const VkFormat src_formats[] = {
+    VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM,
+    VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_A2B10G10R10_UNORM_PACK32, VK_FORMAT_R16G16B16A16_SFLOAT,
+    VK_FORMAT_R16G16B16A16_UNORM, VK_FORMAT_B10G11R11_UFLOAT_PACK32,
+    VK_FORMAT_R32G32B32A32_SFLOAT,
 };
-#define FORMAT_COUNT (int)(sizeof formats / sizeof formats[0])
+static const VkFormat src_srgb_formats[] = {
+    VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R16G16B16A16_UNORM,
+};
+static const VkFormat dst_formats[] = {
+    VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_A2B10G10R10_UNORM_PACK32,
+    VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT,
+};
+static const VkFormat dst_srgb_formats[] = { VK_FORMAT_R8G8B8A8_UNORM };
+#define COUNT(a) (int)(sizeof(a) / sizeof((a)[0]))
 
 bool upf__vk_format_at_most_one(VkFormat f)
 {
@@ -174,258 +154,17 @@ bool upf__vk_format_at_most_one(VkFormat f)
            f == VK_FORMAT_A2B10G10R10_UNORM_PACK32 || f == VK_FORMAT_R16G16B16A16_UNORM;
 }
 
-static int format_index(VkFormat f)
-{
-    for (int i = 0; i < FORMAT_COUNT; i++)
-        if (formats[i].format == f)
-            return i;
-    return -1;
-}
-
-static const char *format_name(VkFormat f)
-{
-    switch (f) {
-#define N(x) case VK_FORMAT_##x: return "VK_FORMAT_" #x;
-    N(R8G8B8A8_UNORM) N(R8G8B8A8_SRGB) N(B8G8R8A8_UNORM) N(B8G8R8A8_SRGB)
-    N(A2B10G10R10_UNORM_PACK32) N(R16G16B16A16_SFLOAT) N(R16G16B16A16_UNORM)
-    N(B10G11R11_UFLOAT_PACK32) N(R32G32B32A32_SFLOAT)
-#undef N
-    default: return "";
-    }
-}
-
 /* ---- creation ------------------------------------------------------------------------------ */
-
-#define VKFAIL(what, r)                                                                        \
-    upf__fail(s->ctx, (r) == VK_ERROR_OUT_OF_HOST_MEMORY || (r) == VK_ERROR_OUT_OF_DEVICE_MEMORY \
-                      ? UPF_ERROR_OUT_OF_MEMORY : UPF_ERROR_UNSUPPORTED,                       \
-              "%s: %s failed: %s", fn, what, upf__vk_result_name(r))
 
 void upf_vk_spatial_destroy(upf_vk_spatial **ps)
 {
     if (!ps || !*ps)
         return;
     upf_vk_spatial *s = *ps;
-    const upf__vk_funcs *vk = &s->vk;
-    const VkAllocationCallbacks *a = s->dev.allocator;
-    VkDevice d = s->dev.device;
-    if (vk->vkDestroyBuffer) {
-        if (s->queries)
-            vk->vkDestroyQueryPool(d, s->queries, a);
-        if (s->pool)
-            vk->vkDestroyDescriptorPool(d, s->pool, a);
-        if (s->taps_pipe)
-            vk->vkDestroyPipeline(d, s->taps_pipe, a);
-        if (s->compose_no_map_pipe)
-            vk->vkDestroyPipeline(d, s->compose_no_map_pipe, a);
-        for (int p = 0; p < UPF__SP_PASS_COUNT; p++) {
-            if (s->pipe[p])
-                vk->vkDestroyPipeline(d, s->pipe[p], a);
-            if (s->layout[p])
-                vk->vkDestroyPipelineLayout(d, s->layout[p], a);
-            if (s->dsl[p])
-                vk->vkDestroyDescriptorSetLayout(d, s->dsl[p], a);
-        }
-        for (int i = 0; i < BUFFERS; i++)
-            if (s->buf[i])
-                vk->vkDestroyBuffer(d, s->buf[i], a);
-        if (s->memory)
-            vk->vkFreeMemory(d, s->memory, a);
-    }
+    upf__vk_runner_destroy(&s->run);
     upf_models_destroy(&s->own_models);
     upf__free(s->ctx, s);
     *ps = NULL;
-}
-
-/* The bindings of pass p: its surfaces (the CPU scratch aside), the range for edges and blend
- * (they apply convert's tone map: tone_map.glsl), the frame for convert (its fused encode:
- * UPF__VK_FUSE_ENCODE), the sRGB tables for convert, edges, blend and compose, the weights
- * for detail and the taps table for compose. */
-static int pass_bindings(int p, int binding[BUFFERS])
-{
-    const upf__pass_info *info = &upf__spatial_pass_table()[p];
-    uint32_t mask = info->reads | info->writes;
-    if (p == UPF__SP_EDGES_PASS || p == UPF__SP_BLEND)
-        mask |= UPF__SURF(UPF__SP_RANGE);
-    if (p == UPF__SP_CONVERT)
-        mask |= UPF__SURF(UPF__SP_FRAME);
-    int n = 0;
-    for (int i = 0; i < UPF__SP_COUNT; i++)
-        if ((mask & UPF__SURF(i)) && i != UPF__SP_LUMA)
-            binding[n++] = i;
-    if (p == UPF__SP_DETAIL_PASS)
-        binding[n++] = NET_BINDING;
-    if (p == UPF__SP_COMPOSE)
-        binding[n++] = TAPS_BINDING;
-    if (p == UPF__SP_CONVERT || p == UPF__SP_BLEND || /* blend: its c / 255 */
-        p == UPF__SP_EDGES_PASS ||                     /* edges: the codes' roots */
-        p == UPF__SP_COMPOSE)                          /* compose: the codes' sRGB values */
-        binding[n++] = SRGB8_BINDING;
-    return n;
-}
-
-static VkDescriptorType binding_type(int b)
-{
-    return b == UPF__SP_SOURCE ? VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE
-           : b == UPF__SP_DEST ? VK_DESCRIPTOR_TYPE_STORAGE_IMAGE
-                               : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-}
-
-static upf_result make_buffers(upf_vk_spatial *s, const char *fn)
-{
-    const upf__vk_funcs *vk = &s->vk;
-    const int w = s->cfg.src_width, h = s->cfg.src_height;
-    const VkDeviceSize px = (VkDeviceSize)w * (VkDeviceSize)h;
-    const bool smaa = !(s->cfg.flags & UPF_SPATIAL_NO_SMAA);
-    s->bytes[UPF__SP_LINEAR] = px * 16;
-    s->bytes[UPF__SP_EDGES] = smaa ? (VkDeviceSize)upf__smaa_blocks(w) * upf__smaa_blocks(h) * 4 : 0;
-    s->bytes[UPF__SP_AREA] = smaa ? sizeof s->area : 0;
-    s->bytes[UPF__SP_WEIGHTS] = smaa ? px * 4 : 0;
-    s->bytes[UPF__SP_FRAME] = px * 4;
-    s->bytes[UPF__SP_DETAIL] = (VkDeviceSize)s->map.width * (VkDeviceSize)s->map.height * 4;
-    s->bytes[UPF__SP_RANGE] = 16;
-    s->bytes[NET_BINDING] = s->variant == UPF_VK_VARIANT_FP32 ? UPF_NET_WEIGHTS * 4
-                                                              : UPF_NET_WEIGHTS * 2;
-    s->bytes[SRGB8_BINDING] = sizeof s->srgb8;
-    s->bytes[TAPS_BINDING] =
-        ((VkDeviceSize)s->cfg.dst_width + (VkDeviceSize)s->cfg.dst_height) * TAPS_WORDS * 4;
-    VkMemoryRequirements req[BUFFERS];
-    VkDeviceSize offset[BUFFERS], total = 0;
-    uint32_t types = ~0u;
-    for (int i = 0; i < BUFFERS; i++) {
-        if (i == UPF__SP_SOURCE || i == UPF__SP_DEST || i == UPF__SP_LUMA)
-            continue;
-        /* A surface this configuration does not use still gets a small buffer, so every
-         * descriptor is valid (no nullDescriptor needed). */
-        if (s->bytes[i] < 16)
-            s->bytes[i] = 16;
-        const VkBufferCreateInfo bi = {
-            .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = s->bytes[i],
-            .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                     VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-            .sharingMode = VK_SHARING_MODE_EXCLUSIVE };
-        VkResult r = vk->vkCreateBuffer(s->dev.device, &bi, s->dev.allocator, &s->buf[i]);
-        if (r != VK_SUCCESS)
-            return VKFAIL("vkCreateBuffer", r);
-        vk->vkGetBufferMemoryRequirements(s->dev.device, s->buf[i], &req[i]);
-        total = (total + req[i].alignment - 1) / req[i].alignment * req[i].alignment;
-        offset[i] = total;
-        total += req[i].size;
-        types &= req[i].memoryTypeBits;
-    }
-    uint32_t type = UINT32_MAX;
-    for (uint32_t t = 0; t < s->caps.memory.memoryTypeCount && type == UINT32_MAX; t++)
-        if ((types & (1u << t)) && (s->caps.memory.memoryTypes[t].propertyFlags &
-                                    VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
-            type = t;
-    for (uint32_t t = 0; t < s->caps.memory.memoryTypeCount && type == UINT32_MAX; t++)
-        if (types & (1u << t))
-            type = t;
-    if (type == UINT32_MAX)
-        return upf__fail(s->ctx, UPF_ERROR_UNSUPPORTED, "%s: no memory type holds every "
-                         "buffer (types 0x%x)", fn, types);
-    const VkMemoryAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-                                      .allocationSize = total, .memoryTypeIndex = type };
-    VkResult r = vk->vkAllocateMemory(s->dev.device, &ai, s->dev.allocator, &s->memory);
-    if (r != VK_SUCCESS)
-        return upf__fail(s->ctx, UPF_ERROR_OUT_OF_MEMORY, "%s: vkAllocateMemory of %llu bytes "
-                         "for the engine's buffers failed: %s", fn, (unsigned long long)total,
-                         upf__vk_result_name(r));
-    for (int i = 0; i < BUFFERS; i++)
-        if (s->buf[i] &&
-            (r = vk->vkBindBufferMemory(s->dev.device, s->buf[i], s->memory, offset[i])) !=
-                VK_SUCCESS)
-            return VKFAIL("vkBindBufferMemory", r);
-    upf__log(s->ctx, UPF_LOG_DEBUG, "%s: %llu bytes of device memory (type %u)", fn,
-             (unsigned long long)total, type);
-    return UPF_OK;
-}
-
-#ifdef UPF_VK_PROBE
-/* Shader work only: the driver's statistics of one pipeline (registers, shared memory, ...:
- * what VK_KHR_pipeline_executable_properties reports), one line on stderr. */
-static void print_pipeline_stats(upf_vk_spatial *s, const char *name, VkPipeline pipe)
-{
-    PFN_vkGetDeviceProcAddr gdpa =
-        (PFN_vkGetDeviceProcAddr)s->dev.get_instance_proc_addr(s->dev.instance,
-                                                               "vkGetDeviceProcAddr");
-    PFN_vkGetPipelineExecutableStatisticsKHR get = gdpa
-        ? (PFN_vkGetPipelineExecutableStatisticsKHR)gdpa(s->dev.device,
-                                                         "vkGetPipelineExecutableStatisticsKHR")
-        : NULL;
-    if (!get)
-        return;
-    const VkPipelineExecutableInfoKHR ei = { .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR,
-                                             .pipeline = pipe, .executableIndex = 0 };
-    VkPipelineExecutableStatisticKHR st[32];
-    uint32_t n = 32;
-    for (uint32_t i = 0; i < n; i++)
-        st[i] = (VkPipelineExecutableStatisticKHR){
-            .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR };
-    const VkResult r = get(s->dev.device, &ei, &n, st);
-    fprintf(stderr, "pipeline stats %s:", name);
-    for (uint32_t i = 0; i < n && r >= 0; i++) {
-        switch (st[i].format) {
-        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
-            fprintf(stderr, " %s=%llu;", st[i].name, (unsigned long long)st[i].value.u64);
-            break;
-        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
-            fprintf(stderr, " %s=%lld;", st[i].name, (long long)st[i].value.i64);
-            break;
-        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
-            fprintf(stderr, " %s=%g;", st[i].name, st[i].value.f64);
-            break;
-        default:
-            fprintf(stderr, " %s=%d;", st[i].name, (int)st[i].value.b32);
-        }
-    }
-    fprintf(stderr, "\n");
-}
-#endif
-
-/* One compute pipeline of the embedded shader `name` (for the pass `pass`, named in errors). */
-static upf_result make_pipeline(upf_vk_spatial *s, const char *fn, const char *name,
-                                const char *pass, VkPipelineLayout layout,
-                                const VkSpecializationInfo *spec, VkPipeline *out)
-{
-    const upf__vk_funcs *vk = &s->vk;
-    VkResult r;
-    const upf__vk_shader *sh = upf__vk_shader_find(name);
-    if (!sh)
-        return upf__fail(s->ctx, UPF_ERROR_UNSUPPORTED, "%s: this build has no shader "
-                         "\"%s\" (src/vk/shaders/%s.comp) for the %s pass", fn, name, name,
-                         pass);
-    const VkShaderModuleCreateInfo mci = {
-        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = sh->count * 4, .pCode = sh->words };
-    VkShaderModule module;
-    if ((r = vk->vkCreateShaderModule(s->dev.device, &mci, s->dev.allocator, &module)) !=
-        VK_SUCCESS)
-        return VKFAIL("vkCreateShaderModule", r);
-    const VkComputePipelineCreateInfo pci = {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = { .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                   .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = module, .pName = "main",
-                   .pSpecializationInfo = spec },
-        .layout = layout };
-#ifdef UPF_VK_PROBE
-    VkComputePipelineCreateInfo stats_pci = pci;
-    if (getenv("UPF_VK_PIPELINE_STATS"))
-        stats_pci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
-    r = vk->vkCreateComputePipelines(s->dev.device, VK_NULL_HANDLE, 1, &stats_pci,
-                                     s->dev.allocator, out);
-    if (r == VK_SUCCESS && getenv("UPF_VK_PIPELINE_STATS"))
-        print_pipeline_stats(s, name, *out);
-#else
-    r = vk->vkCreateComputePipelines(s->dev.device, VK_NULL_HANDLE, 1, &pci,
-                                     s->dev.allocator, out);
-#endif
-    vk->vkDestroyShaderModule(s->dev.device, module, s->dev.allocator);
-    if (r != VK_SUCCESS)
-        return upf__fail(s->ctx, UPF_ERROR_UNSUPPORTED, "%s: the %s pass's pipeline "
-                         "(shader %s) did not compile: %s", fn, pass, name,
-                         upf__vk_result_name(r));
-    return UPF_OK;
 }
 
 /* compose's specialisation constants (src/vk/ABI.md, "Dispatch"): 0, 1 the tile (TILE_X,
@@ -455,106 +194,100 @@ static const VkSpecializationInfo *compose_spec(compose_spec_data *d, const upf_
     return &d->info;
 }
 
-static upf_result make_pipelines(upf_vk_spatial *s, const char *fn)
+/* The GPU table: each pass's bindings beyond its masks (the range for edges and blend,
+ * which apply convert's tone map: tone_map.glsl, and which edges writes R of; the frame for
+ * convert, its fused encode: UPF__VK_FUSE_ENCODE; the sRGB tables for convert, edges, blend
+ * and compose; the weights for detail; the taps table for compose), its shaders, its push
+ * constants (constants + tail) and the dispatch index in the tail's phase. */
+static void plan_passes(const upf_vk_spatial *s, upf__vk_runner_params *rp,
+                        compose_spec_data spec[2])
 {
-    const upf__vk_funcs *vk = &s->vk;
     const upf__pass_info *info = upf__spatial_pass_table();
-    compose_spec_data spec;
+    const uint64_t range = UPF__VK_RES(UPF__SP_RANGE), srgb8 = UPF__VK_RES(SRGB8_BINDING);
+    const uint32_t tail = sizeof(upf__vk_push_tail);
+    rp->gpu_pass_count = GP_COUNT;
+    rp->gpu_pass[GP_TAPS] = (upf__vk_pass_plan){
+        .pass = UPF__SP_COMPOSE, .own_masks = true, .writes = UPF__VK_RES(TAPS_BINDING),
+        .push_bytes = (uint32_t)info[UPF__SP_COMPOSE].con_size + tail, .variant_count = 1,
+        .variant = { { "spatial/compose_taps", NULL } } };
     for (int p = 0; p < UPF__SP_PASS_COUNT; p++) {
-        int binding[BUFFERS];
-        const int n = pass_bindings(p, binding);
-        VkDescriptorSetLayoutBinding lb[BUFFERS];
-        for (int i = 0; i < n; i++)
-            lb[i] = (VkDescriptorSetLayoutBinding){ (uint32_t)binding[i],
-                                                    binding_type(binding[i]), 1,
-                                                    VK_SHADER_STAGE_COMPUTE_BIT, NULL };
-        const VkDescriptorSetLayoutCreateInfo dci = {
-            .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-            .bindingCount = (uint32_t)n, .pBindings = lb };
-        VkResult r = vk->vkCreateDescriptorSetLayout(s->dev.device, &dci, s->dev.allocator,
-                                                     &s->dsl[p]);
-        if (r != VK_SUCCESS)
-            return VKFAIL("vkCreateDescriptorSetLayout", r);
-        const VkPushConstantRange range = {
-            VK_SHADER_STAGE_COMPUTE_BIT, 0,
-            (uint32_t)(info[p].con_size + sizeof(upf__vk_push_tail)) };
-        const VkPipelineLayoutCreateInfo lci = {
-            .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
-            .pSetLayouts = &s->dsl[p], .pushConstantRangeCount = 1,
-            .pPushConstantRanges = &range };
-        if ((r = vk->vkCreatePipelineLayout(s->dev.device, &lci, s->dev.allocator,
-                                            &s->layout[p])) != VK_SUCCESS)
-            return VKFAIL("vkCreatePipelineLayout", r);
-
-        const char *name = p == UPF__SP_DETAIL_PASS               ? detail_shader[s->variant]
-                           : p == UPF__SP_COMPOSE && s->strips ? "compose_strips"
-                                                               : info[p].file;
-        if (make_pipeline(s, fn, name, info[p].name, s->layout[p],
-                          p == UPF__SP_COMPOSE ? compose_spec(&spec, s, true) : NULL,
-                          &s->pipe[p]) != UPF_OK)
-            return UPF_ERROR_UNSUPPORTED;
+        upf__vk_pass_plan *g = &rp->gpu_pass[GP_LIST + p];
+        *g = (upf__vk_pass_plan){
+            .pass = p, .stamp = true, .push_bytes = (uint32_t)info[p].con_size + tail,
+            .patch_used = true,
+            .patch_offset = (uint32_t)(info[p].con_size + offsetof(upf__vk_push_tail, phase)),
+            .variant_count = 1 };
     }
+    rp->gpu_pass[GP_LIST + UPF__SP_CONVERT].variant[0].shader = "spatial/convert";
+    rp->gpu_pass[GP_LIST + UPF__SP_CONVERT].writes = UPF__VK_RES(UPF__SP_FRAME);
+    rp->gpu_pass[GP_LIST + UPF__SP_CONVERT].reads = srgb8;
+    rp->gpu_pass[GP_LIST + UPF__SP_CONVERT].clear = range; /* its atomics' start */
+    rp->gpu_pass[GP_LIST + UPF__SP_EDGES_PASS].variant[0].shader = "spatial/smaa_edges";
+    rp->gpu_pass[GP_LIST + UPF__SP_EDGES_PASS].reads = range | srgb8;
+    rp->gpu_pass[GP_LIST + UPF__SP_EDGES_PASS].writes = range;
+    rp->gpu_pass[GP_LIST + UPF__SP_WEIGHTS_PASS].variant[0].shader = "spatial/smaa_weights";
+    rp->gpu_pass[GP_LIST + UPF__SP_BLEND].variant[0].shader = "spatial/smaa_blend";
+    rp->gpu_pass[GP_LIST + UPF__SP_BLEND].reads = range | srgb8;
+    rp->gpu_pass[GP_LIST + UPF__SP_DETAIL_PASS].variant[0].shader = detail_shader[s->variant];
+    rp->gpu_pass[GP_LIST + UPF__SP_DETAIL_PASS].reads = UPF__VK_RES(NET_BINDING);
+    upf__vk_pass_plan *c = &rp->gpu_pass[GP_LIST + UPF__SP_COMPOSE];
+    c->reads = UPF__VK_RES(TAPS_BINDING) | srgb8;
+    const char *compose = s->strips ? "spatial/compose_strips" : "spatial/compose";
+    c->variant[0] = (upf__vk_variant){ compose, compose_spec(&spec[0], s, true), NULL };
     /* A model of strength 0 never has a map to read in a whole frame: compose without it. */
-    if ((s->cfg.flags & UPF_SPATIAL_NO_NETWORK) &&
-        make_pipeline(s, fn, s->strips ? "compose_strips" : "compose", "compose",
-                      s->layout[UPF__SP_COMPOSE], compose_spec(&spec, s, false),
-                      &s->compose_no_map_pipe) != UPF_OK)
-        return UPF_ERROR_UNSUPPORTED;
-    /* compose's taps, in compose's layout (of its bindings the shader uses only the table). */
-    if (make_pipeline(s, fn, "compose_taps", "compose", s->layout[UPF__SP_COMPOSE], NULL,
-                      &s->taps_pipe) != UPF_OK)
-        return UPF_ERROR_UNSUPPORTED;
-    return UPF_OK;
+    if (s->no_map_variant) {
+        c->variant[1] = (upf__vk_variant){ compose, compose_spec(&spec[1], s, false), NULL };
+        c->variant_count = 2;
+    }
 }
 
-static upf_result make_sets(upf_vk_spatial *s, const char *fn)
+/* The surfaces (the CPU engine's plan at the largest sizes), the extras, the host images. */
+static void plan_resources(const upf_vk_spatial *s, upf__vk_runner_params *rp)
 {
-    const upf__vk_funcs *vk = &s->vk;
-    uint32_t nbuf = 0;
-    for (int p = 0; p < UPF__SP_PASS_COUNT; p++) {
-        int binding[BUFFERS];
-        const int n = pass_bindings(p, binding);
-        for (int i = 0; i < n; i++)
-            nbuf += binding_type(binding[i]) == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    }
-    const uint32_t slots = (uint32_t)s->slots;
-    const VkDescriptorPoolSize sizes[] = {
-        { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, nbuf * slots },
-        { VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, slots },
-        { VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, slots } };
-    const VkDescriptorPoolCreateInfo pci = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-        .maxSets = slots * UPF__SP_PASS_COUNT, .poolSizeCount = 3, .pPoolSizes = sizes };
-    VkResult r = vk->vkCreateDescriptorPool(s->dev.device, &pci, s->dev.allocator, &s->pool);
-    if (r != VK_SUCCESS)
-        return VKFAIL("vkCreateDescriptorPool", r);
-    for (int k = 0; k < s->slots; k++) {
-        const VkDescriptorSetAllocateInfo ai = {
-            .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, .descriptorPool = s->pool,
-            .descriptorSetCount = UPF__SP_PASS_COUNT, .pSetLayouts = s->dsl };
-        if ((r = vk->vkAllocateDescriptorSets(s->dev.device, &ai, s->set[k])) != VK_SUCCESS)
-            return VKFAIL("vkAllocateDescriptorSets", r);
-        /* The buffers never change: write them once. */
-        VkDescriptorBufferInfo bi[UPF__SP_PASS_COUNT][BUFFERS];
-        VkWriteDescriptorSet wr[UPF__SP_PASS_COUNT * BUFFERS];
-        uint32_t nw = 0;
-        for (int p = 0; p < UPF__SP_PASS_COUNT; p++) {
-            int binding[BUFFERS];
-            const int n = pass_bindings(p, binding);
-            for (int i = 0; i < n; i++) {
-                if (binding_type(binding[i]) != VK_DESCRIPTOR_TYPE_STORAGE_BUFFER)
-                    continue;
-                bi[p][i] = (VkDescriptorBufferInfo){ s->buf[binding[i]], 0, VK_WHOLE_SIZE };
-                wr[nw++] = (VkWriteDescriptorSet){
-                    .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = s->set[k][p],
-                    .dstBinding = (uint32_t)binding[i], .descriptorCount = 1,
-                    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                    .pBufferInfo = &bi[p][i] };
-            }
-        }
-        vk->vkUpdateDescriptorSets(s->dev.device, nw, wr, 0, NULL);
-    }
-    return UPF_OK;
+    upf__spatial_surface_sizes(&s->cfg, &s->map, rp->width, rp->height);
+    if (rp->width[UPF__SP_AREA])
+        rp->surface_plan[UPF__SP_AREA] =
+            (upf__vk_surface_plan){ .upload = s->area, .upload_bytes = sizeof s->area };
+    rp->extra_count = 3;
+    rp->extra[NET_BINDING - UPF__SP_COUNT] = (upf__vk_extra_plan){
+        .name = "network weights", .upload = &s->net,
+        .bytes = s->variant == UPF_VK_VARIANT_FP32 ? UPF_NET_WEIGHTS * 4 : UPF_NET_WEIGHTS * 2 };
+    rp->extra[TAPS_BINDING - UPF__SP_COUNT] = (upf__vk_extra_plan){
+        .name = "compose's taps",
+        .bytes = ((VkDeviceSize)s->cfg.dst_width + (VkDeviceSize)s->cfg.dst_height) *
+                 TAPS_WORDS * 4 };
+    rp->extra[SRGB8_BINDING - UPF__SP_COUNT] = (upf__vk_extra_plan){
+        .name = "sRGB tables", .bytes = sizeof s->srgb8, .upload = s->srgb8 };
+    static const char docs[] = "docs/VULKAN.md, \"Formats\"";
+    rp->host[UPF__SP_SOURCE] = (upf__vk_host_rule){
+        .formats = src_formats, .format_count = COUNT(src_formats),
+        .srgb_formats = src_srgb_formats, .srgb_format_count = COUNT(src_srgb_formats),
+        .max_width = s->cfg.src_width, .max_height = s->cfg.src_height, .as = "a source",
+        .docs = docs };
+    rp->host[UPF__SP_DEST] = (upf__vk_host_rule){
+        .formats = dst_formats, .format_count = COUNT(dst_formats),
+        .srgb_formats = dst_srgb_formats, .srgb_format_count = COUNT(dst_srgb_formats),
+        .max_width = s->cfg.dst_width, .max_height = s->cfg.dst_height,
+        .as = "a destination", .docs = docs };
+}
+
+static upf_result make_runner(upf_vk_spatial *s, const char *fn, const upf_vk_spatial_params *p,
+                              const upf__vk_funcs *vk)
+{
+    upf__vk_runner_params *rp = upf__alloc(s->ctx, sizeof *rp, "the runner's params");
+    if (!rp)
+        return UPF_ERROR_OUT_OF_MEMORY;
+    *rp = (upf__vk_runner_params){
+        .ctx = s->ctx, .fn = fn, .dev = p->device, .vk = vk, .caps = &s->caps,
+        .pass = upf__spatial_pass_table(), .pass_count = UPF__SP_PASS_COUNT,
+        .surface = upf__spatial_surface_table(), .surface_count = UPF__SP_COUNT,
+        .slots = p->frames_in_flight ? p->frames_in_flight : 2, .timestamps = p->timestamps };
+    compose_spec_data spec[2];
+    plan_resources(s, rp);
+    plan_passes(s, rp, spec);
+    s->run = upf__vk_runner_create(rp);
+    upf__free(s->ctx, rp);
+    return s->run ? UPF_OK : UPF_ERROR_UNSUPPORTED;
 }
 
 static upf_result check_params(upf_context *ctx, const char *fn, const upf_vk_spatial_params *p)
@@ -565,10 +298,10 @@ static upf_result check_params(upf_context *ctx, const char *fn, const upf_vk_sp
     upf_result r = upf__vk_check_handles(ctx, fn, p->device);
     if (r != UPF_OK)
         return r;
-    if (p->frames_in_flight < 0 || p->frames_in_flight > SLOTS_MAX)
+    if (p->frames_in_flight < 0 || p->frames_in_flight > UPF__VK_SLOTS_MAX)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames_in_flight %d is out of "
                          "range (expected 0 for 2, or 1 .. %d)", fn, p->frames_in_flight,
-                         SLOTS_MAX);
+                         UPF__VK_SLOTS_MAX);
     if ((int)p->variant < 0 || p->variant >= UPF_VK_VARIANT_COUNT)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: variant %d is unknown (expected "
                          "UPF_VK_VARIANT_AUTO, FP32, FP16 or COOPMAT)", fn, (int)p->variant);
@@ -608,14 +341,9 @@ upf_vk_spatial *upf__vk_spatial_create_form(upf_context *ctx, const upf_vk_spati
     memset(s, 0, sizeof *s);
     s->ctx = ctx;
     atomic_init(&s->in_use, false);
-    s->dev = *p->device;
-    s->dev.enabled_extensions = NULL; /* only read during the check below */
-    s->dev.enabled_features = NULL;
-    s->slots = p->frames_in_flight ? p->frames_in_flight : 2;
-    for (int k = 0; k < SLOTS_MAX; k++)
-        s->slot_frame[k] = -1;
-    if (upf__vk_load(ctx, fn, p->device, &s->vk) != UPF_OK ||
-        upf__vk_check(ctx, fn, p->device, &s->vk, &s->caps) != UPF_OK)
+    upf__vk_funcs vk;
+    if (upf__vk_load(ctx, fn, p->device, &vk) != UPF_OK ||
+        upf__vk_check(ctx, fn, p->device, &vk, &s->caps) != UPF_OK)
         goto fail;
 
     /* The variant. */
@@ -691,16 +419,6 @@ upf_vk_spatial *upf__vk_spatial_create_form(upf_context *ctx, const upf_vk_spati
             s->net.f16[i] = upf_float_to_half(w);
     }
 
-    /* Which formats the device takes, with optimal tiling. */
-    for (int i = 0; i < FORMAT_COUNT; i++) {
-        VkFormatProperties fp;
-        s->vk.vkGetPhysicalDeviceFormatProperties(s->dev.physical_device, formats[i].format, &fp);
-        s->format_ok[0][i] = formats[i].src &&
-                             (fp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT);
-        s->format_ok[1][i] = formats[i].dst &&
-                             (fp.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT);
-    }
-
     /* compose's tile, and whether it sharpens (its apron); or its strips. */
     s->sharpen = s->cfg.sharpness > 0.0f;
     const unsigned mflags = s->cfg.model->flags;
@@ -737,29 +455,14 @@ upf_vk_spatial *upf__vk_spatial_create_form(upf_context *ctx, const upf_vk_spati
                  fn, s->tile[0], s->tile[1],
                  compose_shared_bytes(s->tile[0], s->tile[1], s->sharpen), shared_max);
 
-    if (make_buffers(s, fn) != UPF_OK || make_pipelines(s, fn) != UPF_OK ||
-        make_sets(s, fn) != UPF_OK)
+    s->no_map_variant = (s->cfg.flags & UPF_SPATIAL_NO_NETWORK) != 0;
+    s->timestamps = p->timestamps;
+    if (make_runner(s, fn, p, &vk) != UPF_OK)
         goto fail;
-    if (p->timestamps) {
-        if (!s->caps.timestamp_bits || !s->caps.props.limits.timestampComputeAndGraphics) {
-            upf__fail(ctx, UPF_ERROR_UNSUPPORTED, "%s: timestamps asked for, but the queue "
-                      "family has no timestamps (timestampValidBits 0 or no "
-                      "timestampComputeAndGraphics)", fn);
-            goto fail;
-        }
-        const VkQueryPoolCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                            .queryType = VK_QUERY_TYPE_TIMESTAMP,
-                                            .queryCount = (uint32_t)(s->slots * STAMPS) };
-        VkResult r = s->vk.vkCreateQueryPool(s->dev.device, &qci, s->dev.allocator, &s->queries);
-        if (r != VK_SUCCESS) {
-            VKFAIL("vkCreateQueryPool", r);
-            goto fail;
-        }
-    }
     upf__log(ctx, UPF_LOG_DEBUG, "%s: %dx%d -> %dx%d on %s, detail variant %s, model step %d, "
              "%d frames in flight", fn, s->cfg.src_width, s->cfg.src_height, s->cfg.dst_width,
              s->cfg.dst_height, s->caps.props.deviceName, upf_vk_variant_name(s->variant),
-             s->cfg.model->step, s->slots);
+             s->cfg.model->step, p->frames_in_flight ? p->frames_in_flight : 2);
     return s;
 fail:
     upf_vk_spatial_destroy(&s);
@@ -777,8 +480,7 @@ VkBuffer upf__vk_spatial_buffer(const upf_vk_spatial *s, int surface, VkDeviceSi
         *bytes = 0;
         return VK_NULL_HANDLE;
     }
-    *bytes = s->bytes[surface];
-    return s->buf[surface];
+    return upf__vk_runner_buffer(s->run, surface, bytes);
 }
 
 const void *upf__vk_spatial_constants(const upf_vk_spatial *s, int pass)
@@ -786,103 +488,92 @@ const void *upf__vk_spatial_constants(const upf_vk_spatial *s, int pass)
     return s->con[pass];
 }
 
-/* ---- checking a frame ---------------------------------------------------------------------- */
-
-static bool layout_ok(VkImageLayout l)
-{
-    return l == VK_IMAGE_LAYOUT_GENERAL || l == VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL ||
-           l == VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL ||
-           l == VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL ||
-           l == VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL || l == VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
-}
-
-/* Checks one host image; fills its rectangle. */
-static upf_result check_image(upf_vk_spatial *s, const char *fn, const char *what,
-                              const upf_vk_image *im, bool dst, upf_rect *rect)
-{
-    upf_context *ctx = s->ctx;
-    if (!im)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s is NULL; expected a "
-                         "upf_vk_image", fn, what);
-    if (!im->image || !im->view)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s: %s is VK_NULL_HANDLE; "
-                         "expected the host's handle", fn, what, !im->image ? "image" : "view");
-    const int fi = format_index(im->format);
-    if (fi < 0 || !(dst ? formats[fi].dst : formats[fi].src))
-        return upf__fail(ctx, UPF_ERROR_UNSUPPORTED, "%s: %s: format %s%s%d%s is not one "
-                         "upframe takes as a %s (docs/VULKAN.md, \"Formats\")", fn, what,
-                         format_name(im->format), fi < 0 ? "" : " (", (int)im->format,
-                         fi < 0 ? "" : ")", dst ? "destination" : "source");
-    if (!s->format_ok[dst][fi])
-        return upf__fail(ctx, UPF_ERROR_UNSUPPORTED, "%s: %s: this device cannot %s %s images "
-                         "(no %s in its optimal tiling features)", fn, what,
-                         dst ? "write" : "sample", format_name(im->format),
-                         dst ? "VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT"
-                             : "VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT");
-    const VkImageUsageFlags need = dst ? VK_IMAGE_USAGE_STORAGE_BIT : VK_IMAGE_USAGE_SAMPLED_BIT;
-    if (!(im->usage & need))
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s: usage 0x%x lacks %s, which "
-                         "upframe needs to %s it", fn, what, (unsigned)im->usage,
-                         dst ? "VK_IMAGE_USAGE_STORAGE_BIT" : "VK_IMAGE_USAGE_SAMPLED_BIT",
-                         dst ? "write" : "read");
-    if (im->srgb && !formats[fi].srgb_view)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s: srgb = 1 with %s: only a "
-                         "UNORM view (%s) may hold sRGB-encoded values", fn, what,
-                         format_name(im->format),
-                         dst ? "VK_FORMAT_R8G8B8A8_UNORM"
-                             : "VK_FORMAT_R8G8B8A8_UNORM, B8G8R8A8_UNORM, R16G16B16A16_UNORM");
-    if (im->width < 1 || im->height < 1 || im->width > UPF_MAX_IMAGE_DIMENSION ||
-        im->height > UPF_MAX_IMAGE_DIMENSION)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s: extent %dx%d is out of range "
-                         "(expected 1 .. %d)", fn, what, im->width, im->height,
-                         UPF_MAX_IMAGE_DIMENSION);
-    *rect = im->rect.width ? im->rect : (upf_rect){ 0, 0, im->width, im->height };
-    if (rect->x < 0 || rect->y < 0 || rect->width < 1 || rect->height < 1 ||
-        rect->x > im->width - rect->width || rect->y > im->height - rect->height)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s: rect %d,%d %dx%d is not "
-                         "inside the %dx%d image", fn, what, rect->x, rect->y, rect->width,
-                         rect->height, im->width, im->height);
-    const int mw = dst ? s->cfg.dst_width : s->cfg.src_width,
-              mh = dst ? s->cfg.dst_height : s->cfg.src_height;
-    if (rect->width > mw || rect->height > mh)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s: %dx%d is larger than the "
-                         "engine was created for (%dx%d)", fn, what, rect->width, rect->height,
-                         mw, mh);
-    if (!(layout_ok(im->layout) || (dst && im->layout == VK_IMAGE_LAYOUT_UNDEFINED)))
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s: layout %d is not one upframe "
-                         "can take the %s from (expected GENERAL, SHADER_READ_ONLY_OPTIMAL, "
-                         "COLOR_ATTACHMENT_OPTIMAL, TRANSFER_SRC/DST_OPTIMAL or PRESENT_SRC_KHR%s)",
-                         fn, what, (int)im->layout, what, dst ? ", or UNDEFINED" : "");
-    const VkImageLayout fl = im->final_layout ? im->final_layout : im->layout;
-    if (!layout_ok(fl))
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s: final_layout %d is not one "
-                         "upframe can leave it in (expected GENERAL, SHADER_READ_ONLY_OPTIMAL, "
-                         "COLOR_ATTACHMENT_OPTIMAL, TRANSFER_SRC/DST_OPTIMAL or "
-                         "PRESENT_SRC_KHR)", fn, what, (int)fl);
-    return UPF_OK;
-}
-
 /* ---- recording ----------------------------------------------------------------------------- */
 
-static VkImageMemoryBarrier image_barrier(const upf_vk_image *im, VkAccessFlags src_access,
-                                          VkAccessFlags dst_access, VkImageLayout from,
-                                          VkImageLayout to)
+/* The frame's images: checked by the runner's rules, then what only this engine asks. */
+static upf_result check_images(upf_vk_spatial *s, const char *fn, const upf_vk_image *src,
+                               const upf_vk_image *dst, bool use_src, bool use_dst,
+                               upf_rect *sr, upf_rect *dr)
 {
-    return (VkImageMemoryBarrier){
-        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, .srcAccessMask = src_access,
-        .dstAccessMask = dst_access, .oldLayout = from, .newLayout = to,
-        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .image = im->image,
-        .subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 } };
+    upf_result r;
+    if (use_src && (r = upf__vk_check_host_image(s->run, fn, "src", UPF__SP_SOURCE, src, sr)) !=
+                       UPF_OK)
+        return r;
+    if (use_dst && (r = upf__vk_check_host_image(s->run, fn, "dst", UPF__SP_DEST, dst, dr)) !=
+                       UPF_OK)
+        return r;
+    if (use_src && use_dst && src->image == dst->image)
+        return upf__fail(s->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: src and dst are the same "
+                         "image; expected two images", fn);
+    if (!use_src && sr->width != s->cfg.src_width)
+        return UPF_ERROR_INTERNAL;
+    return upf__reconstruct_check_sizes(s->ctx, fn, sr->width, sr->height, dr->width,
+                                        dr->height);
 }
 
-static void memory_barrier(const upf__vk_funcs *vk, VkCommandBuffer cmd, VkPipelineStageFlags from,
-                           VkPipelineStageFlags to, VkAccessFlags src, VkAccessFlags dst,
-                           uint32_t images, const VkImageMemoryBarrier *image)
+/* src_transfer (src/vk/ABI.md): 2 an 8-bit sRGB view the hardware decoded (the shader snaps
+ * it back to its code and decodes it by the CPU's table), 3 an 8-bit UNORM view of sRGB
+ * values (the same table), 1 a 16-bit UNORM view of sRGB values (the curve), 0 linear. */
+static uint32_t source_transfer(const upf_vk_image *src)
 {
-    const VkMemoryBarrier mb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                                 .srcAccessMask = src, .dstAccessMask = dst };
-    vk->vkCmdPipelineBarrier(cmd, from, to, 0, 1, &mb, 0, NULL, images, image);
+    const VkFormat f = src->format;
+    const bool eight = f == VK_FORMAT_R8G8B8A8_UNORM || f == VK_FORMAT_B8G8R8A8_UNORM;
+    return f == VK_FORMAT_R8G8B8A8_SRGB || f == VK_FORMAT_B8G8R8A8_SRGB ? 2u
+           : src->srgb ? (eight ? 3u : 1u) : 0u;
+}
+
+/* Fused work (docs/VULKAN.md, "Fused passes"). Without SMAA the edges pass only encodes the
+ * frame; a source format that holds nothing above 1 (UNORM, sRGB or not) is never tone
+ * mapped, so convert encodes it (and leaves linear as the alpha plane, all that compose reads
+ * of it) and edges is not recorded; a record without convert (the tests' one pass at a time)
+ * reads the surfaces as the last convert left them. With SMAA, an 8-bit sRGB source (never
+ * tone mapped): convert writes the frame's words by its table beside linear, and edges takes
+ * the roots for its luma from them by table instead of correctly rounded square roots of
+ * linear, and stores no frame (on the H200 the roots were half of edges:
+ * docs/PERFORMANCE.md). Returns convert's bits (UPF__VK_FUSE_NO_MAP is added by the caller). */
+static uint32_t convert_fuse(const upf_vk_spatial *s, const upf_vk_image *src, bool use_src,
+                             uint32_t src_transfer)
+{
+    if (!use_src)
+        return s->convert_fuse;
+    const bool smaa = !(s->cfg.flags & UPF_SPATIAL_NO_SMAA);
+    const bool at_most_one = upf__vk_format_at_most_one(src->format);
+    uint32_t fuse = !smaa && at_most_one        ? UPF__VK_FUSE_ENCODE
+                    : smaa && src_transfer >= 2u ? UPF__VK_FUSE_CODES
+                                                 : 0u;
+    /* Such a source is never tone-mapped: convert leaves range G at 0 and reduces only the
+     * translucency (convert.comp). */
+    if (at_most_one)
+        fuse |= UPF__VK_FUSE_AT_MOST_ONE;
+    return fuse;
+}
+
+/* Pass p's workgroups at this frame's sizes (src/vk/ABI.md, "Dispatch"). */
+static upf__vk_grid pass_grid(const upf_vk_spatial *s, int p, upf_rect sr, upf_rect dr,
+                              const upf__detail_con *dc)
+{
+    int ex, ey;
+    switch (dispatch[p].extent) {
+    case EXTENT_SOURCE: ex = sr.width, ey = sr.height; break;
+    case EXTENT_BLOCKS: ex = upf__smaa_blocks(sr.width), ey = upf__smaa_blocks(sr.height); break;
+    case EXTENT_TILES: ex = dc->tiles_x, ey = dc->tiles_y; break;
+    default: ex = dr.width, ey = dr.height; break;
+    }
+    int px = p == UPF__SP_COMPOSE ? s->tile[0] : dispatch[p].per_x,
+        py = p == UPF__SP_COMPOSE ? s->tile[1] : dispatch[p].per_y;
+    if (p == UPF__SP_COMPOSE && s->strips) { /* compose_strips.comp's grid */
+        const int sub = (int)s->caps.subgroup_size;
+        px = strip_width(sub, s->base_taps, s->sharpen, sr.width, dr.width);
+        py = STRIP_GROUP / sub * STRIP_ROWS;
+    }
+#ifdef UPF_VK_PROBE
+    /* Shader work only: UPF_VK_CONVERT_PER=WxH, the pixels of one convert workgroup (for a
+     * convert.spv made for it). */
+    const char *per_env = p == UPF__SP_CONVERT ? getenv("UPF_VK_CONVERT_PER") : NULL;
+    if (per_env && sscanf(per_env, "%dx%d", &px, &py) != 2)
+        px = dispatch[p].per_x, py = dispatch[p].per_y;
+#endif
+    return (upf__vk_grid){ (uint32_t)((ex + px - 1) / px), (uint32_t)((ey + py - 1) / py), 1 };
 }
 
 upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCommandBuffer cmd,
@@ -899,21 +590,12 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
     const bool use_src = first <= UPF__SP_CONVERT, use_dst = last >= UPF__SP_COMPOSE;
     upf_rect sr = { 0, 0, s->cfg.src_width, s->cfg.src_height };
     upf_rect dr = { 0, 0, s->cfg.dst_width, s->cfg.dst_height };
-    upf_result r;
-    if (use_src && (r = check_image(s, fn, "src", src, false, &sr)) != UPF_OK)
-        return r;
-    if (use_dst && (r = check_image(s, fn, "dst", dst, true, &dr)) != UPF_OK)
-        return r;
-    if (use_src && use_dst && src->image == dst->image)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: src and dst are the same image; "
-                         "expected two images", fn);
-    if (!use_src && sr.width != s->cfg.src_width)
-        return UPF_ERROR_INTERNAL;
-    if ((r = upf__reconstruct_check_sizes(ctx, fn, sr.width, sr.height, dr.width, dr.height)) !=
-        UPF_OK)
+    upf_result r = check_images(s, fn, src, dst, use_src, use_dst, &sr, &dr);
+    if (r != UPF_OK)
         return r;
 
-    /* This frame's constants (the created model at this frame's sizes). */
+    /* This frame's constants (the created model at this frame's sizes), each followed by the
+     * tail (src/vk/ABI.md, "Push constants"). */
     upf__spatial_config cfg = s->cfg;
     cfg.src_width = sr.width, cfg.src_height = sr.height;
     cfg.dst_width = dr.width, cfg.dst_height = dr.height;
@@ -925,202 +607,40 @@ upf_result upf__vk_spatial_record_passes(upf_vk_spatial *s, const char *fn, VkCo
         con[i] = con_mem[i];
     upf__spatial_fill_constants(&cfg, &map, con);
     const upf__pass_info *info = upf__spatial_pass_table();
-    /* src_transfer (src/vk/ABI.md): 2 an 8-bit sRGB view the hardware decoded (the shader
-     * snaps it back to its code and decodes it by the CPU's table), 3 an 8-bit UNORM view of
-     * sRGB values (the same table), 1 a 16-bit UNORM view of sRGB values (the curve), 0
-     * linear. */
-    uint32_t src_transfer = 0;
-    if (use_src) {
-        const VkFormat f = src->format;
-        const bool eight = f == VK_FORMAT_R8G8B8A8_UNORM || f == VK_FORMAT_B8G8R8A8_UNORM;
-        src_transfer = f == VK_FORMAT_R8G8B8A8_SRGB || f == VK_FORMAT_B8G8R8A8_SRGB ? 2u
-                       : src->srgb ? (eight ? 3u : 1u) : 0u;
-    }
-    /* Fused work (docs/VULKAN.md, "Fused passes"). Without SMAA the edges pass only encodes
-     * the frame; a source format that holds nothing above 1 (UNORM, sRGB or not) is never
-     * tone mapped, so convert encodes it (and leaves linear as the alpha plane, all that
-     * compose reads of it) and edges is not recorded; a record without convert (the tests'
-     * one pass at a time) reads the surfaces as the last convert left them. A model of
-     * strength 0 (UPF_SPATIAL_NO_NETWORK) makes a map of zeros: no detail pass, compose takes
-     * 0, only when compose is in this record.
-     * With SMAA, an 8-bit sRGB source (never tone mapped): convert writes the frame's words
-     * by its table beside linear, and edges takes the roots for its luma from them by table
-     * instead of correctly rounded square roots of linear, and stores no frame (on the H200
-     * the roots were half of edges: docs/PERFORMANCE.md). */
-    const bool smaa = !(cfg.flags & UPF_SPATIAL_NO_SMAA);
-    uint32_t fuse = s->convert_fuse;
-    if (use_src) {
-        const bool at_most_one = upf__vk_format_at_most_one(src->format);
-        fuse = !smaa && at_most_one        ? UPF__VK_FUSE_ENCODE
-               : smaa && src_transfer >= 2u ? UPF__VK_FUSE_CODES
-                                            : 0u;
-        /* Such a source is never tone-mapped: convert leaves range G at 0 and reduces only
-         * the translucency (convert.comp). */
-        if (at_most_one)
-            fuse |= UPF__VK_FUSE_AT_MOST_ONE;
-    }
-    const uint32_t convert_fuse = fuse;
+    const uint32_t src_transfer = use_src ? source_transfer(src) : 0u;
+    const uint32_t cfuse = convert_fuse(s, src, use_src, src_transfer);
+    uint32_t fuse = cfuse;
+    /* A model of strength 0 (UPF_SPATIAL_NO_NETWORK) makes a map of zeros: no detail pass,
+     * compose takes 0, only when compose is in this record. */
     if ((cfg.flags & UPF_SPATIAL_NO_NETWORK) && first <= UPF__SP_DETAIL_PASS && use_dst)
         fuse |= UPF__VK_FUSE_NO_MAP;
     const upf__vk_push_tail tail = { sr.x, sr.y, dr.x, dr.y, src_transfer,
                                      use_dst && dst->srgb ? 1u : 0u, 0,
                                      cfg.model->detail_strength, fuse };
-    const int bw = upf__smaa_blocks(sr.width), bh = upf__smaa_blocks(sr.height);
-    const upf__detail_con *dc = con[UPF__SP_DETAIL_PASS];
+    for (int p = 0; p < UPF__SP_PASS_COUNT; p++)
+        memcpy(con_mem[p] + info[p].con_size, &tail, sizeof tail);
 
-    /* Everything is checked: from here on, only recording. */
-    const upf__vk_funcs *vk = &s->vk;
-    const int slot = (int)(s->frames % (uint64_t)s->slots);
-    const VkImageLayout src_layout =
-        use_src && src->layout == VK_IMAGE_LAYOUT_GENERAL ? VK_IMAGE_LAYOUT_GENERAL
-                                                          : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-    VkDescriptorImageInfo ii[2] = { { VK_NULL_HANDLE, use_src ? src->view : VK_NULL_HANDLE,
-                                      src_layout },
-                                    { VK_NULL_HANDLE, use_dst ? dst->view : VK_NULL_HANDLE,
-                                      VK_IMAGE_LAYOUT_GENERAL } };
-    VkWriteDescriptorSet wr[2];
-    uint32_t nw = 0;
-    if (use_src)
-        wr[nw++] = (VkWriteDescriptorSet){
-            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = s->set[slot][UPF__SP_CONVERT],
-            .dstBinding = UPF__SP_SOURCE, .descriptorCount = 1,
-            .descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, .pImageInfo = &ii[0] };
-    if (use_dst)
-        wr[nw++] = (VkWriteDescriptorSet){
-            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = s->set[slot][UPF__SP_COMPOSE],
-            .dstBinding = UPF__SP_DEST, .descriptorCount = 1,
-            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, .pImageInfo = &ii[1] };
-    if (nw)
-        vk->vkUpdateDescriptorSets(s->dev.device, nw, wr, 0, NULL);
-
-    /* In: what came before (the previous frame's passes, the host's copies into our buffers
-     * in tests) finishes before the transfers below. */
-    const VkAccessFlags rw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-    memory_barrier(vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                   VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                   VK_ACCESS_TRANSFER_WRITE_BIT | rw, 0, NULL);
-    if (!s->tables_recorded) {
-        if (s->bytes[UPF__SP_AREA] == sizeof s->area)
-            vk->vkCmdUpdateBuffer(cmd, s->buf[UPF__SP_AREA], 0, sizeof s->area, s->area);
-        vk->vkCmdUpdateBuffer(cmd, s->buf[NET_BINDING], 0, s->bytes[NET_BINDING], &s->net);
-        vk->vkCmdUpdateBuffer(cmd, s->buf[SRGB8_BINDING], 0, sizeof s->srgb8, s->srgb8);
-        s->tables_recorded = true;
-    }
-    if (use_src)
-        vk->vkCmdFillBuffer(cmd, s->buf[UPF__SP_RANGE], 0, VK_WHOLE_SIZE, 0);
-    VkImageMemoryBarrier ib[2];
-    uint32_t ni = 0;
-    if (use_src)
-        ib[ni++] = image_barrier(src, VK_ACCESS_MEMORY_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT,
-                                 src->layout, src_layout);
-    if (use_dst)
-        ib[ni++] = image_barrier(dst, VK_ACCESS_MEMORY_WRITE_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                                 dst->layout, VK_IMAGE_LAYOUT_GENERAL);
-    memory_barrier(vk, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, rw, ni, ib);
-
-    const uint32_t q0 = (uint32_t)(slot * STAMPS);
-    if (s->queries) {
-        vk->vkCmdResetQueryPool(cmd, s->queries, q0, STAMPS);
-        vk->vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, s->queries, q0);
-    }
+    upf__vk_frame f = { .reset = false };
+    f.image[UPF__SP_SOURCE] = use_src ? src : NULL;
+    f.image[UPF__SP_DEST] = use_dst ? dst : NULL;
     /* compose's taps table for this frame (compose_taps.comp), first: it reads nothing the
-     * passes write, so it runs beside them, and the barrier after the next dispatch makes it
-     * visible to compose (its time counts in that pass's). */
-    bool taps_unfenced = false;
-    if (use_dst) {
-        memcpy(con_mem[UPF__SP_COMPOSE] + info[UPF__SP_COMPOSE].con_size, &tail, sizeof tail);
-        vk->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->taps_pipe);
-        vk->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-                                    s->layout[UPF__SP_COMPOSE], 0, 1,
-                                    &s->set[slot][UPF__SP_COMPOSE], 0, NULL);
-        vk->vkCmdPushConstants(cmd, s->layout[UPF__SP_COMPOSE], VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                               (uint32_t)(info[UPF__SP_COMPOSE].con_size + sizeof tail),
-                               con_mem[UPF__SP_COMPOSE]);
-        vk->vkCmdDispatch(cmd, (uint32_t)((dr.width + dr.height + 255) / 256), 1, 1);
-        taps_unfenced = true;
-    }
-    /* A timestamp after each pass that runs, none after one that does not: two timestamps
-     * with nothing between them still measure about 0.6 us on the H200 (docs/PERFORMANCE.md),
-     * which a frame without timestamps does not spend. */
-    uint32_t stamped = 0;
+     * passes write, so it runs beside them (its time counts in the next pass's). */
+    f.pass[GP_TAPS] = (upf__vk_pass_frame){
+        .run = use_dst, .push = con_mem[UPF__SP_COMPOSE], .dispatches = 1,
+        .grid = { { (uint32_t)((dr.width + dr.height + 255) / 256), 1, 1 } } };
     for (int p = 0; p < UPF__SP_PASS_COUNT; p++) {
         const bool skipped = (p == UPF__SP_EDGES_PASS && (fuse & UPF__VK_FUSE_ENCODE)) ||
                              (p == UPF__SP_DETAIL_PASS && (fuse & UPF__VK_FUSE_NO_MAP));
-        const bool run = p >= first && p <= last && s->enabled[p] && !skipped;
-        if (run) {
-            int ex, ey;
-            switch (dispatch[p].extent) {
-            case EXTENT_SOURCE: ex = sr.width, ey = sr.height; break;
-            case EXTENT_BLOCKS: ex = bw, ey = bh; break;
-            case EXTENT_TILES: ex = dc->tiles_x, ey = dc->tiles_y; break;
-            default: ex = dr.width, ey = dr.height; break;
-            }
-            int px = p == UPF__SP_COMPOSE ? s->tile[0] : dispatch[p].per_x,
-                py = p == UPF__SP_COMPOSE ? s->tile[1] : dispatch[p].per_y;
-            if (p == UPF__SP_COMPOSE && s->strips) { /* compose_strips.comp's grid */
-                const int sub = (int)s->caps.subgroup_size;
-                px = strip_width(sub, s->base_taps, s->sharpen, sr.width, dr.width);
-                py = STRIP_GROUP / sub * STRIP_ROWS;
-            }
-#ifdef UPF_VK_PROBE
-            /* Shader work only: UPF_VK_CONVERT_PER=WxH, the pixels of one convert workgroup
-             * (for a convert.spv made for it). */
-            const char *per_env = p == UPF__SP_CONVERT ? getenv("UPF_VK_CONVERT_PER") : NULL;
-            if (per_env && sscanf(per_env, "%dx%d", &px, &py) != 2)
-                px = dispatch[p].per_x, py = dispatch[p].per_y;
-#endif
-            const uint32_t gx = (uint32_t)((ex + px - 1) / px), gy = (uint32_t)((ey + py - 1) / py);
-            if (taps_unfenced && p == UPF__SP_COMPOSE) /* compose is the first dispatch */
-                memory_barrier(vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                               rw, 0, NULL);
-            const VkPipeline pipe = p == UPF__SP_COMPOSE && (fuse & UPF__VK_FUSE_NO_MAP) &&
-                                            s->compose_no_map_pipe
-                                        ? s->compose_no_map_pipe
-                                        : s->pipe[p];
-            vk->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
-            vk->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout[p], 0, 1,
-                                        &s->set[slot][p], 0, NULL);
-            for (int phase = 0; phase < dispatch[p].phases; phase++) {
-                upf__vk_push_tail t = tail;
-                t.phase = (uint32_t)phase;
-                memcpy(con_mem[p] + info[p].con_size, &t, sizeof t);
-                vk->vkCmdPushConstants(cmd, s->layout[p], VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                                       (uint32_t)(info[p].con_size + sizeof t), con_mem[p]);
-                vk->vkCmdDispatch(cmd, gx, gy, 1);
-                memory_barrier(vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                               rw, 0, NULL);
-                taps_unfenced = false;
-            }
-        }
-        if (s->queries && run) {
-            vk->vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, s->queries,
-                                    q0 + 1 + (uint32_t)p);
-            stamped |= 1u << p;
-        }
+        f.pass[GP_LIST + p] = (upf__vk_pass_frame){
+            .run = p >= first && p <= last && s->enabled[p] && !skipped,
+            .variant = p == UPF__SP_COMPOSE && (fuse & UPF__VK_FUSE_NO_MAP) &&
+                               s->no_map_variant ? 1 : 0,
+            .push = con_mem[p], .dispatches = 1,
+            .grid = { pass_grid(s, p, sr, dr, con[UPF__SP_DETAIL_PASS]) } };
     }
-
-    /* Out: the host's images to the layouts it asked for, our writes visible to anything. */
-    ni = 0;
-    if (use_src)
-        ib[ni++] = image_barrier(src, 0, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
-                                 src_layout, src->final_layout ? src->final_layout : src->layout);
-    if (use_dst)
-        ib[ni++] = image_barrier(dst, VK_ACCESS_SHADER_WRITE_BIT,
-                                 VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
-                                 VK_IMAGE_LAYOUT_GENERAL,
-                                 dst->final_layout ? dst->final_layout : dst->layout);
-    memory_barrier(vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                   VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                   VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT, ni, ib);
-    s->slot_frame[slot] = (int64_t)s->frames;
-    s->slot_stamped[slot] = stamped;
-    s->frames++;
-    s->convert_fuse = convert_fuse;
-    return UPF_OK;
+    if ((r = upf__vk_runner_record(s->run, fn, cmd, &f)) == UPF_OK)
+        s->convert_fuse = cfuse;
+    return r;
 }
 
 upf_result upf_vk_spatial_record(upf_vk_spatial *s, VkCommandBuffer cmd, const upf_vk_image *src,
@@ -1149,44 +669,8 @@ upf_result upf_vk_spatial_timings(upf_vk_spatial *s, double ms[UPF_SPATIAL_PASS_
     if (!ms)
         return upf__fail(s->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: ms is NULL; expected an "
                          "array of UPF_SPATIAL_PASS_COUNT doubles", fn);
-    if (!s->queries)
+    if (!s->timestamps)
         return upf__fail(s->ctx, UPF_ERROR_UNSUPPORTED, "%s: the engine was made without "
                          "timestamps (upf_vk_spatial_params.timestamps)", fn);
-    /* Newest frame first. */
-    for (uint64_t back = 0; back < (uint64_t)s->slots && back < s->frames; back++) {
-        const int slot = (int)((s->frames - 1 - back) % (uint64_t)s->slots);
-        if (s->slot_frame[slot] < 0)
-            continue;
-        /* Only the timestamps the frame wrote (the others stay unavailable after the reset,
-         * and a read that includes one fails): the first, then one after each pass that ran,
-         * whose time is since the one before it. */
-        const uint32_t stamped = s->slot_stamped[slot];
-        uint64_t t[STAMPS];
-        VkResult r = VK_SUCCESS;
-        for (int k = 0; k < STAMPS && r == VK_SUCCESS; k++)
-            if (k == 0 || (stamped >> (k - 1) & 1u))
-                r = s->vk.vkGetQueryPoolResults(s->dev.device, s->queries,
-                                                (uint32_t)(slot * STAMPS + k), 1, sizeof t[k],
-                                                &t[k], sizeof t[k], VK_QUERY_RESULT_64_BIT);
-        if (r != VK_SUCCESS)
-            continue;
-        const double ns = (double)s->caps.props.limits.timestampPeriod;
-        const uint64_t mask = s->caps.timestamp_bits >= 64 ? ~0ull
-                                                           : (1ull << s->caps.timestamp_bits) - 1;
-        double sum = 0.0;
-        uint64_t before = t[0];
-        for (int p = 0; p < UPF__SP_PASS_COUNT; p++) {
-            ms[p] = 0.0;
-            if (!(stamped >> p & 1u))
-                continue;
-            ms[p] = (double)((t[p + 1] - before) & mask) * ns * 1e-6;
-            before = t[p + 1];
-            sum += ms[p];
-        }
-        if (total_ms)
-            *total_ms = sum;
-        return UPF_OK;
-    }
-    return upf__fail(s->ctx, UPF_ERROR_UNSUPPORTED, "%s: no recorded frame has finished on the "
-                     "GPU yet (ask after the fence of a submitted frame)", fn);
+    return upf__vk_runner_timings(s->run, fn, ms, total_ms);
 }

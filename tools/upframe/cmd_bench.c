@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "temporal_backend.h"
 #include "common/bench_util.h"
 #include "core/core.h"
 #include "imageio/image_io.h"
@@ -44,7 +45,10 @@ static const char bench_help[] =
     "                   times per pass from timestamps (microseconds), the median of\n"
     "                   --frames N frames (default 500) after 50 warm-up frames, and the\n"
     "                   CPU time to record one frame; cases 1536x864 -> 2048x1152,\n"
-    "                   1280x720 -> 2560x1440, 1920x1080 -> 3840x2160 (or --size)\n"
+    "                   1280x720 -> 2560x1440, 1920x1080 -> 3840x2160 (or --size); then\n"
+    "                   the temporal engine's rows on the GPU (unless --no-temporal):\n"
+    "                   with the motion vectors at sharpness 0 and 0.5, with camera motion\n"
+    "                   at 0.5, per pass, and the bytes of every surface\n"
     "  --variant V      with --backend vulkan: only fp32, fp16 or coopmat\n"
     "  --sharpness K    the spatial engine's sharpness, either backend (default 1; 0, the\n"
     "                   library's default, makes compose without the sharpen's border)\n"
@@ -662,7 +666,8 @@ static double median(double *v, int n)
 
 /* upframe bench --backend vulkan: each case, each variant, median GPU times per pass. */
 static int bench_vulkan(const bench_case *cases, int ncases, long frames, int only_variant,
-                        float sharpness, upf_models *models, bool json, bool quiet)
+                        float sharpness, upf_models *models, bool json, bool quiet,
+                        bool temporal)
 {
     const char *cmd = "bench";
     const int warm = 50;
@@ -783,8 +788,18 @@ static int bench_vulkan(const bench_case *cases, int ncases, long frames, int on
         imageio_free(&src);
         imageio_free(&dst);
     }
-    if (json && rc == CLI_EXIT_OK) {
+    if (json && rc == CLI_EXIT_OK)
         cli_json_close(&j);
+    if (temporal && rc == CLI_EXIT_OK) { /* temporal_backend.c */
+        int sizes[3][4];
+        for (int k = 0; k < ncases && k < 3; k++) {
+            const int c[4] = { cases[k].in_w, cases[k].in_h, cases[k].out_w, cases[k].out_h };
+            memcpy(sizes[k], c, sizeof c);
+        }
+        rc = tool_bench_vk_temporal((const int (*)[4])sizes, ncases < 3 ? ncases : 3, frames,
+                                    warm, json ? &j : NULL);
+    }
+    if (json && rc == CLI_EXIT_OK) {
         cli_json_close(&j);
         cli_json_end(&j);
     }
@@ -911,7 +926,7 @@ static int run_bench(int argc, char **argv)
             rc = cli_usage(cmd, "--variant '%s': expected fp32, fp16 or coopmat", variant_s);
         if (rc == CLI_EXIT_OK)
             rc = bench_vulkan(cases, ncases, frames, variant, (float)sharpness, models,
-                              common.json, common.quiet);
+                              common.json, common.quiet, temporal);
         upf_models_destroy(&models);
         upf_context_destroy(&mctx);
         return rc;

@@ -10,10 +10,12 @@
 
 #include "cli.h"
 #include "sequence/sequence.h"
+#include "temporal_backend.h"
 
 static const char temporal_help[] =
     "usage: upframe temporal IN_DIR -o OUT_DIR (--mode NAME | --scale R | --size WxH)\n"
     "                        [--sharpness K] [--disocclusion spatial|upsample] [--no-motion]\n"
+    "                        [--backend cpu|vulkan]\n"
     "\n"
     "Upscales a sequence of jittered frames with the temporal engine. IN_DIR holds, per frame\n"
     "NNNN (four or more digits), what `upframe render` writes (docs/TEMPORAL.md gives the\n"
@@ -34,6 +36,9 @@ static const char temporal_help[] =
     "                    engine's upscale of the frame; slower)\n"
     "  --no-motion       ignore NNNN.motion.pfm: camera motion from the depth and the\n"
     "                    sidecar's matrices (moving objects then get the camera's motion)\n"
+    "  --backend B       cpu (the default) or vulkan: the engine on the GPU (managed mode;\n"
+    "                    the spatial fill is CPU only); the JSON's pass times are then GPU\n"
+    "                    timestamps\n"
     "  --threads N       worker threads (default 0: one per CPU); output is identical\n"
     "  --max-pixels N    the largest image read or made (default 2^27 pixels)\n"
     "  --json            a JSON summary on stdout (frames, sizes, time, ms per pass)\n"
@@ -95,7 +100,7 @@ static int run_temporal(int argc, char **argv)
 {
     const char *cmd = "temporal";
     const char *in_dir = NULL, *out_dir = NULL, *mode_s = NULL, *scale_s = NULL, *size_s = NULL;
-    const char *sharp_s = NULL, *dis_s = NULL;
+    const char *sharp_s = NULL, *dis_s = NULL, *backend_s = NULL;
     bool no_motion = false;
     cli_common common = { 0 };
     cli_args a;
@@ -115,6 +120,8 @@ static int run_temporal(int argc, char **argv)
             sharp_s = a.value;
         else if (cli_args_option(&a, "--disocclusion"))
             dis_s = a.value;
+        else if (cli_args_option(&a, "--backend"))
+            backend_s = a.value;
         else if (cli_args_option(&a, "--output") || cli_args_option(&a, "-o"))
             out_dir = a.value;
         else if (cli_args_flag(&a, "--no-motion"))
@@ -148,6 +155,9 @@ static int run_temporal(int argc, char **argv)
     if (sharp_s && !cli_parse_double(sharp_s, 0, UPF_TEMPORAL_SHARPNESS_MAX, &sharpness))
         return cli_usage(cmd, "--sharpness '%s': expected 0..%g", sharp_s,
                          (double)UPF_TEMPORAL_SHARPNESS_MAX);
+    if (backend_s && strcmp(backend_s, "cpu") != 0 && strcmp(backend_s, "vulkan") != 0)
+        return cli_usage(cmd, "--backend '%s': expected cpu or vulkan", backend_s);
+    const bool vulkan = backend_s && strcmp(backend_s, "vulkan") == 0;
     bool fill = false;
     if (dis_s) {
         if (strcmp(dis_s, "spatial") == 0)
@@ -177,7 +187,7 @@ static int run_temporal(int argc, char **argv)
     const imageio_limits limits = { 0, 0, cli_max_pixels(&common) };
     double pass_sum[UPF_TEMPORAL_PASS_COUNT] = { 0 };
 
-    upf_temporal *engine = NULL;
+    tool_temporal *engine = NULL;
     imageio_image out = { 0 };
     int rw = 0, rh = 0, ow = 0, oh = 0;
     unsigned flags = 0;
@@ -211,15 +221,16 @@ static int run_temporal(int argc, char **argv)
             if (engine)
                 cli_note(cmd, "frame %s is %dx%d, the frames before %dx%d: a new engine, the "
                          "history starts again", stem, sd->width, sd->height, rw, rh);
-            upf_temporal_destroy(&engine);
+            tool_temporal_destroy(&engine);
             imageio_free(&out);
             rw = sd->width, rh = sd->height;
             rc = output_size(cmd, &rule, rw, rh, &ow, &oh);
             if (rc == CLI_EXIT_OK) {
                 flags = want;
-                engine = upf_temporal_create(ctx, upf_temporal_params(
+                engine = tool_temporal_create(ctx, vulkan, upf_temporal_params(
                     .render_width = rw, .render_height = rh, .output_width = ow,
-                    .output_height = oh, .sharpness = (float)sharpness, .flags = flags));
+                    .output_height = oh, .sharpness = (float)sharpness, .flags = flags),
+                    f.color.img.format, UPF_FORMAT_RGBA8_SRGB);
                 if (!engine)
                     rc = cli_fail_upf(cmd, ctx, upf_context_last_error(ctx, NULL));
             }
@@ -263,9 +274,9 @@ static int run_temporal(int argc, char **argv)
                 .reset = sd->reset, .exposure = (float)sd->exposure,
                 .pre_exposure = (float)sd->pre_exposure,
             };
-            r = upf_temporal_run(engine, &tf, &out.img);
+            r = tool_temporal_run(engine, &tf, &out.img);
             double ms[UPF_TEMPORAL_PASS_COUNT];
-            if (r == UPF_OK && upf_temporal_timings(engine, ms) == UPF_OK)
+            if (r == UPF_OK && tool_temporal_timings(engine, ms) == UPF_OK)
                 for (int p = 0; p < UPF_TEMPORAL_PASS_COUNT; p++)
                     pass_sum[p] += ms[p];
             if (r != UPF_OK) {
@@ -315,7 +326,7 @@ static int run_temporal(int argc, char **argv)
         cli_json_close(&j);
         cli_json_end(&j);
     }
-    upf_temporal_destroy(&engine);
+    tool_temporal_destroy(&engine);
     imageio_free(&out);
     free(wr.stem);
     seq_list_free(&list);
