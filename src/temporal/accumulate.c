@@ -36,7 +36,7 @@
  *     by that much: a feature the samples miss every other frame keeps its history.
  *  6. Blend: W' = min(W, weight_max / (1 + v / speed_half)) (v the speed in output pixels: a
  *     moving history is resampled every frame, so it is kept shorter), lowered further the
- *     more the clip moved it (CLIP_DISTRUST), then out = (W' hist + w_cur E) / (W' + w_cur), weight
+ *     more the clip moved it (CLIP_DISTRUST_*), then out = (W' hist + w_cur E) / (W' + w_cur), weight
  *     W' + w_cur. Without history: out = E, weight w_cur.
  *  7. State: a lock's life (8 bits: 255 when this frame has a lock there, else last frame's
  *     minus lock_decay, 0 without history) and the last three estimates' luma (8 bits each,
@@ -48,12 +48,15 @@
 
 #include "temporal/temporal_passes.h"
 
-/* How much a history the clip moved loses of its weight: divided by 1 + this x the distance it
- * moved (YCoCg, summed over the channels). 32 halved the weight of a history moved by 1/32
- * (8 codes of luma), which on a moving camera happens to a textured surface nearly every frame:
- * its history stayed a few frames long, noisy and blotchy. 8 measured +0.55 dB on the tuning
- * pans (docs/TEMPORAL.md). */
-#define CLIP_DISTRUST 8.0f
+/* How much a history the clip moved loses of its weight: divided by 1 + d x the distance it
+ * moved (YCoCg, summed over the channels), d from CLIP_DISTRUST_MOVING to CLIP_DISTRUST_STILL
+ * as the pixel is still. 32 halves the weight of a history moved by 1/32 (8 codes of luma),
+ * which on a moving camera happens to a textured surface nearly every frame: its history
+ * stayed a few frames long, noisy and blotchy; 8 measured +0.55 dB on the tuning pans. On a
+ * still pixel a clip means a change the vectors do not show (a moving shadow): 8 there kept
+ * it too long (the courtyard's 48 still frames -0.16 dB; docs/TEMPORAL.md). */
+#define CLIP_DISTRUST_MOVING 8.0f
+#define CLIP_DISTRUST_STILL 32.0f
 
 /* The box is cut to the range of the 3x3 samples around the nearest one; on a still camera that
  * neighbourhood moves by a render pixel as the jitter crosses a pixel boundary, so a right
@@ -310,7 +313,9 @@ static void acc_row(void *priv, int Y, int worker)
             }
             float wmax = c->weight_max / (1.0f + speed / c->speed_half);
             float wh = Wh < wmax ? Wh : wmax;
-            wh /= 1.0f + CLIP_DISTRUST * moved; /* a history the clip moved is trusted less */
+            const float distrust = CLIP_DISTRUST_MOVING +
+                                   (CLIP_DISTRUST_STILL - CLIP_DISTRUST_MOVING) * still;
+            wh /= 1.0f + distrust * moved; /* a history the clip moved is trusted less */
             const float sum = wh + wcur;
             for (int ch = 0; ch < 3; ch++)
                 out[ch] = sum > 0.0f ? (wh * hist[ch] + wcur * est[ch]) / sum : est[ch];
