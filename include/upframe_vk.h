@@ -180,9 +180,9 @@ typedef struct upf_vk_temporal_params {
     int output_width, output_height;   /* 1 to 4 times the largest render size each way */
     int frames_in_flight;              /* as upf_vk_spatial_params: 1..8; 0: 2 */
     float sharpness;                   /* as upf_temporal_params: 0 (off) .. 1 */
-    unsigned flags;                    /* UPF_TEMPORAL_COLOR_SRGB or _COLOR_SQRT, _MOTION_UV
-                                        * (UPF_TEMPORAL_SPATIAL_FILL: not on the GPU yet,
-                                        * UPF_ERROR_UNSUPPORTED) */
+    unsigned flags;                    /* UPF_TEMPORAL_COLOR_SRGB or _COLOR_SQRT, _MOTION_UV,
+                                        * _SPATIAL_FILL (the GPU spatial engine, built-in
+                                        * models; frames_in_flight at most 4 then) */
     int timestamps;                    /* 1: per-pass timestamps (upf_vk_temporal_timings) */
 } upf_vk_temporal_params;
 
@@ -236,7 +236,10 @@ UPF_API upf_result upf_vk_temporal_record(upf_vk_temporal *t, VkCommandBuffer cm
                                           const upf_vk_temporal_frame *frame,
                                           const upf_vk_image *output);
 
-/* As upf_vk_spatial_timings, per temporal pass (ms[UPF_TEMPORAL_PASS_COUNT]). */
+/* As upf_vk_spatial_timings, per temporal pass (ms[UPF_TEMPORAL_PASS_COUNT]). With the
+ * spatial fill, a frame is two records of the engine's passes around the spatial engine's:
+ * only accumulate, sharpen and spatial_fill (the spatial engine's whole frame) are timed, the
+ * passes before them read 0. */
 UPF_API upf_result upf_vk_temporal_timings(upf_vk_temporal *t,
                                            double ms[UPF_TEMPORAL_PASS_COUNT],
                                            double *total_ms);

@@ -39,7 +39,10 @@
     X(vkCreateQueryPool) X(vkDestroyQueryPool) X(vkGetQueryPoolResults)                        \
     X(vkCmdBindPipeline) X(vkCmdBindDescriptorSets) X(vkCmdPushConstants) X(vkCmdDispatch)     \
     X(vkCmdPipelineBarrier) X(vkCmdFillBuffer) X(vkCmdUpdateBuffer) X(vkCmdResetQueryPool)     \
-    X(vkCmdWriteTimestamp) X(vkCmdCopyBuffer) X(vkCreateSampler) X(vkDestroySampler)
+    X(vkCmdWriteTimestamp) X(vkCmdCopyBuffer) X(vkCreateSampler) X(vkDestroySampler)     \
+    X(vkCreateImage) X(vkDestroyImage) X(vkGetImageMemoryRequirements) X(vkBindImageMemory)    \
+    X(vkCreateImageView) X(vkDestroyImageView) X(vkCmdCopyBufferToImage)                       \
+    X(vkCmdCopyImageToBuffer)
 
 typedef struct upf__vk_funcs {
     PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;

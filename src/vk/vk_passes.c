@@ -91,6 +91,8 @@ struct upf__vk_runner {
                             : UPF_ERROR_UNSUPPORTED,                                           \
               "%s: %s failed: %s", fn, what, upf__vk_result_name(res))
 
+static VkImageAspectFlags barrier_aspects(VkFormat f);
+
 static bool is_host(upf__surface_role role)
 {
     return role == UPF__SURFACE_INPUT || role == UPF__SURFACE_OUTPUT;
@@ -158,6 +160,11 @@ static upf_result take_host_rule(upf__vk_runner *r, const char *fn, int i,
         rule->max_width < 1 || rule->max_height < 1)
         return upf__fail(r->ctx, UPF_ERROR_INTERNAL, "%s: the host image rule of surface %s "
                          "is incomplete", fn, r->surface[i].name);
+    for (int k = 0; k < rule->format_count; k++)
+        if (barrier_aspects(rule->formats[k]) != VK_IMAGE_ASPECT_COLOR_BIT && !rule->depth)
+            return upf__fail(r->ctx, UPF_ERROR_INTERNAL, "%s: the host image rule of surface "
+                             "%s lists a depth format without `depth`", fn,
+                             r->surface[i].name);
     res->rule = *rule;
     res->rule.storage = out || rule->storage;
     memcpy(res->formats, rule->formats, sizeof(VkFormat) * (size_t)rule->format_count);
@@ -364,6 +371,13 @@ static upf_result make_buffers(upf__vk_runner *r, const char *fn)
         return VKFAIL(r, fn, "vkBindBufferMemory", v);
     upf__log(r->ctx, UPF_LOG_DEBUG, "%s: %llu bytes of device memory (type %u)", fn,
              (unsigned long long)total, type);
+    for (int i = 0; i < r->res_count; i++) {
+        const char *name;
+        const VkDeviceSize bytes = upf__vk_runner_bytes(r, i, &name);
+        if (bytes)
+            upf__log(r->ctx, UPF_LOG_DEBUG, "%s: %s: %llu bytes", fn, name,
+                     (unsigned long long)bytes);
+    }
     return UPF_OK;
 }
 
@@ -805,7 +819,8 @@ static upf_result check_format(upf__vk_runner *r, const char *fn, const char *wh
     if (fi < 0)
         return upf__fail(r->ctx, UPF_ERROR_UNSUPPORTED, "%s: %s: format %s%s%d%s is not one "
                          "upframe takes as %s (%s)", fn, what, name, *name ? " (" : "",
-                         (int)im->format, *name ? ")" : "", rule->as, rule->docs);
+                         (int)im->format, *name ? ")" : "", rule->as ? rule->as : what,
+                         rule->docs ? rule->docs : "docs/VULKAN.md");
     if (!res->format_ok[fi])
         return upf__fail(r->ctx, UPF_ERROR_UNSUPPORTED, "%s: %s: this device cannot %s %s "
                          "images (no %s in its optimal tiling features)", fn, what,

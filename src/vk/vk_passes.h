@@ -101,9 +101,9 @@
  *       .ubo_bytes = sizeof(toy_resolve_con), .ubo_binding = TOY_COUNT + 1,
  *       .variant_count = 1, .variant = { { "toy/resolve", NULL } } };
  *   rp.host[TOY_COLOR] = (upf__vk_host_rule){ .formats = colour_formats, .format_count = 3,
- *       .max_width = w, .max_height = h };
+ *       .max_width = w, .max_height = h, .as = "colour", .docs = "docs/TOY.md" };
  *   rp.host[TOY_OUT] = (upf__vk_host_rule){ .formats = out_formats, .format_count = 2,
- *       .max_width = ow, .max_height = oh };
+ *       .max_width = ow, .max_height = oh, .as = "the output", .docs = "docs/TOY.md" };
  *   upf__vk_runner *run = upf__vk_runner_create(&rp);   // NULL on failure, message set
  *
  *   // per frame: check the images, then describe the frame and record it
@@ -215,12 +215,15 @@ typedef struct upf__vk_host_rule {
     const VkFormat *srgb_formats; /* those whose UNORM view may hold sRGB values (srgb = 1) */
     int srgb_format_count;
     bool storage;                /* an INPUT read as a storage image (OUTPUT: always) */
-    bool depth;                  /* a depth format is taken (through its depth-aspect view) */
+    bool depth;                  /* depth formats are among `formats` (read through the
+                                  * host's depth-aspect view); create refuses a depth format
+                                  * listed without it */
     bool optional;               /* NULL means "none this frame" (a reactive mask) */
     int max_width, max_height;   /* the rectangle at most this (the created size) */
-    const char *as;              /* what it is taken as, for messages: "a source" */
+    const char *as;              /* what it is taken as, for messages: "a source" (NULL: the
+                                  * `what` of the check) */
     const char *docs;            /* where the formats are listed, for messages
-                                  * ("docs/VULKAN.md, \"Formats\"") */
+                                  * ("docs/VULKAN.md, \"Formats\""; NULL: docs/VULKAN.md) */
 } upf__vk_host_rule;
 
 typedef struct upf__vk_runner_params {

@@ -209,7 +209,7 @@ static void plan_passes(const upf_vk_spatial *s, upf__vk_runner_params *rp,
     rp->gpu_pass[GP_TAPS] = (upf__vk_pass_plan){
         .pass = UPF__SP_COMPOSE, .own_masks = true, .writes = UPF__VK_RES(TAPS_BINDING),
         .push_bytes = (uint32_t)info[UPF__SP_COMPOSE].con_size + tail, .variant_count = 1,
-        .variant = { { "spatial/compose_taps", NULL } } };
+        .variant = { { "spatial/compose_taps", NULL, NULL } } };
     for (int p = 0; p < UPF__SP_PASS_COUNT; p++) {
         upf__vk_pass_plan *g = &rp->gpu_pass[GP_LIST + p];
         *g = (upf__vk_pass_plan){

@@ -47,6 +47,9 @@ struct upf_vk_temporal {
     upf__vk_runner *run;
     float lanczos[UPF__LANCZOS_SIZE];
     uint64_t frames;                /* frames recorded */
+    bool has_fill;                  /* UPF_TEMPORAL_SPATIAL_FILL: two runner records a frame,
+                                     * the fill between them */
+    upf__vk_temporal_fill fill;
     float history_exposure;
     atomic_bool in_use;
 };
@@ -103,7 +106,7 @@ static void host_rules(upf__vk_runner_params *rp, int ow, int oh)
 static upf__vk_pass_plan gpu_pass(int pass, const char *shader, uint32_t push_bytes)
 {
     return (upf__vk_pass_plan){ .pass = pass, .stamp = true, .push_bytes = push_bytes,
-                                .variant_count = 1, .variant = { { shader, NULL } } };
+                                .variant_count = 1, .variant = { { .shader = shader } } };
 }
 
 #define RES UPF__VK_RES
@@ -156,10 +159,10 @@ static upf_result check_params(upf_context *ctx, const char *fn, const upf_vk_te
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames_in_flight %d is out of "
                          "range (expected 0 for 2, or 1 .. %d)", fn, p->frames_in_flight,
                          UPF__VK_SLOTS_MAX);
-    if (p->flags & UPF_TEMPORAL_SPATIAL_FILL)
-        return upf__fail(ctx, UPF_ERROR_UNSUPPORTED, "%s: UPF_TEMPORAL_SPATIAL_FILL is not on "
-                         "the GPU yet (expected the upsample fill: no flag; the CPU engine "
-                         "has the spatial fill)", fn);
+    if ((p->flags & UPF_TEMPORAL_SPATIAL_FILL) && p->frames_in_flight > UPF__VK_SLOTS_MAX / 2)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames_in_flight %d with "
+                         "UPF_TEMPORAL_SPATIAL_FILL; expected at most %d (a frame takes two of "
+                         "the runner's slots)", fn, p->frames_in_flight, UPF__VK_SLOTS_MAX / 2);
     const upf_temporal_params tp = { p->max_render_width, p->max_render_height,
                                      p->output_width, p->output_height, p->sharpness, p->flags,
                                      NULL };
@@ -172,6 +175,7 @@ void upf_vk_temporal_destroy(upf_vk_temporal **pt)
         return;
     upf_vk_temporal *t = *pt;
     upf__vk_runner_destroy(&t->run);
+    upf__vk_temporal_fill_destroy(&t->fill);
     upf__free(t->ctx, t);
     *pt = NULL;
 }
@@ -194,6 +198,7 @@ upf_vk_temporal *upf_vk_temporal_create(upf_context *ctx, const upf_vk_temporal_
                                        p->output_width, p->output_height, p->sharpness,
                                        p->flags, NULL };
     t->history_exposure = 1.0f;
+    t->has_fill = (p->flags & UPF_TEMPORAL_SPATIAL_FILL) != 0;
     upf__lanczos_table(t->lanczos);
     if (upf__vk_load(ctx, fn, p->device, &t->vk) != UPF_OK ||
         upf__vk_check(ctx, fn, p->device, &t->vk, &t->caps) != UPF_OK)
@@ -208,7 +213,8 @@ upf_vk_temporal *upf_vk_temporal_create(upf_context *ctx, const upf_vk_temporal_
                                    .pass_count = UPF__TP_PASS_COUNT,
                                    .surface = upf__temporal_surface_table(),
                                    .surface_count = UPF__TP_COUNT,
-                                   .slots = p->frames_in_flight ? p->frames_in_flight : 2,
+                                   .slots = (p->frames_in_flight ? p->frames_in_flight : 2) *
+                                            (t->has_fill ? 2 : 1),
                                    .timestamps = p->timestamps != 0 };
     upf__temporal_plan plan;
     upf__temporal_plan_of(&t->params, &plan);
@@ -222,6 +228,13 @@ upf_vk_temporal *upf_vk_temporal_create(upf_context *ctx, const upf_vk_temporal_
     t->run = upf__vk_runner_create(rp);
     upf__free(ctx, rp);
     if (!t->run)
+        goto fail;
+    const int fill_size[4] = { p->max_render_width, p->max_render_height, p->output_width,
+                               p->output_height };
+    if (t->has_fill &&
+        upf__vk_temporal_fill_create(ctx, fn, p->device, &t->vk, &t->caps, fill_size,
+                                     p->frames_in_flight ? p->frames_in_flight : 2,
+                                     p->timestamps, &t->fill) != UPF_OK)
         goto fail;
     upf__log(ctx, UPF_LOG_DEBUG, "%s: temporal engine %dx%d -> %dx%d on the GPU, flags 0x%x, "
              "%llu bytes", fn, p->max_render_width, p->max_render_height, p->output_width,
@@ -312,6 +325,32 @@ static void describe(const frame_push *push, const upf_vk_temporal_frame *f,
                                                    .dispatches = 1, .grid = { on[k].grid } };
 }
 
+/* With the spatial fill: the passes up to locks, the fill, then accumulate and sharpen, as two
+ * records of the runner (the history's parity flips after the second, the one that writes
+ * it). */
+static upf_result record_with_fill(upf_vk_temporal *t, const char *fn, VkCommandBuffer cmd,
+                                   const upf__vk_frame *vf, int rw, int rh)
+{
+    upf__vk_frame *first = &(upf__vk_frame){ 0 }, *second = &(upf__vk_frame){ 0 };
+    *first = *vf, *second = *vf;
+    first->image[UPF__TP_OUTPUT] = NULL;
+    first->pass[GP_ACCUMULATE].run = first->pass[GP_SHARPEN].run = false;
+    for (int s = 0; s < UPF__TP_COUNT; s++)
+        second->image[s] = s == UPF__TP_OUTPUT ? vf->image[s] : NULL;
+    for (int g = 0; g < GP_COUNT; g++)
+        second->pass[g].run = vf->pass[g].run && (g == GP_ACCUMULATE || g == GP_SHARPEN);
+    second->reset = false;
+    upf_result r = upf__vk_runner_record(t->run, fn, cmd, first);
+    VkDeviceSize bytes = 0;
+    VkBuffer source = upf__vk_runner_buffer(t->run, UPF__TP_FILL_SOURCE, &bytes);
+    VkBuffer fill = upf__vk_runner_buffer(t->run, UPF__TP_FILL, &bytes);
+    if (r == UPF_OK)
+        r = upf__vk_temporal_fill_record(&t->fill, fn, cmd, source, fill, rw, rh);
+    if (r == UPF_OK)
+        r = upf__vk_runner_record(t->run, fn, cmd, second);
+    return r;
+}
+
 upf_result upf_vk_temporal_record(upf_vk_temporal *t, VkCommandBuffer cmd,
                                   const upf_vk_temporal_frame *f, const upf_vk_image *out)
 {
@@ -379,7 +418,8 @@ upf_result upf_vk_temporal_record(upf_vk_temporal *t, VkCommandBuffer cmd,
         memset(&vf, 0, sizeof vf);
         describe(&push, f, out, camera_motion, rw, rh, ow, oh, &vf);
         vf.reset = f->values.reset || t->frames == 0;
-        r = upf__vk_runner_record(t->run, fn, cmd, &vf);
+        r = t->has_fill ? record_with_fill(t, fn, cmd, &vf, rw, rh)
+                        : upf__vk_runner_record(t->run, fn, cmd, &vf);
     }
     if (r == UPF_OK) {
         t->frames++;
@@ -396,8 +436,14 @@ upf_result upf_vk_temporal_timings(upf_vk_temporal *t, double ms[UPF_TEMPORAL_PA
     if (!t || !ms)
         return UPF_ERROR_INVALID_ARGUMENT;
     upf__clear_error(t->ctx);
-    double total = 0.0;
+    double total = 0.0, fill_ms = 0.0, spatial[UPF_SPATIAL_PASS_COUNT];
     upf_result r = upf__vk_runner_timings(t->run, fn, ms, &total);
+    if (r == UPF_OK && t->has_fill) /* the spatial engine's frame, recorded between */
+        r = upf_vk_spatial_timings(t->fill.spatial, spatial, &fill_ms);
+    if (r == UPF_OK) {
+        ms[UPF__TP_SPATIAL_FILL] = fill_ms;
+        total += fill_ms;
+    }
     if (r == UPF_OK && total_ms)
         *total_ms = total;
     return r;

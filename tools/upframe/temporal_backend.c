@@ -141,10 +141,13 @@ static const struct {
     const char *name;
     bool motion;
     float sharpness;
+    unsigned flags;
 } configs[] = {
-    { "vectors", true, 0.0f },
-    { "vectors+sharpen", true, 0.5f },
-    { "camera+sharpen", false, 0.5f },
+    { "vectors", true, 0.0f, 0 },
+    { "vectors+sharpen", true, 0.5f, 0 },
+    { "camera+sharpen", false, 0.5f, 0 },
+    /* with the fill only accumulate, sharpen and the fill are timed (upf_vk_temporal_timings) */
+    { "vectors+fill", true, 0.0f, UPF_TEMPORAL_SPATIAL_FILL },
 };
 
 /* Times one configuration of one case; prints the memory table once (memory). */
@@ -158,7 +161,7 @@ static upf_result bench_row(upf_context *ctx, const int *c, const bench_frame *b
             .render_width = c[0], .render_height = c[1], .output_width = c[2],
             .output_height = c[3], .color_format = UPF_FORMAT_RGBA32F,
             .output_format = UPF_FORMAT_RGBA8_SRGB, .sharpness = configs[config].sharpness,
-            .timestamps = 1));
+            .flags = configs[config].flags, .timestamps = 1));
     if (!m)
         return upf_context_last_error(ctx, NULL);
     const upf_image ic = { b->color, c[0], c[1], 0, UPF_FORMAT_RGBA32F };

@@ -21,7 +21,8 @@ upf_result tool_temporal_timings(tool_temporal *t, double ms[UPF_TEMPORAL_PASS_C
 void tool_temporal_destroy(tool_temporal **t);
 
 /* upframe bench --backend vulkan's temporal rows: for each case (in_w, in_h, out_w, out_h),
- * with the motion vectors at sharpness 0 and 0.5, and with camera motion at 0.5: the median
+ * with the motion vectors at sharpness 0 and 0.5, with camera motion at 0.5, and with the
+ * vectors and the spatial fill at 0 (only accumulate, sharpen and the fill timed): the median
  * GPU time of each pass over `frames` frames after `warm` warm-up frames, the CPU time to
  * record one, and the bytes of every surface. Prints a table, or adds "temporal_rows" to
  * the open JSON object `json` (a cli_json *, or NULL). Returns a CLI exit code. */
