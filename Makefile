@@ -72,7 +72,7 @@ quality: build
 	./build/bench/bench_quality --out docs --command "make quality" --rendered models/rendered.upfm \
 	  $$(test -d $(REAL_FRAMES) && echo --real $(REAL_FRAMES))
 	$(MAKE) quality-games
-	./build/bench/bench_temporal --out docs --command "make quality-temporal"
+	./build/bench/bench_temporal --out docs --long-frames 48 --command "make quality-temporal"
 	$(FRAMEGEN_QUALITY)
 
 quality-games: build
@@ -84,7 +84,7 @@ quality-games: build
 	else echo "make quality-games: neither $(GAMES) nor $(REAL_FRAMES) is there; skipped"; fi
 
 quality-temporal: build
-	./build/bench/bench_temporal --out docs --command "make quality-temporal"
+	./build/bench/bench_temporal --out docs --long-frames 48 --command "make quality-temporal"
 
 quality-framegen: build
 	$(FRAMEGEN_QUALITY)

@@ -6,6 +6,8 @@
  *
  *   bench_temporal [--out DOCS_DIR] [--size WxH] [--spp N] [--frames N] [--scenes LIST]
  *                  [--paths LIST] [--ratios LIST] [--threads N] [--command TEXT]
+ *                  [--no-bias-table] [--only-temporal] [--long-frames N] [--tune]
+ *                  [--ref-cache DIR]
  *
  * Without --out it prints the tables only. Per scene and camera path of the evaluation set
  * (docs/SCENES.md: its seeds, 30 frames a second, the first `frames` frames of each sequence;
@@ -16,7 +18,12 @@
  * hands a spatial upscaler), and the temporal engine with and without its spatial fill (the
  * linear HDR colour, depth and motion). Scores from frame 8 on: PSNR, SSIM, FLIP against the
  * reference; PSNR over the pixels disoccluded in that frame (the renderer's depth and motion at
- * the output size say which); shimmer over the still path's frames. */
+ * the output size say which); shimmer over the still path's frames, over the whole frame and
+ * over the pixels whose reference is still (issue 34). --long-frames N adds still and pan
+ * sequences of N frames at 2x (the two temporal engines only); with --out, crops of three
+ * named features (a railing, wires, a panned brick wall). --only-temporal leaves the per-frame
+ * upscalers out, --tune takes seeds outside the evaluation set (for tuning), --ref-cache keeps
+ * the references in files between runs. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -70,9 +77,14 @@ static void check(upf_result r, const char *what)
 
 /* ---- the evaluation set ------------------------------------------------------------------ */
 
+/* --tune: the same scenes and paths with seeds below the evaluation set's (docs/SCENES.md),
+ * for tuning the engine on sequences the published tables never show. */
+static bool tune_seeds;
+
 static uint32_t eval_seed(int scene_index, int path)
 {
-    return SCENE_EVAL_SEED_MIN + 100u * (uint32_t)(scene_index + 1) + (uint32_t)(path + 1);
+    uint32_t base = tune_seeds ? 7000u : SCENE_EVAL_SEED_MIN;
+    return base + 100u * (uint32_t)(scene_index + 1) + (uint32_t)(path + 1);
 }
 
 /* The time of a sequence's frame n: the cut sequence starts FIRST_SCORED frames before the
@@ -226,6 +238,39 @@ static void measure(score *s, const upf_image *ref, const upf_image *test, const
     }
 }
 
+/* Rec. 709 luma of an 8-bit sRGB pixel's codes, 0..255 (upf_metric_shimmer's luma). */
+static double luma8(const uint8_t *p)
+{
+    return 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2];
+}
+
+/* Shimmer where the scene is still: over the pixels whose reference luma changes by less than
+ * one code from frame to frame, the mean absolute change of `test`'s luma (codes); `ref_out`
+ * gets the reference's own over the same pixels. Issue 34's measure: the scene's movers and
+ * their shadows, which the whole-frame shimmer counts, are left out. */
+static void stable_shimmer(const upf_image *ref, const upf_image *test, int count, double *out,
+                           double *ref_out)
+{
+    double sum = 0, rsum = 0;
+    long n = 0;
+    const size_t px = (size_t)ref[0].width * ref[0].height;
+    for (int t = 1; t < count; t++) {
+        const uint8_t *r0 = ref[t - 1].data, *r1 = ref[t].data;
+        const uint8_t *a = test[t - 1].data, *b = test[t].data;
+        for (size_t i = 0; i < px; i++) {
+            double dr = fabs(luma8(r1 + 4 * i) - luma8(r0 + 4 * i));
+            if (dr >= 1.0)
+                continue;
+            rsum += dr;
+            sum += fabs(luma8(b + 4 * i) - luma8(a + 4 * i));
+            n++;
+        }
+    }
+    *out = n ? sum / n : NAN;
+    if (ref_out)
+        *ref_out = n ? rsum / n : NAN;
+}
+
 /* ---- one sequence at one ratio ------------------------------------------------------------ */
 
 typedef struct run_opts {
@@ -233,11 +278,13 @@ typedef struct run_opts {
     double bias_offset;            /* the rule's -1 (or, for the bias measurement, none) */
     bool rule_bias;                /* false: inputs at bias 0 */
     bool only_temporal;
+    bool no_per_frame;             /* the two temporal engines only (--only-temporal) */
 } run_opts;
 
 typedef struct seq_result {
     score s[N_METHODS];
     double shimmer[N_METHODS], shimmer_ref;
+    double stable[N_METHODS], stable_ref; /* stable_shimmer */
     imageio_image last[N_METHODS];  /* the last frame of each (for crops), or empty */
 } seq_result;
 
@@ -247,9 +294,73 @@ typedef struct refs {
     imageio_image srgb[MAX_FRAMES];
     uint8_t *mask[MAX_FRAMES];      /* NULL for frame 0 */
     long masked[MAX_FRAMES];
+    scene_camera last_cam;          /* the last frame's camera (the feature crops) */
 } refs;
 
-static void refs_make(scene *sc, int path, const run_opts *o, refs *r)
+/* --ref-cache DIR: references kept in files between runs (they take most of a run's time);
+ * a file holds one sequence's, named by everything that makes them. */
+static const char *ref_cache;
+
+static void refs_cache_name(char *name, size_t size, const char *scene_name, uint32_t seed,
+                            int path, const run_opts *o)
+{
+    snprintf(name, size, "%s/%s-%u-%s-%dx%d-%dspp-%d.ref", ref_cache, scene_name, seed,
+             all_paths[path], o->out_w, o->out_h, o->spp, o->frames);
+}
+
+/* Reads (write false) or writes the references of a sequence; false if it cannot. */
+static bool refs_cache_io(const char *name, refs *r, const run_opts *o, bool write)
+{
+    FILE *f = fopen(name, write ? "wb" : "rb");
+    if (!f)
+        return false;
+    const size_t px = (size_t)o->out_w * o->out_h;
+    bool ok = true;
+    r->frames = o->frames;
+    for (int n = 0; n < o->frames && ok; n++) {
+        if (!write) {
+            r->srgb[n] = alloc_image(o->out_w, o->out_h, UPF_FORMAT_RGBA8_SRGB);
+            r->mask[n] = n ? malloc(px) : NULL;
+            if (n && !r->mask[n])
+                die("out of memory");
+        }
+        ok = (write ? fwrite(r->srgb[n].img.data, 4, px, f) : fread(r->srgb[n].img.data, 4, px, f)) == px;
+        if (ok && n)
+            ok = (write ? fwrite(r->mask[n], 1, px, f) : fread(r->mask[n], 1, px, f)) == px &&
+                 (write ? fwrite(&r->masked[n], sizeof r->masked[n], 1, f)
+                        : fread(&r->masked[n], sizeof r->masked[n], 1, f)) == 1;
+    }
+    if (ok)
+        ok = (write ? fwrite(&r->last_cam, sizeof r->last_cam, 1, f)
+                    : fread(&r->last_cam, sizeof r->last_cam, 1, f)) == 1;
+    fclose(f);
+    if (!ok && write)
+        remove(name);
+    return ok;
+}
+
+static void refs_render(scene *sc, int path, const run_opts *o, refs *r);
+
+static void refs_make(scene *sc, const char *scene_name, uint32_t seed, int path,
+                      const run_opts *o, refs *r)
+{
+    char name[4096];
+    if (ref_cache) {
+        refs_cache_name(name, sizeof name, scene_name, seed, path, o);
+        memset(r, 0, sizeof *r);
+        if (refs_cache_io(name, r, o, false))
+            return;
+        for (int n = 0; n < o->frames; n++) { /* a partial read */
+            imageio_free(&r->srgb[n]);
+            free(r->mask[n]);
+        }
+    }
+    refs_render(sc, path, o, r);
+    if (ref_cache)
+        refs_cache_io(name, r, o, true);
+}
+
+static void refs_render(scene *sc, int path, const run_opts *o, refs *r)
 {
     view cur, prev;
     view_alloc(&cur, o->out_w, o->out_h);
@@ -266,6 +377,7 @@ static void refs_make(scene *sc, int path, const run_opts *o, refs *r)
                 die("out of memory");
             r->masked[n] = disocclusion_mask(&cur, &prev, r->mask[n]);
         }
+        r->last_cam = cur.cam;
         view t = prev;
         prev = cur;
         cur = t;
@@ -311,7 +423,7 @@ static void run_sequence(scene *sc, int path, double ratio, const run_opts *o, c
     view in, plain;
     view_alloc(&in, w, h);
     imageio_image in8 = alloc_image(w, h, UPF_FORMAT_RGBA8_SRGB);
-    const bool per_frame = !o->only_temporal;
+    const bool per_frame = !o->only_temporal && !o->no_per_frame;
     if (per_frame)
         view_alloc(&plain, w, h);
     imageio_image out[N_METHODS], kept[N_METHODS][MAX_FRAMES];
@@ -346,7 +458,8 @@ static void run_sequence(scene *sc, int path, double ratio, const run_opts *o, c
         if (n < FIRST_SCORED)
             continue;
         for (int m = 0; m < N_METHODS; m++) {
-            if (o->only_temporal && m != M_TEMPORAL)
+            if ((o->only_temporal && m != M_TEMPORAL) ||
+                (o->no_per_frame && m != M_TEMPORAL && m != M_FILL))
                 continue;
             /* FLIP (the slowest metric) on every other scored frame */
             measure(&res->s[m], &ref->srgb[n].img, &out[m].img, ref->mask[n],
@@ -359,12 +472,17 @@ static void run_sequence(scene *sc, int path, double ratio, const run_opts *o, c
         if (still)
             nk++;
     }
+    upf_image ref_frames[MAX_FRAMES];
+    for (int k = 0; k < nk; k++)
+        ref_frames[k] = ref->srgb[FIRST_SCORED + k].img;
     for (int m = 0; m < N_METHODS; m++) {
-        if (still && nk >= 2 && (!o->only_temporal || m == M_TEMPORAL)) {
+        if (still && nk >= 2 && (!o->only_temporal || m == M_TEMPORAL) &&
+            (!o->no_per_frame || m == M_TEMPORAL || m == M_FILL)) {
             upf_image frames[MAX_FRAMES];
             for (int k = 0; k < nk; k++)
                 frames[k] = kept[m][k].img;
             check(upf_metric_shimmer(ctx, frames, nk, NULL, &res->shimmer[m]), "shimmer");
+            stable_shimmer(ref_frames, frames, nk, &res->stable[m], &res->stable_ref);
             for (int k = 0; k < nk; k++)
                 imageio_free(&kept[m][k]);
         }
@@ -391,6 +509,7 @@ static void run_sequence(scene *sc, int path, double ratio, const run_opts *o, c
 typedef struct cell {
     score s[N_METHODS];
     double shimmer[N_METHODS], shimmer_ref;
+    double stable[N_METHODS], stable_ref;
     int sequences;
 } cell;
 
@@ -430,11 +549,85 @@ static void write_crops(const char *dir, const char *scene_name, const char *pat
     imageio_free(&sheet);
 }
 
+/* Crops of named features (issue 34): a thin railing, overhead wires, a brick wall under a
+ * panning camera. Each is a list of points of the scene (metres, tools/scene/scene_*.c); the
+ * crop is centred on the first of them that the last frame's camera sees well inside the
+ * frame, so it does not depend on a seed's exact camera. */
+typedef struct feature {
+    const char *name, *scene, *path, *what;
+    double pts[6][3];
+    int n;
+} feature;
+
+static const feature features[] = {
+    { "railing", "courtyard", "still", "the balcony railing, 2 cm bars 11 cm apart",
+      { { 0, 4.2, -10.45 }, { -3, 4.2, -10.45 }, { 3, 4.2, -10.45 }, { -6, 4.2, -11.2 },
+        { 6, 4.2, -11.2 } }, 5 },
+    { "wires", "street", "still", "overhead wires along the street",
+      { { -6.4, 7.9, 12.5 }, { -6.4, 7.9, -12.5 }, { 4.8, 7.9, 25 }, { 4.8, 7.9, 0 },
+        { -6.4, 7.9, -37.5 }, { 4.8, 7.9, -25 } }, 6 },
+    { "brick", "courtyard", "pan", "the brick walls, camera panning",
+      { { 0, 1.5, -12 }, { -6, 1.5, -12 }, { 6, 1.5, -12 }, { -12, 1.5, -4 }, { -12, 1.5, 4 } },
+      5 },
+};
+#define N_FEATURES (int)(sizeof features / sizeof features[0])
+
+/* Screen position (output pixels, y down) of world point p; false if behind the camera or
+ * within `margin` of the frame's border. */
+static bool project(const scene_camera *c, const double *p, int W, int H, int margin, int *x,
+                    int *y)
+{
+    double wp[4] = { p[0], p[1], p[2], 1 }, v[4], q[4];
+    mat_vec(c->view, wp, v);
+    mat_vec(c->proj, v, q);
+    if (q[3] <= 1e-6)
+        return false;
+    double sx = (q[0] / q[3] + 1) * 0.5 * W, sy = (1 - q[1] / q[3]) * 0.5 * H;
+    *x = (int)lround(sx), *y = (int)lround(sy);
+    return sx >= margin && sx <= W - margin && sy >= margin && sy <= H - margin;
+}
+
+/* The crop sheet of feature f: reference and the methods' last frames, 4x nearest neighbour. */
+static void write_feature_crop(const char *dir, const feature *f, const refs *ref, int W, int H,
+                               const seq_result *r, char *md, size_t md_size)
+{
+    enum { CW = 96, CH = 60, Z = 4, LH = 18 };
+    int x = 0, y = 0;
+    bool found = false;
+    for (int k = 0; k < f->n && !found; k++)
+        found = project(&ref->last_cam, f->pts[k], W, H, CW / 2, &x, &y);
+    if (!found) {
+        fprintf(stderr, "bench_temporal: %s not in view; no crop\n", f->name);
+        md[0] = 0;
+        return;
+    }
+    const int cx = x - CW / 2, cy = y - CH / 2;
+    imageio_image sheet = alloc_image((1 + N_SHEET) * (CW * Z + 4), CH * Z + LH,
+                                      UPF_FORMAT_RGBA8_SRGB);
+    uint8_t *p = sheet.img.data;
+    for (size_t i = 0; i < (size_t)sheet.img.width * sheet.img.height; i++)
+        p[4 * i + 3] = 255;
+    bench_sheet_put(&sheet.img, 0, LH, &ref->srgb[ref->frames - 1].img, cx, cy, CW, CH, Z,
+                    "reference");
+    for (int m = 0; m < N_SHEET; m++)
+        if (r->s[m].frames)
+            bench_sheet_put(&sheet.img, 1 + m, LH, &r->last[m].img, cx, cy, CW, CH, Z,
+                            method_short[m]);
+    char path[4096], err[IMAGEIO_ERR_SIZE];
+    snprintf(path, sizeof path, "%s/quality/temporal-%s-2x.png", dir, f->name);
+    if (imageio_write_png(path, &sheet.img, 8, err) != UPF_OK)
+        die("%s", err);
+    fprintf(stderr, "bench_temporal: %s (crop at %d,%d)\n", path, cx, cy);
+    snprintf(md, md_size, "%s (%s %s, crop at %d,%d):\n\n![%s](quality/temporal-%s-2x.png)\n\n",
+             f->what, f->scene, f->path, cx, cy, f->name, f->name);
+    imageio_free(&sheet);
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_temporal [--out DOCS_DIR] [--size WxH] [--spp N] [--frames N] "
                     "[--scenes LIST] [--paths LIST] [--ratios LIST] [--threads N] "
-                    "[--command TEXT] [--no-bias-table]\n");
+                    "[--command TEXT] [--no-bias-table] [--tune] [--only-temporal] [--long-frames N] [--ref-cache DIR]\n");
     exit(1);
 }
 
@@ -450,13 +643,32 @@ int main(int argc, char **argv)
 {
     const char *out_dir = NULL, *scenes = NULL, *paths = NULL, *ratios_s = "1.5,2,3";
     const char *command = NULL;
-    run_opts o = { 576, 324, 16, 16, -1.0, true, false };
-    int threads = 0;
+    run_opts o = { 576, 324, 16, 16, -1.0, true, false, false };
+    int threads = 0, long_frames = 0;
     bool bias_table = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--no-bias-table")) {
             bias_table = false;
+            continue;
+        }
+        if (!strcmp(a, "--long-frames") && i + 1 < argc) {
+            long_frames = atoi(argv[++i]);
+            if (long_frames < FIRST_SCORED + 2 || long_frames > MAX_FRAMES)
+                usage();
+            continue;
+        }
+        if (!strcmp(a, "--ref-cache") && i + 1 < argc) {
+            ref_cache = argv[++i];
+            mkdir(ref_cache, 0777);
+            continue;
+        }
+        if (!strcmp(a, "--tune")) {
+            tune_seeds = true;
+            continue;
+        }
+        if (!strcmp(a, "--only-temporal")) {
+            o.no_per_frame = true;
             continue;
         }
         const char *v = i + 1 < argc ? argv[++i] : NULL;
@@ -513,6 +725,7 @@ int main(int argc, char **argv)
 
     cell cells[N_PATHS][MAX_RATIOS];
     memset(cells, 0, sizeof cells);
+    static char feature_md[N_FEATURES][512];
     /* the mip-bias measurement, per scene: detail of the crop and of the frame (reference,
      * inputs at bias 0, at the rule's bias), still shimmer at each bias */
     typedef struct bias_row {
@@ -534,7 +747,7 @@ int main(int argc, char **argv)
                     all_scenes[si], all_paths[pi], eval_seed(si, pi), o.frames, o.out_w, o.out_h,
                     o.spp);
             refs ref;
-            refs_make(sc, pi, &o, &ref);
+            refs_make(sc, all_scenes[si], eval_seed(si, pi), pi, &o, &ref);
             for (int r = 0; r < nr; r++) {
                 seq_result res;
                 run_sequence(sc, pi, ratios[r], &o, &ref, &res);
@@ -545,8 +758,10 @@ int main(int argc, char **argv)
                     d->frames += s->frames;
                     d->mask_se += s->mask_se, d->mask_n += s->mask_n;
                     c->shimmer[m] += res.shimmer[m];
+                    c->stable[m] += res.stable[m];
                 }
                 c->shimmer_ref += res.shimmer_ref;
+                c->stable_ref += res.stable_ref;
                 c->sequences++;
                 fprintf(stderr, "bench_temporal: %s-%s %gx: PSNR", all_scenes[si], all_paths[pi],
                         ratios[r]);
@@ -560,12 +775,20 @@ int main(int argc, char **argv)
                     fprintf(stderr, "; shimmer %.3f %.3f %.3f %.3f, spatial on jittered %.3f "
                             "(ref %.3f)", res.shimmer[0], res.shimmer[1], res.shimmer[2],
                             res.shimmer[3], res.shimmer[M_SPATIAL_JIT], res.shimmer_ref);
+                if (!strcmp(all_paths[pi], "still"))
+                    fprintf(stderr, "; still pixels: temporal %.3f fill %.3f (ref %.3f)",
+                            res.stable[M_TEMPORAL], res.stable[M_FILL], res.stable_ref);
                 fprintf(stderr, "\n");
                 bool crop = out_dir && (ratios[r] == 2.0) &&
                             (!strcmp(all_paths[pi], "walk") || !strcmp(all_paths[pi], "still"));
                 if (crop)
                     write_crops(out_dir, all_scenes[si], all_paths[pi], ratios[r],
                                 &ref.srgb[o.frames - 1].img, &res);
+                for (int f = 0; f < N_FEATURES && out_dir && ratios[r] == 2.0; f++)
+                    if (!strcmp(features[f].scene, all_scenes[si]) &&
+                        !strcmp(features[f].path, all_paths[pi]))
+                        write_feature_crop(out_dir, &features[f], &ref, o.out_w, o.out_h, &res,
+                                           feature_md[f], sizeof feature_md[f]);
                 for (int m = 0; m < N_METHODS; m++)
                     imageio_free(&res.last[m]);
             }
@@ -601,6 +824,46 @@ int main(int argc, char **argv)
         }
     }
 
+    /* ---- the long sequences: still and pan, 2x, the two temporal engines ---- */
+    cell long_cells[2];
+    memset(long_cells, 0, sizeof long_cells);
+    static const char *const long_paths[2] = { "still", "pan" };
+    for (int si = 0; si < N_SCENES && long_frames; si++) {
+        if (!in_list(scenes, all_scenes[si]))
+            continue;
+        for (int lp = 0; lp < 2; lp++) {
+            int pi = lp == 0 ? 0 : 1; /* all_paths: still, pan */
+            if (!in_list(paths, all_paths[pi]))
+                continue;
+            scene *sc;
+            check(scene_create(ctx, all_scenes[si], eval_seed(si, pi), &sc), "scene_create");
+            run_opts lo = o;
+            lo.frames = long_frames;
+            lo.no_per_frame = true;
+            refs ref;
+            refs_make(sc, all_scenes[si], eval_seed(si, pi), pi, &lo, &ref);
+            seq_result res;
+            run_sequence(sc, pi, 2.0, &lo, &ref, &res);
+            cell *c = &long_cells[lp];
+            for (int m = M_TEMPORAL; m <= M_FILL; m++) {
+                c->s[m].psnr += res.s[m].psnr, c->s[m].frames += res.s[m].frames;
+                c->s[m].ssim += res.s[m].ssim;
+                c->shimmer[m] += res.shimmer[m], c->stable[m] += res.stable[m];
+            }
+            c->shimmer_ref += res.shimmer_ref, c->stable_ref += res.stable_ref;
+            c->sequences++;
+            fprintf(stderr, "bench_temporal: %s-%s 2x, %d frames: PSNR temporal %.2f fill %.2f; "
+                    "still pixels %.3f (ref %.3f)\n", all_scenes[si], long_paths[lp],
+                    long_frames, mean_of(res.s[M_TEMPORAL].psnr, res.s[M_TEMPORAL].frames),
+                    mean_of(res.s[M_FILL].psnr, res.s[M_FILL].frames), res.stable[M_TEMPORAL],
+                    res.stable_ref);
+            for (int m = 0; m < N_METHODS; m++)
+                imageio_free(&res.last[m]);
+            refs_free(&ref);
+            scene_destroy(&sc);
+        }
+    }
+
     /* ---- the tables ---- */
     out("\n## The temporal engine\n\n");
     out("Made by `%s` (bench/bench_temporal.c), which writes this section only.\n\n",
@@ -626,8 +889,8 @@ int main(int argc, char **argv)
         "mean absolute frame-to-frame change of luma, 0..255) on the still path, where the "
         "reference has its own (the scenes' movers).\n\n", FIRST_SCORED);
     for (int r = 0; r < nr; r++) {
-        out("### %gx\n\n| path | upscaler | PSNR | SSIM | FLIP | PSNR disocc. | shimmer |\n"
-            "|---|---|---|---|---|---|---|\n", ratios[r]);
+        out("### %gx\n\n| path | upscaler | PSNR | SSIM | FLIP | PSNR disocc. | shimmer | "
+            "shimmer, still pixels |\n|---|---|---|---|---|---|---|---|\n", ratios[r]);
         for (int pi = 0; pi < N_PATHS; pi++) {
             const cell *c = &cells[pi][r];
             if (!c->sequences)
@@ -641,12 +904,14 @@ int main(int argc, char **argv)
                     method_names[m], mean_of(s->psnr, s->frames), mean_of(s->ssim, s->frames),
                     mean_of(s->flip, flips), mask_psnr(s));
                 if (!strcmp(all_paths[pi], "still"))
-                    out(" %.3f |\n", c->shimmer[m] / c->sequences);
+                    out(" %.3f | %.3f |\n", c->shimmer[m] / c->sequences,
+                        c->stable[m] / c->sequences);
                 else
-                    out(" |\n");
+                    out(" | |\n");
             }
             if (!strcmp(all_paths[pi], "still"))
-                out("| | (reference) | | | | | %.3f |\n", c->shimmer_ref / c->sequences);
+                out("| | (reference) | | | | | %.3f | %.3f |\n", c->shimmer_ref / c->sequences,
+                    c->stable_ref / c->sequences);
         }
         out("\n");
     }
@@ -701,6 +966,40 @@ int main(int argc, char **argv)
                     out("![%s %s 2x](quality/temporal-%s-%s-2x.png)\n", all_scenes[si], pn,
                         all_scenes[si], pn);
             }
+        out("\n");
+        bool any_feature = false;
+        for (int f = 0; f < N_FEATURES; f++)
+            any_feature |= feature_md[f][0] != 0;
+        if (any_feature) {
+            out("Features at 2x (reference, then the upscalers as above; the last frame of the "
+                "sequence; 4x nearest neighbour):\n\n");
+            for (int f = 0; f < N_FEATURES; f++)
+                out("%s", feature_md[f]);
+        }
+    }
+    if (long_cells[0].sequences || long_cells[1].sequences) {
+        out("### %d frames, 2x\n\nThe same scenes and seeds, still and pan, %d frames (the "
+            "history saturates), scored from frame %d on: the temporal engine alone.\n\n"
+            "| path | upscaler | PSNR | SSIM | shimmer | shimmer, still pixels |\n"
+            "|---|---|---|---|---|---|\n", long_frames, long_frames, FIRST_SCORED);
+        for (int lp = 0; lp < 2; lp++) {
+            const cell *c = &long_cells[lp];
+            if (!c->sequences)
+                continue;
+            for (int m = M_TEMPORAL; m <= M_FILL; m++) {
+                const score *sc = &c->s[m];
+                out("| %s | %s | %.2f | %.4f |", m == M_TEMPORAL ? long_paths[lp] : "",
+                    method_names[m], mean_of(sc->psnr, sc->frames), mean_of(sc->ssim, sc->frames));
+                if (lp == 0)
+                    out(" %.3f | %.3f |\n", c->shimmer[m] / c->sequences,
+                        c->stable[m] / c->sequences);
+                else
+                    out(" | |\n");
+            }
+            if (lp == 0)
+                out("| | (reference) | | | %.3f | %.3f |\n", c->shimmer_ref / c->sequences,
+                    c->stable_ref / c->sequences);
+        }
         out("\n");
     }
     bool any_bias = false;

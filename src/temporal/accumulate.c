@@ -28,14 +28,15 @@
  *     upsample counts as much as one frame's samples on average.
  *  5. Rectification (Salvi 2016, "An excursion in temporal supersampling", GDC: variance
  *     clipping): the mean m and standard deviation d of the 3x3 samples around i (YCoCg), the
- *     box m +- g d intersected with their min..max, g from box_moving to box_still as the pixel
- *     is still and confident; the history is clipped toward m into the box. Where a thin
+ *     box m +- g d intersected with their min..max (widened by RANGE_STILL of itself on a
+ *     still, confident pixel), g from box_moving to box_still as the pixel is still and
+ *     confident; the history is clipped toward m into the box. Where a thin
  *     feature holds a lock, or its luma oscillates (the signs of its last three changes
  *     alternate: jitter, not a change of scene), and the pixel is still, the clip is undone
  *     by that much: a feature the samples miss every other frame keeps its history.
  *  6. Blend: W' = min(W, weight_max / (1 + v / speed_half)) (v the speed in output pixels: a
  *     moving history is resampled every frame, so it is kept shorter), lowered further the
- *     more the clip moved it, then out = (W' hist + w_cur E) / (W' + w_cur), weight
+ *     more the clip moved it (CLIP_DISTRUST_*), then out = (W' hist + w_cur E) / (W' + w_cur), weight
  *     W' + w_cur. Without history: out = E, weight w_cur.
  *  7. State: a lock's life (8 bits: 255 when this frame has a lock there, else last frame's
  *     minus lock_decay, 0 without history) and the last three estimates' luma (8 bits each,
@@ -46,6 +47,23 @@
 #include <stdlib.h>
 
 #include "temporal/temporal_passes.h"
+
+/* How much a history the clip moved loses of its weight: divided by 1 + d x the distance it
+ * moved (YCoCg, summed over the channels), d from CLIP_DISTRUST_MOVING to CLIP_DISTRUST_STILL
+ * as the pixel is still. 32 halves the weight of a history moved by 1/32 (8 codes of luma),
+ * which on a moving camera happens to a textured surface nearly every frame: its history
+ * stayed a few frames long, noisy and blotchy; 8 measured +0.55 dB on the tuning pans. On a
+ * still pixel a clip means a change the vectors do not show (a moving shadow): 8 there kept
+ * it too long (the courtyard's 48 still frames -0.16 dB; docs/TEMPORAL.md). */
+#define CLIP_DISTRUST_MOVING 8.0f
+#define CLIP_DISTRUST_STILL 32.0f
+
+/* The box is cut to the range of the 3x3 samples around the nearest one; on a still camera that
+ * neighbourhood moves by a render pixel as the jitter crosses a pixel boundary, so a right
+ * history next to an edge or a fine texture fell outside every other frame's range and was
+ * clipped back and forth (shimmer). A still, confident pixel's range is widened by this share
+ * of itself each side. */
+#define RANGE_STILL 0.5f
 
 typedef struct acc_job {
     const upf__accumulate_con *con;
@@ -273,8 +291,10 @@ static void acc_row(void *priv, int Y, int worker)
                 float mean = m1[ch] * (1.0f / 9.0f);
                 float var = m2[ch] * (1.0f / 9.0f) - mean * mean;
                 float ext = g * sqrtf(var > 0.0f ? var : 0.0f) + 1.0f / 1024.0f;
-                float bl = mean - ext > lo[ch] ? mean - ext : lo[ch];
-                float bh = mean + ext < hi[ch] ? mean + ext : hi[ch];
+                /* the samples' range, widened on a still, confident pixel (RANGE_STILL) */
+                float wide = RANGE_STILL * still * conf * (hi[ch] - lo[ch]);
+                float bl = fmaxf(mean - ext, lo[ch] - wide);
+                float bh = fminf(mean + ext, hi[ch] + wide);
                 float off = hist[ch] - mean;
                 if (off > 0.0f && mean + off > bh)
                     t = fminf(t, (bh - mean) / off);
@@ -293,7 +313,9 @@ static void acc_row(void *priv, int Y, int worker)
             }
             float wmax = c->weight_max / (1.0f + speed / c->speed_half);
             float wh = Wh < wmax ? Wh : wmax;
-            wh /= 1.0f + 32.0f * moved; /* a history the clip had to move is trusted less */
+            const float distrust = CLIP_DISTRUST_MOVING +
+                                   (CLIP_DISTRUST_STILL - CLIP_DISTRUST_MOVING) * still;
+            wh /= 1.0f + distrust * moved; /* a history the clip moved is trusted less */
             const float sum = wh + wcur;
             for (int ch = 0; ch < 3; ch++)
                 out[ch] = sum > 0.0f ? (wh * hist[ch] + wcur * est[ch]) / sum : est[ch];

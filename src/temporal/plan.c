@@ -21,7 +21,7 @@
 #define RAMP_FRAMES 3.0f     /* confidence is full after about three frames of samples */
 #define SPEED_HALF 2.0f      /* output pixels per frame at which the history's weight halves */
 #define BOX_STILL 2.5f       /* rectification box, standard deviations: still and confident */
-#define BOX_MOVING 1.0f      /* ... moving or new */
+#define BOX_MOVING 2.0f      /* ... moving or new (1 clipped a pan's textures every frame) */
 
 void upf__temporal_plan_of(const upf_temporal_params *p, upf__temporal_plan *plan)
 {

@@ -48,6 +48,12 @@ layout(set = 0, binding = B_STATE, std430) readonly buffer State { uint state[];
 layout(set = 0, binding = B_STATE_NEXT, std430) writeonly buffer StateNext { uint state_out[]; };
 
 const float INF = 1.0 / 0.0;
+/* src/temporal/accumulate.c's: a clipped history's weight over 1 + d x its move, d from the
+ * moving to the still value as the pixel is still, and a still, confident pixel's range of
+ * samples widened by this share of itself each side */
+const float CLIP_DISTRUST_MOVING = 8.0;
+const float CLIP_DISTRUST_STILL = 32.0;
+const float RANGE_STILL = 0.5;
 
 uint luma_code(float y)
 {
@@ -213,8 +219,10 @@ void main()
             float mean = m1[ch] * (1.0 / 9.0);
             float var = m2[ch] * (1.0 / 9.0) - mean * mean;
             float ext = g * sqrt(var > 0.0 ? var : 0.0) + 1.0 / 1024.0;
-            float bl = mean - ext > lo[ch] ? mean - ext : lo[ch];
-            float bh = mean + ext < hi[ch] ? mean + ext : hi[ch];
+            /* the samples' range, widened on a still, confident pixel (RANGE_STILL) */
+            float wide = RANGE_STILL * still * conf * (hi[ch] - lo[ch]);
+            float bl = max(mean - ext, lo[ch] - wide);
+            float bh = min(mean + ext, hi[ch] + wide);
             float off = h[ch] - mean;
             if (off > 0.0 && mean + off > bh)
                 t = min(t, (bh - mean) / off);
@@ -233,7 +241,9 @@ void main()
         }
         float wmax = pc.weight_max / (1.0 + speed / pc.speed_half);
         float wh = Wh < wmax ? Wh : wmax;
-        wh /= 1.0 + 32.0 * moved;
+        const float distrust = CLIP_DISTRUST_MOVING +
+                               (CLIP_DISTRUST_STILL - CLIP_DISTRUST_MOVING) * still;
+        wh /= 1.0 + distrust * moved;
         const float sum = wh + wcur;
         outc = sum > 0.0 ? (wh * h.rgb + wcur * est) / sum : est;
         wnew = sum;
