@@ -6,14 +6,15 @@
  *
  *   bench_framegen [--out DOCS_DIR] [--size WxH] [--spp N] [--pairs N] [--scenes LIST]
  *                  [--paths LIST] [--real-fg DIR] [--python PATH] [--threads N]
- *                  [--command TEXT]
+ *                  [--command TEXT] [--matrices 1]
  *
  * Rendered: per scene and path of the evaluation set (docs/SCENES.md seeds), `pairs` pairs of
  * frames 1/30 s apart (at 0.3 s, 1.0 s, 1.7 s, ...), each rendered at `size` with `spp`
  * samples per pixel (the colour without the HUD, the later frame's depth and motion), and the
  * true frames at the phases 1/2, 1/3 and 2/3 between them rendered the same way. Each method
  * makes those three phases; PSNR (sRGB RGB), SSIM (luma) and, at t = 1/2, FLIP against the
- * truth, all on 8-bit sRGB.
+ * truth, all on 8-bit sRGB. --matrices 1 gives the engines the frames' view-projections too
+ * (the camera pass then takes the camera's rotation from them instead of fitting it).
  * Real: each folder of --real-fg holding f000.png .. f004.png (a fixed game time step, so
  * f(k) is the true midpoint of f(k-1) and f(k+1) and f(k+1), f(k+2) the true phases 1/3 and
  * 2/3 between f(k) and f(k+3)): blend, flow, and bench/dis_interpolate.py (OpenCV DIS MEDIUM,
@@ -119,6 +120,20 @@ static void view_free(view *v)
     imageio_free(&v->srgb);
     imageio_free(&v->hud);
     imageio_free(&v->final);
+}
+
+static bool use_matrices; /* --matrices 1 */
+
+/* projection * view, row-major 4x4 */
+static void view_projection(const double *proj, const double *vm, double *out)
+{
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            double v = 0;
+            for (int k = 0; k < 4; k++)
+                v += proj[4 * i + k] * vm[4 * k + j];
+            out[4 * i + j] = v;
+        }
 }
 
 static void render(scene *sc, int path, double time, int spp, view *v)
@@ -268,7 +283,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: bench_framegen [--out DOCS_DIR] [--size WxH] [--spp N] [--pairs N] "
                     "[--scenes LIST] [--paths LIST] [--real-fg DIR] [--python PATH] "
-                    "[--threads N] [--command TEXT]\n");
+                    "[--threads N] [--command TEXT] [--matrices 1]\n");
     exit(1);
 }
 
@@ -305,6 +320,8 @@ int main(int argc, char **argv)
             threads = atoi(v);
         else if (!strcmp(a, "--command"))
             command = v;
+        else if (!strcmp(a, "--matrices"))
+            use_matrices = atoi(v) != 0;
         else
             usage();
     }
@@ -360,7 +377,14 @@ int main(int argc, char **argv)
                 render(sc, pi, t0, spp, &a);
                 render(sc, pi, t0 + 1.0 / FPS, spp, &b);
                 upf_interpolate_frames f = { &a.color.img, &b.color.img, &b.motion.img,
-                                             &b.depth.img, NULL, NULL, 2 * k, 2 * k + 1, 0 };
+                                             &b.depth.img, NULL, NULL, 2 * k, 2 * k + 1, 0,
+                                             NULL, NULL, 0 };
+                double vp[2][16];
+                if (use_matrices) {
+                    view_projection(b.cam.proj, b.cam.view, vp[0]);
+                    view_projection(b.cam.prev_proj, b.cam.prev_view, vp[1]);
+                    f.view_projection = vp[0], f.prev_view_projection = vp[1];
+                }
                 for (int ph = 0; ph < N_PHASES; ph++) {
                     render(sc, pi, t0 + phases[ph] / FPS, spp, &truth);
                     for (int m = 0; m < 3; m++) {
@@ -426,7 +450,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < nj; k++) {
             const job *j = &jobs[k];
             upf_interpolate_frames f = { &clips[c].f[j->a].img, &clips[c].f[j->b].img, NULL,
-                                         NULL, NULL, NULL, 0, 1, 0 };
+                                         NULL, NULL, NULL, 0, 1, 0, NULL, NULL, 0 };
             for (int m = 0; m < 2; m++) {
                 check(upf_interpolate_run(e[m], &f, phases[j->phase], &o.img), "run");
                 measure(&clips[c].s[j->phase][m], &clips[c].f[j->truth].img, &o.img,
@@ -512,7 +536,8 @@ int main(int argc, char **argv)
                     upf_interpolate_frames f = {
                         layer ? &a.color.img : &a.final.img, layer ? &b.color.img : &b.final.img,
                         layer ? &b.motion.img : NULL, layer ? &b.depth.img : NULL,
-                        layer ? &a.hud.img : NULL, layer ? &b.hud.img : NULL, 0, 1, 0 };
+                        layer ? &a.hud.img : NULL, layer ? &b.hud.img : NULL, 0, 1, 0,
+                        NULL, NULL, 0 };
                     check(upf_interpolate_run(he[m], &f, 0.5, &o.img), "upf_interpolate_run");
                     hud_measure(&hud[m], &a, &b, &truth, &o.img);
                 }

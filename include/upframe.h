@@ -707,29 +707,35 @@ UPF_API upf_result upf_temporal_timings(const upf_temporal *temporal,
  *
  * Passes (each on its own intermediate surfaces, docs/FRAMEGEN.md):
  *   prepare   both frames to linear light; luma pyramids (flow); luma histograms (cuts)
+ *   scene     flow: whether the histograms say the frames are of different scenes (the
+ *             resolve then blends)
  *   vectors   the game's vectors to output pixels, depth to a splat priority, N splatted
  *             to t = 0 (what N-1 saw of N's surfaces)
  *   flow      without vectors: block matching on the luma pyramids both ways, vector
  *             median, Lucas-Kanade refinement, per-pixel choice, forward/backward check
- *   splat     N's pixels moved forward to t, the nearer surface winning (64-bit key)
+ *   camera    vectors: the camera's homography from the frames' matrices, or fitted to the
+ *             vectors (a turn's curved path)
+ *   splat     N's pixels moved forward to t, the nearer surface winning (32-bit atomics)
  *   fill      the motion at t, holes filled from a motion pyramid (the farther surface)
  *   resolve   N-1 fetched at p + t m and N at p - (1 - t) m, weighted by t and by whether
  *             each side sees the surface; or the fallback blend
  *   inpaint   what neither frame sees, from a colour pyramid
  *   compose   the HUD layer over it (or the still-pixel rule), into the output
- * The first three run once per pair of frames, the others once per phase.
+ * The first five run once per pair of frames, the others once per phase.
  * ------------------------------------------------------------------------------------- */
 
 typedef enum upf_interpolate_pass {
     UPF_INTERPOLATE_PASS_PREPARE = 0,
-    UPF_INTERPOLATE_PASS_VECTORS = 1,
-    UPF_INTERPOLATE_PASS_FLOW = 2,
-    UPF_INTERPOLATE_PASS_SPLAT = 3,
-    UPF_INTERPOLATE_PASS_FILL = 4,
-    UPF_INTERPOLATE_PASS_RESOLVE = 5,
-    UPF_INTERPOLATE_PASS_INPAINT = 6,
-    UPF_INTERPOLATE_PASS_COMPOSE = 7,
-    UPF_INTERPOLATE_PASS_COUNT = 8
+    UPF_INTERPOLATE_PASS_SCENE = 1,
+    UPF_INTERPOLATE_PASS_VECTORS = 2,
+    UPF_INTERPOLATE_PASS_FLOW = 3,
+    UPF_INTERPOLATE_PASS_CAMERA = 4,
+    UPF_INTERPOLATE_PASS_SPLAT = 5,
+    UPF_INTERPOLATE_PASS_FILL = 6,
+    UPF_INTERPOLATE_PASS_RESOLVE = 7,
+    UPF_INTERPOLATE_PASS_INPAINT = 8,
+    UPF_INTERPOLATE_PASS_COMPOSE = 9,
+    UPF_INTERPOLATE_PASS_COUNT = 10
 } upf_interpolate_pass;
 
 /* The pass's name ("splat", ...), "unknown" otherwise. Thread-safety: safe. */
@@ -803,6 +809,15 @@ typedef struct upf_interpolate_frames {
                                   * 0.5, N's from 0.5 (either alone serves every phase) */
     int64_t prev_id, id;         /* the frames' ids: a made frame needs id == prev_id + 1 */
     int reset;                   /* 1: a cut or new scene between them: the blend */
+    /* Optional, with motion vectors: the frames' cameras, so the engine takes a turn's curved
+     * path from them instead of fitting it to the vectors. Each 16 doubles, projection *
+     * view, unjittered (clip = P * V * world), column vectors stored row-major (m[4 * row +
+     * col]), as upf_camera_motion takes them; both or neither (NULL: none). Only their
+     * rotation and projection are used (the homography of the points at infinity). */
+    const double *view_projection;      /* frame N's */
+    const double *prev_view_projection; /* frame N-1's */
+    int ndc_y_down;              /* 1: the matrices' NDC y points down (Vulkan-style, a
+                                  * negative m[5]); 0: up (NDC y = 1 at the top row) */
 } upf_interpolate_frames;
 
 typedef struct upf_interpolate upf_interpolate;

@@ -7,6 +7,7 @@
 
 #include "core/color.h"
 #include "framegen/framegen_passes.h"
+#include "scene/scene.h"
 
 /* ---- synthetic frames ------------------------------------------------------------------ */
 
@@ -100,8 +101,7 @@ static void test_splat_order(void)
     upf_context *ctx = test_context(2);
     enum { W = 16, H = 4 };
     float motion[W * H * 2];
-    uint32_t pri[W * H];
-    uint64_t keys[W * H];
+    uint32_t pri[W * H], depth[W * H], index[W * H];
     for (int i = 0; i < W * H; i++) {
         motion[2 * i] = UPF__FG_INVALID;
         motion[2 * i + 1] = 0;
@@ -115,17 +115,18 @@ static void test_splat_order(void)
     for (int rev = 0; rev < 2; rev++) {
         pri[a] = upf__fg_depth_priority(0.7f, rev);
         pri[b] = upf__fg_depth_priority(0.3f, rev);
-        upf__fg_splat(ctx, W, H, motion, pri, 1.0f, NULL, keys);
-        const uint64_t k = keys[1 * W + 8];
-        CHECK(k != UPF__FG_EMPTY);
+        upf__fg_splat(ctx, W, H, motion, pri, 1.0f, NULL, depth, index);
+        const uint32_t k = index[1 * W + 8];
+        CHECK(k != UPF__FG_NONE);
         /* forward: 0.3 is nearer (b); reversed: 0.7 is nearer (a) */
-        CHECK_EQ_INT((int)(k & 0xffffffffu), rev ? a : b);
-        CHECK(keys[0 * W + 0] == UPF__FG_EMPTY || (int)(keys[0] & 0xffffffffu) != a);
+        CHECK_EQ_INT((int)k, rev ? a : b);
+        CHECK(depth[1 * W + 8] == pri[rev ? a : b]);
+        CHECK(index[0] == UPF__FG_NONE || (int)index[0] != a);
     }
     /* equal priorities: the lower index wins */
     pri[a] = pri[b] = 5;
-    upf__fg_splat(ctx, W, H, motion, pri, 1.0f, NULL, keys);
-    CHECK_EQ_INT((int)(keys[1 * W + 8] & 0xffffffffu), a);
+    upf__fg_splat(ctx, W, H, motion, pri, 1.0f, NULL, depth, index);
+    CHECK_EQ_INT((int)index[1 * W + 8], a);
     upf_context_destroy(&ctx);
 }
 
@@ -169,7 +170,8 @@ static void test_square(void)
     CHECK(e != NULL);
     upf_interpolate *bl = upf_interpolate_create(ctx, upf_interpolate_params(
         .width = SQ_W, .height = SQ_H, .motion = UPF_INTERPOLATE_MOTION_BLEND));
-    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0 };
+    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0,
+                                 NULL, NULL, 0 };
     const double ts[3] = { 0.5, 1.0 / 3.0, 2.0 / 3.0 };
     for (int k = 0; k < 3 && e; k++) {
         const double t = ts[k];
@@ -233,7 +235,7 @@ static void flow_case(int w, int h, double dx, double dy, uint32_t seed)
     textured(&truth, dx, dy, 0.5, seed);
     upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = w,
                                                                             .height = h));
-    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 41, 42, 0 };
+    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 41, 42, 0, NULL, NULL, 0 };
     CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
     upf_interpolate_method m = 0;
     upf_interpolate_last_method(e, &m, NULL);
@@ -316,7 +318,7 @@ static void test_fallback(void)
     textured(&b, 3, 1, 1, 9);
     upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
                                                                             .height = H));
-    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 6, 7, 1 };
+    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 6, 7, 1, NULL, NULL, 0 };
     expect_blend(ctx, e, &f, UPF_INTERPOLATE_FALLBACK_RESET, "reset", &a, &b);
     f.reset = 0;
     f.id = 9;
@@ -343,6 +345,13 @@ static void test_fallback(void)
             c.f[i] = c.f[i] * c.f[i] * 0.15f;
     f.color = &c.im;
     expect_blend(ctx, e, &f, UPF_INTERPOLATE_FALLBACK_SCENE_CHANGE, "scene change", &a, &c);
+    /* decided by the scene pass and taken by the resolve: the flow ran (nothing was read back
+     * to skip it), the scene surface holds the cut */
+    double ms[UPF_INTERPOLATE_PASS_COUNT];
+    CHECK_OK(ctx, upf_interpolate_timings(e, ms));
+    CHECK(ms[UPF_INTERPOLATE_PASS_SCENE] > 0 && ms[UPF_INTERPOLATE_PASS_FLOW] > 0 &&
+          ms[UPF_INTERPOLATE_PASS_RESOLVE] > 0);
+    CHECK(((const float *)upf__interpolate_passes(e)->surface[UPF__FG_SCENE].data)[0] == 1.0f);
     /* and a consecutive pair of one scene is made, not blended */
     f.color = &b.im;
     img out = make(W, H, UPF_FORMAT_RGBA32F);
@@ -403,7 +412,7 @@ static void test_hud(void)
     /* with the layer: HUD-less frames in, the HUD's opaque pixels out exactly */
     upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
                                                                             .height = H));
-    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, &hud.im, 1, 2, 0 };
+    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, &hud.im, 1, 2, 0, NULL, NULL, 0 };
     const double ts[2] = { 0.5, 0.25 };
     for (int k = 0; k < 2; k++) {
         CHECK_OK(ctx, upf_interpolate_run(e, &f, ts[k], &out.im));
@@ -436,7 +445,7 @@ static void test_hud(void)
                         ((uint8_t *)cb.f)[4 * ((size_t)y * W + x) + k] = cross_rgb[k];
     upf_interpolate *off = upf_interpolate_create(ctx, upf_interpolate_params(
         .width = W, .height = H, .flags = UPF_INTERPOLATE_NO_STILL_RULE));
-    upf_interpolate_frames g = { &ca.im, &cb.im, NULL, NULL, NULL, NULL, 1, 2, 0 };
+    upf_interpolate_frames g = { &ca.im, &cb.im, NULL, NULL, NULL, NULL, 1, 2, 0, NULL, NULL, 0 };
     double err[2];
     long cross_off[2];
     for (int k = 0; k < 2; k++) {
@@ -498,7 +507,7 @@ static void test_factor_threads(void)
         upf_context *ctx = test_context(th ? 3 : 1);
         upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
                                                                                 .height = H));
-        upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 1, 2, 0 };
+        upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 1, 2, 0, NULL, NULL, 0 };
         CHECK_OK(ctx, upf_interpolate_run_factor(e, &f, 4, op));
         CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &one.im));
         CHECK(memcmp(outs[1].f, one.f, (size_t)W * H * 16) == 0);
@@ -537,7 +546,7 @@ static void test_bad_input(void)
     CHECK(upf_interpolate_create(ctx, NULL) == NULL);
     upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
                                                                             .height = H));
-    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 1, 2, 0 };
+    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 1, 2, 0, NULL, NULL, 0 };
     CHECK_FAILS(ctx, upf_interpolate_run(e, &f, 0.0, &out.im), UPF_ERROR_INVALID_ARGUMENT,
                 "strictly between 0");
     CHECK_FAILS(ctx, upf_interpolate_run(e, &f, 1.0, &out.im), UPF_ERROR_INVALID_ARGUMENT,
@@ -607,7 +616,7 @@ static void test_render_size_vectors(void)
     upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
         .width = SQ_W, .height = SQ_H, .motion_width = SQ_W / 2, .motion_height = SQ_H / 2,
         .flags = UPF_INTERPOLATE_MOTION_UV));
-    upf_interpolate_frames f = { &a.im, &b.im, &m2.im, &d2.im, NULL, NULL, 0, 1, 0 };
+    upf_interpolate_frames f = { &a.im, &b.im, &m2.im, &d2.im, NULL, NULL, 0, 1, 0, NULL, NULL, 0 };
     CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
     double err = mean_abs(&out, &truth, 0, 0, SQ_W, SQ_H);
     CHECKF(err < 0.02, "render-size UV vectors: error %.4f", err);
@@ -653,6 +662,17 @@ static void tu_frame(img *c, img *motion, img *depth, double yaw, double yaw_pre
         }
 }
 
+/* The camera pass's fit on plain arrays. */
+static bool fit_camera(upf_context *ctx, const float *motion, int w, int h, float *cam)
+{
+    upf__fg_camera_con c = { .width = w, .height = h, .fit = 1 };
+    upf__fg_camera_grid(w, h, &c.step, &c.grid_w, &c.grid_h);
+    float *sums = calloc((size_t)c.grid_h * UPF__FG_CAMERA_ROW, sizeof(float));
+    upf__fg_camera_run(ctx, &c, motion, cam, sums);
+    free(sums);
+    return upf__fg_camera_has(cam);
+}
+
 static void test_camera_model(void)
 {
     upf_context *ctx = test_context(2);
@@ -670,9 +690,10 @@ static void test_camera_model(void)
         for (int x = 20; x < 66; x++)
             mo.f[2 * ((size_t)y * TU_W + x)] += 5.0f;
     float cam[UPF__FG_CAMERA_FLOATS];
-    CHECK(upf__fg_camera_fit(mo.f, TU_W, TU_H, cam));
-    double half[9], worst = 0, linear = 0;
-    upf__fg_camera_power(cam, 0.5, half);
+    CHECK(fit_camera(ctx, mo.f, TU_W, TU_H, cam));
+    float half[9];
+    double worst = 0, linear = 0;
+    upf__fg_camera_power(cam, 0.5f, half);
     for (int y = 0; y < TU_H; y += 7)
         for (int x = 0; x < TU_W; x += 7) {
             double tx, ty;
@@ -689,12 +710,13 @@ static void test_camera_model(void)
     test_rng rng = test_rng_make("camera model");
     for (size_t i = 0; i < 2 * (size_t)TU_W * TU_H; i++)
         mo.f[i] = 8.0f * (test_rand_float(&rng) - 0.5f);
-    CHECK(!upf__fg_camera_fit(mo.f, TU_W, TU_H, cam) && cam[0] == 0.0f);
+    CHECK(!fit_camera(ctx, mo.f, TU_W, TU_H, cam) && cam[0] == 0.0f);
     /* the made frame of the turn, away from the sides that come into view */
     upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
         .width = TU_W, .height = TU_H, .motion = UPF_INTERPOLATE_MOTION_VECTORS,
         .flags = UPF_INTERPOLATE_DEPTH_REVERSED));
-    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0 };
+    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0,
+                                 NULL, NULL, 0 };
     CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
     const double err = mean_abs(&out, &truth, 16, 4, TU_W - 16, TU_H - 4);
     CHECKF(err < 0.001, "camera model: made frame of a turn, error %.4f (0.0019 on the straight line)", err);
@@ -705,6 +727,172 @@ static void test_camera_model(void)
     printf("camera model: made frame of a turn, mean error %.4f, at the sides %.4f\n", err, side);
     upf_interpolate_destroy(&e);
     free(a.f), free(b.f), free(truth.f), free(out.f), free(depth.f), free(motion.f), free(mo.f);
+    upf_context_destroy(&ctx);
+}
+
+/* ---- the camera from the host's matrices equals the fitted one ---------------------------- */
+
+enum { CM_W = 160, CM_H = 90 };
+#define CM_F 110.0 /* focal length, px */
+
+/* Camera rotation R = Rx(pitch) Ry(yaw), in camera coordinates x right, y down, z forward:
+ * a world direction w is seen at c = R w, pixel F c.xy / c.z + centre. */
+static void cm_rot(double yaw, double pitch, double *r)
+{
+    const double cy = cos(yaw), sy = sin(yaw), cp = cos(pitch), sp = sin(pitch);
+    const double ry[9] = { cy, 0, -sy, 0, 1, 0, sy, 0, cy };
+    const double rx[9] = { 1, 0, 0, 0, cp, -sp, 0, sp, cp };
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            r[3 * i + j] = rx[3 * i] * ry[j] + rx[3 * i + 1] * ry[3 + j] + rx[3 * i + 2] * ry[6 + j];
+}
+
+/* Its view-projection (row-major, column vectors), NDC y down or up. */
+static void cm_vp(double yaw, double pitch, bool y_down, double *m)
+{
+    double r[9];
+    cm_rot(yaw, pitch, r);
+    memset(m, 0, 16 * sizeof *m);
+    for (int j = 0; j < 3; j++) {
+        m[j] = 2.0 * CM_F / CM_W * r[j];
+        m[4 + j] = (y_down ? 2.0 : -2.0) * CM_F / CM_H * r[3 + j];
+        m[12 + j] = r[6 + j];
+    }
+    m[11] = 0.1; /* depth: near / z */
+}
+
+/* The motion of N's pixels (camera b) to where N-1 (camera a) saw them: a far panorama. */
+static void cm_motion(img *motion, const double *ra, const double *rb)
+{
+    for (int y = 0; y < CM_H; y++)
+        for (int x = 0; x < CM_W; x++) {
+            const double c[3] = { x + 0.5 - 0.5 * CM_W, y + 0.5 - 0.5 * CM_H, CM_F };
+            double w[3], d[3];
+            for (int i = 0; i < 3; i++)
+                w[i] = rb[i] * c[0] + rb[3 + i] * c[1] + rb[6 + i] * c[2]; /* R_b^T c */
+            for (int i = 0; i < 3; i++)
+                d[i] = ra[3 * i] * w[0] + ra[3 * i + 1] * w[1] + ra[3 * i + 2] * w[2];
+            float *m = motion->f + 2 * ((size_t)y * CM_W + x);
+            m[0] = (float)(CM_F * d[0] / d[2] - c[0]);
+            m[1] = (float)(CM_F * d[1] / d[2] - c[1]);
+        }
+}
+
+static void test_camera_matrices(void)
+{
+    upf_context *ctx = test_context(2);
+    img a = make(CM_W, CM_H, UPF_FORMAT_RGBA32F), b = make(CM_W, CM_H, UPF_FORMAT_RGBA32F);
+    img out = make(CM_W, CM_H, UPF_FORMAT_RGBA32F), depth = make(CM_W, CM_H, UPF_FORMAT_R32F);
+    img motion = make(CM_W, CM_H, UPF_FORMAT_RG32F);
+    textured(&a, 0, 0, 0, 5);
+    textured(&b, 0, 0, 0, 6);
+    double ra[9], rb[9], vpa[16], vpb[16];
+    cm_rot(-0.03, 0.02, ra);
+    cm_rot(0.09, -0.04, rb);
+    cm_motion(&motion, ra, rb);
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = CM_W, .height = CM_H, .motion = UPF_INTERPOLATE_MOTION_VECTORS));
+    const float *cam = upf__interpolate_passes(e)->surface[UPF__FG_CAMERA].data;
+    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0,
+                                 NULL, NULL, 0 };
+    float fitted[UPF__FG_CAMERA_FLOATS];
+    CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
+    memcpy(fitted, cam, sizeof fitted);
+    CHECK(upf__fg_camera_has(fitted));
+    for (int y_down = 0; y_down < 2; y_down++) {
+        cm_vp(-0.03, 0.02, y_down, vpa);
+        cm_vp(0.09, -0.04, y_down, vpb);
+        f.view_projection = vpb, f.prev_view_projection = vpa, f.ndc_y_down = y_down;
+        CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
+        CHECK(upf__fg_camera_has(cam));
+        /* the two models move every pixel alike, at the phase's power and at the frame's */
+        double worst = 0;
+        for (int k = 0; k < 2; k++) {
+            float pf[9], pm[9];
+            upf__fg_camera_power(fitted, k ? 1.0f : 0.5f, pf);
+            upf__fg_camera_power(cam, k ? 1.0f : 0.5f, pm);
+            for (int y = 0; y < CM_H; y += 5)
+                for (int x = 0; x < CM_W; x += 5) {
+                    float fx, fy, mx, my;
+                    CHECK(upf__fg_camera_apply(fitted, pf, x + 0.5f, y + 0.5f, &fx, &fy) &&
+                          upf__fg_camera_apply(cam, pm, x + 0.5f, y + 0.5f, &mx, &my));
+                    worst = fmax(worst, hypot(fx - mx, fy - my));
+                }
+        }
+        CHECKF(worst < 0.02, "camera from matrices (NDC y %s): %.4f px from the fitted one",
+               y_down ? "down" : "up", worst);
+        printf("camera from matrices (NDC y %s): within %.6f px of the fitted one\n",
+               y_down ? "down" : "up", worst);
+    }
+    /* bad matrices: one without the other, a NaN, a singular one */
+    f.prev_view_projection = NULL;
+    CHECK(upf_interpolate_run(e, &f, 0.5, &out.im) == UPF_ERROR_INVALID_ARGUMENT);
+    f.prev_view_projection = vpa;
+    vpb[3] = NAN;
+    CHECK(upf_interpolate_run(e, &f, 0.5, &out.im) == UPF_ERROR_INVALID_ARGUMENT);
+    memset(vpb, 0, sizeof vpb);
+    CHECK(upf_interpolate_run(e, &f, 0.5, &out.im) == UPF_ERROR_INVALID_ARGUMENT);
+    upf_interpolate_destroy(&e);
+    free(a.f), free(b.f), free(out.f), free(depth.f), free(motion.f);
+    upf_context_destroy(&ctx);
+}
+
+/* The same on a rendered pair: the scene renderer's fast turn (120 degrees a second, a frame
+ * of 1/30 s) with its own matrices and motion vectors. */
+static void test_camera_rendered(void)
+{
+    upf_context *ctx = test_context(2);
+    enum { W = 160, H = 90 };
+    scene *sc = NULL;
+    CHECK_OK(ctx, scene_create(ctx, "courtyard", 3, &sc));
+    if (!sc) {
+        upf_context_destroy(&ctx);
+        return;
+    }
+    img col = make(W, H, UPF_FORMAT_RGBA32F), out = make(W, H, UPF_FORMAT_RGBA32F);
+    img depth = make(W, H, UPF_FORMAT_R32F), motion = make(W, H, UPF_FORMAT_RG32F);
+    scene_buffers buf = { col.f, NULL, depth.f, motion.f };
+    scene_camera c;
+    CHECK_OK(ctx, scene_render(sc, scene_view_params(.path = "turn", .time = 0.5, .width = W,
+                                                     .height = H), &buf, &c));
+    double vp[2][16];
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+                const double *pm = k ? c.prev_proj : c.proj, *vm = k ? c.prev_view : c.view;
+                double v = 0;
+                for (int q = 0; q < 4; q++)
+                    v += pm[4 * i + q] * vm[4 * q + j];
+                vp[k][4 * i + j] = v;
+            }
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = W, .height = H, .motion = UPF_INTERPOLATE_MOTION_VECTORS));
+    const float *cam = upf__interpolate_passes(e)->surface[UPF__FG_CAMERA].data;
+    upf_interpolate_frames f = { &col.im, &col.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0,
+                                 NULL, NULL, 0 };
+    float fitted[UPF__FG_CAMERA_FLOATS], pf[9], pm[9];
+    CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
+    memcpy(fitted, cam, sizeof fitted);
+    f.view_projection = vp[0], f.prev_view_projection = vp[1];
+    CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
+    CHECK(upf__fg_camera_has(fitted) && upf__fg_camera_has(cam));
+    upf__fg_camera_power(fitted, 0.5f, pf);
+    upf__fg_camera_power(cam, 0.5f, pm);
+    double worst = 0;
+    for (int y = 0; y < H; y += 3)
+        for (int x = 0; x < W; x += 3) {
+            float fx = 0, fy = 0, mx = 0, my = 0;
+            CHECK(upf__fg_camera_apply(fitted, pf, x + 0.5f, y + 0.5f, &fx, &fy) &&
+                  upf__fg_camera_apply(cam, pm, x + 0.5f, y + 0.5f, &mx, &my));
+            worst = fmax(worst, hypot(fx - mx, fy - my));
+        }
+    CHECKF(worst < 0.05, "rendered turn: the camera from matrices %.4f px from the fitted one",
+           worst);
+    printf("rendered turn: the camera from matrices within %.6f px of the fitted one at t = 1/2\n",
+           worst);
+    upf_interpolate_destroy(&e);
+    scene_destroy(&sc);
+    free(col.f), free(out.f), free(depth.f), free(motion.f);
     upf_context_destroy(&ctx);
 }
 
@@ -739,7 +927,8 @@ static void test_sharper_side(void)
         motion.f[2 * i] = -1.5f, motion.f[2 * i + 1] = 0.0f, depth.f[i] = 0.5f;
     upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
         .width = SH_W, .height = SH_H, .motion = UPF_INTERPOLATE_MOTION_VECTORS));
-    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0 };
+    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0,
+                                 NULL, NULL, 0 };
     upf__fg_resolve_con *rc =
         (upf__fg_resolve_con *)upf__interpolate_passes(e)->con[UPF__FG_RESOLVE];
     double err[2];
@@ -755,6 +944,140 @@ static void test_sharper_side(void)
     upf_context_destroy(&ctx);
 }
 
+/* ---- the GPU-shaped forms (issue 33): each against its exact form ----------------------- */
+
+/* The 32-bit two-step splat against the least 64-bit key (priority << 32 | index) of the
+ * pixels landing in each cell, on random vectors with few priorities (many ties). */
+static void test_splat_key32(void)
+{
+    upf_context *ctx = test_context(3);
+    enum { W = 37, H = 23 };
+    float motion[W * H * 2];
+    uint32_t pri[W * H], depth[W * H], index[W * H];
+    uint64_t ref[W * H];
+    test_rng rng = test_rng_make("splat key32");
+    for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < W * H; i++) {
+            motion[2 * i] = test_rand_int(&rng, 0, 9) == 0 ? UPF__FG_INVALID
+                                                            : 12.0f * (test_rand_float(&rng) - 0.5f);
+            motion[2 * i + 1] = 12.0f * (test_rand_float(&rng) - 0.5f);
+            /* a few depths, the far one 0xffffffff (reversed depth 0: the sky) */
+            const int d = test_rand_int(&rng, 0, 3);
+            pri[i] = d == 3 ? 0xffffffffu : upf__fg_depth_priority(0.25f * (float)d, false);
+            ref[i] = UINT64_MAX;
+        }
+        const float shift = round % 2 ? 1.0f : test_rand_float(&rng);
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                const int i = y * W + x;
+                if (!(motion[2 * i] < UPF__FG_INVALID * 0.5f))
+                    continue;
+                const float qx = (float)x + shift * motion[2 * i];
+                const float qy = (float)y + shift * motion[2 * i + 1];
+                if (!(qx > -1.0f && qx < (float)W && qy > -1.0f && qy < (float)H))
+                    continue;
+                const int x0 = (int)floorf(qx), y0 = (int)floorf(qy);
+                const uint64_t key = ((uint64_t)pri[i] << 32) | (uint64_t)i;
+                for (int k = 0; k < 4; k++) {
+                    const int tx = x0 + (k & 1), ty = y0 + (k >> 1);
+                    if (tx >= 0 && tx < W && ty >= 0 && ty < H && key < ref[ty * W + tx])
+                        ref[ty * W + tx] = key;
+                }
+            }
+        upf__fg_splat(ctx, W, H, motion, pri, shift, NULL, depth, index);
+        int wrong = 0;
+        for (int i = 0; i < W * H; i++) {
+            const bool empty = ref[i] == UINT64_MAX;
+            wrong += empty ? index[i] != UPF__FG_NONE
+                           : index[i] != (uint32_t)ref[i] || depth[i] != (uint32_t)(ref[i] >> 32);
+        }
+        CHECKF(wrong == 0, "32-bit splat: %d of %d cells differ from the 64-bit key", wrong,
+               W * H);
+    }
+    upf_context_destroy(&ctx);
+}
+
+/* The flow's histogram median against the exact median (sorted index n / 2). */
+static int cmp_float(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static void test_hist_median(void)
+{
+    test_rng rng = test_rng_make("histogram median");
+    static uint32_t hist[UPF__FG_FLOW_BINS];
+    float v[301];
+    for (int round = 0; round < 200; round++) {
+        const int n = test_rand_int(&rng, 1, 301);
+        const bool ints = round % 2 == 0; /* the flow's block vectors are integers */
+        const float range = (float)test_rand_int(&rng, 1, 1500);
+        memset(hist, 0, sizeof hist);
+        for (int i = 0; i < n; i++) {
+            v[i] = range * (2.0f * test_rand_float(&rng) - 1.0f);
+            if (ints)
+                v[i] = floorf(v[i] + 0.5f);
+            upf__fg_hist_add(hist, v[i]);
+        }
+        const float got = upf__fg_hist_median(hist, (uint32_t)n);
+        qsort(v, (size_t)n, sizeof *v, cmp_float);
+        const float want = v[n / 2];
+        /* integers exactly; other values within their bin (half a pixel) */
+        CHECKF(ints ? got == want : fabsf(got - want) <= 0.5f, "histogram median of %d values: "
+               "%g, exact %g", n, got, want);
+    }
+}
+
+/* Inpaint has a fixed structure: every level is made on every run (no scan first), a hole
+ * anywhere (the last pixel, the first, a block) is filled, other pixels are copied. */
+static void test_inpaint_fixed(void)
+{
+    upf_context *ctx = test_context(2);
+    enum { W = 40, H = 26 };
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
+                                                                            .height = H));
+    upf__passes *ps = (upf__passes *)upf__interpolate_passes(e);
+    float *res = ps->surface[UPF__FG_RESOLVED].data, *out = ps->surface[UPF__FG_INPAINTED].data;
+    float *pyr = ps->surface[UPF__FG_COLOR_PYRAMID].data;
+    const upf__pass_args args = { ctx, "test", ps->con[UPF__FG_INPAINT], ps->surface, NULL, 0,
+                                  NULL };
+    for (int holes = 0; holes < 2; holes++) {
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                float *p = res + 4 * ((size_t)y * W + x);
+                p[0] = 0.2f + 0.01f * (float)x, p[1] = 0.3f + 0.01f * (float)y, p[2] = 0.5f;
+                p[3] = 1.0f;
+                const bool hole = holes && ((x == W - 1 && y == H - 1) || (x == 0 && y == 0) ||
+                                            (x >= 10 && x < 15 && y >= 8 && y < 13));
+                if (hole)
+                    p[0] = p[1] = p[2] = 99.0f, p[3] = 0.0f;
+            }
+        for (size_t i = 0; i < 4 * (size_t)W * ps->surface[UPF__FG_COLOR_PYRAMID].height; i++)
+            pyr[i] = NAN;
+        CHECK_EQ_INT(upf__fg_inpaint_pass(&args), UPF_OK);
+        /* level 1 made, holes or not */
+        CHECK(isfinite(pyr[0]) && pyr[3] > 0.0f);
+        double worst = 0, copied = 0;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                const float *p = out + 4 * ((size_t)y * W + x), *r = res + 4 * ((size_t)y * W + x);
+                const float want[3] = { 0.2f + 0.01f * (float)x, 0.3f + 0.01f * (float)y, 0.5f };
+                for (int k = 0; k < 3; k++) {
+                    if (r[3] == 0.0f)
+                        worst = fmax(worst, fabs(p[k] - want[k]));
+                    else
+                        copied = fmax(copied, fabs(p[k] - r[k]));
+                }
+                CHECK(p[3] == 1.0f);
+            }
+        CHECKF(worst < 0.05 && copied == 0.0, "inpaint: holes within %.3f of the ramp, other "
+               "pixels copied within %.3g", worst, copied);
+    }
+    upf_interpolate_destroy(&e);
+    upf_context_destroy(&ctx);
+}
+
 int main(void)
 {
     test_splat_order();
@@ -766,6 +1089,11 @@ int main(void)
     test_bad_input();
     test_render_size_vectors();
     test_camera_model();
+    test_camera_matrices();
+    test_camera_rendered();
     test_sharper_side();
+    test_splat_key32();
+    test_hist_median();
+    test_inpaint_fixed();
     return test_finish("test_framegen");
 }

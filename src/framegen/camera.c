@@ -1,289 +1,355 @@
-/* camera.c: the frame generation engine's camera model (docs/FRAMEGEN.md, "vectors"), helpers
- * of the vectors, splat and resolve passes (not a pass itself): the homography that maps the
- * pixels of frame N to where they were in N-1, fitted to the game's motion vectors, and its
- * fractional powers, which move a pixel along the curved path a turning camera gives it.
+/* camera.c: the frame generation engine's camera pass (docs/FRAMEGEN.md, "camera"): the
+ * homography that maps the pixels of frame N to where they were in N-1, from the host's
+ * view-projection matrices when it gives them, else fitted to the game's motion vectors; and
+ * the helpers that take its fractional powers and apply them, which move a pixel along the
+ * curved path a turning camera gives it (used by the splat, fill and resolve passes).
  *
- * Reads: the motion (output pixels, of N). Writes: the camera surface (UPF__FG_CAMERA_FLOATS
- * floats: whether there is a model, the normalisation, the matrix logarithm of the fit).
+ * Reads: motion (output pixels, of N). Writes: camera (UPF__FG_CAMERA_FLOATS floats: whether
+ * there is a model, the normalisation, the matrix logarithm of the homography, and the fit's
+ * state), camera sums (r32f, a row per row of the fit's grid: its partial sums).
  *
  * Why: a camera that turns moves a pixel along a curve, not a straight line (x = f tan(angle)
  * on the screen); at 120 degrees a second and 30 frames a second (60 degree vertical field
  * of view, 480x270) the straight line misses the point at the middle angle by 0.23 px on
  * average and by 0.69 px at the sides (f (tan a + tan b) / 2 - f tan((a + b) / 2), derived in
- * docs/FRAMEGEN.md). A turn's motion is a homography G (Hartley and
- * Zisserman, "Multiple View Geometry", 2nd ed., 8.4.2: x' = K R K^-1 x), and the view at
- * phase s of a steady turn is G^s = exp(s log G) (the rotation by s times the angle).
+ * docs/FRAMEGEN.md). A turn's motion is a homography G (Hartley and Zisserman, "Multiple View
+ * Geometry", 2nd ed., 8.4.2: x' = K R K^-1 x), and the view at phase s of a steady turn is
+ * G^s = exp(s log G) (the rotation by s times the angle).
  *
- * The fit: the direct linear transform with Hartley's normalisation (Hartley and Zisserman,
- * algorithm 4.2; coordinates centred and scaled by half the larger side), over a grid of at
- * most about 16k pixels, the smallest eigenvector of the 9x9 normal matrix (cyclic Jacobi,
- * Golub and Van Loan, 8.5), reweighted four times keeping the pixels whose residual is within
- * max(0.5 px, 3 x the median): parallax, moving objects and the sky's points at infinity fall
- * out where they disagree. A model is kept when at least a third of the pixels are within
- * 0.5 px of it. The logarithm by inverse scaling and squaring (Higham, "Functions of
- * Matrices", 11.5: square roots by the Denman-Beavers iteration until near the identity,
- * then the series of log(I + X)), the power by scaling and squaring with the Taylor series of
- * exp (Moler and Van Loan, "Nineteen dubious ways", method 3). What the homography leaves (the
- * residual of each pixel: parallax, a moving object) moves on the straight line. */
+ * From matrices (`given`): the host computes G from the two view-projections (interpolate.c,
+ * the homography of the points at infinity) into the constants; the pass takes its log.
+ * Fitted (`fit`): all in fp32, a fixed number of steps, nothing read back to the host:
+ * coordinates centred and scaled by half the larger side (Hartley's normalisation, their
+ * algorithm 4.2), G = I + D with G[8] = 1 (the motion between two frames is near the
+ * identity), D by linear least squares over a grid of at most about 16k pixels: the normal
+ * equations of the two linear equations of each pixel (the direct linear transform with the
+ * unknowns' offsets from the identity, so the right-hand side is the motion itself and fp32
+ * keeps its digits), solved by Gaussian elimination with partial pivoting. Five rounds, each a
+ * reduction step (one task per grid row writes its row's partial sums into camera sums: the
+ * normal equations of its pixels within the threshold, and from round 1 on, the histogram of
+ * the residuals of the previous fit, 0.05 px bins) and a solve step (one task: sums the rows
+ * in order, so the result does not depend on the threads; the median residual from the
+ * histogram; threshold max(0.5 px, 3 x median) for the next round: parallax, moving objects
+ * and outliers fall out; the new fit for rounds 0-3). A model is kept when at least a third of
+ * the pixels are within 0.5 px of the last fit. The logarithm: two square roots by the
+ * Denman-Beavers iteration (eight steps each), then the series of log(I + X) to 16 terms, times
+ * 4 (inverse scaling and squaring, Higham, "Functions of Matrices", 11.5, with fixed counts);
+ * no model where the roots leave |X| >= 0.5 (a turn of some 25 degrees a frame). The power by
+ * scaling and squaring (1/16, four squarings) with the Taylor series of exp to 10 terms (Moler
+ * and Van Loan, "Nineteen dubious ways", method 3), in fp32: what a shader computes for the
+ * phase it draws. What the homography leaves (the residual of each pixel: parallax, a moving
+ * object) moves on the straight line. */
 #include <math.h>
-#include <stdlib.h>
 
 #include "framegen/framegen_passes.h"
 
-static void mat_mul(const double *a, const double *b, double *o)
+/* the camera surface's layout */
+#define CAM_HAS 0
+#define CAM_CX 1
+#define CAM_CY 2
+#define CAM_S 3
+#define CAM_LOG 4       /* 9: log G, normalised coordinates, det G = 1 */
+#define CAM_THR 13      /* the fit's threshold for its next round, px */
+#define CAM_NEAR 14     /* pixels within 0.5 px of the fit, and all pixels (last round) */
+#define CAM_ALL 15
+#define CAM_G 16        /* 9: the fit so far (G[8] = 1) */
+
+/* the layout of a row of camera sums */
+#define SUM_ATA 0       /* 36: the upper triangle of the 8x8 normal matrix, row by row */
+#define SUM_ATB 36      /* 8 */
+#define SUM_USED 44
+#define SUM_NEAR 45
+#define SUM_ALL 46
+#define SUM_HIST 48     /* UPF__FG_CAMERA_BINS residual bins */
+#define RESID_STEP 0.05f /* px per bin */
+#define ROUNDS 5
+
+static void mat_mul(const float *a, const float *b, float *o)
 {
-    double r[9];
+    float r[9];
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             r[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
     memcpy(o, r, sizeof r);
 }
 
-static double mat_det(const double *m)
+static float mat_det(const float *m)
 {
     return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
            m[2] * (m[3] * m[7] - m[4] * m[6]);
 }
 
-static bool mat_inv(const double *m, double *o)
+static bool mat_inv(const float *m, float *o)
 {
-    const double d = mat_det(m);
-    if (!(fabs(d) > 1e-300) || !isfinite(d))
+    const float d = mat_det(m);
+    if (!(fabsf(d) > 1e-20f) || !isfinite(d))
         return false;
-    double r[9] = { m[4] * m[8] - m[5] * m[7], m[2] * m[7] - m[1] * m[8], m[1] * m[5] - m[2] * m[4],
-                    m[5] * m[6] - m[3] * m[8], m[0] * m[8] - m[2] * m[6], m[2] * m[3] - m[0] * m[5],
-                    m[3] * m[7] - m[4] * m[6], m[1] * m[6] - m[0] * m[7], m[0] * m[4] - m[1] * m[3] };
+    const float r[9] = { m[4] * m[8] - m[5] * m[7], m[2] * m[7] - m[1] * m[8],
+                         m[1] * m[5] - m[2] * m[4], m[5] * m[6] - m[3] * m[8],
+                         m[0] * m[8] - m[2] * m[6], m[2] * m[3] - m[0] * m[5],
+                         m[3] * m[7] - m[4] * m[6], m[1] * m[6] - m[0] * m[7],
+                         m[0] * m[4] - m[1] * m[3] };
     for (int i = 0; i < 9; i++)
         o[i] = r[i] / d;
     return true;
 }
 
-static double mat_norm(const double *m)
+/* log of a matrix near the identity (det 1), fixed counts: two Denman-Beavers square roots
+ * of eight steps, the series of log(I + X) to 16 terms, times 4 */
+static bool mat_log(const float *g, float *out)
 {
-    double s = 0;
-    for (int i = 0; i < 9; i++)
-        s += m[i] * m[i];
-    return sqrt(s);
-}
-
-/* log of a matrix near the identity's ray (det 1): inverse scaling and squaring */
-static bool mat_log(const double *g, double *out)
-{
-    double y[9], z[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+    float y[9];
     memcpy(y, g, sizeof y);
-    int k = 0;
-    for (;;) {
-        double x[9];
-        memcpy(x, y, sizeof x);
-        x[0] -= 1, x[4] -= 1, x[8] -= 1;
-        if (mat_norm(x) < 0.05) {
-            /* log(I + X) = X - X^2/2 + X^3/3 - ... */
-            double p[9], s[9];
-            memcpy(p, x, sizeof p);
-            memcpy(s, x, sizeof s);
-            for (int n = 2; n <= 14; n++) {
-                mat_mul(p, x, p);
-                const double c = (n & 1 ? 1.0 : -1.0) / n;
-                for (int i = 0; i < 9; i++)
-                    s[i] += c * p[i];
-            }
-            for (int i = 0; i < 9; i++)
-                out[i] = s[i] * (double)(1 << k);
-            return true;
-        }
-        if (++k > 12)
-            return false;
-        /* Denman-Beavers: y -> sqrt(g) */
-        memcpy(z, (double[9]){ 1, 0, 0, 0, 1, 0, 0, 0, 1 }, sizeof z);
-        for (int it = 0; it < 40; it++) {
-            double yi[9], zi[9];
+    for (int r = 0; r < 2; r++) {
+        float z[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+        for (int it = 0; it < 8; it++) {
+            float yi[9], zi[9];
             if (!mat_inv(y, yi) || !mat_inv(z, zi))
                 return false;
-            double dy = 0;
             for (int i = 0; i < 9; i++) {
-                const double ny = 0.5 * (y[i] + zi[i]);
-                dy += fabs(ny - y[i]);
-                z[i] = 0.5 * (z[i] + yi[i]);
-                y[i] = ny;
+                y[i] = 0.5f * (y[i] + zi[i]);
+                z[i] = 0.5f * (z[i] + yi[i]);
             }
-            if (dy < 1e-14)
-                break;
         }
-        for (int i = 0; i < 9; i++)
-            if (!isfinite(y[i]))
-                return false;
     }
+    float x[9], n = 0.0f;
+    memcpy(x, y, sizeof x);
+    x[0] -= 1.0f, x[4] -= 1.0f, x[8] -= 1.0f;
+    for (int i = 0; i < 9; i++)
+        n += x[i] * x[i];
+    if (!(n < 0.25f))
+        return false;
+    float p[9], s[9];
+    memcpy(p, x, sizeof p);
+    memcpy(s, x, sizeof s);
+    for (int k = 2; k <= 16; k++) {
+        mat_mul(p, x, p);
+        const float c = (k & 1 ? 1.0f : -1.0f) / (float)k;
+        for (int i = 0; i < 9; i++)
+            s[i] += c * p[i];
+    }
+    for (int i = 0; i < 9; i++) {
+        out[i] = 4.0f * s[i];
+        if (!isfinite(out[i]))
+            return false;
+    }
+    return true;
 }
 
-void upf__fg_camera_power(const float *cam, double s, double *m)
+void upf__fg_camera_power(const float *cam, float s, float *m)
 {
-    double a[9];
-    double n = 0;
-    for (int i = 0; i < 9; i++) {
-        a[i] = s * (double)cam[4 + i];
-        n += a[i] * a[i];
-    }
-    int sq = 0;
-    n = sqrt(n);
-    while (n > 0.25 && sq < 30)
-        n *= 0.5, sq++;
+    float a[9], term[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, sum[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
     for (int i = 0; i < 9; i++)
-        a[i] = ldexp(a[i], -sq);
-    double term[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, sum[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
-    for (int k = 1; k <= 12; k++) {
+        a[i] = s * cam[CAM_LOG + i] * (1.0f / 16.0f);
+    for (int k = 1; k <= 10; k++) {
         mat_mul(term, a, term);
         for (int i = 0; i < 9; i++) {
-            term[i] /= k;
+            term[i] /= (float)k;
             sum[i] += term[i];
         }
     }
-    for (int k = 0; k < sq; k++)
+    for (int k = 0; k < 4; k++)
         mat_mul(sum, sum, sum);
     memcpy(m, sum, sizeof sum);
 }
 
-bool upf__fg_camera_apply(const float *cam, const double *m, float x, float y, float *ox,
+bool upf__fg_camera_apply(const float *cam, const float *m, float x, float y, float *ox,
                           float *oy)
 {
-    const double s = (double)cam[3];
-    const double u = ((double)x - cam[1]) / s, v = ((double)y - cam[2]) / s;
-    const double w = m[6] * u + m[7] * v + m[8];
-    if (!(w > 1e-3))
+    const float s = cam[CAM_S], is = 1.0f / s;
+    const float u = (x - cam[CAM_CX]) * is, v = (y - cam[CAM_CY]) * is;
+    const float w = m[6] * u + m[7] * v + m[8];
+    if (!(w > 1e-3f))
         return false;
-    *ox = (float)((m[0] * u + m[1] * v + m[2]) / w * s + cam[1]);
-    *oy = (float)((m[3] * u + m[4] * v + m[5]) / w * s + cam[2]);
+    const float iw = 1.0f / w;
+    *ox = (m[0] * u + m[1] * v + m[2]) * iw * s + cam[CAM_CX];
+    *oy = (m[3] * u + m[4] * v + m[5]) * iw * s + cam[CAM_CY];
     return true;
 }
 
-/* Smallest eigenvector of a symmetric 9x9 matrix (cyclic Jacobi). */
-static void smallest_eigenvector(double a[81], double v[9])
+/* ---- the fit -------------------------------------------------------------------------- */
+
+typedef struct cam_job {
+    const upf__fg_camera_con *con;
+    const float *motion;
+    float *cam, *sums;
+    int round;
+} cam_job;
+
+/* One grid row's partial sums against the fit and threshold in the camera surface. */
+static void reduce_row(void *priv, int gy, int worker)
 {
-    double e[81] = { 0 };
-    for (int i = 0; i < 9; i++)
-        e[10 * i] = 1;
-    for (int sweep = 0; sweep < 60; sweep++) {
-        double off = 0, diag = 0;
-        for (int i = 0; i < 9; i++)
-            for (int j = 0; j < 9; j++)
-                *(i == j ? &diag : &off) += a[9 * i + j] * a[9 * i + j];
-        if (off <= 1e-30 * diag)
-            break;
-        for (int p = 0; p < 8; p++)
-            for (int q = p + 1; q < 9; q++) {
-                const double apq = a[9 * p + q];
-                if (fabs(apq) < 1e-300)
-                    continue;
-                const double th = (a[9 * q + q] - a[9 * p + p]) / (2 * apq);
-                const double t = (th >= 0 ? 1.0 : -1.0) / (fabs(th) + sqrt(th * th + 1));
-                const double c = 1 / sqrt(t * t + 1), sn = t * c;
-                for (int k = 0; k < 9; k++) {
-                    const double akp = a[9 * k + p], akq = a[9 * k + q];
-                    a[9 * k + p] = c * akp - sn * akq;
-                    a[9 * k + q] = sn * akp + c * akq;
-                }
-                for (int k = 0; k < 9; k++) {
-                    const double apk = a[9 * p + k], aqk = a[9 * q + k];
-                    a[9 * p + k] = c * apk - sn * aqk;
-                    a[9 * q + k] = sn * apk + c * aqk;
-                }
-                for (int k = 0; k < 9; k++) {
-                    const double ekp = e[9 * k + p], ekq = e[9 * k + q];
-                    e[9 * k + p] = c * ekp - sn * ekq;
-                    e[9 * k + q] = sn * ekp + c * ekq;
-                }
+    (void)worker;
+    const cam_job *j = priv;
+    const upf__fg_camera_con *c = j->con;
+    const float *cam = j->cam, *g = cam + CAM_G;
+    const float cx = cam[CAM_CX], cy = cam[CAM_CY], s = cam[CAM_S], is = 1.0f / s;
+    const float thr = cam[CAM_THR];
+    float *o = j->sums + (size_t)gy * UPF__FG_CAMERA_ROW;
+    memset(o, 0, sizeof(float) * UPF__FG_CAMERA_ROW);
+    const int y = c->step / 2 + gy * c->step;
+    for (int gx = 0; gx < c->grid_w; gx++) {
+        const int x = c->step / 2 + gx * c->step;
+        const size_t i = (size_t)y * c->width + x;
+        const float mx = j->motion[2 * i], my = j->motion[2 * i + 1];
+        if (!(mx < UPF__FG_INVALID * 0.5f))
+            continue;
+        const float u = ((float)x + 0.5f - cx) * is, v = ((float)y + 0.5f - cy) * is;
+        const float du = mx * is, dv = my * is, u2 = u + du, v2 = v + dv;
+        if (j->round > 0) {
+            /* the residual of the previous fit, px */
+            const float w = g[6] * u + g[7] * v + g[8];
+            float e = INFINITY;
+            if (w > 1e-6f) {
+                const float ex = (g[0] * u + g[1] * v + g[2]) / w - u2;
+                const float ey = (g[3] * u + g[4] * v + g[5]) / w - v2;
+                e = sqrtf(ex * ex + ey * ey) * s;
             }
+            const float b = e / RESID_STEP;
+            o[SUM_HIST + (b < (float)(UPF__FG_CAMERA_BINS - 1) ? (int)b
+                                                               : UPF__FG_CAMERA_BINS - 1)] += 1.0f;
+            o[SUM_ALL] += 1.0f;
+            o[SUM_NEAR] += e <= 0.5f ? 1.0f : 0.0f;
+            if (!(e <= thr))
+                continue;
+        }
+        const float rx[8] = { u, v, 1, 0, 0, 0, -u * u2, -v * u2 };
+        const float ry[8] = { 0, 0, 0, u, v, 1, -u * v2, -v * v2 };
+        float *ata = o + SUM_ATA;
+        for (int a = 0, k = 0; a < 8; a++) {
+            for (int b = a; b < 8; b++, k++)
+                ata[k] += rx[a] * rx[b] + ry[a] * ry[b];
+            o[SUM_ATB + a] += rx[a] * du + ry[a] * dv;
+        }
+        o[SUM_USED] += 1.0f;
     }
-    int best = 0;
-    for (int i = 1; i < 9; i++)
-        if (a[10 * i] < a[10 * best])
-            best = i;
-    for (int k = 0; k < 9; k++)
-        v[k] = e[9 * k + best];
 }
 
-#define RESID_BINS 256
-#define RESID_STEP 0.05 /* px per bin */
-
-bool upf__fg_camera_fit(const float *motion, int W, int H, float *cam)
+/* Solves the 8x8 system a x = b (row-major) by Gaussian elimination with partial pivoting;
+ * false when it is singular. */
+static bool solve8(float *a, float *b, float *x)
 {
-    memset(cam, 0, UPF__FG_CAMERA_FLOATS * sizeof *cam);
-    const double cx = 0.5 * W, cy = 0.5 * H, s = 0.5 * (W > H ? W : H);
-    cam[1] = (float)cx, cam[2] = (float)cy, cam[3] = (float)s;
-    const int step = (int)fmax(1.0, floor(sqrt((double)W * H / 16384.0)));
-    double thr = INFINITY; /* residual bound of the pixels fitted (px) */
-    double g[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
-    double inliers = 0, total = 0;
-    for (int it = 0; it < 5; it++) {
-        double ata[81] = { 0 };
-        long used = 0;
-        unsigned hist[RESID_BINS] = { 0 };
-        long near = 0, all = 0;
-        for (int y = step / 2; y < H; y += step)
-            for (int x = step / 2; x < W; x += step) {
-                const size_t i = (size_t)y * W + x;
-                const float mx = motion[2 * i], my = motion[2 * i + 1];
-                if (!(mx < UPF__FG_INVALID * 0.5f))
-                    continue;
-                const double u = (x + 0.5 - cx) / s, v = (y + 0.5 - cy) / s;
-                const double u2 = (x + 0.5 + mx - cx) / s, v2 = (y + 0.5 + my - cy) / s;
-                if (it > 0) {
-                    /* the residual of the previous fit, px */
-                    const double w = g[6] * u + g[7] * v + g[8];
-                    double e = INFINITY;
-                    if (w > 1e-6) {
-                        const double ex = (g[0] * u + g[1] * v + g[2]) / w - u2;
-                        const double ey = (g[3] * u + g[4] * v + g[5]) / w - v2;
-                        e = sqrt(ex * ex + ey * ey) * s;
-                    }
-                    const int b = e / RESID_STEP < RESID_BINS - 1 ? (int)(e / RESID_STEP)
-                                                                   : RESID_BINS - 1;
-                    hist[b]++;
-                    all++;
-                    near += e <= 0.5;
-                    if (!(e <= thr))
-                        continue;
-                }
-                const double r1[9] = { 0, 0, 0, -u, -v, -1, v2 * u, v2 * v, v2 };
-                const double r2[9] = { u, v, 1, 0, 0, 0, -u2 * u, -u2 * v, -u2 };
-                for (int a = 0; a < 9; a++)
-                    for (int b = a; b < 9; b++)
-                        ata[9 * a + b] += r1[a] * r1[b] + r2[a] * r2[b];
-                used++;
-            }
-        if (it > 0) {
-            inliers = (double)near, total = (double)all;
-            long c = 0;
-            int b = 0;
-            while (b < RESID_BINS - 1 && (c += hist[b]) * 2 < all)
-                b++;
-            const double median = (b + 1) * RESID_STEP;
-            thr = fmax(0.5, 3.0 * median);
+    for (int col = 0; col < 8; col++) {
+        int piv = col;
+        for (int r = col + 1; r < 8; r++)
+            if (fabsf(a[8 * r + col]) > fabsf(a[8 * piv + col]))
+                piv = r;
+        if (!(fabsf(a[8 * piv + col]) > 1e-12f))
+            return false;
+        for (int k = 0; k < 8; k++) {
+            const float t = a[8 * col + k];
+            a[8 * col + k] = a[8 * piv + k], a[8 * piv + k] = t;
         }
-        if (it == 4 || used < 16)
-            break;
-        for (int a = 0; a < 9; a++)
-            for (int b = 0; b < a; b++)
-                ata[9 * a + b] = ata[9 * b + a];
-        double h[9];
-        smallest_eigenvector(ata, h);
-        memcpy(g, h, sizeof g);
+        const float tb = b[col];
+        b[col] = b[piv], b[piv] = tb;
+        for (int r = col + 1; r < 8; r++) {
+            const float f = a[8 * r + col] / a[8 * col + col];
+            for (int k = col; k < 8; k++)
+                a[8 * r + k] -= f * a[8 * col + k];
+            b[r] -= f * b[col];
+        }
     }
-    if (!(total > 0 && inliers * 3 >= total))
+    for (int r = 7; r >= 0; r--) {
+        float v = b[r];
+        for (int k = r + 1; k < 8; k++)
+            v -= a[8 * r + k] * x[k];
+        x[r] = v / a[8 * r + r];
+        if (!isfinite(x[r]))
+            return false;
+    }
+    return true;
+}
+
+/* The solve step of a round: the rows' sums in order, the next threshold, the new fit. */
+static void solve_step(const cam_job *j)
+{
+    const upf__fg_camera_con *c = j->con;
+    float *cam = j->cam;
+    float t[UPF__FG_CAMERA_ROW] = { 0 };
+    for (int gy = 0; gy < c->grid_h; gy++) {
+        const float *r = j->sums + (size_t)gy * UPF__FG_CAMERA_ROW;
+        for (int k = 0; k < UPF__FG_CAMERA_ROW; k++)
+            t[k] += r[k];
+    }
+    if (j->round > 0) {
+        cam[CAM_NEAR] = t[SUM_NEAR], cam[CAM_ALL] = t[SUM_ALL];
+        /* the median residual, from the histogram */
+        float n = 0.0f;
+        int b = 0;
+        while (b < UPF__FG_CAMERA_BINS - 1 && (n += t[SUM_HIST + b]) * 2.0f < t[SUM_ALL])
+            b++;
+        cam[CAM_THR] = fmaxf(0.5f, 3.0f * (float)(b + 1) * RESID_STEP);
+    }
+    if (j->round == ROUNDS - 1 || t[SUM_USED] < 16.0f)
+        return; /* the last round only measures; too few pixels keep the fit */
+    float a[64], rhs[8], d[8];
+    for (int r = 0, k = 0; r < 8; r++)
+        for (int q = r; q < 8; q++, k++)
+            a[8 * r + q] = a[8 * q + r] = t[SUM_ATA + k];
+    memcpy(rhs, t + SUM_ATB, sizeof rhs);
+    if (!solve8(a, rhs, d))
+        return;
+    float *g = cam + CAM_G;
+    const float gn[9] = { 1 + d[0], d[1], d[2], d[3], 1 + d[4], d[5], d[6], d[7], 1 };
+    memcpy(g, gn, sizeof gn);
+}
+
+/* The model from G (normalised coordinates): det 1, its log; false where there is none. */
+static bool finish(float *cam, const float *g0)
+{
+    float g[9];
+    memcpy(g, g0, sizeof g);
+    const float d = mat_det(g);
+    if (!(fabsf(d) > 1e-6f) || !isfinite(d))
         return false;
-    const double d = mat_det(g);
-    if (!(d > 0 ? d > 1e-12 : d < -1e-12))
-        return false;
-    const double k = 1.0 / cbrt(d); /* scale to det 1 */
+    const float k = 1.0f / cbrtf(d);
     for (int i = 0; i < 9; i++)
         g[i] *= k;
-    double l[9];
-    if (!mat_log(g, l))
-        return false;
-    for (int i = 0; i < 9; i++) {
-        if (!isfinite(l[i]))
-            return false;
-        cam[4 + i] = (float)l[i];
+    return mat_log(g, cam + CAM_LOG);
+}
+
+static void init(const upf__fg_camera_con *c, float *cam)
+{
+    memset(cam, 0, UPF__FG_CAMERA_FLOATS * sizeof *cam);
+    cam[CAM_CX] = 0.5f * (float)c->width, cam[CAM_CY] = 0.5f * (float)c->height;
+    cam[CAM_S] = 0.5f * (float)(c->width > c->height ? c->width : c->height);
+    cam[CAM_THR] = INFINITY;
+    const float id[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+    memcpy(cam + CAM_G, id, sizeof id);
+}
+
+void upf__fg_camera_run(upf_context *ctx, const upf__fg_camera_con *con, const float *motion,
+                        float *cam, float *sums)
+{
+    init(con, cam);
+    if (con->given) {
+        if (finish(cam, con->g))
+            cam[CAM_HAS] = 1.0f;
+        return;
     }
-    cam[0] = 1.0f;
-    return true;
+    if (!con->fit)
+        return; /* no model: the flow's motion moves on straight lines */
+    cam_job job = { con, motion, cam, sums, 0 };
+    for (int r = 0; r < ROUNDS; r++) {
+        job.round = r;
+        upf__parallel_for(ctx, reduce_row, &job, con->grid_h);
+        solve_step(&job);
+    }
+    if (cam[CAM_ALL] > 0.0f && cam[CAM_NEAR] * 3.0f >= cam[CAM_ALL] && finish(cam, cam + CAM_G))
+        cam[CAM_HAS] = 1.0f;
+}
+
+void upf__fg_camera_grid(int width, int height, int *step, int *grid_w, int *grid_h)
+{
+    *step = (int)fmax(1.0, floor(sqrt((double)width * height / 16384.0)));
+    *grid_w = (width - *step / 2 + *step - 1) / *step;
+    *grid_h = (height - *step / 2 + *step - 1) / *step;
+}
+
+upf_result upf__fg_camera_pass(const upf__pass_args *a)
+{
+    const upf__surface *s = a->surface;
+    upf__fg_camera_run(a->ctx, a->con, s[UPF__FG_MOTION].data, s[UPF__FG_CAMERA].data,
+                       s[UPF__FG_CAMERA_SUMS].data);
+    return UPF_OK;
 }

@@ -2,10 +2,10 @@
  * the phase t from the splat, and where nothing landed (a region that comes into view between
  * the frames), the motion of the farther surface around it, from a motion pyramid.
  *
- * Reads: splat, motion, camera. Writes: motion t (RGBA32F: x, y, priority bits, hole flag),
+ * Reads: splat, splat index, motion, camera. Writes: motion t (RGBA32F: x, y, priority bits, hole flag),
  * motion pyramid (levels 1.. of the same).
  *
- * A pixel whose splat cell holds a key takes the motion of the key's source pixel; with a
+ * A pixel whose splat cell holds a pixel of N (its index) takes that pixel's motion; with a
  * camera model (game vectors, camera.c) what the camera's homography leaves of it (the
  * residual: parallax, moving objects), so that a hole takes its neighbours' residual and the
  * resolve the camera's motion at the hole itself (under a turn the motion changes across the
@@ -27,10 +27,10 @@
 
 typedef struct fill_job {
     const upf__fg_fill_con *con;
-    const uint64_t *keys;
+    const uint32_t *depth, *index;
     const float *motion;
     const float *cam;  /* the camera model, or NULL */
-    double g[9];       /* its homography N -> N-1 */
+    float g[9];        /* its homography N -> N-1 */
     float *level0;     /* motion t */
     float *atlas;      /* motion pyramid: level l at row upf__fg_level_row(H, l) - H */
     int level;         /* the level being made (down) */
@@ -66,13 +66,13 @@ static void decode_row(void *priv, int y, int worker)
     for (int x = 0; x < W; x++) {
         const size_t i = (size_t)y * W + x;
         float *o = j->level0 + 4 * i;
-        const uint64_t k = j->keys[i];
-        if (k == UPF__FG_EMPTY) {
+        const uint32_t k = j->index[i];
+        if (k == UPF__FG_NONE) {
             o[0] = o[1] = 0.0f;
             o[2] = bits_float(0);
             o[3] = 1.0f; /* a hole */
         } else {
-            const size_t src = (size_t)(k & 0xffffffffu);
+            const size_t src = k;
             o[0] = j->motion[2 * src];
             o[1] = j->motion[2 * src + 1];
             if (j->cam) {
@@ -82,7 +82,7 @@ static void decode_row(void *priv, int y, int worker)
                 if (upf__fg_camera_apply(j->cam, j->g, px, py, &gx, &gy))
                     o[0] -= gx - px, o[1] -= gy - py;
             }
-            o[2] = bits_float((uint32_t)(k >> 32));
+            o[2] = bits_float(j->depth[i]);
             o[3] = 0.0f;
         }
     }
@@ -164,12 +164,13 @@ upf_result upf__fg_fill_pass(const upf__pass_args *a)
 {
     const upf__fg_fill_con *con = a->con;
     const upf__surface *s = a->surface;
-    fill_job job = { con, s[UPF__FG_SPLAT].data, s[UPF__FG_MOTION].data, NULL, { 0 },
+    fill_job job = { con, s[UPF__FG_SPLAT].data, s[UPF__FG_SPLAT_INDEX].data,
+                     s[UPF__FG_MOTION].data, NULL, { 0 },
                      s[UPF__FG_MOTION_T].data, s[UPF__FG_MOTION_PYRAMID].data, 0 };
     const float *cam = s[UPF__FG_CAMERA].data;
     if (upf__fg_camera_has(cam)) {
         job.cam = cam;
-        upf__fg_camera_power(cam, 1.0, job.g);
+        upf__fg_camera_power(cam, 1.0f, job.g);
     }
     upf__parallel_for(a->ctx, decode_row, &job, con->height);
     for (int l = 1; l < con->levels; l++) {

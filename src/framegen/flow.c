@@ -2,8 +2,9 @@
  * without the game's motion vectors: the motion of every pixel of frame N to N-1 and of
  * every pixel of N-1 to N, from the two luma pyramids alone.
  *
- * Reads: luma prev, luma (r32f atlases). Writes: motion, priority, prev motion, camera (no
- * model: the flow's motion moves on straight lines).
+ * Reads: luma prev, luma (r32f atlases). Writes: motion, priority, prev motion, flow blocks
+ * (rg32f: per direction the block vectors of this level, of its parent and of the search),
+ * flow histogram (r32ui), flow global (rg32f: the medians).
  *
  * Both directions the same way (forward: blocks of N found in N-1; backward: blocks of N-1
  * found in N), coarse to fine over the pyramid, on blocks of 8x8 pixels of each level
@@ -12,7 +13,9 @@
  *  1. Candidates: on the coarsest level the zero vector; below it twice the vectors of the
  *     parent block and of its four neighbours, twice the parent level's global motion (the
  *     median of each component over all its blocks: what a camera pan or turn gives every
- *     block, and the way out of a periodic texture's false matches), and zero. The cost of a
+ *     block, and the way out of a periodic texture's false matches; from histograms of 1 px
+ *     bins, one step counting them with atomic adds, one reading the medians: exact, as the
+ *     block vectors are whole pixels of their level here), and zero. The cost of a
  *     vector is its sum of absolute differences (SAD) over the block plus penalty x pixels x
  *     its L1 distance from the parent's vector (a smoothness prior: among equal matches the
  *     one that continues the coarser level's motion wins). The cheapest candidate is
@@ -38,7 +41,9 @@
  *     lowest priority, so it loses every splat conflict to a consistent surface. (Dropping
  *     such vectors altogether, and weighting the resolve by flow-derived visibility, both
  *     measured worse on the rendered evaluation pairs: docs/FRAMEGEN.md.)
- * Work: one task per row of blocks, or of quads, or of pixels. */
+ * Work: one task per row of blocks, or of quads, or of pixels; per level the steps search,
+ * vector median, histogram and median (a GPU: one dispatch each, their count fixed by the
+ * size), then refine, choose and check on level 0. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,12 +92,13 @@ typedef struct flow_job {
     const upf__fg_flow_con *con;
     level_view view[2];        /* per direction, this level */
     int level, bw, bh, pbw, pbh;
-    const float *parent[2];    /* parent level's block vectors (pbw x pbh x 2), or NULL */
-    float global[2][2];        /* the parent level's median vector, per direction */
-    float *vec[2];             /* this level's (bw x bh x 2) */
-    float *tmp[2];             /* the median's output */
+    int bs;                    /* texels a row of the block surfaces (level 0's blocks across) */
+    const float *parent[2];    /* parent level's block vectors (pbw x pbh), or NULL */
+    const float *global;       /* the parent level's median vector, per direction (2 x rg) */
+    float *raw[2];             /* this level's searched vectors (bw x bh) */
+    float *vec[2];             /* this level's vectors after the vector median */
+    uint32_t *hist;            /* the histograms of this level's vector components */
     float *field[2];           /* per pixel, level 0: motion, prev motion */
-    uint8_t *keep[2];
     uint32_t *priority;
     int W, H;
 } flow_job;
@@ -127,13 +133,13 @@ static void search_row(void *priv, int by, int worker)
                 for (int k = 0; k < 5; k++) {
                     int px_ = UPF_CLAMP(bx / 2 + nb[k][0], 0, j->pbw - 1);
                     int py_ = UPF_CLAMP(by / 2 + nb[k][1], 0, j->pbh - 1);
-                    const float *pv = j->parent[d] + 2 * ((size_t)py_ * j->pbw + px_);
+                    const float *pv = j->parent[d] + 2 * ((size_t)py_ * j->bs + px_);
                     cand[n][0] = (int)lrintf(2.0f * pv[0]);
                     cand[n][1] = (int)lrintf(2.0f * pv[1]);
                     n++;
                 }
-                cand[n][0] = (int)lrintf(2.0f * j->global[d][0]);
-                cand[n][1] = (int)lrintf(2.0f * j->global[d][1]);
+                cand[n][0] = (int)lrintf(2.0f * j->global[2 * d]);
+                cand[n][1] = (int)lrintf(2.0f * j->global[2 * d + 1]);
                 n++;
             }
             cand[n][0] = 0, cand[n][1] = 0, n++;
@@ -164,7 +170,7 @@ static void search_row(void *priv, int by, int worker)
                     }
             }
 #undef COST
-            float *o = j->vec[d] + 2 * ((size_t)by * j->bw + bx);
+            float *o = j->raw[d] + 2 * ((size_t)by * j->bs + bx);
             o[0] = (float)best[0];
             o[1] = (float)best[1];
         }
@@ -184,7 +190,7 @@ static void median_row(void *priv, int by, int worker)
                     int x = bx + dx, y = by + dy;
                     if (x < 0 || y < 0 || x >= j->bw || y >= j->bh)
                         continue;
-                    const float *s = j->vec[d] + 2 * ((size_t)y * j->bw + x);
+                    const float *s = j->raw[d] + 2 * ((size_t)y * j->bs + x);
                     v[n][0] = s[0], v[n][1] = s[1], n++;
                 }
             int best = 0;
@@ -196,7 +202,7 @@ static void median_row(void *priv, int by, int worker)
                 if (sum < best_sum)
                     best_sum = sum, best = a;
             }
-            float *o = j->tmp[d] + 2 * ((size_t)by * j->bw + bx);
+            float *o = j->vec[d] + 2 * ((size_t)by * j->bs + bx);
             o[0] = v[best][0];
             o[1] = v[best][1];
         }
@@ -209,7 +215,7 @@ static void refine_row(void *priv, int by, int worker)
     for (int d = 0; d < 2; d++) {
         const level_view *v = &j->view[d];
         for (int bx = 0; bx < j->bw; bx++) {
-            float *vec = j->vec[d] + 2 * ((size_t)by * j->bw + bx);
+            float *vec = j->vec[d] + 2 * ((size_t)by * j->bs + bx);
             const int x0 = UPF_MAX(bx * B - REFINE_MARGIN, 1);
             const int y0 = UPF_MAX(by * B - REFINE_MARGIN, 1);
             const int x1 = UPF_MIN(bx * B + B + REFINE_MARGIN, v->w - 1);
@@ -277,7 +283,7 @@ static void choose_row(void *priv, int qy, int worker)
             for (int k = 0; k < 4; k++) {
                 int bx = UPF_CLAMP(bx0 + (k & 1), 0, j->bw - 1);
                 int by = UPF_CLAMP(by0 + (k >> 1), 0, j->bh - 1);
-                const float *s = j->vec[d] + 2 * ((size_t)by * j->bw + bx);
+                const float *s = j->vec[d] + 2 * ((size_t)by * j->bs + bx);
                 cand[n][0] = s[0], cand[n][1] = s[1], n++;
             }
             cand[n][0] = 0.0f, cand[n][1] = 0.0f, n++;
@@ -303,63 +309,74 @@ static void choose_row(void *priv, int qy, int worker)
     }
 }
 
+/* Forward/backward consistency of N's pixels, and their priority. */
 static void check_row(void *priv, int y, int worker)
 {
     (void)worker;
     const flow_job *j = priv;
     const upf__fg_flow_con *c = j->con;
     const int W = j->W, H = j->H;
-    for (int d = 0; d < 2; d++)
-        for (int x = 0; x < W; x++) {
-            const float *m = j->field[d] + 2 * ((size_t)y * W + x);
-            int tx = (int)floorf((float)x + 0.5f + m[0]), ty = (int)floorf((float)y + 0.5f + m[1]);
-            bool ok = tx >= 0 && tx < W && ty >= 0 && ty < H;
-            if (ok) {
-                const float *b = j->field[1 - d] + 2 * ((size_t)ty * W + tx);
-                float ex = m[0] + b[0], ey = m[1] + b[1];
-                float len = sqrtf(m[0] * m[0] + m[1] * m[1]);
-                ok = sqrtf(ex * ex + ey * ey) <= c->consistency + c->consistency_rel * len;
-            }
-            /* a vector that leaves the frame is kept: nothing to check it against */
-            j->keep[d][(size_t)y * W + x] = ok || !(tx >= 0 && tx < W && ty >= 0 && ty < H);
-        }
-}
-
-static void apply_row(void *priv, int y, int worker)
-{
-    (void)worker;
-    const flow_job *j = priv;
-    const int W = j->W;
     for (int x = 0; x < W; x++) {
         const size_t i = (size_t)y * W + x;
         const float *m = j->field[0] + 2 * i;
+        int tx = (int)floorf((float)x + 0.5f + m[0]), ty = (int)floorf((float)y + 0.5f + m[1]);
+        /* a vector that leaves the frame is kept: nothing to check it against */
+        bool ok = true;
+        if (tx >= 0 && tx < W && ty >= 0 && ty < H) {
+            const float *b = j->field[1] + 2 * ((size_t)ty * W + tx);
+            float ex = m[0] + b[0], ey = m[1] + b[1];
+            float len = sqrtf(m[0] * m[0] + m[1] * m[1]);
+            ok = sqrtf(ex * ex + ey * ey) <= c->consistency + c->consistency_rel * len;
+        }
         /* an inconsistent pixel keeps its vector but loses every splat conflict */
-        j->priority[i] = j->keep[0][i] ? upf__fg_motion_priority(m[0], m[1]) : 0xfffffffeu;
+        j->priority[i] = ok ? upf__fg_motion_priority(m[0], m[1]) : 0xfffffffeu;
     }
 }
 
-static int cmp_float(const void *a, const void *b)
+/* The histogram bin of a vector component: bins of 1 px centred on the integers
+ * -UPF__FG_FLOW_BINS / 2 .. UPF__FG_FLOW_BINS / 2 - 1, the ends taking what lies beyond. */
+static inline int hist_bin(float v)
 {
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
+    const float b = floorf(v + 0.5f) + (float)(UPF__FG_FLOW_BINS / 2);
+    return b <= 0.0f ? 0 : b >= (float)(UPF__FG_FLOW_BINS - 1) ? UPF__FG_FLOW_BINS - 1 : (int)b;
 }
 
-static float median_of(float *v, size_t n)
+void upf__fg_hist_add(uint32_t *hist, float v)
 {
-    qsort(v, n, sizeof *v, cmp_float);
-    return n ? v[n / 2] : 0.0f;
+    __atomic_fetch_add(&hist[hist_bin(v)], 1u, __ATOMIC_RELAXED);
 }
 
-static size_t blocks_of(int width, int height)
+float upf__fg_hist_median(const uint32_t *hist, uint32_t n)
 {
-    return (size_t)((width + B - 1) / B) * (size_t)((height + B - 1) / B);
+    /* the value of sorted index n / 2: the first bin whose count and those below exceed n / 2 */
+    uint32_t c = 0;
+    int b = 0;
+    while (b < UPF__FG_FLOW_BINS - 1 && (c += hist[b]) <= n / 2)
+        b++;
+    return n ? (float)(b - UPF__FG_FLOW_BINS / 2) : 0.0f;
 }
 
-size_t upf__fg_flow_scratch_bytes(int width, int height)
+static void hist_row(void *priv, int by, int worker)
 {
-    /* per direction: vectors of this level, of the parent, the median's output (2 floats a
-     * block of level 0, the largest); and the keep flags (a byte a pixel) */
-    return 2 * 3 * blocks_of(width, height) * 2 * sizeof(float) + 2 * (size_t)width * height;
+    (void)worker;
+    const flow_job *j = priv;
+    for (int d = 0; d < 2; d++)
+        for (int bx = 0; bx < j->bw; bx++) {
+            const float *v = j->vec[d] + 2 * ((size_t)by * j->bs + bx);
+            for (int k = 0; k < 2; k++)
+                upf__fg_hist_add(j->hist + (size_t)(2 * d + k) * UPF__FG_FLOW_BINS, v[k]);
+        }
+}
+
+static size_t blocks_across(int width)
+{
+    return (size_t)((width + B - 1) / B);
+}
+
+void upf__fg_flow_sizes(int width, int height, int *blocks_w, int *blocks_h)
+{
+    *blocks_w = (int)blocks_across(width);
+    *blocks_h = 3 * 2 * (int)blocks_across(height);
 }
 
 upf_result upf__fg_flow_pass(const upf__pass_args *a)
@@ -367,16 +384,21 @@ upf_result upf__fg_flow_pass(const upf__pass_args *a)
     const upf__fg_flow_con *con = a->con;
     const upf__surface *s = a->surface;
     const int W = con->width, H = con->height;
-    const size_t nb = blocks_of(W, H) * 2;
-    float *base = a->scratch;
+    const int bs = (int)blocks_across(W);
+    const size_t nb = (size_t)bs * blocks_across(H) * 2; /* floats of one buffer */
+    float *base = s[UPF__FG_FLOW_BLOCKS].data;
+    /* per direction: the vectors of this level and of the parent (alternating), the search's */
     float *buf[2][3] = { { base, base + nb, base + 2 * nb },
                          { base + 3 * nb, base + 4 * nb, base + 5 * nb } };
-    uint8_t *keep = (uint8_t *)(base + 6 * nb);
     const float *luma[2] = { s[UPF__FG_LUMA].data, s[UPF__FG_LUMA_PREV].data };
+    uint32_t *hist = s[UPF__FG_FLOW_HIST].data;
+    float *global = s[UPF__FG_FLOW_GLOBAL].data;
     flow_job job;
     memset(&job, 0, sizeof job);
     job.con = con;
-    job.W = W, job.H = H;
+    job.W = W, job.H = H, job.bs = bs;
+    job.hist = hist;
+    job.global = global;
     int cur = 0; /* which of buf[d][0..1] holds this level's vectors */
     for (int l = con->levels - 1; l >= 0; l--) {
         const int w = upf__fg_level_size(W, l), h = upf__fg_level_size(H, l);
@@ -385,22 +407,21 @@ upf_result upf__fg_flow_pass(const upf__pass_args *a)
             job.view[d] = (level_view){ luma[d] + off, luma[1 - d] + off, w, h, W };
             job.parent[d] = l == con->levels - 1 ? NULL : buf[d][1 - cur];
             job.vec[d] = buf[d][cur];
-            job.tmp[d] = buf[d][2];
+            job.raw[d] = buf[d][2];
         }
         job.level = l;
         job.pbw = job.bw, job.pbh = job.bh;
         job.bw = (w + B - 1) / B, job.bh = (h + B - 1) / B;
         upf__parallel_for(a->ctx, search_row, &job, job.bh);
         upf__parallel_for(a->ctx, median_row, &job, job.bh);
-        for (int d = 0; d < 2; d++) {
-            const size_t nb_ = (size_t)job.bw * job.bh;
-            memcpy(job.vec[d], job.tmp[d], sizeof(float) * 2 * nb_);
-            /* the level's global motion: the median of each component over its blocks */
-            for (int k = 0; k < 2; k++) {
-                for (size_t i = 0; i < nb_; i++)
-                    job.tmp[d][i] = job.vec[d][2 * i + k];
-                job.global[d][k] = (float)median_of(job.tmp[d], nb_);
-            }
+        if (l > 0) {
+            /* the level's global motion for the next: the median of each component over its
+             * blocks, from their histograms (a step that builds them, one that reads them) */
+            memset(hist, 0, sizeof(uint32_t) * 4 * UPF__FG_FLOW_BINS);
+            upf__parallel_for(a->ctx, hist_row, &job, job.bh);
+            for (int k = 0; k < 4; k++)
+                global[k] = upf__fg_hist_median(hist + (size_t)k * UPF__FG_FLOW_BINS,
+                                                (uint32_t)(job.bw * job.bh));
         }
         cur = 1 - cur;
     }
@@ -411,12 +432,8 @@ upf_result upf__fg_flow_pass(const upf__pass_args *a)
         upf__parallel_for(a->ctx, refine_row, &job, job.bh);
     job.field[0] = s[UPF__FG_MOTION].data;
     job.field[1] = s[UPF__FG_PREV_MOTION].data;
-    job.keep[0] = keep;
-    job.keep[1] = keep + (size_t)W * H;
     job.priority = s[UPF__FG_PRIORITY].data;
     upf__parallel_for(a->ctx, choose_row, &job, (H + 1) / 2);
     upf__parallel_for(a->ctx, check_row, &job, H);
-    upf__parallel_for(a->ctx, apply_row, &job, H);
-    memset(s[UPF__FG_CAMERA].data, 0, UPF__FG_CAMERA_FLOATS * sizeof(float)); /* no model */
     return UPF_OK;
 }

@@ -1,33 +1,40 @@
 /* framegen_passes.h: the frame generation engine (upf_interpolate) as a pass list
- * (core/pass.h): its surfaces, its eight passes, each pass's constants, and the helpers they
+ * (core/pass.h): its surfaces, its ten passes, each pass's constants, and the helpers they
  * share. The tables are in interpolate.c; each pass's CPU function is in the file its `file`
  * field names. docs/FRAMEGEN.md explains every pass.
  *
  *   pass      file        reads                              writes
  *   prepare   prepare.c   colour prev, colour                linear prev, linear, luma
  *                                                            pyramids, histograms
- *   vectors   vectors.c   motion, depth (host)               motion, priority, splat prev,
- *                                                            prev motion
- *   flow      flow.c      luma pyramids                      motion, priority, prev motion
- *   splat     splat.c     motion, priority                   splat
- *   fill      fill.c      splat, motion                      motion t, motion pyramid
+ *   scene     scene.c     histograms                         scene
+ *   vectors   vectors.c   motion, depth (host)               motion, priority, splat prev
+ *                                                            (+ index), prev motion
+ *   flow      flow.c      luma pyramids                      motion, priority, prev motion,
+ *                                                            flow blocks, histogram, global
+ *   camera    camera.c    motion                             camera, camera sums
+ *   splat     splat.c     motion, priority, camera           splat, splat index
+ *   fill      fill.c      splat, splat index, motion, camera motion t, motion pyramid
  *   resolve   resolve.c   linear prev, linear, motion t,     resolved
- *                         motion, prev motion
+ *                         motion, prev motion, camera, scene
  *   inpaint   inpaint.c   resolved                           colour pyramid, inpainted
  *   compose   compose.c   inpainted, linear prev, linear,    output (host)
  *                         HUD (host)
  *
- * prepare, then vectors (game motion vectors) or flow (none), run once per pair of frames;
- * splat .. compose run once per phase t, so a factor of N shares the motion work. The
- * fallback blend runs prepare, resolve (as a blend), inpaint (a copy) and compose.
+ * prepare, scene, then vectors (game motion vectors) or flow (none), and camera run once per
+ * pair of frames; splat .. compose run once per phase t, so a factor of N shares the motion
+ * work. The fallback blend the host chooses (a reset, ids not consecutive, a missing input)
+ * runs prepare, resolve (as a blend), inpaint (a copy) and compose; the one the scene pass
+ * chooses runs every pass and the resolve blends (nothing read back mid-frame).
  *
  * Conventions: frame N-1 is "prev" (t = 0), frame N is "cur" (t = 1). A motion vector of a
  * pixel p of N points to where its surface was in N-1 (p + m), output pixels, x right, y down
  * (the game's convention). A prev-motion vector of a pixel of N-1 points to where its surface
- * is in N. Vectors that are not known hold UPF__FG_INVALID in x. Splat keys are 64 bits:
- * the priority in the high half (smaller wins: the nearer surface), the source pixel's index
- * in the low half (ties go to the lower index, so the result does not depend on the order of
- * the writes), UPF__FG_EMPTY where nothing landed.
+ * is in N. Vectors that are not known hold UPF__FG_INVALID in x. A splat is two r32ui
+ * surfaces: the least priority that landed in a cell (smaller wins: the nearer surface) and
+ * the least index of the pixels of that priority that landed there (ties go to the lower
+ * index, so the result does not depend on the order of the writes), UPF__FG_NONE where
+ * nothing landed: the least 64-bit key (priority << 32) | index, made with 32-bit atomics
+ * (splat.c).
  *
  * Internal header: not installed. */
 #ifndef UPF_FRAMEGEN_PASSES_H
@@ -54,25 +61,40 @@ enum upf__fg_surface {
                                * frame then a 4 x 4 grid of regions */
     UPF__FG_MOTION,           /* rg32f: motion of each pixel of N (to N-1) */
     UPF__FG_PRIORITY,         /* r32ui: the splat priority of each pixel of N */
-    UPF__FG_SPLAT_PREV,       /* r64ui: N's pixels splatted to t = 0 (vectors only) */
+    UPF__FG_SPLAT_PREV,       /* r32ui: N's pixels splatted to t = 0 (vectors only): the
+                               * least priority in each cell */
+    UPF__FG_SPLAT_PREV_INDEX, /* r32ui: ... the least index of that priority */
     UPF__FG_PREV_MOTION,      /* rg32f: motion of each pixel of N-1 (to N) */
     UPF__FG_CAMERA,           /* r32f UPF__FG_CAMERA_FLOATS x 1: the camera model
                                * (camera.c): 1 when there is one, centre x, y and scale of
-                               * the normalised coordinates, log of the homography N -> N-1 */
-    UPF__FG_SPLAT,            /* r64ui: N's pixels splatted to the phase t */
+                               * the normalised coordinates, log of the homography N -> N-1,
+                               * the fit's state */
+    UPF__FG_CAMERA_SUMS,      /* r32f UPF__FG_CAMERA_ROW x grid rows: the fit's partial sums */
+    UPF__FG_SPLAT,            /* r32ui: N's pixels splatted to the phase t: least priority */
+    UPF__FG_SPLAT_INDEX,      /* r32ui: ... the least index of that priority */
     UPF__FG_MOTION_T,         /* rgba32f: motion at t (x, y, priority bits, 1 where it was
                                * a hole filled from the pyramid) */
     UPF__FG_MOTION_PYRAMID,   /* rgba32f atlas: levels 1.. of the motion at t */
     UPF__FG_RESOLVED,         /* rgba32f: the made frame, alpha 0 where neither frame sees it */
     UPF__FG_COLOR_PYRAMID,    /* rgba32f atlas: levels 1.. of the resolved colour, weighted */
     UPF__FG_INPAINTED,        /* rgba32f: the made frame with its holes filled */
+    UPF__FG_SCENE,            /* r32f 4 x 1: 1 where the frames are of different scenes, the
+                               * histogram distances (scene.c) */
+    UPF__FG_FLOW_BLOCKS,      /* rg32f, level 0's blocks across x 6 x their rows: the flow's
+                               * block vectors, per direction this level's, the parent's and
+                               * the search's */
+    UPF__FG_FLOW_HIST,        /* r32ui UPF__FG_FLOW_BINS x 4: histograms of a level's block
+                               * vectors, per direction and component */
+    UPF__FG_FLOW_GLOBAL,      /* rg32f 2 x 1: their medians, per direction */
     UPF__FG_COUNT
 };
 
 enum upf__fg_pass_index {
     UPF__FG_PREPARE = UPF_INTERPOLATE_PASS_PREPARE,
+    UPF__FG_SCENE_PASS = UPF_INTERPOLATE_PASS_SCENE,
     UPF__FG_VECTORS = UPF_INTERPOLATE_PASS_VECTORS,
     UPF__FG_FLOW = UPF_INTERPOLATE_PASS_FLOW,
+    UPF__FG_CAMERA_PASS = UPF_INTERPOLATE_PASS_CAMERA,
     UPF__FG_SPLAT_PASS = UPF_INTERPOLATE_PASS_SPLAT,
     UPF__FG_FILL = UPF_INTERPOLATE_PASS_FILL,
     UPF__FG_RESOLVE = UPF_INTERPOLATE_PASS_RESOLVE,
@@ -82,12 +104,15 @@ enum upf__fg_pass_index {
 };
 
 #define UPF__FG_INVALID 1e30f            /* x of a vector that is not known */
-#define UPF__FG_EMPTY UINT64_MAX         /* a splat cell nothing landed in */
+#define UPF__FG_NONE 0xffffffffu         /* a splat cell nothing landed in (its index) */
 #define UPF__FG_LEVELS_MAX 12            /* pyramid levels at most (level 0 included) */
 #define UPF__FG_HIST_BINS 32
 #define UPF__FG_HIST_REGIONS 17          /* the whole frame, then 4 x 4 regions */
 #define UPF__FG_BLOCK 8                  /* the flow's block size, pixels of its level */
-#define UPF__FG_CAMERA_FLOATS 16         /* the camera surface's width */
+#define UPF__FG_CAMERA_FLOATS 32         /* the camera surface's width */
+#define UPF__FG_CAMERA_BINS 256          /* the fit's residual histogram, 0.05 px bins */
+#define UPF__FG_CAMERA_ROW (48 + UPF__FG_CAMERA_BINS) /* a row of camera sums */
+#define UPF__FG_FLOW_BINS 4096           /* the flow's vector histograms: 1 px bins */
 
 /* ---- constants, one struct per pass (32-bit fields: a shader's push constants) ---------- */
 
@@ -95,6 +120,12 @@ typedef struct upf__fg_prepare_con {
     int32_t width, height;
     int32_t levels;                   /* luma pyramid levels (0: no pyramid, blend or vectors) */
 } upf__fg_prepare_con;
+
+typedef struct upf__fg_scene_con {
+    uint32_t enabled;                 /* 0: no decision (game vectors: the host says reset) */
+    float global, regions;            /* a cut: the whole frame's histograms differ by more
+                                       * than `global` and the median region's by `regions` */
+} upf__fg_scene_con;
 
 typedef struct upf__fg_vectors_con {
     int32_t width, height;            /* the frames' size */
@@ -116,6 +147,14 @@ typedef struct upf__fg_flow_con {
     float consistency;                /* forward + backward <= this + consistency_rel |m| */
     float consistency_rel;
 } upf__fg_flow_con;
+
+typedef struct upf__fg_camera_con {
+    int32_t width, height;
+    int32_t step, grid_w, grid_h;     /* the fit's grid: every step-th pixel from step / 2 */
+    uint32_t fit;                     /* 1: fit to the motion (game vectors) */
+    uint32_t given;                   /* 1: g is the homography from the host's matrices */
+    float g[9];                       /* N -> N-1 in the normalised coordinates, row-major */
+} upf__fg_camera_con;
 
 typedef struct upf__fg_splat_con {
     int32_t width, height;
@@ -156,8 +195,10 @@ typedef struct upf__fg_compose_con {
 /* ---- the CPU functions (each in its pass's file) ------------------------------------------ */
 
 upf_result upf__fg_prepare_pass(const upf__pass_args *a);  /* prepare.c */
+upf_result upf__fg_scene_pass(const upf__pass_args *a);    /* scene.c */
 upf_result upf__fg_vectors_pass(const upf__pass_args *a);  /* vectors.c */
 upf_result upf__fg_flow_pass(const upf__pass_args *a);     /* flow.c */
+upf_result upf__fg_camera_pass(const upf__pass_args *a);   /* camera.c */
 upf_result upf__fg_splat_pass(const upf__pass_args *a);    /* splat.c */
 upf_result upf__fg_fill_pass(const upf__pass_args *a);     /* fill.c */
 upf_result upf__fg_resolve_pass(const upf__pass_args *a);  /* resolve.c */
@@ -167,31 +208,43 @@ upf_result upf__fg_compose_pass(const upf__pass_args *a);  /* compose.c */
 /* Scratch of the passes (bytes). */
 size_t upf__fg_prepare_scratch_bytes(int height);
 size_t upf__fg_vectors_scratch_bytes(int height);
-size_t upf__fg_flow_scratch_bytes(int width, int height);
 size_t upf__fg_compose_scratch_bytes(int threads, int width, int height);
 
-/* splat.c: clears `keys` (width x height) to UPF__FG_EMPTY and splats every pixel of N with a
- * known vector to p + shift m (the four pixels around it), atomic min of its key; with a
- * camera model `cam` (NULL or cam[0] = 0: none) to where the camera's homography to the power
- * `shift` takes p, plus shift times what the homography leaves of m. */
-void upf__fg_splat(upf_context *ctx, int width, int height, const float *motion,
-                   const uint32_t *priority, float shift, const float *cam, uint64_t *keys);
+/* flow.c: the sizes of the flow blocks surface. upf__fg_hist_add counts a value in a
+ * UPF__FG_FLOW_BINS histogram (bins of 1 px centred on the integers from -UPF__FG_FLOW_BINS /
+ * 2, the end bins taking what lies beyond; an atomic add); upf__fg_hist_median gives the value
+ * (its bin's centre) of sorted index n / 2 of the n values counted, 0 for none. */
+void upf__fg_flow_sizes(int width, int height, int *blocks_w, int *blocks_h);
+void upf__fg_hist_add(uint32_t *hist, float v);
+float upf__fg_hist_median(const uint32_t *hist, uint32_t n);
 
-/* camera.c: the camera model. upf__fg_camera_fit fits the homography from N's pixels to
- * where they were in N-1 to `motion` (width x height, output pixels) and writes the model to
- * `cam` (UPF__FG_CAMERA_FLOATS floats; cam[0] = 0 and false when no homography fits a third
- * of the pixels). upf__fg_camera_power gives the homography's power s (the camera of the
- * phase 1 - s as seen from N: s = 1 maps N to N-1) as a 3x3 matrix in the normalised
- * coordinates, row-major; upf__fg_camera_apply maps a pixel position (centres at +0.5)
+/* splat.c: clears `depth` and `index` (width x height) to UPF__FG_NONE and splats every pixel
+ * of N with a known vector to p + shift m (the four pixels around it): its priority by an
+ * atomic minimum into `depth`, then where it equals what the cell holds its index by an
+ * atomic minimum into `index`; with a camera model `cam` (NULL or cam[0] = 0: none) to where
+ * the camera's homography to the power `shift` takes p, plus shift times what the homography
+ * leaves of m. */
+void upf__fg_splat(upf_context *ctx, int width, int height, const float *motion,
+                   const uint32_t *priority, float shift, const float *cam, uint32_t *depth,
+                   uint32_t *index);
+
+/* camera.c: the camera model. upf__fg_camera_grid gives the fit's grid for a frame size;
+ * upf__fg_camera_run is the pass on plain arrays (`sums` grid_h x UPF__FG_CAMERA_ROW floats):
+ * writes the model to `cam` (UPF__FG_CAMERA_FLOATS floats; cam[0] = 0 when there is none).
+ * upf__fg_camera_power gives the homography's power s (the camera of the phase 1 - s as seen
+ * from N: s = 1 maps N to N-1) as a 3x3 matrix in the normalised coordinates, row-major, in
+ * fp32 with fixed counts; upf__fg_camera_apply maps a pixel position (centres at +0.5)
  * through it, false where the point would go behind the camera. */
-bool upf__fg_camera_fit(const float *motion, int width, int height, float *cam);
+void upf__fg_camera_grid(int width, int height, int *step, int *grid_w, int *grid_h);
+void upf__fg_camera_run(upf_context *ctx, const upf__fg_camera_con *con, const float *motion,
+                        float *cam, float *sums);
 /* Whether the camera surface holds a model (cam[0] = 1; the flow writes none). */
 static inline bool upf__fg_camera_has(const float *cam)
 {
     return cam && cam[0] != 0.0f;
 }
-void upf__fg_camera_power(const float *cam, double s, double *m);
-bool upf__fg_camera_apply(const float *cam, const double *m, float x, float y, float *ox,
+void upf__fg_camera_power(const float *cam, float s, float *m);
+bool upf__fg_camera_apply(const float *cam, const float *m, float x, float y, float *ox,
                           float *oy);
 
 /* The pyramid atlas layout: level l is ceil(w / 2^l) x ceil(h / 2^l), stored at row

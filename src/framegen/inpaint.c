@@ -8,7 +8,10 @@
  * down, each pixel of level l + 1 is the alpha-weighted mean of its 2x2 children, with alpha
  * the children's summed alpha capped at 1; up, from the coarsest level, each pixel keeps
  * alpha of itself and takes 1 - alpha of the bilinear sample of the filled level above. A
- * hole thus takes the colours at its rim, smoothly, however large. Without holes it is a copy.
+ * hole thus takes the colours at its rim, smoothly, however large. Without holes it is a copy
+ * (every pixel has alpha 1 and keeps itself). The structure is fixed: every level is made on
+ * every run, holes or not, with no scan of the frame first (a GPU records one dispatch a level
+ * down and one a level up without reading anything back).
  * Work: one task per row of each level. */
 #include <string.h>
 
@@ -110,14 +113,12 @@ upf_result upf__fg_inpaint_pass(const upf__pass_args *a)
     const int W = con->width, H = con->height;
     const float *res = s[UPF__FG_RESOLVED].data;
     float *out = s[UPF__FG_INPAINTED].data;
-    bool holes = false;
-    for (size_t i = 0; i < (size_t)W * H && !holes; i++)
-        holes = res[4 * i + 3] < 1.0f;
-    if (!holes || con->levels < 2) {
-        memcpy(out, res, sizeof(float) * 4 * (size_t)W * H);
-        if (holes)
-            for (size_t i = 0; i < (size_t)W * H; i++)
-                out[4 * i + 3] = 1.0f;
+    if (con->levels < 2) {
+        /* a 1 x 1 frame: nothing to pull from */
+        for (size_t i = 0; i < (size_t)W * H; i++) {
+            memcpy(out + 4 * i, res + 4 * i, 3 * sizeof(float));
+            out[4 * i + 3] = 1.0f;
+        }
         return UPF_OK;
     }
     inpaint_job job = { con, res, s[UPF__FG_COLOR_PYRAMID].data, out, 0 };

@@ -5,11 +5,14 @@
  * upf_interpolate_create checks the params, gives every surface its size (the pyramids'
  * atlases from the number of levels the size allows), fills each pass's fixed constants and
  * allocates everything once. A run checks the frames, chooses the method (the game's vectors,
- * optical flow, or the fallback blend and why), runs prepare, then vectors or flow once, then
- * splat .. compose once per phase with that phase's constants. The blend is chosen on a
- * reset, on frame ids that are not consecutive, on a missing input, and when prepare's
- * histograms say the two frames are of different scenes (flow only: with vectors the host
- * says reset). */
+ * optical flow, or the fallback blend and why), runs prepare, scene, then vectors or flow,
+ * and camera once, then splat .. compose once per phase with that phase's constants. The
+ * host chooses the blend on a reset, on frame ids that are not consecutive and on a missing
+ * input; the scene pass chooses it on the device when prepare's histograms say the two frames
+ * are of different scenes (flow only: with vectors the host says reset), and the resolve
+ * takes it, so nothing is read back in the middle of a frame. The engine reads the scene
+ * surface after the run only to report the method (upf_interpolate_last_method, the log):
+ * what a GPU backend reads after the frame's fence. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -73,11 +76,17 @@ static const upf__surface_info surfaces[UPF__FG_COUNT] = {
                              NULL },
     [UPF__FG_MOTION] = { "motion", "the motion of N", UPF__SURFACE_RG32F, R, 0, NULL },
     [UPF__FG_PRIORITY] = { "priority", "the splat priority", UPF__SURFACE_R32UI, R, 0, NULL },
-    [UPF__FG_SPLAT_PREV] = { "splat_prev", "N splatted to N-1", UPF__SURFACE_R64UI, R, 0, NULL },
+    [UPF__FG_SPLAT_PREV] = { "splat_prev", "N splatted to N-1", UPF__SURFACE_R32UI, R, 0, NULL },
+    [UPF__FG_SPLAT_PREV_INDEX] = { "splat_prev_index", "N splatted to N-1 (index)",
+                                   UPF__SURFACE_R32UI, R, 0, NULL },
     [UPF__FG_PREV_MOTION] = { "prev_motion", "the motion of N-1", UPF__SURFACE_RG32F, R, 0,
                               NULL },
     [UPF__FG_CAMERA] = { "camera", "the camera model", UPF__SURFACE_R32F, R, 0, NULL },
-    [UPF__FG_SPLAT] = { "splat", "N splatted to t", UPF__SURFACE_R64UI, R, 0, NULL },
+    [UPF__FG_CAMERA_SUMS] = { "camera_sums", "the camera fit's sums", UPF__SURFACE_R32F, R, 0,
+                              NULL },
+    [UPF__FG_SPLAT] = { "splat", "N splatted to t", UPF__SURFACE_R32UI, R, 0, NULL },
+    [UPF__FG_SPLAT_INDEX] = { "splat_index", "N splatted to t (index)", UPF__SURFACE_R32UI, R,
+                              0, NULL },
     [UPF__FG_MOTION_T] = { "motion_t", "the motion at t", UPF__SURFACE_RGBA32F, R, 0, NULL },
     [UPF__FG_MOTION_PYRAMID] = { "motion_pyramid", "the motion pyramid", UPF__SURFACE_RGBA32F,
                                  R, 0, NULL },
@@ -86,6 +95,13 @@ static const upf__surface_info surfaces[UPF__FG_COUNT] = {
                                 0, NULL },
     [UPF__FG_INPAINTED] = { "inpainted", "the inpainted frame", UPF__SURFACE_RGBA32F, R, 0,
                             NULL },
+    [UPF__FG_SCENE] = { "scene", "the scene-change decision", UPF__SURFACE_R32F, R, 0, NULL },
+    [UPF__FG_FLOW_BLOCKS] = { "flow_blocks", "the flow's block vectors", UPF__SURFACE_RG32F, R,
+                              0, NULL },
+    [UPF__FG_FLOW_HIST] = { "flow_hist", "the flow's vector histograms", UPF__SURFACE_R32UI, R,
+                            0, NULL },
+    [UPF__FG_FLOW_GLOBAL] = { "flow_global", "the flow's global motion", UPF__SURFACE_RG32F, R,
+                              0, NULL },
 };
 #undef R
 
@@ -95,24 +111,32 @@ static const upf__pass_info passes[UPF__FG_PASS_COUNT] = {
                           S(UPF__FG_LINEAR_PREV) | S(UPF__FG_LINEAR) | S(UPF__FG_LUMA_PREV) |
                               S(UPF__FG_LUMA) | S(UPF__FG_HISTOGRAMS),
                           -1, sizeof(upf__fg_prepare_con), upf__fg_prepare_pass },
+    [UPF__FG_SCENE_PASS] = { "scene", "scene", S(UPF__FG_HISTOGRAMS), S(UPF__FG_SCENE), -1,
+                             sizeof(upf__fg_scene_con), upf__fg_scene_pass },
     [UPF__FG_VECTORS] = { "vectors", "vectors", S(UPF__FG_MOTION_IN) | S(UPF__FG_DEPTH_IN),
                           S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_SPLAT_PREV) |
-                              S(UPF__FG_PREV_MOTION) | S(UPF__FG_CAMERA),
+                              S(UPF__FG_SPLAT_PREV_INDEX) | S(UPF__FG_PREV_MOTION),
                           -1, sizeof(upf__fg_vectors_con), upf__fg_vectors_pass },
     [UPF__FG_FLOW] = { "flow", "flow", S(UPF__FG_LUMA_PREV) | S(UPF__FG_LUMA),
                        S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_PREV_MOTION) |
-                           S(UPF__FG_CAMERA),
+                           S(UPF__FG_FLOW_BLOCKS) | S(UPF__FG_FLOW_HIST) | S(UPF__FG_FLOW_GLOBAL),
                        -1, sizeof(upf__fg_flow_con), upf__fg_flow_pass },
+    [UPF__FG_CAMERA_PASS] = { "camera", "camera", S(UPF__FG_MOTION),
+                              S(UPF__FG_CAMERA) | S(UPF__FG_CAMERA_SUMS), -1,
+                              sizeof(upf__fg_camera_con), upf__fg_camera_pass },
     [UPF__FG_SPLAT_PASS] = { "splat", "splat",
                              S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_CAMERA),
-                             S(UPF__FG_SPLAT), -1, sizeof(upf__fg_splat_con),
-                             upf__fg_splat_pass },
-    [UPF__FG_FILL] = { "fill", "fill", S(UPF__FG_SPLAT) | S(UPF__FG_MOTION) | S(UPF__FG_CAMERA),
+                             S(UPF__FG_SPLAT) | S(UPF__FG_SPLAT_INDEX), -1,
+                             sizeof(upf__fg_splat_con), upf__fg_splat_pass },
+    [UPF__FG_FILL] = { "fill", "fill",
+                       S(UPF__FG_SPLAT) | S(UPF__FG_SPLAT_INDEX) | S(UPF__FG_MOTION) |
+                           S(UPF__FG_CAMERA),
                        S(UPF__FG_MOTION_T) | S(UPF__FG_MOTION_PYRAMID), -1,
                        sizeof(upf__fg_fill_con), upf__fg_fill_pass },
     [UPF__FG_RESOLVE] = { "resolve", "resolve",
                           S(UPF__FG_LINEAR_PREV) | S(UPF__FG_LINEAR) | S(UPF__FG_MOTION_T) |
-                              S(UPF__FG_MOTION) | S(UPF__FG_PREV_MOTION) | S(UPF__FG_CAMERA),
+                              S(UPF__FG_MOTION) | S(UPF__FG_PREV_MOTION) | S(UPF__FG_CAMERA) |
+                              S(UPF__FG_SCENE),
                           S(UPF__FG_RESOLVED), -1, sizeof(upf__fg_resolve_con),
                           upf__fg_resolve_pass },
     [UPF__FG_INPAINT] = { "inpaint", "inpaint", S(UPF__FG_RESOLVED),
@@ -172,18 +196,32 @@ static void plan(upf_interpolate *e)
     if (!flow)
         ps->surface[UPF__FG_LUMA_PREV].width = ps->surface[UPF__FG_LUMA].width = 0;
     if (!vectors)
-        ps->surface[UPF__FG_SPLAT_PREV].width = ps->surface[UPF__FG_SPLAT_PREV].height = 0;
+        for (int i = UPF__FG_SPLAT_PREV; i <= UPF__FG_SPLAT_PREV_INDEX; i++)
+            ps->surface[i].width = ps->surface[i].height = 0;
     ps->surface[UPF__FG_HISTOGRAMS].width = 2 * UPF__FG_HIST_REGIONS * UPF__FG_HIST_BINS;
     ps->surface[UPF__FG_HISTOGRAMS].height = 1;
     ps->surface[UPF__FG_CAMERA].width = UPF__FG_CAMERA_FLOATS;
     ps->surface[UPF__FG_CAMERA].height = 1;
+    int step, gw, gh;
+    upf__fg_camera_grid(W, H, &step, &gw, &gh);
+    ps->surface[UPF__FG_CAMERA_SUMS].width = vectors ? UPF__FG_CAMERA_ROW : 0;
+    ps->surface[UPF__FG_CAMERA_SUMS].height = vectors ? gh : 0;
+    ps->surface[UPF__FG_SCENE].width = 4;
+    ps->surface[UPF__FG_SCENE].height = 1;
+    int bw, bh;
+    upf__fg_flow_sizes(W, H, &bw, &bh);
+    ps->surface[UPF__FG_FLOW_BLOCKS].width = flow ? bw : 0;
+    ps->surface[UPF__FG_FLOW_BLOCKS].height = flow ? bh : 0;
+    ps->surface[UPF__FG_FLOW_HIST].width = flow ? UPF__FG_FLOW_BINS : 0;
+    ps->surface[UPF__FG_FLOW_HIST].height = flow ? 4 : 0;
+    ps->surface[UPF__FG_FLOW_GLOBAL].width = flow ? 2 : 0;
+    ps->surface[UPF__FG_FLOW_GLOBAL].height = flow ? 1 : 0;
     const int prow = e->pyramid_levels > 1 ? upf__fg_atlas_rows(H, 1, e->pyramid_levels) : 1;
     ps->surface[UPF__FG_MOTION_PYRAMID].height = prow;
     ps->surface[UPF__FG_COLOR_PYRAMID].height = prow;
     const int threads = UPF_MAX(upf_context_threads(e->ctx), 1);
     ps->scratch_bytes[UPF__FG_PREPARE] = upf__fg_prepare_scratch_bytes(H);
     ps->scratch_bytes[UPF__FG_VECTORS] = vectors ? upf__fg_vectors_scratch_bytes(H) : 0;
-    ps->scratch_bytes[UPF__FG_FLOW] = flow ? upf__fg_flow_scratch_bytes(W, H) : 0;
     ps->scratch_bytes[UPF__FG_COMPOSE] = upf__fg_compose_scratch_bytes(threads, W, H);
 }
 
@@ -193,6 +231,11 @@ static void constants(upf_interpolate *e)
     const upf_interpolate_params *p = &e->params;
     const int W = p->width, H = p->height;
     *(upf__fg_prepare_con *)ps->con[UPF__FG_PREPARE] = (upf__fg_prepare_con){ W, H, 0 };
+    *(upf__fg_scene_con *)ps->con[UPF__FG_SCENE_PASS] =
+        (upf__fg_scene_con){ 0, CUT_GLOBAL, CUT_REGIONS };
+    upf__fg_camera_con *cc = ps->con[UPF__FG_CAMERA_PASS];
+    cc->width = W, cc->height = H;
+    upf__fg_camera_grid(W, H, &cc->step, &cc->grid_w, &cc->grid_h);
     const bool uv = p->flags & UPF_INTERPOLATE_MOTION_UV;
     const double sx = p->motion_scale_x == 0.0 ? 1.0 : p->motion_scale_x;
     const double sy = p->motion_scale_y == 0.0 ? 1.0 : p->motion_scale_y;
@@ -287,34 +330,55 @@ fail:
 
 /* ---- running ----------------------------------------------------------------------------- */
 
-/* The L1 distance of two histograms, as a share of their pixels (0: equal, 1: disjoint). */
-static double hist_distance(const uint32_t *a, const uint32_t *b)
+/* The camera's homography from the host's view-projections (the camera pass's `g`): the
+ * points at infinity, a direction D, project to clip (x, y, w) = A D with A rows 0, 1, 3 and
+ * columns 0..2 of projection * view, so N's (x, y, w) maps to N-1's by A_prev A^-1 (Hartley
+ * and Zisserman, 8.4.2, the infinite homography); conjugated by the map from the camera's
+ * normalised coordinates (centre, half the larger side) to NDC. Computed on the host, as a
+ * pass's constants are. */
+static upf_result camera_from_matrices(upf_interpolate *e, const char *fn,
+                                       const upf_interpolate_frames *f, upf__fg_camera_con *c)
 {
-    double d = 0, n = 0;
-    for (int i = 0; i < UPF__FG_HIST_BINS; i++) {
-        d += fabs((double)a[i] - (double)b[i]);
-        n += a[i];
+    const double *m[2] = { f->view_projection, f->prev_view_projection };
+    static const char *const name[2] = { "view_projection", "prev_view_projection" };
+    double a[2][9], inv[9];
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < 16; i++)
+            if (!isfinite(m[k][i]))
+                return upf__fail(e->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames %s[%d] is %g; "
+                                 "expected finite values", fn, name[k], i, m[k][i]);
+        static const int rows[3] = { 0, 1, 3 };
+        for (int r = 0; r < 3; r++)
+            for (int col = 0; col < 3; col++)
+                a[k][3 * r + col] = m[k][4 * rows[r] + col];
     }
-    return n > 0 ? 0.5 * d / n : 0.0;
-}
-
-static bool scene_change(const upf_interpolate *e, double *global, double *regions)
-{
-    const uint32_t *h = e->passes.surface[UPF__FG_HISTOGRAMS].data;
-    const uint32_t *h2 = h + UPF__FG_HIST_REGIONS * UPF__FG_HIST_BINS;
-    *global = hist_distance(h, h2);
-    double r[UPF__FG_HIST_REGIONS - 1];
-    for (int i = 1; i < UPF__FG_HIST_REGIONS; i++) {
-        double d = hist_distance(h + i * UPF__FG_HIST_BINS, h2 + i * UPF__FG_HIST_BINS);
-        int k = i - 1;
-        while (k > 0 && r[k - 1] > d) {
-            r[k] = r[k - 1];
-            k--;
+    const double *x = a[0];
+    const double det = x[0] * (x[4] * x[8] - x[5] * x[7]) - x[1] * (x[3] * x[8] - x[5] * x[6]) +
+                       x[2] * (x[3] * x[7] - x[4] * x[6]);
+    double scale = 0.0;
+    for (int i = 0; i < 9; i++)
+        scale = fmax(scale, fabs(x[i]));
+    if (!(fabs(det) > 1e-9 * scale * scale * scale))
+        return upf__fail(e->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames view_projection maps "
+                         "directions to a plane (rows 0, 1 and 3 of its columns 0..2 are "
+                         "singular); expected a perspective projection times a view", fn);
+    const double adj[9] = { x[4] * x[8] - x[5] * x[7], x[2] * x[7] - x[1] * x[8],
+                            x[1] * x[5] - x[2] * x[4], x[5] * x[6] - x[3] * x[8],
+                            x[0] * x[8] - x[2] * x[6], x[2] * x[3] - x[0] * x[5],
+                            x[3] * x[7] - x[4] * x[6], x[1] * x[6] - x[0] * x[7],
+                            x[0] * x[4] - x[1] * x[3] };
+    for (int i = 0; i < 9; i++)
+        inv[i] = adj[i] / det;
+    const double W = e->params.width, H = e->params.height, s = 0.5 * fmax(W, H);
+    const double dn[3] = { 2.0 * s / W, (f->ndc_y_down ? 2.0 : -2.0) * s / H, 1.0 };
+    for (int r = 0; r < 3; r++)
+        for (int col = 0; col < 3; col++) {
+            double v = 0.0;
+            for (int k = 0; k < 3; k++)
+                v += a[1][3 * r + k] * inv[3 * k + col];
+            c->g[3 * r + col] = (float)(v * dn[col] / dn[r]); /* D^-1 G D */
         }
-        r[k] = d;
-    }
-    *regions = 0.5 * (r[7] + r[8]);
-    return *global > CUT_GLOBAL && *regions > CUT_REGIONS;
+    return UPF_OK;
 }
 
 static upf_result check_phase(upf_context *ctx, const char *fn, double t, int k)
@@ -404,26 +468,39 @@ static upf_result run_phases(upf_interpolate *e, const char *fn, const upf_inter
     if (why == UPF_INTERPOLATE_FALLBACK_NONE && method == UPF_INTERPOLATE_USED_VECTORS &&
         !ps->surface[UPF__FG_SPLAT_PREV].data)
         why = UPF_INTERPOLATE_FALLBACK_MISSING_INPUT;
+    if ((f->view_projection != NULL) != (f->prev_view_projection != NULL))
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames %s is given without %s; "
+                         "expected both cameras or neither", fn,
+                         f->view_projection ? "view_projection" : "prev_view_projection",
+                         f->view_projection ? "prev_view_projection" : "view_projection");
+    upf__fg_camera_con *cc = ps->con[UPF__FG_CAMERA_PASS];
+    cc->given = f->view_projection != NULL;
+    if (cc->given) {
+        upf_result r = camera_from_matrices(e, fn, f, cc);
+        if (r != UPF_OK)
+            return r;
+    }
     const bool flow = why == UPF_INTERPOLATE_FALLBACK_NONE && method == UPF_INTERPOLATE_USED_FLOW;
     memset(e->ms, 0, sizeof e->ms);
     ((upf__fg_prepare_con *)ps->con[UPF__FG_PREPARE])->levels = flow ? e->flow_levels : 0;
-    upf_result r = upf__passes_run(ps, fn, images, UPF__FG_PREPARE, UPF__FG_PREPARE);
+    ((upf__fg_scene_con *)ps->con[UPF__FG_SCENE_PASS])->enabled = flow;
+    upf_result r = upf__passes_run(ps, fn, images, UPF__FG_PREPARE, UPF__FG_SCENE_PASS);
     if (r != UPF_OK)
         return r;
-    add_ms(e, UPF__FG_PREPARE, UPF__FG_PREPARE);
-    if (flow) {
-        double g, reg;
-        if (scene_change(e, &g, &reg))
-            why = UPF_INTERPOLATE_FALLBACK_SCENE_CHANGE;
-        upf__log(ctx, UPF_LOG_DEBUG, "%s: histogram distance %.3f, median region %.3f", fn, g,
-                 reg);
-    }
+    add_ms(e, UPF__FG_PREPARE, UPF__FG_SCENE_PASS);
     if (why == UPF_INTERPOLATE_FALLBACK_NONE) {
-        const int pass = method == UPF_INTERPOLATE_USED_VECTORS ? UPF__FG_VECTORS : UPF__FG_FLOW;
+        const bool vec = method == UPF_INTERPOLATE_USED_VECTORS;
+        const int pass = vec ? UPF__FG_VECTORS : UPF__FG_FLOW;
+        cc->fit = vec && !cc->given;
+        cc->given = vec && cc->given;
         r = upf__passes_run(ps, fn, images, pass, pass);
         if (r != UPF_OK)
             return r;
         add_ms(e, pass, pass);
+        r = upf__passes_run(ps, fn, images, UPF__FG_CAMERA_PASS, UPF__FG_CAMERA_PASS);
+        if (r != UPF_OK)
+            return r;
+        add_ms(e, UPF__FG_CAMERA_PASS, UPF__FG_CAMERA_PASS);
     } else {
         method = UPF_INTERPOLATE_USED_BLEND;
         const bool warn = why == UPF_INTERPOLATE_FALLBACK_MISSING_INPUT ||
@@ -453,11 +530,11 @@ static upf_result run_phases(upf_interpolate *e, const char *fn, const upf_inter
         rc->t = t;
         rc->blend = blend;
         rc->visibility = method == UPF_INTERPOLATE_USED_VECTORS;
-        upf__fg_compose_con *cc = ps->con[UPF__FG_COMPOSE];
-        cc->t = t;
+        upf__fg_compose_con *co = ps->con[UPF__FG_COMPOSE];
+        co->t = t;
         const upf_image *hud = f->hud && f->prev_hud ? (t < 0.5f ? f->prev_hud : f->hud)
                                                      : f->hud ? f->hud : f->prev_hud;
-        cc->hud = hud != NULL;
+        co->hud = hud != NULL;
         const upf_image *ph[UPF__FG_COUNT] = { 0 };
         ph[UPF__FG_HUD] = hud;
         ph[UPF__FG_OUTPUT] = outputs[k];
@@ -466,6 +543,17 @@ static upf_result run_phases(upf_interpolate *e, const char *fn, const upf_inter
             add_ms(e, UPF__FG_SPLAT_PASS, UPF__FG_COMPOSE);
     }
     ps->enabled[UPF__FG_SPLAT_PASS] = ps->enabled[UPF__FG_FILL] = true;
+    if (r == UPF_OK && flow) {
+        /* what the scene pass decided and the resolve took (read after the frame, to report) */
+        const float *sc = ps->surface[UPF__FG_SCENE].data;
+        upf__log(ctx, UPF_LOG_DEBUG, "%s: histogram distance %.3f, median region %.3f", fn,
+                 sc[1], sc[2]);
+        if (sc[0] != 0.0f) {
+            method = UPF_INTERPOLATE_USED_BLEND;
+            why = UPF_INTERPOLATE_FALLBACK_SCENE_CHANGE;
+            upf__log(ctx, UPF_LOG_INFO, "%s: a scene change between the frames: the blend", fn);
+        }
+    }
     if (r == UPF_OK) {
         e->method = method;
         e->fallback = why;

@@ -1,6 +1,6 @@
 /* prepare.c: the frame generation engine's first pass (docs/FRAMEGEN.md, "prepare"): both
  * frames to linear light, their luma pyramids for the optical flow, and their luma histograms
- * for the scene-change test.
+ * for the scene pass.
  *
  * Reads: colour prev, colour (host, any colour format). Writes: linear prev, linear (RGBA32F,
  * alpha 1), luma prev, luma (r32f atlases; only when the flow runs: levels > 0), histograms.
@@ -11,7 +11,8 @@
  * side). The histograms count level-0 luma (or, without a pyramid, the luma of each pixel)
  * in 32 bins: the whole frame, then each of a 4 x 4 grid of regions. A float frame with a NaN
  * or infinite value fails with UPF_ERROR_BAD_DATA naming the pixel.
- * Work: one task per row, then one per row of each level; the histograms serially. */
+ * Work: one task per row, then one per row of each level; the histograms serially (a GPU:
+ * atomic adds). */
 #include <math.h>
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * each frame is in time and by whether each frame sees that surface there; or the fallback
  * blend.
  *
- * Reads: linear prev, linear, motion t, motion, prev motion, camera. Writes: resolved
+ * Reads: linear prev, linear, motion t, motion, prev motion, camera, scene. Writes: resolved
  * (RGBA32F, alpha 1, or 0 where neither frame sees the pixel's surface).
  *
  * For pixel q with motion m at t (the surface is at a = q + t m in N-1 and at
@@ -28,7 +28,10 @@
  * camera's curve: with H(s) the homography's power s, a = H(t) q + t r and
  * b = H(t - 1) q - (1 - t) r, where r, the part of the motion the camera does not explain,
  * is what motion t holds then (fill.c), and m = a - b.
- * The blend (blend = 1) is c = (1 - t) A + t B at q itself.
+ * The blend is c = (1 - t) A + t B at q itself: when the host asks for it (blend = 1: a
+ * reset, ids not consecutive, a missing input) or where the scene pass found the frames to be
+ * of different scenes (its surface's first value is not 0; every pixel then blends, so the
+ * decision is taken on the device in the frame it is made for).
  * Work: one task per row. */
 #include <math.h>
 
@@ -38,7 +41,8 @@ typedef struct resolve_job {
     const upf__fg_resolve_con *con;
     const float *prev, *cur, *mt, *motion, *prev_motion;
     const float *cam;          /* the camera model, or NULL */
-    double ga[9], gb[9];       /* its homography from t to N-1 and from t to N */
+    bool blend;                /* the host's blend or the scene pass's */
+    float ga[9], gb[9];        /* its homography from t to N-1 and from t to N */
     float *out;
 } resolve_job;
 
@@ -75,7 +79,7 @@ static void resolve_row(void *priv, int y, int worker)
     for (int x = 0; x < W; x++) {
         const size_t i = (size_t)y * W + x;
         float *o = j->out + 4 * i;
-        if (c->blend) {
+        if (j->blend) {
             const float *a = j->prev + 4 * i, *b = j->cur + 4 * i;
             for (int k = 0; k < 3; k++)
                 o[k] = (1.0f - t) * a[k] + t * b[k];
@@ -150,13 +154,15 @@ upf_result upf__fg_resolve_pass(const upf__pass_args *a)
     const upf__surface *s = a->surface;
     resolve_job job = { con, s[UPF__FG_LINEAR_PREV].data, s[UPF__FG_LINEAR].data,
                         s[UPF__FG_MOTION_T].data, s[UPF__FG_MOTION].data,
-                        s[UPF__FG_PREV_MOTION].data, NULL, { 0 }, { 0 },
+                        s[UPF__FG_PREV_MOTION].data, NULL, false, { 0 }, { 0 },
                         s[UPF__FG_RESOLVED].data };
     const float *cam = s[UPF__FG_CAMERA].data;
-    if (!con->blend && upf__fg_camera_has(cam)) {
+    const float *scene = s[UPF__FG_SCENE].data;
+    job.blend = con->blend || scene[0] != 0.0f;
+    if (!job.blend && upf__fg_camera_has(cam)) {
         job.cam = cam;
         upf__fg_camera_power(cam, con->t, job.ga);
-        upf__fg_camera_power(cam, -(1.0 - con->t), job.gb);
+        upf__fg_camera_power(cam, -(1.0f - con->t), job.gb);
     }
     upf__parallel_for(a->ctx, resolve_row, &job, con->height);
     return UPF_OK;

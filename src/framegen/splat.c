@@ -2,19 +2,26 @@
  * of frame N moved forward along its motion to the phase t, the nearer surface winning where
  * two land on one pixel.
  *
- * Reads: motion, priority, camera. Writes: splat (r64ui keys).
+ * Reads: motion, priority, camera. Writes: splat (r32ui: the least priority that landed in
+ * each cell), splat index (r32ui: the least index of the pixels of that priority that landed
+ * there, UPF__FG_NONE where nothing did).
  *
  * A pixel p of N whose surface was at p + m in N-1 is at q = p + (1 - t) m at phase t (the
  * surface moves in a straight line at constant speed between the frames). It is written to
  * the four pixels whose centres surround q (so a surface that grows between the frames leaves
- * no cracks) as the key (priority << 32) | index(p) by an atomic minimum: the nearest surface
- * wins, and between equals the lower index, whatever order the writes come in (the key a GPU
- * writes with a 64-bit image atomic; FSR 3.1's frame interpolation packs its priorities into
- * 32-bit atomics the same way). Pixels whose vector is not known are not written. With a
- * camera model (game vectors, camera.c) the straight line is the camera's curve instead: p
- * lands where the homography to the power 1 - t takes it, plus (1 - t) times what the
- * homography leaves of m (parallax, moving objects).
- * Work: one task per row to clear, one per row to splat. */
+ * no cracks). Which pixel a cell keeps is the least of the 64-bit keys (priority << 32) |
+ * index(p): the nearest surface, and between equals the lower index, whatever order the writes
+ * come in. The key is made with 32-bit atomics only, in two steps (the form a GPU without
+ * 64-bit image atomics, shaderImageInt64Atomics, runs; one with them gets the same cells from
+ * an R64UI atomic minimum of the key): first every pixel writes its priority to its four cells
+ * by an atomic minimum; then every pixel whose priority equals what a cell holds writes its
+ * index there by an atomic minimum. The second step computes the landing position with the
+ * same code as the first, so a pixel finds its own priority in the cells it reached. (FSR
+ * 3.1's frame interpolation packs its priorities into 32-bit atomics too.) Pixels whose vector
+ * is not known are not written. With a camera model (game vectors, camera.c) the straight line
+ * is the camera's curve instead: p lands where the homography to the power 1 - t takes it,
+ * plus (1 - t) times what the homography leaves of m (parallax, moving objects).
+ * Work: one task per row to clear, one per row for each of the two steps. */
 #include <math.h>
 
 #include "framegen/framegen_passes.h"
@@ -25,72 +32,101 @@ typedef struct splat_job {
     const uint32_t *priority;
     float shift;
     const float *cam;          /* the camera model, or NULL: the straight line */
-    double g[9], pw[9];        /* its homography N -> N-1 and the power `shift` of it */
-    uint64_t *keys;
+    float g[9], pw[9];         /* its homography N -> N-1 and the power `shift` of it */
+    uint32_t *depth, *index;
 } splat_job;
 
 static void clear_row(void *priv, int y, int worker)
 {
     (void)worker;
     const splat_job *j = priv;
-    uint64_t *k = j->keys + (size_t)y * j->width;
+    const size_t o = (size_t)y * j->width;
     for (int x = 0; x < j->width; x++)
-        k[x] = UPF__FG_EMPTY;
+        j->depth[o + x] = j->index[o + x] = UPF__FG_NONE;
 }
 
-static void atomic_min64(uint64_t *cell, uint64_t key)
+static void atomic_min32(uint32_t *cell, uint32_t v)
 {
-    uint64_t old = __atomic_load_n(cell, __ATOMIC_RELAXED);
-    while (key < old &&
-           !__atomic_compare_exchange_n(cell, &old, key, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    uint32_t old = __atomic_load_n(cell, __ATOMIC_RELAXED);
+    while (v < old &&
+           !__atomic_compare_exchange_n(cell, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         ;
 }
 
-static void splat_row(void *priv, int y, int worker)
+/* Where pixel (x, y) lands: the top-left of the four cells around it, false when it has no
+ * known vector or lands off the frame. */
+static bool land(const splat_job *j, int x, int y, int *x0, int *y0)
 {
-    (void)worker;
-    const splat_job *j = priv;
+    const int W = j->width, H = j->height;
+    const size_t i = (size_t)y * W + x;
+    const float mx = j->motion[2 * i], my = j->motion[2 * i + 1];
+    if (!(mx < UPF__FG_INVALID * 0.5f))
+        return false;
+    float qx = (float)x + j->shift * mx, qy = (float)y + j->shift * my;
+    if (j->cam) {
+        /* on the camera's curve, plus the shift of what the camera leaves */
+        const float px = (float)x + 0.5f, py = (float)y + 0.5f;
+        float gx, gy, sx, sy;
+        if (upf__fg_camera_apply(j->cam, j->g, px, py, &gx, &gy) &&
+            upf__fg_camera_apply(j->cam, j->pw, px, py, &sx, &sy)) {
+            qx = sx - 0.5f + j->shift * (mx - (gx - px));
+            qy = sy - 0.5f + j->shift * (my - (gy - py));
+        }
+    }
+    if (!(qx > -1.0f && qx < (float)W && qy > -1.0f && qy < (float)H))
+        return false;
+    *x0 = (int)floorf(qx), *y0 = (int)floorf(qy);
+    return true;
+}
+
+/* step 1 (index 0) writes priorities, step 2 (index 1) the indices of the winners */
+static void splat_row(const splat_job *j, int y, bool index)
+{
     const int W = j->width, H = j->height;
     for (int x = 0; x < W; x++) {
+        int x0, y0;
+        if (!land(j, x, y, &x0, &y0))
+            continue;
         const size_t i = (size_t)y * W + x;
-        const float mx = j->motion[2 * i], my = j->motion[2 * i + 1];
-        if (!(mx < UPF__FG_INVALID * 0.5f))
-            continue;
-        float qx = (float)x + j->shift * mx, qy = (float)y + j->shift * my;
-        if (j->cam) {
-            /* on the camera's curve, plus the shift of what the camera leaves */
-            const float px = (float)x + 0.5f, py = (float)y + 0.5f;
-            float gx, gy, sx, sy;
-            if (upf__fg_camera_apply(j->cam, j->g, px, py, &gx, &gy) &&
-                upf__fg_camera_apply(j->cam, j->pw, px, py, &sx, &sy)) {
-                qx = sx - 0.5f + j->shift * (mx - (gx - px));
-                qy = sy - 0.5f + j->shift * (my - (gy - py));
-            }
-        }
-        if (!(qx > -1.0f && qx < (float)W && qy > -1.0f && qy < (float)H))
-            continue;
-        const int x0 = (int)floorf(qx), y0 = (int)floorf(qy);
-        const uint64_t key = ((uint64_t)j->priority[i] << 32) | (uint64_t)i;
+        const uint32_t p = j->priority[i];
         for (int k = 0; k < 4; k++) {
-            int tx = x0 + (k & 1), ty = y0 + (k >> 1);
+            const int tx = x0 + (k & 1), ty = y0 + (k >> 1);
             if (tx < 0 || tx >= W || ty < 0 || ty >= H)
                 continue;
-            atomic_min64(&j->keys[(size_t)ty * W + tx], key);
+            const size_t c = (size_t)ty * W + tx;
+            if (!index)
+                atomic_min32(&j->depth[c], p);
+            else if (__atomic_load_n(&j->depth[c], __ATOMIC_RELAXED) == p)
+                atomic_min32(&j->index[c], (uint32_t)i);
         }
     }
 }
 
-void upf__fg_splat(upf_context *ctx, int width, int height, const float *motion,
-                   const uint32_t *priority, float shift, const float *cam, uint64_t *keys)
+static void depth_row(void *priv, int y, int worker)
 {
-    splat_job job = { width, height, motion, priority, shift, NULL, { 0 }, { 0 }, keys };
+    (void)worker;
+    splat_row(priv, y, false);
+}
+
+static void index_row(void *priv, int y, int worker)
+{
+    (void)worker;
+    splat_row(priv, y, true);
+}
+
+void upf__fg_splat(upf_context *ctx, int width, int height, const float *motion,
+                   const uint32_t *priority, float shift, const float *cam, uint32_t *depth,
+                   uint32_t *index)
+{
+    splat_job job = { width, height, motion, priority, shift, NULL, { 0 }, { 0 }, depth, index };
     if (upf__fg_camera_has(cam)) {
         job.cam = cam;
-        upf__fg_camera_power(cam, 1.0, job.g);
+        upf__fg_camera_power(cam, 1.0f, job.g);
         upf__fg_camera_power(cam, shift, job.pw);
     }
     upf__parallel_for(ctx, clear_row, &job, height);
-    upf__parallel_for(ctx, splat_row, &job, height);
+    upf__parallel_for(ctx, depth_row, &job, height);
+    upf__parallel_for(ctx, index_row, &job, height);
 }
 
 upf_result upf__fg_splat_pass(const upf__pass_args *a)
@@ -99,6 +135,6 @@ upf_result upf__fg_splat_pass(const upf__pass_args *a)
     const upf__surface *s = a->surface;
     upf__fg_splat(a->ctx, con->width, con->height, s[UPF__FG_MOTION].data,
                   s[UPF__FG_PRIORITY].data, con->shift, s[UPF__FG_CAMERA].data,
-                  s[UPF__FG_SPLAT].data);
+                  s[UPF__FG_SPLAT].data, s[UPF__FG_SPLAT_INDEX].data);
     return UPF_OK;
 }

@@ -2,8 +2,8 @@
  * game's motion vectors and depth of frame N as the engine's motion and splat priority, and
  * what frame N-1 saw of N's surfaces.
  *
- * Reads: motion in, depth in (host, motion size). Writes: motion, priority, splat prev,
- * prev motion, camera.
+ * Reads: motion in, depth in (host, motion size). Writes: motion, priority, splat prev and
+ * its index, prev motion.
  *
  * Each output pixel takes the vector and depth of the motion-size pixel it falls in (nearest;
  * for vectors at a render size below the output size), its vector times the scale (stored
@@ -11,9 +11,7 @@
  * Then N's pixels are splatted to t = 0 (upf__fg_splat, shift 1): the cell of N-1 at p + m
  * holds the nearest surface of N that was there, and its prev motion is minus that surface's
  * vector (from N-1 to N); cells nothing landed in hold a vector that is not known (N-1 showed
- * something there that N does not). The camera model (camera.c) is fitted to the vectors:
- * the homography of a turning camera, whose powers give the curved path between the frames
- * that the splat and the resolve follow. A NaN or infinite vector or depth, or a negative depth,
+ * something there that N does not). A NaN or infinite vector or depth, or a negative depth,
  * fails with UPF_ERROR_BAD_DATA naming the pixel.
  * Work: one task per row (the splat: two). */
 #include <math.h>
@@ -25,7 +23,7 @@ typedef struct vec_job {
     const upf_image *motion, *depth;
     float *out_motion;
     uint32_t *priority;
-    const uint64_t *keys;
+    const uint32_t *index;
     float *prev_motion;
     int *bad;      /* per motion row: x of the first bad vector or depth, or -1; and which */
 } vec_job;
@@ -71,12 +69,12 @@ static void prev_row(void *priv, int y, int worker)
     const int W = j->con->width;
     for (int x = 0; x < W; x++) {
         const size_t i = (size_t)y * W + x;
-        const uint64_t k = j->keys[i];
-        if (k == UPF__FG_EMPTY) {
+        const uint32_t k = j->index[i];
+        if (k == UPF__FG_NONE) {
             j->prev_motion[2 * i] = UPF__FG_INVALID;
             j->prev_motion[2 * i + 1] = 0.0f;
         } else {
-            const size_t src = (size_t)(k & 0xffffffffu);
+            const size_t src = k;
             j->prev_motion[2 * i] = -j->out_motion[2 * src];
             j->prev_motion[2 * i + 1] = -j->out_motion[2 * src + 1];
         }
@@ -94,7 +92,7 @@ upf_result upf__fg_vectors_pass(const upf__pass_args *a)
     const upf__surface *s = a->surface;
     vec_job job = { con, s[UPF__FG_MOTION_IN].image, s[UPF__FG_DEPTH_IN].image,
                     s[UPF__FG_MOTION].data, s[UPF__FG_PRIORITY].data,
-                    s[UPF__FG_SPLAT_PREV].data, s[UPF__FG_PREV_MOTION].data, a->scratch };
+                    s[UPF__FG_SPLAT_PREV_INDEX].data, s[UPF__FG_PREV_MOTION].data, a->scratch };
     upf__parallel_for(a->ctx, vec_row, &job, con->height);
     for (int y = 0; y < con->height; y++)
         if (job.bad[2 * y] >= 0)
@@ -106,9 +104,8 @@ upf_result upf__fg_vectors_pass(const upf__pass_args *a)
                              con->motion_width, con->motion_height,
                              job.bad[2 * y + 1] ? "depth" : "motion", job.bad[2 * y + 1] ?
                              "depth >= 0" : "vectors");
-    upf__fg_camera_fit(job.out_motion, con->width, con->height, s[UPF__FG_CAMERA].data);
     upf__fg_splat(a->ctx, con->width, con->height, job.out_motion, job.priority, 1.0f, NULL,
-                  s[UPF__FG_SPLAT_PREV].data);
+                  s[UPF__FG_SPLAT_PREV].data, s[UPF__FG_SPLAT_PREV_INDEX].data);
     upf__parallel_for(a->ctx, prev_row, &job, con->height);
     return UPF_OK;
 }

@@ -595,7 +595,7 @@ static int time_framegen(const framegen_input *in, int threads, int runs, bool f
     }
     samples sm;
     upf_interpolate_frames f = { &in->a.img, &in->b.img, &in->motion.img, &in->depth.img, NULL,
-                                 NULL, 0, 1, 0 };
+                                 NULL, 0, 1, 0, NULL, NULL, 0 };
     for (int i = -1; i < runs; i++) { /* run -1 warms caches and pages up */
         double t0 = cli_now();
         upf_result r = upf_interpolate_run(e, &f, 0.5, &dst.img);
@@ -1097,9 +1097,10 @@ static int run_bench(int argc, char **argv)
             cli_progress_end(&bar);
             printf("\nframe generation: the midpoint of two frames of the courtyard's walk 1/30 s "
                    "apart, linear RGBA32F in, RGBA8 sRGB out; median of %ld run%s, ms per made "
-                   "frame\n%-10s  %-8s %2s  %8s %8s %8s %8s %8s %8s %8s %8s  %8s  %7s\n", runs,
-                   runs == 1 ? "" : "s", "size", "motion", "th", "prepare", "vectors", "flow",
-                   "splat", "fill", "resolve", "inpaint", "compose", "total", "Mpix/s");
+                   "frame\n%-10s  %-8s %2s ", runs, runs == 1 ? "" : "s", "size", "motion", "th");
+            for (int p = 0; p < UPF_INTERPOLATE_PASS_COUNT; p++)
+                printf(" %8s", upf_interpolate_pass_name((upf_interpolate_pass)p));
+            printf("  %8s  %7s\n", "total", "Mpix/s");
         }
         framegen_input in;
         upf_result r = framegen_input_render(w, h, &in, err);
