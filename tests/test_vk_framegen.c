@@ -1,0 +1,323 @@
+/* test_vk_framegen.c: the frame generation passes' shaders (src/vk/shaders/framegen/) against
+ * their CPU passes (src/framegen/), one pass at a time, on lavapipe with the validation layer
+ * and synchronization validation (any message fails).
+ *
+ * Each case makes a pass runner (src/vk/vk_passes.h) over the CPU engine's own tables and
+ * sizes with the one pass under test, uploads the surfaces it reads, records it, copies back
+ * the surfaces it writes and compares them with the CPU function run on the same inputs:
+ *   splat   random vectors (quarter pixels, a twentieth not known) and priorities 0..3 (many
+ *           ties), without a camera and with the camera the engine fitted to a turn; and the
+ *           engine's own motion, priority and camera on a rendered turn with a near square.
+ *           Exactly: the cells are integers and the landing positions are the CPU's floats
+ *           (the shader's arithmetic is `precise`, in the CPU's order).
+ *   scene   random histograms: near ones, disjoint ones, a pan-like change of a few regions,
+ *           empty ones; the decision and both distances exactly (the same sums in the same
+ *           order). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+#include "vk_test_util.h"
+
+#include "framegen/framegen_passes.h"
+#include "vk/vk_passes.h"
+
+#define W 61
+#define H 37
+#define N (W * H)
+
+typedef struct gpu {
+    vkt *t;
+    upf_context *ctx;
+    upf__vk_funcs vk;
+    upf__vk_caps caps;
+} gpu;
+
+static const VkFormat host_formats[] = { VK_FORMAT_R32G32B32A32_SFLOAT };
+
+static size_t surface_bytes(const upf__passes *ps, int i)
+{
+    return (size_t)ps->surface[i].width * (size_t)ps->surface[i].height *
+           upf__surface_format_bytes(ps->surface_info[i].format);
+}
+
+/* Runs GPU pass `plan` of the engine's tables `ps` alone on the surfaces `src` (by index, NULL:
+ * not uploaded) and copies every surface it writes into `dst` (by index, NULL: not wanted).
+ * Returns 0 when it ran. */
+static int run_pass(gpu *g, const upf__passes *ps, const upf__vk_pass_plan *plan,
+                    const upf__vk_pass_frame *pf, void *const *src, void **dst)
+{
+    static upf__vk_runner_params rp; /* large: not on the stack */
+    rp = (upf__vk_runner_params){
+        .ctx = g->ctx, .fn = "test", .dev = &g->t->lend, .vk = &g->vk, .caps = &g->caps,
+        .pass = ps->pass, .pass_count = ps->pass_count, .surface = ps->surface_info,
+        .surface_count = ps->surface_count, .slots = 1 };
+    for (int i = 0; i < ps->surface_count; i++) {
+        rp.width[i] = ps->surface[i].width, rp.height[i] = ps->surface[i].height;
+        const upf__surface_role role = ps->surface_info[i].role;
+        if (role == UPF__SURFACE_INPUT || role == UPF__SURFACE_OUTPUT)
+            rp.host[i] = (upf__vk_host_rule){ .formats = host_formats, .format_count = 1,
+                                              .max_width = UPF_MAX(rp.width[i], 1),
+                                              .max_height = UPF_MAX(rp.height[i], 1) };
+        else if (src[i] && surface_bytes(ps, i))
+            rp.surface_plan[i] = (upf__vk_surface_plan){ .upload = src[i],
+                                                         .upload_bytes = surface_bytes(ps, i) };
+        rp.surface_plan[i].clear_value = UPF__FG_NONE;
+    }
+    rp.gpu_pass[0] = *plan;
+    rp.gpu_pass_count = 1;
+    upf__vk_runner *run = upf__vk_runner_create(&rp);
+    const char *m = "";
+    upf_context_last_error(g->ctx, &m);
+    CHECKF(run != NULL, "runner for %s: %s", ps->pass[plan->pass].name, m);
+    if (!run)
+        return 1;
+    static upf__vk_frame f;
+    memset(&f, 0, sizeof f);
+    f.pass[0] = *pf;
+    VkCommandBuffer cmd = vkt_begin(g->t);
+    CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
+    vkt_buffer down[UPF__SURFACES_MAX] = { { 0 } };
+    const uint32_t writes = ps->pass[plan->pass].writes;
+    for (int i = 0; i < ps->surface_count; i++)
+        if ((writes & UPF__SURF(i)) && dst[i] && surface_bytes(ps, i)) {
+            VkDeviceSize bytes = 0;
+            VkBuffer b = upf__vk_runner_buffer(run, i, &bytes);
+            down[i] = vkt_buffer_make(g->t, surface_bytes(ps, i));
+            vkt_record_copy(cmd, b, down[i].buffer, surface_bytes(ps, i));
+        }
+    const int rc = vkt_submit(g->t);
+    CHECK(rc == 0);
+    for (int i = 0; i < ps->surface_count; i++)
+        if (down[i].buffer) {
+            if (rc == 0)
+                memcpy(dst[i], down[i].map, surface_bytes(ps, i));
+            vkt_buffer_free(g->t, &down[i]);
+        }
+    upf__vk_runner_destroy(&run);
+    return rc;
+}
+
+/* The CPU pass `pass` on the surfaces `data` (by index; the engine's sizes). */
+static void cpu_pass(upf_context *ctx, const upf__passes *ps, int pass, const void *con,
+                     void *const *data)
+{
+    upf__surface s[UPF__SURFACES_MAX];
+    memcpy(s, ps->surface, sizeof s);
+    for (int i = 0; i < ps->surface_count; i++)
+        s[i].data = data[i];
+    const upf__pass_args a = { ctx, "test", con, s, NULL, 0, NULL };
+    CHECK_OK(ctx, ps->pass[pass].cpu(&a));
+}
+
+static int count_diff_u32(const uint32_t *a, const uint32_t *b, int n, int *first)
+{
+    int d = 0;
+    *first = -1;
+    for (int i = 0; i < n; i++)
+        if (a[i] != b[i] && d++ == 0)
+            *first = i;
+    return d;
+}
+
+/* ---- inputs ------------------------------------------------------------------------------ */
+
+/* A yaw turn of `a` radians seen by a camera of focal length f = W px: frame N's pixel centre
+ * (x, y) was at the direction rotated by a in N-1 (a homography: the camera pass fits it),
+ * plus, inside the square [sx, sx + 12) x [12, 24), a near surface moving 3 px right. */
+static void turn_motion(float *motion, float *depth, double a)
+{
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const double u = (x + 0.5 - W / 2.0) / W, v = (y + 0.5 - H / 2.0) / W;
+            const double X = u * cos(a) + sin(a), Z = -u * sin(a) + cos(a);
+            const size_t i = (size_t)y * W + x;
+            const bool sq = x >= 20 && x < 32 && y >= 12 && y < 24;
+            motion[2 * i] = sq ? -3.0f : (float)(X / Z * W + W / 2.0 - (x + 0.5));
+            motion[2 * i + 1] = sq ? 0.0f : (float)(v / Z * W + H / 2.0 - (y + 0.5));
+            depth[i] = sq ? 0.1f : 0.8f;
+        }
+}
+
+typedef struct engine_run {
+    upf_interpolate *e;
+    const upf__passes *ps;
+} engine_run;
+
+/* The CPU engine at W x H with game vectors, run once at t = 1/2 on the turn (its surfaces
+ * then hold that run's motion, priority, camera, splat, ...). */
+static engine_run engine_on_turn(upf_context *ctx)
+{
+    engine_run r = { upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
+                                                                        .height = H)), NULL };
+    CHECK(r.e != NULL);
+    if (!r.e)
+        return r;
+    static float a[4 * N], b[4 * N], out[4 * N], motion[2 * N], depth[N];
+    test_rng rng = test_rng_make("test_vk_framegen colour");
+    for (int i = 0; i < 4 * N; i++)
+        a[i] = test_rand_float(&rng), b[i] = test_rand_float(&rng);
+    turn_motion(motion, depth, 0.05);
+    const upf_image ia = { a, W, H, 0, UPF_FORMAT_RGBA32F }, ib = { b, W, H, 0, UPF_FORMAT_RGBA32F };
+    const upf_image io = { out, W, H, 0, UPF_FORMAT_RGBA32F };
+    const upf_image im = { motion, W, H, 0, UPF_FORMAT_RG32F }, id = { depth, W, H, 0,
+                                                                       UPF_FORMAT_R32F };
+    const upf_interpolate_frames f = { .prev_color = &ia, .color = &ib, .motion = &im,
+                                       .depth = &id, .prev_id = 0, .id = 1 };
+    CHECK_OK(ctx, upf_interpolate_run(r.e, &f, 0.5, &io));
+    r.ps = upf__interpolate_passes(r.e);
+    return r;
+}
+
+/* ---- splat ------------------------------------------------------------------------------- */
+
+static void splat_case(gpu *g, const upf__passes *ps, const float *motion,
+                       const uint32_t *priority, const float *cam, float shift,
+                       const uint32_t *engine_splat, const char *what)
+{
+    static uint32_t want_d[N], want_i[N], got_d[N], got_i[N];
+    const upf__fg_splat_con con = { W, H, shift };
+    void *in[UPF__SURFACES_MAX] = { 0 }, *cpu[UPF__SURFACES_MAX] = { 0 };
+    void *out[UPF__SURFACES_MAX] = { 0 };
+    in[UPF__FG_MOTION] = cpu[UPF__FG_MOTION] = (void *)motion;
+    in[UPF__FG_PRIORITY] = cpu[UPF__FG_PRIORITY] = (void *)priority;
+    in[UPF__FG_CAMERA] = cpu[UPF__FG_CAMERA] = (void *)cam;
+    cpu[UPF__FG_SPLAT] = want_d, cpu[UPF__FG_SPLAT_INDEX] = want_i;
+    out[UPF__FG_SPLAT] = got_d, out[UPF__FG_SPLAT_INDEX] = got_i;
+    cpu_pass(g->ctx, ps, UPF__FG_SPLAT_PASS, &con, cpu);
+    struct { upf__fg_splat_con con; uint32_t step; } push = { con, 0 };
+    const upf__vk_pass_plan plan = {
+        .pass = UPF__FG_SPLAT_PASS, .stamp = true,
+        .clear = UPF__VK_RES(UPF__FG_SPLAT) | UPF__VK_RES(UPF__FG_SPLAT_INDEX),
+        .push_bytes = sizeof push, .patch_used = true, .patch_offset = sizeof con,
+        .variant_count = 1, .variant = { { "framegen/splat", NULL, NULL } } };
+    const upf__vk_grid grid = { (W + 7) / 8, (H + 7) / 8, 1 };
+    const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 2,
+                                    .grid = { grid, grid }, .patch = { 0, 1 } };
+    if (run_pass(g, ps, &plan, &pf, in, out))
+        return;
+    int first, landed = 0;
+    for (int i = 0; i < N; i++)
+        landed += want_i[i] != UPF__FG_NONE;
+    CHECKF(landed > N / 2, "%s: only %d of %d cells landed in", what, landed, N);
+    int d = count_diff_u32(got_d, want_d, N, &first);
+    CHECKF(d == 0, "%s: splat: %d of %d cells differ; first (%d, %d): GPU %08x, CPU %08x", what,
+           d, N, first % W, first / W, d ? got_d[first] : 0, d ? want_d[first] : 0);
+    d = count_diff_u32(got_i, want_i, N, &first);
+    CHECKF(d == 0, "%s: splat index: %d of %d cells differ; first (%d, %d): GPU %u, CPU %u",
+           what, d, N, first % W, first / W, d ? got_i[first] : 0, d ? want_i[first] : 0);
+    if (engine_splat) {
+        d = count_diff_u32(got_d, engine_splat, N, &first);
+        CHECKF(d == 0, "%s: %d cells differ from the engine's own splat", what, d);
+    }
+}
+
+static void test_splat(gpu *g)
+{
+    engine_run er = engine_on_turn(g->ctx);
+    if (!er.ps)
+        return;
+    const upf__passes *ps = er.ps;
+    const float *cam = ps->surface[UPF__FG_CAMERA].data;
+    CHECKF(upf__fg_camera_has(cam), "the engine fitted no camera to the turn");
+    static float motion[2 * N];
+    static uint32_t priority[N];
+    static const float no_cam[UPF__FG_CAMERA_FLOATS];
+    test_rng rng = test_rng_make("test_vk_framegen splat");
+    for (int i = 0; i < N; i++) {
+        const bool unknown = test_rand_int(&rng, 0, 19) == 0;
+        motion[2 * i] = unknown ? UPF__FG_INVALID : (float)test_rand_int(&rng, -32, 32) / 4.0f;
+        motion[2 * i + 1] = unknown ? 0.0f : (float)test_rand_int(&rng, -32, 32) / 4.0f;
+        priority[i] = (uint32_t)test_rand_int(&rng, 0, 3);
+    }
+    splat_case(g, ps, motion, priority, no_cam, 0.5f, NULL, "random, t = 1/2");
+    splat_case(g, ps, motion, priority, no_cam, 2.0f / 3.0f, NULL, "random, t = 1/3");
+    splat_case(g, ps, motion, priority, cam, 0.25f, NULL, "random with the turn's camera, t = 3/4");
+    splat_case(g, ps, ps->surface[UPF__FG_MOTION].data, ps->surface[UPF__FG_PRIORITY].data, cam,
+               0.5f, ps->surface[UPF__FG_SPLAT].data, "the engine's turn, t = 1/2");
+    upf_interpolate_destroy(&er.e);
+}
+
+/* ---- scene ------------------------------------------------------------------------------- */
+
+/* Returns the CPU's decision (-1 when the GPU did not run). */
+static float scene_case(gpu *g, const upf__passes *ps, const uint32_t *hist, uint32_t enabled,
+                        const char *what)
+{
+    float want[4], got[4] = { -1, -1, -1, -1 };
+    const upf__fg_scene_con con = { enabled, 0.25f, 0.5f };
+    void *in[UPF__SURFACES_MAX] = { 0 }, *cpu[UPF__SURFACES_MAX] = { 0 };
+    void *out[UPF__SURFACES_MAX] = { 0 };
+    in[UPF__FG_HISTOGRAMS] = cpu[UPF__FG_HISTOGRAMS] = (void *)hist;
+    cpu[UPF__FG_SCENE] = want, out[UPF__FG_SCENE] = got;
+    cpu_pass(g->ctx, ps, UPF__FG_SCENE_PASS, &con, cpu);
+    const upf__vk_pass_plan plan = { .pass = UPF__FG_SCENE_PASS, .stamp = true,
+                                     .push_bytes = sizeof con, .variant_count = 1,
+                                     .variant = { { "framegen/scene", NULL, NULL } } };
+    const upf__vk_pass_frame pf = { .run = true, .push = &con, .dispatches = 1,
+                                    .grid = { { 1, 1, 1 } } };
+    if (run_pass(g, ps, &plan, &pf, in, out))
+        return -1.0f;
+    for (int k = 0; k < 4; k++)
+        CHECKF(got[k] == want[k], "%s: scene[%d]: GPU %.9g, CPU %.9g", what, k, got[k],
+               want[k]);
+    return want[0];
+}
+
+static void test_scene(gpu *g)
+{
+    engine_run er = engine_on_turn(g->ctx);
+    if (!er.ps)
+        return;
+    enum { B = UPF__FG_HIST_BINS, R = UPF__FG_HIST_REGIONS };
+    static uint32_t hist[2 * R * B];
+    test_rng rng = test_rng_make("test_vk_framegen scene");
+    for (int c = 0; c < 5; c++) {
+        /* 0: near; 1: disjoint (a cut); 2: 6 regions changed (a pan); 3: empty; 4: random */
+        for (int r = 0; r < R; r++)
+            for (int b = 0; b < B; b++) {
+                const uint32_t v = (uint32_t)test_rand_int(&rng, 0, 50);
+                const int i = r * B + b, j = (R + r) * B + b;
+                hist[i] = c == 3 ? 0 : v;
+                hist[j] = c == 0 ? v + (uint32_t)test_rand_int(&rng, 0, 2)
+                        : c == 1 ? (b < B / 2 ? 0 : 3 * v)
+                        : c == 2 ? (r >= 1 && r <= 6 ? (uint32_t)test_rand_int(&rng, 0, 99) : v)
+                        : c == 3 ? 0 : (uint32_t)test_rand_int(&rng, 0, 50);
+                if (c == 1 && b < B / 2)
+                    hist[i] = 3 * v;
+                if (c == 1 && b >= B / 2)
+                    hist[i] = 0;
+            }
+        char what[64];
+        snprintf(what, sizeof what, "histograms %d", c);
+        const float cut = scene_case(g, er.ps, hist, 1, what);
+        CHECKF(cut == (c == 1 ? 1.0f : 0.0f), "%s: the CPU's decision %g", what, cut);
+        if (c == 1)
+            CHECK(scene_case(g, er.ps, hist, 0, "a cut, not enabled") == 0.0f);
+    }
+    upf_interpolate_destroy(&er.e);
+}
+
+int main(void)
+{
+    upf_context *ctx = test_context(2);
+    vkt t;
+    const int rc = vkt_init(&t, ctx);
+    if (rc) {
+        upf_context_destroy(&ctx);
+        return rc;
+    }
+    gpu g = { .t = &t, .ctx = ctx };
+    if (upf__vk_load(ctx, "test", &t.lend, &g.vk) != UPF_OK ||
+        upf__vk_check(ctx, "test", &t.lend, &g.vk, &g.caps) != UPF_OK) {
+        CHECK(!"the device loads");
+    } else {
+        test_splat(&g);
+        test_scene(&g);
+    }
+    vkt_finish(&t);
+    upf_context_destroy(&ctx);
+    return test_finish("test_vk_framegen");
+}
