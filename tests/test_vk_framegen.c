@@ -10,6 +10,10 @@
  *           engine's own motion, priority and camera on a rendered turn with a near square.
  *           Exactly: the cells are integers and the landing positions are the CPU's floats
  *           (the shader's arithmetic is `precise`, in the CPU's order).
+ *   vectors random host vectors and depth at a render size below the frames' (nearest
+ *           sampling, the scale, reversed depth, -0 depth, ties) and the rendered turn with
+ *           a near square at the frames' size, from RG32F and R32F sampled images: motion,
+ *           priority, the splat to t = 0, its index and prev motion, exactly.
  *   scene   random histograms: near ones, disjoint ones, a pan-like change of a few regions,
  *           empty ones; the decision and both distances exactly (the same sums in the same
  *           order). */
@@ -35,7 +39,15 @@ typedef struct gpu {
     upf__vk_caps caps;
 } gpu;
 
-static const VkFormat host_formats[] = { VK_FORMAT_R32G32B32A32_SFLOAT };
+static const VkFormat host_formats[] = { VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R32G32_SFLOAT,
+                                         VK_FORMAT_R32_SFLOAT };
+
+/* The one format each host image is given in: motion RG32F, depth R32F, colour RGBA32F. */
+static const VkFormat *host_formats_of(int surface)
+{
+    return surface == UPF__FG_MOTION_IN ? &host_formats[1]
+         : surface == UPF__FG_DEPTH_IN  ? &host_formats[2] : &host_formats[0];
+}
 
 static size_t surface_bytes(const upf__passes *ps, int i)
 {
@@ -46,8 +58,9 @@ static size_t surface_bytes(const upf__passes *ps, int i)
 /* Runs GPU pass `plan` of the engine's tables `ps` alone on the surfaces `src` (by index, NULL:
  * not uploaded) and copies every surface it writes into `dst` (by index, NULL: not wanted).
  * Returns 0 when it ran. */
-static int run_pass(gpu *g, const upf__passes *ps, const upf__vk_pass_plan *plan,
-                    const upf__vk_pass_frame *pf, void *const *src, void **dst)
+static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_plan *plan,
+                           const upf__vk_pass_frame *pf, void *const *src, void **dst,
+                           const upf_vk_image *const *images)
 {
     static upf__vk_runner_params rp; /* large: not on the stack */
     rp = (upf__vk_runner_params){
@@ -58,7 +71,7 @@ static int run_pass(gpu *g, const upf__passes *ps, const upf__vk_pass_plan *plan
         rp.width[i] = ps->surface[i].width, rp.height[i] = ps->surface[i].height;
         const upf__surface_role role = ps->surface_info[i].role;
         if (role == UPF__SURFACE_INPUT || role == UPF__SURFACE_OUTPUT)
-            rp.host[i] = (upf__vk_host_rule){ .formats = host_formats, .format_count = 1,
+            rp.host[i] = (upf__vk_host_rule){ .formats = host_formats_of(i), .format_count = 1,
                                               .max_width = UPF_MAX(rp.width[i], 1),
                                               .max_height = UPF_MAX(rp.height[i], 1) };
         else if (src[i] && surface_bytes(ps, i))
@@ -77,6 +90,13 @@ static int run_pass(gpu *g, const upf__passes *ps, const upf__vk_pass_plan *plan
     static upf__vk_frame f;
     memset(&f, 0, sizeof f);
     f.pass[0] = *pf;
+    for (int i = 0; images && i < ps->surface_count; i++)
+        if (images[i]) {
+            upf_rect rect;
+            CHECK_OK(g->ctx, upf__vk_check_host_image(run, "test", ps->surface_info[i].name, i,
+                                                      images[i], &rect));
+            f.image[i] = images[i];
+        }
     VkCommandBuffer cmd = vkt_begin(g->t);
     CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
     vkt_buffer down[UPF__SURFACES_MAX] = { { 0 } };
@@ -100,16 +120,32 @@ static int run_pass(gpu *g, const upf__passes *ps, const upf__vk_pass_plan *plan
     return rc;
 }
 
-/* The CPU pass `pass` on the surfaces `data` (by index; the engine's sizes). */
-static void cpu_pass(upf_context *ctx, const upf__passes *ps, int pass, const void *con,
-                     void *const *data)
+static int run_pass(gpu *g, const upf__passes *ps, const upf__vk_pass_plan *plan,
+                    const upf__vk_pass_frame *pf, void *const *src, void **dst)
+{
+    return run_pass_images(g, ps, plan, pf, src, dst, NULL);
+}
+
+/* The CPU pass `pass` on the surfaces `data` and host images `images` (by index, either may
+ * be NULL; the engine's sizes), with `scratch` bytes of scratch. */
+static void cpu_pass_images(upf_context *ctx, const upf__passes *ps, int pass, const void *con,
+                            void *const *data, const upf_image *const *images, void *scratch,
+                            size_t scratch_bytes)
 {
     upf__surface s[UPF__SURFACES_MAX];
     memcpy(s, ps->surface, sizeof s);
-    for (int i = 0; i < ps->surface_count; i++)
+    for (int i = 0; i < ps->surface_count; i++) {
         s[i].data = data[i];
-    const upf__pass_args a = { ctx, "test", con, s, NULL, 0, NULL };
+        s[i].image = images ? images[i] : NULL;
+    }
+    const upf__pass_args a = { ctx, "test", con, s, scratch, scratch_bytes, NULL };
     CHECK_OK(ctx, ps->pass[pass].cpu(&a));
+}
+
+static void cpu_pass(upf_context *ctx, const upf__passes *ps, int pass, const void *con,
+                     void *const *data)
+{
+    cpu_pass_images(ctx, ps, pass, con, data, NULL, NULL, 0);
 }
 
 static int count_diff_u32(const uint32_t *a, const uint32_t *b, int n, int *first)
@@ -240,6 +276,117 @@ static void test_splat(gpu *g)
     upf_interpolate_destroy(&er.e);
 }
 
+/* ---- vectors ----------------------------------------------------------------------------- */
+
+/* A sampled device image of `format` (texel `bytes`) holding `data`, in SHADER_READ_ONLY. */
+static vkt_image sampled_image(vkt *t, int w, int h, VkFormat format, size_t bytes,
+                               const void *data)
+{
+    vkt_buffer up = vkt_buffer_make(t, (VkDeviceSize)w * h * bytes);
+    memcpy(up.map, data, (size_t)w * h * bytes);
+    vkt_image im = vkt_image_make(t, w, h, format, 0,
+                                  VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
+    vkt_record_upload(vkt_begin(t), &up, &im, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    CHECK(vkt_submit(t) == 0);
+    vkt_buffer_free(t, &up);
+    return im;
+}
+
+static void compare_u32(const void *got, const void *want, int n, int width, const char *what,
+                        const char *surface)
+{
+    int first;
+    const int d = count_diff_u32(got, want, n, &first);
+    CHECKF(d == 0, "%s: %s: %d of %d words differ; first %d (pixel %d, %d): GPU %08x, CPU "
+           "%08x", what, surface, d, n, first, (first / (n / (width * H))) % width,
+           first / (n / H), d ? ((const uint32_t *)got)[first] : 0,
+           d ? ((const uint32_t *)want)[first] : 0);
+}
+
+/* The vectors pass of an engine made with `params` on host vectors and depth of its motion
+ * size. */
+static void vectors_case(gpu *g, const upf_interpolate_params *params, const float *motion_in,
+                         const float *depth_in, const char *what)
+{
+    upf_interpolate *e = upf_interpolate_create(g->ctx, params);
+    CHECK(e != NULL);
+    if (!e)
+        return;
+    const upf__passes *ps = upf__interpolate_passes(e);
+    const int mw = params->motion_width ? params->motion_width : W;
+    const int mh = params->motion_height ? params->motion_height : H;
+    const upf_image cm = { (void *)motion_in, mw, mh, 0, UPF_FORMAT_RG32F };
+    const upf_image cd = { (void *)depth_in, mw, mh, 0, UPF_FORMAT_R32F };
+    const upf_image *cimg[UPF__SURFACES_MAX] = { 0 };
+    cimg[UPF__FG_MOTION_IN] = &cm, cimg[UPF__FG_DEPTH_IN] = &cd;
+    static float want_m[2 * N], want_pm[2 * N], got_m[2 * N], got_pm[2 * N];
+    static uint32_t want_p[N], want_s[N], want_si[N], got_p[N], got_s[N], got_si[N];
+    static int scratch[2 * H];
+    void *cpu[UPF__SURFACES_MAX] = { 0 }, *out[UPF__SURFACES_MAX] = { 0 };
+    void *in[UPF__SURFACES_MAX] = { 0 };
+    cpu[UPF__FG_MOTION] = want_m, cpu[UPF__FG_PRIORITY] = want_p;
+    cpu[UPF__FG_SPLAT_PREV] = want_s, cpu[UPF__FG_SPLAT_PREV_INDEX] = want_si;
+    cpu[UPF__FG_PREV_MOTION] = want_pm;
+    out[UPF__FG_MOTION] = got_m, out[UPF__FG_PRIORITY] = got_p;
+    out[UPF__FG_SPLAT_PREV] = got_s, out[UPF__FG_SPLAT_PREV_INDEX] = got_si;
+    out[UPF__FG_PREV_MOTION] = got_pm;
+    const upf__fg_vectors_con *con = ps->con[UPF__FG_VECTORS];
+    cpu_pass_images(g->ctx, ps, UPF__FG_VECTORS, con, cpu, cimg, scratch, sizeof scratch);
+
+    vkt_image mi = sampled_image(g->t, mw, mh, VK_FORMAT_R32G32_SFLOAT, 8, motion_in);
+    vkt_image di = sampled_image(g->t, mw, mh, VK_FORMAT_R32_SFLOAT, 4, depth_in);
+    const upf_vk_image lm = vkt_lend(&mi, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
+    const upf_vk_image ld = vkt_lend(&di, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
+    const upf_vk_image *images[UPF__SURFACES_MAX] = { 0 };
+    images[UPF__FG_MOTION_IN] = &lm, images[UPF__FG_DEPTH_IN] = &ld;
+    struct { upf__fg_vectors_con con; uint32_t step; int32_t rect[4]; } push = { *con, 0, { 0 } };
+    const upf__vk_pass_plan plan = {
+        .pass = UPF__FG_VECTORS, .stamp = true,
+        .clear = UPF__VK_RES(UPF__FG_SPLAT_PREV) | UPF__VK_RES(UPF__FG_SPLAT_PREV_INDEX),
+        .push_bytes = sizeof push, .patch_used = true, .patch_offset = sizeof *con,
+        .variant_count = 1, .variant = { { "framegen/vectors", NULL, NULL } } };
+    const upf__vk_grid grid = { (W + 7) / 8, (H + 7) / 8, 1 };
+    const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 4,
+                                    .grid = { grid, grid, grid, grid }, .patch = { 0, 1, 2, 3 } };
+    if (run_pass_images(g, ps, &plan, &pf, in, out, images) == 0) {
+        int landed = 0;
+        for (int i = 0; i < N; i++)
+            landed += want_si[i] != UPF__FG_NONE;
+        CHECKF(landed > N / 2 && landed < N, "%s: %d of %d cells of N-1 seen by N", what, landed,
+               N);
+        compare_u32(got_m, want_m, 2 * N, W, what, "motion");
+        compare_u32(got_p, want_p, N, W, what, "priority");
+        compare_u32(got_s, want_s, N, W, what, "splat_prev");
+        compare_u32(got_si, want_si, N, W, what, "splat_prev_index");
+        compare_u32(got_pm, want_pm, 2 * N, W, what, "prev_motion");
+    }
+    vkt_image_free(g->t, &mi);
+    vkt_image_free(g->t, &di);
+    upf_interpolate_destroy(&e);
+}
+
+static void test_vectors(gpu *g)
+{
+    static float motion[2 * N], depth[N];
+    enum { MW = 31, MH = 19 };
+    test_rng rng = test_rng_make("test_vk_framegen vectors");
+    for (int i = 0; i < MW * MH; i++) {
+        motion[2 * i] = (float)test_rand_int(&rng, -24, 24) / 4.0f;
+        motion[2 * i + 1] = (float)test_rand_int(&rng, -24, 24) / 4.0f;
+        const int k = test_rand_int(&rng, 0, 9);
+        depth[i] = k == 0 ? -0.0f : (float)k / 8.0f;
+    }
+    vectors_case(g, upf_interpolate_params(.width = W, .height = H, .motion_width = MW,
+                                            .motion_height = MH,
+                                            .flags = UPF_INTERPOLATE_DEPTH_REVERSED),
+                 motion, depth, "random at 31x19, reversed depth");
+    turn_motion(motion, depth, 0.05);
+    vectors_case(g, upf_interpolate_params(.width = W, .height = H), motion, depth,
+                 "the turn with a near square");
+}
+
 /* ---- scene ------------------------------------------------------------------------------- */
 
 /* Returns the CPU's decision (-1 when the GPU did not run). */
@@ -315,6 +462,7 @@ int main(void)
         CHECK(!"the device loads");
     } else {
         test_splat(&g);
+        test_vectors(&g);
         test_scene(&g);
     }
     vkt_finish(&t);
