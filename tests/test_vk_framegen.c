@@ -14,6 +14,10 @@
  *           sampling, the scale, reversed depth, -0 depth, ties) and the rendered turn with
  *           a near square at the frames' size, from RG32F and R32F sampled images: motion,
  *           priority, the splat to t = 0, its index and prev motion, exactly.
+ *   fill    the engine's splat on the turn with its camera, and random blobs of holes with
+ *           priorities that tie and whose bits are a NaN's, with and without the camera, and
+ *           with priorities all apart:
+ *           motion_t and every level of the motion pyramid, exactly (word for word).
  *   scene   random histograms: near ones, disjoint ones, a pan-like change of a few regions,
  *           empty ones; the decision and both distances exactly (the same sums in the same
  *           order). */
@@ -387,6 +391,97 @@ static void test_vectors(gpu *g)
                  "the turn with a near square");
 }
 
+/* ---- fill -------------------------------------------------------------------------------- */
+
+static void fill_case(gpu *g, const upf__passes *ps, const uint32_t *splat, const uint32_t *index,
+                      const float *motion, const float *cam, const char *what)
+{
+    const upf__fg_fill_con *con = ps->con[UPF__FG_FILL];
+    const size_t pyr = surface_bytes(ps, UPF__FG_MOTION_PYRAMID);
+    static float want_t[4 * N], got_t[4 * N];
+    float *want_p = calloc(1, pyr), *got_p = calloc(1, pyr);
+    void *in[UPF__SURFACES_MAX] = { 0 }, *out[UPF__SURFACES_MAX] = { 0 };
+    void *cpu[UPF__SURFACES_MAX] = { 0 };
+    in[UPF__FG_SPLAT] = cpu[UPF__FG_SPLAT] = (void *)splat;
+    in[UPF__FG_SPLAT_INDEX] = cpu[UPF__FG_SPLAT_INDEX] = (void *)index;
+    in[UPF__FG_MOTION] = cpu[UPF__FG_MOTION] = (void *)motion;
+    in[UPF__FG_CAMERA] = cpu[UPF__FG_CAMERA] = (void *)cam;
+    cpu[UPF__FG_MOTION_T] = want_t, cpu[UPF__FG_MOTION_PYRAMID] = want_p;
+    out[UPF__FG_MOTION_T] = got_t, out[UPF__FG_MOTION_PYRAMID] = got_p;
+    cpu_pass(g->ctx, ps, UPF__FG_FILL, con, cpu);
+    struct { upf__fg_fill_con con; int32_t step; } push = { *con, 0 };
+    const upf__vk_pass_plan plan = {
+        .pass = UPF__FG_FILL, .stamp = true, .push_bytes = sizeof push, .patch_used = true,
+        .patch_offset = sizeof *con, .variant_count = 1,
+        .variant = { { "framegen/fill", NULL, NULL } } };
+    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = con->levels + 1 };
+    for (int l = 0; l <= con->levels; l++) {
+        const int k = l == con->levels ? 0 : l;
+        pf.grid[l] = (upf__vk_grid){ (uint32_t)(upf__fg_level_size(W, k) + 7) / 8,
+                                     (uint32_t)(upf__fg_level_size(H, k) + 7) / 8, 1 };
+        pf.patch[l] = (uint32_t)l;
+    }
+    CHECKF(con->levels >= 3, "%s: %d levels", what, con->levels);
+    if (run_pass(g, ps, &plan, &pf, in, out) == 0) {
+        int holes = 0;
+        for (int i = 0; i < N; i++)
+            holes += want_t[4 * i + 3] != 0.0f;
+        CHECKF(holes > 0 && holes < N / 2, "%s: %d holes", what, holes);
+        compare_u32(got_t, want_t, 4 * N, W, what, "motion_t");
+        /* each level's pixels (the atlas is as wide as level 0: the rest is not written) */
+        for (int l = 1; l < con->levels; l++) {
+            const int lw = upf__fg_level_size(W, l), lh = upf__fg_level_size(H, l);
+            const size_t base = (size_t)(upf__fg_level_row(H, l) - H) * W * 4;
+            int d = 0, first = -1;
+            for (int y = 0; y < lh; y++) {
+                int f;
+                const size_t o = base + (size_t)y * W * 4;
+                const int dr = count_diff_u32((const uint32_t *)got_p + o,
+                                              (const uint32_t *)want_p + o, 4 * lw, &f);
+                if (dr && d == 0)
+                    first = y * lw + f / 4;
+                d += dr;
+            }
+            CHECKF(d == 0, "%s: motion pyramid level %d: %d words differ; first pixel (%d, %d)",
+                   what, l, d, first < 0 ? 0 : first % lw, first < 0 ? 0 : first / lw);
+        }
+    }
+    free(want_p);
+    free(got_p);
+}
+
+static void test_fill(gpu *g)
+{
+    engine_run er = engine_on_turn(g->ctx);
+    if (!er.ps)
+        return;
+    const upf__passes *ps = er.ps;
+    fill_case(g, ps, ps->surface[UPF__FG_SPLAT].data, ps->surface[UPF__FG_SPLAT_INDEX].data,
+              ps->surface[UPF__FG_MOTION].data, ps->surface[UPF__FG_CAMERA].data,
+              "the engine's turn, t = 1/2");
+    /* random: blobs of holes, priorities with ties and with the high bit (reversed depth) */
+    static uint32_t splat[N], index[N];
+    static float motion[2 * N];
+    static const float no_cam[UPF__FG_CAMERA_FLOATS];
+    test_rng rng = test_rng_make("test_vk_framegen fill");
+    for (int i = 0; i < N; i++) {
+        const int x = i % W, y = i / W;
+        const bool hole = ((x / 5) * 7 + (y / 4) * 3) % 11 == 0 || test_rand_int(&rng, 0, 30) == 0;
+        splat[i] = (uint32_t)test_rand_int(&rng, 0, 3) * 0x40000000u + 0x3f000000u;
+        index[i] = hole ? UPF__FG_NONE : (uint32_t)test_rand_int(&rng, 0, N - 1);
+        motion[2 * i] = (float)test_rand_int(&rng, -40, 40) / 8.0f;
+        motion[2 * i + 1] = (float)test_rand_int(&rng, -40, 40) / 8.0f;
+    }
+    fill_case(g, ps, splat, index, motion, no_cam, "random holes, no camera");
+    fill_case(g, ps, splat, index, motion, ps->surface[UPF__FG_CAMERA].data,
+              "random holes, the turn's camera");
+    /* all priorities apart: a farther surface on the levels above the first one found */
+    for (int i = 0; i < N; i++)
+        splat[i] = test_rand_u32(&rng);
+    fill_case(g, ps, splat, index, motion, no_cam, "random holes, priorities apart");
+    upf_interpolate_destroy(&er.e);
+}
+
 /* ---- scene ------------------------------------------------------------------------------- */
 
 /* Returns the CPU's decision (-1 when the GPU did not run). */
@@ -463,6 +558,7 @@ int main(void)
     } else {
         test_splat(&g);
         test_vectors(&g);
+        test_fill(&g);
         test_scene(&g);
     }
     vkt_finish(&t);
