@@ -23,6 +23,9 @@
  *           on every channel (the positions are the CPU's floats; the Lanczos weights' sines
  *           and the sharpness's exponential are the device's, a few ulps from the C
  *           library's: lavapipe differs by 3e-7 at most, printed).
+ *   inpaint a block of holes and scattered ones in random colour, none (a copy), and the
+ *           engine's resolved frame on the turn: inpainted and every level of the colour
+ *           pyramid, exactly (word for word; the shader's arithmetic is `precise`).
  *   scene   random histograms: near ones, disjoint ones, a pan-like change of a few regions,
  *           empty ones; the decision and both distances exactly (the same sums in the same
  *           order). */
@@ -69,7 +72,7 @@ static size_t surface_bytes(const upf__passes *ps, int i)
  * Returns 0 when it ran. */
 static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_plan *plan,
                            const upf__vk_pass_frame *pf, void *const *src, void **dst,
-                           const upf_vk_image *const *images)
+                           const upf_vk_image *const *images, int count)
 {
     static upf__vk_runner_params rp; /* large: not on the stack */
     rp = (upf__vk_runner_params){
@@ -88,8 +91,9 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
                                                          .upload_bytes = surface_bytes(ps, i) };
         rp.surface_plan[i].clear_value = UPF__FG_NONE;
     }
-    rp.gpu_pass[0] = *plan;
-    rp.gpu_pass_count = 1;
+    for (int k = 0; k < count; k++)
+        rp.gpu_pass[k] = plan[k];
+    rp.gpu_pass_count = count;
     upf__vk_runner *run = upf__vk_runner_create(&rp);
     const char *m = "";
     upf_context_last_error(g->ctx, &m);
@@ -98,7 +102,8 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
         return 1;
     static upf__vk_frame f;
     memset(&f, 0, sizeof f);
-    f.pass[0] = *pf;
+    for (int k = 0; k < count; k++)
+        f.pass[k] = pf[k];
     for (int i = 0; images && i < ps->surface_count; i++)
         if (images[i]) {
             upf_rect rect;
@@ -132,7 +137,7 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
 static int run_pass(gpu *g, const upf__passes *ps, const upf__vk_pass_plan *plan,
                     const upf__vk_pass_frame *pf, void *const *src, void **dst)
 {
-    return run_pass_images(g, ps, plan, pf, src, dst, NULL);
+    return run_pass_images(g, ps, plan, pf, src, dst, NULL, 1);
 }
 
 /* The CPU pass `pass` on the surfaces `data` and host images `images` (by index, either may
@@ -359,7 +364,7 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
     const upf__vk_grid grid = { (W + 7) / 8, (H + 7) / 8, 1 };
     const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 4,
                                     .grid = { grid, grid, grid, grid }, .patch = { 0, 1, 2, 3 } };
-    if (run_pass_images(g, ps, &plan, &pf, in, out, images) == 0) {
+    if (run_pass_images(g, ps, &plan, &pf, in, out, images, 1) == 0) {
         int landed = 0;
         for (int i = 0; i < N; i++)
             landed += want_si[i] != UPF__FG_NONE;
@@ -545,6 +550,85 @@ static void test_resolve(gpu *g)
     upf_interpolate_destroy(&er.e);
 }
 
+/* ---- inpaint ----------------------------------------------------------------------------- */
+
+static void inpaint_case(gpu *g, const upf__passes *ps, const float *resolved, const char *what)
+{
+    const upf__fg_inpaint_con *con = ps->con[UPF__FG_INPAINT];
+    const size_t pyr = surface_bytes(ps, UPF__FG_COLOR_PYRAMID);
+    static float want[4 * N], got[4 * N];
+    float *want_p = calloc(1, pyr), *got_p = calloc(1, pyr);
+    void *in[UPF__SURFACES_MAX] = { 0 }, *out[UPF__SURFACES_MAX] = { 0 };
+    void *cpu[UPF__SURFACES_MAX] = { 0 };
+    in[UPF__FG_RESOLVED] = cpu[UPF__FG_RESOLVED] = (void *)resolved;
+    cpu[UPF__FG_INPAINTED] = want, cpu[UPF__FG_COLOR_PYRAMID] = want_p;
+    out[UPF__FG_INPAINTED] = got, out[UPF__FG_COLOR_PYRAMID] = got_p;
+    cpu_pass(g->ctx, ps, UPF__FG_INPAINT, con, cpu);
+    struct { upf__fg_inpaint_con con; int32_t step; } push = { *con, 0 };
+    const upf__vk_pass_plan base = {
+        .pass = UPF__FG_INPAINT, .push_bytes = sizeof push, .patch_used = true,
+        .patch_offset = sizeof *con, .variant_count = 1,
+        .variant = { { "framegen/inpaint", NULL, NULL } } };
+    upf__vk_pass_plan plan[2] = { base, base };
+    plan[1].stamp = true;
+    upf__vk_pass_frame pf[2] = { { .run = true, .push = &push }, { .run = true, .push = &push } };
+    const int L = con->levels;
+    for (int l = 1; l < L; l++) {
+        pf[0].grid[pf[0].dispatches] = (upf__vk_grid){
+            (uint32_t)(upf__fg_level_size(W, l) + 7) / 8,
+            (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
+        pf[0].patch[pf[0].dispatches++] = (uint32_t)l;
+    }
+    for (int l = L - 2; l >= 0; l--) {
+        pf[1].grid[pf[1].dispatches] = (upf__vk_grid){
+            (uint32_t)(upf__fg_level_size(W, l) + 7) / 8,
+            (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
+        pf[1].patch[pf[1].dispatches++] = (uint32_t)-l;
+    }
+    if (run_pass_images(g, ps, plan, pf, in, out, NULL, 2) == 0) {
+        compare_u32(got, want, 4 * N, W, what, "inpainted");
+        for (int l = 1; l < L; l++) {
+            const int lw = upf__fg_level_size(W, l), lh = upf__fg_level_size(H, l);
+            const size_t o = (size_t)(upf__fg_level_row(H, l) - H) * W * 4;
+            int d = 0, f;
+            for (int y = 0; y < lh; y++)
+                d += count_diff_u32((const uint32_t *)got_p + o + (size_t)y * W * 4,
+                                    (const uint32_t *)want_p + o + (size_t)y * W * 4, 4 * lw, &f);
+            CHECKF(d == 0, "%s: colour pyramid level %d: %d words differ", what, l, d);
+        }
+    }
+    free(want_p);
+    free(got_p);
+}
+
+static void test_inpaint(gpu *g)
+{
+    engine_run er = engine_on_turn(g->ctx);
+    if (!er.ps)
+        return;
+    const upf__passes *ps = er.ps;
+    static float res[4 * N];
+    test_rng rng = test_rng_make("test_vk_framegen inpaint");
+    int holes = 0;
+    for (int i = 0; i < N; i++) {
+        const int x = i % W, y = i / W;
+        const bool hole = (x > 10 && x < 30 && y > 5 && y < 20) || test_rand_int(&rng, 0, 9) == 0;
+        for (int k = 0; k < 3; k++)
+            res[4 * i + k] = hole ? 0.0f : test_rand_float(&rng) * 2.0f;
+        res[4 * i + 3] = hole ? 0.0f : 1.0f;
+        holes += hole;
+    }
+    CHECKF(ps->con[UPF__FG_INPAINT] && ((const upf__fg_inpaint_con *)
+           ps->con[UPF__FG_INPAINT])->levels >= 3, "inpaint levels");
+    inpaint_case(g, ps, res, "a block of holes and scattered ones");
+    for (int i = 0; i < N; i++)
+        res[4 * i + 3] = 1.0f;
+    inpaint_case(g, ps, res, "no holes (a copy)");
+    inpaint_case(g, ps, ps->surface[UPF__FG_RESOLVED].data, "the engine's turn");
+    CHECK(holes > 300);
+    upf_interpolate_destroy(&er.e);
+}
+
 /* ---- scene ------------------------------------------------------------------------------- */
 
 /* Returns the CPU's decision (-1 when the GPU did not run). */
@@ -623,6 +707,7 @@ int main(void)
         test_vectors(&g);
         test_fill(&g);
         test_resolve(&g);
+        test_inpaint(&g);
         test_scene(&g);
     }
     vkt_finish(&t);
