@@ -26,6 +26,10 @@
  *   inpaint a block of holes and scattered ones in random colour, none (a copy), and the
  *           engine's resolved frame on the turn: inpainted and every level of the colour
  *           pyramid, exactly (word for word; the shader's arithmetic is `precise`).
+ *   compose random colour with a band equal in both frames, a one-pixel line the very same,
+ *           a band nearly equal, at t = 1/2 and 1/4 (the still-pixel rule), and an RGBA32F
+ *           HUD layer with alphas 0, 1, 1/2, 1/4 and 1.5, into an RGBA32F storage image:
+ *           exactly. (The other output and HUD formats and sRGB transfers: not tested here.)
  *   scene   random histograms: near ones, disjoint ones, a pan-like change of a few regions,
  *           empty ones; the decision and both distances exactly (the same sums in the same
  *           order). */
@@ -72,7 +76,8 @@ static size_t surface_bytes(const upf__passes *ps, int i)
  * Returns 0 when it ran. */
 static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_plan *plan,
                            const upf__vk_pass_frame *pf, void *const *src, void **dst,
-                           const upf_vk_image *const *images, int count)
+                           const upf_vk_image *const *images, int count,
+                           const vkt_image *out_image, const vkt_buffer *out_down)
 {
     static upf__vk_runner_params rp; /* large: not on the stack */
     rp = (upf__vk_runner_params){
@@ -122,6 +127,8 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
             down[i] = vkt_buffer_make(g->t, surface_bytes(ps, i));
             vkt_record_copy(cmd, b, down[i].buffer, surface_bytes(ps, i));
         }
+    if (out_image)
+        vkt_record_download(cmd, out_image, VK_IMAGE_LAYOUT_GENERAL, out_down);
     const int rc = vkt_submit(g->t);
     CHECK(rc == 0);
     for (int i = 0; i < ps->surface_count; i++)
@@ -137,7 +144,7 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
 static int run_pass(gpu *g, const upf__passes *ps, const upf__vk_pass_plan *plan,
                     const upf__vk_pass_frame *pf, void *const *src, void **dst)
 {
-    return run_pass_images(g, ps, plan, pf, src, dst, NULL, 1);
+    return run_pass_images(g, ps, plan, pf, src, dst, NULL, 1, NULL, NULL);
 }
 
 /* The CPU pass `pass` on the surfaces `data` and host images `images` (by index, either may
@@ -364,7 +371,7 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
     const upf__vk_grid grid = { (W + 7) / 8, (H + 7) / 8, 1 };
     const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 4,
                                     .grid = { grid, grid, grid, grid }, .patch = { 0, 1, 2, 3 } };
-    if (run_pass_images(g, ps, &plan, &pf, in, out, images, 1) == 0) {
+    if (run_pass_images(g, ps, &plan, &pf, in, out, images, 1, NULL, NULL) == 0) {
         int landed = 0;
         for (int i = 0; i < N; i++)
             landed += want_si[i] != UPF__FG_NONE;
@@ -585,7 +592,7 @@ static void inpaint_case(gpu *g, const upf__passes *ps, const float *resolved, c
             (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
         pf[1].patch[pf[1].dispatches++] = (uint32_t)-l;
     }
-    if (run_pass_images(g, ps, plan, pf, in, out, NULL, 2) == 0) {
+    if (run_pass_images(g, ps, plan, pf, in, out, NULL, 2, NULL, NULL) == 0) {
         compare_u32(got, want, 4 * N, W, what, "inpainted");
         for (int l = 1; l < L; l++) {
             const int lw = upf__fg_level_size(W, l), lh = upf__fg_level_size(H, l);
@@ -626,6 +633,92 @@ static void test_inpaint(gpu *g)
     inpaint_case(g, ps, res, "no holes (a copy)");
     inpaint_case(g, ps, ps->surface[UPF__FG_RESOLVED].data, "the engine's turn");
     CHECK(holes > 300);
+    upf_interpolate_destroy(&er.e);
+}
+
+/* ---- compose ----------------------------------------------------------------------------- */
+
+/* The compose of `inpainted` over the frames `prev`, `cur` with the HUD layer `hud` (RGBA32F,
+ * or NULL: the still-pixel rule) at phase t into an RGBA32F storage image. */
+static void compose_case(gpu *g, const upf__passes *ps, const float *inpainted,
+                         const float *prev, const float *cur, const float *hud, float t,
+                         const char *what)
+{
+    upf__fg_compose_con con = *(const upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE];
+    con.t = t, con.hud = hud != NULL;
+    static float want[4 * N];
+    static int scratch_words[2 * 8 * W + H + 16];
+    const upf_image want_im = { want, W, H, 0, UPF_FORMAT_RGBA32F };
+    const upf_image hud_im = { (void *)hud, W, H, 0, UPF_FORMAT_RGBA32F };
+    const upf_image *cimg[UPF__SURFACES_MAX] = { 0 };
+    cimg[UPF__FG_OUTPUT] = &want_im, cimg[UPF__FG_HUD] = hud ? &hud_im : NULL;
+    void *in[UPF__SURFACES_MAX] = { 0 }, *out[UPF__SURFACES_MAX] = { 0 };
+    void *cpu[UPF__SURFACES_MAX] = { 0 };
+    in[UPF__FG_INPAINTED] = cpu[UPF__FG_INPAINTED] = (void *)inpainted;
+    in[UPF__FG_LINEAR_PREV] = cpu[UPF__FG_LINEAR_PREV] = (void *)prev;
+    in[UPF__FG_LINEAR] = cpu[UPF__FG_LINEAR] = (void *)cur;
+    CHECK(upf__fg_compose_scratch_bytes(2, W, H) <= sizeof scratch_words);
+    cpu_pass_images(g->ctx, ps, UPF__FG_COMPOSE, &con, cpu, cimg, scratch_words,
+                    sizeof scratch_words);
+
+    vkt_image oi = vkt_image_make(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 0,
+                                  VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+    vkt_buffer down = vkt_buffer_make(g->t, (VkDeviceSize)N * 16);
+    vkt_image hi = { 0 };
+    const upf_vk_image lo = vkt_lend(&oi, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, 0);
+    const upf_vk_image *images[UPF__SURFACES_MAX] = { 0 };
+    images[UPF__FG_OUTPUT] = &lo;
+    upf_vk_image lh;
+    if (hud) {
+        hi = sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, hud);
+        lh = vkt_lend(&hi, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
+        images[UPF__FG_HUD] = &lh;
+    }
+    struct { upf__fg_compose_con con; int32_t rect[4]; uint32_t transfer[2]; } push = {
+        con, { 0 }, { 0 } };
+    const uint64_t no_hud = UPF__VK_RES(UPF__FG_INPAINTED) | UPF__VK_RES(UPF__FG_LINEAR_PREV) |
+                            UPF__VK_RES(UPF__FG_LINEAR);
+    const upf__vk_pass_plan plan = {
+        .pass = UPF__FG_COMPOSE, .stamp = true, .own_masks = hud == NULL,
+        .reads = hud ? 0 : no_hud, .writes = hud ? 0 : UPF__VK_RES(UPF__FG_OUTPUT),
+        .push_bytes = sizeof push, .variant_count = 1,
+        .variant = { { hud ? "framegen/compose_hud" : "framegen/compose", NULL, NULL } } };
+    const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1,
+                                    .grid = { { (W + 7) / 8, (H + 7) / 8, 1 } } };
+    void *dst[UPF__SURFACES_MAX] = { 0 };
+    if (run_pass_images(g, ps, &plan, &pf, in, dst, images, 1, &oi, &down) == 0)
+        compare_u32(down.map, want, 4 * N, W, what, "the output");
+    (void)out;
+    vkt_buffer_free(g->t, &down);
+    vkt_image_free(g->t, &oi);
+    if (hud)
+        vkt_image_free(g->t, &hi);
+}
+
+static void test_compose(gpu *g)
+{
+    engine_run er = engine_on_turn(g->ctx);
+    if (!er.ps)
+        return;
+    static float inp[4 * N], prev[4 * N], cur[4 * N], hud[4 * N];
+    test_rng rng = test_rng_make("test_vk_framegen compose");
+    static const float alphas[5] = { 0.0f, 1.0f, 0.5f, 0.25f, 1.5f };
+    for (int i = 0; i < N; i++) {
+        const int x = i % W, y = i / W;
+        const bool band = y >= 10 && y < 16, line = x == 40, near = y >= 25 && y < 30;
+        for (int k = 0; k < 4; k++) {
+            inp[4 * i + k] = test_rand_float(&rng);
+            prev[4 * i + k] = test_rand_float(&rng);
+            cur[4 * i + k] = band || line ? prev[4 * i + k]
+                           : near ? prev[4 * i + k] * (1.0f + 0.001f * test_rand_float(&rng))
+                           : test_rand_float(&rng);
+            hud[4 * i + k] = k == 3 ? alphas[test_rand_int(&rng, 0, 4)] : test_rand_float(&rng);
+        }
+    }
+    compose_case(g, er.ps, inp, prev, cur, NULL, 0.5f, "the still rule, t = 1/2");
+    compose_case(g, er.ps, inp, prev, cur, NULL, 0.25f, "the still rule, t = 1/4");
+    compose_case(g, er.ps, inp, prev, cur, hud, 0.5f, "a HUD layer");
     upf_interpolate_destroy(&er.e);
 }
 
@@ -708,6 +801,7 @@ int main(void)
         test_fill(&g);
         test_resolve(&g);
         test_inpaint(&g);
+        test_compose(&g);
         test_scene(&g);
     }
     vkt_finish(&t);
