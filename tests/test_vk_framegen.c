@@ -5,6 +5,10 @@
  * Each case makes a pass runner (src/vk/vk_passes.h) over the CPU engine's own tables and
  * sizes with the one pass under test, uploads the surfaces it reads, records it, copies back
  * the surfaces it writes and compares them with the CPU function run on the same inputs:
+ *   prepare random RGBA32F frames (negative values and above 1, a seventh of the pixels
+ *           equal) for game vectors (no pyramid) and for the flow (the luma pyramids):
+ *           linear, every level of the luma pyramids and the histograms, exactly. (The
+ *           device's decoding of other formats and the sRGB transfer: not tested here.)
  *   splat   random vectors (quarter pixels, a twentieth not known) and priorities 0..3 (many
  *           ties), without a camera and with the camera the engine fitted to a turn; and the
  *           engine's own motion, priority and camera on a rendered turn with a near square.
@@ -94,7 +98,8 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
         else if (src[i] && surface_bytes(ps, i))
             rp.surface_plan[i] = (upf__vk_surface_plan){ .upload = src[i],
                                                          .upload_bytes = surface_bytes(ps, i) };
-        rp.surface_plan[i].clear_value = UPF__FG_NONE;
+        /* the splats start at "nothing landed", the histograms at 0 */
+        rp.surface_plan[i].clear_value = i == UPF__FG_HISTOGRAMS ? 0 : UPF__FG_NONE;
     }
     for (int k = 0; k < count; k++)
         rp.gpu_pass[k] = plan[k];
@@ -318,10 +323,10 @@ static void compare_u32(const void *got, const void *want, int n, int width, con
 {
     int first;
     const int d = count_diff_u32(got, want, n, &first);
+    const int per = UPF_MAX(n / (width * H), 1), px = first < 0 ? 0 : first / per;
     CHECKF(d == 0, "%s: %s: %d of %d words differ; first %d (pixel %d, %d): GPU %08x, CPU "
-           "%08x", what, surface, d, n, first, (first / (n / (width * H))) % width,
-           first / (n / H), d ? ((const uint32_t *)got)[first] : 0,
-           d ? ((const uint32_t *)want)[first] : 0);
+           "%08x", what, surface, d, n, first, px % width, px / width,
+           d ? ((const uint32_t *)got)[first] : 0, d ? ((const uint32_t *)want)[first] : 0);
 }
 
 /* The vectors pass of an engine made with `params` on host vectors and depth of its motion
@@ -722,6 +727,97 @@ static void test_compose(gpu *g)
     upf_interpolate_destroy(&er.e);
 }
 
+/* ---- prepare ----------------------------------------------------------------------------- */
+
+static void prepare_case(gpu *g, upf_interpolate_motion motion, const char *what)
+{
+    upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
+        .width = W, .height = H, .motion = motion));
+    CHECK(e != NULL);
+    if (!e)
+        return;
+    const upf__passes *ps = upf__interpolate_passes(e);
+    upf__fg_prepare_con con = *(const upf__fg_prepare_con *)ps->con[UPF__FG_PREPARE];
+    con.levels = 0;
+    while (ps->surface[UPF__FG_LUMA].height > 0 &&
+           upf__fg_atlas_rows(H, 0, con.levels) < ps->surface[UPF__FG_LUMA].height)
+        con.levels++;
+    static float a[4 * N], b[4 * N];
+    test_rng rng = test_rng_make("test_vk_framegen prepare");
+    for (int i = 0; i < 4 * N; i++) {
+        a[i] = test_rand_float(&rng) * 1.4f - 0.1f;
+        b[i] = (i / 4) % 7 == 0 ? a[i] : test_rand_float(&rng);
+    }
+    const upf_image ia = { a, W, H, 0, UPF_FORMAT_RGBA32F }, ib = { b, W, H, 0,
+                                                                   UPF_FORMAT_RGBA32F };
+    const upf_image *cimg[UPF__SURFACES_MAX] = { 0 };
+    cimg[UPF__FG_COLOR_PREV] = &ia, cimg[UPF__FG_COLOR] = &ib;
+    const int outs[] = { UPF__FG_LINEAR_PREV, UPF__FG_LINEAR, UPF__FG_LUMA_PREV, UPF__FG_LUMA,
+                         UPF__FG_HISTOGRAMS };
+    void *want[UPF__SURFACES_MAX] = { 0 }, *got[UPF__SURFACES_MAX] = { 0 };
+    void *in[UPF__SURFACES_MAX] = { 0 };
+    for (int k = 0; k < 5; k++) {
+        want[outs[k]] = calloc(1, surface_bytes(ps, outs[k]) + 16);
+        got[outs[k]] = calloc(1, surface_bytes(ps, outs[k]) + 16);
+    }
+    static int scratch[2 * H];
+    cpu_pass_images(g->ctx, ps, UPF__FG_PREPARE, &con, want, cimg, scratch, sizeof scratch);
+
+    vkt_image pi = sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, a);
+    vkt_image ci = sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, b);
+    const upf_vk_image lp = vkt_lend(&pi, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
+    const upf_vk_image lc = vkt_lend(&ci, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
+    const upf_vk_image *images[UPF__SURFACES_MAX] = { 0 };
+    images[UPF__FG_COLOR_PREV] = &lp, images[UPF__FG_COLOR] = &lc;
+    struct { upf__fg_prepare_con con; int32_t step, rect[4]; uint32_t transfer[2]; } push = {
+        con, 0, { 0 }, { 0 } };
+    const upf__vk_pass_plan plan = {
+        .pass = UPF__FG_PREPARE, .stamp = true, .clear = UPF__VK_RES(UPF__FG_HISTOGRAMS),
+        .push_bytes = sizeof push, .patch_used = true, .patch_offset = sizeof con,
+        .variant_count = 1, .variant = { { "framegen/prepare", NULL, NULL } } };
+    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = UPF_MAX(con.levels, 1) };
+    for (int l = 0; l < pf.dispatches; l++) {
+        pf.grid[l] = (upf__vk_grid){ (uint32_t)(upf__fg_level_size(W, l) + 7) / 8,
+                                     (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
+        pf.patch[l] = (uint32_t)l;
+    }
+    if (run_pass_images(g, ps, &plan, &pf, in, got, images, 1, NULL, NULL) == 0)
+        for (int k = 0; k < 5; k++) {
+            const size_t bytes = surface_bytes(ps, outs[k]);
+            if (outs[k] == UPF__FG_LUMA_PREV || outs[k] == UPF__FG_LUMA) {
+                /* each level's pixels: the atlas is as wide as level 0 */
+                for (int l = 0; l < con.levels; l++)
+                    for (int y = 0; y < upf__fg_level_size(H, l); y++) {
+                        const size_t o = ((size_t)upf__fg_level_row(H, l) + y) * W;
+                        char name[48];
+                        snprintf(name, sizeof name, "%s level %d row %d",
+                                 ps->surface_info[outs[k]].name, l, y);
+                        compare_u32((const float *)got[outs[k]] + o,
+                                    (const float *)want[outs[k]] + o, upf__fg_level_size(W, l),
+                                    upf__fg_level_size(W, l), what, name);
+                    }
+            } else if (bytes) {
+                compare_u32(got[outs[k]], want[outs[k]], (int)(bytes / 4), W, what,
+                            ps->surface_info[outs[k]].name);
+            }
+        }
+    CHECKF(motion != UPF_INTERPOLATE_MOTION_FLOW || con.levels >= 3, "%s: %d levels", what,
+           con.levels);
+    for (int k = 0; k < 5; k++)
+        free(want[outs[k]]), free(got[outs[k]]);
+    vkt_image_free(g->t, &pi);
+    vkt_image_free(g->t, &ci);
+    upf_interpolate_destroy(&e);
+}
+
+static void test_prepare(gpu *g)
+{
+    prepare_case(g, UPF_INTERPOLATE_MOTION_VECTORS, "game vectors (no pyramid)");
+    prepare_case(g, UPF_INTERPOLATE_MOTION_FLOW, "optical flow (luma pyramids)");
+}
+
 /* ---- scene ------------------------------------------------------------------------------- */
 
 /* Returns the CPU's decision (-1 when the GPU did not run). */
@@ -796,6 +892,7 @@ int main(void)
         upf__vk_check(ctx, "test", &t.lend, &g.vk, &g.caps) != UPF_OK) {
         CHECK(!"the device loads");
     } else {
+        test_prepare(&g);
         test_splat(&g);
         test_vectors(&g);
         test_fill(&g);
