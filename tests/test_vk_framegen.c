@@ -9,6 +9,9 @@
  *           equal) for game vectors (no pyramid) and for the flow (the luma pyramids):
  *           linear, every level of the luma pyramids and the histograms, exactly. (The
  *           device's decoding of other formats and the sRGB transfer: not tested here.)
+ *   camera  the fit on the engine's turn (a model), on random vectors (none), the host's
+ *           homography, no fit: the camera surface exactly but for the logarithm (within
+ *           2e-6: the cube root of the determinant is pow's), the last round's sums exactly.
  *   splat   random vectors (quarter pixels, a twentieth not known) and priorities 0..3 (many
  *           ties), without a camera and with the camera the engine fitted to a turn; and the
  *           engine's own motion, priority and camera on a rendered turn with a near square.
@@ -818,6 +821,73 @@ static void test_prepare(gpu *g)
     prepare_case(g, UPF_INTERPOLATE_MOTION_FLOW, "optical flow (luma pyramids)");
 }
 
+/* ---- camera ------------------------------------------------------------------------------ */
+
+/* The camera pass on `motion` with constants `con`: the camera surface equals the CPU's
+ * exactly but for the logarithm (within 2e-6: the cube root), the sums of the last round
+ * exactly. Returns whether the CPU kept a model. */
+static bool camera_case(gpu *g, const upf__passes *ps, const upf__fg_camera_con *con,
+                        const float *motion, const char *what)
+{
+    float want[UPF__FG_CAMERA_FLOATS], got[UPF__FG_CAMERA_FLOATS];
+    const size_t sb = surface_bytes(ps, UPF__FG_CAMERA_SUMS);
+    float *want_s = calloc(1, sb + 16), *got_s = calloc(1, sb + 16);
+    void *in[UPF__SURFACES_MAX] = { 0 }, *out[UPF__SURFACES_MAX] = { 0 };
+    void *cpu[UPF__SURFACES_MAX] = { 0 };
+    in[UPF__FG_MOTION] = cpu[UPF__FG_MOTION] = (void *)motion;
+    cpu[UPF__FG_CAMERA] = want, cpu[UPF__FG_CAMERA_SUMS] = want_s;
+    out[UPF__FG_CAMERA] = got, out[UPF__FG_CAMERA_SUMS] = got_s;
+    cpu_pass(g->ctx, ps, UPF__FG_CAMERA_PASS, con, cpu);
+    struct { upf__fg_camera_con con; int32_t step; } push = { *con, 0 };
+    const upf__vk_pass_plan plan = {
+        .pass = UPF__FG_CAMERA_PASS, .stamp = true, .push_bytes = sizeof push,
+        .patch_used = true, .patch_offset = sizeof *con, .variant_count = 1,
+        .variant = { { "framegen/camera", NULL, NULL } } };
+    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 12 };
+    for (int k = 0; k < 12; k++) {
+        pf.grid[k] = (upf__vk_grid){ (uint32_t)(con->grid_h + 63) / 64, 1, 1 };
+        pf.patch[k] = (uint32_t)k;
+    }
+    if (run_pass(g, ps, &plan, &pf, in, out) == 0) {
+        for (int k = 0; k < UPF__FG_CAMERA_FLOATS; k++) {
+            const bool lg = k >= 4 && k < 13;
+            const float d = fabsf(got[k] - want[k]);
+            CHECKF(lg ? d <= 2e-6f : memcmp(&got[k], &want[k], 4) == 0,
+                   "%s: camera[%d]: GPU %.9g, CPU %.9g", what, k, got[k], want[k]);
+        }
+        if (con->fit && !con->given)
+            compare_u32(got_s, want_s, (int)(sb / 4), UPF__FG_CAMERA_ROW, what, "camera_sums");
+    }
+    free(want_s);
+    free(got_s);
+    return want[0] != 0.0f;
+}
+
+static void test_camera(gpu *g)
+{
+    engine_run er = engine_on_turn(g->ctx);
+    if (!er.ps)
+        return;
+    const upf__passes *ps = er.ps;
+    upf__fg_camera_con con = *(const upf__fg_camera_con *)ps->con[UPF__FG_CAMERA_PASS];
+    CHECK(con.fit == 1 && con.given == 0);
+    CHECK(camera_case(g, ps, &con, ps->surface[UPF__FG_MOTION].data, "the turn, fitted"));
+    static float motion[2 * N];
+    test_rng rng = test_rng_make("test_vk_framegen camera");
+    for (int i = 0; i < 2 * N; i++)
+        motion[i] = (float)test_rand_int(&rng, -40, 40) / 8.0f;
+    CHECK(!camera_case(g, ps, &con, motion, "random vectors (no model)"));
+    /* the host's homography: a small turn with a little pitch */
+    const float c = cosf(0.03f), s = sinf(0.03f);
+    const float given[9] = { c, 0.01f, s, -0.005f, 1.0f, 0.002f, -s, 0.0f, c };
+    con.given = 1;
+    memcpy(con.g, given, sizeof given);
+    CHECK(camera_case(g, ps, &con, motion, "the host's matrices"));
+    con.given = 0, con.fit = 0;
+    CHECK(!camera_case(g, ps, &con, ps->surface[UPF__FG_MOTION].data, "no fit (the flow)"));
+    upf_interpolate_destroy(&er.e);
+}
+
 /* ---- scene ------------------------------------------------------------------------------- */
 
 /* Returns the CPU's decision (-1 when the GPU did not run). */
@@ -893,6 +963,7 @@ int main(void)
         CHECK(!"the device loads");
     } else {
         test_prepare(&g);
+        test_camera(&g);
         test_splat(&g);
         test_vectors(&g);
         test_fill(&g);
