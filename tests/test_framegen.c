@@ -101,7 +101,7 @@ static void test_splat_order(void)
     upf_context *ctx = test_context(2);
     enum { W = 16, H = 4 };
     float motion[W * H * 2];
-    uint32_t pri[W * H], depth[W * H], index[W * H];
+    uint32_t pri[W * H], depth[W * H], index[W * H], land[W * H];
     for (int i = 0; i < W * H; i++) {
         motion[2 * i] = UPF__FG_INVALID;
         motion[2 * i + 1] = 0;
@@ -115,7 +115,7 @@ static void test_splat_order(void)
     for (int rev = 0; rev < 2; rev++) {
         pri[a] = upf__fg_depth_priority(0.7f, rev);
         pri[b] = upf__fg_depth_priority(0.3f, rev);
-        upf__fg_splat(ctx, W, H, motion, pri, 1.0f, NULL, depth, index);
+        upf__fg_splat(ctx, W, H, motion, pri, 1.0f, NULL, depth, index, land);
         const uint32_t k = index[1 * W + 8];
         CHECK(k != UPF__FG_NONE);
         /* forward: 0.3 is nearer (b); reversed: 0.7 is nearer (a) */
@@ -125,7 +125,7 @@ static void test_splat_order(void)
     }
     /* equal priorities: the lower index wins */
     pri[a] = pri[b] = 5;
-    upf__fg_splat(ctx, W, H, motion, pri, 1.0f, NULL, depth, index);
+    upf__fg_splat(ctx, W, H, motion, pri, 1.0f, NULL, depth, index, land);
     CHECK_EQ_INT((int)index[1 * W + 8], a);
     upf_context_destroy(&ctx);
 }
@@ -953,7 +953,7 @@ static void test_splat_key32(void)
     upf_context *ctx = test_context(3);
     enum { W = 37, H = 23 };
     float motion[W * H * 2];
-    uint32_t pri[W * H], depth[W * H], index[W * H];
+    uint32_t pri[W * H], depth[W * H], index[W * H], land[W * H];
     uint64_t ref[W * H];
     test_rng rng = test_rng_make("splat key32");
     for (int round = 0; round < 20; round++) {
@@ -984,7 +984,7 @@ static void test_splat_key32(void)
                         ref[ty * W + tx] = key;
                 }
             }
-        upf__fg_splat(ctx, W, H, motion, pri, shift, NULL, depth, index);
+        upf__fg_splat(ctx, W, H, motion, pri, shift, NULL, depth, index, land);
         int wrong = 0;
         for (int i = 0; i < W * H; i++) {
             const bool empty = ref[i] == UINT64_MAX;

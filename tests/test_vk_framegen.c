@@ -15,7 +15,7 @@
  *   splat   random vectors (quarter pixels, a twentieth not known) and priorities 0..3 (many
  *           ties), without a camera and with the camera the engine fitted to a turn; and the
  *           engine's own motion, priority and camera on a rendered turn with a near square.
- *           Exactly: the cells are integers and the landing positions are the CPU's floats
+ *           Splat, its index and where each pixel landed, exactly: the cells are integers and the landing positions are the CPU's floats
  *           (the shader's arithmetic is `precise`, in the CPU's order).
  *   vectors random host vectors and depth at a render size below the frames' (nearest
  *           sampling, the scale, reversed depth, -0 depth, ties) and the rendered turn with
@@ -242,7 +242,7 @@ static void splat_case(gpu *g, const upf__passes *ps, const float *motion,
                        const uint32_t *priority, const float *cam, float shift,
                        const uint32_t *engine_splat, const char *what)
 {
-    static uint32_t want_d[N], want_i[N], got_d[N], got_i[N];
+    static uint32_t want_d[N], want_i[N], got_d[N], got_i[N], want_l[N], got_l[N];
     const upf__fg_splat_con con = { W, H, shift };
     void *in[UPF__SURFACES_MAX] = { 0 }, *cpu[UPF__SURFACES_MAX] = { 0 };
     void *out[UPF__SURFACES_MAX] = { 0 };
@@ -251,6 +251,7 @@ static void splat_case(gpu *g, const upf__passes *ps, const float *motion,
     in[UPF__FG_CAMERA] = cpu[UPF__FG_CAMERA] = (void *)cam;
     cpu[UPF__FG_SPLAT] = want_d, cpu[UPF__FG_SPLAT_INDEX] = want_i;
     out[UPF__FG_SPLAT] = got_d, out[UPF__FG_SPLAT_INDEX] = got_i;
+    cpu[UPF__FG_SPLAT_LAND] = want_l, out[UPF__FG_SPLAT_LAND] = got_l;
     cpu_pass(g->ctx, ps, UPF__FG_SPLAT_PASS, &con, cpu);
     struct { upf__fg_splat_con con; uint32_t step; } push = { con, 0 };
     const upf__vk_pass_plan plan = {
@@ -273,6 +274,9 @@ static void splat_case(gpu *g, const upf__passes *ps, const float *motion,
     d = count_diff_u32(got_i, want_i, N, &first);
     CHECKF(d == 0, "%s: splat index: %d of %d cells differ; first (%d, %d): GPU %u, CPU %u",
            what, d, N, first % W, first / W, d ? got_i[first] : 0, d ? want_i[first] : 0);
+    d = count_diff_u32(got_l, want_l, N, &first);
+    CHECKF(d == 0, "%s: splat land: %d of %d pixels differ; first (%d, %d): GPU %u, CPU %u",
+           what, d, N, first % W, first / W, d ? got_l[first] : 0, d ? want_l[first] : 0);
     if (engine_splat) {
         d = count_diff_u32(got_d, engine_splat, N, &first);
         CHECKF(d == 0, "%s: %d cells differ from the engine's own splat", what, d);
@@ -350,12 +354,14 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
     cimg[UPF__FG_MOTION_IN] = &cm, cimg[UPF__FG_DEPTH_IN] = &cd;
     static float want_m[2 * N], want_pm[2 * N], got_m[2 * N], got_pm[2 * N];
     static uint32_t want_p[N], want_s[N], want_si[N], got_p[N], got_s[N], got_si[N];
+    static uint32_t want_l[N], got_l[N];
     static int scratch[2 * H];
     void *cpu[UPF__SURFACES_MAX] = { 0 }, *out[UPF__SURFACES_MAX] = { 0 };
     void *in[UPF__SURFACES_MAX] = { 0 };
     cpu[UPF__FG_MOTION] = want_m, cpu[UPF__FG_PRIORITY] = want_p;
     cpu[UPF__FG_SPLAT_PREV] = want_s, cpu[UPF__FG_SPLAT_PREV_INDEX] = want_si;
-    cpu[UPF__FG_PREV_MOTION] = want_pm;
+    cpu[UPF__FG_PREV_MOTION] = want_pm, cpu[UPF__FG_SPLAT_LAND] = want_l;
+    out[UPF__FG_SPLAT_LAND] = got_l;
     out[UPF__FG_MOTION] = got_m, out[UPF__FG_PRIORITY] = got_p;
     out[UPF__FG_SPLAT_PREV] = got_s, out[UPF__FG_SPLAT_PREV_INDEX] = got_si;
     out[UPF__FG_PREV_MOTION] = got_pm;
@@ -389,6 +395,7 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
         compare_u32(got_p, want_p, N, W, what, "priority");
         compare_u32(got_s, want_s, N, W, what, "splat_prev");
         compare_u32(got_si, want_si, N, W, what, "splat_prev_index");
+        compare_u32(got_l, want_l, N, W, what, "splat_land");
         compare_u32(got_pm, want_pm, 2 * N, W, what, "prev_motion");
     }
     vkt_image_free(g->t, &mi);

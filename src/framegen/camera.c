@@ -34,10 +34,10 @@
  * the pixels are within 0.5 px of the last fit. The logarithm: two square roots by the
  * Denman-Beavers iteration (eight steps each), then the series of log(I + X) to 16 terms, times
  * 4 (inverse scaling and squaring, Higham, "Functions of Matrices", 11.5, with fixed counts);
- * no model where the roots leave |X| >= 0.5 (a turn of some 25 degrees a frame). The power by
- * scaling and squaring (1/16, four squarings) with the Taylor series of exp to 10 terms (Moler
- * and Van Loan, "Nineteen dubious ways", method 3), in fp32: what a shader computes for the
- * phase it draws. What the homography leaves (the residual of each pixel: parallax, a moving
+ * no model where the roots leave |X| >= 0.5 (a turn of some 80 degrees a frame at a 60
+ * degree vertical field of view, 16:9). The power by scaling and squaring (1/16, four
+ * squarings) with the Taylor series of exp to 10 terms (Moler and Van Loan, "Nineteen dubious
+ * ways", method 3), in fp32: what a shader computes for the phase it draws. What the homography leaves (the residual of each pixel: parallax, a moving
  * object) moves on the straight line. */
 #include <math.h>
 

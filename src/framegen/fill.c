@@ -2,8 +2,8 @@
  * the phase t from the splat, and where nothing landed (a region that comes into view between
  * the frames), the motion of the farther surface around it, from a motion pyramid.
  *
- * Reads: splat, splat index, motion, camera. Writes: motion t (RGBA32F: x, y, priority bits, hole flag),
- * motion pyramid (levels 1.. of the same).
+ * Reads: splat, splat index, motion, camera. Writes: motion t (RGBA32F: x, y, priority bits,
+ * hole flag), motion pyramid (levels 1.. of the same).
  *
  * A pixel whose splat cell holds a pixel of N (its index) takes that pixel's motion; with a
  * camera model (game vectors, camera.c) what the camera's homography leaves of it (the

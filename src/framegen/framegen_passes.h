@@ -8,11 +8,12 @@
  *                                                            pyramids, histograms
  *   scene     scene.c     histograms                         scene
  *   vectors   vectors.c   motion, depth (host)               motion, priority, splat prev
- *                                                            (+ index), prev motion
+ *                                                            (+ index), splat land, prev
+ *                                                            motion
  *   flow      flow.c      luma pyramids                      motion, priority, prev motion,
  *                                                            flow blocks, histogram, global
  *   camera    camera.c    motion                             camera, camera sums
- *   splat     splat.c     motion, priority, camera           splat, splat index
+ *   splat     splat.c     motion, priority, camera           splat, splat index, splat land
  *   fill      fill.c      splat, splat index, motion, camera motion t, motion pyramid
  *   resolve   resolve.c   linear prev, linear, motion t,     resolved
  *                         motion, prev motion, camera, scene
@@ -72,6 +73,8 @@ enum upf__fg_surface {
     UPF__FG_CAMERA_SUMS,      /* r32f UPF__FG_CAMERA_ROW x grid rows: the fit's partial sums */
     UPF__FG_SPLAT,            /* r32ui: N's pixels splatted to the phase t: least priority */
     UPF__FG_SPLAT_INDEX,      /* r32ui: ... the least index of that priority */
+    UPF__FG_SPLAT_LAND,       /* r32ui: where each pixel of N landed in the last splat (both
+                               * splats' first step writes it, their second reads it) */
     UPF__FG_MOTION_T,         /* rgba32f: motion at t (x, y, priority bits, 1 where it was
                                * a hole filled from the pyramid) */
     UPF__FG_MOTION_PYRAMID,   /* rgba32f atlas: levels 1.. of the motion at t */
@@ -220,13 +223,13 @@ float upf__fg_hist_median(const uint32_t *hist, uint32_t n);
 
 /* splat.c: clears `depth` and `index` (width x height) to UPF__FG_NONE and splats every pixel
  * of N with a known vector to p + shift m (the four pixels around it): its priority by an
- * atomic minimum into `depth`, then where it equals what the cell holds its index by an
- * atomic minimum into `index`; with a camera model `cam` (NULL or cam[0] = 0: none) to where
- * the camera's homography to the power `shift` takes p, plus shift times what the homography
- * leaves of m. */
+ * atomic minimum into `depth` and where it landed into `land`, then where its priority equals
+ * what the cell holds its index by an atomic minimum into `index`; with a camera model `cam`
+ * (NULL or cam[0] = 0: none) to where the camera's homography to the power `shift` takes p,
+ * plus shift times what the homography leaves of m. */
 void upf__fg_splat(upf_context *ctx, int width, int height, const float *motion,
                    const uint32_t *priority, float shift, const float *cam, uint32_t *depth,
-                   uint32_t *index);
+                   uint32_t *index, uint32_t *land);
 
 /* camera.c: the camera model. upf__fg_camera_grid gives the fit's grid for a frame size;
  * upf__fg_camera_run is the pass on plain arrays (`sums` grid_h x UPF__FG_CAMERA_ROW floats):

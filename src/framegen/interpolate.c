@@ -87,6 +87,8 @@ static const upf__surface_info surfaces[UPF__FG_COUNT] = {
     [UPF__FG_SPLAT] = { "splat", "N splatted to t", UPF__SURFACE_R32UI, R, 0, NULL },
     [UPF__FG_SPLAT_INDEX] = { "splat_index", "N splatted to t (index)", UPF__SURFACE_R32UI, R,
                               0, NULL },
+    [UPF__FG_SPLAT_LAND] = { "splat_land", "where each pixel landed", UPF__SURFACE_R32UI, R, 0,
+                             NULL },
     [UPF__FG_MOTION_T] = { "motion_t", "the motion at t", UPF__SURFACE_RGBA32F, R, 0, NULL },
     [UPF__FG_MOTION_PYRAMID] = { "motion_pyramid", "the motion pyramid", UPF__SURFACE_RGBA32F,
                                  R, 0, NULL },
@@ -115,7 +117,8 @@ static const upf__pass_info passes[UPF__FG_PASS_COUNT] = {
                              sizeof(upf__fg_scene_con), upf__fg_scene_pass },
     [UPF__FG_VECTORS] = { "vectors", "vectors", S(UPF__FG_MOTION_IN) | S(UPF__FG_DEPTH_IN),
                           S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_SPLAT_PREV) |
-                              S(UPF__FG_SPLAT_PREV_INDEX) | S(UPF__FG_PREV_MOTION),
+                              S(UPF__FG_SPLAT_PREV_INDEX) | S(UPF__FG_SPLAT_LAND) |
+                              S(UPF__FG_PREV_MOTION),
                           -1, sizeof(upf__fg_vectors_con), upf__fg_vectors_pass },
     [UPF__FG_FLOW] = { "flow", "flow", S(UPF__FG_LUMA_PREV) | S(UPF__FG_LUMA),
                        S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_PREV_MOTION) |
@@ -126,7 +129,7 @@ static const upf__pass_info passes[UPF__FG_PASS_COUNT] = {
                               sizeof(upf__fg_camera_con), upf__fg_camera_pass },
     [UPF__FG_SPLAT_PASS] = { "splat", "splat",
                              S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_CAMERA),
-                             S(UPF__FG_SPLAT) | S(UPF__FG_SPLAT_INDEX), -1,
+                             S(UPF__FG_SPLAT) | S(UPF__FG_SPLAT_INDEX) | S(UPF__FG_SPLAT_LAND), -1,
                              sizeof(upf__fg_splat_con), upf__fg_splat_pass },
     [UPF__FG_FILL] = { "fill", "fill",
                        S(UPF__FG_SPLAT) | S(UPF__FG_SPLAT_INDEX) | S(UPF__FG_MOTION) |

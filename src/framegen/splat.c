@@ -4,7 +4,7 @@
  *
  * Reads: motion, priority, camera. Writes: splat (r32ui: the least priority that landed in
  * each cell), splat index (r32ui: the least index of the pixels of that priority that landed
- * there, UPF__FG_NONE where nothing did).
+ * there, UPF__FG_NONE where nothing did), splat land (r32ui: where each pixel landed).
  *
  * A pixel p of N whose surface was at p + m in N-1 is at q = p + (1 - t) m at phase t (the
  * surface moves in a straight line at constant speed between the frames). It is written to
@@ -15,8 +15,10 @@
  * 64-bit image atomics, shaderImageInt64Atomics, runs; one with them gets the same cells from
  * an R64UI atomic minimum of the key): first every pixel writes its priority to its four cells
  * by an atomic minimum; then every pixel whose priority equals what a cell holds writes its
- * index there by an atomic minimum. The second step computes the landing position with the
- * same code as the first, so a pixel finds its own priority in the cells it reached. (FSR
+ * index there by an atomic minimum. The first step also writes where the pixel landed (its
+ * four cells' top-left corner, or UPF__FG_NONE) to splat land, which the second reads: the
+ * two steps agree on the cells whatever a compiler does with the arithmetic, and the position
+ * (with a camera model, two homographies) is computed once. (FSR
  * 3.1's frame interpolation packs its priorities into 32-bit atomics too.) Pixels whose vector
  * is not known are not written. With a camera model (game vectors, camera.c) the straight line
  * is the camera's curve instead: p lands where the homography to the power 1 - t takes it,
@@ -33,7 +35,7 @@ typedef struct splat_job {
     float shift;
     const float *cam;          /* the camera model, or NULL: the straight line */
     float g[9], pw[9];         /* its homography N -> N-1 and the power `shift` of it */
-    uint32_t *depth, *index;
+    uint32_t *depth, *index, *land;
 } splat_job;
 
 static void clear_row(void *priv, int y, int worker)
@@ -55,7 +57,7 @@ static void atomic_min32(uint32_t *cell, uint32_t v)
 
 /* Where pixel (x, y) lands: the top-left of the four cells around it, false when it has no
  * known vector or lands off the frame. */
-static bool land(const splat_job *j, int x, int y, int *x0, int *y0)
+static bool landing(const splat_job *j, int x, int y, int *x0, int *y0)
 {
     const int W = j->width, H = j->height;
     const size_t i = (size_t)y * W + x;
@@ -79,15 +81,26 @@ static bool land(const splat_job *j, int x, int y, int *x0, int *y0)
     return true;
 }
 
-/* step 1 (index 0) writes priorities, step 2 (index 1) the indices of the winners */
+/* step 1 (index false) writes priorities and where each pixel landed, step 2 (index true)
+ * the indices of the winners; a landing is stored as (y0 + 1) (W + 1) + x0 + 1 */
 static void splat_row(const splat_job *j, int y, bool index)
 {
     const int W = j->width, H = j->height;
     for (int x = 0; x < W; x++) {
-        int x0, y0;
-        if (!land(j, x, y, &x0, &y0))
-            continue;
         const size_t i = (size_t)y * W + x;
+        int x0, y0;
+        if (!index) {
+            const bool in = landing(j, x, y, &x0, &y0);
+            j->land[i] = in ? (uint32_t)(y0 + 1) * (uint32_t)(W + 1) + (uint32_t)(x0 + 1)
+                            : UPF__FG_NONE;
+            if (!in)
+                continue;
+        } else {
+            const uint32_t l = j->land[i];
+            if (l == UPF__FG_NONE)
+                continue;
+            x0 = (int)(l % (uint32_t)(W + 1)) - 1, y0 = (int)(l / (uint32_t)(W + 1)) - 1;
+        }
         const uint32_t p = j->priority[i];
         for (int k = 0; k < 4; k++) {
             const int tx = x0 + (k & 1), ty = y0 + (k >> 1);
@@ -116,9 +129,10 @@ static void index_row(void *priv, int y, int worker)
 
 void upf__fg_splat(upf_context *ctx, int width, int height, const float *motion,
                    const uint32_t *priority, float shift, const float *cam, uint32_t *depth,
-                   uint32_t *index)
+                   uint32_t *index, uint32_t *land)
 {
-    splat_job job = { width, height, motion, priority, shift, NULL, { 0 }, { 0 }, depth, index };
+    splat_job job = { width, height, motion, priority, shift, NULL, { 0 }, { 0 }, depth, index,
+                      land };
     if (upf__fg_camera_has(cam)) {
         job.cam = cam;
         upf__fg_camera_power(cam, 1.0f, job.g);
@@ -135,6 +149,7 @@ upf_result upf__fg_splat_pass(const upf__pass_args *a)
     const upf__surface *s = a->surface;
     upf__fg_splat(a->ctx, con->width, con->height, s[UPF__FG_MOTION].data,
                   s[UPF__FG_PRIORITY].data, con->shift, s[UPF__FG_CAMERA].data,
-                  s[UPF__FG_SPLAT].data, s[UPF__FG_SPLAT_INDEX].data);
+                  s[UPF__FG_SPLAT].data, s[UPF__FG_SPLAT_INDEX].data,
+                  s[UPF__FG_SPLAT_LAND].data);
     return UPF_OK;
 }

@@ -3,7 +3,7 @@
  * what frame N-1 saw of N's surfaces.
  *
  * Reads: motion in, depth in (host, motion size). Writes: motion, priority, splat prev and
- * its index, prev motion.
+ * its index, splat land, prev motion.
  *
  * Each output pixel takes the vector and depth of the motion-size pixel it falls in (nearest;
  * for vectors at a render size below the output size), its vector times the scale (stored
@@ -105,7 +105,8 @@ upf_result upf__fg_vectors_pass(const upf__pass_args *a)
                              job.bad[2 * y + 1] ? "depth" : "motion", job.bad[2 * y + 1] ?
                              "depth >= 0" : "vectors");
     upf__fg_splat(a->ctx, con->width, con->height, job.out_motion, job.priority, 1.0f, NULL,
-                  s[UPF__FG_SPLAT_PREV].data, s[UPF__FG_SPLAT_PREV_INDEX].data);
+                  s[UPF__FG_SPLAT_PREV].data, s[UPF__FG_SPLAT_PREV_INDEX].data,
+                  s[UPF__FG_SPLAT_LAND].data);
     upf__parallel_for(a->ctx, prev_row, &job, con->height);
     return UPF_OK;
 }

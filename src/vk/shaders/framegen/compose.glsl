@@ -1,7 +1,7 @@
 /* compose.glsl: the compose pass on the GPU (CPU reference: src/framegen/compose.c;
  * docs/FRAMEGEN.md, "compose"), shared by compose.comp (no HUD layer: the still-pixel rule)
  * and compose_hud.comp (COMPOSE_HUD: the HUD layer, binding 4, a sampled image, composited).
- * Reads: inpainted (binding 24), linear prev (6), linear (7). Writes: the output (binding 5,
+ * Reads: inpainted (binding 25), linear prev (6), linear (7). Writes: the output (binding 5,
  * a storage image written without a format qualifier, at its rectangle's offset; the device
  * converts to its format, an sRGB encode in the shader for sRGB values in a UNORM view,
  * out_transfer = 1).
@@ -19,7 +19,7 @@ layout(local_size_x = 8, local_size_y = 8) in;
 layout(set = 0, binding = 5) uniform writeonly image2D out_image;
 layout(set = 0, binding = 6, std430) readonly buffer Prev { vec4 prev[]; };
 layout(set = 0, binding = 7, std430) readonly buffer Cur { vec4 cur[]; };
-layout(set = 0, binding = 24, std430) readonly buffer Inpainted { vec4 inpainted[]; };
+layout(set = 0, binding = 25, std430) readonly buffer Inpainted { vec4 inpainted[]; };
 #ifdef COMPOSE_HUD
 layout(set = 0, binding = 4) uniform texture2D hud_image;
 #endif

@@ -1,6 +1,6 @@
 /* fill.comp: the fill pass on the GPU (CPU reference: src/framegen/fill.c; docs/FRAMEGEN.md,
  * "fill"). Reads: splat (binding 18), splat_index (19), motion (11), camera (16). Writes:
- * motion_t (20: x, y, the priority's bits, 1 for a hole) and the motion pyramid (21: levels
+ * motion_t (21: x, y, the priority's bits, 1 for a hole) and the motion pyramid (22: levels
  * 1.. stacked by rows, each as wide as level 0).
  *
  * Dispatches, the step patched into the push constants after the pass's constants (a barrier
@@ -20,8 +20,8 @@ layout(set = 0, binding = 11, std430) readonly buffer Motion { vec2 motion[]; };
 layout(set = 0, binding = 16, std430) readonly buffer Camera { float cam[]; };
 layout(set = 0, binding = 18, std430) readonly buffer Splat { uint splat[]; };
 layout(set = 0, binding = 19, std430) readonly buffer SplatIndex { uint splat_index[]; };
-layout(set = 0, binding = 20, std430) buffer MotionT { uvec4 motion_t[]; };
-layout(set = 0, binding = 21, std430) buffer Pyramid { uvec4 pyramid[]; };
+layout(set = 0, binding = 21, std430) buffer MotionT { uvec4 motion_t[]; };
+layout(set = 0, binding = 22, std430) buffer Pyramid { uvec4 pyramid[]; };
 layout(push_constant) uniform Push {
     int width, height;
     int levels;         /* of the motion pyramid, level 0 included */

@@ -1,7 +1,7 @@
 /* inpaint.comp: the inpaint pass on the GPU (CPU reference: src/framegen/inpaint.c;
- * docs/FRAMEGEN.md, "inpaint"). Reads: resolved (binding 22: alpha 1 where resolved, 0 in a
- * hole). Writes: the colour pyramid (23: levels 1.. stacked by rows, each as wide as level 0),
- * inpainted (24: alpha 1).
+ * docs/FRAMEGEN.md, "inpaint"). Reads: resolved (binding 23: alpha 1 where resolved, 0 in a
+ * hole). Writes: the colour pyramid (24: levels 1.. stacked by rows, each as wide as level 0),
+ * inpainted (25: alpha 1).
  *
  * Push-pull (Gortler et al. 1996, "The lumigraph", 3.3), one dispatch a level, the level
  * patched into the push constants after the pass's constants: step l >= 1 makes level l
@@ -15,9 +15,9 @@
 #version 450
 
 layout(local_size_x = 8, local_size_y = 8) in;
-layout(set = 0, binding = 22, std430) readonly buffer Resolved { vec4 resolved[]; };
-layout(set = 0, binding = 23, std430) buffer Pyramid { vec4 pyramid[]; };
-layout(set = 0, binding = 24, std430) writeonly buffer Inpainted { vec4 inpainted[]; };
+layout(set = 0, binding = 23, std430) readonly buffer Resolved { vec4 resolved[]; };
+layout(set = 0, binding = 24, std430) buffer Pyramid { vec4 pyramid[]; };
+layout(set = 0, binding = 25, std430) writeonly buffer Inpainted { vec4 inpainted[]; };
 layout(push_constant) uniform Push {
     int width, height;
     int levels;         /* of the colour pyramid, level 0 included */

@@ -1,6 +1,6 @@
 /* resolve.comp: the resolve pass on the GPU (CPU reference: src/framegen/resolve.c;
- * docs/FRAMEGEN.md, "resolve"). Reads: linear prev (binding 6), linear (7), motion_t (20),
- * motion (11), prev motion (15), camera (16), scene (25). Writes: resolved (22: RGBA, alpha
+ * docs/FRAMEGEN.md, "resolve"). Reads: linear prev (binding 6), linear (7), motion_t (21),
+ * motion (11), prev motion (15), camera (16), scene (26). Writes: resolved (23: RGBA, alpha
  * 1, or 0 where neither frame sees the pixel's surface).
  *
  * Pixel q with motion m at t: A = N-1 at a = q + t m and B = N at b = q - (1 - t) m
@@ -22,9 +22,9 @@ layout(set = 0, binding = 7, std430) readonly buffer Cur { vec4 cur[]; };
 layout(set = 0, binding = 11, std430) readonly buffer Motion { vec2 motion[]; };
 layout(set = 0, binding = 15, std430) readonly buffer PrevMotion { vec2 prev_motion[]; };
 layout(set = 0, binding = 16, std430) readonly buffer Camera { float cam[]; };
-layout(set = 0, binding = 20, std430) readonly buffer MotionT { vec4 motion_t[]; };
-layout(set = 0, binding = 22, std430) writeonly buffer Resolved { vec4 resolved[]; };
-layout(set = 0, binding = 25, std430) readonly buffer Scene { float scene[]; };
+layout(set = 0, binding = 21, std430) readonly buffer MotionT { vec4 motion_t[]; };
+layout(set = 0, binding = 23, std430) writeonly buffer Resolved { vec4 resolved[]; };
+layout(set = 0, binding = 26, std430) readonly buffer Scene { float scene[]; };
 layout(push_constant) uniform Push {
     int width, height;
     float t;

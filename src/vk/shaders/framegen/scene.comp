@@ -1,6 +1,6 @@
 /* scene.comp: the scene pass on the GPU (CPU reference: src/framegen/scene.c; docs/FRAMEGEN.md,
  * "scene"). Reads: histograms (binding 10: r32ui, 2 frames x 17 x 32 bins, the whole frame
- * then 4 x 4 regions). Writes: scene (binding 25: r32f 4 x 1: 1 for a cut else 0, the whole
+ * then 4 x 4 regions). Writes: scene (binding 26: r32f 4 x 1: 1 for a cut else 0, the whole
  * frame's distance, the median region's, 0).
  *
  * One workgroup of 17 invocations: invocation k the L1 distance of the two frames' histograms
@@ -11,7 +11,7 @@
 
 layout(local_size_x = 17) in;
 layout(set = 0, binding = 10, std430) readonly buffer Hist { uint hist[]; };
-layout(set = 0, binding = 25, std430) writeonly buffer Scene { float scene[]; };
+layout(set = 0, binding = 26, std430) writeonly buffer Scene { float scene[]; };
 layout(push_constant) uniform Push {
     uint enabled;       /* 0: no decision (game vectors) */
     float global_cut, regions_cut;

@@ -1,7 +1,8 @@
 /* splat.comp: the splat pass on the GPU (CPU reference: src/framegen/splat.c; docs/FRAMEGEN.md,
  * "splat"). Reads: motion (binding 11), priority (12), camera (16). Writes: splat (18: the
  * least priority landed in each cell), splat_index (19: the least index of that priority),
- * both filled with 0xffffffff by the runner before the pass.
+ * both filled with 0xffffffff by the runner before the pass, splat_land (20: where each
+ * pixel landed, written by the first step, read by the second).
  *
  * Two dispatches (the step patched into the push constants after the pass's constants, a
  * barrier between them): priorities, then indices (splat.glsl). One invocation per pixel of
@@ -16,6 +17,7 @@ layout(set = 0, binding = 12, std430) readonly buffer Priority { uint priority[]
 layout(set = 0, binding = 16, std430) readonly buffer Camera { float cam[]; };
 layout(set = 0, binding = 18, std430) buffer Splat { uint splat[]; };
 layout(set = 0, binding = 19, std430) buffer SplatIndex { uint splat_index[]; };
+layout(set = 0, binding = 20, std430) buffer SplatLand { uint splat_land[]; };
 layout(push_constant) uniform Push {
     int width, height;
     float shift;        /* 1 - t */

@@ -1,15 +1,18 @@
 /* splat.glsl: the splat of frame N's pixels to a phase (CPU reference: src/framegen/splat.c,
  * upf__fg_splat; docs/FRAMEGEN.md, "splat"), shared by splat.comp (to t, into splat and
  * splat_index) and vectors.comp (to t = 0, into splat_prev and its index). The including
- * shader declares `motion` (vec2[]), `priority` (uint[]), the camera surface `cam` (float[],
- * when SPLAT_CAMERA is defined), and the targets as the macros SPLAT_DEPTH and SPLAT_INDEX.
+ * shader declares `motion` (vec2[]), `priority` (uint[]), `splat_land` (uint[]: binding 20),
+ * the camera surface `cam` (float[], when SPLAT_CAMERA is defined), and the targets as the
+ * macros SPLAT_DEPTH and SPLAT_INDEX.
  *
  * Step 0: each pixel with a known vector lands at q = p + shift m (on the camera's curve with
  * a model: where G^shift takes p, plus shift times what G leaves of m) and writes its
- * priority to the four cells around q by atomicMin; step 1 (a dispatch after a barrier)
- * computes the same q and, in each cell whose priority equals its own, writes its index by
- * atomicMin: the least 64-bit key (priority << 32) | index with 32-bit atomics. The landing
- * position is `precise`, the CPU's operations in its order: the same cells. */
+ * priority to the four cells around q by atomicMin, and where it landed (the four cells'
+ * top-left corner as (y0 + 1) (W + 1) + x0 + 1, or 0xffffffff) to splat_land; step 1 (a
+ * dispatch after a barrier) reads that and, in each cell whose priority equals its own,
+ * writes its index by atomicMin: the least 64-bit key (priority << 32) | index with 32-bit
+ * atomics, both steps on the same cells whatever the compiler does with the arithmetic. The
+ * landing position is `precise`, the CPU's operations in its order: the CPU's cells. */
 #ifndef UPF_FG_SPLAT_GLSL
 #define UPF_FG_SPLAT_GLSL
 
@@ -41,7 +44,7 @@ void splat_camera_setup(float shift)
 }
 #endif
 
-bool splat_land(int x, int y, int W, int H, float shift, out int x0, out int y0)
+bool splat_landing(int x, int y, int W, int H, float shift, out int x0, out int y0)
 {
     x0 = 0, y0 = 0;
     const vec2 m = motion[y * W + x];
@@ -71,9 +74,19 @@ bool splat_land(int x, int y, int W, int H, float shift, out int x0, out int y0)
 void splat_pixel(int x, int y, int W, int H, float shift, uint step)
 {
     int x0, y0;
-    if (!splat_land(x, y, W, H, shift, x0, y0))
-        return;
-    const uint i = uint(y * W + x), p = priority[i];
+    const uint i = uint(y * W + x);
+    if (step == 0u) {
+        const bool landed = splat_landing(x, y, W, H, shift, x0, y0);
+        splat_land[i] = landed ? uint(y0 + 1) * uint(W + 1) + uint(x0 + 1) : FG_NONE;
+        if (!landed)
+            return;
+    } else {
+        const uint l = splat_land[i];
+        if (l == FG_NONE)
+            return;
+        x0 = int(l % uint(W + 1)) - 1, y0 = int(l / uint(W + 1)) - 1;
+    }
+    const uint p = priority[i];
     for (int k = 0; k < 4; k++) {
         const int tx = x0 + (k & 1), ty = y0 + (k >> 1);
         if (tx < 0 || tx >= W || ty < 0 || ty >= H)

@@ -3,7 +3,7 @@
  * R32F or a depth format's depth aspect), sampled images read with texelFetch at their
  * rectangles' offsets (the push constants' tail). Writes: motion (11), priority (12),
  * splat_prev (13) and splat_prev_index (14) (filled with 0xffffffff by the runner before the
- * pass), prev motion (15).
+ * pass), splat_land (20: where each pixel landed), prev motion (15).
  *
  * Four dispatches, the step patched into the push constants (a barrier between each):
  *  0. each output pixel takes the vector and depth of the motion-size pixel it lies in
@@ -27,6 +27,7 @@ layout(set = 0, binding = 11, std430) buffer Motion { vec2 motion[]; };
 layout(set = 0, binding = 12, std430) buffer Priority { uint priority[]; };
 layout(set = 0, binding = 13, std430) buffer SplatPrev { uint splat_prev[]; };
 layout(set = 0, binding = 14, std430) buffer SplatPrevIndex { uint splat_prev_index[]; };
+layout(set = 0, binding = 20, std430) buffer SplatLand { uint splat_land[]; };
 layout(set = 0, binding = 15, std430) writeonly buffer PrevMotion { vec2 prev_motion[]; };
 layout(push_constant) uniform Push {
     int width, height;                 /* upf__fg_vectors_con */
