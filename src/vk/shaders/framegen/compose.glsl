@@ -1,0 +1,112 @@
+/* compose.glsl: the compose pass on the GPU (CPU reference: src/framegen/compose.c;
+ * docs/FRAMEGEN.md, "compose"), shared by compose.comp (no HUD layer: the still-pixel rule)
+ * and compose_hud.comp (COMPOSE_HUD: the HUD layer, binding 4, a sampled image, composited).
+ * Reads: inpainted (binding 25), linear prev (6), linear (7). Writes: the output (binding 5,
+ * a storage image written without a format qualifier, at its rectangle's offset; the device
+ * converts to its format, an sRGB encode in the shader for sRGB values in a UNORM view,
+ * out_transfer = 1).
+ *
+ * With a HUD (straight alpha a clamped to [0, 1], linear light; sRGB values in a UNORM view
+ * decoded, hud_transfer = 1): o = c (1 - a) + h a, h itself where a = 1. Without: a still
+ * pixel (equal in both frames and so are 5 of its 8 neighbours, edges clamped, or the very
+ * same values in both frames along a line of three through it) takes (1 - t) A + t B there.
+ * Alpha 1. The arithmetic is `precise`, in the CPU's order. One invocation per pixel, 8 x 8 a
+ * workgroup. */
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_samplerless_texture_functions : require
+
+layout(local_size_x = 8, local_size_y = 8) in;
+layout(set = 0, binding = 5) uniform writeonly image2D out_image;
+layout(set = 0, binding = 6, std430) readonly buffer Prev { vec4 prev[]; };
+layout(set = 0, binding = 7, std430) readonly buffer Cur { vec4 cur[]; };
+layout(set = 0, binding = 25, std430) readonly buffer Inpainted { vec4 inpainted[]; };
+#ifdef COMPOSE_HUD
+layout(set = 0, binding = 4) uniform texture2D hud_image;
+#endif
+layout(push_constant) uniform Push {
+    int width, height;                 /* upf__fg_compose_con */
+    float t;
+    uint hud;
+    uint still_rule;
+    float still_threshold;
+    int out_x, out_y;                  /* the host rectangles' offsets */
+    int hud_x, hud_y;
+    uint out_transfer;                 /* 1: encode sRGB (a UNORM view holding sRGB) */
+    uint hud_transfer;                 /* 1: decode sRGB */
+} pc;
+
+#include "color.glsl"
+
+bool equal_at(int x, int y)
+{
+    const int i = y * pc.width + x;
+    const vec3 a = prev[i].rgb, b = cur[i].rgb;
+    const float th = pc.still_threshold;
+    for (int k = 0; k < 3; k++) {
+        const float u = a[k] > 0.0 ? a[k] : 0.0, v = b[k] > 0.0 ? b[k] : 0.0;
+        precise float l = (u - v) * (u - v), r = th * th * (u + v);
+        if (l > r)
+            return false;
+    }
+    return true;
+}
+
+bool same_at(int x, int y)
+{
+    const int i = y * pc.width + x;
+    return prev[i].rgb == cur[i].rgb;
+}
+
+bool still(int x, int y)
+{
+    if (!equal_at(x, y))
+        return false;
+    int n = 0;
+    for (int k = 0; k < 9; k++) {
+        if (k == 4)
+            continue;
+        const int sx = clamp(x + k % 3 - 1, 0, pc.width - 1);
+        const int sy = clamp(y + k / 3 - 1, 0, pc.height - 1);
+        n += equal_at(sx, sy) ? 1 : 0;
+    }
+    if (n >= 5)
+        return true;
+    if (!same_at(x, y))
+        return false;
+    const ivec2 line[4] = ivec2[4](ivec2(1, 0), ivec2(0, 1), ivec2(1, 1), ivec2(1, -1));
+    for (int k = 0; k < 4; k++) {
+        const ivec2 a = ivec2(x, y) + line[k], b = ivec2(x, y) - line[k];
+        if (all(greaterThanEqual(a, ivec2(0))) && all(lessThan(a, ivec2(pc.width, pc.height))) &&
+            all(greaterThanEqual(b, ivec2(0))) && all(lessThan(b, ivec2(pc.width, pc.height))) &&
+            same_at(a.x, a.y) && same_at(b.x, b.y))
+            return true;
+    }
+    return false;
+}
+
+void main()
+{
+    const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
+    if (x >= pc.width || y >= pc.height)
+        return;
+    const int i = y * pc.width + x;
+    precise vec3 o = inpainted[i].rgb;
+#ifdef COMPOSE_HUD
+    vec4 h = texelFetch(hud_image, ivec2(pc.hud_x + x, pc.hud_y + y), 0);
+    if (pc.hud_transfer == 1u)
+        h.rgb = vec3(upf_srgb_to_linear(h.r), upf_srgb_to_linear(h.g), upf_srgb_to_linear(h.b));
+    const float al = h.a < 0.0 ? 0.0 : h.a > 1.0 ? 1.0 : h.a;
+    if (al >= 1.0)
+        o = h.rgb;
+    else if (al > 0.0)
+        o = o * (1.0 - al) + h.rgb * al;
+#else
+    if (pc.still_rule != 0u && still(x, y))
+        o = (1.0 - pc.t) * prev[i].rgb + pc.t * cur[i].rgb;
+#endif
+    vec3 v = o;
+    if (pc.out_transfer == 1u)
+        v = vec3(upf_linear_to_srgb(clamp(v.r, 0.0, 1.0)), upf_linear_to_srgb(clamp(v.g, 0.0, 1.0)),
+                 upf_linear_to_srgb(clamp(v.b, 0.0, 1.0)));
+    imageStore(out_image, ivec2(pc.out_x + x, pc.out_y + y), vec4(v, 1.0));
+}

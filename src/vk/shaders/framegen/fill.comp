@@ -1,0 +1,151 @@
+/* fill.comp: the fill pass on the GPU (CPU reference: src/framegen/fill.c; docs/FRAMEGEN.md,
+ * "fill"). Reads: splat (binding 18), splat_index (19), motion (11), camera (16). Writes:
+ * motion_t (21: x, y, the priority's bits, 1 for a hole) and the motion pyramid (22: levels
+ * 1.. stacked by rows, each as wide as level 0).
+ *
+ * Dispatches, the step patched into the push constants after the pass's constants (a barrier
+ * between each): step 0 decodes the splat (the landed pixel's motion, with a camera model
+ * what the camera's homography leaves of it; a hole where nothing landed); step l = 1 ..
+ * levels - 1 makes level l, each pixel the farthest (largest priority) of its 2x2 children
+ * that have a motion, the first of equals; step `levels` fills each hole of level 0 from the
+ * first level whose ancestor has a motion and the two above, the farthest of the 3x3 around
+ * the ancestor. The buffers are read and written as words (uvec4), so the priority's bits
+ * pass through as they are (a reversed depth's bits can be a NaN's). One invocation per
+ * pixel of the level, 8 x 8 a workgroup. */
+#version 450
+#extension GL_GOOGLE_include_directive : require
+
+layout(local_size_x = 8, local_size_y = 8) in;
+layout(set = 0, binding = 11, std430) readonly buffer Motion { vec2 motion[]; };
+layout(set = 0, binding = 16, std430) readonly buffer Camera { float cam[]; };
+layout(set = 0, binding = 18, std430) readonly buffer Splat { uint splat[]; };
+layout(set = 0, binding = 19, std430) readonly buffer SplatIndex { uint splat_index[]; };
+layout(set = 0, binding = 21, std430) buffer MotionT { uvec4 motion_t[]; };
+layout(set = 0, binding = 22, std430) buffer Pyramid { uvec4 pyramid[]; };
+layout(push_constant) uniform Push {
+    int width, height;
+    int levels;         /* of the motion pyramid, level 0 included */
+    int step;           /* patched: 0 decode, 1 .. levels - 1 down, levels up */
+} pc;
+
+#include "camera.glsl"
+
+#define FG_NONE 0xffffffffu
+const uvec4 HOLE = uvec4(0u, 0u, 0u, 0x3f800000u); /* (0, 0, priority 0, 1.0) */
+
+shared float fill_g[9];
+shared bool fill_has;
+
+int level_size(int size, int l)
+{
+    return (size + (1 << l) - 1) >> l;
+}
+
+/* the first element of level l (l >= 1) in the pyramid buffer */
+int level_base(int l)
+{
+    int row = 0;
+    for (int k = 1; k < l; k++)
+        row += level_size(pc.height, k);
+    return row * pc.width;
+}
+
+uvec4 level_at(int l, int x, int y)
+{
+    return l == 0 ? motion_t[y * pc.width + x] : pyramid[level_base(l) + y * pc.width + x];
+}
+
+void decode(int x, int y)
+{
+    const int i = y * pc.width + x;
+    const uint k = splat_index[i];
+    if (k == FG_NONE) {
+        motion_t[i] = HOLE;
+        return;
+    }
+    const vec2 m = motion[k];
+    float ox = m.x, oy = m.y;
+    if (fill_has) {
+        const float px = float(int(k) % pc.width) + 0.5, py = float(int(k) / pc.width) + 0.5;
+        float gx, gy;
+        if (cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], fill_g, px, py, gx, gy)) {
+            precise float rx = m.x - (gx - px), ry = m.y - (gy - py);
+            ox = rx, oy = ry;
+        }
+    }
+    motion_t[i] = uvec4(floatBitsToUint(ox), floatBitsToUint(oy), splat[i], 0u);
+}
+
+void down(int l, int x, int y)
+{
+    const int cw = level_size(pc.width, l - 1), ch = level_size(pc.height, l - 1);
+    uvec4 best = HOLE;
+    bool found = false;
+    for (int k = 0; k < 4; k++) {
+        const int cx = 2 * x + (k & 1), cy = 2 * y + (k >> 1);
+        if (cx >= cw || cy >= ch)
+            continue;
+        const uvec4 c = level_at(l - 1, cx, cy);
+        if (c.w != 0u)
+            continue;
+        if (!found || c.z > best.z)
+            best = c, found = true;
+    }
+    pyramid[level_base(l) + y * pc.width + x] = best;
+}
+
+void up(int x, int y)
+{
+    const int i = y * pc.width + x;
+    const uvec4 o = motion_t[i];
+    if (o.w == 0u)
+        return;
+    uvec4 best = uvec4(0u);
+    bool have = false;
+    int found = -1;
+    for (int l = 1; l < pc.levels && (found < 0 || l <= found + 2); l++) {
+        const int w = level_size(pc.width, l), h = level_size(pc.height, l);
+        const int ax = x >> l, ay = y >> l;
+        if (found < 0 && level_at(l, ax, ay).w != 0u)
+            continue;
+        if (found < 0)
+            found = l;
+        for (int k = 0; k < 9; k++) {
+            const int sx = ax + k % 3 - 1, sy = ay + k / 3 - 1;
+            if (sx < 0 || sy < 0 || sx >= w || sy >= h)
+                continue;
+            const uvec4 a = level_at(l, sx, sy);
+            if (a.w == 0u && (!have || a.z > best.z))
+                best = a, have = true;
+        }
+    }
+    if (have)
+        motion_t[i] = uvec4(best.xyz, o.w);
+}
+
+void main()
+{
+    if (pc.step == 0) {
+        if (gl_LocalInvocationIndex == 0) {
+            fill_has = cam[CAM_HAS] != 0.0;
+            if (fill_has) {
+                float lg[9], g[9];
+                for (int i = 0; i < 9; i++)
+                    lg[i] = cam[CAM_LOG + i];
+                cam_power(lg, 1.0, g);
+                fill_g = g;
+            }
+        }
+        barrier();
+    }
+    const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
+    const int l = pc.step == pc.levels ? 0 : pc.step;
+    if (x >= level_size(pc.width, l) || y >= level_size(pc.height, l))
+        return;
+    if (pc.step == 0)
+        decode(x, y);
+    else if (pc.step < pc.levels)
+        down(pc.step, x, y);
+    else
+        up(x, y);
+}

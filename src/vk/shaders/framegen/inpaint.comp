@@ -1,0 +1,108 @@
+/* inpaint.comp: the inpaint pass on the GPU (CPU reference: src/framegen/inpaint.c;
+ * docs/FRAMEGEN.md, "inpaint"). Reads: resolved (binding 23: alpha 1 where resolved, 0 in a
+ * hole). Writes: the colour pyramid (24: levels 1.. stacked by rows, each as wide as level 0),
+ * inpainted (25: alpha 1).
+ *
+ * Push-pull (Gortler et al. 1996, "The lumigraph", 3.3), one dispatch a level, the level
+ * patched into the push constants after the pass's constants: step l >= 1 makes level l
+ * down, each pixel the alpha-weighted mean of its 2x2 children, alpha their sum capped at 1
+ * (the coarsest level's alpha then set to 1: no information at all is black); step -l
+ * (l >= 0) goes up, each pixel of level l keeping alpha of itself and taking 1 - alpha of
+ * the bilinear sample of the filled level l + 1, level 0 into inpainted. The backend records
+ * the down steps and the up steps as two GPU passes of this shader (at most 11 dispatches
+ * each). A frame of one level (1 x 1) is copied with alpha 1. Every operation `precise`, in
+ * the CPU's order. One invocation per pixel of the level, 8 x 8 a workgroup. */
+#version 450
+
+layout(local_size_x = 8, local_size_y = 8) in;
+layout(set = 0, binding = 23, std430) readonly buffer Resolved { vec4 resolved[]; };
+layout(set = 0, binding = 24, std430) buffer Pyramid { vec4 pyramid[]; };
+layout(set = 0, binding = 25, std430) writeonly buffer Inpainted { vec4 inpainted[]; };
+layout(push_constant) uniform Push {
+    int width, height;
+    int levels;         /* of the colour pyramid, level 0 included */
+    int step;           /* patched: l >= 1 down to level l, -l up at level l */
+} pc;
+
+int level_size(int size, int l)
+{
+    return (size + (1 << l) - 1) >> l;
+}
+
+int level_base(int l)
+{
+    int row = 0;
+    for (int k = 1; k < l; k++)
+        row += level_size(pc.height, k);
+    return row * pc.width;
+}
+
+vec4 level_at(int l, int x, int y)
+{
+    return l == 0 ? resolved[y * pc.width + x] : pyramid[level_base(l) + y * pc.width + x];
+}
+
+void down(int l, int x, int y)
+{
+    const int cw = level_size(pc.width, l - 1), ch = level_size(pc.height, l - 1);
+    precise vec4 sum = vec4(0.0);
+    for (int k = 0; k < 4; k++) {
+        const int cx = 2 * x + (k & 1), cy = 2 * y + (k >> 1);
+        if (cx >= cw || cy >= ch)
+            continue;
+        const vec4 c = level_at(l - 1, cx, cy);
+        sum += vec4(c.rgb * c.a, c.a);
+    }
+    precise vec4 o = vec4(0.0);
+    if (sum.a > 0.0)
+        o = vec4(sum.rgb / sum.a, sum.a < 1.0 ? sum.a : 1.0);
+    if (l == pc.levels - 1)
+        o.a = 1.0;
+    pyramid[level_base(l) + y * pc.width + x] = o;
+}
+
+/* the bilinear sample of level l + 1 at the centre of pixel (x, y) of level l */
+vec3 sample_parent(int l, int x, int y)
+{
+    const int w = level_size(pc.width, l + 1), h = level_size(pc.height, l + 1);
+    precise float px = (float(x) + 0.5) * 0.5, py = (float(y) + 0.5) * 0.5;
+    precise float fx = px - 0.5, fy = py - 0.5;
+    const int x0 = fx < 0.0 ? -1 : int(fx), y0 = fy < 0.0 ? -1 : int(fy);
+    precise float ax = fx - float(x0), ay = fy - float(y0);
+    const int xa = clamp(x0, 0, w - 1), xb = clamp(x0 + 1, 0, w - 1);
+    const int ya = clamp(y0, 0, h - 1), yb = clamp(y0 + 1, 0, h - 1);
+    const vec3 p00 = level_at(l + 1, xa, ya).rgb, p01 = level_at(l + 1, xb, ya).rgb;
+    const vec3 p10 = level_at(l + 1, xa, yb).rgb, p11 = level_at(l + 1, xb, yb).rgb;
+    precise vec3 top = p00 + ax * (p01 - p00);
+    precise vec3 bot = p10 + ax * (p11 - p10);
+    precise vec3 o = top + ay * (bot - top);
+    return o;
+}
+
+void up(int l, int x, int y)
+{
+    const vec4 c = level_at(l, x, y);
+    precise vec4 o = c;
+    if (pc.levels < 2) {
+        o = vec4(c.rgb, 1.0);
+    } else if (c.a < 1.0) {
+        const vec3 p = sample_parent(l, x, y);
+        o = vec4(c.a * c.rgb + (1.0 - c.a) * p, 1.0);
+    }
+    if (l == 0)
+        inpainted[y * pc.width + x] = o;
+    else
+        pyramid[level_base(l) + y * pc.width + x] = o;
+}
+
+void main()
+{
+    const int l = pc.step > 0 ? pc.step : -pc.step;
+    const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
+    if (x >= level_size(pc.width, l) || y >= level_size(pc.height, l))
+        return;
+    if (pc.step > 0)
+        down(l, x, y);
+    else
+        up(l, x, y);
+}

@@ -1,0 +1,118 @@
+/* prepare.comp: the prepare pass on the GPU (CPU reference: src/framegen/prepare.c;
+ * docs/FRAMEGEN.md, "prepare"). Reads: colour prev (binding 0) and colour (1), sampled images
+ * read with texelFetch at their rectangles' offsets. Writes: linear prev (6) and linear (7)
+ * (RGBA float, alpha 1), luma prev (8) and luma (9) (r32f atlases, only with levels > 0: the
+ * flow), histograms (10: r32ui 2 x 17 x 32, zeroed by the runner before the pass).
+ *
+ * Step 0 (the step patched into the push constants after the pass's constants): each pixel
+ * to linear light (what texelFetch gives: the device decodes sRGB formats; sRGB values in a
+ * UNORM view decoded here, transfer = 1), its luma sqrt(clamp(Rec. 709 luma, 0, 1)) into
+ * level 0 and one atomicAdd into its bin of the whole frame's histogram and its region's
+ * (4 x 4 regions: x * 4 / W, y * 4 / H). A NaN or infinite float pixel, which the CPU pass
+ * refuses with UPF_ERROR_BAD_DATA, is black here (nothing is read back). Steps l = 1 ..
+ * levels - 1: level l of each luma pyramid, the 2x2 mean of level l - 1 (last row or column
+ * repeated). The arithmetic is `precise`, in the CPU's order. One invocation per pixel of
+ * the level, 8 x 8 a workgroup. */
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_samplerless_texture_functions : require
+
+layout(local_size_x = 8, local_size_y = 8) in;
+layout(set = 0, binding = 0) uniform texture2D colour_prev;
+layout(set = 0, binding = 1) uniform texture2D colour;
+layout(set = 0, binding = 6, std430) writeonly buffer LinearPrev { vec4 linear_prev[]; };
+layout(set = 0, binding = 7, std430) writeonly buffer Linear { vec4 linear_cur[]; };
+layout(set = 0, binding = 8, std430) buffer LumaPrev { float luma_prev[]; };
+layout(set = 0, binding = 9, std430) buffer Luma { float luma_cur[]; };
+layout(set = 0, binding = 10, std430) buffer Hist { uint hist[]; };
+layout(push_constant) uniform Push {
+    int width, height;
+    int levels;          /* luma pyramid levels (0: none) */
+    int step;            /* patched */
+    int prev_x, prev_y, cur_x, cur_y;   /* the host rectangles' offsets */
+    uint prev_transfer, cur_transfer;   /* 1: decode sRGB */
+} pc;
+
+#include "color.glsl"
+
+#define BINS 32
+#define REGIONS 17
+
+int level_size(int size, int l)
+{
+    return (size + (1 << l) - 1) >> l;
+}
+
+int level_row(int l)
+{
+    int row = 0;
+    for (int k = 0; k < l; k++)
+        row += level_size(pc.height, k);
+    return row;
+}
+
+vec4 to_linear(vec4 c, uint transfer)
+{
+    if (transfer == 1u)
+        c.rgb = vec3(upf_srgb_to_linear(c.r), upf_srgb_to_linear(c.g), upf_srgb_to_linear(c.b));
+    if (any(isnan(c)) || any(isinf(c)))
+        c = vec4(0.0);
+    return vec4(c.rgb, 1.0);
+}
+
+void frame(int f, int x, int y)
+{
+    const int i = y * pc.width + x;
+    vec4 c;
+    if (f == 0)
+        c = to_linear(texelFetch(colour_prev, ivec2(pc.prev_x + x, pc.prev_y + y), 0),
+                      pc.prev_transfer);
+    else
+        c = to_linear(texelFetch(colour, ivec2(pc.cur_x + x, pc.cur_y + y), 0), pc.cur_transfer);
+    const float l = upf_luma(c.r, c.g, c.b);
+    const float v = sqrt(l > 0.0 ? (l < 1.0 ? l : 1.0) : 0.0);
+    if (f == 0) {
+        linear_prev[i] = c;
+        if (pc.levels > 0)
+            luma_prev[i] = v;
+    } else {
+        linear_cur[i] = c;
+        if (pc.levels > 0)
+            luma_cur[i] = v;
+    }
+    const int bin = clamp(int(v * float(BINS)), 0, BINS - 1);
+    const int region = 1 + (y * 4 / pc.height) * 4 + x * 4 / pc.width;
+    const int base = f * REGIONS * BINS;
+    atomicAdd(hist[base + bin], 1u);
+    atomicAdd(hist[base + region * BINS + bin], 1u);
+}
+
+void down(int l, int x, int y)
+{
+    const int w = level_size(pc.width, l - 1), h = level_size(pc.height, l - 1);
+    const int r0 = level_row(l - 1) * pc.width, r1 = level_row(l) * pc.width;
+    const int y0 = 2 * y, y1 = min(2 * y + 1, h - 1), x0 = 2 * x, x1 = min(2 * x + 1, w - 1);
+    precise float a = 0.25 * (luma_prev[r0 + y0 * pc.width + x0] +
+                              luma_prev[r0 + y0 * pc.width + x1] +
+                              luma_prev[r0 + y1 * pc.width + x0] +
+                              luma_prev[r0 + y1 * pc.width + x1]);
+    precise float b = 0.25 * (luma_cur[r0 + y0 * pc.width + x0] +
+                              luma_cur[r0 + y0 * pc.width + x1] +
+                              luma_cur[r0 + y1 * pc.width + x0] +
+                              luma_cur[r0 + y1 * pc.width + x1]);
+    luma_prev[r1 + y * pc.width + x] = a;
+    luma_cur[r1 + y * pc.width + x] = b;
+}
+
+void main()
+{
+    const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
+    if (x >= level_size(pc.width, pc.step) || y >= level_size(pc.height, pc.step))
+        return;
+    if (pc.step == 0) {
+        frame(0, x, y);
+        frame(1, x, y);
+    } else {
+        down(pc.step, x, y);
+    }
+}

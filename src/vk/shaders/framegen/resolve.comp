@@ -1,0 +1,185 @@
+/* resolve.comp: the resolve pass on the GPU (CPU reference: src/framegen/resolve.c;
+ * docs/FRAMEGEN.md, "resolve"). Reads: linear prev (binding 6), linear (7), motion_t (21),
+ * motion (11), prev motion (15), camera (16), scene (26). Writes: resolved (23: RGBA, alpha
+ * 1, or 0 where neither frame sees the pixel's surface).
+ *
+ * Pixel q with motion m at t: A = N-1 at a = q + t m and B = N at b = q - (1 - t) m
+ * (on the camera's curve with a model: a = H(t) q + t r, b = H(t - 1) q - (1 - t) r),
+ * Lanczos-3 fetches (framegen_passes.h, upf__fg_sample4_lanczos, same taps and order), each
+ * weighted by its nearness in time and whether its frame sees the surface (game vectors) or
+ * the frame's edge (flow), the sharper side favoured, clamped as resolve.c says; the blend
+ * (1 - t) A + t B at q when the host asks for it or the scene surface holds a cut.
+ * The positions are `precise`, in the CPU's order; the Lanczos weights' sines and the
+ * sharpness's exponential are the device's, within a few ulps of the C library's
+ * (test_vk_framegen's tolerance). Invocation 0 of each workgroup computes the camera's
+ * powers into shared memory. One invocation per pixel, 8 x 8 a workgroup. */
+#version 450
+#extension GL_GOOGLE_include_directive : require
+
+layout(local_size_x = 8, local_size_y = 8) in;
+layout(set = 0, binding = 6, std430) readonly buffer Prev { vec4 prev[]; };
+layout(set = 0, binding = 7, std430) readonly buffer Cur { vec4 cur[]; };
+layout(set = 0, binding = 11, std430) readonly buffer Motion { vec2 motion[]; };
+layout(set = 0, binding = 15, std430) readonly buffer PrevMotion { vec2 prev_motion[]; };
+layout(set = 0, binding = 16, std430) readonly buffer Camera { float cam[]; };
+layout(set = 0, binding = 21, std430) readonly buffer MotionT { vec4 motion_t[]; };
+layout(set = 0, binding = 23, std430) writeonly buffer Resolved { vec4 resolved[]; };
+layout(set = 0, binding = 26, std430) readonly buffer Scene { float scene[]; };
+layout(push_constant) uniform Push {
+    int width, height;
+    float t;
+    uint blend;
+    uint visibility;
+    float tolerance, tolerance_rel;
+    float sharpness;
+} pc;
+
+#include "camera.glsl"
+
+#define FG_INVALID 1e30
+
+shared float res_ga[9], res_gb[9];
+shared bool res_has;
+
+void lanczos3_weights(float f, out float w[6])
+{
+    const float sn[6] = float[6](-0.8660254, -0.8660254, 0.0, 0.8660254, 0.8660254, 0.0);
+    const float cn[6] = float[6](-0.5, 0.5, 1.0, 0.5, -0.5, -1.0);
+    const float pi = 3.14159265358979;
+    const float s1 = sin(pi * f), s3 = sin(pi * f / 3.0), c3 = cos(pi * f / 3.0);
+    for (int i = 0; i < 6; i++) {
+        const float d = float(i - 2) - f;
+        if (abs(d) < 1e-4) {
+            w[i] = 1.0;
+            continue;
+        }
+        const float a = (i & 1) != 0 ? s1 : -s1, b = sn[i] * c3 - cn[i] * s3;
+        w[i] = 3.0 * a * b / (pi * pi * d * d);
+    }
+}
+
+vec4 fetch(bool from_prev, int x, int y)
+{
+    const int i = clamp(y, 0, pc.height - 1) * pc.width + clamp(x, 0, pc.width - 1);
+    return from_prev ? prev[i] : cur[i];
+}
+
+/* upf__fg_sample4_lanczos */
+vec4 sample_lanczos(bool from_prev, float x, float y, out vec4 lo, out vec4 hi)
+{
+    x -= 0.5, y -= 0.5;
+    const float fx0 = floor(x), fy0 = floor(y);
+    const int x0 = int(fx0), y0 = int(fy0);
+    float wx[6], wy[6];
+    lanczos3_weights(x - fx0, wx);
+    lanczos3_weights(y - fy0, wy);
+    float sx = 0.0, sy = 0.0;
+    for (int i = 0; i < 6; i++)
+        sx += wx[i], sy += wy[i];
+    const float norm = 1.0 / (sx * sy);
+    vec4 acc = vec4(0.0);
+    lo = vec4(1.0 / 0.0), hi = vec4(-1.0 / 0.0);
+    for (int j = 0; j < 6; j++)
+        for (int i = 0; i < 6; i++) {
+            const vec4 p = fetch(from_prev, x0 - 2 + i, y0 - 2 + j);
+            acc += (wx[i] * wy[j]) * p;
+            if ((i == 2 || i == 3) && (j == 2 || j == 3))
+                lo = min(lo, p), hi = max(hi, p);
+        }
+    return acc * norm;
+}
+
+float agree(bool prev_field, float x, float y, vec2 m, float sign, float tol)
+{
+    if (!(x >= 0.0 && x < float(pc.width) && y >= 0.0 && y < float(pc.height)))
+        return 0.0;
+    const int i = int(y) * pc.width + int(x);
+    const vec2 v = prev_field ? prev_motion[i] : motion[i];
+    if (!(v.x < FG_INVALID * 0.5))
+        return 0.5;
+    const float ex = v.x - sign * m.x, ey = v.y - sign * m.y;
+    const float w = 2.0 - sqrt(ex * ex + ey * ey) / tol;
+    return w > 1.0 ? 1.0 : w > 0.0 ? w : 0.0;
+}
+
+float off_centre2(float x, float y)
+{
+    const float dx = x - 0.5 - floor(x), dy = y - 0.5 - floor(y);
+    const float ex = dx - roundEven(dx), ey = dy - roundEven(dy);
+    return ex * ex + ey * ey;
+}
+
+bool inside(float x, float y)
+{
+    return x >= 0.0 && x < float(pc.width) && y >= 0.0 && y < float(pc.height);
+}
+
+vec4 resolve(int x, int y)
+{
+    const int i = y * pc.width + x;
+    const float t = pc.t;
+    if (pc.blend != 0u || scene[0] != 0.0) {
+        precise vec3 c = (1.0 - t) * prev[i].rgb + t * cur[i].rgb;
+        return vec4(c, 1.0);
+    }
+    const vec4 mt = motion_t[i];
+    const float qx = float(x) + 0.5, qy = float(y) + 0.5;
+    precise vec2 m = mt.xy;
+    precise float ax = qx + t * m.x, ay = qy + t * m.y;
+    precise float bx = qx - (1.0 - t) * m.x, by = qy - (1.0 - t) * m.y;
+    float cax, cay, cbx, cby;
+    if (res_has && cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], res_ga, qx, qy, cax, cay) &&
+        cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], res_gb, qx, qy, cbx, cby)) {
+        ax = cax + t * mt.x, ay = cay + t * mt.y;
+        bx = cbx - (1.0 - t) * mt.x, by = cby - (1.0 - t) * mt.y;
+        m = vec2(ax - bx, ay - by);
+    }
+    precise float tol = pc.tolerance + pc.tolerance_rel * sqrt(m.x * m.x + m.y * m.y);
+    const float va = agree(true, ax, ay, m, -1.0, tol);
+    const float vb = mt.w == 0.0 && inside(bx, by) ? 1.0 : agree(false, bx, by, m, 1.0, tol);
+    float wa = (1.0 - t) * (pc.visibility != 0u ? va : (inside(ax, ay) ? 1.0 : 0.0));
+    float wb = t * (pc.visibility != 0u ? vb : (inside(bx, by) ? 1.0 : 0.0));
+    if (!(wa + wb > 1e-4))
+        return vec4(0.0);
+    vec4 A = vec4(0.0), B = vec4(0.0), lo, hi, lo2, hi2;
+    if (wa > 0.0 && wb > 0.0) {
+        A = sample_lanczos(true, ax, ay, lo, hi);
+        B = sample_lanczos(false, bx, by, lo2, hi2);
+        if (pc.visibility != 0u) {
+            wa *= exp(-pc.sharpness * off_centre2(ax, ay));
+            wb *= exp(-pc.sharpness * off_centre2(bx, by));
+            lo = min(lo, lo2), hi = max(hi, hi2);
+        } else {
+            A = min(max(A, lo), hi);
+            B = min(max(B, lo2), hi2);
+            lo = vec4(-1.0 / 0.0), hi = vec4(1.0 / 0.0);
+        }
+    } else if (wa > 0.0) {
+        A = sample_lanczos(true, ax, ay, lo, hi);
+    } else {
+        B = sample_lanczos(false, bx, by, lo, hi);
+    }
+    const float n = 1.0 / (wa + wb);
+    const vec3 v = (wa * A.rgb + wb * B.rgb) * n;
+    return vec4(clamp(v, lo.rgb, hi.rgb), 1.0);
+}
+
+void main()
+{
+    if (gl_LocalInvocationIndex == 0) {
+        res_has = pc.blend == 0u && scene[0] == 0.0 && cam[CAM_HAS] != 0.0;
+        if (res_has) {
+            float lg[9], ga[9], gb[9];
+            for (int i = 0; i < 9; i++)
+                lg[i] = cam[CAM_LOG + i];
+            cam_power(lg, pc.t, ga);
+            cam_power(lg, -(1.0 - pc.t), gb);
+            res_ga = ga;
+            res_gb = gb;
+        }
+    }
+    barrier();
+    const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
+    if (x < pc.width && y < pc.height)
+        resolved[y * pc.width + x] = resolve(x, y);
+}

@@ -1,0 +1,102 @@
+/* splat.glsl: the splat of frame N's pixels to a phase (CPU reference: src/framegen/splat.c,
+ * upf__fg_splat; docs/FRAMEGEN.md, "splat"), shared by splat.comp (to t, into splat and
+ * splat_index) and vectors.comp (to t = 0, into splat_prev and its index). The including
+ * shader declares `motion` (vec2[]), `priority` (uint[]), `splat_land` (uint[]: binding 20),
+ * the camera surface `cam` (float[], when SPLAT_CAMERA is defined), and the targets as the
+ * macros SPLAT_DEPTH and SPLAT_INDEX.
+ *
+ * Step 0: each pixel with a known vector lands at q = p + shift m (on the camera's curve with
+ * a model: where G^shift takes p, plus shift times what G leaves of m) and writes its
+ * priority to the four cells around q by atomicMin, and where it landed (the four cells'
+ * top-left corner as (y0 + 1) (W + 1) + x0 + 1, or 0xffffffff) to splat_land; step 1 (a
+ * dispatch after a barrier) reads that and, in each cell whose priority equals its own,
+ * writes its index by atomicMin: the least 64-bit key (priority << 32) | index with 32-bit
+ * atomics, both steps on the same cells whatever the compiler does with the arithmetic. The
+ * landing position is `precise`, the CPU's operations in its order: the CPU's cells. */
+#ifndef UPF_FG_SPLAT_GLSL
+#define UPF_FG_SPLAT_GLSL
+
+#include "camera.glsl"
+
+#define FG_INVALID 1e30
+#define FG_NONE 0xffffffffu
+
+#ifdef SPLAT_CAMERA
+shared float splat_g[9], splat_pw[9];
+shared bool splat_has;
+
+/* Every invocation of the workgroup calls this first (a barrier inside). */
+void splat_camera_setup(float shift)
+{
+    if (gl_LocalInvocationIndex == 0) {
+        splat_has = cam[CAM_HAS] != 0.0;
+        if (splat_has) {
+            float lg[9], g[9], pw[9];
+            for (int i = 0; i < 9; i++)
+                lg[i] = cam[CAM_LOG + i];
+            cam_power(lg, 1.0, g);
+            cam_power(lg, shift, pw);
+            splat_g = g;
+            splat_pw = pw;
+        }
+    }
+    barrier();
+}
+#endif
+
+bool splat_landing(int x, int y, int W, int H, float shift, out int x0, out int y0)
+{
+    x0 = 0, y0 = 0;
+    const vec2 m = motion[y * W + x];
+    if (!(m.x < FG_INVALID * 0.5))
+        return false;
+    precise float qx = float(x) + shift * m.x, qy = float(y) + shift * m.y;
+#ifdef SPLAT_CAMERA
+    if (splat_has) {
+        const float px = float(x) + 0.5, py = float(y) + 0.5;
+        const float cx = cam[CAM_CX], cy = cam[CAM_CY], s = cam[CAM_S];
+        float gx, gy, sx, sy;
+        if (cam_apply(cx, cy, s, splat_g, px, py, gx, gy) &&
+            cam_apply(cx, cy, s, splat_pw, px, py, sx, sy)) {
+            precise float ax = sx - 0.5 + shift * (m.x - (gx - px));
+            precise float ay = sy - 0.5 + shift * (m.y - (gy - py));
+            qx = ax, qy = ay;
+        }
+    }
+#endif
+    if (!(qx > -1.0 && qx < float(W) && qy > -1.0 && qy < float(H)))
+        return false;
+    x0 = int(floor(qx)), y0 = int(floor(qy));
+    return true;
+}
+
+/* step 0: priorities; step 1: the winners' indices */
+void splat_pixel(int x, int y, int W, int H, float shift, uint step)
+{
+    int x0, y0;
+    const uint i = uint(y * W + x);
+    if (step == 0u) {
+        const bool landed = splat_landing(x, y, W, H, shift, x0, y0);
+        splat_land[i] = landed ? uint(y0 + 1) * uint(W + 1) + uint(x0 + 1) : FG_NONE;
+        if (!landed)
+            return;
+    } else {
+        const uint l = splat_land[i];
+        if (l == FG_NONE)
+            return;
+        x0 = int(l % uint(W + 1)) - 1, y0 = int(l / uint(W + 1)) - 1;
+    }
+    const uint p = priority[i];
+    for (int k = 0; k < 4; k++) {
+        const int tx = x0 + (k & 1), ty = y0 + (k >> 1);
+        if (tx < 0 || tx >= W || ty < 0 || ty >= H)
+            continue;
+        const int c = ty * W + tx;
+        if (step == 0u)
+            atomicMin(SPLAT_DEPTH[c], p);
+        else if (SPLAT_DEPTH[c] == p)
+            atomicMin(SPLAT_INDEX[c], i);
+    }
+}
+
+#endif

@@ -1,0 +1,1145 @@
+/* test_vk_framegen.c: the frame generation passes' shaders (src/vk/shaders/framegen/) against
+ * their CPU passes (src/framegen/), one pass at a time, on lavapipe with the validation layer
+ * and synchronization validation (any message fails).
+ *
+ * Each case makes a pass runner (src/vk/vk_passes.h) over the CPU engine's own tables and
+ * sizes with the one pass under test, uploads the surfaces it reads, records it, copies back
+ * the surfaces it writes and compares them with the CPU function run on the same inputs:
+ *   prepare random RGBA32F frames (negative values and above 1, a seventh of the pixels
+ *           equal) for game vectors (no pyramid) and for the flow (the luma pyramids):
+ *           linear, every level of the luma pyramids and the histograms, exactly. (The
+ *           device's decoding of other formats and the sRGB transfer: not tested here.)
+ *   camera  the fit on the engine's turn (a model), on random vectors (none), the host's
+ *           homography, no fit: the camera surface exactly but for the logarithm (within
+ *           2e-6: the cube root of the determinant is pow's), the last round's sums exactly.
+ *   splat   random vectors (quarter pixels, a twentieth not known) and priorities 0..3 (many
+ *           ties), without a camera and with the camera the engine fitted to a turn; and the
+ *           engine's own motion, priority and camera on a rendered turn with a near square.
+ *           Splat, its index and where each pixel landed, exactly: the cells are integers and the landing positions are the CPU's floats
+ *           (the shader's arithmetic is `precise`, in the CPU's order).
+ *   vectors random host vectors and depth at a render size below the frames' (nearest
+ *           sampling, the scale, reversed depth, -0 depth, ties) and the rendered turn with
+ *           a near square at the frames' size, from RG32F and R32F sampled images: motion,
+ *           priority, the splat to t = 0, its index and prev motion, exactly.
+ *   fill    the engine's splat on the turn with its camera, and random blobs of holes with
+ *           priorities that tie and whose bits are a NaN's, with and without the camera, and
+ *           with priorities all apart:
+ *           motion_t and every level of the motion pyramid, exactly (word for word).
+ *   resolve the engine's surfaces on the turn with its camera, with visibility and without
+ *           (as the flow), the scene pass's cut and the host's blend: within 2e-5 of the CPU
+ *           on every channel (the positions are the CPU's floats; the Lanczos weights' sines
+ *           and the sharpness's exponential are the device's, a few ulps from the C
+ *           library's: lavapipe differs by 3e-7 at most, printed).
+ *   inpaint a block of holes and scattered ones in random colour, none (a copy), and the
+ *           engine's resolved frame on the turn: inpainted and every level of the colour
+ *           pyramid, exactly (word for word; the shader's arithmetic is `precise`).
+ *   compose random colour with a band equal in both frames, a one-pixel line the very same,
+ *           a band nearly equal, at t = 1/2 and 1/4 (the still-pixel rule), and an RGBA32F
+ *           HUD layer with alphas 0, 1, 1/2, 1/4 and 1.5, into an RGBA32F storage image:
+ *           exactly. (The other output and HUD formats and sRGB transfers: not tested here.)
+ *   scene   random histograms: near ones, disjoint ones, a pan-like change of a few regions,
+ *           empty ones; the decision and both distances exactly (the same sums in the same
+ *           order).
+ *   the vectors path: every pass above in one frame of one runner (prepare, scene,
+ *           vectors, camera, splat, fill, resolve, inpaint down and up, compose), from the host's
+ *           RGBA32F frames, RG32F vectors and R32F depth of the rendered turn with a near
+ *           square into an RGBA32F storage image, against the CPU engine's upf_interpolate_run
+ *           at t = 1/2: a mean absolute difference within 0.001 (lavapipe: 4.8e-8, the
+ *           largest 3.6e-7, printed). Without the camera's fit it is 0.0079. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+#include "vk_test_util.h"
+
+#include "framegen/framegen_passes.h"
+#include "vk/vk_passes.h"
+
+#define W 61
+#define H 37
+#define N (W * H)
+
+typedef struct gpu {
+    vkt *t;
+    upf_context *ctx;
+    upf__vk_funcs vk;
+    upf__vk_caps caps;
+} gpu;
+
+static const VkFormat host_formats[] = { VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R32G32_SFLOAT,
+                                         VK_FORMAT_R32_SFLOAT };
+
+/* The one format each host image is given in: motion RG32F, depth R32F, colour RGBA32F. */
+static const VkFormat *host_formats_of(int surface)
+{
+    return surface == UPF__FG_MOTION_IN ? &host_formats[1]
+         : surface == UPF__FG_DEPTH_IN  ? &host_formats[2] : &host_formats[0];
+}
+
+static size_t surface_bytes(const upf__passes *ps, int i)
+{
+    return (size_t)ps->surface[i].width * (size_t)ps->surface[i].height *
+           upf__surface_format_bytes(ps->surface_info[i].format);
+}
+
+/* Runs GPU pass `plan` of the engine's tables `ps` alone on the surfaces `src` (by index, NULL:
+ * not uploaded) and copies every surface it writes into `dst` (by index, NULL: not wanted).
+ * Returns 0 when it ran. */
+static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_plan *plan,
+                           const upf__vk_pass_frame *pf, void *const *src, void **dst,
+                           const upf_vk_image *const *images, int count,
+                           const vkt_image *out_image, const vkt_buffer *out_down)
+{
+    static upf__vk_runner_params rp; /* large: not on the stack */
+    rp = (upf__vk_runner_params){
+        .ctx = g->ctx, .fn = "test", .dev = &g->t->lend, .vk = &g->vk, .caps = &g->caps,
+        .pass = ps->pass, .pass_count = ps->pass_count, .surface = ps->surface_info,
+        .surface_count = ps->surface_count, .slots = 1 };
+    for (int i = 0; i < ps->surface_count; i++) {
+        rp.width[i] = ps->surface[i].width, rp.height[i] = ps->surface[i].height;
+        const upf__surface_role role = ps->surface_info[i].role;
+        if (role == UPF__SURFACE_INPUT || role == UPF__SURFACE_OUTPUT)
+            rp.host[i] = (upf__vk_host_rule){ .formats = host_formats_of(i), .format_count = 1,
+                                              .max_width = UPF_MAX(rp.width[i], 1),
+                                              .max_height = UPF_MAX(rp.height[i], 1) };
+        else if (src[i] && surface_bytes(ps, i))
+            rp.surface_plan[i] = (upf__vk_surface_plan){ .upload = src[i],
+                                                         .upload_bytes = surface_bytes(ps, i) };
+        /* the splats start at "nothing landed", the histograms at 0 */
+        rp.surface_plan[i].clear_value = i == UPF__FG_HISTOGRAMS ? 0 : UPF__FG_NONE;
+    }
+    for (int k = 0; k < count; k++)
+        rp.gpu_pass[k] = plan[k];
+    rp.gpu_pass_count = count;
+    upf__vk_runner *run = upf__vk_runner_create(&rp);
+    const char *m = "";
+    upf_context_last_error(g->ctx, &m);
+    CHECKF(run != NULL, "runner for %s: %s", ps->pass[plan->pass].name, m);
+    if (!run)
+        return 1;
+    static upf__vk_frame f;
+    memset(&f, 0, sizeof f);
+    for (int k = 0; k < count; k++)
+        f.pass[k] = pf[k];
+    for (int i = 0; images && i < ps->surface_count; i++)
+        if (images[i]) {
+            upf_rect rect;
+            CHECK_OK(g->ctx, upf__vk_check_host_image(run, "test", ps->surface_info[i].name, i,
+                                                      images[i], &rect));
+            f.image[i] = images[i];
+        }
+    VkCommandBuffer cmd = vkt_begin(g->t);
+    CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
+    vkt_buffer down[UPF__SURFACES_MAX] = { { 0 } };
+    const uint32_t writes = ps->pass[plan->pass].writes;
+    for (int i = 0; i < ps->surface_count; i++)
+        if ((writes & UPF__SURF(i)) && dst[i] && surface_bytes(ps, i)) {
+            VkDeviceSize bytes = 0;
+            VkBuffer b = upf__vk_runner_buffer(run, i, &bytes);
+            down[i] = vkt_buffer_make(g->t, surface_bytes(ps, i));
+            vkt_record_copy(cmd, b, down[i].buffer, surface_bytes(ps, i));
+        }
+    if (out_image)
+        vkt_record_download(cmd, out_image, VK_IMAGE_LAYOUT_GENERAL, out_down);
+    const int rc = vkt_submit(g->t);
+    CHECK(rc == 0);
+    for (int i = 0; i < ps->surface_count; i++)
+        if (down[i].buffer) {
+            if (rc == 0)
+                memcpy(dst[i], down[i].map, surface_bytes(ps, i));
+            vkt_buffer_free(g->t, &down[i]);
+        }
+    upf__vk_runner_destroy(&run);
+    return rc;
+}
+
+static int run_pass(gpu *g, const upf__passes *ps, const upf__vk_pass_plan *plan,
+                    const upf__vk_pass_frame *pf, void *const *src, void **dst)
+{
+    return run_pass_images(g, ps, plan, pf, src, dst, NULL, 1, NULL, NULL);
+}
+
+/* The CPU pass `pass` on the surfaces `data` and host images `images` (by index, either may
+ * be NULL; the engine's sizes), with `scratch` bytes of scratch. */
+static void cpu_pass_images(upf_context *ctx, const upf__passes *ps, int pass, const void *con,
+                            void *const *data, const upf_image *const *images, void *scratch,
+                            size_t scratch_bytes)
+{
+    upf__surface s[UPF__SURFACES_MAX];
+    memcpy(s, ps->surface, sizeof s);
+    for (int i = 0; i < ps->surface_count; i++) {
+        s[i].data = data[i];
+        s[i].image = images ? images[i] : NULL;
+    }
+    const upf__pass_args a = { ctx, "test", con, s, scratch, scratch_bytes, NULL };
+    CHECK_OK(ctx, ps->pass[pass].cpu(&a));
+}
+
+static void cpu_pass(upf_context *ctx, const upf__passes *ps, int pass, const void *con,
+                     void *const *data)
+{
+    cpu_pass_images(ctx, ps, pass, con, data, NULL, NULL, 0);
+}
+
+static int count_diff_u32(const uint32_t *a, const uint32_t *b, int n, int *first)
+{
+    int d = 0;
+    *first = -1;
+    for (int i = 0; i < n; i++)
+        if (a[i] != b[i] && d++ == 0)
+            *first = i;
+    return d;
+}
+
+/* ---- inputs ------------------------------------------------------------------------------ */
+
+/* A yaw turn of `a` radians seen by a camera of focal length f = W px: frame N's pixel centre
+ * (x, y) was at the direction rotated by a in N-1 (a homography: the camera pass fits it),
+ * plus, inside the square [sx, sx + 12) x [12, 24), a near surface moving 3 px right. */
+static void turn_motion(float *motion, float *depth, double a)
+{
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const double u = (x + 0.5 - W / 2.0) / W, v = (y + 0.5 - H / 2.0) / W;
+            const double X = u * cos(a) + sin(a), Z = -u * sin(a) + cos(a);
+            const size_t i = (size_t)y * W + x;
+            const bool sq = x >= 20 && x < 32 && y >= 12 && y < 24;
+            motion[2 * i] = sq ? -3.0f : (float)(X / Z * W + W / 2.0 - (x + 0.5));
+            motion[2 * i + 1] = sq ? 0.0f : (float)(v / Z * W + H / 2.0 - (y + 0.5));
+            depth[i] = sq ? 0.1f : 0.8f;
+        }
+}
+
+/* engine_on_turn's frames, vectors, depth and made frame */
+static float turn_a[4 * N], turn_b[4 * N], turn_out[4 * N], turn_mv[2 * N], turn_depth[N];
+
+typedef struct engine_run {
+    upf_interpolate *e;
+    const upf__passes *ps;
+} engine_run;
+
+/* The CPU engine at W x H with game vectors, run once at t = 1/2 on the turn (its surfaces
+ * then hold that run's motion, priority, camera, splat, ...). */
+static engine_run engine_on_turn(upf_context *ctx)
+{
+    engine_run r = { upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
+                                                                        .height = H)), NULL };
+    CHECK(r.e != NULL);
+    if (!r.e)
+        return r;
+    float *a = turn_a, *b = turn_b, *out = turn_out, *motion = turn_mv, *depth = turn_depth;
+    test_rng rng = test_rng_make("test_vk_framegen colour");
+    for (int i = 0; i < 4 * N; i++)
+        a[i] = test_rand_float(&rng), b[i] = test_rand_float(&rng);
+    turn_motion(motion, depth, 0.05);
+    const upf_image ia = { a, W, H, 0, UPF_FORMAT_RGBA32F }, ib = { b, W, H, 0, UPF_FORMAT_RGBA32F };
+    const upf_image io = { out, W, H, 0, UPF_FORMAT_RGBA32F };
+    const upf_image im = { motion, W, H, 0, UPF_FORMAT_RG32F }, id = { depth, W, H, 0,
+                                                                       UPF_FORMAT_R32F };
+    const upf_interpolate_frames f = { .prev_color = &ia, .color = &ib, .motion = &im,
+                                       .depth = &id, .prev_id = 0, .id = 1 };
+    CHECK_OK(ctx, upf_interpolate_run(r.e, &f, 0.5, &io));
+    r.ps = upf__interpolate_passes(r.e);
+    return r;
+}
+
+/* ---- splat ------------------------------------------------------------------------------- */
+
+static void splat_case(gpu *g, const upf__passes *ps, const float *motion,
+                       const uint32_t *priority, const float *cam, float shift,
+                       const uint32_t *engine_splat, const char *what)
+{
+    static uint32_t want_d[N], want_i[N], got_d[N], got_i[N], want_l[N], got_l[N];
+    const upf__fg_splat_con con = { W, H, shift };
+    void *in[UPF__SURFACES_MAX] = { 0 }, *cpu[UPF__SURFACES_MAX] = { 0 };
+    void *out[UPF__SURFACES_MAX] = { 0 };
+    in[UPF__FG_MOTION] = cpu[UPF__FG_MOTION] = (void *)motion;
+    in[UPF__FG_PRIORITY] = cpu[UPF__FG_PRIORITY] = (void *)priority;
+    in[UPF__FG_CAMERA] = cpu[UPF__FG_CAMERA] = (void *)cam;
+    cpu[UPF__FG_SPLAT] = want_d, cpu[UPF__FG_SPLAT_INDEX] = want_i;
+    out[UPF__FG_SPLAT] = got_d, out[UPF__FG_SPLAT_INDEX] = got_i;
+    cpu[UPF__FG_SPLAT_LAND] = want_l, out[UPF__FG_SPLAT_LAND] = got_l;
+    cpu_pass(g->ctx, ps, UPF__FG_SPLAT_PASS, &con, cpu);
+    struct { upf__fg_splat_con con; uint32_t step; } push = { con, 0 };
+    const upf__vk_pass_plan plan = {
+        .pass = UPF__FG_SPLAT_PASS, .stamp = true,
+        .clear = UPF__VK_RES(UPF__FG_SPLAT) | UPF__VK_RES(UPF__FG_SPLAT_INDEX),
+        .push_bytes = sizeof push, .patch_used = true, .patch_offset = sizeof con,
+        .variant_count = 1, .variant = { { "framegen/splat", NULL, NULL } } };
+    const upf__vk_grid grid = { (W + 7) / 8, (H + 7) / 8, 1 };
+    const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 2,
+                                    .grid = { grid, grid }, .patch = { 0, 1 } };
+    if (run_pass(g, ps, &plan, &pf, in, out))
+        return;
+    int first, landed = 0;
+    for (int i = 0; i < N; i++)
+        landed += want_i[i] != UPF__FG_NONE;
+    CHECKF(landed > N / 2, "%s: only %d of %d cells landed in", what, landed, N);
+    int d = count_diff_u32(got_d, want_d, N, &first);
+    CHECKF(d == 0, "%s: splat: %d of %d cells differ; first (%d, %d): GPU %08x, CPU %08x", what,
+           d, N, first % W, first / W, d ? got_d[first] : 0, d ? want_d[first] : 0);
+    d = count_diff_u32(got_i, want_i, N, &first);
+    CHECKF(d == 0, "%s: splat index: %d of %d cells differ; first (%d, %d): GPU %u, CPU %u",
+           what, d, N, first % W, first / W, d ? got_i[first] : 0, d ? want_i[first] : 0);
+    d = count_diff_u32(got_l, want_l, N, &first);
+    CHECKF(d == 0, "%s: splat land: %d of %d pixels differ; first (%d, %d): GPU %u, CPU %u",
+           what, d, N, first % W, first / W, d ? got_l[first] : 0, d ? want_l[first] : 0);
+    if (engine_splat) {
+        d = count_diff_u32(got_d, engine_splat, N, &first);
+        CHECKF(d == 0, "%s: %d cells differ from the engine's own splat", what, d);
+    }
+}
+
+static void test_splat(gpu *g)
+{
+    engine_run er = engine_on_turn(g->ctx);
+    if (!er.ps)
+        return;
+    const upf__passes *ps = er.ps;
+    const float *cam = ps->surface[UPF__FG_CAMERA].data;
+    CHECKF(upf__fg_camera_has(cam), "the engine fitted no camera to the turn");
+    static float motion[2 * N];
+    static uint32_t priority[N];
+    static const float no_cam[UPF__FG_CAMERA_FLOATS];
+    test_rng rng = test_rng_make("test_vk_framegen splat");
+    for (int i = 0; i < N; i++) {
+        const bool unknown = test_rand_int(&rng, 0, 19) == 0;
+        motion[2 * i] = unknown ? UPF__FG_INVALID : (float)test_rand_int(&rng, -32, 32) / 4.0f;
+        motion[2 * i + 1] = unknown ? 0.0f : (float)test_rand_int(&rng, -32, 32) / 4.0f;
+        priority[i] = (uint32_t)test_rand_int(&rng, 0, 3);
+    }
+    splat_case(g, ps, motion, priority, no_cam, 0.5f, NULL, "random, t = 1/2");
+    splat_case(g, ps, motion, priority, no_cam, 2.0f / 3.0f, NULL, "random, t = 1/3");
+    splat_case(g, ps, motion, priority, cam, 0.25f, NULL, "random with the turn's camera, t = 3/4");
+    splat_case(g, ps, ps->surface[UPF__FG_MOTION].data, ps->surface[UPF__FG_PRIORITY].data, cam,
+               0.5f, ps->surface[UPF__FG_SPLAT].data, "the engine's turn, t = 1/2");
+    upf_interpolate_destroy(&er.e);
+}
+
+/* ---- vectors ----------------------------------------------------------------------------- */
+
+/* A sampled device image of `format` (texel `bytes`) holding `data`, in SHADER_READ_ONLY. */
+static vkt_image sampled_image(vkt *t, int w, int h, VkFormat format, size_t bytes,
+                               const void *data)
+{
+    vkt_buffer up = vkt_buffer_make(t, (VkDeviceSize)w * h * bytes);
+    memcpy(up.map, data, (size_t)w * h * bytes);
+    vkt_image im = vkt_image_make(t, w, h, format, 0,
+                                  VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
+    vkt_record_upload(vkt_begin(t), &up, &im, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    CHECK(vkt_submit(t) == 0);
+    vkt_buffer_free(t, &up);
+    return im;
+}
+
+static void compare_u32(const void *got, const void *want, int n, int width, const char *what,
+                        const char *surface)
+{
+    int first;
+    const int d = count_diff_u32(got, want, n, &first);
+    const int per = UPF_MAX(n / (width * H), 1), px = first < 0 ? 0 : first / per;
+    CHECKF(d == 0, "%s: %s: %d of %d words differ; first %d (pixel %d, %d): GPU %08x, CPU "
+           "%08x", what, surface, d, n, first, px % width, px / width,
+           d ? ((const uint32_t *)got)[first] : 0, d ? ((const uint32_t *)want)[first] : 0);
+}
+
+/* The vectors pass of an engine made with `params` on host vectors and depth of its motion
+ * size. */
+static void vectors_case(gpu *g, const upf_interpolate_params *params, const float *motion_in,
+                         const float *depth_in, const char *what)
+{
+    upf_interpolate *e = upf_interpolate_create(g->ctx, params);
+    CHECK(e != NULL);
+    if (!e)
+        return;
+    const upf__passes *ps = upf__interpolate_passes(e);
+    const int mw = params->motion_width ? params->motion_width : W;
+    const int mh = params->motion_height ? params->motion_height : H;
+    const upf_image cm = { (void *)motion_in, mw, mh, 0, UPF_FORMAT_RG32F };
+    const upf_image cd = { (void *)depth_in, mw, mh, 0, UPF_FORMAT_R32F };
+    const upf_image *cimg[UPF__SURFACES_MAX] = { 0 };
+    cimg[UPF__FG_MOTION_IN] = &cm, cimg[UPF__FG_DEPTH_IN] = &cd;
+    static float want_m[2 * N], want_pm[2 * N], got_m[2 * N], got_pm[2 * N];
+    static uint32_t want_p[N], want_s[N], want_si[N], got_p[N], got_s[N], got_si[N];
+    static uint32_t want_l[N], got_l[N];
+    static int scratch[2 * H];
+    void *cpu[UPF__SURFACES_MAX] = { 0 }, *out[UPF__SURFACES_MAX] = { 0 };
+    void *in[UPF__SURFACES_MAX] = { 0 };
+    cpu[UPF__FG_MOTION] = want_m, cpu[UPF__FG_PRIORITY] = want_p;
+    cpu[UPF__FG_SPLAT_PREV] = want_s, cpu[UPF__FG_SPLAT_PREV_INDEX] = want_si;
+    cpu[UPF__FG_PREV_MOTION] = want_pm, cpu[UPF__FG_SPLAT_LAND] = want_l;
+    out[UPF__FG_SPLAT_LAND] = got_l;
+    out[UPF__FG_MOTION] = got_m, out[UPF__FG_PRIORITY] = got_p;
+    out[UPF__FG_SPLAT_PREV] = got_s, out[UPF__FG_SPLAT_PREV_INDEX] = got_si;
+    out[UPF__FG_PREV_MOTION] = got_pm;
+    const upf__fg_vectors_con *con = ps->con[UPF__FG_VECTORS];
+    cpu_pass_images(g->ctx, ps, UPF__FG_VECTORS, con, cpu, cimg, scratch, sizeof scratch);
+
+    vkt_image mi = sampled_image(g->t, mw, mh, VK_FORMAT_R32G32_SFLOAT, 8, motion_in);
+    vkt_image di = sampled_image(g->t, mw, mh, VK_FORMAT_R32_SFLOAT, 4, depth_in);
+    const upf_vk_image lm = vkt_lend(&mi, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
+    const upf_vk_image ld = vkt_lend(&di, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
+    const upf_vk_image *images[UPF__SURFACES_MAX] = { 0 };
+    images[UPF__FG_MOTION_IN] = &lm, images[UPF__FG_DEPTH_IN] = &ld;
+    struct { upf__fg_vectors_con con; uint32_t step; int32_t rect[4]; } push = { *con, 0, { 0 } };
+    const upf__vk_pass_plan plan = {
+        .pass = UPF__FG_VECTORS, .stamp = true,
+        .clear = UPF__VK_RES(UPF__FG_SPLAT_PREV) | UPF__VK_RES(UPF__FG_SPLAT_PREV_INDEX),
+        .push_bytes = sizeof push, .patch_used = true, .patch_offset = sizeof *con,
+        .variant_count = 1, .variant = { { "framegen/vectors", NULL, NULL } } };
+    const upf__vk_grid grid = { (W + 7) / 8, (H + 7) / 8, 1 };
+    const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 4,
+                                    .grid = { grid, grid, grid, grid }, .patch = { 0, 1, 2, 3 } };
+    if (run_pass_images(g, ps, &plan, &pf, in, out, images, 1, NULL, NULL) == 0) {
+        int landed = 0;
+        for (int i = 0; i < N; i++)
+            landed += want_si[i] != UPF__FG_NONE;
+        CHECKF(landed > N / 2 && landed < N, "%s: %d of %d cells of N-1 seen by N", what, landed,
+               N);
+        compare_u32(got_m, want_m, 2 * N, W, what, "motion");
+        compare_u32(got_p, want_p, N, W, what, "priority");
+        compare_u32(got_s, want_s, N, W, what, "splat_prev");
+        compare_u32(got_si, want_si, N, W, what, "splat_prev_index");
+        compare_u32(got_l, want_l, N, W, what, "splat_land");
+        compare_u32(got_pm, want_pm, 2 * N, W, what, "prev_motion");
+    }
+    vkt_image_free(g->t, &mi);
+    vkt_image_free(g->t, &di);
+    upf_interpolate_destroy(&e);
+}
+
+static void test_vectors(gpu *g)
+{
+    static float motion[2 * N], depth[N];
+    enum { MW = 31, MH = 19 };
+    test_rng rng = test_rng_make("test_vk_framegen vectors");
+    for (int i = 0; i < MW * MH; i++) {
+        motion[2 * i] = (float)test_rand_int(&rng, -24, 24) / 4.0f;
+        motion[2 * i + 1] = (float)test_rand_int(&rng, -24, 24) / 4.0f;
+        const int k = test_rand_int(&rng, 0, 9);
+        depth[i] = k == 0 ? -0.0f : (float)k / 8.0f;
+    }
+    vectors_case(g, upf_interpolate_params(.width = W, .height = H, .motion_width = MW,
+                                            .motion_height = MH,
+                                            .flags = UPF_INTERPOLATE_DEPTH_REVERSED),
+                 motion, depth, "random at 31x19, reversed depth");
+    turn_motion(motion, depth, 0.05);
+    vectors_case(g, upf_interpolate_params(.width = W, .height = H), motion, depth,
+                 "the turn with a near square");
+}
+
+/* ---- fill -------------------------------------------------------------------------------- */
+
+static void fill_case(gpu *g, const upf__passes *ps, const uint32_t *splat, const uint32_t *index,
+                      const float *motion, const float *cam, const char *what)
+{
+    const upf__fg_fill_con *con = ps->con[UPF__FG_FILL];
+    const size_t pyr = surface_bytes(ps, UPF__FG_MOTION_PYRAMID);
+    static float want_t[4 * N], got_t[4 * N];
+    float *want_p = calloc(1, pyr), *got_p = calloc(1, pyr);
+    void *in[UPF__SURFACES_MAX] = { 0 }, *out[UPF__SURFACES_MAX] = { 0 };
+    void *cpu[UPF__SURFACES_MAX] = { 0 };
+    in[UPF__FG_SPLAT] = cpu[UPF__FG_SPLAT] = (void *)splat;
+    in[UPF__FG_SPLAT_INDEX] = cpu[UPF__FG_SPLAT_INDEX] = (void *)index;
+    in[UPF__FG_MOTION] = cpu[UPF__FG_MOTION] = (void *)motion;
+    in[UPF__FG_CAMERA] = cpu[UPF__FG_CAMERA] = (void *)cam;
+    cpu[UPF__FG_MOTION_T] = want_t, cpu[UPF__FG_MOTION_PYRAMID] = want_p;
+    out[UPF__FG_MOTION_T] = got_t, out[UPF__FG_MOTION_PYRAMID] = got_p;
+    cpu_pass(g->ctx, ps, UPF__FG_FILL, con, cpu);
+    struct { upf__fg_fill_con con; int32_t step; } push = { *con, 0 };
+    const upf__vk_pass_plan plan = {
+        .pass = UPF__FG_FILL, .stamp = true, .push_bytes = sizeof push, .patch_used = true,
+        .patch_offset = sizeof *con, .variant_count = 1,
+        .variant = { { "framegen/fill", NULL, NULL } } };
+    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = con->levels + 1 };
+    for (int l = 0; l <= con->levels; l++) {
+        const int k = l == con->levels ? 0 : l;
+        pf.grid[l] = (upf__vk_grid){ (uint32_t)(upf__fg_level_size(W, k) + 7) / 8,
+                                     (uint32_t)(upf__fg_level_size(H, k) + 7) / 8, 1 };
+        pf.patch[l] = (uint32_t)l;
+    }
+    CHECKF(con->levels >= 3, "%s: %d levels", what, con->levels);
+    if (run_pass(g, ps, &plan, &pf, in, out) == 0) {
+        int holes = 0;
+        for (int i = 0; i < N; i++)
+            holes += want_t[4 * i + 3] != 0.0f;
+        CHECKF(holes > 0 && holes < N / 2, "%s: %d holes", what, holes);
+        compare_u32(got_t, want_t, 4 * N, W, what, "motion_t");
+        /* each level's pixels (the atlas is as wide as level 0: the rest is not written) */
+        for (int l = 1; l < con->levels; l++) {
+            const int lw = upf__fg_level_size(W, l), lh = upf__fg_level_size(H, l);
+            const size_t base = (size_t)(upf__fg_level_row(H, l) - H) * W * 4;
+            int d = 0, first = -1;
+            for (int y = 0; y < lh; y++) {
+                int f;
+                const size_t o = base + (size_t)y * W * 4;
+                const int dr = count_diff_u32((const uint32_t *)got_p + o,
+                                              (const uint32_t *)want_p + o, 4 * lw, &f);
+                if (dr && d == 0)
+                    first = y * lw + f / 4;
+                d += dr;
+            }
+            CHECKF(d == 0, "%s: motion pyramid level %d: %d words differ; first pixel (%d, %d)",
+                   what, l, d, first < 0 ? 0 : first % lw, first < 0 ? 0 : first / lw);
+        }
+    }
+    free(want_p);
+    free(got_p);
+}
+
+static void test_fill(gpu *g)
+{
+    engine_run er = engine_on_turn(g->ctx);
+    if (!er.ps)
+        return;
+    const upf__passes *ps = er.ps;
+    fill_case(g, ps, ps->surface[UPF__FG_SPLAT].data, ps->surface[UPF__FG_SPLAT_INDEX].data,
+              ps->surface[UPF__FG_MOTION].data, ps->surface[UPF__FG_CAMERA].data,
+              "the engine's turn, t = 1/2");
+    /* random: blobs of holes, priorities with ties and with the high bit (reversed depth) */
+    static uint32_t splat[N], index[N];
+    static float motion[2 * N];
+    static const float no_cam[UPF__FG_CAMERA_FLOATS];
+    test_rng rng = test_rng_make("test_vk_framegen fill");
+    for (int i = 0; i < N; i++) {
+        const int x = i % W, y = i / W;
+        const bool hole = ((x / 5) * 7 + (y / 4) * 3) % 11 == 0 || test_rand_int(&rng, 0, 30) == 0;
+        splat[i] = (uint32_t)test_rand_int(&rng, 0, 3) * 0x40000000u + 0x3f000000u;
+        index[i] = hole ? UPF__FG_NONE : (uint32_t)test_rand_int(&rng, 0, N - 1);
+        motion[2 * i] = (float)test_rand_int(&rng, -40, 40) / 8.0f;
+        motion[2 * i + 1] = (float)test_rand_int(&rng, -40, 40) / 8.0f;
+    }
+    fill_case(g, ps, splat, index, motion, no_cam, "random holes, no camera");
+    fill_case(g, ps, splat, index, motion, ps->surface[UPF__FG_CAMERA].data,
+              "random holes, the turn's camera");
+    /* all priorities apart: a farther surface on the levels above the first one found */
+    for (int i = 0; i < N; i++)
+        splat[i] = test_rand_u32(&rng);
+    fill_case(g, ps, splat, index, motion, no_cam, "random holes, priorities apart");
+    upf_interpolate_destroy(&er.e);
+}
+
+/* ---- resolve ----------------------------------------------------------------------------- */
+
+/* The resolve of the engine's surfaces (its last run) with constants `con` and the scene
+ * decision `cut`; the largest difference from the CPU pass on any channel. */
+static float resolve_case(gpu *g, const upf__passes *ps, const upf__fg_resolve_con *con,
+                          float cut, const char *what)
+{
+    static float want[4 * N], got[4 * N];
+    const float scene[4] = { cut, 0, 0, 0 };
+    void *in[UPF__SURFACES_MAX] = { 0 }, *out[UPF__SURFACES_MAX] = { 0 };
+    void *cpu[UPF__SURFACES_MAX] = { 0 };
+    const int reads[] = { UPF__FG_LINEAR_PREV, UPF__FG_LINEAR, UPF__FG_MOTION_T, UPF__FG_MOTION,
+                          UPF__FG_PREV_MOTION, UPF__FG_CAMERA };
+    for (size_t k = 0; k < sizeof reads / sizeof reads[0]; k++)
+        in[reads[k]] = cpu[reads[k]] = ps->surface[reads[k]].data;
+    in[UPF__FG_SCENE] = cpu[UPF__FG_SCENE] = (void *)scene;
+    cpu[UPF__FG_RESOLVED] = want, out[UPF__FG_RESOLVED] = got;
+    cpu_pass(g->ctx, ps, UPF__FG_RESOLVE, con, cpu);
+    const upf__vk_pass_plan plan = { .pass = UPF__FG_RESOLVE, .stamp = true,
+                                     .push_bytes = sizeof *con, .variant_count = 1,
+                                     .variant = { { "framegen/resolve", NULL, NULL } } };
+    const upf__vk_pass_frame pf = { .run = true, .push = con, .dispatches = 1,
+                                    .grid = { { (W + 7) / 8, (H + 7) / 8, 1 } } };
+    if (run_pass(g, ps, &plan, &pf, in, out))
+        return INFINITY;
+    float worst = 0.0f;
+    int holes = 0;
+    for (int i = 0; i < 4 * N; i++) {
+        const float d = fabsf(got[i] - want[i]);
+        worst = d > worst || d != d ? d : worst;
+        holes += (i & 3) == 3 && want[i] == 0.0f;
+    }
+    CHECKF(worst <= 2e-5f, "%s: resolved differs from the CPU's by up to %g", what, worst);
+    CHECKF(holes < N / 4, "%s: %d holes", what, holes);
+    return worst;
+}
+
+static void test_resolve(gpu *g)
+{
+    engine_run er = engine_on_turn(g->ctx);
+    if (!er.ps)
+        return;
+    const upf__passes *ps = er.ps;
+    upf__fg_resolve_con con = *(const upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE];
+    CHECK(upf__fg_camera_has(ps->surface[UPF__FG_CAMERA].data));
+    float worst[4];
+    worst[0] = resolve_case(g, ps, &con, 0.0f, "the turn with its camera, t = 1/2");
+    con.visibility = 0;
+    worst[1] = resolve_case(g, ps, &con, 0.0f, "the turn, without visibility (as the flow)");
+    con.visibility = 1, con.t = 0.3f;
+    worst[2] = resolve_case(g, ps, &con, 1.0f, "the scene pass's cut: the blend at t = 0.3");
+    con.blend = 1;
+    worst[3] = resolve_case(g, ps, &con, 0.0f, "the host's blend at t = 0.3");
+    printf("resolve: largest differences %g %g %g %g\n", worst[0], worst[1], worst[2],
+           worst[3]);
+    upf_interpolate_destroy(&er.e);
+}
+
+/* ---- inpaint ----------------------------------------------------------------------------- */
+
+static void inpaint_case(gpu *g, const upf__passes *ps, const float *resolved, const char *what)
+{
+    const upf__fg_inpaint_con *con = ps->con[UPF__FG_INPAINT];
+    const size_t pyr = surface_bytes(ps, UPF__FG_COLOR_PYRAMID);
+    static float want[4 * N], got[4 * N];
+    float *want_p = calloc(1, pyr), *got_p = calloc(1, pyr);
+    void *in[UPF__SURFACES_MAX] = { 0 }, *out[UPF__SURFACES_MAX] = { 0 };
+    void *cpu[UPF__SURFACES_MAX] = { 0 };
+    in[UPF__FG_RESOLVED] = cpu[UPF__FG_RESOLVED] = (void *)resolved;
+    cpu[UPF__FG_INPAINTED] = want, cpu[UPF__FG_COLOR_PYRAMID] = want_p;
+    out[UPF__FG_INPAINTED] = got, out[UPF__FG_COLOR_PYRAMID] = got_p;
+    cpu_pass(g->ctx, ps, UPF__FG_INPAINT, con, cpu);
+    struct { upf__fg_inpaint_con con; int32_t step; } push = { *con, 0 };
+    const upf__vk_pass_plan base = {
+        .pass = UPF__FG_INPAINT, .push_bytes = sizeof push, .patch_used = true,
+        .patch_offset = sizeof *con, .variant_count = 1,
+        .variant = { { "framegen/inpaint", NULL, NULL } } };
+    upf__vk_pass_plan plan[2] = { base, base };
+    plan[1].stamp = true;
+    upf__vk_pass_frame pf[2] = { { .run = true, .push = &push }, { .run = true, .push = &push } };
+    const int L = con->levels;
+    for (int l = 1; l < L; l++) {
+        pf[0].grid[pf[0].dispatches] = (upf__vk_grid){
+            (uint32_t)(upf__fg_level_size(W, l) + 7) / 8,
+            (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
+        pf[0].patch[pf[0].dispatches++] = (uint32_t)l;
+    }
+    for (int l = L - 2; l >= 0; l--) {
+        pf[1].grid[pf[1].dispatches] = (upf__vk_grid){
+            (uint32_t)(upf__fg_level_size(W, l) + 7) / 8,
+            (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
+        pf[1].patch[pf[1].dispatches++] = (uint32_t)-l;
+    }
+    if (run_pass_images(g, ps, plan, pf, in, out, NULL, 2, NULL, NULL) == 0) {
+        compare_u32(got, want, 4 * N, W, what, "inpainted");
+        for (int l = 1; l < L; l++) {
+            const int lw = upf__fg_level_size(W, l), lh = upf__fg_level_size(H, l);
+            const size_t o = (size_t)(upf__fg_level_row(H, l) - H) * W * 4;
+            int d = 0, f;
+            for (int y = 0; y < lh; y++)
+                d += count_diff_u32((const uint32_t *)got_p + o + (size_t)y * W * 4,
+                                    (const uint32_t *)want_p + o + (size_t)y * W * 4, 4 * lw, &f);
+            CHECKF(d == 0, "%s: colour pyramid level %d: %d words differ", what, l, d);
+        }
+    }
+    free(want_p);
+    free(got_p);
+}
+
+static void test_inpaint(gpu *g)
+{
+    engine_run er = engine_on_turn(g->ctx);
+    if (!er.ps)
+        return;
+    const upf__passes *ps = er.ps;
+    static float res[4 * N];
+    test_rng rng = test_rng_make("test_vk_framegen inpaint");
+    int holes = 0;
+    for (int i = 0; i < N; i++) {
+        const int x = i % W, y = i / W;
+        const bool hole = (x > 10 && x < 30 && y > 5 && y < 20) || test_rand_int(&rng, 0, 9) == 0;
+        for (int k = 0; k < 3; k++)
+            res[4 * i + k] = hole ? 0.0f : test_rand_float(&rng) * 2.0f;
+        res[4 * i + 3] = hole ? 0.0f : 1.0f;
+        holes += hole;
+    }
+    CHECKF(ps->con[UPF__FG_INPAINT] && ((const upf__fg_inpaint_con *)
+           ps->con[UPF__FG_INPAINT])->levels >= 3, "inpaint levels");
+    inpaint_case(g, ps, res, "a block of holes and scattered ones");
+    for (int i = 0; i < N; i++)
+        res[4 * i + 3] = 1.0f;
+    inpaint_case(g, ps, res, "no holes (a copy)");
+    inpaint_case(g, ps, ps->surface[UPF__FG_RESOLVED].data, "the engine's turn");
+    CHECK(holes > 300);
+    upf_interpolate_destroy(&er.e);
+}
+
+/* ---- compose ----------------------------------------------------------------------------- */
+
+/* The compose of `inpainted` over the frames `prev`, `cur` with the HUD layer `hud` (RGBA32F,
+ * or NULL: the still-pixel rule) at phase t into an RGBA32F storage image. */
+static void compose_case(gpu *g, const upf__passes *ps, const float *inpainted,
+                         const float *prev, const float *cur, const float *hud, float t,
+                         const char *what)
+{
+    upf__fg_compose_con con = *(const upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE];
+    con.t = t, con.hud = hud != NULL;
+    static float want[4 * N];
+    static int scratch_words[2 * 8 * W + H + 16];
+    const upf_image want_im = { want, W, H, 0, UPF_FORMAT_RGBA32F };
+    const upf_image hud_im = { (void *)hud, W, H, 0, UPF_FORMAT_RGBA32F };
+    const upf_image *cimg[UPF__SURFACES_MAX] = { 0 };
+    cimg[UPF__FG_OUTPUT] = &want_im, cimg[UPF__FG_HUD] = hud ? &hud_im : NULL;
+    void *in[UPF__SURFACES_MAX] = { 0 }, *out[UPF__SURFACES_MAX] = { 0 };
+    void *cpu[UPF__SURFACES_MAX] = { 0 };
+    in[UPF__FG_INPAINTED] = cpu[UPF__FG_INPAINTED] = (void *)inpainted;
+    in[UPF__FG_LINEAR_PREV] = cpu[UPF__FG_LINEAR_PREV] = (void *)prev;
+    in[UPF__FG_LINEAR] = cpu[UPF__FG_LINEAR] = (void *)cur;
+    CHECK(upf__fg_compose_scratch_bytes(2, W, H) <= sizeof scratch_words);
+    cpu_pass_images(g->ctx, ps, UPF__FG_COMPOSE, &con, cpu, cimg, scratch_words,
+                    sizeof scratch_words);
+
+    vkt_image oi = vkt_image_make(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 0,
+                                  VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+    vkt_buffer down = vkt_buffer_make(g->t, (VkDeviceSize)N * 16);
+    vkt_image hi = { 0 };
+    const upf_vk_image lo = vkt_lend(&oi, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, 0);
+    const upf_vk_image *images[UPF__SURFACES_MAX] = { 0 };
+    images[UPF__FG_OUTPUT] = &lo;
+    upf_vk_image lh;
+    if (hud) {
+        hi = sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, hud);
+        lh = vkt_lend(&hi, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
+        images[UPF__FG_HUD] = &lh;
+    }
+    struct { upf__fg_compose_con con; int32_t rect[4]; uint32_t transfer[2]; } push = {
+        con, { 0 }, { 0 } };
+    const uint64_t no_hud = UPF__VK_RES(UPF__FG_INPAINTED) | UPF__VK_RES(UPF__FG_LINEAR_PREV) |
+                            UPF__VK_RES(UPF__FG_LINEAR);
+    const upf__vk_pass_plan plan = {
+        .pass = UPF__FG_COMPOSE, .stamp = true, .own_masks = hud == NULL,
+        .reads = hud ? 0 : no_hud, .writes = hud ? 0 : UPF__VK_RES(UPF__FG_OUTPUT),
+        .push_bytes = sizeof push, .variant_count = 1,
+        .variant = { { hud ? "framegen/compose_hud" : "framegen/compose", NULL, NULL } } };
+    const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1,
+                                    .grid = { { (W + 7) / 8, (H + 7) / 8, 1 } } };
+    void *dst[UPF__SURFACES_MAX] = { 0 };
+    if (run_pass_images(g, ps, &plan, &pf, in, dst, images, 1, &oi, &down) == 0)
+        compare_u32(down.map, want, 4 * N, W, what, "the output");
+    (void)out;
+    vkt_buffer_free(g->t, &down);
+    vkt_image_free(g->t, &oi);
+    if (hud)
+        vkt_image_free(g->t, &hi);
+}
+
+static void test_compose(gpu *g)
+{
+    engine_run er = engine_on_turn(g->ctx);
+    if (!er.ps)
+        return;
+    static float inp[4 * N], prev[4 * N], cur[4 * N], hud[4 * N];
+    test_rng rng = test_rng_make("test_vk_framegen compose");
+    static const float alphas[5] = { 0.0f, 1.0f, 0.5f, 0.25f, 1.5f };
+    for (int i = 0; i < N; i++) {
+        const int x = i % W, y = i / W;
+        const bool band = y >= 10 && y < 16, line = x == 40, near = y >= 25 && y < 30;
+        for (int k = 0; k < 4; k++) {
+            inp[4 * i + k] = test_rand_float(&rng);
+            prev[4 * i + k] = test_rand_float(&rng);
+            cur[4 * i + k] = band || line ? prev[4 * i + k]
+                           : near ? prev[4 * i + k] * (1.0f + 0.001f * test_rand_float(&rng))
+                           : test_rand_float(&rng);
+            hud[4 * i + k] = k == 3 ? alphas[test_rand_int(&rng, 0, 4)] : test_rand_float(&rng);
+        }
+    }
+    compose_case(g, er.ps, inp, prev, cur, NULL, 0.5f, "the still rule, t = 1/2");
+    compose_case(g, er.ps, inp, prev, cur, NULL, 0.25f, "the still rule, t = 1/4");
+    compose_case(g, er.ps, inp, prev, cur, hud, 0.5f, "a HUD layer");
+    upf_interpolate_destroy(&er.e);
+}
+
+/* ---- prepare ----------------------------------------------------------------------------- */
+
+static void prepare_case(gpu *g, upf_interpolate_motion motion, const char *what)
+{
+    upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
+        .width = W, .height = H, .motion = motion));
+    CHECK(e != NULL);
+    if (!e)
+        return;
+    const upf__passes *ps = upf__interpolate_passes(e);
+    upf__fg_prepare_con con = *(const upf__fg_prepare_con *)ps->con[UPF__FG_PREPARE];
+    con.levels = 0;
+    while (ps->surface[UPF__FG_LUMA].height > 0 &&
+           upf__fg_atlas_rows(H, 0, con.levels) < ps->surface[UPF__FG_LUMA].height)
+        con.levels++;
+    static float a[4 * N], b[4 * N];
+    test_rng rng = test_rng_make("test_vk_framegen prepare");
+    for (int i = 0; i < 4 * N; i++) {
+        a[i] = test_rand_float(&rng) * 1.4f - 0.1f;
+        b[i] = (i / 4) % 7 == 0 ? a[i] : test_rand_float(&rng);
+    }
+    const upf_image ia = { a, W, H, 0, UPF_FORMAT_RGBA32F }, ib = { b, W, H, 0,
+                                                                   UPF_FORMAT_RGBA32F };
+    const upf_image *cimg[UPF__SURFACES_MAX] = { 0 };
+    cimg[UPF__FG_COLOR_PREV] = &ia, cimg[UPF__FG_COLOR] = &ib;
+    const int outs[] = { UPF__FG_LINEAR_PREV, UPF__FG_LINEAR, UPF__FG_LUMA_PREV, UPF__FG_LUMA,
+                         UPF__FG_HISTOGRAMS };
+    void *want[UPF__SURFACES_MAX] = { 0 }, *got[UPF__SURFACES_MAX] = { 0 };
+    void *in[UPF__SURFACES_MAX] = { 0 };
+    for (int k = 0; k < 5; k++) {
+        want[outs[k]] = calloc(1, surface_bytes(ps, outs[k]) + 16);
+        got[outs[k]] = calloc(1, surface_bytes(ps, outs[k]) + 16);
+    }
+    static int scratch[2 * H];
+    cpu_pass_images(g->ctx, ps, UPF__FG_PREPARE, &con, want, cimg, scratch, sizeof scratch);
+
+    vkt_image pi = sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, a);
+    vkt_image ci = sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, b);
+    const upf_vk_image lp = vkt_lend(&pi, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
+    const upf_vk_image lc = vkt_lend(&ci, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
+    const upf_vk_image *images[UPF__SURFACES_MAX] = { 0 };
+    images[UPF__FG_COLOR_PREV] = &lp, images[UPF__FG_COLOR] = &lc;
+    struct { upf__fg_prepare_con con; int32_t step, rect[4]; uint32_t transfer[2]; } push = {
+        con, 0, { 0 }, { 0 } };
+    const upf__vk_pass_plan plan = {
+        .pass = UPF__FG_PREPARE, .stamp = true, .clear = UPF__VK_RES(UPF__FG_HISTOGRAMS),
+        .push_bytes = sizeof push, .patch_used = true, .patch_offset = sizeof con,
+        .variant_count = 1, .variant = { { "framegen/prepare", NULL, NULL } } };
+    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = UPF_MAX(con.levels, 1) };
+    for (int l = 0; l < pf.dispatches; l++) {
+        pf.grid[l] = (upf__vk_grid){ (uint32_t)(upf__fg_level_size(W, l) + 7) / 8,
+                                     (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
+        pf.patch[l] = (uint32_t)l;
+    }
+    if (run_pass_images(g, ps, &plan, &pf, in, got, images, 1, NULL, NULL) == 0)
+        for (int k = 0; k < 5; k++) {
+            const size_t bytes = surface_bytes(ps, outs[k]);
+            if (outs[k] == UPF__FG_LUMA_PREV || outs[k] == UPF__FG_LUMA) {
+                /* each level's pixels: the atlas is as wide as level 0 */
+                for (int l = 0; l < con.levels; l++)
+                    for (int y = 0; y < upf__fg_level_size(H, l); y++) {
+                        const size_t o = ((size_t)upf__fg_level_row(H, l) + y) * W;
+                        char name[48];
+                        snprintf(name, sizeof name, "%s level %d row %d",
+                                 ps->surface_info[outs[k]].name, l, y);
+                        compare_u32((const float *)got[outs[k]] + o,
+                                    (const float *)want[outs[k]] + o, upf__fg_level_size(W, l),
+                                    upf__fg_level_size(W, l), what, name);
+                    }
+            } else if (bytes) {
+                compare_u32(got[outs[k]], want[outs[k]], (int)(bytes / 4), W, what,
+                            ps->surface_info[outs[k]].name);
+            }
+        }
+    CHECKF(motion != UPF_INTERPOLATE_MOTION_FLOW || con.levels >= 3, "%s: %d levels", what,
+           con.levels);
+    for (int k = 0; k < 5; k++)
+        free(want[outs[k]]), free(got[outs[k]]);
+    vkt_image_free(g->t, &pi);
+    vkt_image_free(g->t, &ci);
+    upf_interpolate_destroy(&e);
+}
+
+static void test_prepare(gpu *g)
+{
+    prepare_case(g, UPF_INTERPOLATE_MOTION_VECTORS, "game vectors (no pyramid)");
+    prepare_case(g, UPF_INTERPOLATE_MOTION_FLOW, "optical flow (luma pyramids)");
+}
+
+/* ---- camera ------------------------------------------------------------------------------ */
+
+/* The camera pass on `motion` with constants `con`: the camera surface equals the CPU's
+ * exactly but for the logarithm (within 2e-6: the cube root), the sums of the last round
+ * exactly. Returns whether the CPU kept a model. */
+static bool camera_case(gpu *g, const upf__passes *ps, const upf__fg_camera_con *con,
+                        const float *motion, const char *what)
+{
+    float want[UPF__FG_CAMERA_FLOATS], got[UPF__FG_CAMERA_FLOATS];
+    const size_t sb = surface_bytes(ps, UPF__FG_CAMERA_SUMS);
+    float *want_s = calloc(1, sb + 16), *got_s = calloc(1, sb + 16);
+    void *in[UPF__SURFACES_MAX] = { 0 }, *out[UPF__SURFACES_MAX] = { 0 };
+    void *cpu[UPF__SURFACES_MAX] = { 0 };
+    in[UPF__FG_MOTION] = cpu[UPF__FG_MOTION] = (void *)motion;
+    cpu[UPF__FG_CAMERA] = want, cpu[UPF__FG_CAMERA_SUMS] = want_s;
+    out[UPF__FG_CAMERA] = got, out[UPF__FG_CAMERA_SUMS] = got_s;
+    cpu_pass(g->ctx, ps, UPF__FG_CAMERA_PASS, con, cpu);
+    struct { upf__fg_camera_con con; int32_t step; } push = { *con, 0 };
+    const upf__vk_pass_plan plan = {
+        .pass = UPF__FG_CAMERA_PASS, .stamp = true, .push_bytes = sizeof push,
+        .patch_used = true, .patch_offset = sizeof *con, .variant_count = 1,
+        .variant = { { "framegen/camera", NULL, NULL } } };
+    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 12 };
+    for (int k = 0; k < 12; k++) {
+        pf.grid[k] = (upf__vk_grid){ (uint32_t)(con->grid_h + 63) / 64, 1, 1 };
+        pf.patch[k] = (uint32_t)k;
+    }
+    if (run_pass(g, ps, &plan, &pf, in, out) == 0) {
+        for (int k = 0; k < UPF__FG_CAMERA_FLOATS; k++) {
+            const bool lg = k >= 4 && k < 13;
+            const float d = fabsf(got[k] - want[k]);
+            CHECKF(lg ? d <= 2e-6f : memcmp(&got[k], &want[k], 4) == 0,
+                   "%s: camera[%d]: GPU %.9g, CPU %.9g", what, k, got[k], want[k]);
+        }
+        if (con->fit && !con->given)
+            compare_u32(got_s, want_s, (int)(sb / 4), UPF__FG_CAMERA_ROW, what, "camera_sums");
+    }
+    free(want_s);
+    free(got_s);
+    return want[0] != 0.0f;
+}
+
+static void test_camera(gpu *g)
+{
+    engine_run er = engine_on_turn(g->ctx);
+    if (!er.ps)
+        return;
+    const upf__passes *ps = er.ps;
+    upf__fg_camera_con con = *(const upf__fg_camera_con *)ps->con[UPF__FG_CAMERA_PASS];
+    CHECK(con.fit == 1 && con.given == 0);
+    CHECK(camera_case(g, ps, &con, ps->surface[UPF__FG_MOTION].data, "the turn, fitted"));
+    static float motion[2 * N];
+    test_rng rng = test_rng_make("test_vk_framegen camera");
+    for (int i = 0; i < 2 * N; i++)
+        motion[i] = (float)test_rand_int(&rng, -40, 40) / 8.0f;
+    CHECK(!camera_case(g, ps, &con, motion, "random vectors (no model)"));
+    /* the host's homography: a small turn with a little pitch */
+    const float c = cosf(0.03f), s = sinf(0.03f);
+    const float given[9] = { c, 0.01f, s, -0.005f, 1.0f, 0.002f, -s, 0.0f, c };
+    con.given = 1;
+    memcpy(con.g, given, sizeof given);
+    CHECK(camera_case(g, ps, &con, motion, "the host's matrices"));
+    con.given = 0, con.fit = 0;
+    CHECK(!camera_case(g, ps, &con, ps->surface[UPF__FG_MOTION].data, "no fit (the flow)"));
+    upf_interpolate_destroy(&er.e);
+}
+
+/* ---- the vectors path, every pass in one frame -------------------------------------------- */
+
+/* The GPU passes of the vectors path as the backend will record them: prepare, scene,
+ * vectors, camera, splat, fill, resolve, inpaint (down, up), compose (no HUD). */
+static int chain_plans(const upf__passes *ps, upf__vk_pass_plan *plan)
+{
+    const uint32_t step_at[] = { sizeof(upf__fg_prepare_con), 0, sizeof(upf__fg_vectors_con),
+                                 sizeof(upf__fg_camera_con), sizeof(upf__fg_splat_con),
+                                 sizeof(upf__fg_fill_con) };
+    static const char *const names[] = { "framegen/prepare", "framegen/scene",
+                                         "framegen/vectors", "framegen/camera",
+                                         "framegen/splat", "framegen/fill" };
+    const int cpu_pass[] = { UPF__FG_PREPARE, UPF__FG_SCENE_PASS, UPF__FG_VECTORS,
+                             UPF__FG_CAMERA_PASS, UPF__FG_SPLAT_PASS, UPF__FG_FILL };
+    int n = 0;
+    for (int k = 0; k < 6; k++)
+        plan[n++] = (upf__vk_pass_plan){
+            .pass = cpu_pass[k], .stamp = true, .push_bytes = 64 + 64,
+            .patch_used = step_at[k] > 0, .patch_offset = step_at[k], .variant_count = 1,
+            .variant = { { names[k], NULL, NULL } } };
+    plan[0].clear = UPF__VK_RES(UPF__FG_HISTOGRAMS);
+    plan[2].clear = UPF__VK_RES(UPF__FG_SPLAT_PREV) | UPF__VK_RES(UPF__FG_SPLAT_PREV_INDEX);
+    plan[4].clear = UPF__VK_RES(UPF__FG_SPLAT) | UPF__VK_RES(UPF__FG_SPLAT_INDEX);
+    plan[n++] = (upf__vk_pass_plan){ .pass = UPF__FG_RESOLVE, .stamp = true, .push_bytes = 128,
+                                     .variant_count = 1,
+                                     .variant = { { "framegen/resolve", NULL, NULL } } };
+    for (int k = 0; k < 2; k++)
+        plan[n++] = (upf__vk_pass_plan){ .pass = UPF__FG_INPAINT, .stamp = k == 1,
+                                         .push_bytes = 128, .patch_used = true,
+                                         .patch_offset = sizeof(upf__fg_inpaint_con),
+                                         .variant_count = 1,
+                                         .variant = { { "framegen/inpaint", NULL, NULL } } };
+    plan[n++] = (upf__vk_pass_plan){
+        .pass = UPF__FG_COMPOSE, .stamp = true, .own_masks = true,
+        .reads = UPF__VK_RES(UPF__FG_INPAINTED) | UPF__VK_RES(UPF__FG_LINEAR_PREV) |
+                 UPF__VK_RES(UPF__FG_LINEAR),
+        .writes = UPF__VK_RES(UPF__FG_OUTPUT), .push_bytes = 128, .variant_count = 1,
+        .variant = { { "framegen/compose", NULL, NULL } } };
+    (void)ps;
+    return n;
+}
+
+/* Push constants: the pass's constants then zeros (the step is patched; rects 0, transfer 0). */
+static void *push_of(uint8_t buf[128], const void *con, size_t bytes)
+{
+    memset(buf, 0, 128);
+    memcpy(buf, con, bytes);
+    return buf;
+}
+
+static void test_chain(gpu *g)
+{
+    engine_run er = engine_on_turn(g->ctx);
+    if (!er.ps)
+        return;
+    const upf__passes *ps = er.ps;
+    upf__vk_pass_plan plan[12];
+    const int n = chain_plans(ps, plan);
+    static uint8_t push[12][128];
+    upf__vk_pass_frame pf[12];
+    memset(pf, 0, sizeof pf);
+    const upf__vk_grid px = { (W + 7) / 8, (H + 7) / 8, 1 };
+    upf__fg_prepare_con pc = *(const upf__fg_prepare_con *)ps->con[UPF__FG_PREPARE];
+    pc.levels = 0;
+    pf[0] = (upf__vk_pass_frame){ .run = true, .push = push_of(push[0], &pc, sizeof pc),
+                                  .dispatches = 1, .grid = { px } };
+    pf[1] = (upf__vk_pass_frame){ .run = true, .dispatches = 1, .grid = { { 1, 1, 1 } },
+        .push = push_of(push[1], ps->con[UPF__FG_SCENE_PASS], sizeof(upf__fg_scene_con)) };
+    pf[2] = (upf__vk_pass_frame){ .run = true, .dispatches = 4, .grid = { px, px, px, px },
+        .patch = { 0, 1, 2, 3 },
+        .push = push_of(push[2], ps->con[UPF__FG_VECTORS], sizeof(upf__fg_vectors_con)) };
+    const upf__fg_camera_con *cc = ps->con[UPF__FG_CAMERA_PASS];
+    pf[3] = (upf__vk_pass_frame){ .run = true, .dispatches = 12,
+        .push = push_of(push[3], cc, sizeof *cc) };
+    for (int k = 0; k < 12; k++)
+        pf[3].grid[k] = (upf__vk_grid){ (uint32_t)(cc->grid_h + 63) / 64, 1, 1 },
+        pf[3].patch[k] = (uint32_t)k;
+    pf[4] = (upf__vk_pass_frame){ .run = true, .dispatches = 2, .grid = { px, px },
+        .patch = { 0, 1 },
+        .push = push_of(push[4], ps->con[UPF__FG_SPLAT_PASS], sizeof(upf__fg_splat_con)) };
+    const upf__fg_fill_con *fc = ps->con[UPF__FG_FILL];
+    pf[5] = (upf__vk_pass_frame){ .run = true, .dispatches = fc->levels + 1,
+                                  .push = push_of(push[5], fc, sizeof *fc) };
+    for (int l = 0; l <= fc->levels; l++) {
+        const int k = l == fc->levels ? 0 : l;
+        pf[5].grid[l] = (upf__vk_grid){ (uint32_t)(upf__fg_level_size(W, k) + 7) / 8,
+                                        (uint32_t)(upf__fg_level_size(H, k) + 7) / 8, 1 };
+        pf[5].patch[l] = (uint32_t)l;
+    }
+    pf[6] = (upf__vk_pass_frame){ .run = true, .dispatches = 1, .grid = { px },
+        .push = push_of(push[6], ps->con[UPF__FG_RESOLVE], sizeof(upf__fg_resolve_con)) };
+    const upf__fg_inpaint_con *ic = ps->con[UPF__FG_INPAINT];
+    for (int k = 0; k < 2; k++)
+        pf[7 + k] = (upf__vk_pass_frame){ .run = true,
+                                          .push = push_of(push[7 + k], ic, sizeof *ic) };
+    for (int l = 1; l < ic->levels; l++) {
+        pf[7].grid[pf[7].dispatches] = (upf__vk_grid){
+            (uint32_t)(upf__fg_level_size(W, l) + 7) / 8,
+            (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
+        pf[7].patch[pf[7].dispatches++] = (uint32_t)l;
+    }
+    for (int l = ic->levels - 2; l >= 0; l--) {
+        pf[8].grid[pf[8].dispatches] = (upf__vk_grid){
+            (uint32_t)(upf__fg_level_size(W, l) + 7) / 8,
+            (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
+        pf[8].patch[pf[8].dispatches++] = (uint32_t)-l;
+    }
+    pf[9] = (upf__vk_pass_frame){ .run = true, .dispatches = 1, .grid = { px },
+        .push = push_of(push[9], ps->con[UPF__FG_COMPOSE], sizeof(upf__fg_compose_con)) };
+    CHECK_EQ_INT(n, 10);
+
+    vkt_image ia = sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, turn_a);
+    vkt_image ib = sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, turn_b);
+    vkt_image im = sampled_image(g->t, W, H, VK_FORMAT_R32G32_SFLOAT, 8, turn_mv);
+    vkt_image id = sampled_image(g->t, W, H, VK_FORMAT_R32_SFLOAT, 4, turn_depth);
+    vkt_image io = vkt_image_make(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 0,
+                                  VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+    vkt_buffer down = vkt_buffer_make(g->t, (VkDeviceSize)N * 16);
+    const VkImageLayout ro = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    const upf_vk_image la = vkt_lend(&ia, ro, ro, 0), lb = vkt_lend(&ib, ro, ro, 0);
+    const upf_vk_image lm = vkt_lend(&im, ro, ro, 0), ld = vkt_lend(&id, ro, ro, 0);
+    const upf_vk_image lo = vkt_lend(&io, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, 0);
+    const upf_vk_image *images[UPF__SURFACES_MAX] = { 0 };
+    images[UPF__FG_COLOR_PREV] = &la, images[UPF__FG_COLOR] = &lb;
+    images[UPF__FG_MOTION_IN] = &lm, images[UPF__FG_DEPTH_IN] = &ld;
+    images[UPF__FG_OUTPUT] = &lo;
+    void *none[UPF__SURFACES_MAX] = { 0 }, *dst[UPF__SURFACES_MAX] = { 0 };
+    if (run_pass_images(g, ps, plan, pf, none, dst, images, n, &io, &down) == 0) {
+        const float *got = down.map;
+        double sum = 0.0, worst = 0.0;
+        for (int i = 0; i < N; i++)
+            for (int k = 0; k < 3; k++) {
+                const double d = fabs((double)got[4 * i + k] - turn_out[4 * i + k]);
+                sum += d;
+                worst = d > worst || d != d ? d : worst;
+            }
+        const double mad = sum / (3.0 * N);
+        printf("vectors path on the GPU vs the CPU engine: mean abs diff %.3g, largest %.3g\n",
+               mad, worst);
+        CHECKF(mad <= 0.001, "the made frame: mean absolute difference %g from the CPU's", mad);
+    }
+    vkt_buffer_free(g->t, &down);
+    vkt_image_free(g->t, &ia);
+    vkt_image_free(g->t, &ib);
+    vkt_image_free(g->t, &im);
+    vkt_image_free(g->t, &id);
+    vkt_image_free(g->t, &io);
+    upf_interpolate_destroy(&er.e);
+}
+
+/* ---- scene ------------------------------------------------------------------------------- */
+
+/* Returns the CPU's decision (-1 when the GPU did not run). */
+static float scene_case(gpu *g, const upf__passes *ps, const uint32_t *hist, uint32_t enabled,
+                        const char *what)
+{
+    float want[4], got[4] = { -1, -1, -1, -1 };
+    const upf__fg_scene_con con = { enabled, 0.25f, 0.5f };
+    void *in[UPF__SURFACES_MAX] = { 0 }, *cpu[UPF__SURFACES_MAX] = { 0 };
+    void *out[UPF__SURFACES_MAX] = { 0 };
+    in[UPF__FG_HISTOGRAMS] = cpu[UPF__FG_HISTOGRAMS] = (void *)hist;
+    cpu[UPF__FG_SCENE] = want, out[UPF__FG_SCENE] = got;
+    cpu_pass(g->ctx, ps, UPF__FG_SCENE_PASS, &con, cpu);
+    const upf__vk_pass_plan plan = { .pass = UPF__FG_SCENE_PASS, .stamp = true,
+                                     .push_bytes = sizeof con, .variant_count = 1,
+                                     .variant = { { "framegen/scene", NULL, NULL } } };
+    const upf__vk_pass_frame pf = { .run = true, .push = &con, .dispatches = 1,
+                                    .grid = { { 1, 1, 1 } } };
+    if (run_pass(g, ps, &plan, &pf, in, out))
+        return -1.0f;
+    for (int k = 0; k < 4; k++)
+        CHECKF(got[k] == want[k], "%s: scene[%d]: GPU %.9g, CPU %.9g", what, k, got[k],
+               want[k]);
+    return want[0];
+}
+
+static void test_scene(gpu *g)
+{
+    engine_run er = engine_on_turn(g->ctx);
+    if (!er.ps)
+        return;
+    enum { B = UPF__FG_HIST_BINS, R = UPF__FG_HIST_REGIONS };
+    static uint32_t hist[2 * R * B];
+    test_rng rng = test_rng_make("test_vk_framegen scene");
+    for (int c = 0; c < 5; c++) {
+        /* 0: near; 1: disjoint (a cut); 2: 6 regions changed (a pan); 3: empty; 4: random */
+        for (int r = 0; r < R; r++)
+            for (int b = 0; b < B; b++) {
+                const uint32_t v = (uint32_t)test_rand_int(&rng, 0, 50);
+                const int i = r * B + b, j = (R + r) * B + b;
+                hist[i] = c == 3 ? 0 : v;
+                hist[j] = c == 0 ? v + (uint32_t)test_rand_int(&rng, 0, 2)
+                        : c == 1 ? (b < B / 2 ? 0 : 3 * v)
+                        : c == 2 ? (r >= 1 && r <= 6 ? (uint32_t)test_rand_int(&rng, 0, 99) : v)
+                        : c == 3 ? 0 : (uint32_t)test_rand_int(&rng, 0, 50);
+                if (c == 1 && b < B / 2)
+                    hist[i] = 3 * v;
+                if (c == 1 && b >= B / 2)
+                    hist[i] = 0;
+            }
+        char what[64];
+        snprintf(what, sizeof what, "histograms %d", c);
+        const float cut = scene_case(g, er.ps, hist, 1, what);
+        CHECKF(cut == (c == 1 ? 1.0f : 0.0f), "%s: the CPU's decision %g", what, cut);
+        if (c == 1)
+            CHECK(scene_case(g, er.ps, hist, 0, "a cut, not enabled") == 0.0f);
+    }
+    upf_interpolate_destroy(&er.e);
+}
+
+int main(void)
+{
+    upf_context *ctx = test_context(2);
+    vkt t;
+    const int rc = vkt_init(&t, ctx);
+    if (rc) {
+        upf_context_destroy(&ctx);
+        return rc;
+    }
+    gpu g = { .t = &t, .ctx = ctx };
+    if (upf__vk_load(ctx, "test", &t.lend, &g.vk) != UPF_OK ||
+        upf__vk_check(ctx, "test", &t.lend, &g.vk, &g.caps) != UPF_OK) {
+        CHECK(!"the device loads");
+    } else {
+        test_prepare(&g);
+        test_camera(&g);
+        test_splat(&g);
+        test_vectors(&g);
+        test_fill(&g);
+        test_resolve(&g);
+        test_inpaint(&g);
+        test_compose(&g);
+        test_scene(&g);
+        test_chain(&g);
+    }
+    vkt_finish(&t);
+    upf_context_destroy(&ctx);
+    return test_finish("test_vk_framegen");
+}
