@@ -5,7 +5,8 @@
 #
 #   scripts/vk_gpu_run.sh BIN LIB OUT [FRAMES]
 #
-# BIN holds upframe, test_vk_spatial, test_vk_passes and vk_host from a build; LIB the shared
+# BIN holds upframe, test_vk_spatial, test_vk_passes, test_vk_runner, test_vk_temporal,
+# test_vk_framegen, vk_host and vk_temporal_host from a build (those present are run); LIB the shared
 # libraries they need there (libupframe.so.0, libspng.so.0, libjpeg.so.62); OUT receives
 # machine.txt, the tests' logs and bench.txt. FRAMES: bench frames (default 500).
 set -u
@@ -23,12 +24,15 @@ fi
   "$bin/upframe" --version
 } 2>&1 | tee "$out/machine.txt"
 export UPF_VK_TEST_NO_VALIDATION=1
-for t in test_vk_spatial test_vk_passes; do
+for t in test_vk_spatial test_vk_passes test_vk_runner test_vk_temporal test_vk_framegen; do
+  [ -x "$bin/$t" ] || continue
   echo "== $t"
   timeout 300 "$bin/$t" > "$out/$t.txt" 2>&1
   echo "rc=$?" >> "$out/$t.txt"
   grep -E "variant|detail \(|checks|rc=" "$out/$t.txt" | tail -24
 done
-echo "== vk_host"; timeout 60 "$bin/vk_host" 2>&1 | tail -1
+for h in vk_host vk_temporal_host; do
+  [ -x "$bin/$h" ] && { echo "== $h"; timeout 60 "$bin/$h" 2>&1 | tail -1; }
+done
 echo "== bench"; timeout 400 "$bin/upframe" bench --backend vulkan --frames "$frames" 2>&1 |
   tee "$out/bench.txt"
