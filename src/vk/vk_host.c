@@ -1,13 +1,14 @@
 /* vk_host.c: upframe as its own Vulkan host (vk_host.h), for every engine's managed mode: the
  * loader opened at run time, an instance, a device made with upf_vk_requirements_query's
  * extensions and features, a queue, a command buffer, a fence; images with staging buffers,
- * uploads and read-backs of upf_images, a submit that waits.
+ * uploads and read-backs of upf_images, a submit that waits; the managed benches' loop.
  *
  * Reads: the caller's images (uploads). Writes: the caller's images (read-backs). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/image.h"
 #include "vk/vk_host.h"
@@ -440,4 +441,46 @@ upf_vk_image upf__vk_host_lend(const upf__vk_host_image *im, VkImageLayout layou
     return (upf_vk_image){ .image = im->image, .view = im->view, .format = im->format,
                            .usage = im->usage, .width = im->width, .height = im->height,
                            .layout = layout, .final_layout = final_layout, .srgb = im->srgb };
+}
+
+double upf__vk_host_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+upf_result upf__vk_host_bench(upf_context *ctx, const char *fn, const char *not_ready,
+                              upf__vk_host_bench_frame frame, void *self, int passes,
+                              int frames, double *ms, double *total, double *record_us)
+{
+    if (frames < 1 || !ms || !total || !record_us)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: expected frames >= 1 (got "
+                         "%d) and the ms, total and record_us arrays", fn, frames);
+    if (not_ready)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s", fn, not_ready);
+    /* rec[0, frames): the record times; rec[frames, frames + passes): one frame's passes. */
+    double *rec = upf__alloc_array(ctx, (size_t)frames + (size_t)passes, sizeof(double),
+                                   "record times");
+    if (!rec)
+        return UPF_ERROR_OUT_OF_MEMORY;
+    double *pass = rec + frames;
+    upf_result r = UPF_OK;
+    for (int i = 0; i < frames && r == UPF_OK; i++) {
+        r = frame(self, fn, i, pass, &total[i], &rec[i]);
+        for (int p = 0; r == UPF_OK && p < passes; p++)
+            ms[(size_t)p * frames + i] = pass[p];
+    }
+    if (r == UPF_OK) {
+        qsort(rec, (size_t)frames, sizeof *rec, cmp_double);
+        *record_us = rec[frames / 2];
+    }
+    upf__free(ctx, rec);
+    return r;
 }
