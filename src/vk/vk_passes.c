@@ -665,6 +665,19 @@ static upf_result make_queries(upf__vk_runner *r, const char *fn)
 
 /* ---- create -------------------------------------------------------------------------------- */
 
+upf_result upf__vk_check_engine_params(upf_context *ctx, const char *fn,
+                                       const upf_vk_device *dev, int frames_in_flight)
+{
+    upf_result r = upf__vk_check_handles(ctx, fn, dev);
+    if (r != UPF_OK)
+        return r;
+    if (frames_in_flight < 0 || frames_in_flight > UPF__VK_SLOTS_MAX)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames_in_flight %d is out of "
+                         "range (expected 0 for 2, or 1 .. %d)", fn, frames_in_flight,
+                         UPF__VK_SLOTS_MAX);
+    return UPF_OK;
+}
+
 static upf_result check_params(upf_context *ctx, const upf__vk_runner_params *p)
 {
     if (!p->fn || !p->dev || !p->vk || !p->caps || !p->pass || !p->surface ||
