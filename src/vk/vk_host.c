@@ -275,18 +275,10 @@ static upf_result make_staging(upf__vk_host *h, const char *fn, upf__vk_host_ima
     return UPF_OK;
 }
 
-/* The aspects of a format: colour, depth, or depth and stencil. */
-static VkImageAspectFlags aspects(VkFormat f)
+/* The one aspect a view or a copy reaches: colour, or the depth of a depth format. */
+static VkImageAspectFlags view_aspect(VkFormat f)
 {
-    switch (f) {
-    case VK_FORMAT_D16_UNORM: case VK_FORMAT_X8_D24_UNORM_PACK32: case VK_FORMAT_D32_SFLOAT:
-        return VK_IMAGE_ASPECT_DEPTH_BIT;
-    case VK_FORMAT_D16_UNORM_S8_UINT: case VK_FORMAT_D24_UNORM_S8_UINT:
-    case VK_FORMAT_D32_SFLOAT_S8_UINT:
-        return VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
-    default:
-        return VK_IMAGE_ASPECT_COLOR_BIT;
-    }
+    return upf__vk_format_aspects(f) & ~(VkImageAspectFlags)VK_IMAGE_ASPECT_STENCIL_BIT;
 }
 
 upf_result upf__vk_host_image_make(upf__vk_host *h, const char *fn, upf__vk_host_image *im,
@@ -316,8 +308,7 @@ upf_result upf__vk_host_image_make(upf__vk_host *h, const char *fn, upf__vk_host
     const VkImageViewCreateInfo vi = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = im->image,
         .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = im->format,
-        .subresourceRange = { aspects(im->format) & ~(VkImageAspectFlags)VK_IMAGE_ASPECT_STENCIL_BIT,
-                              0, 1, 0, 1 } };
+        .subresourceRange = { view_aspect(im->format), 0, 1, 0, 1 } };
     if ((r = h->vkCreateImageView(h->device, &vi, NULL, &im->view)) != VK_SUCCESS)
         return vkfail(h, fn, "vkCreateImageView", r);
     return make_staging(h, fn, im, (VkDeviceSize)width * (VkDeviceSize)height * im->texel);
@@ -374,15 +365,14 @@ static void image_barrier(upf__vk_host *h, const upf__vk_host_image *im, VkImage
         .dstAccessMask = dst_access, .oldLayout = from, .newLayout = to,
         .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
         .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .image = im->image,
-        .subresourceRange = { aspects(im->format), 0, 1, 0, 1 } };
+        .subresourceRange = { upf__vk_format_aspects(im->format), 0, 1, 0, 1 } };
     h->vkCmdPipelineBarrier(h->cmd, src_stage, dst_stage, 0, 0, NULL, 0, NULL, 1, &b);
 }
 
 static VkBufferImageCopy whole(const upf__vk_host_image *im)
 {
     /* A copy reaches one aspect: the depth of a depth format. */
-    const VkImageAspectFlags a = aspects(im->format) & ~(VkImageAspectFlags)VK_IMAGE_ASPECT_STENCIL_BIT;
-    return (VkBufferImageCopy){ .imageSubresource = { a, 0, 0, 1 },
+    return (VkBufferImageCopy){ .imageSubresource = { view_aspect(im->format), 0, 0, 1 },
                                 .imageExtent = { (uint32_t)im->width, (uint32_t)im->height, 1 } };
 }
 
