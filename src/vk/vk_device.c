@@ -36,6 +36,18 @@ VkImageAspectFlags upf__vk_format_aspects(VkFormat f)
     }
 }
 
+VkImageMemoryBarrier upf__vk_image_barrier(VkImage image, VkImageAspectFlags aspects,
+                                           VkImageLayout from, VkImageLayout to,
+                                           VkAccessFlags src_access, VkAccessFlags dst_access)
+{
+    return (VkImageMemoryBarrier){
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, .srcAccessMask = src_access,
+        .dstAccessMask = dst_access, .oldLayout = from, .newLayout = to,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .image = image,
+        .subresourceRange = { aspects, 0, 1, 0, 1 } };
+}
+
 const char *upf__vk_result_name(VkResult r)
 {
     switch (r) {

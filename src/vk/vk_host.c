@@ -360,12 +360,8 @@ static void image_barrier(upf__vk_host *h, const upf__vk_host_image *im, VkImage
                           VkAccessFlags src_access, VkPipelineStageFlags dst_stage,
                           VkAccessFlags dst_access)
 {
-    const VkImageMemoryBarrier b = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, .srcAccessMask = src_access,
-        .dstAccessMask = dst_access, .oldLayout = from, .newLayout = to,
-        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .image = im->image,
-        .subresourceRange = { upf__vk_format_aspects(im->format), 0, 1, 0, 1 } };
+    const VkImageMemoryBarrier b = upf__vk_image_barrier(
+        im->image, upf__vk_format_aspects(im->format), from, to, src_access, dst_access);
     h->vkCmdPipelineBarrier(h->cmd, src_stage, dst_stage, 0, 0, NULL, 0, NULL, 1, &b);
 }
 

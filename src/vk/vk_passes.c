@@ -1002,17 +1002,11 @@ static uint32_t image_barriers(const upf__vk_runner *r, const upf__vk_frame *f, 
         const bool out = r->surface[i].role == UPF__SURFACE_OUTPUT;
         const VkImageLayout bound = bound_layout(&r->res[i], im);
         const VkAccessFlags any = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
-        ib[n++] = (VkImageMemoryBarrier){
-            .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-            .srcAccessMask = in ? VK_ACCESS_MEMORY_WRITE_BIT
-                                : out ? VK_ACCESS_SHADER_WRITE_BIT : 0,
-            .dstAccessMask = !in ? any
-                             : out ? VK_ACCESS_SHADER_WRITE_BIT : VK_ACCESS_SHADER_READ_BIT,
-            .oldLayout = in ? im->layout : bound,
-            .newLayout = in ? bound : im->final_layout ? im->final_layout : im->layout,
-            .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-            .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .image = im->image,
-            .subresourceRange = { upf__vk_format_aspects(im->format), 0, 1, 0, 1 } };
+        ib[n++] = upf__vk_image_barrier(
+            im->image, upf__vk_format_aspects(im->format), in ? im->layout : bound,
+            in ? bound : im->final_layout ? im->final_layout : im->layout,
+            in ? VK_ACCESS_MEMORY_WRITE_BIT : out ? VK_ACCESS_SHADER_WRITE_BIT : 0,
+            !in ? any : out ? VK_ACCESS_SHADER_WRITE_BIT : VK_ACCESS_SHADER_READ_BIT);
     }
     return n;
 }
