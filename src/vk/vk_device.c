@@ -23,6 +23,31 @@ const char *upf_vk_variant_name(upf_vk_variant v)
     return (int)v >= 0 && v < UPF_VK_VARIANT_COUNT ? names[v] : "unknown";
 }
 
+VkImageAspectFlags upf__vk_format_aspects(VkFormat f)
+{
+    switch (f) {
+    case VK_FORMAT_D16_UNORM: case VK_FORMAT_X8_D24_UNORM_PACK32: case VK_FORMAT_D32_SFLOAT:
+        return VK_IMAGE_ASPECT_DEPTH_BIT;
+    case VK_FORMAT_D16_UNORM_S8_UINT: case VK_FORMAT_D24_UNORM_S8_UINT:
+    case VK_FORMAT_D32_SFLOAT_S8_UINT:
+        return VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
+    default:
+        return VK_IMAGE_ASPECT_COLOR_BIT;
+    }
+}
+
+VkImageMemoryBarrier upf__vk_image_barrier(VkImage image, VkImageAspectFlags aspects,
+                                           VkImageLayout from, VkImageLayout to,
+                                           VkAccessFlags src_access, VkAccessFlags dst_access)
+{
+    return (VkImageMemoryBarrier){
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, .srcAccessMask = src_access,
+        .dstAccessMask = dst_access, .oldLayout = from, .newLayout = to,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .image = image,
+        .subresourceRange = { aspects, 0, 1, 0, 1 } };
+}
+
 const char *upf__vk_result_name(VkResult r)
 {
     switch (r) {

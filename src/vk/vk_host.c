@@ -1,13 +1,14 @@
 /* vk_host.c: upframe as its own Vulkan host (vk_host.h), for every engine's managed mode: the
  * loader opened at run time, an instance, a device made with upf_vk_requirements_query's
  * extensions and features, a queue, a command buffer, a fence; images with staging buffers,
- * uploads and read-backs of upf_images, a submit that waits.
+ * uploads and read-backs of upf_images, a submit that waits; the managed benches' loop.
  *
  * Reads: the caller's images (uploads). Writes: the caller's images (read-backs). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/image.h"
 #include "vk/vk_host.h"
@@ -274,18 +275,10 @@ static upf_result make_staging(upf__vk_host *h, const char *fn, upf__vk_host_ima
     return UPF_OK;
 }
 
-/* The aspects of a format: colour, depth, or depth and stencil. */
-static VkImageAspectFlags aspects(VkFormat f)
+/* The one aspect a view or a copy reaches: colour, or the depth of a depth format. */
+static VkImageAspectFlags view_aspect(VkFormat f)
 {
-    switch (f) {
-    case VK_FORMAT_D16_UNORM: case VK_FORMAT_X8_D24_UNORM_PACK32: case VK_FORMAT_D32_SFLOAT:
-        return VK_IMAGE_ASPECT_DEPTH_BIT;
-    case VK_FORMAT_D16_UNORM_S8_UINT: case VK_FORMAT_D24_UNORM_S8_UINT:
-    case VK_FORMAT_D32_SFLOAT_S8_UINT:
-        return VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
-    default:
-        return VK_IMAGE_ASPECT_COLOR_BIT;
-    }
+    return upf__vk_format_aspects(f) & ~(VkImageAspectFlags)VK_IMAGE_ASPECT_STENCIL_BIT;
 }
 
 upf_result upf__vk_host_image_make(upf__vk_host *h, const char *fn, upf__vk_host_image *im,
@@ -315,8 +308,7 @@ upf_result upf__vk_host_image_make(upf__vk_host *h, const char *fn, upf__vk_host
     const VkImageViewCreateInfo vi = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = im->image,
         .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = im->format,
-        .subresourceRange = { aspects(im->format) & ~(VkImageAspectFlags)VK_IMAGE_ASPECT_STENCIL_BIT,
-                              0, 1, 0, 1 } };
+        .subresourceRange = { view_aspect(im->format), 0, 1, 0, 1 } };
     if ((r = h->vkCreateImageView(h->device, &vi, NULL, &im->view)) != VK_SUCCESS)
         return vkfail(h, fn, "vkCreateImageView", r);
     return make_staging(h, fn, im, (VkDeviceSize)width * (VkDeviceSize)height * im->texel);
@@ -368,20 +360,15 @@ static void image_barrier(upf__vk_host *h, const upf__vk_host_image *im, VkImage
                           VkAccessFlags src_access, VkPipelineStageFlags dst_stage,
                           VkAccessFlags dst_access)
 {
-    const VkImageMemoryBarrier b = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, .srcAccessMask = src_access,
-        .dstAccessMask = dst_access, .oldLayout = from, .newLayout = to,
-        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .image = im->image,
-        .subresourceRange = { aspects(im->format), 0, 1, 0, 1 } };
+    const VkImageMemoryBarrier b = upf__vk_image_barrier(
+        im->image, upf__vk_format_aspects(im->format), from, to, src_access, dst_access);
     h->vkCmdPipelineBarrier(h->cmd, src_stage, dst_stage, 0, 0, NULL, 0, NULL, 1, &b);
 }
 
 static VkBufferImageCopy whole(const upf__vk_host_image *im)
 {
     /* A copy reaches one aspect: the depth of a depth format. */
-    const VkImageAspectFlags a = aspects(im->format) & ~(VkImageAspectFlags)VK_IMAGE_ASPECT_STENCIL_BIT;
-    return (VkBufferImageCopy){ .imageSubresource = { a, 0, 0, 1 },
+    return (VkBufferImageCopy){ .imageSubresource = { view_aspect(im->format), 0, 0, 1 },
                                 .imageExtent = { (uint32_t)im->width, (uint32_t)im->height, 1 } };
 }
 
@@ -440,4 +427,46 @@ upf_vk_image upf__vk_host_lend(const upf__vk_host_image *im, VkImageLayout layou
     return (upf_vk_image){ .image = im->image, .view = im->view, .format = im->format,
                            .usage = im->usage, .width = im->width, .height = im->height,
                            .layout = layout, .final_layout = final_layout, .srgb = im->srgb };
+}
+
+double upf__vk_host_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+upf_result upf__vk_host_bench(upf_context *ctx, const char *fn, const char *not_ready,
+                              upf__vk_host_bench_frame frame, void *self, int passes,
+                              int frames, double *ms, double *total, double *record_us)
+{
+    if (frames < 1 || !ms || !total || !record_us)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: expected frames >= 1 (got "
+                         "%d) and the ms, total and record_us arrays", fn, frames);
+    if (not_ready)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s", fn, not_ready);
+    /* rec[0, frames): the record times; rec[frames, frames + passes): one frame's passes. */
+    double *rec = upf__alloc_array(ctx, (size_t)frames + (size_t)passes, sizeof(double),
+                                   "record times");
+    if (!rec)
+        return UPF_ERROR_OUT_OF_MEMORY;
+    double *pass = rec + frames;
+    upf_result r = UPF_OK;
+    for (int i = 0; i < frames && r == UPF_OK; i++) {
+        r = frame(self, fn, i, pass, &total[i], &rec[i]);
+        for (int p = 0; r == UPF_OK && p < passes; p++)
+            ms[(size_t)p * frames + i] = pass[p];
+    }
+    if (r == UPF_OK) {
+        qsort(rec, (size_t)frames, sizeof *rec, cmp_double);
+        *record_us = rec[frames / 2];
+    }
+    upf__free(ctx, rec);
+    return r;
 }

@@ -131,4 +131,19 @@ void upf__vk_host_read(const upf__vk_host_image *im, const upf_image *dst, float
 upf_vk_image upf__vk_host_lend(const upf__vk_host_image *im, VkImageLayout layout,
                                VkImageLayout final_layout);
 
+/* CLOCK_MONOTONIC in microseconds (a bench's CPU record time). */
+double upf__vk_host_now_us(void);
+
+/* One sample `i` of a managed mode's bench: records and submits, then its `passes` GPU pass
+ * times into pass[], the frame's into *total and the CPU record time (us) into *rec. */
+typedef upf_result (*upf__vk_host_bench_frame)(void *self, const char *fn, int i, double *pass,
+                                               double *total, double *rec);
+
+/* The loop of every upf_vk_*_managed_bench: checks frames >= 1 and the arrays, then
+ * `not_ready` (NULL: ready; else what is missing, the error), runs `frame` `frames` times,
+ * pass p of frame i into ms[p * frames + i], and the median record time into *record_us. */
+upf_result upf__vk_host_bench(upf_context *ctx, const char *fn, const char *not_ready,
+                              upf__vk_host_bench_frame frame, void *self, int passes,
+                              int frames, double *ms, double *total, double *record_us);
+
 #endif /* UPF_VK_HOST_H */

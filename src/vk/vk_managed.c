@@ -14,7 +14,6 @@
  * Reads: the caller's source image. Writes: the caller's destination image. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/image.h"
 #include "vk/vk_host.h"
@@ -146,64 +145,39 @@ upf_result upf_vk_managed_run(upf_vk_managed *m, const upf_image *src, const upf
     return UPF_OK;
 }
 
-static double now_us(void)
+/* One bench sample (upf__vk_host_bench_frame): the uploaded source again. */
+static upf_result bench_frame(void *self, const char *fn, int i, double *pass, double *total,
+                              double *rec)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    upf_vk_managed *m = self;
+    upf_result r = upf__vk_host_begin(&m->host, fn);
+    if (r != UPF_OK)
+        return r;
+    /* The source stays in SHADER_READ_ONLY_OPTIMAL, the destination in GENERAL. */
+    const upf_vk_image s = upf__vk_host_lend(&m->src, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
+    const upf_vk_image d = upf__vk_host_lend(&m->dst, i ? VK_IMAGE_LAYOUT_GENERAL
+                                                        : VK_IMAGE_LAYOUT_UNDEFINED,
+                                             VK_IMAGE_LAYOUT_GENERAL);
+    const double t0 = upf__vk_host_now_us();
+    r = upf_vk_spatial_record(m->engine, m->host.cmd, &s, &d);
+    *rec = upf__vk_host_now_us() - t0;
+    if (r != UPF_OK) {
+        upf__vk_host_abort(&m->host);
+        return r;
+    }
+    if ((r = upf__vk_host_submit(&m->host, fn)) != UPF_OK)
+        return r;
+    return upf_vk_spatial_timings(m->engine, pass, total);
 }
 
 upf_result upf_vk_managed_bench(upf_vk_managed *m, int frames, double *ms, double *total,
                                 double *record_us)
 {
-    static const char fn[] = "upf_vk_managed_bench";
     if (!m)
         return UPF_ERROR_INVALID_ARGUMENT;
     upf__clear_error(m->ctx);
-    if (frames < 1 || !ms || !total || !record_us)
-        return upf__fail(m->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: expected frames >= 1 (got "
-                         "%d) and the ms, total and record_us arrays", fn, frames);
-    if (!m->uploaded)
-        return upf__fail(m->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: nothing uploaded yet (call "
-                         "upf_vk_managed_run first)", fn);
-    double *rec = upf__alloc_array(m->ctx, (size_t)frames, sizeof(double), "record times");
-    if (!rec)
-        return UPF_ERROR_OUT_OF_MEMORY;
-    upf_result r = UPF_OK;
-    for (int i = 0; i < frames && r == UPF_OK; i++) {
-        if ((r = upf__vk_host_begin(&m->host, fn)) != UPF_OK)
-            break;
-        /* The source stays in SHADER_READ_ONLY_OPTIMAL, the destination in GENERAL. */
-        const upf_vk_image s = upf__vk_host_lend(&m->src, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-                                                 0);
-        const upf_vk_image d = upf__vk_host_lend(&m->dst, i ? VK_IMAGE_LAYOUT_GENERAL
-                                                            : VK_IMAGE_LAYOUT_UNDEFINED,
-                                                 VK_IMAGE_LAYOUT_GENERAL);
-        const double t0 = now_us();
-        r = upf_vk_spatial_record(m->engine, m->host.cmd, &s, &d);
-        rec[i] = now_us() - t0;
-        if (r != UPF_OK) {
-            upf__vk_host_abort(&m->host);
-            break;
-        }
-        if ((r = upf__vk_host_submit(&m->host, fn)) != UPF_OK)
-            break;
-        double pass[UPF_SPATIAL_PASS_COUNT];
-        if ((r = upf_vk_spatial_timings(m->engine, pass, &total[i])) != UPF_OK)
-            break;
-        for (int p = 0; p < UPF_SPATIAL_PASS_COUNT; p++)
-            ms[(size_t)p * frames + i] = pass[p];
-    }
-    if (r == UPF_OK) {
-        qsort(rec, (size_t)frames, sizeof *rec, cmp_double);
-        *record_us = rec[frames / 2];
-    }
-    upf__free(m->ctx, rec);
-    return r;
+    return upf__vk_host_bench(m->ctx, "upf_vk_managed_bench", m->uploaded ? NULL
+                              : "nothing uploaded yet (call upf_vk_managed_run first)",
+                              bench_frame, m, UPF_SPATIAL_PASS_COUNT, frames, ms, total,
+                              record_us);
 }

@@ -91,8 +91,6 @@ struct upf__vk_runner {
                             : UPF_ERROR_UNSUPPORTED,                                           \
               "%s: %s failed: %s", fn, what, upf__vk_result_name(res))
 
-static VkImageAspectFlags barrier_aspects(VkFormat f);
-
 static bool is_host(upf__surface_role role)
 {
     return role == UPF__SURFACE_INPUT || role == UPF__SURFACE_OUTPUT;
@@ -161,7 +159,8 @@ static upf_result take_host_rule(upf__vk_runner *r, const char *fn, int i,
         return upf__fail(r->ctx, UPF_ERROR_INTERNAL, "%s: the host image rule of surface %s "
                          "is incomplete", fn, r->surface[i].name);
     for (int k = 0; k < rule->format_count; k++)
-        if (barrier_aspects(rule->formats[k]) != VK_IMAGE_ASPECT_COLOR_BIT && !rule->depth)
+        if (upf__vk_format_aspects(rule->formats[k]) != VK_IMAGE_ASPECT_COLOR_BIT &&
+            !rule->depth)
             return upf__fail(r->ctx, UPF_ERROR_INTERNAL, "%s: the host image rule of surface "
                              "%s lists a depth format without `depth`", fn,
                              r->surface[i].name);
@@ -665,6 +664,19 @@ static upf_result make_queries(upf__vk_runner *r, const char *fn)
 
 /* ---- create -------------------------------------------------------------------------------- */
 
+upf_result upf__vk_check_engine_params(upf_context *ctx, const char *fn,
+                                       const upf_vk_device *dev, int frames_in_flight)
+{
+    upf_result r = upf__vk_check_handles(ctx, fn, dev);
+    if (r != UPF_OK)
+        return r;
+    if (frames_in_flight < 0 || frames_in_flight > UPF__VK_SLOTS_MAX)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames_in_flight %d is out of "
+                         "range (expected 0 for 2, or 1 .. %d)", fn, frames_in_flight,
+                         UPF__VK_SLOTS_MAX);
+    return UPF_OK;
+}
+
 static upf_result check_params(upf_context *ctx, const upf__vk_runner_params *p)
 {
     if (!p->fn || !p->dev || !p->vk || !p->caps || !p->pass || !p->surface ||
@@ -775,21 +787,6 @@ static const char *format_name(VkFormat f)
     }
 }
 
-/* The aspects of a format that an image barrier covers: colour, depth, or depth and stencil
- * (a depth-stencil image's two aspects change layout together). */
-static VkImageAspectFlags barrier_aspects(VkFormat f)
-{
-    switch (f) {
-    case VK_FORMAT_D16_UNORM: case VK_FORMAT_X8_D24_UNORM_PACK32: case VK_FORMAT_D32_SFLOAT:
-        return VK_IMAGE_ASPECT_DEPTH_BIT;
-    case VK_FORMAT_D16_UNORM_S8_UINT: case VK_FORMAT_D24_UNORM_S8_UINT:
-    case VK_FORMAT_D32_SFLOAT_S8_UINT:
-        return VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
-    default:
-        return VK_IMAGE_ASPECT_COLOR_BIT;
-    }
-}
-
 static bool layout_ok(VkImageLayout l, bool depth)
 {
     if (depth && (l == VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL ||
@@ -875,7 +872,7 @@ static upf_result check_rect(upf__vk_runner *r, const char *fn, const char *what
 static upf_result check_layouts(upf__vk_runner *r, const char *fn, const char *what, bool out,
                                 const upf_vk_image *im)
 {
-    const bool depth = barrier_aspects(im->format) != VK_IMAGE_ASPECT_COLOR_BIT;
+    const bool depth = upf__vk_format_aspects(im->format) != VK_IMAGE_ASPECT_COLOR_BIT;
     const char *more = depth ? ", DEPTH_STENCIL_ATTACHMENT_OPTIMAL, "
                                "DEPTH_STENCIL_READ_ONLY_OPTIMAL" : "";
     if (!(layout_ok(im->layout, depth) || (out && im->layout == VK_IMAGE_LAYOUT_UNDEFINED)))
@@ -1005,17 +1002,11 @@ static uint32_t image_barriers(const upf__vk_runner *r, const upf__vk_frame *f, 
         const bool out = r->surface[i].role == UPF__SURFACE_OUTPUT;
         const VkImageLayout bound = bound_layout(&r->res[i], im);
         const VkAccessFlags any = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
-        ib[n++] = (VkImageMemoryBarrier){
-            .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-            .srcAccessMask = in ? VK_ACCESS_MEMORY_WRITE_BIT
-                                : out ? VK_ACCESS_SHADER_WRITE_BIT : 0,
-            .dstAccessMask = !in ? any
-                             : out ? VK_ACCESS_SHADER_WRITE_BIT : VK_ACCESS_SHADER_READ_BIT,
-            .oldLayout = in ? im->layout : bound,
-            .newLayout = in ? bound : im->final_layout ? im->final_layout : im->layout,
-            .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-            .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .image = im->image,
-            .subresourceRange = { barrier_aspects(im->format), 0, 1, 0, 1 } };
+        ib[n++] = upf__vk_image_barrier(
+            im->image, upf__vk_format_aspects(im->format), in ? im->layout : bound,
+            in ? bound : im->final_layout ? im->final_layout : im->layout,
+            in ? VK_ACCESS_MEMORY_WRITE_BIT : out ? VK_ACCESS_SHADER_WRITE_BIT : 0,
+            !in ? any : out ? VK_ACCESS_SHADER_WRITE_BIT : VK_ACCESS_SHADER_READ_BIT);
     }
     return n;
 }

@@ -248,6 +248,11 @@ typedef struct upf__vk_runner_params {
     bool timestamps;                         /* make the query pool (fails without) */
 } upf__vk_runner_params;
 
+/* An engine's own params shared by every Vulkan engine: the lent device's handles
+ * (upf__vk_check_handles) and frames_in_flight (0 for 2, or 1 .. UPF__VK_SLOTS_MAX). */
+upf_result upf__vk_check_engine_params(upf_context *ctx, const char *fn,
+                                       const upf_vk_device *dev, int frames_in_flight);
+
 /* Makes everything. On failure: NULL, the context's message naming the call, the object and
  * the Vulkan result. `p` may be freed afterwards (uploads excepted). */
 upf__vk_runner *upf__vk_runner_create(const upf__vk_runner_params *p);

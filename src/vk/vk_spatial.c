@@ -297,13 +297,9 @@ static upf_result check_params(upf_context *ctx, const char *fn, const upf_vk_sp
     if (!p)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: params is NULL; expected the "
                          "device and the largest sizes", fn);
-    upf_result r = upf__vk_check_handles(ctx, fn, p->device);
+    upf_result r = upf__vk_check_engine_params(ctx, fn, p->device, p->frames_in_flight);
     if (r != UPF_OK)
         return r;
-    if (p->frames_in_flight < 0 || p->frames_in_flight > UPF__VK_SLOTS_MAX)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames_in_flight %d is out of "
-                         "range (expected 0 for 2, or 1 .. %d)", fn, p->frames_in_flight,
-                         UPF__VK_SLOTS_MAX);
     if ((int)p->variant < 0 || p->variant >= UPF_VK_VARIANT_COUNT)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: variant %d is unknown (expected "
                          "UPF_VK_VARIANT_AUTO, FP32, FP16 or COOPMAT)", fn, (int)p->variant);

@@ -152,13 +152,9 @@ static upf_result check_params(upf_context *ctx, const char *fn, const upf_vk_te
     if (!p)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: params is NULL; expected the "
                          "device, the largest render size and the output size", fn);
-    upf_result r = upf__vk_check_handles(ctx, fn, p->device);
+    upf_result r = upf__vk_check_engine_params(ctx, fn, p->device, p->frames_in_flight);
     if (r != UPF_OK)
         return r;
-    if (p->frames_in_flight < 0 || p->frames_in_flight > UPF__VK_SLOTS_MAX)
-        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames_in_flight %d is out of "
-                         "range (expected 0 for 2, or 1 .. %d)", fn, p->frames_in_flight,
-                         UPF__VK_SLOTS_MAX);
     if ((p->flags & UPF_TEMPORAL_SPATIAL_FILL) && p->frames_in_flight > UPF__VK_SLOTS_MAX / 2)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames_in_flight %d with "
                          "UPF_TEMPORAL_SPATIAL_FILL; expected at most %d (a frame takes two of "

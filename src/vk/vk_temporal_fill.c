@@ -107,12 +107,8 @@ static void image_barrier(const upf__vk_temporal_fill *f, VkCommandBuffer cmd, i
                           VkAccessFlags src_access, VkPipelineStageFlags dst_stage,
                           VkAccessFlags dst_access)
 {
-    const VkImageMemoryBarrier b = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, .srcAccessMask = src_access,
-        .dstAccessMask = dst_access, .oldLayout = from, .newLayout = to,
-        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .image = f->image[k],
-        .subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 } };
+    const VkImageMemoryBarrier b = upf__vk_image_barrier(
+        f->image[k], VK_IMAGE_ASPECT_COLOR_BIT, from, to, src_access, dst_access);
     f->vk->vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 0, NULL, 0, NULL, 1, &b);
 }
 

@@ -8,7 +8,6 @@
  * reactive). Writes: the output upf_image (read back from an image of its format). */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "vk/vk_host.h"
 #include "vk/vk_temporal.h"
@@ -218,24 +217,13 @@ upf_result upf_vk_temporal_managed_run(upf_vk_temporal_managed *m, const upf_tem
     return UPF_OK;
 }
 
-static double now_us(void)
+/* One benchmark sample (upf__vk_host_bench_frame): BATCH frames of the last frame's images
+ * again (their content stays; its camera and jitter again, no reset) back to back in one
+ * submission; *rec the CPU time to record the last of them. */
+static upf_result bench_frame(void *self, const char *fn, int i, double *pass, double *total,
+                              double *rec)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* One benchmark sample: BATCH frames of the last frame's images again (their content stays;
- * its camera and jitter again, no reset) back to back in one submission; *rec the CPU time to
- * record the last of them. */
-static upf_result bench_frame(upf_vk_temporal_managed *m, const char *fn, int i, double *rec)
-{
+    upf_vk_temporal_managed *m = self;
     upf_result r = upf__vk_host_begin(&m->host, fn);
     if (r != UPF_OK)
         return r;
@@ -254,46 +242,27 @@ static upf_result bench_frame(upf_vk_temporal_managed *m, const char *fn, int i,
         lent[4] = upf__vk_host_lend(&m->out, i || b ? VK_IMAGE_LAYOUT_GENERAL
                                                     : VK_IMAGE_LAYOUT_UNDEFINED,
                                     VK_IMAGE_LAYOUT_GENERAL);
-        const double t0 = now_us();
+        const double t0 = upf__vk_host_now_us();
         r = upf_vk_temporal_record(m->engine, m->host.cmd, &vf, &lent[4]);
-        *rec = now_us() - t0;
+        *rec = upf__vk_host_now_us() - t0;
     }
     if (r != UPF_OK) {
         upf__vk_host_abort(&m->host);
         return r;
     }
-    return upf__vk_host_submit(&m->host, fn);
+    if ((r = upf__vk_host_submit(&m->host, fn)) != UPF_OK)
+        return r;
+    return upf_vk_temporal_timings(m->engine, pass, total);
 }
 
 upf_result upf_vk_temporal_managed_bench(upf_vk_temporal_managed *m, int frames, double *ms,
                                          double *total, double *record_us)
 {
-    static const char fn[] = "upf_vk_temporal_managed_bench";
     if (!m)
         return UPF_ERROR_INVALID_ARGUMENT;
     upf__clear_error(m->ctx);
-    if (frames < 1 || !ms || !total || !record_us)
-        return upf__fail(m->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: expected frames >= 1 (got "
-                         "%d) and the ms, total and record_us arrays", fn, frames);
-    if (!m->has_last)
-        return upf__fail(m->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: no frame yet (call "
-                         "upf_vk_temporal_managed_run first)", fn);
-    double *rec = upf__alloc_array(m->ctx, (size_t)frames, sizeof(double), "record times");
-    if (!rec)
-        return UPF_ERROR_OUT_OF_MEMORY;
-    upf_result r = UPF_OK;
-    for (int i = 0; i < frames && r == UPF_OK; i++) {
-        double pass[UPF_TEMPORAL_PASS_COUNT];
-        r = bench_frame(m, fn, i, &rec[i]);
-        if (r == UPF_OK)
-            r = upf_vk_temporal_timings(m->engine, pass, &total[i]);
-        for (int p = 0; r == UPF_OK && p < UPF_TEMPORAL_PASS_COUNT; p++)
-            ms[(size_t)p * frames + i] = pass[p];
-    }
-    if (r == UPF_OK) {
-        qsort(rec, (size_t)frames, sizeof *rec, cmp_double);
-        *record_us = rec[frames / 2];
-    }
-    upf__free(m->ctx, rec);
-    return r;
+    return upf__vk_host_bench(m->ctx, "upf_vk_temporal_managed_bench", m->has_last ? NULL
+                              : "no frame yet (call upf_vk_temporal_managed_run first)",
+                              bench_frame, m, UPF_TEMPORAL_PASS_COUNT, frames, ms, total,
+                              record_us);
 }

@@ -394,7 +394,7 @@ upf_result imageio__tmp_commit(FILE *f, const char *tmp_path, const char *path, 
 }
 
 upf_result imageio__write_atomic(const char *path, const upf_image *img, int bits,
-                                 imageio_stream_writer write, char *err)
+                                 const void *settings, imageio_stream_writer write, char *err)
 {
     upf_result r = imageio__check_write(path, img, err);
     if (r != UPF_OK)
@@ -404,7 +404,7 @@ upf_result imageio__write_atomic(const char *path, const upf_image *img, int bit
     r = imageio__tmp_open(path, tmp, sizeof tmp, &f, err);
     if (r != UPF_OK)
         return r;
-    r = write(f, path, img, bits, err);
+    r = write(f, path, img, bits, settings, err);
     upf_result c = imageio__tmp_commit(f, tmp, path, r == UPF_OK, err);
     return r != UPF_OK ? r : c;
 }

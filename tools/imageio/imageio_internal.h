@@ -38,14 +38,15 @@ upf_result imageio__tmp_open(const char *path, char *tmp_path, size_t tmp_size, 
 upf_result imageio__tmp_commit(FILE *f, const char *tmp_path, const char *path, bool ok,
                                char *err);
 
-/* A writer into an open stream; `bits` is the PNG bit depth (PFM ignores it). */
+/* A writer into an open stream; `bits` is the PNG bit depth and `settings` the PNG writer's
+ * (imageio_png_settings, NULL: the defaults); PFM ignores both. */
 typedef upf_result (*imageio_stream_writer)(FILE *f, const char *name, const upf_image *img,
-                                            int bits, char *err);
+                                            int bits, const void *settings, char *err);
 
 /* Writes `path` atomically through a stream writer: checks the image, opens the temporary,
  * writes, and renames it into place (or removes it on failure). */
 upf_result imageio__write_atomic(const char *path, const upf_image *img, int bits,
-                                 imageio_stream_writer write, char *err);
+                                 const void *settings, imageio_stream_writer write, char *err);
 
 /* png_bands.c: a PNG of one filter type on every row, compressed in bands on several
  * threads. `row` writes row y's samples as the file stores them (RGB or RGBA, 16-bit ones

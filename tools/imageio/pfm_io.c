@@ -391,13 +391,13 @@ upf_result imageio_write_pfm_stream(FILE *f, const char *name, const upf_image *
 }
 
 static upf_result write_pfm_stream(FILE *f, const char *name, const upf_image *img, int bits,
-                                   char *err)
+                                   const void *settings, char *err)
 {
-    (void)bits; /* PFM is always 32-bit float */
+    (void)bits, (void)settings; /* PFM is always 32-bit float */
     return imageio_write_pfm_stream(f, name, img, err);
 }
 
 upf_result imageio_write_pfm(const char *path, const upf_image *img, char *err)
 {
-    return imageio__write_atomic(path, img, 0, write_pfm_stream, err);
+    return imageio__write_atomic(path, img, 0, NULL, write_pfm_stream, err);
 }

@@ -479,20 +479,17 @@ upf_result imageio_write_png_stream(FILE *f, const char *name, const upf_image *
     return imageio_write_png_stream_with(f, name, img, bits, NULL, err);
 }
 
+/* imageio_write_png_stream_with as an imageio_stream_writer. */
+static upf_result write_png_stream(FILE *f, const char *name, const upf_image *img, int bits,
+                                   const void *settings, char *err)
+{
+    return imageio_write_png_stream_with(f, name, img, bits, settings, err);
+}
+
 upf_result imageio_write_png_with(const char *path, const upf_image *img, int bits,
                                   const imageio_png_settings *settings, char *err)
 {
-    upf_result r = imageio__check_write(path, img, err);
-    if (r != UPF_OK)
-        return r;
-    char tmp[4096];
-    FILE *f;
-    r = imageio__tmp_open(path, tmp, sizeof tmp, &f, err);
-    if (r != UPF_OK)
-        return r;
-    r = imageio_write_png_stream_with(f, path, img, bits, settings, err);
-    upf_result c = imageio__tmp_commit(f, tmp, path, r == UPF_OK, err);
-    return r != UPF_OK ? r : c;
+    return imageio__write_atomic(path, img, bits, settings, write_png_stream, err);
 }
 
 upf_result imageio_write_png(const char *path, const upf_image *img, int bits, char *err)

@@ -49,27 +49,29 @@ void cli_report(const char *fmt, ...)
     va_end(ap);
 }
 
-void cli_note(const char *cmd, const char *fmt, ...)
+/* "upframe CMD: KIND: message" on stderr, unless --quiet. */
+static void remark(const char *cmd, const char *kind, const char *fmt, va_list ap)
 {
     if (quiet_flag)
         return;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "upframe %s: note: ", cmd);
+    fprintf(stderr, "upframe %s: %s: ", cmd, kind);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
+}
+
+void cli_note(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    remark(cmd, "note", fmt, ap);
     va_end(ap);
 }
 
 void cli_warn(const char *cmd, const char *fmt, ...)
 {
-    if (quiet_flag)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "upframe %s: warning: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    remark(cmd, "warning", fmt, ap);
     va_end(ap);
 }
 

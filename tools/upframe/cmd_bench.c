@@ -652,19 +652,6 @@ static void json_framegen_row(cli_json *j, const framegen_row *row)
     cli_json_close(j);
 }
 #ifdef UPF_HAVE_VULKAN
-static int cmp_d(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The median of n values (sorted in place). */
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* upframe bench --backend vulkan: each case, each variant, median GPU times per pass. */
 static int bench_vulkan(const bench_case *cases, int ncases, long frames, int only_variant,
                         float sharpness, upf_models *models, bool json, bool quiet,
@@ -746,8 +733,8 @@ static int bench_vulkan(const bench_case *cases, int ncases, long frames, int on
             }
             double med[UPF_SPATIAL_PASS_COUNT];
             for (int p = 0; p < UPF_SPATIAL_PASS_COUNT; p++)
-                med[p] = median(ms + (size_t)p * (frames + warm) + warm, (int)frames) * 1e3;
-            const double tot = median(total + warm, (int)frames) * 1e3;
+                med[p] = bench_median(ms + (size_t)p * (frames + warm) + warm, (int)frames) * 1e3;
+            const double tot = bench_median(total + warm, (int)frames) * 1e3;
             if (json) {
                 cli_json_object(&j, NULL);
                 cli_json_string(&j, "device", upf_vk_managed_device_name(m));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "common/bench_util.h"
 #include "scene/scene.h"
 #include "sequence/sequence.h"
 #include "temporal_backend.h"
@@ -120,18 +121,6 @@ static void bench_frame_free(bench_frame *b)
     free(b->color), free(b->depth), free(b->motion);
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median_of(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* One row's results. */
 typedef struct vk_row {
     double pass_us[UPF_TEMPORAL_PASS_COUNT], total_us, record_us;
@@ -180,9 +169,9 @@ static upf_result bench_row(upf_context *ctx, const int *c, const bench_frame *b
     if (r == UPF_OK)
         r = upf_vk_temporal_managed_bench(m, n, ms, total, &row->record_us);
     for (int p = 0; r == UPF_OK && p < UPF_TEMPORAL_PASS_COUNT; p++)
-        row->pass_us[p] = median_of(ms + (size_t)p * n + warm, (int)frames) * 1e3;
+        row->pass_us[p] = bench_median(ms + (size_t)p * n + warm, (int)frames) * 1e3;
     if (r == UPF_OK)
-        row->total_us = median_of(total + warm, (int)frames) * 1e3;
+        row->total_us = bench_median(total + warm, (int)frames) * 1e3;
     free(out);
     if (r == UPF_OK && keep && !*keep)
         *keep = m;
