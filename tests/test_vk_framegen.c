@@ -10,8 +10,8 @@
  *           linear, every level of the luma pyramids and the histograms, exactly. (The
  *           device's decoding of other formats and the sRGB transfer: not tested here.)
  *   camera  the fit on the engine's turn (a model), on random vectors (none), the host's
- *           homography, no fit: the camera surface exactly but for the logarithm (within
- *           2e-6: the cube root of the determinant is pow's), the last round's sums exactly.
+ *           homography, no fit: the camera surface and the last round's sums exactly (the
+ *           shaders' divisions, square and cube roots are correctly rounded: exact.glsl).
  *   splat   random vectors (quarter pixels, a twentieth not known) and priorities 0..3 (many
  *           ties), without a camera and with the camera the engine fitted to a turn; and the
  *           engine's own motion, priority and camera on a rendered turn with a near square.
@@ -839,9 +839,9 @@ static void test_prepare(gpu *g)
 
 /* ---- camera ------------------------------------------------------------------------------ */
 
-/* The camera pass on `motion` with constants `con`: the camera surface equals the CPU's
- * exactly but for the logarithm (within 2e-6: the cube root), the sums of the last round
- * exactly. Returns whether the CPU kept a model. */
+/* The camera pass on `motion` with constants `con`: the camera surface and the sums of the
+ * last round equal the CPU's exactly (the divisions, square and cube roots correctly rounded
+ * as the CPU's: exact.glsl). Returns whether the CPU kept a model. */
 static bool camera_case(gpu *g, const upf__passes *ps, const upf__fg_camera_con *con,
                         const float *motion, const char *what)
 {
@@ -866,9 +866,7 @@ static bool camera_case(gpu *g, const upf__passes *ps, const upf__fg_camera_con 
     }
     if (run_pass(g, ps, &plan, &pf, in, out) == 0) {
         for (int k = 0; k < UPF__FG_CAMERA_FLOATS; k++) {
-            const bool lg = k >= 4 && k < 13;
-            const float d = fabsf(got[k] - want[k]);
-            CHECKF(lg ? d <= 2e-6f : memcmp(&got[k], &want[k], 4) == 0,
+            CHECKF(memcmp(&got[k], &want[k], 4) == 0,
                    "%s: camera[%d]: GPU %.9g, CPU %.9g", what, k, got[k], want[k]);
         }
         if (con->fit && !con->given)

@@ -302,7 +302,9 @@ static bool finish(float *cam, const float *g0)
     const float d = mat_det(g);
     if (!(fabsf(d) > 1e-6f) || !isfinite(d))
         return false;
-    const float k = 1.0f / cbrtf(d);
+    /* The cube root rounded once to float from double's (cbrtf may be an ulp off, and the
+     * shader computes the correctly rounded root: exact.glsl's upf_cbrt_rn). */
+    const float k = 1.0f / (float)cbrt((double)d);
     for (int i = 0; i < 9; i++)
         g[i] *= k;
     return mat_log(g, cam + CAM_LOG);

@@ -190,4 +190,93 @@ float upf_div_rn(uint c, uint d)
     return q;
 }
 
+/* ---- quotient and cube root of floats ---- */
+
+bool upf_fdiv_mid_below(float q, uvec2 ab, int ed)
+{
+    return upf_quot_mid_below(q, ab.x, ab.y, ed); /* A / (B * 2^ed) */
+}
+
+/* a / b rounded to nearest, as C's '/' on floats, for finite a and b != 0 whose quotient is
+ * a normal number (else the hardware's quotient). With a = A * 2^Fa, b = B * 2^Fb, the
+ * magnitude is A / (B * 2^(Fb - Fa)), which upf_quot_mid_below tests exactly (A, B < 2^24;
+ * the shift it needs is 23 to 25 bits when q is near the quotient). */
+float upf_fdiv_rn(float a, float b)
+{
+    float q = a / b;
+    if (a == 0.0 || isinf(q) || isnan(q) || abs(q) < 1.17549435e-38)
+        return q;
+    uint A, B;
+    int Fa, Fb;
+    upf_decompose(abs(a), A, Fa);
+    upf_decompose(abs(b), B, Fb);
+    float m = abs(q);
+    UPF_STEP_TO_NEAREST(m, upf_fdiv_mid_below, uvec2(A, B), Fb - Fa);
+    return (a < 0.0) != (b < 0.0) ? -m : m;
+}
+
+/* 96-bit unsigned values as uvec3(high, middle, low). */
+uvec3 upf_mul96(uvec2 a, uint b) /* a < 2^64, a * b < 2^96 */
+{
+    uint h1, l1, h2, l2;
+    umulExtended(a.y, b, h1, l1);
+    umulExtended(a.x, b, h2, l2);
+    uint carry;
+    uint mid = uaddCarry(l2, h1, carry);
+    return uvec3(h2 + carry, mid, l1);
+}
+
+uvec3 upf_shl96(uint a, int k) /* 0 <= k < 96, a * 2^k < 2^96 */
+{
+    if (k == 0)
+        return uvec3(0u, 0u, a);
+    if (k < 32)
+        return uvec3(0u, a >> uint(32 - k), a << uint(k));
+    if (k == 32)
+        return uvec3(0u, a, 0u);
+    if (k < 64)
+        return uvec3(a >> uint(64 - k), a << uint(k - 32), 0u);
+    return uvec3(a << uint(k - 64), 0u, 0u);
+}
+
+bool upf_lt96(uvec3 a, uvec3 b)
+{
+    return a.x != b.x ? a.x < b.x : (a.y != b.y ? a.y < b.y : a.z < b.z);
+}
+
+/* Whether the midpoint above q lies below the cube root of x = X * 2^F:
+ * ((2Q+1) 2^(E-1))^3 < X 2^F  <=>  (2Q+1)^3 < X 2^(F - 3E + 3), both sides below 2^96. */
+bool upf_cbrt_mid_below(float q, uint X, int F)
+{
+    uint Q;
+    int E;
+    upf_decompose(q, Q, E);
+    int k = F - 3 * E + 3;
+    if (k < 0)
+        return false;
+    if (k > 71)
+        return true;
+    uint m = 2u * Q + 1u;
+    return upf_lt96(upf_mul96(upf_mul64(m, m), m), upf_shl96(X, k));
+}
+
+/* The cube root of x rounded to nearest, for a finite x whose root is normal (any finite
+ * float's is, but 0's), with x's sign. Ties cannot occur (a midpoint's cube has 73 or more
+ * significant bits). The CPU side is (float)cbrt((double)x), the same value but where the
+ * double root lies within a double ulp of a float midpoint. */
+float upf_cbrt_rn(float x)
+{
+    if (x == 0.0 || isinf(x) || isnan(x))
+        return x;
+    uint X;
+    int F;
+    float ax = abs(x);
+    upf_decompose(ax, X, F);
+    precise float q = pow(ax, 1.0 / 3.0);
+    precise float n = q - (q * q * q - ax) / (3.0 * q * q); /* one Newton step */
+    q = n > 0.0 && !isinf(n) ? n : q;
+    UPF_STEP_TO_NEAREST(q, upf_cbrt_mid_below, X, F);
+    return x < 0.0 ? -q : q;
+}
+
 #endif

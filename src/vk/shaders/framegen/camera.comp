@@ -69,7 +69,7 @@ bool inv3(in float m[9], out float o[9])
     precise float r8 = m[0] * m[4] - m[1] * m[3];
     r = float[9](r0, r1, r2, r3, r4, r5, r6, r7, r8);
     for (int i = 0; i < 9; i++) {
-        precise float q = r[i] / d;
+        precise float q = upf_fdiv_rn(r[i], d);
         o[i] = q;
     }
     return true;
@@ -103,7 +103,7 @@ bool log3(in float g[9], out float outm[9])
         float q[9];
         cam_mul(p, x, q);
         p = q;
-        const float c = ((k & 1) != 0 ? 1.0 : -1.0) / float(k);
+        const float c = upf_fdiv_rn((k & 1) != 0 ? 1.0 : -1.0, float(k));
         for (int i = 0; i < 9; i++) {
             precise float v = s[i] + c * p[i];
             s[i] = v;
@@ -124,7 +124,7 @@ bool finish(in float g0[9])
     const float d = det3(g);
     if (!(abs(d) > 1e-6) || isinf(d) || isnan(d))
         return false;
-    const float k = 1.0 / (sign(d) * pow(abs(d), 1.0 / 3.0));
+    const float k = upf_fdiv_rn(1.0, upf_cbrt_rn(d)); /* camera.c: 1 / cbrt(d) */
     for (int i = 0; i < 9; i++)
         g[i] *= k;
     float l[9];
@@ -156,7 +156,7 @@ void reduce(int round, int gy)
     for (int i = 0; i < 9; i++)
         g[i] = cam[CAM_G + i];
     const float cx = cam[CAM_CX], cy = cam[CAM_CY], s = cam[CAM_S], thr = cam[CAM_THR];
-    precise float is = 1.0 / s;
+    precise float is = upf_rcp_rn(s);
     const int y = pc.step_px / 2 + gy * pc.step_px;
     for (int gx = 0; gx < pc.grid_w; gx++) {
         const int x = pc.step_px / 2 + gx * pc.step_px;
@@ -169,11 +169,11 @@ void reduce(int round, int gy)
             precise float w = g[6] * u + g[7] * v + g[8];
             precise float e = 1.0 / 0.0;
             if (w > 1e-6) {
-                precise float ex = (g[0] * u + g[1] * v + g[2]) / w - u2;
-                precise float ey = (g[3] * u + g[4] * v + g[5]) / w - v2;
-                e = sqrt(ex * ex + ey * ey) * s;
+                precise float ex = upf_fdiv_rn(g[0] * u + g[1] * v + g[2], w) - u2;
+                precise float ey = upf_fdiv_rn(g[3] * u + g[4] * v + g[5], w) - v2;
+                e = upf_sqrt_rn(ex * ex + ey * ey) * s;
             }
-            precise float b = e / RESID_STEP;
+            precise float b = upf_fdiv_rn(e, RESID_STEP);
             const int bin = b < float(BINS - 1) ? int(b) : BINS - 1;
             sums[o + SUM_HIST + bin] += 1.0;
             sums[o + SUM_ALL] += 1.0;
@@ -214,7 +214,7 @@ bool solve8(inout float a[64], inout float b[8], out float x[8])
         const float tb = b[col];
         b[col] = b[piv], b[piv] = tb;
         for (int r = col + 1; r < 8; r++) {
-            precise float f = a[8 * r + col] / a[8 * col + col];
+            precise float f = upf_fdiv_rn(a[8 * r + col], a[8 * col + col]);
             for (int k = col; k < 8; k++) {
                 precise float q = a[8 * r + k] - f * a[8 * col + k];
                 a[8 * r + k] = q;
@@ -227,7 +227,7 @@ bool solve8(inout float a[64], inout float b[8], out float x[8])
         precise float v = b[r];
         for (int k = r + 1; k < 8; k++)
             v -= a[8 * r + k] * x[k];
-        precise float q = v / a[8 * r + r];
+        precise float q = upf_fdiv_rn(v, a[8 * r + r]);
         x[r] = q;
         if (isinf(q) || isnan(q))
             return false;

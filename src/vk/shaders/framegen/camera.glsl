@@ -11,6 +11,8 @@
 #ifndef UPF_FG_CAMERA_GLSL
 #define UPF_FG_CAMERA_GLSL
 
+#include "exact.glsl"
+
 #define CAM_HAS 0
 #define CAM_CX 1
 #define CAM_CY 2
@@ -40,7 +42,7 @@ void cam_power(in float lg[9], float s, out float m[9])
         float t2[9];
         cam_mul(term, a, t2);
         for (int i = 0; i < 9; i++) {
-            precise float q = t2[i] / float(k);
+            precise float q = upf_fdiv_rn(t2[i], float(k));
             precise float u = sum[i] + q;
             term[i] = q;
             sum[i] = u;
@@ -58,13 +60,13 @@ void cam_power(in float lg[9], float s, out float m[9])
 bool cam_apply(float cx, float cy, float s, in float m[9], float x, float y, out float ox,
                out float oy)
 {
-    precise float is = 1.0 / s;
+    precise float is = upf_rcp_rn(s);
     precise float u = (x - cx) * is, v = (y - cy) * is;
     precise float w = m[6] * u + m[7] * v + m[8];
     ox = x, oy = y;
     if (!(w > 1e-3))
         return false;
-    precise float iw = 1.0 / w;
+    precise float iw = upf_rcp_rn(w);
     precise float rx = (m[0] * u + m[1] * v + m[2]) * iw * s + cx;
     precise float ry = (m[3] * u + m[4] * v + m[5]) * iw * s + cy;
     ox = rx, oy = ry;

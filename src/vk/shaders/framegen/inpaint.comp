@@ -14,6 +14,9 @@
  * the CPU's order. One invocation per pixel of the level, 8 x 8 a workgroup. */
 #version 450
 
+#extension GL_GOOGLE_include_directive : require
+#include "exact.glsl"
+
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(set = 0, binding = 23, std430) readonly buffer Resolved { vec4 resolved[]; };
 layout(set = 0, binding = 24, std430) buffer Pyramid { vec4 pyramid[]; };
@@ -55,7 +58,8 @@ void down(int l, int x, int y)
     }
     precise vec4 o = vec4(0.0);
     if (sum.a > 0.0)
-        o = vec4(sum.rgb / sum.a, sum.a < 1.0 ? sum.a : 1.0);
+        o = vec4(upf_fdiv_rn(sum.r, sum.a), upf_fdiv_rn(sum.g, sum.a),
+                 upf_fdiv_rn(sum.b, sum.a), sum.a < 1.0 ? sum.a : 1.0);
     if (l == pc.levels - 1)
         o.a = 1.0;
     pyramid[level_base(l) + y * pc.width + x] = o;

@@ -70,7 +70,7 @@ void frame(int f, int x, int y)
     else
         c = to_linear(texelFetch(colour, ivec2(pc.cur_x + x, pc.cur_y + y), 0), pc.cur_transfer);
     const float l = upf_luma(c.r, c.g, c.b);
-    const float v = sqrt(l > 0.0 ? (l < 1.0 ? l : 1.0) : 0.0);
+    const float v = upf_sqrt_rn(l > 0.0 ? (l < 1.0 ? l : 1.0) : 0.0);
     if (f == 0) {
         linear_prev[i] = c;
         if (pc.levels > 0)

@@ -9,6 +9,9 @@
  * insertion as scene.c does, takes the mean of the 8th and 9th smallest and decides. Grid 1. */
 #version 450
 
+#extension GL_GOOGLE_include_directive : require
+#include "exact.glsl"
+
 layout(local_size_x = 17) in;
 layout(set = 0, binding = 10, std430) readonly buffer Hist { uint hist[]; };
 layout(set = 0, binding = 26, std430) writeonly buffer Scene { float scene[]; };
@@ -31,7 +34,7 @@ void main()
         d += abs(a - b);
         n += a;
     }
-    precise float r = 0.5 * d / n;
+    precise float r = upf_fdiv_rn(0.5 * d, n);
     dist[k] = n > 0.0 ? r : 0.0;
     barrier();
     if (k != 0)
