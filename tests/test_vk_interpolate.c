@@ -1,0 +1,361 @@
+/* test_vk_interpolate.c: frame generation on the GPU through its public API
+ * (upf_vk_interpolate_*, src/vk/vk_framegen.c) against the CPU engine (upf_interpolate_run on
+ * the same inputs), on lavapipe with the validation layer and synchronization validation (any
+ * message fails).
+ *
+ * Pairs rendered by the scene renderer (courtyard, 64 x 40, reversed depth, its own vectors,
+ * depth, HUD layer and matrices), RGBA32F colours, RG32F vectors, R32F depth sampled images,
+ * RGBA32F storage outputs; each made frame within a mean absolute difference of 0.001 of
+ * the CPU's (printed):
+ *   turn, factor 3 (t = 1/3, 2/3), vectors and depth (the camera fitted on the GPU);
+ *   turn, factor 3, with the frames' view-projections (the camera from the matrices);
+ *   pan, factor 2;
+ *   pan, factor 3 with both HUD layers over HUD-less colours (N-1's at 1/3, N's at 2/3);
+ *   motion without depth, and neither (UPF_VK_MOTION_VECTORS): the blend;
+ *   ids not consecutive: the blend; reset: the blend;
+ *   a cut (frames of the turn and of the walk, unrelated): as the CPU (with game vectors the
+ *   host says reset: the scene pass decides only for the flow, not built on the GPU yet);
+ *   two records before a wait (frames in flight 2, factor 3), different pairs: both right;
+ *   and timings (per pass, summed over the phases) after the wait.
+ * The blend cases are also checked to differ from the vectors' frame on the same pair, so a
+ * backend that ignored the host's decision would fail.
+ * Bad input (test_bad_input): create's params, then records that must fail with a clear
+ * message and record nothing (formats, usage, sizes, layouts, NULL handles, phases 0, 1,
+ * NaN, more than max_factor - 1, output count != phase count, a camera without the other,
+ * a non-finite matrix); the same command buffer then records a good pair, is submitted and
+ * its frame is right. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+#include "vk_test_util.h"
+
+#include "scene/scene.h"
+
+#define W 64
+#define H 40
+#define N (W * H)
+
+/* A rendered pair: N-1 (a) and N (b), HUD-less colours and HUD layers, N's vectors, depth
+ * and the two view-projections. */
+typedef struct pair {
+    float a[4 * N], b[4 * N], hud_a[4 * N], hud_b[4 * N], mv[2 * N], depth[N];
+    double vp[16], prev_vp[16];
+} pair;
+
+static void mat_mul(const double *a, const double *b, double *out)
+{
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++) {
+            double v = 0.0;
+            for (int k = 0; k < 4; k++)
+                v += a[4 * r + k] * b[4 * k + c];
+            out[4 * r + c] = v;
+        }
+}
+
+/* Frames n - 1 and n of `path` (n2 of path2 for N when path2 is set: a cut). */
+static bool render_pair(scene *sc, const char *path, int n, const char *path2, pair *p)
+{
+    scene_camera cam;
+    const scene_buffers ba = { p->a, p->hud_a, NULL, NULL };
+    const scene_buffers bb = { p->b, p->hud_b, p->depth, p->mv };
+    if (scene_render(sc, scene_view_params(.path = path, .time = (n - 1) / 30.0, .width = W,
+                                           .height = H), &ba, NULL) != UPF_OK ||
+        scene_render(sc, scene_view_params(.path = path2 ? path2 : path, .time = n / 30.0,
+                                           .width = W, .height = H), &bb, &cam) != UPF_OK)
+        return false;
+    mat_mul(cam.proj, cam.view, p->vp);
+    mat_mul(cam.prev_proj, cam.prev_view, p->prev_vp);
+    return true;
+}
+
+/* ---- device images ------------------------------------------------------------------------ */
+
+static vkt_image sampled_image(vkt *t, VkFormat format, size_t bytes, const void *data)
+{
+    vkt_buffer up = vkt_buffer_make(t, (VkDeviceSize)N * bytes);
+    memcpy(up.map, data, (size_t)N * bytes);
+    vkt_image im = vkt_image_make(t, W, H, format, 0,
+                                  VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
+    vkt_record_upload(vkt_begin(t), &up, &im, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    CHECK(vkt_submit(t) == 0);
+    vkt_buffer_free(t, &up);
+    return im;
+}
+
+/* A pair on the device. */
+typedef struct dev_pair {
+    vkt_image a, b, hud_a, hud_b, mv, depth;
+    upf_vk_image la, lb, lha, lhb, lmv, ldepth;
+} dev_pair;
+
+static void dev_pair_make(vkt *t, const pair *p, dev_pair *d)
+{
+    const VkImageLayout ro = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    d->a = sampled_image(t, VK_FORMAT_R32G32B32A32_SFLOAT, 16, p->a);
+    d->b = sampled_image(t, VK_FORMAT_R32G32B32A32_SFLOAT, 16, p->b);
+    d->hud_a = sampled_image(t, VK_FORMAT_R32G32B32A32_SFLOAT, 16, p->hud_a);
+    d->hud_b = sampled_image(t, VK_FORMAT_R32G32B32A32_SFLOAT, 16, p->hud_b);
+    d->mv = sampled_image(t, VK_FORMAT_R32G32_SFLOAT, 8, p->mv);
+    d->depth = sampled_image(t, VK_FORMAT_R32_SFLOAT, 4, p->depth);
+    d->la = vkt_lend(&d->a, ro, ro, 0), d->lb = vkt_lend(&d->b, ro, ro, 0);
+    d->lha = vkt_lend(&d->hud_a, ro, ro, 0), d->lhb = vkt_lend(&d->hud_b, ro, ro, 0);
+    d->lmv = vkt_lend(&d->mv, ro, ro, 0), d->ldepth = vkt_lend(&d->depth, ro, ro, 0);
+}
+
+static void dev_pair_free(vkt *t, dev_pair *d)
+{
+    vkt_image *im[] = { &d->a, &d->b, &d->hud_a, &d->hud_b, &d->mv, &d->depth };
+    for (int k = 0; k < 6; k++)
+        vkt_image_free(t, im[k]);
+}
+
+/* The made frames' images and their read-back buffers. */
+enum { OUTS = 4 };
+typedef struct outs {
+    vkt_image im[OUTS];
+    upf_vk_image lend[OUTS];
+    const upf_vk_image *ptr[OUTS];
+    vkt_buffer down[OUTS];
+} outs;
+
+static void outs_make(vkt *t, outs *o)
+{
+    for (int k = 0; k < OUTS; k++) {
+        o->im[k] = vkt_image_make(t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 0,
+                                  VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+        o->lend[k] = vkt_lend(&o->im[k], VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, 0);
+        o->ptr[k] = &o->lend[k];
+        o->down[k] = vkt_buffer_make(t, (VkDeviceSize)N * 16);
+    }
+}
+
+static void outs_free(vkt *t, outs *o)
+{
+    for (int k = 0; k < OUTS; k++) {
+        vkt_image_free(t, &o->im[k]);
+        vkt_buffer_free(t, &o->down[k]);
+    }
+}
+
+/* ---- the CPU's frames and the comparison -------------------------------------------------- */
+
+/* What a case gives: which inputs, the ids, reset, the cameras. */
+typedef struct inputs {
+    bool motion, depth, hud, cameras;
+    int64_t prev_id, id;
+    int reset;
+} inputs;
+
+static void cpu_frames(upf_context *ctx, const pair *p, const inputs *in, const double *phases,
+                       int count, float (*want)[4 * N])
+{
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = W, .height = H, .motion = UPF_INTERPOLATE_MOTION_VECTORS,
+        .flags = UPF_INTERPOLATE_DEPTH_REVERSED));
+    CHECK(e != NULL);
+    if (!e)
+        return;
+    const upf_image ia = { (void *)p->a, W, H, 0, UPF_FORMAT_RGBA32F };
+    const upf_image ib = { (void *)p->b, W, H, 0, UPF_FORMAT_RGBA32F };
+    const upf_image iha = { (void *)p->hud_a, W, H, 0, UPF_FORMAT_RGBA32F };
+    const upf_image ihb = { (void *)p->hud_b, W, H, 0, UPF_FORMAT_RGBA32F };
+    const upf_image im = { (void *)p->mv, W, H, 0, UPF_FORMAT_RG32F };
+    const upf_image id = { (void *)p->depth, W, H, 0, UPF_FORMAT_R32F };
+    const upf_interpolate_frames f = {
+        .prev_color = &ia, .color = &ib, .motion = in->motion ? &im : NULL,
+        .depth = in->depth ? &id : NULL, .prev_hud = in->hud ? &iha : NULL,
+        .hud = in->hud ? &ihb : NULL, .prev_id = in->prev_id, .id = in->id,
+        .reset = in->reset, .view_projection = in->cameras ? p->vp : NULL,
+        .prev_view_projection = in->cameras ? p->prev_vp : NULL };
+    for (int k = 0; k < count; k++) {
+        const upf_image io = { want[k], W, H, 0, UPF_FORMAT_RGBA32F };
+        CHECK_OK(ctx, upf_interpolate_run(e, &f, phases[k], &io));
+    }
+    upf_interpolate_destroy(&e);
+}
+
+static upf_vk_interpolate_frame vk_frame(const pair *p, const dev_pair *d, const inputs *in)
+{
+    return (upf_vk_interpolate_frame){
+        .prev_color = &d->la, .color = &d->lb, .motion = in->motion ? &d->lmv : NULL,
+        .depth = in->depth ? &d->ldepth : NULL, .prev_hud = in->hud ? &d->lha : NULL,
+        .hud = in->hud ? &d->lhb : NULL, .prev_id = in->prev_id, .id = in->id,
+        .reset = in->reset, .view_projection = in->cameras ? p->vp : NULL,
+        .prev_view_projection = in->cameras ? p->prev_vp : NULL };
+}
+
+static double mean_abs_diff(const float *got, const float *want)
+{
+    double sum = 0.0;
+    for (int i = 0; i < N; i++)
+        for (int k = 0; k < 4; k++) {
+            const double d = fabs((double)got[4 * i + k] - want[4 * i + k]);
+            sum += d == d ? d : 1e9;
+        }
+    return sum / (4.0 * N);
+}
+
+/* Compares the read-back outputs with the CPU's frames; returns the largest difference. */
+static double compare(const outs *o, int first, float (*want)[4 * N], int count,
+                      const char *what)
+{
+    double worst = 0.0;
+    for (int k = 0; k < count; k++) {
+        const double mad = mean_abs_diff(o->down[first + k].map, want[k]);
+        CHECKF(mad <= 0.001, "%s, phase %d: mean abs diff %g from the CPU's", what, k, mad);
+        worst = mad > worst ? mad : worst;
+    }
+    printf("%-40s mean abs diff from the CPU %.3g\n", what, worst);
+    return worst;
+}
+
+typedef struct gpu {
+    vkt *t;
+    upf_context *ctx;
+    upf_vk_interpolate *fg;       /* factor up to 3, 2 in flight, timestamps */
+    outs o;
+} gpu;
+
+/* One record of a pair at `phases`, submitted and compared; want[] gets the CPU's frames. */
+static void run_case(gpu *g, const pair *p, const inputs *in, const double *phases, int count,
+                     const char *what, float (*want)[4 * N])
+{
+    cpu_frames(g->ctx, p, in, phases, count, want);
+    dev_pair d;
+    dev_pair_make(g->t, p, &d);
+    const upf_vk_interpolate_frame f = vk_frame(p, &d, in);
+    VkCommandBuffer cmd = vkt_begin(g->t);
+    CHECK_OK(g->ctx, upf_vk_interpolate_record(g->fg, cmd, &f, phases, count, g->o.ptr, count));
+    for (int k = 0; k < count; k++)
+        vkt_record_download(cmd, &g->o.im[k], VK_IMAGE_LAYOUT_GENERAL, &g->o.down[k]);
+    if (vkt_submit(g->t) == 0)
+        compare(&g->o, 0, want, count, what);
+    dev_pair_free(g->t, &d);
+}
+
+static float (*frames_alloc(void))[4 * N]
+{
+    return malloc(sizeof(float[OUTS][4 * N]));
+}
+
+/* ---- the cases ---------------------------------------------------------------------------- */
+
+static void test_pairs(gpu *g, scene *sc)
+{
+    pair *turn = malloc(sizeof *turn), *pan = malloc(sizeof *pan), *cut = malloc(sizeof *cut);
+    float(*want)[4 * N] = frames_alloc(), (*vec)[4 * N] = frames_alloc();
+    if (!turn || !pan || !cut || !want || !vec || !render_pair(sc, "turn", 5, NULL, turn) ||
+        !render_pair(sc, "pan", 9, NULL, pan) || !render_pair(sc, "turn", 5, "walk", cut)) {
+        CHECK(!"the pairs render");
+        free(turn), free(pan), free(cut), free(want), free(vec);
+        return;
+    }
+    const double third[2] = { 1.0 / 3.0, 2.0 / 3.0 }, half[1] = { 0.5 };
+    const inputs v = { .motion = true, .depth = true, .prev_id = 4, .id = 5 };
+    run_case(g, turn, &v, third, 2, "turn, factor 3", vec);
+    inputs c = v;
+    c.cameras = true;
+    run_case(g, turn, &c, third, 2, "turn, factor 3, the cameras given", want);
+    run_case(g, pan, &v, half, 1, "pan, factor 2", want);
+    inputs h = v;
+    h.hud = true;
+    run_case(g, pan, &h, third, 2, "pan, factor 3, HUD layers", want);
+    /* the blends: each must also differ from the vectors' frame of the turn */
+    const struct { inputs in; const char *what; } blends[] = {
+        { { .motion = true, .prev_id = 4, .id = 5 }, "turn, motion without depth: blend" },
+        { { .prev_id = 4, .id = 5 }, "turn, no vectors: blend" },
+        { { .motion = true, .depth = true, .prev_id = 3, .id = 5 }, "turn, ids 3, 5: blend" },
+        { { .motion = true, .depth = true, .prev_id = 4, .id = 5, .reset = 1 },
+          "turn, reset: blend" },
+    };
+    for (int k = 0; k < 4; k++) {
+        run_case(g, turn, &blends[k].in, third, 2, blends[k].what, want);
+        const double d = mean_abs_diff(want[0], vec[0]);
+        CHECKF(d > 0.002, "%s: the blend is %g from the vectors' frame (expected apart)",
+               blends[k].what, d);
+    }
+    run_case(g, cut, &v, third, 2, "a cut (turn, then walk), vectors", want);
+    free(turn), free(pan), free(cut), free(want), free(vec);
+}
+
+/* Two records before a wait (frames in flight 2), different pairs, then the timings. */
+static void test_in_flight(gpu *g, scene *sc)
+{
+    pair *p[2] = { malloc(sizeof(pair)), malloc(sizeof(pair)) };
+    float(*want)[4 * N] = frames_alloc();
+    if (!p[0] || !p[1] || !want || !render_pair(sc, "turn", 7, NULL, p[0]) ||
+        !render_pair(sc, "pan", 3, NULL, p[1])) {
+        CHECK(!"the pairs render");
+        free(p[0]), free(p[1]), free(want);
+        return;
+    }
+    const double third[2] = { 1.0 / 3.0, 2.0 / 3.0 };
+    const inputs in[2] = { { .motion = true, .depth = true, .prev_id = 6, .id = 7 },
+                           { .motion = true, .depth = true, .hud = true, .prev_id = 2,
+                             .id = 3 } };
+    dev_pair d[2];
+    for (int r = 0; r < 2; r++)
+        dev_pair_make(g->t, p[r], &d[r]); /* uploads submitted and waited for */
+    VkCommandBuffer cmd = vkt_begin(g->t);
+    for (int r = 0; r < 2; r++) {
+        const upf_vk_interpolate_frame f = vk_frame(p[r], &d[r], &in[r]);
+        CHECK_OK(g->ctx, upf_vk_interpolate_record(g->fg, cmd, &f, third, 2, g->o.ptr + 2 * r,
+                                                   2));
+    }
+    for (int k = 0; k < 4; k++)
+        vkt_record_download(cmd, &g->o.im[k], VK_IMAGE_LAYOUT_GENERAL, &g->o.down[k]);
+    if (vkt_submit(g->t) == 0)
+        for (int r = 0; r < 2; r++) {
+            cpu_frames(g->ctx, p[r], &in[r], third, 2, want);
+            compare(&g->o, 2 * r, want, 2, r ? "in flight: the second record (pan, HUD)"
+                                             : "in flight: the first record (turn)");
+        }
+    double ms[UPF_INTERPOLATE_PASS_COUNT], total = 0.0;
+    CHECK_OK(g->ctx, upf_vk_interpolate_timings(g->fg, ms, &total));
+    double sum = 0.0;
+    for (int k = 0; k < UPF_INTERPOLATE_PASS_COUNT; k++)
+        sum += ms[k];
+    CHECKF(total > 0.0 && fabs(sum - total) <= 1e-9 * (1.0 + total) && ms[UPF_INTERPOLATE_PASS_COMPOSE] > 0.0 &&
+               ms[UPF_INTERPOLATE_PASS_FLOW] == 0.0,
+           "timings: total %g, sum %g, compose %g, flow %g", total, sum,
+           ms[UPF_INTERPOLATE_PASS_COMPOSE], ms[UPF_INTERPOLATE_PASS_FLOW]);
+    printf("timings of a record of 2 phases on this device: %.3f ms\n", total);
+    for (int r = 0; r < 2; r++)
+        dev_pair_free(g->t, &d[r]);
+    free(p[0]), free(p[1]), free(want);
+}
+
+int main(void)
+{
+    upf_context *ctx = test_context(2);
+    vkt t;
+    const int rc = vkt_init(&t, ctx);
+    if (rc) {
+        upf_context_destroy(&ctx);
+        return rc;
+    }
+    scene *sc = NULL;
+    CHECK_OK(ctx, scene_create(ctx, "courtyard", 3, &sc));
+    gpu g = { .t = &t, .ctx = ctx };
+    g.fg = upf_vk_interpolate_create(ctx, upf_vk_interpolate_params(
+        .device = &t.lend, .width = W, .height = H, .max_factor = 3, .frames_in_flight = 2,
+        .flags = UPF_INTERPOLATE_DEPTH_REVERSED, .timestamps = 1));
+    const char *msg = "";
+    upf_context_last_error(ctx, &msg);
+    CHECKF(g.fg != NULL, "upf_vk_interpolate_create: %s", msg);
+    if (g.fg && sc) {
+        outs_make(&t, &g.o);
+        test_pairs(&g, sc);
+        test_in_flight(&g, sc);
+        outs_free(&t, &g.o);
+    }
+    upf_vk_interpolate_destroy(&g.fg);
+    scene_destroy(&sc);
+    vkt_finish(&t);
+    upf_context_destroy(&ctx);
+    return test_finish("test_vk_interpolate");
+}
