@@ -329,6 +329,180 @@ static void test_in_flight(gpu *g, scene *sc)
     free(p[0]), free(p[1]), free(want);
 }
 
+/* ---- bad input --------------------------------------------------------------------------- */
+
+/* A create that must fail with a message holding `needle`. */
+static void create_fails(upf_context *ctx, const upf_vk_interpolate_params *p,
+                         upf_result code, const char *needle)
+{
+    upf_vk_interpolate *fg = upf_vk_interpolate_create(ctx, p);
+    const char *m = "";
+    upf_context_last_error(ctx, &m);
+    CHECKF(fg == NULL && upf_context_last_error(ctx, NULL) == code && strstr(m, needle),
+           "create: \"%s\"; expected %s with \"%s\"", m, upf_result_string(code), needle);
+    upf_vk_interpolate_destroy(&fg);
+}
+
+static void test_bad_create(gpu *g)
+{
+    upf_context *ctx = g->ctx;
+    const upf_vk_device *dev = &g->t->lend;
+    create_fails(ctx, NULL, UPF_ERROR_INVALID_ARGUMENT, "params is NULL");
+    create_fails(ctx, upf_vk_interpolate_params(.width = W, .height = H),
+                 UPF_ERROR_INVALID_ARGUMENT, "device is NULL");
+    create_fails(ctx, upf_vk_interpolate_params(.device = dev, .width = W, .height = H,
+                                                .max_factor = 1),
+                 UPF_ERROR_INVALID_ARGUMENT, "max_factor 1; expected 2..8");
+    create_fails(ctx, upf_vk_interpolate_params(.device = dev, .width = W, .height = H,
+                                                .max_factor = 9),
+                 UPF_ERROR_INVALID_ARGUMENT, "max_factor 9; expected 2..8");
+    create_fails(ctx, upf_vk_interpolate_params(.device = dev, .width = W, .height = H,
+                                                .frames_in_flight = 9),
+                 UPF_ERROR_INVALID_ARGUMENT, "frames_in_flight 9");
+    create_fails(ctx, upf_vk_interpolate_params(.device = dev, .width = W, .height = H,
+                                                .motion = (upf_vk_motion)7),
+                 UPF_ERROR_INVALID_ARGUMENT, "motion 7");
+    create_fails(ctx, upf_vk_interpolate_params(.device = dev, .width = 0, .height = H),
+                 UPF_ERROR_INVALID_ARGUMENT, "size 0x40");
+    create_fails(ctx, upf_vk_interpolate_params(.device = dev, .width = W, .height = H,
+                                                .motion_width = W + 1, .motion_height = H),
+                 UPF_ERROR_INVALID_ARGUMENT, "motion size 65x40");
+    create_fails(ctx, upf_vk_interpolate_params(.device = dev, .width = W, .height = H,
+                                                .flags = 0x100),
+                 UPF_ERROR_INVALID_ARGUMENT, "unknown flags 0x100");
+    for (int m = UPF_VK_MOTION_FLOW; m <= UPF_VK_MOTION_BOTH; m++)
+        create_fails(ctx, upf_vk_interpolate_params(.device = dev, .width = W, .height = H,
+                                                    .motion = (upf_vk_motion)m),
+                     UPF_ERROR_UNSUPPORTED, "the flow path on the GPU is not built in this "
+                     "version");
+}
+
+/* A record that must fail with `needle` and record nothing (a format the engine does not
+ * take: UPF_ERROR_UNSUPPORTED, as the other engines). */
+#define RECORD_FAILS_WITH(g, cmd, f, ph, n, out, on, code, needle)                            \
+    CHECK_FAILS((g)->ctx, upf_vk_interpolate_record((g)->fg, cmd, f, ph, n, out, on), code,   \
+                needle)
+#define RECORD_FAILS(g, cmd, f, ph, n, out, on, needle)                                       \
+    RECORD_FAILS_WITH(g, cmd, f, ph, n, out, on, UPF_ERROR_INVALID_ARGUMENT, needle)
+
+static void test_bad_record(gpu *g, scene *sc)
+{
+    vkt *t = g->t;
+    pair *p = malloc(sizeof *p);
+    float(*want)[4 * N] = frames_alloc();
+    if (!p || !want || !render_pair(sc, "turn", 5, NULL, p)) {
+        CHECK(!"the pair renders");
+        free(p), free(want);
+        return;
+    }
+    dev_pair d;
+    dev_pair_make(t, p, &d);
+    const VkImageLayout ro = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    const VkImageUsageFlags use_in = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+    vkt_image r8 = vkt_image_make(t, W, H, VK_FORMAT_R8_UNORM, 0, use_in);
+    vkt_image storage_only = vkt_image_make(t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 0,
+                                            VK_IMAGE_USAGE_STORAGE_BIT);
+    vkt_image small = vkt_image_make(t, W / 2, H, VK_FORMAT_R32G32B32A32_SFLOAT, 0,
+                                     use_in | VK_IMAGE_USAGE_STORAGE_BIT);
+    vkt_image sampled_out = vkt_image_make(t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 0, use_in);
+    vkt_image small_depth = vkt_image_make(t, W, H / 2, VK_FORMAT_R32_SFLOAT, 0, use_in);
+    const upf_vk_image l_r8 = vkt_lend(&r8, ro, ro, 0);
+    const upf_vk_image l_storage = vkt_lend(&storage_only, VK_IMAGE_LAYOUT_GENERAL,
+                                            VK_IMAGE_LAYOUT_GENERAL, 0);
+    const upf_vk_image l_small = vkt_lend(&small, ro, ro, 0);
+    const upf_vk_image l_small_depth = vkt_lend(&small_depth, ro, ro, 0);
+    const upf_vk_image l_small_out = vkt_lend(&small, VK_IMAGE_LAYOUT_UNDEFINED,
+                                              VK_IMAGE_LAYOUT_GENERAL, 0);
+    const upf_vk_image l_sampled_out = vkt_lend(&sampled_out, VK_IMAGE_LAYOUT_UNDEFINED,
+                                                VK_IMAGE_LAYOUT_GENERAL, 0);
+    upf_vk_image undefined_in = d.la;
+    undefined_in.layout = VK_IMAGE_LAYOUT_UNDEFINED;
+    upf_vk_image null_view = d.lb;
+    null_view.view = VK_NULL_HANDLE;
+    upf_vk_image srgb_float = d.la;
+    srgb_float.srgb = 1;
+    const inputs v = { .motion = true, .depth = true, .prev_id = 4, .id = 5 };
+    const upf_vk_interpolate_frame good = vk_frame(p, &d, &v);
+    const double third[2] = { 1.0 / 3.0, 2.0 / 3.0 };
+    const upf_vk_image *const *o = g->o.ptr;
+
+    VkCommandBuffer cmd = vkt_begin(t);
+    /* NULL handles and counts */
+    CHECK(upf_vk_interpolate_record(NULL, cmd, &good, third, 2, o, 2) ==
+          UPF_ERROR_INVALID_ARGUMENT);
+    RECORD_FAILS(g, VK_NULL_HANDLE, &good, third, 2, o, 2, "cmd is NULL");
+    RECORD_FAILS(g, cmd, NULL, third, 2, o, 2, "frame is NULL");
+    upf_vk_interpolate_frame f = good;
+    f.prev_color = NULL;
+    RECORD_FAILS(g, cmd, &f, third, 2, o, 2, "frame prev_color is NULL");
+    RECORD_FAILS(g, cmd, &good, NULL, 2, o, 2, "phases is NULL");
+    RECORD_FAILS(g, cmd, &good, third, 2, NULL, 2, "outputs is NULL");
+    RECORD_FAILS(g, cmd, &good, third, 0, o, 0, "0 phases; expected 1 .. 2");
+    const double three[3] = { 0.25, 0.5, 0.75 };
+    RECORD_FAILS(g, cmd, &good, three, 3, o, 3, "3 phases; expected 1 .. 2");
+    RECORD_FAILS(g, cmd, &good, third, 2, o, 1, "1 outputs for 2 phases");
+    const upf_vk_image *one_null[2] = { o[0], NULL };
+    RECORD_FAILS(g, cmd, &good, third, 2, one_null, 2, "outputs[1] is NULL");
+    /* phases outside (0, 1) */
+    const double bad_phase[4] = { 0.0, 1.0, NAN, -0.5 };
+    const char *bad_name[4] = { "phase 1 is 0;", "phase 1 is 1;", "phase 1 is nan",
+                                "phase 1 is -0.5" };
+    for (int k = 0; k < 4; k++) {
+        const double ph[2] = { 0.5, bad_phase[k] };
+        RECORD_FAILS(g, cmd, &good, ph, 2, o, 2, bad_name[k]);
+    }
+    /* images: formats, usage, sizes, layouts, handles, srgb */
+    f = good, f.color = &l_r8;
+    RECORD_FAILS_WITH(g, cmd, &f, third, 2, o, 2, UPF_ERROR_UNSUPPORTED, "color: format "
+                      "VK_FORMAT_R8_UNORM (9) is not one upframe takes as a colour");
+    f = good, f.prev_color = &l_storage;
+    RECORD_FAILS(g, cmd, &f, third, 2, o, 2, "prev_color");
+    f = good, f.color = &l_small;
+    RECORD_FAILS(g, cmd, &f, third, 2, o, 2, "smaller than the frames' size 64x40");
+    f = good, f.prev_color = &undefined_in;
+    RECORD_FAILS(g, cmd, &f, third, 2, o, 2, "prev_color");
+    f = good, f.color = &null_view;
+    RECORD_FAILS(g, cmd, &f, third, 2, o, 2, "color");
+    f = good, f.prev_color = &srgb_float;
+    RECORD_FAILS(g, cmd, &f, third, 2, o, 2, "prev_color");
+    f = good, f.motion = &l_r8;
+    RECORD_FAILS_WITH(g, cmd, &f, third, 2, o, 2, UPF_ERROR_UNSUPPORTED, "motion: format "
+                      "VK_FORMAT_R8_UNORM (9) is not one upframe takes as the motion vectors");
+    f = good, f.depth = &l_small_depth;
+    RECORD_FAILS(g, cmd, &f, third, 2, o, 2, "smaller than the motion size 64x40");
+    f = good, f.hud = &l_r8;
+    RECORD_FAILS_WITH(g, cmd, &f, third, 2, o, 2, UPF_ERROR_UNSUPPORTED, "hud: format "
+                      "VK_FORMAT_R8_UNORM (9) is not one upframe takes as a HUD layer");
+    const upf_vk_image *out_sampled[2] = { o[0], &l_sampled_out };
+    RECORD_FAILS(g, cmd, &good, third, 2, out_sampled, 2, "outputs[1]");
+    const upf_vk_image *out_small[2] = { &l_small_out, o[1] };
+    RECORD_FAILS(g, cmd, &good, third, 2, out_small, 2, "outputs[0]");
+    /* cameras */
+    f = good, f.view_projection = p->vp;
+    RECORD_FAILS(g, cmd, &f, third, 2, o, 2, "view_projection is given without "
+                 "prev_view_projection");
+    double nan_vp[16];
+    memcpy(nan_vp, p->vp, sizeof nan_vp);
+    nan_vp[5] = NAN;
+    f = good, f.view_projection = nan_vp, f.prev_view_projection = p->prev_vp;
+    RECORD_FAILS(g, cmd, &f, third, 2, o, 2, "view_projection[5] is nan");
+
+    /* nothing was recorded: the same command buffer records a good pair and is right */
+    cpu_frames(g->ctx, p, &v, third, 2, want);
+    CHECK_OK(g->ctx, upf_vk_interpolate_record(g->fg, cmd, &good, third, 2, o, 2));
+    for (int k = 0; k < 2; k++)
+        vkt_record_download(cmd, &g->o.im[k], VK_IMAGE_LAYOUT_GENERAL, &g->o.down[k]);
+    if (vkt_submit(t) == 0)
+        compare(&g->o, 0, want, 2, "after the bad records");
+    vkt_image_free(t, &r8);
+    vkt_image_free(t, &storage_only);
+    vkt_image_free(t, &small);
+    vkt_image_free(t, &sampled_out);
+    vkt_image_free(t, &small_depth);
+    dev_pair_free(t, &d);
+    free(p), free(want);
+}
+
 int main(void)
 {
     upf_context *ctx = test_context(2);
@@ -351,6 +525,8 @@ int main(void)
         outs_make(&t, &g.o);
         test_pairs(&g, sc);
         test_in_flight(&g, sc);
+        test_bad_create(&g);
+        test_bad_record(&g, sc);
         outs_free(&t, &g.o);
     }
     upf_vk_interpolate_destroy(&g.fg);
