@@ -16,7 +16,10 @@
  *   a cut (frames of the turn and of the walk, unrelated): as the CPU (with game vectors the
  *   host says reset: the scene pass decides only for the flow, not built on the GPU yet);
  *   two records before a wait (frames in flight 2, factor 3), different pairs: both right;
- *   and timings (per pass, summed over the phases) after the wait.
+ *   and timings (per pass, summed over the phases) after the wait;
+ *   8-bit sRGB colours and HUD layers (an SRGB view, UNORM views with srgb = 1) into RGBA8
+ *   outputs with srgb = 1, against the CPU on RGBA8_SRGB images;
+ *   vectors and depth at a render size (32x20, UV units) for 64x40 frames.
  * The blend cases are also checked to differ from the vectors' frame on the same pair, so a
  * backend that ignored the host's decision would fail.
  * Bad input (test_bad_input): create's params, then records that must fail with a clear
@@ -31,6 +34,8 @@
 
 #include "test_util.h"
 #include "vk_test_util.h"
+
+#include "core/color.h"
 
 #include "scene/scene.h"
 
@@ -329,6 +334,185 @@ static void test_in_flight(gpu *g, scene *sc)
     free(p[0]), free(p[1]), free(want);
 }
 
+/* ---- 8-bit sRGB images ------------------------------------------------------------------- */
+
+/* The pan at factor 3 with 8-bit sRGB colours and HUD layers: N-1 through an R8G8B8A8_SRGB
+ * view (the device decodes), N and the HUD layers through UNORM views of the same bytes
+ * (srgb = 1: decoded in the shader), the outputs R8G8B8A8_UNORM with srgb = 1 (encoded in the
+ * shader); the CPU engine on UPF_FORMAT_RGBA8_SRGB images of those bytes. Within 0.001 on
+ * [0, 1] (a byte's rounding apart at most, printed). */
+static void test_srgb8(gpu *g, scene *sc)
+{
+    vkt *t = g->t;
+    pair *p = malloc(sizeof *p);
+    uint8_t *bytes = malloc((size_t)4 * 4 * N), *got = malloc((size_t)2 * 4 * N);
+    uint8_t *want = malloc((size_t)2 * 4 * N);
+    if (!p || !bytes || !got || !want || !render_pair(sc, "pan", 9, NULL, p)) {
+        CHECK(!"the pair renders");
+        free(p), free(bytes), free(got), free(want);
+        return;
+    }
+    const float *src[4] = { p->a, p->b, p->hud_a, p->hud_b };
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < 4 * N; i++)
+            bytes[(size_t)k * 4 * N + i] = i % 4 == 3 ? (uint8_t)lrintf(255.0f *
+                                               fminf(fmaxf(src[k][i], 0.0f), 1.0f))
+                                                      : upf_linear_to_srgb8(src[k][i]);
+    /* the CPU */
+    upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
+        .width = W, .height = H, .motion = UPF_INTERPOLATE_MOTION_VECTORS,
+        .flags = UPF_INTERPOLATE_DEPTH_REVERSED));
+    upf_image im8[4];
+    for (int k = 0; k < 4; k++)
+        im8[k] = (upf_image){ bytes + (size_t)k * 4 * N, W, H, 0, UPF_FORMAT_RGBA8_SRGB };
+    const upf_image im = { p->mv, W, H, 0, UPF_FORMAT_RG32F };
+    const upf_image id = { p->depth, W, H, 0, UPF_FORMAT_R32F };
+    const upf_interpolate_frames cf = { .prev_color = &im8[0], .color = &im8[1], .motion = &im,
+                                        .depth = &id, .prev_hud = &im8[2], .hud = &im8[3],
+                                        .prev_id = 8, .id = 9 };
+    const double third[2] = { 1.0 / 3.0, 2.0 / 3.0 };
+    for (int k = 0; k < 2 && e; k++) {
+        const upf_image io = { want + (size_t)k * 4 * N, W, H, 0, UPF_FORMAT_RGBA8_SRGB };
+        CHECK_OK(g->ctx, upf_interpolate_run(e, &cf, third[k], &io));
+    }
+    upf_interpolate_destroy(&e);
+    /* the GPU */
+    const VkImageLayout ro = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    vkt_image a = vkt_image_make(t, W, H, VK_FORMAT_R8G8B8A8_SRGB, 0,
+                                 VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
+    vkt_buffer up = vkt_buffer_make(t, (VkDeviceSize)4 * N);
+    memcpy(up.map, bytes, (size_t)4 * N);
+    vkt_record_upload(vkt_begin(t), &up, &a, ro);
+    CHECK(vkt_submit(t) == 0);
+    vkt_buffer_free(t, &up);
+    vkt_image rest[3], out[2];
+    vkt_buffer down[2];
+    upf_vk_image lrest[3], lout[2];
+    const upf_vk_image *pout[2];
+    for (int k = 0; k < 3; k++) {
+        rest[k] = sampled_image(t, VK_FORMAT_R8G8B8A8_UNORM, 4, bytes + (size_t)(k + 1) * 4 * N);
+        lrest[k] = vkt_lend(&rest[k], ro, ro, 1);
+    }
+    for (int k = 0; k < 2; k++) {
+        out[k] = vkt_image_make(t, W, H, VK_FORMAT_R8G8B8A8_UNORM, 0,
+                                VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+        lout[k] = vkt_lend(&out[k], VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, 1);
+        pout[k] = &lout[k];
+        down[k] = vkt_buffer_make(t, (VkDeviceSize)4 * N);
+    }
+    dev_pair d;
+    dev_pair_make(t, p, &d);
+    const upf_vk_image la = vkt_lend(&a, ro, ro, 0);
+    const upf_vk_interpolate_frame f = { .prev_color = &la, .color = &lrest[0],
+                                         .motion = &d.lmv, .depth = &d.ldepth,
+                                         .prev_hud = &lrest[1], .hud = &lrest[2],
+                                         .prev_id = 8, .id = 9 };
+    VkCommandBuffer cmd = vkt_begin(t);
+    CHECK_OK(g->ctx, upf_vk_interpolate_record(g->fg, cmd, &f, third, 2, pout, 2));
+    for (int k = 0; k < 2; k++)
+        vkt_record_download(cmd, &out[k], VK_IMAGE_LAYOUT_GENERAL, &down[k]);
+    if (vkt_submit(t) == 0)
+        for (int k = 0; k < 2; k++) {
+            const uint8_t *gb = down[k].map, *wb = want + (size_t)k * 4 * N;
+            double sum = 0.0;
+            int worst = 0;
+            for (int i = 0; i < 4 * N; i++) {
+                const int dd = abs((int)gb[i] - (int)wb[i]);
+                sum += dd;
+                worst = dd > worst ? dd : worst;
+            }
+            const double mad = sum / (4.0 * N * 255.0);
+            CHECKF(mad <= 0.001, "8-bit sRGB, phase %d: mean abs diff %g", k, mad);
+            printf("8-bit sRGB, phase %d: mean abs diff from the CPU %.3g, largest %d/255\n", k,
+                   mad, worst);
+        }
+    vkt_image_free(t, &a);
+    for (int k = 0; k < 3; k++)
+        vkt_image_free(t, &rest[k]);
+    for (int k = 0; k < 2; k++) {
+        vkt_image_free(t, &out[k]);
+        vkt_buffer_free(t, &down[k]);
+    }
+    dev_pair_free(t, &d);
+    free(p), free(bytes), free(got), free(want);
+}
+
+/* ---- vectors at a render size -------------------------------------------------------------- */
+
+/* The turn at factor 3 with vectors and depth rendered at half the frames' size (an engine
+ * made for motion 32x20, in UV units): the vectors pass's nearest sampling and scale. */
+static void test_render_size(gpu *g, scene *sc)
+{
+    enum { RW = W / 2, RH = H / 2 };
+    vkt *t = g->t;
+    pair *p = malloc(sizeof *p);
+    float *mv = malloc(sizeof(float) * 2 * RW * RH), *depth = malloc(sizeof(float) * RW * RH);
+    float(*want)[4 * N] = frames_alloc();
+    const scene_buffers rb = { NULL, NULL, depth, mv };
+    if (!p || !mv || !depth || !want || !render_pair(sc, "turn", 5, NULL, p) ||
+        scene_render(sc, scene_view_params(.path = "turn", .time = 5 / 30.0, .width = RW,
+                                           .height = RH), &rb, NULL) != UPF_OK) {
+        CHECK(!"the pair renders");
+        free(p), free(mv), free(depth), free(want);
+        return;
+    }
+    for (int i = 0; i < 2 * RW * RH; i++)
+        mv[i] /= i % 2 ? (float)RH : (float)RW; /* render pixels -> UV */
+    const unsigned flags = UPF_INTERPOLATE_DEPTH_REVERSED | UPF_INTERPOLATE_MOTION_UV;
+    upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
+        .width = W, .height = H, .motion_width = RW, .motion_height = RH,
+        .motion = UPF_INTERPOLATE_MOTION_VECTORS, .flags = flags));
+    upf_vk_interpolate *fg = upf_vk_interpolate_create(g->ctx, upf_vk_interpolate_params(
+        .device = &t->lend, .width = W, .height = H, .motion_width = RW, .motion_height = RH,
+        .max_factor = 3, .flags = flags));
+    CHECK(e != NULL && fg != NULL);
+    const upf_image ia = { p->a, W, H, 0, UPF_FORMAT_RGBA32F };
+    const upf_image ib = { p->b, W, H, 0, UPF_FORMAT_RGBA32F };
+    const upf_image im = { mv, RW, RH, 0, UPF_FORMAT_RG32F };
+    const upf_image id = { depth, RW, RH, 0, UPF_FORMAT_R32F };
+    const upf_interpolate_frames cf = { .prev_color = &ia, .color = &ib, .motion = &im,
+                                        .depth = &id, .prev_id = 4, .id = 5 };
+    const double third[2] = { 1.0 / 3.0, 2.0 / 3.0 };
+    for (int k = 0; k < 2 && e; k++) {
+        const upf_image io = { want[k], W, H, 0, UPF_FORMAT_RGBA32F };
+        CHECK_OK(g->ctx, upf_interpolate_run(e, &cf, third[k], &io));
+    }
+    /* motion and depth images of the render size */
+    vkt_buffer up[2] = { vkt_buffer_make(t, (VkDeviceSize)8 * RW * RH),
+                         vkt_buffer_make(t, (VkDeviceSize)4 * RW * RH) };
+    memcpy(up[0].map, mv, (size_t)8 * RW * RH);
+    memcpy(up[1].map, depth, (size_t)4 * RW * RH);
+    const VkImageUsageFlags use = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+    vkt_image rmv = vkt_image_make(t, RW, RH, VK_FORMAT_R32G32_SFLOAT, 0, use);
+    vkt_image rdepth = vkt_image_make(t, RW, RH, VK_FORMAT_R32_SFLOAT, 0, use);
+    const VkImageLayout ro = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    VkCommandBuffer cmd = vkt_begin(t);
+    vkt_record_upload(cmd, &up[0], &rmv, ro);
+    vkt_record_upload(cmd, &up[1], &rdepth, ro);
+    CHECK(vkt_submit(t) == 0);
+    dev_pair d;
+    dev_pair_make(t, p, &d);
+    const upf_vk_image lmv = vkt_lend(&rmv, ro, ro, 0), ldepth = vkt_lend(&rdepth, ro, ro, 0);
+    const upf_vk_interpolate_frame f = { .prev_color = &d.la, .color = &d.lb, .motion = &lmv,
+                                         .depth = &ldepth, .prev_id = 4, .id = 5 };
+    if (fg) {
+        cmd = vkt_begin(t);
+        CHECK_OK(g->ctx, upf_vk_interpolate_record(fg, cmd, &f, third, 2, g->o.ptr, 2));
+        for (int k = 0; k < 2; k++)
+            vkt_record_download(cmd, &g->o.im[k], VK_IMAGE_LAYOUT_GENERAL, &g->o.down[k]);
+        if (vkt_submit(t) == 0)
+            compare(&g->o, 0, want, 2, "turn, vectors at 32x20 (UV)");
+    }
+    upf_vk_interpolate_destroy(&fg);
+    upf_interpolate_destroy(&e);
+    for (int k = 0; k < 2; k++)
+        vkt_buffer_free(t, &up[k]);
+    vkt_image_free(t, &rmv);
+    vkt_image_free(t, &rdepth);
+    dev_pair_free(t, &d);
+    free(p), free(mv), free(depth), free(want);
+}
+
 /* ---- bad input --------------------------------------------------------------------------- */
 
 /* A create that must fail with a message holding `needle`. */
@@ -525,6 +709,8 @@ int main(void)
         outs_make(&t, &g.o);
         test_pairs(&g, sc);
         test_in_flight(&g, sc);
+        test_srgb8(&g, sc);
+        test_render_size(&g, sc);
         test_bad_create(&g);
         test_bad_record(&g, sc);
         outs_free(&t, &g.o);
