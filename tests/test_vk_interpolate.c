@@ -19,7 +19,8 @@
  *   and timings (per pass, summed over the phases) after the wait;
  *   8-bit sRGB colours and HUD layers (an SRGB view, UNORM views with srgb = 1) into RGBA8
  *   outputs with srgb = 1, against the CPU on RGBA8_SRGB images;
- *   vectors and depth at a render size (32x20, UV units) for 64x40 frames.
+ *   vectors and depth at a render size (32x20, UV units) for 64x40 frames;
+ *   depth in a D32_SFLOAT image (its depth aspect) left in DEPTH_STENCIL_ATTACHMENT_OPTIMAL.
  * The blend cases are also checked to differ from the vectors' frame on the same pair, so a
  * backend that ignored the host's decision would fail.
  * Bad input (test_bad_input): create's params, then records that must fail with a clear
@@ -332,6 +333,82 @@ static void test_in_flight(gpu *g, scene *sc)
     for (int r = 0; r < 2; r++)
         dev_pair_free(g->t, &d[r]);
     free(p[0]), free(p[1]), free(want);
+}
+
+/* ---- depth in a depth image ------------------------------------------------------------- */
+
+/* The turn at factor 3 with its depth in a D32_SFLOAT image read through a view of its depth
+ * aspect, left in DEPTH_STENCIL_ATTACHMENT_OPTIMAL as a depth pass leaves it. */
+static void test_depth_format(gpu *g, scene *sc)
+{
+    vkt *t = g->t;
+    pair *p = malloc(sizeof *p);
+    float(*want)[4 * N] = frames_alloc();
+    if (!p || !want || !render_pair(sc, "turn", 5, NULL, p)) {
+        CHECK(!"the pair renders");
+        free(p), free(want);
+        return;
+    }
+    vkt_image dim = { .format = VK_FORMAT_D32_SFLOAT, .view_format = VK_FORMAT_D32_SFLOAT,
+                      .usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                               VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                      .width = W, .height = H };
+    const VkImageCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D,
+        .format = dim.format, .extent = { W, H, 1 }, .mipLevels = 1, .arrayLayers = 1,
+        .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL, .usage = dim.usage };
+    CHECK(vkCreateImage(t->device, &ci, NULL, &dim.image) == VK_SUCCESS);
+    VkMemoryRequirements req;
+    vkGetImageMemoryRequirements(t->device, dim.image, &req);
+    dim.memory = vkt_alloc(t, req, 0);
+    vkBindImageMemory(t->device, dim.image, dim.memory, 0);
+    const VkImageViewCreateInfo vi = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = dim.image,
+        .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = dim.format,
+        .subresourceRange = { VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1 } };
+    vkCreateImageView(t->device, &vi, NULL, &dim.view);
+    /* the depth values into it, then the layout a depth pass leaves */
+    vkt_buffer up = vkt_buffer_make(t, (VkDeviceSize)4 * N);
+    memcpy(up.map, p->depth, (size_t)4 * N);
+    VkCommandBuffer cmd = vkt_begin(t);
+    const VkImageLayout att = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+    VkImageMemoryBarrier b = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, .srcAccessMask = 0,
+        .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT, .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+        .newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .image = dim.image,
+        .subresourceRange = { VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1 } };
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         0, 0, NULL, 0, NULL, 1, &b);
+    const VkBufferImageCopy r = { .imageSubresource = { VK_IMAGE_ASPECT_DEPTH_BIT, 0, 0, 1 },
+                                  .imageExtent = { W, H, 1 } };
+    vkCmdCopyBufferToImage(cmd, up.buffer, dim.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                           &r);
+    b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    b.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+    b.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, b.newLayout = att;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                         0, 0, NULL, 0, NULL, 1, &b);
+    CHECK(vkt_submit(t) == 0);
+    vkt_buffer_free(t, &up);
+    const inputs v = { .motion = true, .depth = true, .prev_id = 4, .id = 5 };
+    const double third[2] = { 1.0 / 3.0, 2.0 / 3.0 };
+    cpu_frames(g->ctx, p, &v, third, 2, want);
+    dev_pair d;
+    dev_pair_make(t, p, &d);
+    const upf_vk_image ld = vkt_lend(&dim, att, att, 0);
+    upf_vk_interpolate_frame f = vk_frame(p, &d, &v);
+    f.depth = &ld;
+    cmd = vkt_begin(t);
+    CHECK_OK(g->ctx, upf_vk_interpolate_record(g->fg, cmd, &f, third, 2, g->o.ptr, 2));
+    for (int k = 0; k < 2; k++)
+        vkt_record_download(cmd, &g->o.im[k], VK_IMAGE_LAYOUT_GENERAL, &g->o.down[k]);
+    if (vkt_submit(t) == 0)
+        compare(&g->o, 0, want, 2, "turn, depth in a D32_SFLOAT image");
+    vkt_image_free(t, &dim);
+    dev_pair_free(t, &d);
+    free(p), free(want);
 }
 
 /* ---- 8-bit sRGB images ------------------------------------------------------------------- */
@@ -710,6 +787,7 @@ int main(void)
         test_pairs(&g, sc);
         test_in_flight(&g, sc);
         test_srgb8(&g, sc);
+        test_depth_format(&g, sc);
         test_render_size(&g, sc);
         test_bad_create(&g);
         test_bad_record(&g, sc);
