@@ -10,7 +10,8 @@
  *   turn, factor 3 (t = 1/3, 2/3), vectors and depth (the camera fitted on the GPU);
  *   turn, factor 3, with the frames' view-projections (the camera from the matrices);
  *   pan, factor 2;
- *   pan, factor 3 with both HUD layers over HUD-less colours (N-1's at 1/3, N's at 2/3);
+ *   pan, factor 3 with both HUD layers over HUD-less colours (N-1's at 1/3, N's at 2/3; N-1's
+ *   colours inverted so that each phase must take its own);
  *   motion without depth, and neither (UPF_VK_MOTION_VECTORS): the blend;
  *   ids not consecutive: the blend; reset: the blend;
  *   a cut (frames of the turn and of the walk, unrelated): as the CPU (with game vectors the
@@ -269,6 +270,8 @@ static void test_pairs(gpu *g, scene *sc)
     run_case(g, pan, &v, half, 1, "pan, factor 2", want);
     inputs h = v;
     h.hud = true;
+    for (int i = 0; i < 4 * N; i++) /* N-1's HUD unlike N's: each phase must take its own */
+        pan->hud_a[i] = i % 4 == 3 ? pan->hud_a[i] : 1.0f - pan->hud_a[i];
     run_case(g, pan, &h, third, 2, "pan, factor 3, HUD layers", want);
     /* the blends: each must also differ from the vectors' frame of the turn */
     const struct { inputs in; const char *what; } blends[] = {
