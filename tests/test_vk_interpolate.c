@@ -21,7 +21,8 @@
  *   8-bit sRGB colours and HUD layers (an SRGB view, UNORM views with srgb = 1) into RGBA8
  *   outputs with srgb = 1, against the CPU on RGBA8_SRGB images;
  *   vectors and depth at a render size (32x20, UV units) for 64x40 frames;
- *   depth in a D32_SFLOAT image (its depth aspect) left in DEPTH_STENCIL_ATTACHMENT_OPTIMAL.
+ *   depth in a D32_SFLOAT image (its depth aspect) left in DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+ *   half floats: RGBA16F colours and outputs, RG16F vectors, R16F depth.
  * The blend cases are also checked to differ from the vectors' frame on the same pair, so a
  * backend that ignored the host's decision would fail.
  * Bad input (test_bad_input): create's params, then records that must fail with a clear
@@ -517,6 +518,96 @@ static void test_srgb8(gpu *g, scene *sc)
     free(p), free(bytes), free(got), free(want);
 }
 
+/* ---- half-float images -------------------------------------------------------------------- */
+
+/* The turn at factor 3 with every image in half floats: RGBA16F colours and outputs, RG16F
+ * vectors, R16F depth; the CPU engine on RGBA16F colours and outputs and on the vectors and
+ * depth rounded to halves (it takes RG32F and R32F), so both read the same values. */
+static void test_half(gpu *g, scene *sc)
+{
+    vkt *t = g->t;
+    pair *p = malloc(sizeof *p);
+    uint16_t *h = malloc(sizeof(uint16_t) * (4 * N * 2 + 2 * N + N));
+    uint16_t *want = malloc(sizeof(uint16_t) * 2 * 4 * N);
+    if (!p || !h || !want || !render_pair(sc, "turn", 5, NULL, p)) {
+        CHECK(!"the pair renders");
+        free(p), free(h), free(want);
+        return;
+    }
+    uint16_t *ha = h, *hb = h + 4 * N, *hmv = h + 8 * N, *hd = h + 10 * N;
+    for (int i = 0; i < 4 * N; i++)
+        ha[i] = upf_float_to_half(p->a[i]), hb[i] = upf_float_to_half(p->b[i]);
+    for (int i = 0; i < 2 * N; i++) {
+        hmv[i] = upf_float_to_half(p->mv[i]);
+        p->mv[i] = upf_half_to_float(hmv[i]);
+    }
+    for (int i = 0; i < N; i++) {
+        hd[i] = upf_float_to_half(p->depth[i]);
+        p->depth[i] = upf_half_to_float(hd[i]);
+    }
+    upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
+        .width = W, .height = H, .motion = UPF_INTERPOLATE_MOTION_VECTORS,
+        .flags = UPF_INTERPOLATE_DEPTH_REVERSED));
+    const upf_image ia = { ha, W, H, 0, UPF_FORMAT_RGBA16F };
+    const upf_image ib = { hb, W, H, 0, UPF_FORMAT_RGBA16F };
+    const upf_image im = { p->mv, W, H, 0, UPF_FORMAT_RG32F };
+    const upf_image id = { p->depth, W, H, 0, UPF_FORMAT_R32F };
+    const upf_interpolate_frames cf = { .prev_color = &ia, .color = &ib, .motion = &im,
+                                        .depth = &id, .prev_id = 4, .id = 5 };
+    const double third[2] = { 1.0 / 3.0, 2.0 / 3.0 };
+    for (int k = 0; k < 2 && e; k++) {
+        const upf_image io = { want + (size_t)k * 4 * N, W, H, 0, UPF_FORMAT_RGBA16F };
+        CHECK_OK(g->ctx, upf_interpolate_run(e, &cf, third[k], &io));
+    }
+    upf_interpolate_destroy(&e);
+    const VkImageLayout ro = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    vkt_image in[4] = { sampled_image(t, VK_FORMAT_R16G16B16A16_SFLOAT, 8, ha),
+                        sampled_image(t, VK_FORMAT_R16G16B16A16_SFLOAT, 8, hb),
+                        sampled_image(t, VK_FORMAT_R16G16_SFLOAT, 4, hmv),
+                        sampled_image(t, VK_FORMAT_R16_SFLOAT, 2, hd) };
+    upf_vk_image lin[4];
+    for (int k = 0; k < 4; k++)
+        lin[k] = vkt_lend(&in[k], ro, ro, 0);
+    vkt_image out[2];
+    vkt_buffer down[2];
+    upf_vk_image lout[2];
+    const upf_vk_image *pout[2];
+    for (int k = 0; k < 2; k++) {
+        out[k] = vkt_image_make(t, W, H, VK_FORMAT_R16G16B16A16_SFLOAT, 0,
+                                VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+        lout[k] = vkt_lend(&out[k], VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, 0);
+        pout[k] = &lout[k];
+        down[k] = vkt_buffer_make(t, (VkDeviceSize)8 * N);
+    }
+    const upf_vk_interpolate_frame f = { .prev_color = &lin[0], .color = &lin[1],
+                                         .motion = &lin[2], .depth = &lin[3], .prev_id = 4,
+                                         .id = 5 };
+    VkCommandBuffer cmd = vkt_begin(t);
+    CHECK_OK(g->ctx, upf_vk_interpolate_record(g->fg, cmd, &f, third, 2, pout, 2));
+    for (int k = 0; k < 2; k++)
+        vkt_record_download(cmd, &out[k], VK_IMAGE_LAYOUT_GENERAL, &down[k]);
+    if (vkt_submit(t) == 0)
+        for (int k = 0; k < 2; k++) {
+            const uint16_t *gh = down[k].map, *wh = want + (size_t)k * 4 * N;
+            double sum = 0.0;
+            for (int i = 0; i < 4 * N; i++) {
+                const double d = fabs((double)upf_half_to_float(gh[i]) -
+                                      upf_half_to_float(wh[i]));
+                sum += d == d ? d : 1e9;
+            }
+            const double mad = sum / (4.0 * N);
+            CHECKF(mad <= 0.001, "half floats, phase %d: mean abs diff %g", k, mad);
+            printf("half floats, phase %d: mean abs diff from the CPU %.3g\n", k, mad);
+        }
+    for (int k = 0; k < 4; k++)
+        vkt_image_free(t, &in[k]);
+    for (int k = 0; k < 2; k++) {
+        vkt_image_free(t, &out[k]);
+        vkt_buffer_free(t, &down[k]);
+    }
+    free(p), free(h), free(want);
+}
+
 /* ---- vectors at a render size -------------------------------------------------------------- */
 
 /* The turn at factor 3 with vectors and depth rendered at half the frames' size (an engine
@@ -791,6 +882,7 @@ int main(void)
         test_in_flight(&g, sc);
         test_srgb8(&g, sc);
         test_depth_format(&g, sc);
+        test_half(&g, sc);
         test_render_size(&g, sc);
         test_bad_create(&g);
         test_bad_record(&g, sc);
