@@ -245,6 +245,123 @@ UPF_API upf_result upf_vk_temporal_timings(upf_vk_temporal *t,
                                            double *total_ms);
 
 /* ---------------------------------------------------------------------------------------
+ * Frame generation on the GPU (docs/VULKAN.md, "Frame generation"): the CPU engine's passes
+ * (upf_interpolate_*, docs/FRAMEGEN.md) recorded into the host's command buffer. Per record:
+ * the made frames at a list of phases between frame N-1 (A) and frame N (B), each into one
+ * of the host's output images. Presentation and pacing stay the host's.
+ * ------------------------------------------------------------------------------------- */
+
+/* Where the made frames' motion comes from. */
+typedef enum upf_vk_motion {
+    UPF_VK_MOTION_VECTORS = 0, /* the game's motion vectors and depth (the default); a record
+                                * without both: the blend (UPF_INTERPOLATE_MOTION_VECTORS) */
+    UPF_VK_MOTION_FLOW = 1,    /* optical flow on the two colours, vectors ignored
+                                * (UPF_INTERPOLATE_MOTION_FLOW) */
+    UPF_VK_MOTION_BOTH = 2     /* the vectors when a record gives motion and depth, optical
+                                * flow when it gives neither, the blend when it gives one
+                                * without the other (UPF_INTERPOLATE_MOTION_AUTO) */
+} upf_vk_motion;
+
+typedef struct upf_vk_interpolate_params {
+    const upf_vk_device *device;       /* required; copied */
+    int width, height;                 /* the frames' and the outputs' size,
+                                        * 1 .. UPF_MAX_IMAGE_DIMENSION */
+    int motion_width, motion_height;   /* the vectors' and depth's size (a render size up to
+                                        * the frames' size); 0x0: the frames' size */
+    upf_vk_motion motion;              /* 0: UPF_VK_MOTION_VECTORS */
+    int max_factor;                    /* the largest factor a record is asked for: at most
+                                        * max_factor - 1 phases a record, 2 ..
+                                        * UPF_INTERPOLATE_FACTOR_MAX; 0: 2 */
+    int frames_in_flight;              /* records made before the first of them has finished
+                                        * on the GPU, 1..8; 0: 2 */
+    double motion_scale_x;             /* multiplies the stored vectors; 0: 1 (as
+                                        * upf_interpolate_params) */
+    double motion_scale_y;
+    unsigned flags;                    /* UPF_INTERPOLATE_MOTION_UV, _DEPTH_REVERSED,
+                                        * _NO_STILL_RULE */
+    int timestamps;                    /* 1: per-pass timestamps (upf_vk_interpolate_timings) */
+} upf_vk_interpolate_params;
+
+#ifndef __cplusplus
+#define upf_vk_interpolate_params(...) (&(const upf_vk_interpolate_params){ __VA_ARGS__ })
+#endif
+
+/* One pair of frames, as upf_interpolate_frames. The images are the host's, in the state
+ * their layout fields say; each rectangle (width 0: the image from its top-left corner) at
+ * least the size given, its top-left that much read. */
+typedef struct upf_vk_interpolate_frame {
+    const upf_vk_image *prev_color; /* frame N-1 (A); required. R8G8B8A8_UNORM/SRGB,
+                                     * B8G8R8A8_UNORM/SRGB, A2B10G10R10_UNORM_PACK32,
+                                     * R16G16B16A16_SFLOAT/UNORM, B10G11R11_UFLOAT_PACK32,
+                                     * R32G32B32A32_SFLOAT; SAMPLED; the frames' size */
+    const upf_vk_image *color;      /* frame N (B); required; as prev_color. With a HUD
+                                     * layer: both HUD-less */
+    const upf_vk_image *motion;     /* optional: frame N's vectors, (N-1 - N) screen position
+                                     * of each pixel's surface, x right, y down, pixels of
+                                     * the motion size (or UV: UPF_INTERPOLATE_MOTION_UV);
+                                     * R16G16_SFLOAT or R32G32_SFLOAT, SAMPLED, the motion
+                                     * size */
+    const upf_vk_image *depth;      /* optional: frame N's depth; R32_SFLOAT, R16_SFLOAT or
+                                     * a depth format (D32_SFLOAT, D16_UNORM,
+                                     * X8_D24_UNORM_PACK32, D24_UNORM_S8_UINT,
+                                     * D32_SFLOAT_S8_UINT) through a view of its depth
+                                     * aspect; SAMPLED; the motion size */
+    const upf_vk_image *prev_hud;   /* optional HUD layers (colour formats as prev_color,
+                                     * straight alpha, SAMPLED, the frames' size):  */
+    const upf_vk_image *hud;        /* composited unwarped over the made frame, N-1's below
+                                     * phase 0.5, N's from 0.5 (either alone serves every
+                                     * phase) */
+    int64_t prev_id, id;            /* the frames' ids: motion is used only when id ==
+                                     * prev_id + 1 (else the blend, never a frame made against
+                                     * a stale one) */
+    int reset;                      /* 1: a cut or a new scene between them: the blend */
+    const double *view_projection;  /* optional, with motion vectors: the frames' cameras as */
+    const double *prev_view_projection; /* upf_interpolate_frames has them (16 doubles each,
+                                     * both or neither; read during the record only) */
+    int ndc_y_down;                 /* as upf_interpolate_frames */
+} upf_vk_interpolate_frame;
+
+typedef struct upf_vk_interpolate upf_vk_interpolate;
+
+/* Checks the device and the params, makes every buffer (one device memory allocation),
+ * descriptor set and pipeline. NULL on failure (upf_context_last_error). Thread-safety:
+ * context-serialised. */
+UPF_API upf_vk_interpolate *upf_vk_interpolate_create(upf_context *ctx,
+                                                      const upf_vk_interpolate_params *params);
+
+/* Destroys *fg and sets it to NULL (accepts NULL). The GPU must be done with every command
+ * buffer that recorded it. Thread-safety: context-serialised. */
+UPF_API void upf_vk_interpolate_destroy(upf_vk_interpolate **fg);
+
+/* Records into `cmd` (recording, outside a render pass, of a pool of the lent queue family)
+ * the frames made between frame->prev_color and frame->color at phases[0 .. phase_count - 1]
+ * (each strictly between 0 and 1; 1 .. max_factor - 1 of them), phase k into outputs[k]
+ * (output_count == phase_count; R8G8B8A8_UNORM (srgb 0 or 1), A2B10G10R10_UNORM_PACK32,
+ * R16G16B16A16_SFLOAT or R32G32B32A32_SFLOAT, STORAGE, its rectangle the frames' size). The
+ * motion is estimated once (prepare, scene, vectors or flow, camera), then each phase's
+ * passes run (splat, fill, resolve, inpaint, compose). The made frames are the CPU engine's
+ * (upf_interpolate_run on the same inputs) within the tolerance docs/VULKAN.md gives. The
+ * blend (1 - t) A + t B, as the CPU engine: on a reset, ids not consecutive, a missing input
+ * (motion without depth or the reverse; no vectors with UPF_VK_MOTION_VECTORS), decided
+ * here; on a cut between the frames (optical flow), decided on the GPU by the scene pass
+ * (nothing is read back). On any error nothing is recorded and `cmd` is as it was. The
+ * barriers and layouts are in docs/VULKAN.md. At most frames_in_flight records may be made
+ * before the first of them has finished. Thread-safety: context-serialised; `cmd` externally
+ * synchronised. */
+UPF_API upf_result upf_vk_interpolate_record(upf_vk_interpolate *fg, VkCommandBuffer cmd,
+                                             const upf_vk_interpolate_frame *frame,
+                                             const double *phases, int phase_count,
+                                             const upf_vk_image *const *outputs,
+                                             int output_count);
+
+/* As upf_vk_spatial_timings, per frame generation pass (ms[UPF_INTERPOLATE_PASS_COUNT]) of
+ * the most recent record that the GPU has finished, each per-phase pass summed over its
+ * phases, and their sum. */
+UPF_API upf_result upf_vk_interpolate_timings(upf_vk_interpolate *fg,
+                                              double ms[UPF_INTERPOLATE_PASS_COUNT],
+                                              double *total_ms);
+
+/* ---------------------------------------------------------------------------------------
  * Managed mode: upframe makes its own Vulkan (tools, tests)
  * ------------------------------------------------------------------------------------- */
 

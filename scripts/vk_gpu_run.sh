@@ -6,7 +6,7 @@
 #   scripts/vk_gpu_run.sh BIN LIB OUT [FRAMES]
 #
 # BIN holds upframe, test_vk_spatial, test_vk_passes, test_vk_runner, test_vk_temporal,
-# test_vk_framegen, vk_host and vk_temporal_host from a build (those present are run); LIB the shared
+# test_vk_framegen, test_vk_interpolate, vk_host and vk_temporal_host from a build (those present are run); LIB the shared
 # libraries they need there (libupframe.so.0, libspng.so.0, libjpeg.so.62); OUT receives
 # machine.txt, the tests' logs and bench.txt. FRAMES: bench frames (default 500).
 set -u
@@ -24,7 +24,8 @@ fi
   "$bin/upframe" --version
 } 2>&1 | tee "$out/machine.txt"
 export UPF_VK_TEST_NO_VALIDATION=1
-for t in test_vk_spatial test_vk_passes test_vk_runner test_vk_temporal test_vk_framegen; do
+for t in test_vk_spatial test_vk_passes test_vk_runner test_vk_temporal test_vk_framegen \
+         test_vk_interpolate; do
   [ -x "$bin/$t" ] || continue
   echo "== $t"
   timeout 300 "$bin/$t" > "$out/$t.txt" 2>&1

@@ -55,6 +55,7 @@
 #include "vk_test_util.h"
 
 #include "framegen/framegen_passes.h"
+#include "vk/vk_framegen.h"
 #include "vk/vk_passes.h"
 
 #define W 61
@@ -904,44 +905,13 @@ static void test_camera(gpu *g)
 
 /* ---- the vectors path, every pass in one frame -------------------------------------------- */
 
-/* The GPU passes of the vectors path as the backend will record them: prepare, scene,
- * vectors, camera, splat, fill, resolve, inpaint (down, up), compose (no HUD). */
-static int chain_plans(const upf__passes *ps, upf__vk_pass_plan *plan)
+/* The GPU passes as the backend records them (src/vk/vk_framegen.c, upf__vk_fg_plans): prepare,
+ * scene, vectors, camera, splat, fill, resolve, inpaint (down, up), compose, compose with a
+ * HUD (not run here); at[] each one's index in the list. */
+static int chain_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], int *flow_count)
 {
-    const uint32_t step_at[] = { sizeof(upf__fg_prepare_con), 0, sizeof(upf__fg_vectors_con),
-                                 sizeof(upf__fg_camera_con), sizeof(upf__fg_splat_con),
-                                 sizeof(upf__fg_fill_con) };
-    static const char *const names[] = { "framegen/prepare", "framegen/scene",
-                                         "framegen/vectors", "framegen/camera",
-                                         "framegen/splat", "framegen/fill" };
-    const int cpu_pass[] = { UPF__FG_PREPARE, UPF__FG_SCENE_PASS, UPF__FG_VECTORS,
-                             UPF__FG_CAMERA_PASS, UPF__FG_SPLAT_PASS, UPF__FG_FILL };
-    int n = 0;
-    for (int k = 0; k < 6; k++)
-        plan[n++] = (upf__vk_pass_plan){
-            .pass = cpu_pass[k], .stamp = true, .push_bytes = 64 + 64,
-            .patch_used = step_at[k] > 0, .patch_offset = step_at[k], .variant_count = 1,
-            .variant = { { names[k], NULL, NULL } } };
-    plan[0].clear = UPF__VK_RES(UPF__FG_HISTOGRAMS);
-    plan[2].clear = UPF__VK_RES(UPF__FG_SPLAT_PREV) | UPF__VK_RES(UPF__FG_SPLAT_PREV_INDEX);
-    plan[4].clear = UPF__VK_RES(UPF__FG_SPLAT) | UPF__VK_RES(UPF__FG_SPLAT_INDEX);
-    plan[n++] = (upf__vk_pass_plan){ .pass = UPF__FG_RESOLVE, .stamp = true, .push_bytes = 128,
-                                     .variant_count = 1,
-                                     .variant = { { "framegen/resolve", NULL, NULL } } };
-    for (int k = 0; k < 2; k++)
-        plan[n++] = (upf__vk_pass_plan){ .pass = UPF__FG_INPAINT, .stamp = k == 1,
-                                         .push_bytes = 128, .patch_used = true,
-                                         .patch_offset = sizeof(upf__fg_inpaint_con),
-                                         .variant_count = 1,
-                                         .variant = { { "framegen/inpaint", NULL, NULL } } };
-    plan[n++] = (upf__vk_pass_plan){
-        .pass = UPF__FG_COMPOSE, .stamp = true, .own_masks = true,
-        .reads = UPF__VK_RES(UPF__FG_INPAINTED) | UPF__VK_RES(UPF__FG_LINEAR_PREV) |
-                 UPF__VK_RES(UPF__FG_LINEAR),
-        .writes = UPF__VK_RES(UPF__FG_OUTPUT), .push_bytes = 128, .variant_count = 1,
-        .variant = { { "framegen/compose", NULL, NULL } } };
-    (void)ps;
-    return n;
+    int flow_first = 0;
+    return upf__vk_fg_plans(plan, at, &flow_first, flow_count);
 }
 
 /* Push constants: the pass's constants then zeros (the step is patched; rects 0, transfer 0). */
@@ -958,10 +928,11 @@ static void test_chain(gpu *g)
     if (!er.ps)
         return;
     const upf__passes *ps = er.ps;
-    upf__vk_pass_plan plan[12];
-    const int n = chain_plans(ps, plan);
+    upf__vk_pass_plan plan[UPF__VK_GPU_PASSES_MAX];
+    int at[UPF__VK_FG_GP_COUNT], flow_count = 0;
+    const int n = chain_plans(plan, at, &flow_count);
     static uint8_t push[12][128];
-    upf__vk_pass_frame pf[12];
+    upf__vk_pass_frame pf[12]; /* by role (UPF__VK_FG_GP_*), then by plan below */
     memset(pf, 0, sizeof pf);
     const upf__vk_grid px = { (W + 7) / 8, (H + 7) / 8, 1 };
     upf__fg_prepare_con pc = *(const upf__fg_prepare_con *)ps->con[UPF__FG_PREPARE];
@@ -1011,7 +982,11 @@ static void test_chain(gpu *g)
     }
     pf[9] = (upf__vk_pass_frame){ .run = true, .dispatches = 1, .grid = { px },
         .push = push_of(push[9], ps->con[UPF__FG_COMPOSE], sizeof(upf__fg_compose_con)) };
-    CHECK_EQ_INT(n, 10);
+    CHECK_EQ_INT(n, UPF__VK_FG_GP_COUNT + flow_count);
+    static upf__vk_pass_frame by_plan[UPF__VK_GPU_PASSES_MAX];
+    memset(by_plan, 0, sizeof by_plan);
+    for (int k = 0; k <= UPF__VK_FG_GP_COMPOSE; k++)
+        by_plan[at[k]] = pf[k];
 
     vkt_image ia = sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, turn_a);
     vkt_image ib = sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, turn_b);
@@ -1029,7 +1004,7 @@ static void test_chain(gpu *g)
     images[UPF__FG_MOTION_IN] = &lm, images[UPF__FG_DEPTH_IN] = &ld;
     images[UPF__FG_OUTPUT] = &lo;
     void *none[UPF__SURFACES_MAX] = { 0 }, *dst[UPF__SURFACES_MAX] = { 0 };
-    if (run_pass_images(g, ps, plan, pf, none, dst, images, n, &io, &down) == 0) {
+    if (run_pass_images(g, ps, plan, by_plan, none, dst, images, n, &io, &down) == 0) {
         const float *got = down.map;
         double sum = 0.0, worst = 0.0;
         for (int i = 0; i < N; i++)

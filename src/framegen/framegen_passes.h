@@ -396,6 +396,35 @@ static inline uint32_t upf__fg_motion_priority(float mx, float my)
     return 0xffffffffu - q;
 }
 
+/* ---- interpolate.c, shared with the GPU backend (src/vk/vk_framegen.c) ------------------ */
+
+/* The engine's configuration: its params with the defaults filled, its pyramids' levels. */
+typedef struct upf__interpolate_plan {
+    upf_interpolate_params params;
+    int flow_levels, pyramid_levels;
+} upf__interpolate_plan;
+
+/* Checks `params` as upf_interpolate_create does and fills `ps` (zeroed by the caller; free it
+ * with upf__passes_free) with the engine's tables, every surface's size and every pass's
+ * fixed constants, without the surfaces' memory. */
+upf_result upf__interpolate_describe(upf_context *ctx, const char *fn,
+                                     const upf_interpolate_params *params, upf__passes *ps,
+                                     upf__interpolate_plan *plan);
+
+/* The method of a run and why it falls back to the blend (the host's decisions: the motion
+ * asked for, which of motion and depth are given, reset, the ids); the scene pass's cut is
+ * the device's. */
+void upf__interpolate_method(upf_interpolate_motion motion, bool motion_given, bool depth_given,
+                             int reset, int64_t prev_id, int64_t id,
+                             upf_interpolate_method *method, upf_interpolate_fallback *why);
+
+/* The camera pass's `g` from the host's view-projections (upf_interpolate_frames documents
+ * them) for frames of width x height; fails on a non-finite or singular matrix. */
+upf_result upf__fg_camera_from_matrices(upf_context *ctx, const char *fn, int width,
+                                       int height, const double *view_projection,
+                                       const double *prev_view_projection, int ndc_y_down,
+                                       float g[9]);
+
 /* The engine's pass list (for tests and the GPU backend). */
 const upf__passes *upf__interpolate_passes(const upf_interpolate *e);
 

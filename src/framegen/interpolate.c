@@ -178,10 +178,9 @@ void upf_interpolate_destroy(upf_interpolate **pe)
     *pe = NULL;
 }
 
-static void plan(upf_interpolate *e)
+static void plan(upf__passes *ps, const upf_interpolate_params *p, int flow_levels,
+                 int pyramid_levels, int threads)
 {
-    upf__passes *ps = &e->passes;
-    const upf_interpolate_params *p = &e->params;
     const int W = p->width, H = p->height;
     for (int i = 0; i < UPF__FG_COUNT; i++) {
         ps->surface[i].width = W;
@@ -194,7 +193,7 @@ static void plan(upf_interpolate *e)
                       p->motion != UPF_INTERPOLATE_MOTION_BLEND;
     const bool vectors = p->motion == UPF_INTERPOLATE_MOTION_AUTO ||
                          p->motion == UPF_INTERPOLATE_MOTION_VECTORS;
-    const int lrows = upf__fg_atlas_rows(H, 0, e->flow_levels);
+    const int lrows = upf__fg_atlas_rows(H, 0, flow_levels);
     ps->surface[UPF__FG_LUMA_PREV].height = ps->surface[UPF__FG_LUMA].height = flow ? lrows : 0;
     if (!flow)
         ps->surface[UPF__FG_LUMA_PREV].width = ps->surface[UPF__FG_LUMA].width = 0;
@@ -219,19 +218,17 @@ static void plan(upf_interpolate *e)
     ps->surface[UPF__FG_FLOW_HIST].height = flow ? 4 : 0;
     ps->surface[UPF__FG_FLOW_GLOBAL].width = flow ? 2 : 0;
     ps->surface[UPF__FG_FLOW_GLOBAL].height = flow ? 1 : 0;
-    const int prow = e->pyramid_levels > 1 ? upf__fg_atlas_rows(H, 1, e->pyramid_levels) : 1;
+    const int prow = pyramid_levels > 1 ? upf__fg_atlas_rows(H, 1, pyramid_levels) : 1;
     ps->surface[UPF__FG_MOTION_PYRAMID].height = prow;
     ps->surface[UPF__FG_COLOR_PYRAMID].height = prow;
-    const int threads = UPF_MAX(upf_context_threads(e->ctx), 1);
     ps->scratch_bytes[UPF__FG_PREPARE] = upf__fg_prepare_scratch_bytes(H);
     ps->scratch_bytes[UPF__FG_VECTORS] = vectors ? upf__fg_vectors_scratch_bytes(H) : 0;
     ps->scratch_bytes[UPF__FG_COMPOSE] = upf__fg_compose_scratch_bytes(threads, W, H);
 }
 
-static void constants(upf_interpolate *e)
+static void constants(upf__passes *ps, const upf_interpolate_params *p, int flow_levels,
+                      int pyramid_levels)
 {
-    upf__passes *ps = &e->passes;
-    const upf_interpolate_params *p = &e->params;
     const int W = p->width, H = p->height;
     *(upf__fg_prepare_con *)ps->con[UPF__FG_PREPARE] = (upf__fg_prepare_con){ W, H, 0 };
     *(upf__fg_scene_con *)ps->con[UPF__FG_SCENE_PASS] =
@@ -248,16 +245,76 @@ static void constants(upf_interpolate *e)
         (float)(sy * (uv ? p->motion_height : 1) * H / p->motion_height),
         (p->flags & UPF_INTERPOLATE_DEPTH_REVERSED) != 0 };
     *(upf__fg_flow_con *)ps->con[UPF__FG_FLOW] = (upf__fg_flow_con){
-        W, H, e->flow_levels, FLOW_RADIUS_COARSE, FLOW_RADIUS, FLOW_REFINE, FLOW_PENALTY,
+        W, H, flow_levels, FLOW_RADIUS_COARSE, FLOW_RADIUS, FLOW_REFINE, FLOW_PENALTY,
         FLOW_FLAT, FLOW_CONSISTENCY, FLOW_CONSISTENCY_REL };
     *(upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS] = (upf__fg_splat_con){ W, H, 0.5f };
-    *(upf__fg_fill_con *)ps->con[UPF__FG_FILL] = (upf__fg_fill_con){ W, H, e->pyramid_levels };
+    *(upf__fg_fill_con *)ps->con[UPF__FG_FILL] = (upf__fg_fill_con){ W, H, pyramid_levels };
     *(upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE] = (upf__fg_resolve_con){
         W, H, 0.5f, 0, 1, RESOLVE_TOLERANCE, RESOLVE_TOLERANCE_REL, RESOLVE_SHARPNESS };
     *(upf__fg_inpaint_con *)ps->con[UPF__FG_INPAINT] =
-        (upf__fg_inpaint_con){ W, H, e->pyramid_levels };
+        (upf__fg_inpaint_con){ W, H, pyramid_levels };
     *(upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE] = (upf__fg_compose_con){
         W, H, 0.5f, 0, (p->flags & UPF_INTERPOLATE_NO_STILL_RULE) == 0, STILL_THRESHOLD };
+}
+
+/* Checks the params as upf_interpolate_create documents; *out the params with their
+ * defaults filled. */
+static upf_result check_params(upf_context *ctx, const char *fn,
+                               const upf_interpolate_params *params, upf_interpolate_params *out)
+{
+    if (!params)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: params is NULL; expected the "
+                         "frames' size", fn);
+    upf_interpolate_params p = *params;
+    if (p.width < 1 || p.width > UPF_MAX_IMAGE_DIMENSION || p.height < 1 ||
+        p.height > UPF_MAX_IMAGE_DIMENSION)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: size %dx%d; expected 1..%d on "
+                         "each side", fn, p.width, p.height, UPF_MAX_IMAGE_DIMENSION);
+    if (!p.motion_width && !p.motion_height)
+        p.motion_width = p.width, p.motion_height = p.height;
+    if (p.motion_width < 1 || p.motion_width > p.width || p.motion_height < 1 ||
+        p.motion_height > p.height)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: motion size %dx%d for frames of "
+                         "%dx%d; expected 1 up to the frames' size on each side (0x0: the "
+                         "frames' size)", fn, params->motion_width, params->motion_height,
+                         p.width, p.height);
+    if ((unsigned)p.motion > UPF_INTERPOLATE_MOTION_BLEND)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: motion %d; expected "
+                         "UPF_INTERPOLATE_MOTION_AUTO, _VECTORS, _FLOW or _BLEND", fn,
+                         (int)p.motion);
+    if (!isfinite(p.motion_scale_x) || !isfinite(p.motion_scale_y))
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: motion scale (%g, %g); expected "
+                         "finite values (0: 1)", fn, p.motion_scale_x, p.motion_scale_y);
+    const unsigned known = UPF_INTERPOLATE_MOTION_UV | UPF_INTERPOLATE_DEPTH_REVERSED |
+                           UPF_INTERPOLATE_NO_STILL_RULE;
+    if (p.flags & ~known)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: unknown flags 0x%x (expected "
+                         "UPF_INTERPOLATE_MOTION_UV, _DEPTH_REVERSED, _NO_STILL_RULE)", fn,
+                         p.flags & ~known);
+    upf_result r = upf__check_pixels(ctx, fn, "the frame size", p.width, p.height);
+    if (r == UPF_OK)
+        *out = p;
+    return r;
+}
+
+upf_result upf__interpolate_describe(upf_context *ctx, const char *fn,
+                                     const upf_interpolate_params *params, upf__passes *ps,
+                                     upf__interpolate_plan *plan_out)
+{
+    upf__interpolate_plan pl;
+    upf_result r = check_params(ctx, fn, params, &pl.params);
+    if (r != UPF_OK)
+        return r;
+    const upf_interpolate_params *p = &pl.params;
+    pl.flow_levels = UPF_MIN(upf__fg_levels(p->width, p->height, FLOW_LEAST), FLOW_LEVELS_MAX);
+    pl.pyramid_levels = upf__fg_levels(p->width, p->height, 1);
+    r = upf__passes_init(ps, ctx, passes, UPF__FG_PASS_COUNT, surfaces, UPF__FG_COUNT, NULL);
+    if (r != UPF_OK)
+        return r;
+    plan(ps, p, pl.flow_levels, pl.pyramid_levels, UPF_MAX(upf_context_threads(ctx), 1));
+    constants(ps, p, pl.flow_levels, pl.pyramid_levels);
+    *plan_out = pl;
+    return UPF_OK;
 }
 
 upf_interpolate *upf_interpolate_create(upf_context *ctx, const upf_interpolate_params *params)
@@ -266,64 +323,30 @@ upf_interpolate *upf_interpolate_create(upf_context *ctx, const upf_interpolate_
     if (!ctx)
         return NULL;
     upf__clear_error(ctx);
-    if (!params) {
-        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: params is NULL; expected the frames' "
-                  "size", fn);
+    upf__interpolate_plan pl;
+    upf__passes ps;
+    memset(&ps, 0, sizeof ps);
+    if (upf__interpolate_describe(ctx, fn, params, &ps, &pl) != UPF_OK) {
+        upf__passes_free(&ps);
         return NULL;
     }
-    upf_interpolate_params p = *params;
-    if (p.width < 1 || p.width > UPF_MAX_IMAGE_DIMENSION || p.height < 1 ||
-        p.height > UPF_MAX_IMAGE_DIMENSION) {
-        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: size %dx%d; expected 1..%d on each side",
-                  fn, p.width, p.height, UPF_MAX_IMAGE_DIMENSION);
-        return NULL;
-    }
-    if (!p.motion_width && !p.motion_height)
-        p.motion_width = p.width, p.motion_height = p.height;
-    if (p.motion_width < 1 || p.motion_width > p.width || p.motion_height < 1 ||
-        p.motion_height > p.height) {
-        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: motion size %dx%d for frames of %dx%d; "
-                  "expected 1 up to the frames' size on each side (0x0: the frames' size)", fn,
-                  params->motion_width, params->motion_height, p.width, p.height);
-        return NULL;
-    }
-    if ((unsigned)p.motion > UPF_INTERPOLATE_MOTION_BLEND) {
-        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: motion %d; expected "
-                  "UPF_INTERPOLATE_MOTION_AUTO, _VECTORS, _FLOW or _BLEND", fn, (int)p.motion);
-        return NULL;
-    }
-    if (!isfinite(p.motion_scale_x) || !isfinite(p.motion_scale_y)) {
-        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: motion scale (%g, %g); expected finite "
-                  "values (0: 1)", fn, p.motion_scale_x, p.motion_scale_y);
-        return NULL;
-    }
-    const unsigned known = UPF_INTERPOLATE_MOTION_UV | UPF_INTERPOLATE_DEPTH_REVERSED |
-                           UPF_INTERPOLATE_NO_STILL_RULE;
-    if (p.flags & ~known) {
-        upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: unknown flags 0x%x (expected "
-                  "UPF_INTERPOLATE_MOTION_UV, _DEPTH_REVERSED, _NO_STILL_RULE)", fn,
-                  p.flags & ~known);
-        return NULL;
-    }
-    if (upf__check_pixels(ctx, fn, "the frame size", p.width, p.height) != UPF_OK)
-        return NULL;
     upf_interpolate *e = upf__alloc(ctx, sizeof *e, "the frame generation engine");
-    if (!e)
+    if (!e) {
+        upf__passes_free(&ps);
         return NULL;
+    }
+    memset(e, 0, sizeof *e);
     e->ctx = ctx;
-    e->params = p;
+    e->params = pl.params;
     atomic_init(&e->in_use, false);
-    e->flow_levels = UPF_MIN(upf__fg_levels(p.width, p.height, FLOW_LEAST), FLOW_LEVELS_MAX);
-    e->pyramid_levels = upf__fg_levels(p.width, p.height, 1);
-    if (upf__passes_init(&e->passes, ctx, passes, UPF__FG_PASS_COUNT, surfaces, UPF__FG_COUNT,
-                         NULL) != UPF_OK)
-        goto fail;
-    plan(e);
+    e->flow_levels = pl.flow_levels;
+    e->pyramid_levels = pl.pyramid_levels;
+    e->passes = ps;
     if (upf__passes_alloc(&e->passes) != UPF_OK)
         goto fail;
-    constants(e);
+    const upf_interpolate_params *p = &e->params;
     upf__log(ctx, UPF_LOG_DEBUG, "%s: frame generation %dx%d (motion %dx%d), %d flow levels, "
-             "%zu bytes", fn, p.width, p.height, p.motion_width, p.motion_height,
+             "%zu bytes", fn, p->width, p->height, p->motion_width, p->motion_height,
              e->flow_levels, upf__passes_bytes(&e->passes));
     return e;
 fail:
@@ -339,16 +362,18 @@ fail:
  * and Zisserman, 8.4.2, the infinite homography); conjugated by the map from the camera's
  * normalised coordinates (centre, half the larger side) to NDC. Computed on the host, as a
  * pass's constants are. */
-static upf_result camera_from_matrices(upf_interpolate *e, const char *fn,
-                                       const upf_interpolate_frames *f, upf__fg_camera_con *c)
+upf_result upf__fg_camera_from_matrices(upf_context *ctx, const char *fn, int width,
+                                       int height, const double *view_projection,
+                                       const double *prev_view_projection, int ndc_y_down,
+                                       float g[9])
 {
-    const double *m[2] = { f->view_projection, f->prev_view_projection };
+    const double *m[2] = { view_projection, prev_view_projection };
     static const char *const name[2] = { "view_projection", "prev_view_projection" };
     double a[2][9], inv[9];
     for (int k = 0; k < 2; k++) {
         for (int i = 0; i < 16; i++)
             if (!isfinite(m[k][i]))
-                return upf__fail(e->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames %s[%d] is %g; "
+                return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames %s[%d] is %g; "
                                  "expected finite values", fn, name[k], i, m[k][i]);
         static const int rows[3] = { 0, 1, 3 };
         for (int r = 0; r < 3; r++)
@@ -362,7 +387,7 @@ static upf_result camera_from_matrices(upf_interpolate *e, const char *fn,
     for (int i = 0; i < 9; i++)
         scale = fmax(scale, fabs(x[i]));
     if (!(fabs(det) > 1e-9 * scale * scale * scale))
-        return upf__fail(e->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames view_projection maps "
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames view_projection maps "
                          "directions to a plane (rows 0, 1 and 3 of its columns 0..2 are "
                          "singular); expected a perspective projection times a view", fn);
     const double adj[9] = { x[4] * x[8] - x[5] * x[7], x[2] * x[7] - x[1] * x[8],
@@ -372,16 +397,47 @@ static upf_result camera_from_matrices(upf_interpolate *e, const char *fn,
                             x[0] * x[4] - x[1] * x[3] };
     for (int i = 0; i < 9; i++)
         inv[i] = adj[i] / det;
-    const double W = e->params.width, H = e->params.height, s = 0.5 * fmax(W, H);
-    const double dn[3] = { 2.0 * s / W, (f->ndc_y_down ? 2.0 : -2.0) * s / H, 1.0 };
+    const double W = width, H = height, s = 0.5 * fmax(W, H);
+    const double dn[3] = { 2.0 * s / W, (ndc_y_down ? 2.0 : -2.0) * s / H, 1.0 };
     for (int r = 0; r < 3; r++)
         for (int col = 0; col < 3; col++) {
             double v = 0.0;
             for (int k = 0; k < 3; k++)
                 v += a[1][3 * r + k] * inv[3 * k + col];
-            c->g[3 * r + col] = (float)(v * dn[col] / dn[r]); /* D^-1 G D */
+            g[3 * r + col] = (float)(v * dn[col] / dn[r]); /* D^-1 G D */
         }
     return UPF_OK;
+}
+
+void upf__interpolate_method(upf_interpolate_motion motion, bool motion_given, bool depth_given,
+                             int reset, int64_t prev_id, int64_t id,
+                             upf_interpolate_method *method, upf_interpolate_fallback *why)
+{
+    *method = UPF_INTERPOLATE_USED_FLOW;
+    *why = UPF_INTERPOLATE_FALLBACK_NONE;
+    const bool has_v = motion_given && depth_given, half = motion_given != depth_given;
+    switch (motion) {
+    case UPF_INTERPOLATE_MOTION_AUTO:
+        if (has_v)
+            *method = UPF_INTERPOLATE_USED_VECTORS;
+        else if (half)
+            *why = UPF_INTERPOLATE_FALLBACK_MISSING_INPUT;
+        break;
+    case UPF_INTERPOLATE_MOTION_VECTORS:
+        *method = UPF_INTERPOLATE_USED_VECTORS;
+        if (!has_v)
+            *why = UPF_INTERPOLATE_FALLBACK_MISSING_INPUT;
+        break;
+    case UPF_INTERPOLATE_MOTION_FLOW:
+        break;
+    case UPF_INTERPOLATE_MOTION_BLEND:
+        *why = UPF_INTERPOLATE_FALLBACK_ASKED;
+        break;
+    }
+    if (reset)
+        *why = UPF_INTERPOLATE_FALLBACK_RESET;
+    else if (prev_id == INT64_MAX || id != prev_id + 1) /* no overflow */
+        *why = UPF_INTERPOLATE_FALLBACK_NOT_CONSECUTIVE;
 }
 
 static upf_result check_phase(upf_context *ctx, const char *fn, double t, int k)
@@ -416,33 +472,10 @@ static upf_result run_phases(upf_interpolate *e, const char *fn, const upf_inter
             return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: output %d is NULL; expected "
                              "an image of %dx%d", fn, k, p->width, p->height);
     }
-    /* the method */
-    upf_interpolate_method method = UPF_INTERPOLATE_USED_FLOW;
-    upf_interpolate_fallback why = UPF_INTERPOLATE_FALLBACK_NONE;
-    const bool has_v = f->motion && f->depth;
-    const bool half = (f->motion != NULL) != (f->depth != NULL);
-    switch (p->motion) {
-    case UPF_INTERPOLATE_MOTION_AUTO:
-        if (has_v)
-            method = UPF_INTERPOLATE_USED_VECTORS;
-        else if (half)
-            why = UPF_INTERPOLATE_FALLBACK_MISSING_INPUT;
-        break;
-    case UPF_INTERPOLATE_MOTION_VECTORS:
-        method = UPF_INTERPOLATE_USED_VECTORS;
-        if (!has_v)
-            why = UPF_INTERPOLATE_FALLBACK_MISSING_INPUT;
-        break;
-    case UPF_INTERPOLATE_MOTION_FLOW:
-        break;
-    case UPF_INTERPOLATE_MOTION_BLEND:
-        why = UPF_INTERPOLATE_FALLBACK_ASKED;
-        break;
-    }
-    if (f->reset)
-        why = UPF_INTERPOLATE_FALLBACK_RESET;
-    else if (f->prev_id == INT64_MAX || f->id != f->prev_id + 1) /* no overflow */
-        why = UPF_INTERPOLATE_FALLBACK_NOT_CONSECUTIVE;
+    upf_interpolate_method method;
+    upf_interpolate_fallback why;
+    upf__interpolate_method(p->motion, f->motion != NULL, f->depth != NULL, f->reset,
+                            f->prev_id, f->id, &method, &why);
 
     const upf_image *images[UPF__FG_COUNT] = { 0 };
     images[UPF__FG_COLOR_PREV] = f->prev_color;
@@ -479,7 +512,10 @@ static upf_result run_phases(upf_interpolate *e, const char *fn, const upf_inter
     upf__fg_camera_con *cc = ps->con[UPF__FG_CAMERA_PASS];
     cc->given = f->view_projection != NULL;
     if (cc->given) {
-        upf_result r = camera_from_matrices(e, fn, f, cc);
+        upf_result r = upf__fg_camera_from_matrices(ctx, fn, p->width, p->height,
+                                                    f->view_projection,
+                                                    f->prev_view_projection, f->ndc_y_down,
+                                                    cc->g);
         if (r != UPF_OK)
             return r;
     }

@@ -670,10 +670,10 @@ upf_result upf__vk_check_engine_params(upf_context *ctx, const char *fn,
     upf_result r = upf__vk_check_handles(ctx, fn, dev);
     if (r != UPF_OK)
         return r;
-    if (frames_in_flight < 0 || frames_in_flight > UPF__VK_SLOTS_MAX)
+    if (frames_in_flight < 0 || frames_in_flight > UPF__VK_FRAMES_IN_FLIGHT_MAX)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames_in_flight %d is out of "
                          "range (expected 0 for 2, or 1 .. %d)", fn, frames_in_flight,
-                         UPF__VK_SLOTS_MAX);
+                         UPF__VK_FRAMES_IN_FLIGHT_MAX);
     return UPF_OK;
 }
 
@@ -1208,37 +1208,52 @@ static bool read_stamps(upf__vk_runner *r, int slot, uint32_t stamped, uint64_t 
     return true;
 }
 
+/* The times of frame `frame` from its slot's timestamps; false when that slot holds a later
+ * frame or its timestamps are not available yet. */
+static bool frame_timings(upf__vk_runner *r, uint64_t frame, double *ms, double *total_ms)
+{
+    if (frame >= r->frames || r->frames - frame > (uint64_t)r->slots)
+        return false;
+    const int slot = (int)(frame % (uint64_t)r->slots);
+    uint64_t t[STAMPS_MAX];
+    if (r->slot_frame[slot] != (int64_t)frame || !read_stamps(r, slot, r->slot_stamped[slot], t))
+        return false;
+    const double ns = (double)r->caps.props.limits.timestampPeriod;
+    const uint64_t mask = r->caps.timestamp_bits >= 64 ? ~0ull
+                                                       : (1ull << r->caps.timestamp_bits) - 1;
+    double sum = 0.0;
+    uint64_t before = t[0];
+    for (int p = 0; p < r->pass_count; p++)
+        ms[p] = 0.0;
+    for (int k = 0; k < r->gp_count; k++) {
+        const int s = r->gp[k].stamp_index;
+        if (s < 1 || !(r->slot_stamped[slot] >> (s - 1) & 1u))
+            continue;
+        const double d = (double)((t[s] - before) & mask) * ns * 1e-6;
+        ms[r->gp[k].plan.pass] += d;
+        sum += d;
+        before = t[s];
+    }
+    if (total_ms)
+        *total_ms = sum;
+    return true;
+}
+
 upf_result upf__vk_runner_timings(upf__vk_runner *r, const char *fn, double *ms,
                                   double *total_ms)
 {
     if (!r->queries)
         return upf__fail(r->ctx, UPF_ERROR_UNSUPPORTED, "%s: the engine was made without "
                          "timestamps", fn);
-    for (uint64_t back = 0; back < (uint64_t)r->slots && back < r->frames; back++) {
-        const int slot = (int)((r->frames - 1 - back) % (uint64_t)r->slots);
-        uint64_t t[STAMPS_MAX];
-        if (r->slot_frame[slot] < 0 || !read_stamps(r, slot, r->slot_stamped[slot], t))
-            continue;
-        const double ns = (double)r->caps.props.limits.timestampPeriod;
-        const uint64_t mask = r->caps.timestamp_bits >= 64 ? ~0ull
-                                                           : (1ull << r->caps.timestamp_bits) - 1;
-        double sum = 0.0;
-        uint64_t before = t[0];
-        for (int p = 0; p < r->pass_count; p++)
-            ms[p] = 0.0;
-        for (int k = 0; k < r->gp_count; k++) {
-            const int s = r->gp[k].stamp_index;
-            if (s < 1 || !(r->slot_stamped[slot] >> (s - 1) & 1u))
-                continue;
-            const double d = (double)((t[s] - before) & mask) * ns * 1e-6;
-            ms[r->gp[k].plan.pass] += d;
-            sum += d;
-            before = t[s];
-        }
-        if (total_ms)
-            *total_ms = sum;
-        return UPF_OK;
-    }
+    for (uint64_t back = 0; back < (uint64_t)r->slots && back < r->frames; back++)
+        if (frame_timings(r, r->frames - 1 - back, ms, total_ms))
+            return UPF_OK;
     return upf__fail(r->ctx, UPF_ERROR_UNSUPPORTED, "%s: no recorded frame has finished on the "
                      "GPU yet (ask after the fence of a submitted frame)", fn);
+}
+
+bool upf__vk_runner_frame_timings(upf__vk_runner *r, uint64_t frame, double *ms,
+                                  double *total_ms)
+{
+    return r->queries && frame_timings(r, frame, ms, total_ms);
 }

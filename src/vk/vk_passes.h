@@ -139,7 +139,9 @@
 #define UPF__VK_GPU_PASSES_MAX 24   /* GPU passes (helper dispatches included) */
 #define UPF__VK_VARIANTS_MAX 4      /* pipelines per GPU pass */
 #define UPF__VK_DISPATCH_MAX 16     /* dispatches per GPU pass and frame (pyramid levels) */
-#define UPF__VK_SLOTS_MAX 8         /* frames in flight */
+#define UPF__VK_SLOTS_MAX 64        /* runner frames in flight (an engine may record several
+                                     * runner frames a frame: frame generation's phases) */
+#define UPF__VK_FRAMES_IN_FLIGHT_MAX 8 /* an engine's frames_in_flight */
 #define UPF__VK_PUSH_MAX 128        /* bytes of push constants: Vulkan's guaranteed minimum */
 #define UPF__VK_HOST_FORMATS_MAX 16
 
@@ -249,7 +251,8 @@ typedef struct upf__vk_runner_params {
 } upf__vk_runner_params;
 
 /* An engine's own params shared by every Vulkan engine: the lent device's handles
- * (upf__vk_check_handles) and frames_in_flight (0 for 2, or 1 .. UPF__VK_SLOTS_MAX). */
+ * (upf__vk_check_handles) and frames_in_flight (0 for 2, or 1 ..
+ * UPF__VK_FRAMES_IN_FLIGHT_MAX). */
 upf_result upf__vk_check_engine_params(upf_context *ctx, const char *fn,
                                        const upf_vk_device *dev, int frames_in_flight);
 
@@ -323,6 +326,12 @@ upf_result upf__vk_runner_record(upf__vk_runner *r, const char *fn, VkCommandBuf
  * UPF_ERROR_UNSUPPORTED when the runner has no timestamps or no recorded frame has finished
  * (messages as upf_vk_spatial_timings documents). */
 upf_result upf__vk_runner_timings(upf__vk_runner *r, const char *fn, double *ms,
+                                  double *total_ms);
+
+/* The same for runner frame `frame` (0 for the first recorded) alone: false when the runner
+ * has no timestamps, that frame's slot has been reused, or its timestamps are not available
+ * yet (no message). An engine that records several runner frames a frame sums them. */
+bool upf__vk_runner_frame_timings(upf__vk_runner *r, uint64_t frame, double *ms,
                                   double *total_ms);
 
 /* Frames recorded so far, and the history parity the next frame reads (0 or 1). */

@@ -155,10 +155,10 @@ static upf_result check_params(upf_context *ctx, const char *fn, const upf_vk_te
     upf_result r = upf__vk_check_engine_params(ctx, fn, p->device, p->frames_in_flight);
     if (r != UPF_OK)
         return r;
-    if ((p->flags & UPF_TEMPORAL_SPATIAL_FILL) && p->frames_in_flight > UPF__VK_SLOTS_MAX / 2)
+    if ((p->flags & UPF_TEMPORAL_SPATIAL_FILL) && p->frames_in_flight > UPF__VK_FRAMES_IN_FLIGHT_MAX / 2)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frames_in_flight %d with "
                          "UPF_TEMPORAL_SPATIAL_FILL; expected at most %d (a frame takes two of "
-                         "the runner's slots)", fn, p->frames_in_flight, UPF__VK_SLOTS_MAX / 2);
+                         "the runner's slots)", fn, p->frames_in_flight, UPF__VK_FRAMES_IN_FLIGHT_MAX / 2);
     const upf_temporal_params tp = { p->max_render_width, p->max_render_height,
                                      p->output_width, p->output_height, p->sharpness, p->flags,
                                      NULL };
