@@ -7,8 +7,8 @@
  * One shader, its step and level patched into the push constants after the pass's constants
  * (step | level << 4), one dispatch each with a barrier between (src/vk/vk_framegen_flow.c
  * lists them): per level from the coarsest,
- *  0 search  one invocation per block and direction (z): the candidates, their SADs, the
- *            +-radius search around the cheapest; on levels above 0 also zeroes the
+ *  0 search  two blocks a workgroup (32 invocations each), directions by z: the candidates,
+ *            their SADs, the +-radius search around the cheapest; above level 0 also zeroes the
  *            histograms (the level's step 1 counts into them; the previous level's step 2
  *            has read them; level 0 leaves level 1's, as the CPU does);
  *  1 median  the 3x3 vector median of the searched vectors, and on levels above 0 each
@@ -142,15 +142,41 @@ float sample1(int f, float x, float y)
 
 /* ---- 0: search ----------------------------------------------------------------------------- */
 
-/* SAD of the block at (x0, y0) against the other frame at an integer offset, row by row (the
- * CPU's order), stopping once it reaches `limit`. */
-float block_sad(int d, view v, int x0, int y0, int dx, int dy, float limit)
+/* The search works on two blocks a workgroup, 32 invocations each (lane): the block's own
+ * pixels and, for the search around the best candidate, the other frame's window of
+ * (8 + 2 radius)^2 pixels go to shared memory; each lane computes whole SADs (row by row, the
+ * CPU's order) of the candidates or window positions it is given, and the winner is the least
+ * cost, ties to the earlier in the CPU's order (its loop keeps the first of equal costs). An
+ * early exit once a SAD reaches the lane's best cost so far (the CPU's, per lane) changes no
+ * choice: such a cost can neither win nor tie earlier. */
+#define WIN_MAX (2 * 8 + B)   /* the window's side at most: radius_coarse 8 */
+shared float s_own[2][B * B];
+shared float s_win[2][WIN_MAX * WIN_MAX];
+shared float s_cost[2][32];
+shared int s_idx[2][32];
+shared bool s_textured[2];
+
+/* SAD of the block (its own pixels in s_own, bw x bh of them) against the other frame at an
+ * integer offset (global loads, edges repeated), stopping once it reaches `limit`. */
+float sad_global(uint blk, int d, view v, int x0, int y0, int bw, int bh, ivec2 o, float limit)
 {
     precise float sum = 0.0;
-    const int x1 = min(x0 + B, v.w), y1 = min(y0 + B, v.h);
-    for (int y = y0; y < y1; y++) {
-        for (int x = x0; x < x1; x++)
-            sum += abs(lum(d, v, x, y) - lum(1 - d, v, x + dx, y + dy));
+    for (int y = 0; y < bh; y++) {
+        for (int x = 0; x < bw; x++)
+            sum += abs(s_own[blk][y * B + x] - lum(1 - d, v, x0 + x + o.x, y0 + y + o.y));
+        if (sum >= limit)
+            return sum;
+    }
+    return sum;
+}
+
+/* The same at window position (dx, dy) from its centre (the window in s_win, `ws` wide). */
+float sad_window(uint blk, int bw, int bh, int ws, int wx, int wy, float limit)
+{
+    precise float sum = 0.0;
+    for (int y = 0; y < bh; y++) {
+        for (int x = 0; x < bw; x++)
+            sum += abs(s_own[blk][y * B + x] - s_win[blk][(y + wy) * ws + x + wx]);
         if (sum >= limit)
             return sum;
     }
@@ -172,23 +198,20 @@ bool block_textured(int d, view v, int x0, int y0)
     return n > 0 ? sum >= lim : 0.0 >= pc.flat_;
 }
 
-float cost(int d, view v, int x0, int y0, ivec2 c, ivec2 pred, float lambda, float limit)
+float with_penalty(float sad, ivec2 c, ivec2 pred, float lambda)
 {
-    precise float s = block_sad(d, v, x0, y0, c.x, c.y, limit) +
-                      lambda * float(abs(c.x - pred.x) + abs(c.y - pred.y));
+    precise float s = sad + lambda * float(abs(c.x - pred.x) + abs(c.y - pred.y));
     return s;
 }
 
-void search(int bx, int by, int d, int l)
+/* The candidates of block (bx, by): 5 from the parent level, its global motion, zero (the
+ * coarsest level: zero alone). Returns how many. */
+int candidates(int bx, int by, int d, int l, out ivec2 cand[7])
 {
-    const view v = view_of(l);
-    if (bx >= v.bw || by >= v.bh)
-        return;
-    const bool coarsest = l == pc.levels - 1;
-    const int radius = coarsest ? pc.radius_coarse : pc.radius;
-    ivec2 cand[7];
     int n = 0;
-    if (!coarsest) {
+    for (int k = 0; k < 7; k++)
+        cand[k] = ivec2(0);
+    if (l != pc.levels - 1) {
         const view p = view_of(l + 1);
         const ivec2 nb[5] = ivec2[5](ivec2(0, 0), ivec2(-1, 0), ivec2(1, 0), ivec2(0, -1),
                                      ivec2(0, 1));
@@ -203,29 +226,81 @@ void search(int bx, int by, int d, int l)
                           int(round(2.0 * global_v[2 * d + 1])));
     }
     cand[n++] = ivec2(0);
-    const ivec2 pred = cand[0];
+    return n;
+}
+
+/* Workgroup (x, y, d): blocks (2x, y) and (2x + 1, y) of direction d. */
+void search(int l)
+{
+    const uint t = gl_LocalInvocationIndex, blk = t >> 5u, lane = t & 31u;
+    const int bx = int(gl_WorkGroupID.x) * 2 + int(blk), by = int(gl_WorkGroupID.y);
+    const int d = int(gl_WorkGroupID.z);
+    const view v = view_of(l);
+    const bool valid = bx < v.bw && by < v.bh;
+    const bool coarsest = l == pc.levels - 1;
+    const int radius = coarsest ? pc.radius_coarse : pc.radius;
+    ivec2 cand[7];
+    const int n = candidates(bx, by, d, l, cand);
+    const ivec2 pred = cand[0]; /* the parent's own vector (zero on the coarsest level) */
     const int x0 = bx * B, y0 = by * B;
-    const int npix = (min(x0 + B, v.w) - x0) * (min(y0 + B, v.h) - y0);
-    precise float lambda = coarsest ? 0.0 : pc.penalty * float(npix);
-    ivec2 best = cand[0];
-    float best_cost = inf();
-    for (int k = 0; k < n; k++) {
-        const float s = cost(d, v, x0, y0, cand[k], pred, lambda, best_cost);
-        if (s < best_cost)
-            best_cost = s, best = cand[k];
+    const int bw = valid ? min(x0 + B, v.w) - x0 : 0, bh = valid ? min(y0 + B, v.h) - y0 : 0;
+    precise float lambda = coarsest ? 0.0 : pc.penalty * float(bw * bh);
+    for (uint i = lane; i < uint(B * B); i += 32u) {
+        const int px = int(i) % B, py = int(i) / B;
+        s_own[blk][i] = px < bw && py < bh ? lum(d, v, x0 + px, y0 + py) : 0.0;
     }
-    if (block_textured(d, v, x0, y0)) {
-        const ivec2 c = best;
-        for (int dy = -radius; dy <= radius; dy++)
-            for (int dx = -radius; dx <= radius; dx++) {
-                if (dx == 0 && dy == 0)
-                    continue;
-                const float s = cost(d, v, x0, y0, c + ivec2(dx, dy), pred, lambda, best_cost);
-                if (s < best_cost)
-                    best_cost = s, best = c + ivec2(dx, dy);
-            }
+    if (lane == 31u)
+        s_textured[blk] = valid && block_textured(d, v, x0, y0);
+    barrier();
+    /* the candidates, one a lane; the cheapest, the first of equals */
+    float c = inf();
+    if (valid && int(lane) < n)
+        c = with_penalty(sad_global(blk, d, v, x0, y0, bw, bh, cand[lane], inf()),
+                         cand[lane], pred, lambda);
+    s_cost[blk][lane] = c;
+    barrier();
+    int b1 = 0;
+    float c1 = inf();
+    for (int k = 0; k < n; k++)
+        if (s_cost[blk][k] < c1)
+            c1 = s_cost[blk][k], b1 = k;
+    const ivec2 centre = cand[b1];
+    /* the window around it, +-radius */
+    const int ws = B + 2 * radius, side = 2 * radius + 1;
+    for (int i = int(lane); i < ws * ws; i += 32)
+        s_win[blk][i] = lum(1 - d, v, x0 + centre.x - radius + i % ws,
+                            y0 + centre.y - radius + i / ws);
+    barrier();
+    float bc = c1;
+    int bi = -1;
+    if (valid && s_textured[blk])
+        for (int j = int(lane); j < side * side; j += 32) {
+            if (j == side * side / 2)
+                continue; /* the centre */
+            const int wx = j % side, wy = j / side;
+            const ivec2 o = centre + ivec2(wx - radius, wy - radius);
+            const float s = with_penalty(sad_window(blk, bw, bh, ws, wx, wy, bc), o, pred,
+                                         lambda);
+            if (s < bc)
+                bc = s, bi = j;
+        }
+    s_cost[blk][lane] = bc;
+    s_idx[blk][lane] = bi;
+    barrier();
+    if (lane == 0u && valid) {
+        /* the least (cost, position), the candidate's position first */
+        float best_c = c1;
+        int best_i = -1;
+        for (int k = 0; k < 32; k++) {
+            const float ck = s_cost[blk][k];
+            const int ik = s_idx[blk][k];
+            if (ik >= 0 && (ck < best_c || (ck == best_c && ik < best_i)))
+                best_c = ck, best_i = ik;
+        }
+        const ivec2 best = best_i < 0 ? centre
+                         : centre + ivec2(best_i % side - radius, best_i / side - radius);
+        blocks[buf(d, 2) + by * blocks_of(pc.width) + bx] = vec2(best);
     }
-    blocks[buf(d, 2) + by * blocks_of(pc.width) + bx] = vec2(best);
 }
 
 /* Every invocation of the dispatch zeroes its share of the four histograms. */
@@ -282,28 +357,36 @@ void median(int bx, int by, int d, int l)
 
 /* ---- 2: global (the histograms' medians) --------------------------------------------------- */
 
+shared uint bins[BINS];
 shared uint part[64];
 
-/* Workgroup k (0..3): histogram k's median over the level's n blocks, into global[k]. */
+/* Workgroup k (0..3): histogram k's median over the level's n blocks, into global[k]: the
+ * histogram into shared memory (64 bins an invocation), the sums of its 64 chunks, then one
+ * invocation finds the chunk and the bin (no global load in the serial part). */
 void global_median(int l)
 {
     const uint k = gl_WorkGroupID.x, t = gl_LocalInvocationIndex;
-    const uint base = k * BINS, per = BINS / 64u;
+    const uint per = BINS / 64u;
     uint s = 0u;
+    for (uint b = 0u; b < per; b++) {
+        const uint i = b * 64u + t; /* neighbouring invocations, neighbouring bins */
+        bins[i] = hist[k * BINS + i];
+    }
+    barrier();
     for (uint b = 0u; b < per; b++)
-        s += hist[base + t * per + b];
+        s += bins[t * per + b];
     part[t] = s;
     barrier();
-    if (t == 0u && k < 4u) {
+    if (t == 0u) {
         const view v = view_of(l);
         const uint n = uint(v.bw * v.bh), half_n = n / 2u;
         /* the first bin (of 0 .. BINS - 2) whose count and those below exceed n / 2, else the
-         * last */
+         * last (upf__fg_hist_median) */
         uint c = 0u, ch = 0u;
         while (ch < 63u && c + part[ch] <= half_n)
             c += part[ch++];
         int b = int(ch * per);
-        while (b < BINS - 1 && (c += hist[base + uint(b)]) <= half_n)
+        while (b < BINS - 1 && (c += bins[b]) <= half_n)
             b++;
         global_v[k] = n > 0u ? float(b - BINS / 2) : 0.0;
     }
@@ -446,7 +529,7 @@ void main()
     if (step == STEP_SEARCH) {
         if (l > 0)
             zero_hist();
-        search(x, y, d, l);
+        search(l);
     } else if (step == STEP_MEDIAN) {
         median(x, y, d, l);
     } else if (step == STEP_GLOBAL) {
