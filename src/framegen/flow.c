@@ -44,8 +44,8 @@
  * Work: one task per row of blocks, or of quads, or of pixels; per level the steps search,
  * vector median with the histograms, and the medians (src/vk/shaders/framegen/flow.comp: one
  * dispatch each, their count fixed by the size), then refine, choose and check on level 0.
- * Everything in fp32, in an order a GPU follows word for word (the refine's sums row by row,
- * one reciprocal; the flat test a product, not a quotient). */
+ * Everything in fp32, in an order a GPU follows word for word (the refine's sums per row,
+ * then over the rows, one reciprocal; the flat test a product, not a quotient). */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -226,20 +226,23 @@ static void refine_row(void *priv, int by, int worker)
             const int x1 = UPF_MIN(bx * B + B + REFINE_MARGIN, v->w - 1);
             const int y1 = UPF_MIN(by * B + B + REFINE_MARGIN, v->h - 1);
             for (int it = 0; it < j->con->refine; it++) {
-                /* fp32 sums in this order, one reciprocal: a GPU's (`precise`, a correctly
-                 * rounded reciprocal) are the same floats */
+                /* fp32 sums, each row's then the rows' in order, one reciprocal: a GPU's
+                 * (an invocation a row, `precise`, a correctly rounded reciprocal) are the
+                 * same floats */
                 float hxx = 0.0f, hxy = 0.0f, hyy = 0.0f, gx = 0.0f, gy = 0.0f;
                 for (int y = y0; y < y1; y++) {
                     const float *r = v->own + (size_t)y * v->stride;
+                    float rxx = 0.0f, rxy = 0.0f, ryy = 0.0f, rgx = 0.0f, rgy = 0.0f;
                     for (int x = x0; x < x1; x++) {
                         float ix = 0.5f * (r[x + 1] - r[x - 1]);
                         float iy = 0.5f * (r[x + v->stride] - r[x - v->stride]);
                         float e = upf__fg_sample1(v->other, v->w, v->h, (size_t)v->stride,
                                                   (float)x + 0.5f + vec[0],
                                                   (float)y + 0.5f + vec[1]) - r[x];
-                        hxx += ix * ix, hxy += ix * iy, hyy += iy * iy;
-                        gx += ix * e, gy += iy * e;
+                        rxx += ix * ix, rxy += ix * iy, ryy += iy * iy;
+                        rgx += ix * e, rgy += iy * e;
                     }
+                    hxx += rxx, hxy += rxy, hyy += ryy, gx += rgx, gy += rgy;
                 }
                 const float det = hxx * hyy - hxy * hxy;
                 const float tr = hxx + hyy;

@@ -30,8 +30,9 @@ int upf__vk_fg_flow_dispatches(const upf__fg_flow_con *con, uint32_t *code, upf_
             code[n] = UPF__VK_FG_FLOW_GLOBAL | lv, grid[n++] = (upf__vk_grid){ 4, 1, 1 };
     }
     const int bw = blocks_of(con->width), bh = blocks_of(con->height);
-    if (con->refine > 0)
-        code[n] = UPF__VK_FG_FLOW_REFINE, grid[n++] = grid_of(bw, bh, 2);
+    if (con->refine > 0) /* 4 blocks a workgroup */
+        code[n] = UPF__VK_FG_FLOW_REFINE, grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 3) / 4,
+                                                                      (uint32_t)bh, 2 };
     code[n] = UPF__VK_FG_FLOW_CHOOSE;
     grid[n++] = grid_of((con->width + 1) / 2, (con->height + 1) / 2, 2);
     code[n] = UPF__VK_FG_FLOW_CHECK, grid[n++] = grid_of(con->width, con->height, 1);

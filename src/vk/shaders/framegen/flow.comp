@@ -16,12 +16,13 @@
  *            step fused: the counts do not depend on the order);
  *  2 global  (levels above 0) four workgroups, one per histogram: its median, the value of
  *            sorted index n / 2 (upf__fg_hist_median);
- * then on level 0: 3 refine (Lucas-Kanade, one invocation per block and direction), 4 choose
+ * then on level 0: 3 refine (Lucas-Kanade, 16 invocations a block: one a row), 4 choose
  * (one per 2x2 quad and direction), 5 check (one per pixel of N: consistency and priority).
  *
  * Same results as the CPU, word for word: the block vectors are integers until the refine;
  * every sum is `precise`, in the CPU's order (SADs row by row, left to right; the refine's
- * fp32 sums as flow.c's refine_row), the refine's division a correctly rounded reciprocal
+ * fp32 sums per row, then over the rows, as flow.c's refine_row), the refine's division a
+ * correctly rounded reciprocal
  * and the check's square roots correctly rounded (exact.glsl); an early exit of a SAD once
  * it reaches the best cost, as the CPU's, changes no choice. 8 x 8 invocations a workgroup. */
 #version 450
@@ -394,19 +395,35 @@ void global_median(int l)
 
 /* ---- 3: refine (level 0) ------------------------------------------------------------------- */
 
-void refine(int bx, int by, int d)
+/* Four blocks a workgroup, 16 invocations each (lane): lane r sums row r of the block's
+ * region (the CPU's order along the row), lane 0 adds the rows in order and takes the step
+ * (flow.c's refine_row: the same floats). */
+shared vec2 r_vec[4];
+shared bool r_done[4];
+shared float r_rows[4][16][5];
+
+void refine()
 {
+    const uint t = gl_LocalInvocationIndex, blk = t >> 4u, lane = t & 15u;
+    const int bx = int(gl_WorkGroupID.x) * 4 + int(blk), by = int(gl_WorkGroupID.y);
+    const int d = int(gl_WorkGroupID.z);
     const view v = view_of(0);
-    if (bx >= v.bw || by >= v.bh)
-        return;
+    const bool valid = bx < v.bw && by < v.bh;
     const int W = pc.width, M = 2; /* flow.c's REFINE_MARGIN */
     const int at = buf(d, cur_of(0)) + by * blocks_of(W) + bx;
-    vec2 vec = blocks[at];
     const int x0 = max(bx * B - M, 1), y0 = max(by * B - M, 1);
     const int x1 = min(bx * B + B + M, v.w - 1), y1 = min(by * B + B + M, v.h - 1);
+    if (lane == 0u) {
+        r_vec[blk] = valid ? blocks[at] : vec2(0.0);
+        r_done[blk] = !valid;
+    }
+    barrier();
     for (int it = 0; it < pc.refine; it++) {
-        precise float hxx = 0.0, hxy = 0.0, hyy = 0.0, gx = 0.0, gy = 0.0;
-        for (int y = y0; y < y1; y++)
+        const vec2 vec = r_vec[blk];
+        const bool done = r_done[blk];
+        const int y = y0 + int(lane);
+        if (!done && y < y1) {
+            precise float hxx = 0.0, hxy = 0.0, hyy = 0.0, gx = 0.0, gy = 0.0;
             for (int x = x0; x < x1; x++) {
                 const int i = y * W + x;
                 const float r = lum0(d, i);
@@ -417,22 +434,37 @@ void refine(int bx, int by, int d)
                 hxx += ix * ix, hxy += ix * iy, hyy += iy * iy;
                 gx += ix * e, gy += iy * e;
             }
-        precise float det = hxx * hyy - hxy * hxy;
-        precise float tr = hxx + hyy;
-        precise float lim = 1e-4 * tr * tr;
-        if (!(det > lim) || !(tr > 1e-6))
-            break;
-        const float inv = upf_rcp_rn(det);
-        precise float dx = -(hyy * gx - hxy * gy) * inv, dy = -(hxx * gy - hxy * gx) * inv;
-        dx = clamp(dx, -1.0, 1.0);
-        dy = clamp(dy, -1.0, 1.0);
-        precise vec2 nv = vec + vec2(dx, dy);
-        vec = nv;
-        precise float step_len = abs(dx) + abs(dy);
-        if (step_len < 0.01)
-            break;
+            r_rows[blk][lane][0] = hxx, r_rows[blk][lane][1] = hxy;
+            r_rows[blk][lane][2] = hyy, r_rows[blk][lane][3] = gx, r_rows[blk][lane][4] = gy;
+        }
+        barrier();
+        if (lane == 0u && !done) {
+            precise float hxx = 0.0, hxy = 0.0, hyy = 0.0, gx = 0.0, gy = 0.0;
+            for (int r = 0; r < y1 - y0; r++) {
+                hxx += r_rows[blk][r][0], hxy += r_rows[blk][r][1];
+                hyy += r_rows[blk][r][2], gx += r_rows[blk][r][3], gy += r_rows[blk][r][4];
+            }
+            precise float det = hxx * hyy - hxy * hxy;
+            precise float tr = hxx + hyy;
+            precise float lim = 1e-4 * tr * tr;
+            if (!(det > lim) || !(tr > 1e-6)) {
+                r_done[blk] = true;
+            } else {
+                const float inv = upf_rcp_rn(det);
+                precise float dx = -(hyy * gx - hxy * gy) * inv;
+                precise float dy = -(hxx * gy - hxy * gx) * inv;
+                dx = clamp(dx, -1.0, 1.0);
+                dy = clamp(dy, -1.0, 1.0);
+                precise vec2 nv = vec + vec2(dx, dy);
+                r_vec[blk] = nv;
+                precise float step_len = abs(dx) + abs(dy);
+                r_done[blk] = step_len < 0.01;
+            }
+        }
+        barrier();
     }
-    blocks[at] = vec;
+    if (lane == 0u && valid)
+        blocks[at] = r_vec[blk];
 }
 
 /* ---- 4: choose (level 0) ------------------------------------------------------------------- */
@@ -535,7 +567,7 @@ void main()
     } else if (step == STEP_GLOBAL) {
         global_median(l);
     } else if (step == STEP_REFINE) {
-        refine(x, y, d);
+        refine();
     } else if (step == STEP_CHOOSE) {
         choose(x, y, d);
     } else if (step == STEP_CHECK) {
