@@ -17,7 +17,10 @@
  *           and up, compose, from the host's RGBA32F frames of the rendered pan into an RGBA32F
  *           storage image, against upf_interpolate_run with optical flow at t = 1/2: a mean
  *           absolute difference within 0.001 (printed).
- * The dispatch counts at 1920x1080 and 3840x2160 are printed for the performance notes. */
+ * The dispatch counts at 1920x1080 and 3840x2160 are printed for the performance notes.
+ * UPF_VK_FLOW_TIMING=frames[:WxH] times the flow's dispatches instead of testing (at
+ * 1920x1080 and 3840x2160 unless a size is given; with UPF_VK_TEST_NO_VALIDATION=1 on a GPU):
+ * per k the median GPU time of the first k dispatches. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -532,6 +535,86 @@ static void test_chain(gpu *g)
     upf_interpolate_destroy(&e);
 }
 
+/* ---- timing (UPF_VK_FLOW_TIMING, not in ctest) ---------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The flow's GPU time at w x h on luma pyramids of a textured pan (value noise of 3 px cells,
+ * N-1 shifted by (5.6, -2.3) px): for each k, the median over `frames` frames of the time of
+ * the first k dispatches (every flow pass stamped), printed with the difference from k - 1
+ * (what dispatch k adds: its work and its barrier). */
+static void time_flow(gpu *g, int w, int h, int frames)
+{
+    upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
+        .width = w, .height = h, .motion = UPF_INTERPOLATE_MOTION_FLOW));
+    CHECK(e != NULL);
+    if (!e)
+        return;
+    const upf__passes *ps = upf__interpolate_passes(e);
+    const upf__fg_flow_con *con = ps->con[UPF__FG_FLOW];
+    static noise bg;
+    noise_make(&bg, 3.0f, "test_vk_flow timing");
+    const size_t bytes = surface_bytes(ps, UPF__FG_LUMA);
+    vkt_buffer up[2] = { vkt_buffer_make(g->t, bytes), vkt_buffer_make(g->t, bytes) };
+    for (int l = 0; l < con->levels; l++)
+        for (int y = 0; y < upf__fg_level_size(h, l); y++)
+            for (int x = 0; x < upf__fg_level_size(w, l); x++) {
+                const size_t i = ((size_t)upf__fg_level_row(h, l) + y) * w + x;
+                const double px = (x + 0.5) * (1 << l), py = (y + 0.5) * (1 << l);
+                ((float *)up[0].map)[i] = noise_at(&bg, px, py);
+                ((float *)up[1].map)[i] = noise_at(&bg, px + 5.6, py - 2.3);
+            }
+    upf__vk_runner_params *rp = runner_params(g, ps, NULL);
+    rp->timestamps = true;
+    const int passes = upf__vk_fg_flow_plans(rp->gpu_pass);
+    for (int k = 0; k < passes; k++)
+        rp->gpu_pass[k].stamp = true;
+    rp->gpu_pass_count = passes;
+    upf__vk_runner *run = make_runner(g, rp);
+    if (run) {
+        VkCommandBuffer cmd = vkt_begin(g->t);
+        VkDeviceSize b = 0;
+        vkt_record_copy(cmd, up[0].buffer, upf__vk_runner_buffer(run, UPF__FG_LUMA, &b), bytes);
+        vkt_record_copy(cmd, up[1].buffer, upf__vk_runner_buffer(run, UPF__FG_LUMA_PREV, &b),
+                        bytes);
+        CHECK(vkt_submit(g->t) == 0);
+        uint32_t code[UPF__VK_FG_FLOW_DISPATCHES_MAX];
+        upf__vk_grid grid[UPF__VK_FG_FLOW_DISPATCHES_MAX];
+        const int n = upf__vk_fg_flow_dispatches(con, code, grid);
+        double *t = calloc((size_t)frames, sizeof *t), last = 0.0;
+        static uint8_t push[UPF__VK_FG_FLOW_PLANS_MAX][UPF__VK_PUSH_MAX];
+        static upf__vk_frame f;
+        printf("flow timing at %dx%d (%d levels; %s): dispatch, step:level, median ms of the "
+               "first k, what it adds\n", w, h, con->levels, g->caps.props.deviceName);
+        for (int k = 1; k <= n; k++) {
+            for (int i = 0; i < frames; i++) {
+                memset(&f, 0, sizeof f);
+                upf__vk_fg_flow_frames(ps, f.pass, push);
+                cut_frames(f.pass, passes, k);
+                cmd = vkt_begin(g->t);
+                CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
+                CHECK(vkt_submit(g->t) == 0);
+                double ms[UPF__PASSES_MAX] = { 0 };
+                CHECK_OK(g->ctx, upf__vk_runner_timings(run, "test", ms, &t[i]));
+            }
+            qsort(t, (size_t)frames, sizeof *t, cmp_double);
+            printf("  %2d  %u:%u  %.4f  %+.4f\n", k, code[k - 1] & 15u, code[k - 1] >> 4,
+                   t[frames / 2], t[frames / 2] - last);
+            last = t[frames / 2];
+        }
+        printf("flow at %dx%d: %.4f ms (median of %d frames)\n", w, h, last, frames);
+        free(t);
+        upf__vk_runner_destroy(&run);
+    }
+    vkt_buffer_free(g->t, &up[0]);
+    vkt_buffer_free(g->t, &up[1]);
+    upf_interpolate_destroy(&e);
+}
+
 /* The flow's dispatches at the sizes of the performance table. */
 static void print_dispatches(upf_context *ctx)
 {
@@ -571,8 +654,20 @@ int main(void)
         CHECK(!"the device loads");
     } else {
         print_dispatches(ctx);
-        test_steps(&g);
-        test_chain(&g);
+        const char *timing = getenv("UPF_VK_FLOW_TIMING");
+        if (timing) {
+            /* frames[:WxH] (else 1920x1080 and 3840x2160), the tests skipped */
+            int frames = atoi(timing), w = 0, h = 0;
+            const char *at = strchr(timing, ':');
+            if (at && sscanf(at + 1, "%dx%d", &w, &h) == 2)
+                time_flow(&g, w, h, UPF_MAX(frames, 1));
+            else
+                for (int k = 0; k < 2; k++)
+                    time_flow(&g, k ? 3840 : 1920, k ? 2160 : 1080, UPF_MAX(frames, 1));
+        } else {
+            test_steps(&g);
+            test_chain(&g);
+        }
     }
     vkt_finish(&t);
     upf_context_destroy(&ctx);
