@@ -44,8 +44,9 @@
  * Work: one task per row of blocks, or of quads, or of pixels; per level the steps search,
  * vector median with the histograms, and the medians (src/vk/shaders/framegen/flow.comp: one
  * dispatch each, their count fixed by the size), then refine, choose and check on level 0.
- * Everything in fp32, in an order a GPU follows word for word (the refine's sums per row,
- * then over the rows, one reciprocal; the flat test a product, not a quotient). */
+ * Everything in fp32, in an order a GPU follows word for word (every sum over a block or a
+ * region per row, then over the rows; the refine's one reciprocal; the flat test a product,
+ * not a quotient). */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -69,7 +70,7 @@ static inline float px(const level_view *v, const float *img, int x, int y)
 }
 
 /* SAD of the block at (x0, y0) (its pixels inside the level) against the other frame at an
- * integer offset. */
+ * integer offset: each row's sum, then the rows' in order (a GPU sums a row an invocation). */
 static float block_sad(const level_view *v, int x0, int y0, int dx, int dy, float limit)
 {
     float sum = 0.0f;
@@ -77,14 +78,16 @@ static float block_sad(const level_view *v, int x0, int y0, int dx, int dy, floa
     const bool inside = x0 + dx >= 0 && x1 + dx <= v->w && y0 + dy >= 0 && y1 + dy <= v->h;
     for (int y = y0; y < y1; y++) {
         const float *a = v->own + (size_t)y * v->stride;
+        float row = 0.0f;
         if (inside) {
             const float *b = v->other + (size_t)(y + dy) * v->stride + dx;
             for (int x = x0; x < x1; x++)
-                sum += fabsf(a[x] - b[x]);
+                row += fabsf(a[x] - b[x]);
         } else {
             for (int x = x0; x < x1; x++)
-                sum += fabsf(a[x] - px(v, v->other, x + dx, y + dy));
+                row += fabsf(a[x] - px(v, v->other, x + dx, y + dy));
         }
+        sum += row;
         if (sum >= limit)
             return sum;
     }
@@ -107,8 +110,8 @@ typedef struct flow_job {
 } flow_job;
 
 /* Whether the block has texture to match: its mean |gradient| (the sum over its own pixels,
- * divided by their count n) is at least `flat`, compared as sum >= flat n (a product, which a
- * GPU rounds as the CPU does; a quotient it may not). */
+ * each row's then the rows', divided by their count n) is at least `flat`, compared as sum >=
+ * flat n (a product, which a GPU rounds as the CPU does; a quotient it may not). */
 static bool block_textured(const level_view *v, int x0, int y0, float flat)
 {
     const int x1 = UPF_MIN(x0 + B, v->w - 1), y1 = UPF_MIN(y0 + B, v->h - 1);
@@ -116,8 +119,10 @@ static bool block_textured(const level_view *v, int x0, int y0, float flat)
     int n = 0;
     for (int y = y0; y < y1; y++) {
         const float *r = v->own + (size_t)y * v->stride;
+        float row = 0.0f;
         for (int x = x0; x < x1; x++, n++)
-            sum += fabsf(r[x + 1] - r[x]) + fabsf(r[x + v->stride] - r[x]);
+            row += fabsf(r[x + 1] - r[x]) + fabsf(r[x + v->stride] - r[x]);
+        sum += row;
     }
     return n ? sum >= flat * (float)n : 0.0f >= flat;
 }

@@ -24,7 +24,7 @@ int upf__vk_fg_flow_dispatches(const upf__fg_flow_con *con, uint32_t *code, upf_
         const int bh = blocks_of(upf__fg_level_size(con->height, l));
         const uint32_t lv = (uint32_t)l << 4;
         code[n] = UPF__VK_FG_FLOW_SEARCH | lv;
-        grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 1) / 2, (uint32_t)bh, 2 }; /* 2 blocks */
+        grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 7) / 8, (uint32_t)bh, 2 }; /* 8 blocks */
         code[n] = UPF__VK_FG_FLOW_MEDIAN | lv, grid[n++] = grid_of(bw, bh, 2);
         if (l > 0)
             code[n] = UPF__VK_FG_FLOW_GLOBAL | lv, grid[n++] = (upf__vk_grid){ 4, 1, 1 };

@@ -7,8 +7,9 @@
  * One shader, its step and level patched into the push constants after the pass's constants
  * (step | level << 4), one dispatch each with a barrier between (src/vk/vk_framegen_flow.c
  * lists them): per level from the coarsest,
- *  0 search  two blocks a workgroup (32 invocations each), directions by z: the candidates,
- *            their SADs, the +-radius search around the cheapest; above level 0 also zeroes the
+ *  0 search  eight blocks a workgroup (an invocation a row), directions by z: the
+ *            candidates, their SADs, the +-radius search around the cheapest; above level 0
+ *            also zeroes the
  *            histograms (the level's step 1 counts into them; the previous level's step 2
  *            has read them; level 0 leaves level 1's, as the CPU does);
  *  1 median  the 3x3 vector median of the searched vectors, and on levels above 0 each
@@ -20,8 +21,8 @@
  * (one per 2x2 quad and direction), 5 check (one per pixel of N: consistency and priority).
  *
  * Same results as the CPU, word for word: the block vectors are integers until the refine;
- * every sum is `precise`, in the CPU's order (SADs row by row, left to right; the refine's
- * fp32 sums per row, then over the rows, as flow.c's refine_row), the refine's division a
+ * every sum is `precise`, in the CPU's order (a SAD, a texture or the refine's sums: each row's
+ * sum left to right, then the rows' in order, as flow.c's), the refine's division a
  * correctly rounded reciprocal
  * and the check's square roots correctly rounded (exact.glsl); an early exit of a SAD once
  * it reaches the best cost, as the CPU's, changes no choice. 8 x 8 invocations a workgroup. */
@@ -143,65 +144,47 @@ float sample1(int f, float x, float y)
 
 /* ---- 0: search ----------------------------------------------------------------------------- */
 
-/* The search works on two blocks a workgroup, 32 invocations each (lane): the block's own
- * pixels and, for the search around the best candidate, the other frame's window of
- * (8 + 2 radius)^2 pixels go to shared memory; each lane computes whole SADs (row by row, the
- * CPU's order) of the candidates or window positions it is given, and the winner is the least
- * cost, ties to the earlier in the CPU's order (its loop keeps the first of equal costs). An
- * early exit once a SAD reaches the lane's best cost so far (the CPU's, per lane) changes no
- * choice: such a cost can neither win nor tie earlier. */
-#define WIN_MAX (2 * 8 + B)   /* the window's side at most: radius_coarse 8 */
-shared float s_own[2][B * B];
-shared float s_win[2][WIN_MAX * WIN_MAX];
-shared float s_cost[2][32];
-shared int s_idx[2][32];
-shared bool s_textured[2];
+/* The search works on eight blocks of a row a workgroup, 8 invocations each (lane = a row of
+ * the block): every lane sums its row of each candidate's SAD (and of the block's |gradient|),
+ * in the CPU's order along the row; through shared memory each lane then adds the rows in
+ * order (flow.c's block_sad and block_textured: each row's sum, then the rows') and walks the
+ * candidates and window positions in the CPU's order, keeping the first of equal costs. The
+ * CPU's early exit once a SAD reaches the best cost changes no choice (such a cost can
+ * neither win nor tie earlier), so the GPU sums every row. Coherent: every lane of the
+ * workgroup works on the same candidate at once. */
+#define CHUNK 24   /* window positions a round (the +-2 window has 24 besides its centre) */
+shared float s_r1[7][8][B];      /* [candidate][block][row] */
+shared float s_r2[CHUNK][8][B];  /* [window position in the round][block][row] */
+shared float s_tex[8][B];
 
-/* SAD of the block (its own pixels in s_own, bw x bh of them) against the other frame at an
- * integer offset (global loads, edges repeated), stopping once it reaches `limit`. */
-float sad_global(uint blk, int d, view v, int x0, int y0, int bw, int bh, ivec2 o, float limit)
+/* Row `row` of the SAD of the block at (x0, y0) (bw pixels a row) against the other frame at
+ * an integer offset, edges repeated. */
+float row_sad(int d, view v, int x0, int y, int bw, ivec2 o)
 {
     precise float sum = 0.0;
-    for (int y = 0; y < bh; y++) {
-        for (int x = 0; x < bw; x++)
-            sum += abs(s_own[blk][y * B + x] - lum(1 - d, v, x0 + x + o.x, y0 + y + o.y));
-        if (sum >= limit)
-            return sum;
+    for (int x = 0; x < bw; x++)
+        sum += abs(lum(d, v, x0 + x, y) - lum(1 - d, v, x0 + x + o.x, y + o.y));
+    return sum;
+}
+
+/* Row y of flow.c's block_textured: the |gradient|s of x0 .. x1 - 1. */
+float row_texture(int d, view v, int x0, int x1, int y)
+{
+    precise float sum = 0.0;
+    for (int x = x0; x < x1; x++) {
+        const float r = lum(d, v, x, y);
+        sum += abs(lum(d, v, x + 1, y) - r) + abs(lum(d, v, x, y + 1) - r);
     }
     return sum;
 }
 
-/* The same at window position (dx, dy) from its centre (the window in s_win, `ws` wide). */
-float sad_window(uint blk, int bw, int bh, int ws, int wx, int wy, float limit)
+/* The rows' sum of a SAD in shared memory, plus the penalty: the CPU's cost. */
+float rows_cost(float r[B], int bh, ivec2 c, ivec2 pred, float lambda)
 {
     precise float sum = 0.0;
-    for (int y = 0; y < bh; y++) {
-        for (int x = 0; x < bw; x++)
-            sum += abs(s_own[blk][y * B + x] - s_win[blk][(y + wy) * ws + x + wx]);
-        if (sum >= limit)
-            return sum;
-    }
-    return sum;
-}
-
-/* flow.c's block_textured: sum of |gradient| >= flat x pixels. */
-bool block_textured(int d, view v, int x0, int y0)
-{
-    const int x1 = min(x0 + B, v.w - 1), y1 = min(y0 + B, v.h - 1);
-    precise float sum = 0.0;
-    int n = 0;
-    for (int y = y0; y < y1; y++)
-        for (int x = x0; x < x1; x++, n++) {
-            const float r = lum(d, v, x, y);
-            sum += abs(lum(d, v, x + 1, y) - r) + abs(lum(d, v, x, y + 1) - r);
-        }
-    precise float lim = pc.flat_ * float(n);
-    return n > 0 ? sum >= lim : 0.0 >= pc.flat_;
-}
-
-float with_penalty(float sad, ivec2 c, ivec2 pred, float lambda)
-{
-    precise float s = sad + lambda * float(abs(c.x - pred.x) + abs(c.y - pred.y));
+    for (int y = 0; y < bh; y++)
+        sum += r[y];
+    precise float s = sum + lambda * float(abs(c.x - pred.x) + abs(c.y - pred.y));
     return s;
 }
 
@@ -230,11 +213,12 @@ int candidates(int bx, int by, int d, int l, out ivec2 cand[7])
     return n;
 }
 
-/* Workgroup (x, y, d): blocks (2x, y) and (2x + 1, y) of direction d. */
+/* Workgroup (x, y, d): blocks (8x .. 8x + 7, y) of direction d. */
 void search(int l)
 {
-    const uint t = gl_LocalInvocationIndex, blk = t >> 5u, lane = t & 31u;
-    const int bx = int(gl_WorkGroupID.x) * 2 + int(blk), by = int(gl_WorkGroupID.y);
+    const uint t = gl_LocalInvocationIndex, blk = t >> 3u;
+    const int row = int(t & 7u);
+    const int bx = int(gl_WorkGroupID.x) * 8 + int(blk), by = int(gl_WorkGroupID.y);
     const int d = int(gl_WorkGroupID.z);
     const view v = view_of(l);
     const bool valid = bx < v.bw && by < v.bh;
@@ -243,63 +227,56 @@ void search(int l)
     ivec2 cand[7];
     const int n = candidates(bx, by, d, l, cand);
     const ivec2 pred = cand[0]; /* the parent's own vector (zero on the coarsest level) */
-    const int x0 = bx * B, y0 = by * B;
+    const int x0 = bx * B, y0 = by * B, y = y0 + row;
     const int bw = valid ? min(x0 + B, v.w) - x0 : 0, bh = valid ? min(y0 + B, v.h) - y0 : 0;
     precise float lambda = coarsest ? 0.0 : pc.penalty * float(bw * bh);
-    for (uint i = lane; i < uint(B * B); i += 32u) {
-        const int px = int(i) % B, py = int(i) / B;
-        s_own[blk][i] = px < bw && py < bh ? lum(d, v, x0 + px, y0 + py) : 0.0;
-    }
-    if (lane == 31u)
-        s_textured[blk] = valid && block_textured(d, v, x0, y0);
-    barrier();
-    /* the candidates, one a lane; the cheapest, the first of equals */
-    float c = inf();
-    if (valid && int(lane) < n)
-        c = with_penalty(sad_global(blk, d, v, x0, y0, bw, bh, cand[lane], inf()),
-                         cand[lane], pred, lambda);
-    s_cost[blk][lane] = c;
-    barrier();
-    int b1 = 0;
-    float c1 = inf();
+    const bool mine = row < bh; /* this lane's row is in the block */
+    /* the candidates' rows, the texture's row */
     for (int k = 0; k < n; k++)
-        if (s_cost[blk][k] < c1)
-            c1 = s_cost[blk][k], b1 = k;
+        s_r1[k][blk][row] = mine ? row_sad(d, v, x0, y, bw, cand[k]) : 0.0;
+    const int tx1 = min(x0 + B, v.w - 1), ty1 = min(y0 + B, v.h - 1);
+    s_tex[blk][row] = valid && y < ty1 ? row_texture(d, v, x0, tx1, y) : 0.0;
+    barrier();
+    /* the cheapest candidate, the first of equals */
+    int b1 = 0;
+    float bc = inf();
+    for (int k = 0; k < n; k++) {
+        const float c = rows_cost(s_r1[k][blk], bh, cand[k], pred, lambda);
+        if (c < bc)
+            bc = c, b1 = k;
+    }
     const ivec2 centre = cand[b1];
-    /* the window around it, +-radius */
-    const int ws = B + 2 * radius, side = 2 * radius + 1;
-    for (int i = int(lane); i < ws * ws; i += 32)
-        s_win[blk][i] = lum(1 - d, v, x0 + centre.x - radius + i % ws,
-                            y0 + centre.y - radius + i / ws);
-    barrier();
-    float bc = c1;
+    precise float tex = 0.0;
+    for (int r = 0; r < ty1 - y0; r++)
+        tex += s_tex[blk][r];
+    const int tn = max(tx1 - x0, 0) * max(ty1 - y0, 0);
+    precise float tlim = pc.flat_ * float(tn);
+    const bool textured = valid && (tn > 0 ? tex >= tlim : 0.0 >= pc.flat_);
+    /* the window around it, +-radius, in the CPU's order, CHUNK positions a round */
+    const int side = 2 * radius + 1, count = side * side;
     int bi = -1;
-    if (valid && s_textured[blk])
-        for (int j = int(lane); j < side * side; j += 32) {
-            if (j == side * side / 2)
+    for (int j0 = 0; j0 < count; j0 += CHUNK) {
+        for (int p = 0; p < CHUNK && j0 + p < count; p++) {
+            const int j = j0 + p;
+            const ivec2 o = centre + ivec2(j % side - radius, j / side - radius);
+            s_r2[p][blk][row] = textured && mine && j != count / 2 ? row_sad(d, v, x0, y, bw, o)
+                                                                   : 0.0;
+        }
+        barrier();
+        for (int p = 0; textured && p < CHUNK && j0 + p < count; p++) {
+            const int j = j0 + p;
+            if (j == count / 2)
                 continue; /* the centre */
-            const int wx = j % side, wy = j / side;
-            const ivec2 o = centre + ivec2(wx - radius, wy - radius);
-            const float s = with_penalty(sad_window(blk, bw, bh, ws, wx, wy, bc), o, pred,
-                                         lambda);
-            if (s < bc)
-                bc = s, bi = j;
+            const ivec2 o = centre + ivec2(j % side - radius, j / side - radius);
+            const float c = rows_cost(s_r2[p][blk], bh, o, pred, lambda);
+            if (c < bc)
+                bc = c, bi = j;
         }
-    s_cost[blk][lane] = bc;
-    s_idx[blk][lane] = bi;
-    barrier();
-    if (lane == 0u && valid) {
-        /* the least (cost, position), the candidate's position first */
-        float best_c = c1;
-        int best_i = -1;
-        for (int k = 0; k < 32; k++) {
-            const float ck = s_cost[blk][k];
-            const int ik = s_idx[blk][k];
-            if (ik >= 0 && (ck < best_c || (ck == best_c && ik < best_i)))
-                best_c = ck, best_i = ik;
-        }
-        const ivec2 best = best_i < 0 ? centre
-                         : centre + ivec2(best_i % side - radius, best_i / side - radius);
+        barrier();
+    }
+    if (row == 0 && valid) {
+        const ivec2 best = bi < 0 ? centre
+                         : centre + ivec2(bi % side - radius, bi / side - radius);
         blocks[buf(d, 2) + by * blocks_of(pc.width) + bx] = vec2(best);
     }
 }
