@@ -157,13 +157,13 @@ shared float s_r1[7][8][B];      /* [candidate][block][row] */
 shared float s_r2[CHUNK][8][B];  /* [window position in the round][block][row] */
 shared float s_tex[8][B];
 
-/* Row `row` of the SAD of the block at (x0, y0) (bw pixels a row) against the other frame at
- * an integer offset, edges repeated. */
-float row_sad(int d, view v, int x0, int y, int bw, ivec2 o)
+/* Row y of the SAD of the block at x0 (its own pixels `own`, bw of them) against the other
+ * frame at an integer offset, edges repeated. */
+float row_sad(int d, view v, float own[B], int x0, int y, int bw, ivec2 o)
 {
     precise float sum = 0.0;
     for (int x = 0; x < bw; x++)
-        sum += abs(lum(d, v, x0 + x, y) - lum(1 - d, v, x0 + x + o.x, y + o.y));
+        sum += abs(own[x] - lum(1 - d, v, x0 + x + o.x, y + o.y));
     return sum;
 }
 
@@ -231,9 +231,12 @@ void search(int l)
     const int bw = valid ? min(x0 + B, v.w) - x0 : 0, bh = valid ? min(y0 + B, v.h) - y0 : 0;
     precise float lambda = coarsest ? 0.0 : pc.penalty * float(bw * bh);
     const bool mine = row < bh; /* this lane's row is in the block */
+    float own[B]; /* its pixels, loaded once for every candidate */
+    for (int x = 0; x < B; x++)
+        own[x] = mine && x < bw ? lum(d, v, x0 + x, y) : 0.0;
     /* the candidates' rows, the texture's row */
     for (int k = 0; k < n; k++)
-        s_r1[k][blk][row] = mine ? row_sad(d, v, x0, y, bw, cand[k]) : 0.0;
+        s_r1[k][blk][row] = mine ? row_sad(d, v, own, x0, y, bw, cand[k]) : 0.0;
     const int tx1 = min(x0 + B, v.w - 1), ty1 = min(y0 + B, v.h - 1);
     s_tex[blk][row] = valid && y < ty1 ? row_texture(d, v, x0, tx1, y) : 0.0;
     barrier();
@@ -259,8 +262,8 @@ void search(int l)
         for (int p = 0; p < CHUNK && j0 + p < count; p++) {
             const int j = j0 + p;
             const ivec2 o = centre + ivec2(j % side - radius, j / side - radius);
-            s_r2[p][blk][row] = textured && mine && j != count / 2 ? row_sad(d, v, x0, y, bw, o)
-                                                                   : 0.0;
+            const bool run = textured && mine && j != count / 2;
+            s_r2[p][blk][row] = run ? row_sad(d, v, own, x0, y, bw, o) : 0.0;
         }
         barrier();
         for (int p = 0; textured && p < CHUNK && j0 + p < count; p++) {
@@ -447,14 +450,14 @@ void refine()
 /* ---- 4: choose (level 0) ------------------------------------------------------------------- */
 
 /* SAD of the 4x4 pixels around the quad at a sub-pixel vector, the other frame bilinear. */
-float quad_sad(int d, view v, int x0, int y0, vec2 m, float limit)
+float quad_sad(int d, float own[16], int x0, int y0, vec2 m, float limit)
 {
     precise float sum = 0.0;
     for (int y = y0 - 1; y < y0 + 3; y++)
         for (int x = x0 - 1; x < x0 + 3; x++) {
             precise float px = float(x) + 0.5 + m.x, py = float(y) + 0.5 + m.y;
             const float o = sample1(1 - d, px, py);
-            sum += abs(lum(d, v, x, y) - o);
+            sum += abs(own[(y - y0 + 1) * 4 + x - x0 + 1] - o);
             if (sum >= limit)
                 return sum;
         }
@@ -479,12 +482,15 @@ void choose(int qx, int qy, int d)
     cand[4] = vec2(0.0);
     const int own = (x0 / B == clamp(bx0 + 1, 0, v.bw - 1) ? 1 : 0) +
                     (y0 / B == clamp(by0 + 1, 0, v.bh - 1) ? 2 : 0);
+    float px16[16]; /* the 4x4 own pixels, loaded once for every candidate */
+    for (int i = 0; i < 16; i++)
+        px16[i] = lum(d, v, x0 - 1 + i % 4, y0 - 1 + i / 4);
     int best = own;
-    float best_sad = quad_sad(d, v, x0, y0, cand[own], inf());
+    float best_sad = quad_sad(d, px16, x0, y0, cand[own], inf());
     for (int k = 0; k < 5; k++) {
         if (k == own)
             continue;
-        const float s = quad_sad(d, v, x0, y0, cand[k], best_sad);
+        const float s = quad_sad(d, px16, x0, y0, cand[k], best_sad);
         if (s < best_sad)
             best_sad = s, best = k;
     }
