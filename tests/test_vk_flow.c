@@ -7,10 +7,11 @@
  *           first k steps (upf__fg_flow_steps) on the same luma pyramids: every level's block
  *           vectors (this level's, the parent's, the search's), the histograms, the medians,
  *           then the refined vectors, motion, prev motion and priority, word for word, on
- *           random pyramids (each level random, N-1 level 0 a shift of N's plus noise) and on
- *           the luma pyramids the CPU engine made of a rendered pan (with a square moving
- *           against it) and a rendered yaw turn, at 200 x 136 (5 levels: 17 dispatches, two
- *           GPU passes). On the rendered pairs the whole pass also equals the engine's own
+ *           random pyramids (each level random, N-1 level 0 a shift of N's plus noise) at
+ *           200 x 136 (5 levels: 17 dispatches, two GPU passes), 61 x 37 (3 levels, partial
+ *           blocks and quads) and 13 x 9 (1 level), and on the luma pyramids the CPU engine
+ *           made of a rendered pan (with a square moving against it) and a rendered yaw turn
+ *           at 200 x 136. On the rendered pairs the whole pass also equals the engine's own
  *           flow surfaces, and its vectors find the motion that was rendered.
  *   chain   a made frame by the flow path in one frame of one runner: prepare (with the luma
  *           pyramids), scene, the flow's passes, camera, splat, fill, resolve, inpaint down
@@ -208,7 +209,7 @@ static int diff_words(const void *a, const void *b, size_t words, size_t *first)
  * GPU cut after each dispatch against the CPU's steps; the whole pass against `engine` (the
  * engine's own flow surfaces, by index; NULL: not compared). */
 static void steps_case(gpu *g, const upf__passes *ps, const float *luma_prev, const float *luma,
-                       void *const *engine, const char *what)
+                       void *const *engine, int levels, const char *what)
 {
     void *up[UPF__SURFACES_MAX] = { 0 };
     up[UPF__FG_LUMA_PREV] = (void *)luma_prev, up[UPF__FG_LUMA] = (void *)luma;
@@ -232,8 +233,8 @@ static void steps_case(gpu *g, const upf__passes *ps, const float *luma_prev, co
     uint32_t code[UPF__VK_FG_FLOW_DISPATCHES_MAX];
     upf__vk_grid grid[UPF__VK_FG_FLOW_DISPATCHES_MAX];
     const int steps = upf__vk_fg_flow_dispatches(con, code, grid);
-    CHECKF(con->levels == 5 && steps == 17, "%s: %d levels, %d dispatches", what, con->levels,
-           steps);
+    CHECKF(con->levels == levels && steps == 3 * levels + 2, "%s: %d levels, %d dispatches",
+           what, con->levels, steps);
     void *want[UPF__SURFACES_MAX] = { 0 }, *got[UPF__SURFACES_MAX] = { 0 };
     void *cpu[UPF__SURFACES_MAX] = { 0 };
     for (int k = 0; k < FLOW_OUTS; k++) {
@@ -323,8 +324,41 @@ static float median_motion(const float *motion, int c, int x0, int y0, int x1, i
     return v[n / 2];
 }
 
+/* Random pyramids at w x h: every level random, N-1's level 0 N's shifted by (3, -2) with
+ * noise. */
+static void random_case(gpu *g, int w, int h, int levels)
+{
+    upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
+        .width = w, .height = h, .motion = UPF_INTERPOLATE_MOTION_FLOW));
+    CHECK(e != NULL);
+    if (!e)
+        return;
+    const upf__passes *ps = upf__interpolate_passes(e);
+    const size_t words = surface_bytes(ps, UPF__FG_LUMA) / 4;
+    float *lp = malloc(words * 4), *lc = malloc(words * 4);
+    test_rng rng = test_rng_make("test_vk_flow random pyramids");
+    for (size_t i = 0; i < words; i++)
+        lc[i] = test_rand_float(&rng), lp[i] = test_rand_float(&rng);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            lp[(size_t)y * w + x] = 0.9f * lc[(size_t)UPF_CLAMP(y + 2, 0, h - 1) * w +
+                                              UPF_CLAMP(x - 3, 0, w - 1)] +
+                                    0.1f * test_rand_float(&rng);
+    char what[64];
+    snprintf(what, sizeof what, "random pyramids at %dx%d", w, h);
+    steps_case(g, ps, lp, lc, NULL, levels, what);
+    free(lp);
+    free(lc);
+    upf_interpolate_destroy(&e);
+}
+
 static void test_steps(gpu *g)
 {
+    /* 5 levels (two GPU passes), 3 levels at odd sizes (partial blocks and quads on every
+     * level), 1 level (the coarsest is level 0: no histograms) */
+    random_case(g, W, H, 5);
+    random_case(g, 61, 37, 3);
+    random_case(g, 13, 9, 1);
     for (int scene = 0; scene < 2; scene++) {
         upf_interpolate *e = engine_on(g->ctx, scene);
         if (!e)
@@ -345,24 +379,7 @@ static void test_steps(gpu *g)
             CHECKF(mx < -6.0f && mx > -10.0f, "the turn: median motion x %g (about -8)", mx);
         }
         steps_case(g, ps, ps->surface[UPF__FG_LUMA_PREV].data, ps->surface[UPF__FG_LUMA].data,
-                   engine, scene == 0 ? "the rendered pan" : "the rendered turn");
-        if (scene == 1) {
-            /* random pyramids: every level random, N-1's level 0 N's shifted by (3, -2) with
-             * noise */
-            const size_t words = surface_bytes(ps, UPF__FG_LUMA) / 4;
-            float *lp = malloc(words * 4), *lc = malloc(words * 4);
-            test_rng rng = test_rng_make("test_vk_flow random pyramids");
-            for (size_t i = 0; i < words; i++)
-                lc[i] = test_rand_float(&rng), lp[i] = test_rand_float(&rng);
-            for (int y = 0; y < H; y++)
-                for (int x = 0; x < W; x++)
-                    lp[(size_t)y * W + x] = 0.9f * lc[(size_t)UPF_CLAMP(y + 2, 0, H - 1) * W +
-                                                      UPF_CLAMP(x - 3, 0, W - 1)] +
-                                            0.1f * test_rand_float(&rng);
-            steps_case(g, ps, lp, lc, NULL, "random pyramids");
-            free(lp);
-            free(lc);
-        }
+                   engine, 5, scene == 0 ? "the rendered pan" : "the rendered turn");
         upf_interpolate_destroy(&e);
     }
 }
