@@ -9,9 +9,8 @@
  * lists them): per level from the coarsest,
  *  0 search  eight blocks a workgroup (an invocation a row), directions by z: the
  *            candidates, their SADs, the +-radius search around the cheapest; above level 0
- *            also zeroes the
- *            histograms (the level's step 1 counts into them; the previous level's step 2
- *            has read them; level 0 leaves level 1's, as the CPU does);
+ *            also zeroes the histograms (the level's step 1 counts into them; the previous
+ *            level's step 2 has read them; level 0 leaves level 1's, as the CPU does);
  *  1 median  the 3x3 vector median of the searched vectors, and on levels above 0 each
  *            component counted into its histogram by atomicAdd (the CPU's separate histogram
  *            step fused: the counts do not depend on the order);
@@ -21,11 +20,11 @@
  * (one per 2x2 quad and direction), 5 check (one per pixel of N: consistency and priority).
  *
  * Same results as the CPU, word for word: the block vectors are integers until the refine;
- * every sum is `precise`, in the CPU's order (a SAD, a texture or the refine's sums: each row's
- * sum left to right, then the rows' in order, as flow.c's), the refine's division a
- * correctly rounded reciprocal
- * and the check's square roots correctly rounded (exact.glsl); an early exit of a SAD once
- * it reaches the best cost, as the CPU's, changes no choice. 8 x 8 invocations a workgroup. */
+ * every sum is `precise`, in the CPU's order (a SAD, a texture or the refine's sums: each
+ * row's sum left to right, then the rows' in order, as flow.c's), the refine's division a
+ * correctly rounded reciprocal and the check's square roots correctly rounded (exact.glsl);
+ * the CPU's early exit of a SAD once it reaches the best cost changes no choice (the GPU's
+ * search sums every row; the choice exits as the CPU). 64 invocations a workgroup. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
