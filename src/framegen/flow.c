@@ -42,8 +42,12 @@
  *     such vectors altogether, and weighting the resolve by flow-derived visibility, both
  *     measured worse on the rendered evaluation pairs: docs/FRAMEGEN.md.)
  * Work: one task per row of blocks, or of quads, or of pixels; per level the steps search,
- * vector median, histogram and median (a GPU: one dispatch each, their count fixed by the
- * size), then refine, choose and check on level 0. */
+ * vector median with the histograms, and the medians (src/vk/shaders/framegen/flow.comp: one
+ * dispatch each, their count fixed by the size), then refine, choose and check on level 0.
+ * Everything in fp32, in an order a GPU follows word for word (every sum over a block or a
+ * region per row, then over the rows; the refine's one reciprocal; the flat test a product,
+ * not a quotient). */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +70,7 @@ static inline float px(const level_view *v, const float *img, int x, int y)
 }
 
 /* SAD of the block at (x0, y0) (its pixels inside the level) against the other frame at an
- * integer offset. */
+ * integer offset: each row's sum, then the rows' in order (a GPU sums a row an invocation). */
 static float block_sad(const level_view *v, int x0, int y0, int dx, int dy, float limit)
 {
     float sum = 0.0f;
@@ -74,14 +78,16 @@ static float block_sad(const level_view *v, int x0, int y0, int dx, int dy, floa
     const bool inside = x0 + dx >= 0 && x1 + dx <= v->w && y0 + dy >= 0 && y1 + dy <= v->h;
     for (int y = y0; y < y1; y++) {
         const float *a = v->own + (size_t)y * v->stride;
+        float row = 0.0f;
         if (inside) {
             const float *b = v->other + (size_t)(y + dy) * v->stride + dx;
             for (int x = x0; x < x1; x++)
-                sum += fabsf(a[x] - b[x]);
+                row += fabsf(a[x] - b[x]);
         } else {
             for (int x = x0; x < x1; x++)
-                sum += fabsf(a[x] - px(v, v->other, x + dx, y + dy));
+                row += fabsf(a[x] - px(v, v->other, x + dx, y + dy));
         }
+        sum += row;
         if (sum >= limit)
             return sum;
     }
@@ -103,18 +109,22 @@ typedef struct flow_job {
     int W, H;
 } flow_job;
 
-/* Mean |gradient| of the block's own pixels (how much texture it has to match). */
-static float block_texture(const level_view *v, int x0, int y0)
+/* Whether the block has texture to match: its mean |gradient| (the sum over its own pixels,
+ * each row's then the rows', divided by their count n) is at least `flat`, compared as sum >=
+ * flat n (a product, which a GPU rounds as the CPU does; a quotient it may not). */
+static bool block_textured(const level_view *v, int x0, int y0, float flat)
 {
     const int x1 = UPF_MIN(x0 + B, v->w - 1), y1 = UPF_MIN(y0 + B, v->h - 1);
     float sum = 0.0f;
     int n = 0;
     for (int y = y0; y < y1; y++) {
         const float *r = v->own + (size_t)y * v->stride;
+        float row = 0.0f;
         for (int x = x0; x < x1; x++, n++)
-            sum += fabsf(r[x + 1] - r[x]) + fabsf(r[x + v->stride] - r[x]);
+            row += fabsf(r[x + 1] - r[x]) + fabsf(r[x + v->stride] - r[x]);
+        sum += row;
     }
-    return n ? sum / (float)n : 0.0f;
+    return n ? sum >= flat * (float)n : 0.0f >= flat;
 }
 
 static void search_row(void *priv, int by, int worker)
@@ -158,7 +168,7 @@ static void search_row(void *priv, int by, int worker)
                 if (s < best_cost)
                     best_cost = s, best[0] = cand[k][0], best[1] = cand[k][1];
             }
-            if (block_texture(v, x0, y0) >= c->flat) {
+            if (block_textured(v, x0, y0, c->flat)) {
                 const int cx = best[0], cy = best[1];
                 for (int dy = -radius; dy <= radius; dy++)
                     for (int dx = -radius; dx <= radius; dx++) {
@@ -221,29 +231,35 @@ static void refine_row(void *priv, int by, int worker)
             const int x1 = UPF_MIN(bx * B + B + REFINE_MARGIN, v->w - 1);
             const int y1 = UPF_MIN(by * B + B + REFINE_MARGIN, v->h - 1);
             for (int it = 0; it < j->con->refine; it++) {
-                double hxx = 0, hxy = 0, hyy = 0, gx = 0, gy = 0;
+                /* fp32 sums, each row's then the rows' in order, one reciprocal: a GPU's
+                 * (an invocation a row, `precise`, a correctly rounded reciprocal) are the
+                 * same floats */
+                float hxx = 0.0f, hxy = 0.0f, hyy = 0.0f, gx = 0.0f, gy = 0.0f;
                 for (int y = y0; y < y1; y++) {
                     const float *r = v->own + (size_t)y * v->stride;
+                    float rxx = 0.0f, rxy = 0.0f, ryy = 0.0f, rgx = 0.0f, rgy = 0.0f;
                     for (int x = x0; x < x1; x++) {
                         float ix = 0.5f * (r[x + 1] - r[x - 1]);
                         float iy = 0.5f * (r[x + v->stride] - r[x - v->stride]);
                         float e = upf__fg_sample1(v->other, v->w, v->h, (size_t)v->stride,
                                                   (float)x + 0.5f + vec[0],
                                                   (float)y + 0.5f + vec[1]) - r[x];
-                        hxx += ix * ix, hxy += ix * iy, hyy += iy * iy;
-                        gx += ix * e, gy += iy * e;
+                        rxx += ix * ix, rxy += ix * iy, ryy += iy * iy;
+                        rgx += ix * e, rgy += iy * e;
                     }
+                    hxx += rxx, hxy += rxy, hyy += ryy, gx += rgx, gy += rgy;
                 }
-                double det = hxx * hyy - hxy * hxy;
-                double tr = hxx + hyy;
-                if (!(det > 1e-4 * tr * tr) || !(tr > 1e-6))
+                const float det = hxx * hyy - hxy * hxy;
+                const float tr = hxx + hyy;
+                if (!(det > 1e-4f * tr * tr) || !(tr > 1e-6f))
                     break;
-                double dx = -(hyy * gx - hxy * gy) / det, dy = -(hxx * gy - hxy * gx) / det;
-                dx = UPF_CLAMP(dx, -1.0, 1.0);
-                dy = UPF_CLAMP(dy, -1.0, 1.0);
-                vec[0] += (float)dx;
-                vec[1] += (float)dy;
-                if (fabs(dx) + fabs(dy) < 0.01)
+                const float inv = 1.0f / det;
+                float dx = -(hyy * gx - hxy * gy) * inv, dy = -(hxx * gy - hxy * gx) * inv;
+                dx = UPF_CLAMP(dx, -1.0f, 1.0f);
+                dy = UPF_CLAMP(dy, -1.0f, 1.0f);
+                vec[0] += dx;
+                vec[1] += dy;
+                if (fabsf(dx) + fabsf(dy) < 0.01f)
                     break;
             }
         }
@@ -379,7 +395,8 @@ void upf__fg_flow_sizes(int width, int height, int *blocks_w, int *blocks_h)
     *blocks_h = 3 * 2 * (int)blocks_across(height);
 }
 
-upf_result upf__fg_flow_pass(const upf__pass_args *a)
+/* The pass, or its first `stop` steps (upf__fg_flow_steps): the GPU's dispatches, one each. */
+void upf__fg_flow_steps(const upf__pass_args *a, int stop)
 {
     const upf__fg_flow_con *con = a->con;
     const upf__surface *s = a->surface;
@@ -399,6 +416,7 @@ upf_result upf__fg_flow_pass(const upf__pass_args *a)
     job.W = W, job.H = H, job.bs = bs;
     job.hist = hist;
     job.global = global;
+    int step = 0;
     int cur = 0; /* which of buf[d][0..1] holds this level's vectors */
     for (int l = con->levels - 1; l >= 0; l--) {
         const int w = upf__fg_level_size(W, l), h = upf__fg_level_size(H, l);
@@ -412,13 +430,23 @@ upf_result upf__fg_flow_pass(const upf__pass_args *a)
         job.level = l;
         job.pbw = job.bw, job.pbh = job.bh;
         job.bw = (w + B - 1) / B, job.bh = (h + B - 1) / B;
+        /* the search; above level 0 the histograms start empty (the GPU zeroes them here) */
+        if (step++ >= stop)
+            return;
         upf__parallel_for(a->ctx, search_row, &job, job.bh);
-        upf__parallel_for(a->ctx, median_row, &job, job.bh);
-        if (l > 0) {
-            /* the level's global motion for the next: the median of each component over its
-             * blocks, from their histograms (a step that builds them, one that reads them) */
+        if (l > 0)
             memset(hist, 0, sizeof(uint32_t) * 4 * UPF__FG_FLOW_BINS);
+        /* the vector median, and above level 0 the histograms of its vectors */
+        if (step++ >= stop)
+            return;
+        upf__parallel_for(a->ctx, median_row, &job, job.bh);
+        if (l > 0)
             upf__parallel_for(a->ctx, hist_row, &job, job.bh);
+        /* the level's global motion for the next: the median of each component over its
+         * blocks, from their histograms */
+        if (l > 0) {
+            if (step++ >= stop)
+                return;
             for (int k = 0; k < 4; k++)
                 global[k] = upf__fg_hist_median(hist + (size_t)k * UPF__FG_FLOW_BINS,
                                                 (uint32_t)(job.bw * job.bh));
@@ -428,12 +456,24 @@ upf_result upf__fg_flow_pass(const upf__pass_args *a)
     /* level 0's vectors are in buf[d][1 - cur] */
     for (int d = 0; d < 2; d++)
         job.vec[d] = buf[d][1 - cur];
-    if (con->refine > 0)
+    if (con->refine > 0) {
+        if (step++ >= stop)
+            return;
         upf__parallel_for(a->ctx, refine_row, &job, job.bh);
+    }
     job.field[0] = s[UPF__FG_MOTION].data;
     job.field[1] = s[UPF__FG_PREV_MOTION].data;
     job.priority = s[UPF__FG_PRIORITY].data;
+    if (step++ >= stop)
+        return;
     upf__parallel_for(a->ctx, choose_row, &job, (H + 1) / 2);
+    if (step++ >= stop)
+        return;
     upf__parallel_for(a->ctx, check_row, &job, H);
+}
+
+upf_result upf__fg_flow_pass(const upf__pass_args *a)
+{
+    upf__fg_flow_steps(a, INT_MAX);
     return UPF_OK;
 }

@@ -218,6 +218,11 @@ size_t upf__fg_compose_scratch_bytes(int threads, int width, int height);
  * 2, the end bins taking what lies beyond; an atomic add); upf__fg_hist_median gives the value
  * (its bin's centre) of sorted index n / 2 of the n values counted, 0 for none. */
 void upf__fg_flow_sizes(int width, int height, int *blocks_w, int *blocks_h);
+/* The flow pass's first `stop` steps (INT_MAX: the pass), numbered as the GPU's dispatches
+ * (src/vk/vk_framegen_flow.h): per level from the coarsest search, median (with the
+ * histograms above level 0) and, above level 0, the global medians; then refine (when
+ * con->refine > 0), choose, check. For the tests of the GPU's steps. */
+void upf__fg_flow_steps(const upf__pass_args *a, int stop);
 void upf__fg_hist_add(uint32_t *hist, float v);
 float upf__fg_hist_median(const uint32_t *hist, uint32_t n);
 

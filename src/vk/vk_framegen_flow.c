@@ -1,0 +1,78 @@
+/* vk_framegen_flow.c: the optical flow's GPU passes and their per-frame descriptions
+ * (vk_framegen_flow.h; the shader: src/vk/shaders/framegen/flow.comp). Reads the flow's
+ * constants of the CPU engine's tables; writes the runner's plans and frames. */
+#include <stddef.h>
+#include <string.h>
+
+#include "vk/vk_framegen_flow.h"
+
+static upf__vk_grid grid_of(int w, int h, int z)
+{
+    return (upf__vk_grid){ (uint32_t)(w + 7) / 8, (uint32_t)(h + 7) / 8, (uint32_t)z };
+}
+
+static int blocks_of(int size)
+{
+    return (size + UPF__FG_BLOCK - 1) / UPF__FG_BLOCK;
+}
+
+int upf__vk_fg_flow_dispatches(const upf__fg_flow_con *con, uint32_t *code, upf__vk_grid *grid)
+{
+    int n = 0;
+    for (int l = con->levels - 1; l >= 0; l--) {
+        const int bw = blocks_of(upf__fg_level_size(con->width, l));
+        const int bh = blocks_of(upf__fg_level_size(con->height, l));
+        const uint32_t lv = (uint32_t)l << 4;
+        code[n] = UPF__VK_FG_FLOW_SEARCH | lv;
+        grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 7) / 8, (uint32_t)bh, 2 }; /* 8 blocks */
+        code[n] = UPF__VK_FG_FLOW_MEDIAN | lv, grid[n++] = grid_of(bw, bh, 2);
+        if (l > 0)
+            code[n] = UPF__VK_FG_FLOW_GLOBAL | lv, grid[n++] = (upf__vk_grid){ 4, 1, 1 };
+    }
+    const int bw = blocks_of(con->width), bh = blocks_of(con->height);
+    if (con->refine > 0) /* 4 blocks a workgroup */
+        code[n] = UPF__VK_FG_FLOW_REFINE, grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 3) / 4,
+                                                                      (uint32_t)bh, 2 };
+    code[n] = UPF__VK_FG_FLOW_CHOOSE;
+    grid[n++] = grid_of((con->width + 1) / 2, (con->height + 1) / 2, 2);
+    code[n] = UPF__VK_FG_FLOW_CHECK, grid[n++] = grid_of(con->width, con->height, 1);
+    return n;
+}
+
+int upf__vk_fg_flow_plans(upf__vk_pass_plan *plan)
+{
+    for (int k = 0; k < UPF__VK_FG_FLOW_PLANS_MAX; k++)
+        plan[k] = (upf__vk_pass_plan){
+            .pass = UPF__FG_FLOW, .stamp = k == UPF__VK_FG_FLOW_PLANS_MAX - 1,
+            .push_bytes = sizeof(upf__vk_fg_flow_push), .patch_used = true,
+            .patch_offset = offsetof(upf__vk_fg_flow_push, code), .variant_count = 1,
+            .variant = { { "framegen/flow", NULL, NULL } } };
+    return UPF__VK_FG_FLOW_PLANS_MAX;
+}
+
+void upf__vk_fg_flow_frames(const upf__passes *ps, upf__vk_pass_frame *pf,
+                            uint8_t (*push)[UPF__VK_PUSH_MAX])
+{
+    const upf__fg_flow_con *con = ps->con[UPF__FG_FLOW];
+    uint32_t code[UPF__VK_FG_FLOW_DISPATCHES_MAX];
+    upf__vk_grid grid[UPF__VK_FG_FLOW_DISPATCHES_MAX];
+    const int n = upf__vk_fg_flow_dispatches(con, code, grid);
+    /* the last pass takes the last UPF__VK_DISPATCH_MAX dispatches, the one before it those
+     * before, ...: the stamped last pass always runs, the first ones may not */
+    const int skip = UPF__VK_FG_FLOW_PLANS_MAX * UPF__VK_DISPATCH_MAX - n;
+    for (int k = 0; k < UPF__VK_FG_FLOW_PLANS_MAX; k++) {
+        upf__vk_fg_flow_push p;
+        memset(&p, 0, sizeof p);
+        p.con = *con;
+        memset(push[k], 0, UPF__VK_PUSH_MAX);
+        memcpy(push[k], &p, sizeof p);
+        memset(&pf[k], 0, sizeof pf[k]);
+        pf[k].push = push[k];
+        for (int j = k * UPF__VK_DISPATCH_MAX; j < (k + 1) * UPF__VK_DISPATCH_MAX; j++)
+            if (j >= skip) {
+                pf[k].grid[pf[k].dispatches] = grid[j - skip];
+                pf[k].patch[pf[k].dispatches++] = code[j - skip];
+            }
+        pf[k].run = pf[k].dispatches > 0;
+    }
+}
