@@ -911,7 +911,7 @@ static void test_camera(gpu *g)
 static int chain_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], int *flow_count)
 {
     int flow_first = 0;
-    return upf__vk_fg_plans(plan, at, &flow_first, flow_count);
+    return upf__vk_fg_plans(plan, at, false, &flow_first, flow_count);
 }
 
 /* Push constants: the pass's constants then zeros (the step is patched; rects 0, transfer 0). */

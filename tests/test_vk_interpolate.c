@@ -16,7 +16,11 @@
  *   motion without depth, and neither (UPF_VK_MOTION_VECTORS): the blend;
  *   ids not consecutive: the blend; reset: the blend;
  *   a cut (frames of the turn and of the walk, unrelated): as the CPU (with game vectors the
- *   host says reset: the scene pass decides only for the flow, not built on the GPU yet);
+ *   host says reset: the scene pass decides only for the flow);
+ *   the optical flow (engines for UPF_VK_MOTION_FLOW and _BOTH against the CPU's _FLOW and
+ *   _AUTO): turn at factor 3 and pan at 2 without vectors, the both engine with vectors (the
+ *   vectors' frame) and without (the flow's), the flow engine given vectors (ignored), and
+ *   the cut, where the flow path's scene pass blends;
  *   two records before a wait (frames in flight 2, factor 3), different pairs: both right;
  *   and timings (per pass, summed over the phases) after the wait;
  *   8-bit sRGB colours and HUD layers (an SRGB view, UNORM views with srgb = 1) into RGBA8
@@ -155,6 +159,7 @@ static void outs_free(vkt *t, outs *o)
 /* What a case gives: which inputs, the ids, reset, the cameras. */
 typedef struct inputs {
     bool motion, depth, hud, cameras;
+    upf_vk_motion source;          /* the engine's motion source (UPF_VK_MOTION_VECTORS: g->fg) */
     int64_t prev_id, id;
     int reset;
 } inputs;
@@ -162,8 +167,11 @@ typedef struct inputs {
 static void cpu_frames(upf_context *ctx, const pair *p, const inputs *in, const double *phases,
                        int count, float (*want)[4 * N])
 {
+    static const upf_interpolate_motion cpu_motion[] = { UPF_INTERPOLATE_MOTION_VECTORS,
+                                                         UPF_INTERPOLATE_MOTION_FLOW,
+                                                         UPF_INTERPOLATE_MOTION_AUTO };
     upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
-        .width = W, .height = H, .motion = UPF_INTERPOLATE_MOTION_VECTORS,
+        .width = W, .height = H, .motion = cpu_motion[in->source],
         .flags = UPF_INTERPOLATE_DEPTH_REVERSED));
     CHECK(e != NULL);
     if (!e)
@@ -226,6 +234,7 @@ typedef struct gpu {
     vkt *t;
     upf_context *ctx;
     upf_vk_interpolate *fg;       /* factor up to 3, 2 in flight, timestamps */
+    upf_vk_interpolate *fg_flow[2]; /* the same for UPF_VK_MOTION_FLOW and _BOTH */
     outs o;
 } gpu;
 
@@ -238,7 +247,9 @@ static void run_case(gpu *g, const pair *p, const inputs *in, const double *phas
     dev_pair_make(g->t, p, &d);
     const upf_vk_interpolate_frame f = vk_frame(p, &d, in);
     VkCommandBuffer cmd = vkt_begin(g->t);
-    CHECK_OK(g->ctx, upf_vk_interpolate_record(g->fg, cmd, &f, phases, count, g->o.ptr, count));
+    upf_vk_interpolate *fg = in->source == UPF_VK_MOTION_VECTORS ? g->fg
+                                                                 : g->fg_flow[in->source - 1];
+    CHECK_OK(g->ctx, upf_vk_interpolate_record(fg, cmd, &f, phases, count, g->o.ptr, count));
     for (int k = 0; k < count; k++)
         vkt_record_download(cmd, &g->o.im[k], VK_IMAGE_LAYOUT_GENERAL, &g->o.down[k]);
     if (vkt_submit(g->t) == 0)
@@ -290,6 +301,41 @@ static void test_pairs(gpu *g, scene *sc)
                blends[k].what, d);
     }
     run_case(g, cut, &v, third, 2, "a cut (turn, then walk), vectors", want);
+    free(turn), free(pan), free(cut), free(want), free(vec);
+}
+
+/* The optical flow (engines made for UPF_VK_MOTION_FLOW and _BOTH, against the CPU engine
+ * with UPF_INTERPOLATE_MOTION_FLOW and _AUTO): pairs without vectors, the flow engine given
+ * vectors (it ignores them, as the CPU's), the both engine given vectors (the vectors' path),
+ * and a cut between two paths, which the flow path's scene pass takes. */
+static void test_flow(gpu *g, scene *sc)
+{
+    pair *turn = malloc(sizeof *turn), *pan = malloc(sizeof *pan), *cut = malloc(sizeof *cut);
+    float(*want)[4 * N] = frames_alloc(), (*vec)[4 * N] = frames_alloc();
+    if (!turn || !pan || !cut || !want || !vec || !render_pair(sc, "turn", 5, NULL, turn) ||
+        !render_pair(sc, "pan", 9, NULL, pan) || !render_pair(sc, "turn", 5, "walk", cut)) {
+        CHECK(!"the pairs render");
+        free(turn), free(pan), free(cut), free(want), free(vec);
+        return;
+    }
+    const double third[2] = { 1.0 / 3.0, 2.0 / 3.0 }, half[1] = { 0.5 };
+    const inputs flow = { .source = UPF_VK_MOTION_FLOW, .prev_id = 4, .id = 5 };
+    const inputs both = { .source = UPF_VK_MOTION_BOTH, .prev_id = 4, .id = 5 };
+    const inputs both_v = { .source = UPF_VK_MOTION_BOTH, .motion = true, .depth = true,
+                            .prev_id = 4, .id = 5 };
+    const inputs vectors = { .motion = true, .depth = true, .prev_id = 4, .id = 5 };
+    run_case(g, turn, &flow, third, 2, "turn, factor 3, flow", want);
+    run_case(g, pan, &flow, half, 1, "pan, factor 2, flow", want);
+    run_case(g, turn, &both, third, 2, "turn, factor 3, both: no vectors", vec);
+    const double d = mean_abs_diff(want[0], vec[0]);
+    run_case(g, turn, &vectors, third, 2, "turn, factor 3, vectors", vec);
+    run_case(g, turn, &both_v, third, 2, "turn, factor 3, both: vectors", want);
+    CHECKF(mean_abs_diff(want[0], vec[0]) == 0.0 && d > 0.0,
+           "both with vectors is the vectors' frame, without them the flow's");
+    inputs fv = flow;
+    fv.motion = fv.depth = true;
+    run_case(g, pan, &fv, half, 1, "pan, flow engine given vectors", want);
+    run_case(g, cut, &flow, third, 2, "a cut (turn, then walk), flow", want);
     free(turn), free(pan), free(cut), free(want), free(vec);
 }
 
@@ -762,11 +808,6 @@ static void test_bad_create(gpu *g)
     CHECK(big != NULL);
     upf_vk_interpolate_destroy(&big);
     CHECK(big == NULL);
-    for (int m = UPF_VK_MOTION_FLOW; m <= UPF_VK_MOTION_BOTH; m++)
-        create_fails(ctx, upf_vk_interpolate_params(.device = dev, .width = W, .height = H,
-                                                    .motion = (upf_vk_motion)m),
-                     UPF_ERROR_UNSUPPORTED, "the flow path on the GPU is not built in this "
-                     "version");
 }
 
 /* A record that must fail with `needle` and record nothing (a format the engine does not
@@ -916,6 +957,18 @@ int main(void)
     if (g.fg && sc) {
         outs_make(&t, &g.o);
         test_pairs(&g, sc);
+        for (int m = 0; m < 2; m++) {
+            g.fg_flow[m] = upf_vk_interpolate_create(ctx, upf_vk_interpolate_params(
+                .device = &t.lend, .width = W, .height = H, .max_factor = 3,
+                .motion = m ? UPF_VK_MOTION_BOTH : UPF_VK_MOTION_FLOW,
+                .flags = UPF_INTERPOLATE_DEPTH_REVERSED));
+            upf_context_last_error(ctx, &msg);
+            CHECKF(g.fg_flow[m] != NULL, "upf_vk_interpolate_create (flow): %s", msg);
+        }
+        if (g.fg_flow[0] && g.fg_flow[1])
+            test_flow(&g, sc);
+        upf_vk_interpolate_destroy(&g.fg_flow[0]);
+        upf_vk_interpolate_destroy(&g.fg_flow[1]);
         test_in_flight(&g, sc);
         test_factor8(&g, sc);
         test_srgb8(&g, sc);

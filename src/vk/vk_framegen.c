@@ -19,6 +19,7 @@
 
 #include "framegen/framegen_passes.h"
 #include "vk/vk_framegen.h"
+#include "vk/vk_framegen_flow.h"
 
 /* The push constants: each pass's constants struct, its step (patched) and its shader's tail
  * (the rectangles' offsets, the sRGB transfers), in UPF__VK_PUSH_MAX bytes. */
@@ -82,6 +83,10 @@ static const VkFormat output_formats[] = {
 };
 static const VkFormat output_srgb_formats[] = { VK_FORMAT_R8G8B8A8_UNORM };
 
+/* push[] of a record: a block per role, then the flow's passes' blocks. */
+#define FLOW_PUSH UPF__VK_FG_GP_COUNT
+_Static_assert(sizeof(push_block) == UPF__VK_PUSH_MAX, "a push block is the push constants");
+
 #define N(a) (int)(sizeof(a) / sizeof((a)[0]))
 #define DOCS "docs/VULKAN.md, \"Frame generation\""
 #define RES UPF__VK_RES
@@ -95,8 +100,8 @@ static upf__vk_pass_plan plan_of(int pass, const char *shader, uint32_t step_at,
                                 .variant_count = 1, .variant = { { .shader = shader } } };
 }
 
-int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], int *flow_first,
-                     int *flow_count)
+int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool flow,
+                     int *flow_first, int *flow_count)
 {
     int n = 0;
     at[UPF__VK_FG_GP_PREPARE] = n;
@@ -107,13 +112,11 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], int *
     at[UPF__VK_FG_GP_VECTORS] = n;
     plan[n] = plan_of(UPF__FG_VECTORS, "framegen/vectors", sizeof(upf__fg_vectors_con), true);
     plan[n++].clear = RES(UPF__FG_SPLAT_PREV) | RES(UPF__FG_SPLAT_PREV_INDEX);
-    /* The flow path's GPU passes go here, where the CPU engine runs `flow` (after prepare and
-     * scene, before camera). Not built in this version: vkflow's src/vk/vk_framegen_flow.[ch]
-     * are wired in at the merge as
-     *     *flow_first = n; *flow_count = upf__vk_fg_flow_plans(plan + n); n += *flow_count;
-     * and frame_passes() below fills their frames with upf__vk_fg_flow_frames. */
+    /* The flow's GPU passes (vk_framegen_flow.c), where the CPU engine runs `flow`: after
+     * prepare and scene, before camera; only in an engine made for the flow. */
     *flow_first = n;
-    *flow_count = 0;
+    *flow_count = flow ? upf__vk_fg_flow_plans(plan + n) : 0;
+    n += *flow_count;
     at[UPF__VK_FG_GP_CAMERA] = n;
     plan[n++] = plan_of(UPF__FG_CAMERA_PASS, "framegen/camera", sizeof(upf__fg_camera_con), true);
     at[UPF__VK_FG_GP_SPLAT] = n;
@@ -217,8 +220,9 @@ static upf_result make_runner(upf_vk_interpolate *fg, const char *fn)
         rp->surface_plan[i].clear_value = i == UPF__FG_HISTOGRAMS ? 0 : UPF__FG_NONE;
     }
     host_rules(rp, fg->params.width, fg->params.height);
-    rp->gpu_pass_count = upf__vk_fg_plans(rp->gpu_pass, fg->at, &fg->flow_first,
-                                          &fg->flow_count);
+    rp->gpu_pass_count = upf__vk_fg_plans(rp->gpu_pass, fg->at,
+                                          fg->params.motion != UPF_VK_MOTION_VECTORS,
+                                          &fg->flow_first, &fg->flow_count);
     fg->run = upf__vk_runner_create(rp);
     upf__free(ctx, rp);
     return fg->run ? UPF_OK : UPF_ERROR_INTERNAL; /* the runner's message is set */
@@ -252,13 +256,6 @@ upf_vk_interpolate *upf_vk_interpolate_create(upf_context *ctx,
         goto fail;
     fg->params.motion_width = fg->plan.params.motion_width;
     fg->params.motion_height = fg->plan.params.motion_height;
-    if (p->motion != UPF_VK_MOTION_VECTORS) {
-        upf__fail(ctx, UPF_ERROR_UNSUPPORTED, "%s: motion %s: the flow path on the GPU is not "
-                  "built in this version (expected UPF_VK_MOTION_VECTORS; the CPU engine, "
-                  "upf_interpolate_*, has the flow)", fn,
-                  p->motion == UPF_VK_MOTION_FLOW ? "UPF_VK_MOTION_FLOW" : "UPF_VK_MOTION_BOTH");
-        goto fail;
-    }
     if (upf__vk_load(ctx, fn, p->device, &fg->vk) != UPF_OK ||
         upf__vk_check(ctx, fn, p->device, &fg->vk, &fg->caps) != UPF_OK ||
         make_runner(fg, fn) != UPF_OK)
@@ -464,7 +461,9 @@ static void pair_passes(const upf_vk_interpolate *fg, const upf_vk_interpolate_f
     prepare_passes(fg, f, rp, push, vf);
     if (rp->method == UPF_INTERPOLATE_USED_VECTORS)
         vectors_pass(fg, f, rp, push, vf);
-    /* the flow: its passes' frames (upf__vk_fg_flow_frames) go here once built in */
+    if (rp->method == UPF_INTERPOLATE_USED_FLOW)
+        upf__vk_fg_flow_frames(&fg->ps, &vf->pass[fg->flow_first],
+                               (uint8_t (*)[UPF__VK_PUSH_MAX])push[FLOW_PUSH].bytes);
     if (rp->method != UPF_INTERPOLATE_USED_BLEND)
         camera_pass(fg, rp, push, vf);
 }
@@ -590,7 +589,7 @@ static upf_result record_frames(upf_vk_interpolate *fg, const char *fn, VkComman
                                 const upf_vk_image *const *outputs, const upf_rect *out_rect)
 {
     upf__vk_frame *vf = &fg->vf;
-    push_block push[UPF__VK_FG_GP_COUNT];
+    push_block push[FLOW_PUSH + UPF__VK_FG_FLOW_PLANS_MAX];
     const uint64_t first = upf__vk_runner_frames(fg->run);
     upf_result r = UPF_OK;
     for (int k = 0; k < count && r == UPF_OK; k++) {

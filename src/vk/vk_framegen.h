@@ -8,8 +8,8 @@
 #include "vk/vk_passes.h"
 
 /* The engine's GPU passes, by role. upf__vk_fg_plans gives each one's index in the plan list
- * (the flow's passes, when built in, sit between vectors and camera, as the CPU engine runs
- * flow there). Per pair: prepare, scene, vectors or the flow's, camera; per phase: splat,
+ * (the flow's passes, in an engine made for the flow, sit between vectors and camera, as the
+ * CPU engine runs flow there). Per pair: prepare, scene, vectors or the flow's, camera; per phase: splat,
  * fill, resolve, inpaint down, inpaint up, compose (no HUD: the still-pixel rule) or compose
  * with the HUD layer. */
 enum {
@@ -28,11 +28,12 @@ enum {
 };
 
 /* The plan list into plan[] (at most UPF__VK_GPU_PASSES_MAX), each role's index into at[],
- * the flow's first pass and count into *flow_first, *flow_count (0: not built in). Returns
+ * the flow's first pass and count into *flow_first, *flow_count (0 unless `flow`: an engine
+ * made for the flow, vk_framegen_flow.h). Returns
  * the number of plans. Every pass's push constants are UPF__VK_PUSH_MAX bytes: its constants
  * struct, then its step (patched) and the tail its shader declares. */
-int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], int *flow_first,
-                     int *flow_count);
+int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool flow,
+                     int *flow_first, int *flow_count);
 
 /* The engine's runner: its surfaces' buffers (upf__vk_runner_buffer, by UPF__FG_* index). */
 upf__vk_runner *upf__vk_interpolate_runner(upf_vk_interpolate *fg);
