@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "imageio/image_io.h"
+#include "sequence/json.h"
 #include "scene/scene.h"
 #include "test_util.h"
 #include "vk/vk_framegen_managed.h"
@@ -355,11 +356,77 @@ static bool device_here(void)
     return here;
 }
 
+static json_doc doc_bench;
+
+/* The number at `key` of object `obj`, NAN when absent. */
+static double json_num(const json_doc *d, int obj, const char *key)
+{
+    const int v = obj > 0 ? json_get(d, obj, key) : -1;
+    return v > 0 && d->v[v].type == JSON_NUMBER ? d->v[v].number : NAN;
+}
+
+/* `upframe bench --backend vulkan`'s frame generation rows at a tiny size: the vectors at
+ * factor 2 and 4, times above 0, the per-pass sums and the made frame's time as their parts
+ * say, each floor its bytes over --bandwidth, the surfaces' bytes; the flow rows skipped
+ * while the GPU has no flow. */
+static void test_bench(void)
+{
+    if (access(UPF_TOOL_PATH, X_OK) != 0)
+        return;
+    const int rc = test_run_tool_cmdline("bench --backend vulkan --size 16x9 --scale 1 --frames 2 "
+                                         "--no-spatial --no-temporal --bandwidth 100 --json");
+    CHECKF(rc == 0, "bench: exit %d: %s", rc, test_tool_out());
+    json_doc *d = &doc_bench;
+    char err[200];
+    if (rc != 0 || !json_parse(test_tool_out(), strlen(test_tool_out()), d, err, sizeof err)) {
+        CHECKF(false, "bench's JSON: %s", rc ? "no run" : err);
+        return;
+    }
+    const int rows = json_get(d, 0, "framegen_rows");
+    CHECK(rows > 0);
+    int made = 0;
+    for (int k = 0; rows > 0 && k < d->v[rows].count; k++) {
+        const int row = json_at(d, rows, k);
+        if (json_get(d, row, "skipped") > 0) /* {"motion": "flow", "skipped": ...} */
+            continue;
+        const double fv = json_num(d, row, "factor");
+        const int factor = fv == 2 || fv == 4 ? (int)fv : 0;
+        CHECKF(factor, "bench row %d: factor %g; expected 2 or 4", k, fv);
+        if (!factor)
+            continue;
+        made++;
+        const int pu = json_get(d, row, "passes_us"), pb = json_get(d, row, "pass_bytes");
+        const int fl = json_get(d, row, "floor_us");
+        double sum_pair = 0, sum_phase = 0;
+        for (int p = 0; pu > 0 && pb > 0 && fl > 0 && p < UPF_INTERPOLATE_PASS_COUNT; p++) {
+            const char *name = upf_interpolate_pass_name((upf_interpolate_pass)p);
+            const double us = json_num(d, pu, name), bytes = json_num(d, pb, name);
+            CHECKF(us > 0 || p == UPF_INTERPOLATE_PASS_FLOW, "bench %s: %g us", name, us);
+            CHECK_NEAR(json_num(d, fl, name), bytes / 100e9 * 1e6, 0.006);
+            *(p <= UPF_INTERPOLATE_PASS_CAMERA ? &sum_pair : &sum_phase) += us;
+        }
+        CHECK_NEAR(json_num(d, row, "per_pair_us"), sum_pair, 0.05);
+        CHECK_NEAR(json_num(d, row, "per_phase_us"), sum_phase, 0.05);
+        CHECK_NEAR(json_num(d, row, "per_made_frame_us") * (factor - 1),
+                   json_num(d, row, "total_us"), 0.01 * factor);
+        CHECK(json_num(d, row, "record_us") > 0);
+        if (factor == 2) {
+            const int mem = json_get(d, row, "memory_bytes");
+            CHECK(mem > 0 && json_num(d, mem, "linear") == 16 * 16 * 9 &&
+                  json_num(d, mem, "engine_total") > 0);
+        }
+    }
+    CHECKF(made == 4, "bench: %d frame generation rows; expected 4 (2 sizes, factor 2 and 4)",
+           made);
+    printf("upframe bench --backend vulkan --size 16x9: %d frame generation rows\n", made);
+}
+
 int main(void)
 {
     if (!device_here())
         return 77;
     test_managed();
     test_tool();
+    test_bench();
     return test_finish("vk_interpolate_tool");
 }
