@@ -326,10 +326,23 @@ static void test_tool(void)
     CHECKF(rc == 0, "--phase 0.3 into a PFM: exit %d: %s", rc, test_tool_out());
     const double d = file_diff(TMP "/cpu.pfm", TMP "/gpu.pfm");
     CHECKF(d <= 0.001, "--phase 0.3 into a PFM: mean abs difference %.3g (bar 0.001)", d);
+    /* A an 8-bit PNG, B a float PFM: the GPU's images take B's format, A converted first */
+    double dm = INFINITY;
+    CHECK_EQ_INT(test_run_tool_cmdline("interpolate %s/seq/0001.color.png %s/seq/0002.color.pfm "
+                                       "--motion-b %s/seq/0002.motion.pfm --depth-b "
+                                       "%s/seq/0002.depth.pfm -o %s/cpu_mixed.png -q", TMP, TMP,
+                                       TMP, TMP, TMP), 0);
+    if (test_run_tool_cmdline("interpolate %s/seq/0001.color.png %s/seq/0002.color.pfm "
+                              "--motion-b %s/seq/0002.motion.pfm --depth-b %s/seq/0002.depth.pfm "
+                              "-o %s/gpu_mixed.png -q --backend vulkan", TMP, TMP, TMP, TMP,
+                              TMP) == 0)
+        dm = file_diff(TMP "/cpu_mixed.png", TMP "/gpu_mixed.png");
+    CHECKF(dm <= 1.0 / 255, "A a PNG, B a PFM: mean abs difference %.3g (bar 1/255): %s", dm,
+           test_tool_out());
     printf("upframe interpolate --backend vulkan against cpu (a 64x36 walk of 4 frames made 4 "
            "times as long with its HUD layers: vectors, --blend%s): PNGs a mean of at most "
-           "%.3g apart (bar %.3g); two images at phase 0.3 into a PFM: %.3g (bar 0.001)\n",
-           no_flow ? "" : ", --no-motion", worst, 1.0 / 255, d);
+           "%.3g apart (bar %.3g); two images at phase 0.3 into a PFM: %.3g (bar 0.001); A a PNG and B a PFM: %.3g\n",
+           no_flow ? "" : ", --no-motion", worst, 1.0 / 255, d, dm);
     CHECK_EQ_INT(test_run_tool_cmdline("interpolate %s/seq -o %s/bad --factor 2 --backend metal",
                                        TMP, TMP), 1);
     CHECK(strstr(test_tool_out(), "--backend 'metal': expected cpu or vulkan") != NULL);
