@@ -803,13 +803,14 @@ static int bench_vulkan(const bench_case *cases, int ncases, long frames, int on
                                     warm, json ? &j : NULL);
     }
     if (framegen && rc == CLI_EXIT_OK) { /* framegen_backend.c */
-        int sizes[2][2] = { { 1920, 1080 }, { 3840, 2160 } };
-        if (sized) {
+        int sizes[2][2] = { { 1920, 1080 }, { 3840, 2160 } }, nsizes = 2;
+        if (sized) { /* one size when --scale 1 makes them the same */
             const int s[2][2] = { { cases[0].in_w, cases[0].in_h },
                                   { cases[0].out_w, cases[0].out_h } };
             memcpy(sizes, s, sizeof s);
+            nsizes = s[0][0] == s[1][0] && s[0][1] == s[1][1] ? 1 : 2;
         }
-        rc = tool_bench_vk_framegen((const int (*)[2])sizes, 2, frames, warm, bandwidth,
+        rc = tool_bench_vk_framegen((const int (*)[2])sizes, nsizes, frames, warm, bandwidth,
                                     json ? &j : NULL);
     }
     if (json && rc == CLI_EXIT_OK) {
