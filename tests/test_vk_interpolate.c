@@ -10,13 +10,19 @@
  *   turn, factor 3 (t = 1/3, 2/3), vectors and depth (the camera fitted on the GPU);
  *   turn, factor 3, with the frames' view-projections (the camera from the matrices);
  *   pan, factor 2;
- *   pan, factor 3 with both HUD layers over HUD-less colours (N-1's at 1/3, N's at 2/3);
+ *   pan, factor 3 with both HUD layers over HUD-less colours (N-1's at 1/3, N's at 2/3; N-1's
+ *   colours inverted so that each phase must take its own);
  *   motion without depth, and neither (UPF_VK_MOTION_VECTORS): the blend;
  *   ids not consecutive: the blend; reset: the blend;
  *   a cut (frames of the turn and of the walk, unrelated): as the CPU (with game vectors the
  *   host says reset: the scene pass decides only for the flow, not built on the GPU yet);
  *   two records before a wait (frames in flight 2, factor 3), different pairs: both right;
- *   and timings (per pass, summed over the phases) after the wait.
+ *   and timings (per pass, summed over the phases) after the wait;
+ *   8-bit sRGB colours and HUD layers (an SRGB view, UNORM views with srgb = 1) into RGBA8
+ *   outputs with srgb = 1, against the CPU on RGBA8_SRGB images;
+ *   vectors and depth at a render size (32x20, UV units) for 64x40 frames;
+ *   depth in a D32_SFLOAT image (its depth aspect) left in DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+ *   half floats: RGBA16F colours and outputs, RG16F vectors, R16F depth.
  * The blend cases are also checked to differ from the vectors' frame on the same pair, so a
  * backend that ignored the host's decision would fail.
  * Bad input (test_bad_input): create's params, then records that must fail with a clear
@@ -31,6 +37,8 @@
 
 #include "test_util.h"
 #include "vk_test_util.h"
+
+#include "core/color.h"
 
 #include "scene/scene.h"
 
@@ -263,6 +271,8 @@ static void test_pairs(gpu *g, scene *sc)
     run_case(g, pan, &v, half, 1, "pan, factor 2", want);
     inputs h = v;
     h.hud = true;
+    for (int i = 0; i < 4 * N; i++) /* N-1's HUD unlike N's: each phase must take its own */
+        pan->hud_a[i] = i % 4 == 3 ? pan->hud_a[i] : 1.0f - pan->hud_a[i];
     run_case(g, pan, &h, third, 2, "pan, factor 3, HUD layers", want);
     /* the blends: each must also differ from the vectors' frame of the turn */
     const struct { inputs in; const char *what; } blends[] = {
@@ -327,6 +337,351 @@ static void test_in_flight(gpu *g, scene *sc)
     for (int r = 0; r < 2; r++)
         dev_pair_free(g->t, &d[r]);
     free(p[0]), free(p[1]), free(want);
+}
+
+/* ---- depth in a depth image ------------------------------------------------------------- */
+
+/* The turn at factor 3 with its depth in a D32_SFLOAT image read through a view of its depth
+ * aspect, left in DEPTH_STENCIL_ATTACHMENT_OPTIMAL as a depth pass leaves it. */
+static void test_depth_format(gpu *g, scene *sc)
+{
+    vkt *t = g->t;
+    pair *p = malloc(sizeof *p);
+    float(*want)[4 * N] = frames_alloc();
+    if (!p || !want || !render_pair(sc, "turn", 5, NULL, p)) {
+        CHECK(!"the pair renders");
+        free(p), free(want);
+        return;
+    }
+    vkt_image dim = { .format = VK_FORMAT_D32_SFLOAT, .view_format = VK_FORMAT_D32_SFLOAT,
+                      .usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                               VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                      .width = W, .height = H };
+    const VkImageCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D,
+        .format = dim.format, .extent = { W, H, 1 }, .mipLevels = 1, .arrayLayers = 1,
+        .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL, .usage = dim.usage };
+    CHECK(vkCreateImage(t->device, &ci, NULL, &dim.image) == VK_SUCCESS);
+    VkMemoryRequirements req;
+    vkGetImageMemoryRequirements(t->device, dim.image, &req);
+    dim.memory = vkt_alloc(t, req, 0);
+    vkBindImageMemory(t->device, dim.image, dim.memory, 0);
+    const VkImageViewCreateInfo vi = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = dim.image,
+        .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = dim.format,
+        .subresourceRange = { VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1 } };
+    vkCreateImageView(t->device, &vi, NULL, &dim.view);
+    /* the depth values into it, then the layout a depth pass leaves */
+    vkt_buffer up = vkt_buffer_make(t, (VkDeviceSize)4 * N);
+    memcpy(up.map, p->depth, (size_t)4 * N);
+    VkCommandBuffer cmd = vkt_begin(t);
+    const VkImageLayout att = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+    VkImageMemoryBarrier b = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, .srcAccessMask = 0,
+        .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT, .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+        .newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .image = dim.image,
+        .subresourceRange = { VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1 } };
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         0, 0, NULL, 0, NULL, 1, &b);
+    const VkBufferImageCopy r = { .imageSubresource = { VK_IMAGE_ASPECT_DEPTH_BIT, 0, 0, 1 },
+                                  .imageExtent = { W, H, 1 } };
+    vkCmdCopyBufferToImage(cmd, up.buffer, dim.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                           &r);
+    b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    b.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+    b.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, b.newLayout = att;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                         0, 0, NULL, 0, NULL, 1, &b);
+    CHECK(vkt_submit(t) == 0);
+    vkt_buffer_free(t, &up);
+    const inputs v = { .motion = true, .depth = true, .prev_id = 4, .id = 5 };
+    const double third[2] = { 1.0 / 3.0, 2.0 / 3.0 };
+    cpu_frames(g->ctx, p, &v, third, 2, want);
+    dev_pair d;
+    dev_pair_make(t, p, &d);
+    const upf_vk_image ld = vkt_lend(&dim, att, att, 0);
+    upf_vk_interpolate_frame f = vk_frame(p, &d, &v);
+    f.depth = &ld;
+    cmd = vkt_begin(t);
+    CHECK_OK(g->ctx, upf_vk_interpolate_record(g->fg, cmd, &f, third, 2, g->o.ptr, 2));
+    for (int k = 0; k < 2; k++)
+        vkt_record_download(cmd, &g->o.im[k], VK_IMAGE_LAYOUT_GENERAL, &g->o.down[k]);
+    if (vkt_submit(t) == 0)
+        compare(&g->o, 0, want, 2, "turn, depth in a D32_SFLOAT image");
+    vkt_image_free(t, &dim);
+    dev_pair_free(t, &d);
+    free(p), free(want);
+}
+
+/* ---- 8-bit sRGB images ------------------------------------------------------------------- */
+
+/* The pan at factor 3 with 8-bit sRGB colours and HUD layers: N-1 through an R8G8B8A8_SRGB
+ * view (the device decodes), N and the HUD layers through UNORM views of the same bytes
+ * (srgb = 1: decoded in the shader), the outputs R8G8B8A8_UNORM with srgb = 1 (encoded in the
+ * shader); the CPU engine on UPF_FORMAT_RGBA8_SRGB images of those bytes. Within 0.001 on
+ * [0, 1] (a byte's rounding apart at most, printed). */
+static void test_srgb8(gpu *g, scene *sc)
+{
+    vkt *t = g->t;
+    pair *p = malloc(sizeof *p);
+    uint8_t *bytes = malloc((size_t)4 * 4 * N), *got = malloc((size_t)2 * 4 * N);
+    uint8_t *want = malloc((size_t)2 * 4 * N);
+    if (!p || !bytes || !got || !want || !render_pair(sc, "pan", 9, NULL, p)) {
+        CHECK(!"the pair renders");
+        free(p), free(bytes), free(got), free(want);
+        return;
+    }
+    const float *src[4] = { p->a, p->b, p->hud_a, p->hud_b };
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < 4 * N; i++)
+            bytes[(size_t)k * 4 * N + i] = i % 4 == 3 ? (uint8_t)lrintf(255.0f *
+                                               fminf(fmaxf(src[k][i], 0.0f), 1.0f))
+                                                      : upf_linear_to_srgb8(src[k][i]);
+    /* the CPU */
+    upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
+        .width = W, .height = H, .motion = UPF_INTERPOLATE_MOTION_VECTORS,
+        .flags = UPF_INTERPOLATE_DEPTH_REVERSED));
+    upf_image im8[4];
+    for (int k = 0; k < 4; k++)
+        im8[k] = (upf_image){ bytes + (size_t)k * 4 * N, W, H, 0, UPF_FORMAT_RGBA8_SRGB };
+    const upf_image im = { p->mv, W, H, 0, UPF_FORMAT_RG32F };
+    const upf_image id = { p->depth, W, H, 0, UPF_FORMAT_R32F };
+    const upf_interpolate_frames cf = { .prev_color = &im8[0], .color = &im8[1], .motion = &im,
+                                        .depth = &id, .prev_hud = &im8[2], .hud = &im8[3],
+                                        .prev_id = 8, .id = 9 };
+    const double third[2] = { 1.0 / 3.0, 2.0 / 3.0 };
+    for (int k = 0; k < 2 && e; k++) {
+        const upf_image io = { want + (size_t)k * 4 * N, W, H, 0, UPF_FORMAT_RGBA8_SRGB };
+        CHECK_OK(g->ctx, upf_interpolate_run(e, &cf, third[k], &io));
+    }
+    upf_interpolate_destroy(&e);
+    /* the GPU */
+    const VkImageLayout ro = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    vkt_image a = vkt_image_make(t, W, H, VK_FORMAT_R8G8B8A8_SRGB, 0,
+                                 VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
+    vkt_buffer up = vkt_buffer_make(t, (VkDeviceSize)4 * N);
+    memcpy(up.map, bytes, (size_t)4 * N);
+    vkt_record_upload(vkt_begin(t), &up, &a, ro);
+    CHECK(vkt_submit(t) == 0);
+    vkt_buffer_free(t, &up);
+    vkt_image rest[3], out[2];
+    vkt_buffer down[2];
+    upf_vk_image lrest[3], lout[2];
+    const upf_vk_image *pout[2];
+    for (int k = 0; k < 3; k++) {
+        rest[k] = sampled_image(t, VK_FORMAT_R8G8B8A8_UNORM, 4, bytes + (size_t)(k + 1) * 4 * N);
+        lrest[k] = vkt_lend(&rest[k], ro, ro, 1);
+    }
+    for (int k = 0; k < 2; k++) {
+        out[k] = vkt_image_make(t, W, H, VK_FORMAT_R8G8B8A8_UNORM, 0,
+                                VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+        lout[k] = vkt_lend(&out[k], VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, 1);
+        pout[k] = &lout[k];
+        down[k] = vkt_buffer_make(t, (VkDeviceSize)4 * N);
+    }
+    dev_pair d;
+    dev_pair_make(t, p, &d);
+    const upf_vk_image la = vkt_lend(&a, ro, ro, 0);
+    const upf_vk_interpolate_frame f = { .prev_color = &la, .color = &lrest[0],
+                                         .motion = &d.lmv, .depth = &d.ldepth,
+                                         .prev_hud = &lrest[1], .hud = &lrest[2],
+                                         .prev_id = 8, .id = 9 };
+    VkCommandBuffer cmd = vkt_begin(t);
+    CHECK_OK(g->ctx, upf_vk_interpolate_record(g->fg, cmd, &f, third, 2, pout, 2));
+    for (int k = 0; k < 2; k++)
+        vkt_record_download(cmd, &out[k], VK_IMAGE_LAYOUT_GENERAL, &down[k]);
+    if (vkt_submit(t) == 0)
+        for (int k = 0; k < 2; k++) {
+            const uint8_t *gb = down[k].map, *wb = want + (size_t)k * 4 * N;
+            double sum = 0.0;
+            int worst = 0;
+            for (int i = 0; i < 4 * N; i++) {
+                const int dd = abs((int)gb[i] - (int)wb[i]);
+                sum += dd;
+                worst = dd > worst ? dd : worst;
+            }
+            const double mad = sum / (4.0 * N * 255.0);
+            CHECKF(mad <= 0.001, "8-bit sRGB, phase %d: mean abs diff %g", k, mad);
+            printf("8-bit sRGB, phase %d: mean abs diff from the CPU %.3g, largest %d/255\n", k,
+                   mad, worst);
+        }
+    vkt_image_free(t, &a);
+    for (int k = 0; k < 3; k++)
+        vkt_image_free(t, &rest[k]);
+    for (int k = 0; k < 2; k++) {
+        vkt_image_free(t, &out[k]);
+        vkt_buffer_free(t, &down[k]);
+    }
+    dev_pair_free(t, &d);
+    free(p), free(bytes), free(got), free(want);
+}
+
+/* ---- half-float images -------------------------------------------------------------------- */
+
+/* The turn at factor 3 with every image in half floats: RGBA16F colours and outputs, RG16F
+ * vectors, R16F depth; the CPU engine on RGBA16F colours and outputs and on the vectors and
+ * depth rounded to halves (it takes RG32F and R32F), so both read the same values. */
+static void test_half(gpu *g, scene *sc)
+{
+    vkt *t = g->t;
+    pair *p = malloc(sizeof *p);
+    uint16_t *h = malloc(sizeof(uint16_t) * (4 * N * 2 + 2 * N + N));
+    uint16_t *want = malloc(sizeof(uint16_t) * 2 * 4 * N);
+    if (!p || !h || !want || !render_pair(sc, "turn", 5, NULL, p)) {
+        CHECK(!"the pair renders");
+        free(p), free(h), free(want);
+        return;
+    }
+    uint16_t *ha = h, *hb = h + 4 * N, *hmv = h + 8 * N, *hd = h + 10 * N;
+    for (int i = 0; i < 4 * N; i++)
+        ha[i] = upf_float_to_half(p->a[i]), hb[i] = upf_float_to_half(p->b[i]);
+    for (int i = 0; i < 2 * N; i++) {
+        hmv[i] = upf_float_to_half(p->mv[i]);
+        p->mv[i] = upf_half_to_float(hmv[i]);
+    }
+    for (int i = 0; i < N; i++) {
+        hd[i] = upf_float_to_half(p->depth[i]);
+        p->depth[i] = upf_half_to_float(hd[i]);
+    }
+    upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
+        .width = W, .height = H, .motion = UPF_INTERPOLATE_MOTION_VECTORS,
+        .flags = UPF_INTERPOLATE_DEPTH_REVERSED));
+    const upf_image ia = { ha, W, H, 0, UPF_FORMAT_RGBA16F };
+    const upf_image ib = { hb, W, H, 0, UPF_FORMAT_RGBA16F };
+    const upf_image im = { p->mv, W, H, 0, UPF_FORMAT_RG32F };
+    const upf_image id = { p->depth, W, H, 0, UPF_FORMAT_R32F };
+    const upf_interpolate_frames cf = { .prev_color = &ia, .color = &ib, .motion = &im,
+                                        .depth = &id, .prev_id = 4, .id = 5 };
+    const double third[2] = { 1.0 / 3.0, 2.0 / 3.0 };
+    for (int k = 0; k < 2 && e; k++) {
+        const upf_image io = { want + (size_t)k * 4 * N, W, H, 0, UPF_FORMAT_RGBA16F };
+        CHECK_OK(g->ctx, upf_interpolate_run(e, &cf, third[k], &io));
+    }
+    upf_interpolate_destroy(&e);
+    const VkImageLayout ro = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    vkt_image in[4] = { sampled_image(t, VK_FORMAT_R16G16B16A16_SFLOAT, 8, ha),
+                        sampled_image(t, VK_FORMAT_R16G16B16A16_SFLOAT, 8, hb),
+                        sampled_image(t, VK_FORMAT_R16G16_SFLOAT, 4, hmv),
+                        sampled_image(t, VK_FORMAT_R16_SFLOAT, 2, hd) };
+    upf_vk_image lin[4];
+    for (int k = 0; k < 4; k++)
+        lin[k] = vkt_lend(&in[k], ro, ro, 0);
+    vkt_image out[2];
+    vkt_buffer down[2];
+    upf_vk_image lout[2];
+    const upf_vk_image *pout[2];
+    for (int k = 0; k < 2; k++) {
+        out[k] = vkt_image_make(t, W, H, VK_FORMAT_R16G16B16A16_SFLOAT, 0,
+                                VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+        lout[k] = vkt_lend(&out[k], VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, 0);
+        pout[k] = &lout[k];
+        down[k] = vkt_buffer_make(t, (VkDeviceSize)8 * N);
+    }
+    const upf_vk_interpolate_frame f = { .prev_color = &lin[0], .color = &lin[1],
+                                         .motion = &lin[2], .depth = &lin[3], .prev_id = 4,
+                                         .id = 5 };
+    VkCommandBuffer cmd = vkt_begin(t);
+    CHECK_OK(g->ctx, upf_vk_interpolate_record(g->fg, cmd, &f, third, 2, pout, 2));
+    for (int k = 0; k < 2; k++)
+        vkt_record_download(cmd, &out[k], VK_IMAGE_LAYOUT_GENERAL, &down[k]);
+    if (vkt_submit(t) == 0)
+        for (int k = 0; k < 2; k++) {
+            const uint16_t *gh = down[k].map, *wh = want + (size_t)k * 4 * N;
+            double sum = 0.0;
+            for (int i = 0; i < 4 * N; i++) {
+                const double d = fabs((double)upf_half_to_float(gh[i]) -
+                                      upf_half_to_float(wh[i]));
+                sum += d == d ? d : 1e9;
+            }
+            const double mad = sum / (4.0 * N);
+            CHECKF(mad <= 0.001, "half floats, phase %d: mean abs diff %g", k, mad);
+            printf("half floats, phase %d: mean abs diff from the CPU %.3g\n", k, mad);
+        }
+    for (int k = 0; k < 4; k++)
+        vkt_image_free(t, &in[k]);
+    for (int k = 0; k < 2; k++) {
+        vkt_image_free(t, &out[k]);
+        vkt_buffer_free(t, &down[k]);
+    }
+    free(p), free(h), free(want);
+}
+
+/* ---- vectors at a render size -------------------------------------------------------------- */
+
+/* The turn at factor 3 with vectors and depth rendered at half the frames' size (an engine
+ * made for motion 32x20, in UV units): the vectors pass's nearest sampling and scale. */
+static void test_render_size(gpu *g, scene *sc)
+{
+    enum { RW = W / 2, RH = H / 2 };
+    vkt *t = g->t;
+    pair *p = malloc(sizeof *p);
+    float *mv = malloc(sizeof(float) * 2 * RW * RH), *depth = malloc(sizeof(float) * RW * RH);
+    float(*want)[4 * N] = frames_alloc();
+    const scene_buffers rb = { NULL, NULL, depth, mv };
+    if (!p || !mv || !depth || !want || !render_pair(sc, "turn", 5, NULL, p) ||
+        scene_render(sc, scene_view_params(.path = "turn", .time = 5 / 30.0, .width = RW,
+                                           .height = RH), &rb, NULL) != UPF_OK) {
+        CHECK(!"the pair renders");
+        free(p), free(mv), free(depth), free(want);
+        return;
+    }
+    for (int i = 0; i < 2 * RW * RH; i++)
+        mv[i] /= i % 2 ? (float)RH : (float)RW; /* render pixels -> UV */
+    const unsigned flags = UPF_INTERPOLATE_DEPTH_REVERSED | UPF_INTERPOLATE_MOTION_UV;
+    upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
+        .width = W, .height = H, .motion_width = RW, .motion_height = RH,
+        .motion = UPF_INTERPOLATE_MOTION_VECTORS, .flags = flags));
+    upf_vk_interpolate *fg = upf_vk_interpolate_create(g->ctx, upf_vk_interpolate_params(
+        .device = &t->lend, .width = W, .height = H, .motion_width = RW, .motion_height = RH,
+        .max_factor = 3, .flags = flags));
+    CHECK(e != NULL && fg != NULL);
+    const upf_image ia = { p->a, W, H, 0, UPF_FORMAT_RGBA32F };
+    const upf_image ib = { p->b, W, H, 0, UPF_FORMAT_RGBA32F };
+    const upf_image im = { mv, RW, RH, 0, UPF_FORMAT_RG32F };
+    const upf_image id = { depth, RW, RH, 0, UPF_FORMAT_R32F };
+    const upf_interpolate_frames cf = { .prev_color = &ia, .color = &ib, .motion = &im,
+                                        .depth = &id, .prev_id = 4, .id = 5 };
+    const double third[2] = { 1.0 / 3.0, 2.0 / 3.0 };
+    for (int k = 0; k < 2 && e; k++) {
+        const upf_image io = { want[k], W, H, 0, UPF_FORMAT_RGBA32F };
+        CHECK_OK(g->ctx, upf_interpolate_run(e, &cf, third[k], &io));
+    }
+    /* motion and depth images of the render size */
+    vkt_buffer up[2] = { vkt_buffer_make(t, (VkDeviceSize)8 * RW * RH),
+                         vkt_buffer_make(t, (VkDeviceSize)4 * RW * RH) };
+    memcpy(up[0].map, mv, (size_t)8 * RW * RH);
+    memcpy(up[1].map, depth, (size_t)4 * RW * RH);
+    const VkImageUsageFlags use = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+    vkt_image rmv = vkt_image_make(t, RW, RH, VK_FORMAT_R32G32_SFLOAT, 0, use);
+    vkt_image rdepth = vkt_image_make(t, RW, RH, VK_FORMAT_R32_SFLOAT, 0, use);
+    const VkImageLayout ro = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    VkCommandBuffer cmd = vkt_begin(t);
+    vkt_record_upload(cmd, &up[0], &rmv, ro);
+    vkt_record_upload(cmd, &up[1], &rdepth, ro);
+    CHECK(vkt_submit(t) == 0);
+    dev_pair d;
+    dev_pair_make(t, p, &d);
+    const upf_vk_image lmv = vkt_lend(&rmv, ro, ro, 0), ldepth = vkt_lend(&rdepth, ro, ro, 0);
+    const upf_vk_interpolate_frame f = { .prev_color = &d.la, .color = &d.lb, .motion = &lmv,
+                                         .depth = &ldepth, .prev_id = 4, .id = 5 };
+    if (fg) {
+        cmd = vkt_begin(t);
+        CHECK_OK(g->ctx, upf_vk_interpolate_record(fg, cmd, &f, third, 2, g->o.ptr, 2));
+        for (int k = 0; k < 2; k++)
+            vkt_record_download(cmd, &g->o.im[k], VK_IMAGE_LAYOUT_GENERAL, &g->o.down[k]);
+        if (vkt_submit(t) == 0)
+            compare(&g->o, 0, want, 2, "turn, vectors at 32x20 (UV)");
+    }
+    upf_vk_interpolate_destroy(&fg);
+    upf_interpolate_destroy(&e);
+    for (int k = 0; k < 2; k++)
+        vkt_buffer_free(t, &up[k]);
+    vkt_image_free(t, &rmv);
+    vkt_image_free(t, &rdepth);
+    dev_pair_free(t, &d);
+    free(p), free(mv), free(depth), free(want);
 }
 
 /* ---- bad input --------------------------------------------------------------------------- */
@@ -525,6 +880,10 @@ int main(void)
         outs_make(&t, &g.o);
         test_pairs(&g, sc);
         test_in_flight(&g, sc);
+        test_srgb8(&g, sc);
+        test_depth_format(&g, sc);
+        test_half(&g, sc);
+        test_render_size(&g, sc);
         test_bad_create(&g);
         test_bad_record(&g, sc);
         outs_free(&t, &g.o);

@@ -392,21 +392,17 @@ typedef struct record_plan {
     upf_rect rc[UPF__FG_COUNT + 1];   /* the host images' rectangles (prev_hud's last) */
 } record_plan;
 
-/* The pair's passes into vf (push blocks in push[]): prepare, scene, vectors, camera. */
-static void pair_passes(const upf_vk_interpolate *fg, const upf_vk_interpolate_frame *f,
-                        const record_plan *rp, push_block *push, upf__vk_frame *vf)
+/* The pair's prepare (the colours to linear light; the luma pyramids for the flow) and scene
+ * (the cut decided for the flow only). */
+static void prepare_passes(const upf_vk_interpolate *fg, const upf_vk_interpolate_frame *f,
+                           const record_plan *rp, push_block *push, upf__vk_frame *vf)
 {
-    const upf__passes *ps = &fg->ps;
     const int W = fg->params.width, H = fg->params.height;
-    const bool blend = rp->method == UPF_INTERPOLATE_USED_BLEND;
-    const bool vec = rp->method == UPF_INTERPOLATE_USED_VECTORS;
     const bool flow = rp->method == UPF_INTERPOLATE_USED_FLOW;
-    const upf__vk_grid px = grid8(W, H);
     vf->image[UPF__FG_COLOR_PREV] = f->prev_color;
     vf->image[UPF__FG_COLOR] = f->color;
-
     prepare_push *pp = &push[UPF__VK_FG_GP_PREPARE].prepare;
-    pp->c = *(const upf__fg_prepare_con *)ps->con[UPF__FG_PREPARE];
+    pp->c = *(const upf__fg_prepare_con *)fg->ps.con[UPF__FG_PREPARE];
     pp->c.levels = flow ? fg->plan.flow_levels : 0;
     pp->prev_x = rp->rc[UPF__FG_COLOR_PREV].x, pp->prev_y = rp->rc[UPF__FG_COLOR_PREV].y;
     pp->cur_x = rp->rc[UPF__FG_COLOR].x, pp->cur_y = rp->rc[UPF__FG_COLOR].y;
@@ -418,73 +414,97 @@ static void pair_passes(const upf_vk_interpolate *fg, const upf_vk_interpolate_f
         pf->grid[l] = grid8(upf__fg_level_size(W, l), upf__fg_level_size(H, l));
         pf->patch[l] = (uint32_t)l;
     }
-
     upf__fg_scene_con *sc = (upf__fg_scene_con *)push[UPF__VK_FG_GP_SCENE].bytes;
-    *sc = *(const upf__fg_scene_con *)ps->con[UPF__FG_SCENE_PASS];
+    *sc = *(const upf__fg_scene_con *)fg->ps.con[UPF__FG_SCENE_PASS];
     sc->enabled = flow;
     vf->pass[fg->at[UPF__VK_FG_GP_SCENE]] = (upf__vk_pass_frame){
         .run = true, .push = sc, .dispatches = 1, .grid = { { 1, 1, 1 } } };
-
-    if (vec) {
-        vectors_push *vp = &push[UPF__VK_FG_GP_VECTORS].vectors;
-        vp->c = *(const upf__fg_vectors_con *)ps->con[UPF__FG_VECTORS];
-        vp->motion_x = rp->rc[UPF__FG_MOTION_IN].x, vp->motion_y = rp->rc[UPF__FG_MOTION_IN].y;
-        vp->depth_x = rp->rc[UPF__FG_DEPTH_IN].x, vp->depth_y = rp->rc[UPF__FG_DEPTH_IN].y;
-        vf->image[UPF__FG_MOTION_IN] = f->motion;
-        vf->image[UPF__FG_DEPTH_IN] = f->depth;
-        vf->pass[fg->at[UPF__VK_FG_GP_VECTORS]] = (upf__vk_pass_frame){
-            .run = true, .push = vp, .dispatches = 4, .grid = { px, px, px, px },
-            .patch = { 0, 1, 2, 3 } };
-    }
-    /* flow: the flow's passes' frames (upf__vk_fg_flow_frames) go here once built in */
-
-    if (!blend) {
-        upf__fg_camera_con *cc = (upf__fg_camera_con *)push[UPF__VK_FG_GP_CAMERA].bytes;
-        *cc = *(const upf__fg_camera_con *)ps->con[UPF__FG_CAMERA_PASS];
-        cc->fit = vec && !rp->given;
-        cc->given = vec && rp->given;
-        if (cc->given)
-            memcpy(cc->g, rp->g, sizeof cc->g);
-        upf__vk_pass_frame *cf = &vf->pass[fg->at[UPF__VK_FG_GP_CAMERA]];
-        *cf = (upf__vk_pass_frame){ .run = true, .push = cc, .dispatches = 12 };
-        for (int k = 0; k < 12; k++)
-            cf->grid[k] = (upf__vk_grid){ (uint32_t)(cc->grid_h + 63) / 64, 1, 1 },
-            cf->patch[k] = (uint32_t)k;
-    }
 }
 
-/* Phase k's passes into vf: splat, fill (not for the blend), resolve, inpaint, compose. */
-static void phase_passes(const upf_vk_interpolate *fg, const upf_vk_interpolate_frame *f,
-                         const record_plan *rp, float t, const upf_vk_image *out,
-                         const upf_rect *out_rect, push_block *push, upf__vk_frame *vf)
+/* The pair's vectors (the host's motion and depth to the engine's surfaces; vectors only). */
+static void vectors_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_frame *f,
+                         const record_plan *rp, push_block *push, upf__vk_frame *vf)
+{
+    const upf__vk_grid px = grid8(fg->params.width, fg->params.height);
+    vectors_push *vp = &push[UPF__VK_FG_GP_VECTORS].vectors;
+    vp->c = *(const upf__fg_vectors_con *)fg->ps.con[UPF__FG_VECTORS];
+    vp->motion_x = rp->rc[UPF__FG_MOTION_IN].x, vp->motion_y = rp->rc[UPF__FG_MOTION_IN].y;
+    vp->depth_x = rp->rc[UPF__FG_DEPTH_IN].x, vp->depth_y = rp->rc[UPF__FG_DEPTH_IN].y;
+    vf->image[UPF__FG_MOTION_IN] = f->motion;
+    vf->image[UPF__FG_DEPTH_IN] = f->depth;
+    vf->pass[fg->at[UPF__VK_FG_GP_VECTORS]] = (upf__vk_pass_frame){
+        .run = true, .push = vp, .dispatches = 4, .grid = { px, px, px, px },
+        .patch = { 0, 1, 2, 3 } };
+}
+
+/* The pair's camera (not for the blend): the host's homography, the fit to the vectors, or
+ * none (the flow). */
+static void camera_pass(const upf_vk_interpolate *fg, const record_plan *rp, push_block *push,
+                        upf__vk_frame *vf)
+{
+    const bool vec = rp->method == UPF_INTERPOLATE_USED_VECTORS;
+    upf__fg_camera_con *cc = (upf__fg_camera_con *)push[UPF__VK_FG_GP_CAMERA].bytes;
+    *cc = *(const upf__fg_camera_con *)fg->ps.con[UPF__FG_CAMERA_PASS];
+    cc->fit = vec && !rp->given;
+    cc->given = vec && rp->given;
+    if (cc->given)
+        memcpy(cc->g, rp->g, sizeof cc->g);
+    upf__vk_pass_frame *cf = &vf->pass[fg->at[UPF__VK_FG_GP_CAMERA]];
+    *cf = (upf__vk_pass_frame){ .run = true, .push = cc, .dispatches = 12 };
+    for (int k = 0; k < 12; k++)
+        cf->grid[k] = (upf__vk_grid){ (uint32_t)(cc->grid_h + 63) / 64, 1, 1 },
+        cf->patch[k] = (uint32_t)k;
+}
+
+/* The pair's passes into vf (push blocks in push[]): prepare, scene, vectors (or the flow's),
+ * camera. */
+static void pair_passes(const upf_vk_interpolate *fg, const upf_vk_interpolate_frame *f,
+                        const record_plan *rp, push_block *push, upf__vk_frame *vf)
+{
+    prepare_passes(fg, f, rp, push, vf);
+    if (rp->method == UPF_INTERPOLATE_USED_VECTORS)
+        vectors_pass(fg, f, rp, push, vf);
+    /* the flow: its passes' frames (upf__vk_fg_flow_frames) go here once built in */
+    if (rp->method != UPF_INTERPOLATE_USED_BLEND)
+        camera_pass(fg, rp, push, vf);
+}
+
+/* A phase's splat and fill (not for the blend). */
+static void motion_passes(const upf_vk_interpolate *fg, float t, push_block *push,
+                          upf__vk_frame *vf)
 {
     const upf__passes *ps = &fg->ps;
     const int W = fg->params.width, H = fg->params.height;
-    const bool blend = rp->method == UPF_INTERPOLATE_USED_BLEND;
     const upf__vk_grid px = grid8(W, H);
-    if (!blend) {
-        upf__fg_splat_con *spc = (upf__fg_splat_con *)push[UPF__VK_FG_GP_SPLAT].bytes;
-        *spc = *(const upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS];
-        spc->shift = 1.0f - t;
-        vf->pass[fg->at[UPF__VK_FG_GP_SPLAT]] = (upf__vk_pass_frame){
-            .run = true, .push = spc, .dispatches = 2, .grid = { px, px }, .patch = { 0, 1 } };
-        upf__fg_fill_con *fc = (upf__fg_fill_con *)push[UPF__VK_FG_GP_FILL].bytes;
-        *fc = *(const upf__fg_fill_con *)ps->con[UPF__FG_FILL];
-        upf__vk_pass_frame *ff = &vf->pass[fg->at[UPF__VK_FG_GP_FILL]];
-        *ff = (upf__vk_pass_frame){ .run = true, .push = fc, .dispatches = fc->levels + 1 };
-        for (int l = 0; l <= fc->levels; l++) {
-            const int k = l == fc->levels ? 0 : l; /* the last step fills level 0 */
-            ff->grid[l] = grid8(upf__fg_level_size(W, k), upf__fg_level_size(H, k));
-            ff->patch[l] = (uint32_t)l;
-        }
+    upf__fg_splat_con *spc = (upf__fg_splat_con *)push[UPF__VK_FG_GP_SPLAT].bytes;
+    *spc = *(const upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS];
+    spc->shift = 1.0f - t;
+    vf->pass[fg->at[UPF__VK_FG_GP_SPLAT]] = (upf__vk_pass_frame){
+        .run = true, .push = spc, .dispatches = 2, .grid = { px, px }, .patch = { 0, 1 } };
+    upf__fg_fill_con *fc = (upf__fg_fill_con *)push[UPF__VK_FG_GP_FILL].bytes;
+    *fc = *(const upf__fg_fill_con *)ps->con[UPF__FG_FILL];
+    upf__vk_pass_frame *ff = &vf->pass[fg->at[UPF__VK_FG_GP_FILL]];
+    *ff = (upf__vk_pass_frame){ .run = true, .push = fc, .dispatches = fc->levels + 1 };
+    for (int l = 0; l <= fc->levels; l++) {
+        const int k = l == fc->levels ? 0 : l; /* the last step fills level 0 */
+        ff->grid[l] = grid8(upf__fg_level_size(W, k), upf__fg_level_size(H, k));
+        ff->patch[l] = (uint32_t)l;
     }
+}
+
+/* A phase's resolve and inpaint (down to each level, then up). */
+static void resolve_passes(const upf_vk_interpolate *fg, const record_plan *rp, float t,
+                           push_block *push, upf__vk_frame *vf)
+{
+    const upf__passes *ps = &fg->ps;
+    const int W = fg->params.width, H = fg->params.height;
     upf__fg_resolve_con *rc = (upf__fg_resolve_con *)push[UPF__VK_FG_GP_RESOLVE].bytes;
     *rc = *(const upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE];
     rc->t = t;
-    rc->blend = blend;
+    rc->blend = rp->method == UPF_INTERPOLATE_USED_BLEND;
     rc->visibility = rp->method == UPF_INTERPOLATE_USED_VECTORS;
     vf->pass[fg->at[UPF__VK_FG_GP_RESOLVE]] = (upf__vk_pass_frame){
-        .run = true, .push = rc, .dispatches = 1, .grid = { px } };
+        .run = true, .push = rc, .dispatches = 1, .grid = { grid8(W, H) } };
     const upf__fg_inpaint_con *ic = ps->con[UPF__FG_INPAINT];
     upf__vk_pass_frame *down = &vf->pass[fg->at[UPF__VK_FG_GP_INPAINT_DOWN]];
     upf__vk_pass_frame *up = &vf->pass[fg->at[UPF__VK_FG_GP_INPAINT_UP]];
@@ -500,13 +520,20 @@ static void phase_passes(const upf_vk_interpolate *fg, const upf_vk_interpolate_
         up->grid[up->dispatches] = grid8(upf__fg_level_size(W, l), upf__fg_level_size(H, l));
         up->patch[up->dispatches++] = (uint32_t)-l;
     }
-    /* the HUD layer of this phase, as the CPU engine takes it */
+}
+
+/* A phase's compose into `out`: with this phase's HUD layer, as the CPU engine takes it (both:
+ * N-1's below 0.5, N's from 0.5; either alone: that one), or the still-pixel rule. */
+static void compose_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_frame *f,
+                         const record_plan *rp, float t, const upf_vk_image *out,
+                         const upf_rect *out_rect, push_block *push, upf__vk_frame *vf)
+{
     const bool both = f->hud && f->prev_hud;
     const upf_vk_image *hud = both ? (t < 0.5f ? f->prev_hud : f->hud)
                                    : f->hud ? f->hud : f->prev_hud;
     const upf_rect *hr = hud == f->hud ? &rp->rc[UPF__FG_HUD] : &rp->rc[UPF__FG_COUNT];
     compose_push *cp = &push[UPF__VK_FG_GP_COMPOSE].compose;
-    cp->c = *(const upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE];
+    cp->c = *(const upf__fg_compose_con *)fg->ps.con[UPF__FG_COMPOSE];
     cp->c.t = t;
     cp->c.hud = hud != NULL;
     cp->out_x = out_rect->x, cp->out_y = out_rect->y;
@@ -518,7 +545,19 @@ static void phase_passes(const upf_vk_interpolate *fg, const upf_vk_interpolate_
     vf->image[UPF__FG_OUTPUT] = out;
     vf->image[UPF__FG_HUD] = hud;
     vf->pass[fg->at[hud ? UPF__VK_FG_GP_COMPOSE_HUD : UPF__VK_FG_GP_COMPOSE]] =
-        (upf__vk_pass_frame){ .run = true, .push = cp, .dispatches = 1, .grid = { px } };
+        (upf__vk_pass_frame){ .run = true, .push = cp, .dispatches = 1,
+                              .grid = { grid8(fg->params.width, fg->params.height) } };
+}
+
+/* Phase k's passes into vf: splat, fill (not for the blend), resolve, inpaint, compose. */
+static void phase_passes(const upf_vk_interpolate *fg, const upf_vk_interpolate_frame *f,
+                         const record_plan *rp, float t, const upf_vk_image *out,
+                         const upf_rect *out_rect, push_block *push, upf__vk_frame *vf)
+{
+    if (rp->method != UPF_INTERPOLATE_USED_BLEND)
+        motion_passes(fg, t, push, vf);
+    resolve_passes(fg, rp, t, push, vf);
+    compose_pass(fg, f, rp, t, out, out_rect, push, vf);
 }
 
 /* Decides the method and the camera; nothing recorded. */
@@ -541,7 +580,10 @@ static upf_result decide(upf_vk_interpolate *fg, const char *fn, const upf_vk_in
     return UPF_OK;
 }
 
-/* Records the runner frames: the pair's passes with phase 0's, then each further phase's. */
+/* Records the runner frames: the pair's passes with phase 0's, then each further phase's.
+ * Everything the runner checks (host images bound for the passes that run, variants,
+ * dispatch counts) holds by construction once the record's checks passed, so a runner frame
+ * after the first does not fail. */
 static upf_result record_frames(upf_vk_interpolate *fg, const char *fn, VkCommandBuffer cmd,
                                 const upf_vk_interpolate_frame *f, const record_plan *rp,
                                 const double *phases, int count,
