@@ -9,6 +9,7 @@
  * the CPU's (printed):
  *   turn, factor 3 (t = 1/3, 2/3), vectors and depth (the camera fitted on the GPU);
  *   turn, factor 3, with the frames' view-projections (the camera from the matrices);
+ *   turn, factor 8 (seven phases in one record);
  *   pan, factor 2;
  *   pan, factor 3 with both HUD layers over HUD-less colours (N-1's at 1/3, N's at 2/3; N-1's
  *   colours inverted so that each phase must take its own);
@@ -122,7 +123,7 @@ static void dev_pair_free(vkt *t, dev_pair *d)
 }
 
 /* The made frames' images and their read-back buffers. */
-enum { OUTS = 4 };
+enum { OUTS = 7 };
 typedef struct outs {
     vkt_image im[OUTS];
     upf_vk_image lend[OUTS];
@@ -337,6 +338,36 @@ static void test_in_flight(gpu *g, scene *sc)
     for (int r = 0; r < 2; r++)
         dev_pair_free(g->t, &d[r]);
     free(p[0]), free(p[1]), free(want);
+}
+
+/* ---- factor 8 ------------------------------------------------------------------------------ */
+
+/* The turn at factor 8 (seven phases, seven runner frames in one record) on an engine made for
+ * it, each frame against the CPU's. */
+static void test_factor8(gpu *g, scene *sc)
+{
+    pair *p = malloc(sizeof *p);
+    float(*want)[4 * N] = frames_alloc();
+    upf_vk_interpolate *fg = upf_vk_interpolate_create(g->ctx, upf_vk_interpolate_params(
+        .device = &g->t->lend, .width = W, .height = H, .max_factor = 8,
+        .flags = UPF_INTERPOLATE_DEPTH_REVERSED));
+    CHECK(fg != NULL);
+    if (!p || !want || !fg || !render_pair(sc, "turn", 5, NULL, p)) {
+        CHECK(p && want && fg);
+        upf_vk_interpolate_destroy(&fg);
+        free(p), free(want);
+        return;
+    }
+    double phases[7];
+    for (int k = 0; k < 7; k++)
+        phases[k] = (k + 1) / 8.0;
+    upf_vk_interpolate *keep = g->fg;
+    g->fg = fg;
+    const inputs v = { .motion = true, .depth = true, .prev_id = 4, .id = 5 };
+    run_case(g, p, &v, phases, 7, "turn, factor 8", want);
+    g->fg = keep;
+    upf_vk_interpolate_destroy(&fg);
+    free(p), free(want);
 }
 
 /* ---- depth in a depth image ------------------------------------------------------------- */
@@ -725,6 +756,12 @@ static void test_bad_create(gpu *g)
     create_fails(ctx, upf_vk_interpolate_params(.device = dev, .width = W, .height = H,
                                                 .flags = 0x100),
                  UPF_ERROR_INVALID_ARGUMENT, "unknown flags 0x100");
+    /* the largest: 8 frames in flight of 7 phases each take 56 of the runner's slots */
+    upf_vk_interpolate *big = upf_vk_interpolate_create(ctx, upf_vk_interpolate_params(
+        .device = dev, .width = W, .height = H, .max_factor = 8, .frames_in_flight = 8));
+    CHECK(big != NULL);
+    upf_vk_interpolate_destroy(&big);
+    CHECK(big == NULL);
     for (int m = UPF_VK_MOTION_FLOW; m <= UPF_VK_MOTION_BOTH; m++)
         create_fails(ctx, upf_vk_interpolate_params(.device = dev, .width = W, .height = H,
                                                     .motion = (upf_vk_motion)m),
@@ -880,6 +917,7 @@ int main(void)
         outs_make(&t, &g.o);
         test_pairs(&g, sc);
         test_in_flight(&g, sc);
+        test_factor8(&g, sc);
         test_srgb8(&g, sc);
         test_depth_format(&g, sc);
         test_half(&g, sc);
