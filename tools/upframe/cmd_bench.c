@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "framegen_backend.h"
 #include "temporal_backend.h"
 #include "common/bench_util.h"
 #include "core/core.h"
@@ -49,8 +50,18 @@ static const char bench_help[] =
     "                   the temporal engine's rows on the GPU (unless --no-temporal):\n"
     "                   with the motion vectors at sharpness 0 and 0.5, with camera motion\n"
     "                   at 0.5, with the spatial fill (only accumulate, sharpen and the fill\n"
-    "                   timed), per pass, and the bytes of every surface\n"
+    "                   timed), per pass, and the bytes of every surface; then frame\n"
+    "                   generation's rows on the GPU (unless --no-framegen): at 1920x1080\n"
+    "                   and 3840x2160 (with --size: the first case's input and output\n"
+    "                   sizes), from the vectors and from optical flow (when the GPU engine\n"
+    "                   has it), factor 2 and 4: per pass (from splat on per phase), per\n"
+    "                   pair, per phase, per made frame, each pass's floor (its bytes over\n"
+    "                   the bandwidth), the record time and the bytes of every surface\n"
+    "  --bandwidth G    with --backend vulkan: the device's memory bandwidth in GB/s for\n"
+    "                   the frame generation floors (default: 3350 on an H100, 4800 on an\n"
+    "                   H200, else no floor)\n"
     "  --variant V      with --backend vulkan: only fp32, fp16 or coopmat\n"
+    "  --no-spatial     with --backend vulkan: do not time the spatial engine\n"
     "  --sharpness K    the spatial engine's sharpness, either backend (default 1; 0, the\n"
     "                   library's default, makes compose without the sharpen's border)\n"
     "  --json           the results as one JSON object (docs/CLI.md)\n"
@@ -655,7 +666,8 @@ static void json_framegen_row(cli_json *j, const framegen_row *row)
 /* upframe bench --backend vulkan: each case, each variant, median GPU times per pass. */
 static int bench_vulkan(const bench_case *cases, int ncases, long frames, int only_variant,
                         float sharpness, upf_models *models, bool json, bool quiet,
-                        bool temporal)
+                        bool spatial, bool temporal, bool framegen, bool sized,
+                        double bandwidth)
 {
     const char *cmd = "bench";
     const int warm = 50;
@@ -685,7 +697,7 @@ static int bench_vulkan(const bench_case *cases, int ncases, long frames, int on
         cli_json_array(&j, "rows");
     }
     (void)quiet;
-    for (int k = 0; k < ncases && rc == CLI_EXIT_OK; k++) {
+    for (int k = 0; spatial && k < ncases && rc == CLI_EXIT_OK; k++) {
         const bench_case *bc = &cases[k];
         imageio_image lin, src, dst;
         upf_result r = builtin_frame_render(NULL, bc->in_w, bc->in_h, 0, &lin, err);
@@ -790,6 +802,17 @@ static int bench_vulkan(const bench_case *cases, int ncases, long frames, int on
         rc = tool_bench_vk_temporal((const int (*)[4])sizes, ncases < 3 ? ncases : 3, frames,
                                     warm, json ? &j : NULL);
     }
+    if (framegen && rc == CLI_EXIT_OK) { /* framegen_backend.c */
+        int sizes[2][2] = { { 1920, 1080 }, { 3840, 2160 } }, nsizes = 2;
+        if (sized) { /* one size when --scale 1 makes them the same */
+            const int s[2][2] = { { cases[0].in_w, cases[0].in_h },
+                                  { cases[0].out_w, cases[0].out_h } };
+            memcpy(sizes, s, sizeof s);
+            nsizes = s[0][0] == s[1][0] && s[0][1] == s[1][1] ? 1 : 2;
+        }
+        rc = tool_bench_vk_framegen((const int (*)[2])sizes, nsizes, frames, warm, bandwidth,
+                                    json ? &j : NULL);
+    }
     if (json && rc == CLI_EXIT_OK) {
         cli_json_close(&j);
         cli_json_end(&j);
@@ -805,8 +828,8 @@ static int run_bench(int argc, char **argv)
     const char *cmd = "bench", *size_s = NULL, *scale_s = NULL, *threads_s = NULL;
     const char *runs_s = NULL, *model_path = NULL, *backend_s = NULL, *variant_s = NULL,
                *sharpness_s = NULL;
-    const char *frames_s = NULL;
-    bool yardstick = true, temporal = true, framegen = true;
+    const char *frames_s = NULL, *bandwidth_s = NULL;
+    bool yardstick = true, temporal = true, framegen = true, spatial = true;
     cli_common common = { 0 };
     cli_args a;
     cli_args_init(&a, cmd, argc, argv);
@@ -828,6 +851,8 @@ static int run_bench(int argc, char **argv)
             temporal = false;
         else if (cli_args_flag(&a, "--no-framegen"))
             framegen = false;
+        else if (cli_args_flag(&a, "--no-spatial"))
+            spatial = false;
         else if (cli_args_option(&a, "--backend"))
             backend_s = a.value;
         else if (cli_args_option(&a, "--variant"))
@@ -836,6 +861,8 @@ static int run_bench(int argc, char **argv)
             frames_s = a.value;
         else if (cli_args_option(&a, "--sharpness"))
             sharpness_s = a.value;
+        else if (cli_args_option(&a, "--bandwidth"))
+            bandwidth_s = a.value;
         else
             return cli_args_unknown(&a);
     }
@@ -844,8 +871,12 @@ static int run_bench(int argc, char **argv)
     if (backend_s && strcmp(backend_s, "cpu") != 0 && strcmp(backend_s, "vulkan") != 0)
         return cli_usage(cmd, "--backend '%s': expected cpu or vulkan", backend_s);
     const bool vulkan = backend_s && strcmp(backend_s, "vulkan") == 0;
-    if (!vulkan && (variant_s || frames_s))
-        return cli_usage(cmd, "--variant and --frames go with --backend vulkan");
+    if (!vulkan && (variant_s || frames_s || bandwidth_s || !spatial))
+        return cli_usage(cmd, "--variant, --frames, --bandwidth and --no-spatial go with "
+                         "--backend vulkan");
+    double bandwidth = 0;
+    if (bandwidth_s && !cli_parse_double(bandwidth_s, 1, 1e6, &bandwidth))
+        return cli_usage(cmd, "--bandwidth '%s': expected GB/s, 1..1000000", bandwidth_s);
     double sharpness = 1.0; /* the spatial engine's, both backends */
     if (sharpness_s && !cli_parse_double(sharpness_s, 0.0, UPF_SPATIAL_SHARPNESS_MAX, &sharpness))
         return cli_usage(cmd, "--sharpness '%s' must be a number in 0..%g", sharpness_s,
@@ -917,7 +948,8 @@ static int run_bench(int argc, char **argv)
             rc = cli_usage(cmd, "--variant '%s': expected fp32, fp16 or coopmat", variant_s);
         if (rc == CLI_EXIT_OK)
             rc = bench_vulkan(cases, ncases, frames, variant, (float)sharpness, models,
-                              common.json, common.quiet, temporal);
+                              common.json, common.quiet, spatial, temporal, framegen,
+                              size_s != NULL, bandwidth * 1e9);
         upf_models_destroy(&models);
         upf_context_destroy(&mctx);
         return rc;

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "cut.h"
+#include "framegen_backend.h"
 #include "common/engine_memory.h"
 #include "outset.h"
 #include "sequence/sequence.h"
@@ -24,6 +25,7 @@ static const char interpolate_help[] =
     "       upframe interpolate A B -o OUT_DIR --factor N\n"
     "       upframe interpolate IN_DIR -o OUT_DIR --factor N [--no-motion]\n"
     "               [--motion-b FILE --depth-a FILE --depth-b FILE] [--hud-a/--hud-b FILE]\n"
+    "               [--backend cpu|vulkan]\n"
     "\n"
     "Makes frames between frames with the frame generation engine. A and B are images (PNG,\n"
     "JPEG, PFM) of one size, B the later; with no motion given the motion comes from optical\n"
@@ -58,6 +60,10 @@ static const char interpolate_help[] =
     "                    (without it, a frame missing its motion file gets the blend, a\n"
     "                    frame missing its HUD layer keeps the one before: notes say so)\n"
     "  --blend           the plain blend (1 - T) A + T B, no motion (the baseline)\n"
+    "  --backend B       cpu (the default) or vulkan: the engine on the GPU (managed mode;\n"
+    "                    UPF_VK_DEVICE=N picks the device, else the first discrete GPU);\n"
+    "                    the JSON's pass times are then GPU timestamps. It needs motion\n"
+    "                    vectors: the GPU has no optical flow yet\n"
     "  --threads N       worker threads (default 0: one per CPU); output is identical\n"
     "  --max-pixels N    the largest image read or made (default 2^27 pixels)\n"
     "  --max-memory N    the bytes the run may take, engine and pictures, checked before\n"
@@ -470,11 +476,11 @@ typedef struct stats {
     int runs;
 } stats;
 
-static void note_method(upf_interpolate *e, stats *st, long a, long b, bool said)
+static void note_method(tool_interpolate *e, stats *st, long a, long b, bool said)
 {
     upf_interpolate_method m = 0;
     upf_interpolate_fallback fb = 0;
-    upf_interpolate_last_method(e, &m, &fb);
+    tool_interpolate_last_method(e, &m, &fb);
     if ((int)m >= 0 && m < 4)
         st->method[m]++;
     if (m == UPF_INTERPOLATE_USED_BLEND && fb != UPF_INTERPOLATE_FALLBACK_ASKED) {
@@ -484,7 +490,7 @@ static void note_method(upf_interpolate *e, stats *st, long a, long b, bool said
                  upf_interpolate_fallback_name(fb));
     }
     double ms[UPF_INTERPOLATE_PASS_COUNT];
-    if (upf_interpolate_timings(e, ms) == UPF_OK)
+    if (tool_interpolate_timings(e, ms) == UPF_OK)
         for (int p = 0; p < UPF_INTERPOLATE_PASS_COUNT; p++)
             st->pass_ms[p] += ms[p];
     st->runs++;
@@ -562,15 +568,14 @@ static double image_bytes(const imageio_image *img)
 /* Before anything large is taken: the engine's bytes (engine_memory.h) and the tool's own
  * pictures (two frames with their layers, `outputs` RGBA8 frames, a float frame in a
  * sequence) against the memory limit. */
-static int check_memory(const cli_common *c, const frame_in *b, bool blend, int outputs,
-                        bool seq)
+static int check_memory(const cli_common *c, const frame_in *b, bool blend, bool vulkan,
+                        int outputs, bool seq)
 {
     engine_spec sp = { b, blend };
     const int w = b->color.img.width, h = b->color.img.height;
-    double engine = 0;
-    upf_result r = engine_memory_bytes(make_scaled, destroy_engine, &sp, (double)w * h,
-                                       &engine);
-    if (r != UPF_OK)
+    double engine = 0; /* on the GPU its surfaces take device memory, not the host's */
+    if (!vulkan && engine_memory_bytes(make_scaled, destroy_engine, &sp, (double)w * h,
+                                       &engine) != UPF_OK)
         return CLI_EXIT_OK; /* the real creation says what is wrong */
     const double layers = image_bytes(&b->color) + image_bytes(&b->motion) +
                           image_bytes(&b->depth) + image_bytes(&b->hud);
@@ -578,10 +583,24 @@ static int check_memory(const cli_common *c, const frame_in *b, bool blend, int 
     return cli_check_memory(CMD, c, "the frame generation engine", w, h, engine, pictures);
 }
 
-static upf_interpolate *make_engine(upf_context *ctx, const frame_in *b, bool blend, int *rc)
+/* The engine for frame b's inputs on the CPU, or on the GPU (vulkan: its images made in the
+ * formats of frames a and b, of the output (8-bit sRGB, or float for a PFM) and of b's HUD). */
+static tool_interpolate *make_engine(upf_context *ctx, const frame_in *a, const frame_in *b,
+                                     bool blend, bool vulkan, bool float_out, int *rc)
 {
-    engine_spec sp = { b, blend };
-    upf_interpolate *e = make_scaled(ctx, 1.0, &sp);
+    const frame_in *h = b->has_hud ? b : a;
+    const upf_interpolate_params p = {
+        .width = b->color.img.width, .height = b->color.img.height,
+        .motion_width = b->has_motion ? b->motion.img.width : 0,
+        .motion_height = b->has_motion ? b->motion.img.height : 0,
+        .motion = blend ? UPF_INTERPOLATE_MOTION_BLEND : UPF_INTERPOLATE_MOTION_AUTO,
+        .motion_scale_x = b->scale_x, .motion_scale_y = b->scale_y,
+        .flags = (b->reversed ? UPF_INTERPOLATE_DEPTH_REVERSED : 0) |
+                 (b->uv ? UPF_INTERPOLATE_MOTION_UV : 0) };
+    const tool_interpolate_formats fmt = {
+        b->color.img.format, h->has_hud ? h->hud.img.format : (upf_format)0,
+        float_out ? UPF_FORMAT_RGBA32F : UPF_FORMAT_RGBA8_SRGB, b->has_motion };
+    tool_interpolate *e = tool_interpolate_create(ctx, vulkan, &p, &fmt);
     if (!e)
         *rc = cli_fail_upf(CMD, ctx, upf_context_last_error(ctx, NULL));
     return e;
@@ -603,7 +622,7 @@ static void check_cut(upf_context *ctx, const frame_in *a, frame_in *b, bool ble
     }
 }
 
-static int interpolate_pair(upf_context *ctx, upf_interpolate *e, const frame_in *a,
+static int interpolate_pair(upf_context *ctx, tool_interpolate *e, const frame_in *a,
                             const frame_in *b, int count, const double *phases,
                             imageio_image *outs)
 {
@@ -617,11 +636,7 @@ static int interpolate_pair(upf_context *ctx, upf_interpolate *e, const frame_in
     const upf_image *op[UPF_INTERPOLATE_FACTOR_MAX];
     for (int k = 0; k < count; k++)
         op[k] = &outs[k].img;
-    upf_result r;
-    if (count == 1 && phases)
-        r = upf_interpolate_run(e, &fr, phases[0], op[0]);
-    else
-        r = upf_interpolate_run_factor(e, &fr, count + 1, op);
+    const upf_result r = tool_interpolate_run(e, &fr, count, phases, op);
     return r == UPF_OK ? CLI_EXIT_OK : cli_fail_upf(CMD, ctx, r);
 }
 
@@ -629,6 +644,7 @@ static int run_interpolate(int argc, char **argv)
 {
     const char *pos[3] = { 0 }, *out_s = NULL, *phase_s = NULL, *factor_s = NULL;
     const char *motion_b = NULL, *depth_a = NULL, *depth_b = NULL, *hud_a = NULL, *hud_b = NULL;
+    const char *backend_s = NULL;
     bool no_motion = false, reversed = false, blend = false, folder_motion = false,
          folder_hud = false;
     int npos = 0;
@@ -668,6 +684,8 @@ static int run_interpolate(int argc, char **argv)
             reversed = true;
         else if (cli_args_flag(&a, "--blend"))
             blend = true;
+        else if (cli_args_option(&a, "--backend"))
+            backend_s = a.value;
         else
             return cli_args_unknown(&a);
     }
@@ -677,6 +695,20 @@ static int run_interpolate(int argc, char **argv)
         return cli_usage(CMD, "needs A B (two images) or IN_DIR (a sequence)");
     if (!out_s)
         return cli_usage(CMD, "needs -o OUT (a .png or .pfm file, or a folder with --factor)");
+    if (backend_s && strcmp(backend_s, "cpu") != 0 && strcmp(backend_s, "vulkan") != 0)
+        return cli_usage(CMD, "--backend '%s': expected cpu or vulkan", backend_s);
+    const bool vulkan = backend_s && strcmp(backend_s, "vulkan") == 0;
+#ifndef UPF_HAVE_VULKAN
+    if (vulkan)
+        return cli_usage(CMD, "--backend vulkan: this build has no Vulkan backend (it was "
+                         "built without the Vulkan headers or glslangValidator)");
+#endif
+    if (vulkan) {
+        int device = -1;
+        const int drc = cli_vk_device(CMD, &device);
+        if (drc != CLI_EXIT_OK)
+            return drc;
+    }
     double phase = 0.5;
     if (phase_s && (!cli_parse_double(phase_s, 0, 1, &phase) || !(phase > 0 && phase < 1)))
         return cli_usage(CMD, "--phase '%s': expected a number strictly between 0 and 1",
@@ -757,7 +789,7 @@ static int run_interpolate(int argc, char **argv)
     frame_in fa, fb;
     memset(&fa, 0, sizeof fa);
     memset(&fb, 0, sizeof fb);
-    upf_interpolate *e = NULL;
+    tool_interpolate *e = NULL;
     imageio_image outs[UPF_INTERPOLATE_FACTOR_MAX], tmp = { 0 };
     memset(outs, 0, sizeof outs);
     char err[IMAGEIO_ERR_SIZE];
@@ -831,9 +863,10 @@ static int run_interpolate(int argc, char **argv)
             rc = depth_convention(depth_b, &fb.depth, reversed, &fb.reversed);
         fb.scale_x = fb.scale_y = 1;
         if (rc == CLI_EXIT_OK)
-            rc = check_memory(&common, &fb, blend, factor ? (int)factor - 1 : 1, false);
+            rc = check_memory(&common, &fb, blend, vulkan, factor ? (int)factor - 1 : 1, false);
         if (rc == CLI_EXIT_OK)
-            e = make_engine(ctx, &fb, blend, &rc);
+            e = make_engine(ctx, &fa, &fb, blend, vulkan, single.type == IMAGEIO_PFM && !factor,
+                            &rc);
         const int count = factor ? (int)factor - 1 : 1;
         for (int k = 0; k < count && rc == CLI_EXIT_OK; k++)
             if (imageio_alloc(&outs[k], W, H, single.type == IMAGEIO_PFM && !factor
@@ -870,7 +903,7 @@ static int run_interpolate(int argc, char **argv)
             if (k == 0) {
                 W = fb.color.img.width, H = fb.color.img.height;
                 if (rc == CLI_EXIT_OK)
-                    rc = check_memory(&common, &fb, blend, count + 1, true);
+                    rc = check_memory(&common, &fb, blend, vulkan, count + 1, true);
                 for (int j = 0; j <= count && rc == CLI_EXIT_OK; j++) /* + the real frame */
                     if (imageio_alloc(&outs[j], W, H, UPF_FORMAT_RGBA8_SRGB, err) != UPF_OK)
                         rc = cli_fail(CMD, CLI_EXIT_INTERNAL, "%s", err);
@@ -884,7 +917,7 @@ static int run_interpolate(int argc, char **argv)
             }
             if (rc == CLI_EXIT_OK && k > 0) {
                 if (!e) /* made once, for the first pair's inputs */
-                    e = make_engine(ctx, &fb, blend, &rc);
+                    e = make_engine(ctx, &fa, &fb, blend, vulkan, false, &rc);
                 if (rc == CLI_EXIT_OK)
                     check_cut(ctx, &fa, &fb, blend);
                 if (rc == CLI_EXIT_OK)
@@ -950,7 +983,7 @@ static int run_interpolate(int argc, char **argv)
         cli_json_close(&j);
         cli_json_end(&j);
     }
-    upf_interpolate_destroy(&e);
+    tool_interpolate_destroy(&e);
     frame_free(&fa);
     frame_free(&fb);
     for (int k = 0; k < UPF_INTERPOLATE_FACTOR_MAX; k++)

@@ -1,0 +1,516 @@
+/* framegen_backend.c: the frame generation engine for the tool on the CPU or the GPU (managed
+ * mode, upf__vk_interpolate_managed_*), and `upframe bench --backend vulkan`'s frame
+ * generation rows (framegen_backend.h). Reads upf_image frames; writes the made frames, or the
+ * bench's table or JSON. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "common/bench_util.h"
+#include "framegen_backend.h"
+#include "scene/scene.h"
+#ifdef UPF_HAVE_VULKAN
+#include "core/pass.h"
+#include "framegen/framegen_passes.h"
+#include "vk/vk_framegen.h"
+#include "vk/vk_framegen_managed.h"
+#endif
+
+/* A picture converted to the format the GPU engine's images were made in. */
+typedef struct converted {
+    upf_image img;
+    void *data;
+} converted;
+
+struct tool_interpolate {
+    upf_interpolate *cpu;
+    upf_context *ctx;
+#ifdef UPF_HAVE_VULKAN
+    upf__vk_interpolate_managed *gpu;
+    tool_interpolate_formats fmt;
+    converted conv[4];            /* prev_color, color, prev_hud, hud */
+#endif
+};
+
+tool_interpolate *tool_interpolate_create(upf_context *ctx, bool vulkan,
+                                          const upf_interpolate_params *p,
+                                          const tool_interpolate_formats *formats)
+{
+    tool_interpolate *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->ctx = ctx;
+    if (!vulkan) {
+        if ((t->cpu = upf_interpolate_create(ctx, p)))
+            return t;
+        free(t);
+        return NULL;
+    }
+#ifdef UPF_HAVE_VULKAN
+    const char *dev = getenv("UPF_VK_DEVICE");
+    t->fmt = *formats;
+    if (!t->fmt.hud) /* a HUD layer may come with a later frame: 8-bit, as PNGs are */
+        t->fmt.hud = UPF_FORMAT_RGBA8_SRGB;
+    t->gpu = upf__vk_interpolate_managed_create(ctx, &(upf__vk_interpolate_managed_params){
+        .device_index = dev && *dev ? atoi(dev) : -1, .width = p->width, .height = p->height,
+        .motion_width = p->motion_width, .motion_height = p->motion_height,
+        .motion = p->motion == UPF_INTERPOLATE_MOTION_AUTO && formats->vectors
+                      ? UPF_INTERPOLATE_MOTION_VECTORS : p->motion,
+        .max_factor = UPF_INTERPOLATE_FACTOR_MAX,
+        .motion_scale_x = p->motion_scale_x, .motion_scale_y = p->motion_scale_y,
+        .flags = p->flags, .color_format = t->fmt.color, .hud_format = t->fmt.hud,
+        .output_format = t->fmt.output, .timestamps = 1 });
+    if (t->gpu)
+        return t;
+#else
+    (void)formats;
+#endif
+    free(t);
+    return NULL;
+}
+
+#ifdef UPF_HAVE_VULKAN
+/* `im` in `format`: itself, or converted into c (upf_resample at 1x converts exactly). */
+static upf_result as_format(tool_interpolate *t, const upf_image *im, upf_format format,
+                            converted *c, const upf_image **out)
+{
+    *out = im;
+    if (!im || im->format == format)
+        return UPF_OK;
+    const size_t bytes = (size_t)im->width * im->height * upf_format_bytes_per_pixel(format);
+    if (!c->data || c->img.width != im->width || c->img.height != im->height ||
+        c->img.format != format) {
+        free(c->data);
+        if (!(c->data = malloc(bytes)))
+            return UPF_ERROR_OUT_OF_MEMORY;
+        c->img = (upf_image){ c->data, im->width, im->height, 0, format };
+    }
+    *out = &c->img;
+    return upf_resample(t->ctx, im, &c->img, UPF_FILTER_BILINEAR);
+}
+
+static upf_result run_gpu(tool_interpolate *t, const upf_interpolate_frames *f, int count,
+                          const double *phase, const upf_image *const *outs)
+{
+    upf_interpolate_frames g = *f;
+    const upf_image **im[4] = { &g.prev_color, &g.color, &g.prev_hud, &g.hud };
+    const upf_format fmt[4] = { t->fmt.color, t->fmt.color, t->fmt.hud, t->fmt.hud };
+    for (int k = 0; k < 4; k++) {
+        upf_result r = as_format(t, *im[k], fmt[k], &t->conv[k], im[k]);
+        if (r != UPF_OK)
+            return r;
+    }
+    double phases[UPF_INTERPOLATE_FACTOR_MAX];
+    for (int k = 0; k < count; k++)
+        phases[k] = phase ? *phase : (double)(k + 1) / (count + 1);
+    return upf__vk_interpolate_managed_run(t->gpu, &g, phases, count, outs);
+}
+#endif
+
+upf_result tool_interpolate_run(tool_interpolate *t, const upf_interpolate_frames *f,
+                                int count, const double *phase, const upf_image *const *outs)
+{
+#ifdef UPF_HAVE_VULKAN
+    if (t->gpu)
+        return run_gpu(t, f, count, phase, outs);
+#endif
+    if (count == 1 && phase)
+        return upf_interpolate_run(t->cpu, f, *phase, outs[0]);
+    return upf_interpolate_run_factor(t->cpu, f, count + 1, outs);
+}
+
+upf_result tool_interpolate_last_method(tool_interpolate *t, upf_interpolate_method *method,
+                                        upf_interpolate_fallback *fallback)
+{
+#ifdef UPF_HAVE_VULKAN
+    if (t->gpu)
+        return upf__vk_interpolate_managed_last_method(t->gpu, method, fallback);
+#endif
+    return upf_interpolate_last_method(t->cpu, method, fallback);
+}
+
+upf_result tool_interpolate_timings(tool_interpolate *t, double ms[UPF_INTERPOLATE_PASS_COUNT])
+{
+#ifdef UPF_HAVE_VULKAN
+    if (t->gpu)
+        return upf_vk_interpolate_timings(upf__vk_interpolate_managed_engine(t->gpu), ms, NULL);
+#endif
+    return upf_interpolate_timings(t->cpu, ms);
+}
+
+void tool_interpolate_destroy(tool_interpolate **pt)
+{
+    if (!pt || !*pt)
+        return;
+    upf_interpolate_destroy(&(*pt)->cpu);
+#ifdef UPF_HAVE_VULKAN
+    upf__vk_interpolate_managed_destroy(&(*pt)->gpu);
+    for (int k = 0; k < 4; k++)
+        free((*pt)->conv[k].data);
+#endif
+    free(*pt);
+    *pt = NULL;
+}
+
+#ifdef UPF_HAVE_VULKAN
+/* ---- the bench's rows -------------------------------------------------------------------- */
+
+/* The pair: the courtyard's walk at 1 s and 1/30 s later (linear RGBA32F colour; the later
+ * frame's depth, reversed, and motion), as the CPU rows take it. */
+typedef struct fg_pair {
+    float *a, *b, *depth, *motion;
+} fg_pair;
+
+static void fg_pair_free(fg_pair *p)
+{
+    free(p->a), free(p->b), free(p->depth), free(p->motion);
+}
+
+static upf_result fg_pair_render(upf_context *ctx, int w, int h, fg_pair *p)
+{
+    const size_t n = (size_t)w * h;
+    p->a = malloc(n * 16), p->b = malloc(n * 16), p->depth = malloc(n * 4);
+    p->motion = malloc(n * 8);
+    if (!p->a || !p->b || !p->depth || !p->motion)
+        return UPF_ERROR_OUT_OF_MEMORY;
+    scene *sc = NULL;
+    upf_result r = scene_create(ctx, "courtyard", 1, &sc);
+    for (int k = 0; k < 2 && r == UPF_OK; k++) {
+        const scene_buffers sb = { k ? p->b : p->a, NULL, k ? p->depth : NULL,
+                                   k ? p->motion : NULL };
+        r = scene_render(sc, scene_view_params(.path = "walk", .time = 1.0 + k / 30.0,
+                                               .frame_interval = 1.0 / 30.0, .width = w,
+                                               .height = h), &sb, NULL);
+    }
+    scene_destroy(&sc);
+    return r;
+}
+
+/* The passes made once a pair; the others run once a phase. */
+static bool per_pair(int pass)
+{
+    return pass <= UPF_INTERPOLATE_PASS_CAMERA;
+}
+
+/* One row's results: per pass the median us (per-phase passes: per phase), the bytes it must
+ * read and write (per phase likewise); the pair's and a phase's totals, the whole record's. */
+typedef struct fg_row {
+    int w, h, factor;
+    bool flow;
+    double pass_us[UPF_INTERPOLATE_PASS_COUNT], bytes[UPF_INTERPOLATE_PASS_COUNT];
+    double pair_us, phase_us, total_us, record_us;
+} fg_row;
+
+/* Bytes each pass must move at least (each surface it reads or writes once, at its size and
+ * format in the CPU engine's plan, which the GPU's runner allocates alike; the host images at
+ * the bench's formats: RGBA32F colour, RG32F motion, R32F depth, RGBA8 output). */
+static upf_result pass_bytes(upf_context *ctx, const fg_row *row, double *bytes,
+                             upf__passes *ps)
+{
+    upf__interpolate_plan plan;
+    memset(ps, 0, sizeof *ps);
+    upf_result r = upf__interpolate_describe(ctx, "upframe bench", upf_interpolate_params(
+        .width = row->w, .height = row->h, .flags = UPF_INTERPOLATE_DEPTH_REVERSED,
+        .motion = row->flow ? UPF_INTERPOLATE_MOTION_FLOW : UPF_INTERPOLATE_MOTION_VECTORS),
+        ps, &plan);
+    if (r != UPF_OK)
+        return r;
+    const double px = (double)row->w * row->h;
+    double host[UPF__FG_OUTPUT + 1] = { 16 * px, 16 * px, 8 * px, 4 * px, 0, 4 * px };
+    if (row->flow)
+        host[UPF__FG_MOTION_IN] = host[UPF__FG_DEPTH_IN] = 0;
+    for (int p = 0; p < UPF_INTERPOLATE_PASS_COUNT; p++) {
+        const upf__pass_info *pi = &ps->pass[p];
+        bytes[p] = 0;
+        if (row->pass_us[p] <= 0) /* did not run */
+            continue;
+        for (int s = 0; s < ps->surface_count; s++) {
+            const int uses = ((pi->reads >> s) & 1u) + ((pi->writes >> s) & 1u);
+            const upf__surface *sf = &ps->surface[s];
+            const double b = s <= UPF__FG_OUTPUT ? host[s]
+                : (double)sf->width * sf->height *
+                      (double)upf__surface_format_bytes(ps->surface_info[s].format);
+            bytes[p] += uses * b;
+        }
+    }
+    return UPF_OK;
+}
+
+/* Times one row: the managed engine at the row's size, motion and factor on the pair, after
+ * one run that uploads it. *keep keeps the engine (NULL: destroyed). */
+static upf_result time_row(upf_context *ctx, const fg_pair *pair, long frames, int warm,
+                           double *ms, double *total, fg_row *row,
+                           upf__vk_interpolate_managed **keep)
+{
+    const char *dev = getenv("UPF_VK_DEVICE");
+    const int w = row->w, h = row->h, count = row->factor - 1;
+    upf__vk_interpolate_managed *m = upf__vk_interpolate_managed_create(ctx,
+        &(upf__vk_interpolate_managed_params){ .device_index = dev && *dev ? atoi(dev) : -1,
+            .width = w, .height = h,
+            .motion = row->flow ? UPF_INTERPOLATE_MOTION_FLOW : UPF_INTERPOLATE_MOTION_VECTORS,
+            .max_factor = row->factor, .flags = UPF_INTERPOLATE_DEPTH_REVERSED,
+            .color_format = UPF_FORMAT_RGBA32F, .output_format = UPF_FORMAT_RGBA8_SRGB,
+            .timestamps = 1 });
+    if (!m)
+        return upf_context_last_error(ctx, NULL);
+    const upf_image ia = { pair->a, w, h, 0, UPF_FORMAT_RGBA32F };
+    const upf_image ib = { pair->b, w, h, 0, UPF_FORMAT_RGBA32F };
+    const upf_image im = { pair->motion, w, h, 0, UPF_FORMAT_RG32F };
+    const upf_image id = { pair->depth, w, h, 0, UPF_FORMAT_R32F };
+    uint8_t *out = malloc((size_t)w * h * 4 * (size_t)count);
+    upf_image io[UPF_INTERPOLATE_FACTOR_MAX];
+    const upf_image *op[UPF_INTERPOLATE_FACTOR_MAX];
+    double phases[UPF_INTERPOLATE_FACTOR_MAX];
+    for (int k = 0; out && k < count; k++) {
+        io[k] = (upf_image){ out + (size_t)w * h * 4 * k, w, h, 0, UPF_FORMAT_RGBA8_SRGB };
+        op[k] = &io[k];
+        phases[k] = (double)(k + 1) / row->factor;
+    }
+    const upf_interpolate_frames f = { &ia, &ib, row->flow ? NULL : &im, row->flow ? NULL : &id,
+                                       NULL, NULL, 0, 1, 0, NULL, NULL, 0 };
+    upf_result r = out ? upf__vk_interpolate_managed_run(m, &f, phases, count, op)
+                       : UPF_ERROR_OUT_OF_MEMORY;
+    const int n = (int)frames + warm;
+    if (r == UPF_OK)
+        r = upf__vk_interpolate_managed_bench(m, n, ms, total, &row->record_us);
+    row->pair_us = row->phase_us = 0;
+    for (int p = 0; r == UPF_OK && p < UPF_INTERPOLATE_PASS_COUNT; p++) {
+        const double us = bench_median(ms + (size_t)p * n + warm, (int)frames) * 1e3;
+        row->pass_us[p] = per_pair(p) ? us : us / count;
+        *(per_pair(p) ? &row->pair_us : &row->phase_us) += row->pass_us[p];
+    }
+    if (r == UPF_OK)
+        row->total_us = bench_median(total + warm, (int)frames) * 1e3;
+    free(out);
+    if (r == UPF_OK && keep)
+        *keep = m;
+    else
+        upf__vk_interpolate_managed_destroy(&m);
+    return r;
+}
+
+/* The bandwidth of the device (bytes a second) for the floor: `given` (--bandwidth), else the
+ * datasheet's for the cards the lead measures on, else 0 (no floor). */
+static double device_bandwidth(const char *device, double given)
+{
+    if (given > 0)
+        return given;
+    if (strstr(device, "H200"))
+        return 4.8e12;    /* NVIDIA H200 datasheet: 4.8 TB/s HBM3e */
+    if (strstr(device, "H100"))
+        return 3.35e12;   /* NVIDIA H100 SXM5 datasheet: 3.35 TB/s HBM3 */
+    return 0;
+}
+
+/* Every surface's bytes on the device: the engine's runner's (its extras too: the uniform
+ * buffers), the whole allocation, and the managed host's images. */
+static void print_memory(const fg_row *row, upf__vk_interpolate_managed *m, cli_json *j)
+{
+    upf__vk_runner *run = upf__vk_interpolate_runner(upf__vk_interpolate_managed_engine(m));
+    if (j)
+        cli_json_object(j, "memory_bytes");
+    else
+        printf("memory at %dx%d, %s, factor %d (bytes on the device):", row->w, row->h,
+               row->flow ? "flow" : "vectors", row->factor);
+    for (int s = 0; s < UPF__VK_RESOURCES_MAX; s++) {
+        const char *name = NULL;
+        const VkDeviceSize b = upf__vk_runner_bytes(run, s, &name);
+        if (!b || !name)
+            continue;
+        if (j)
+            cli_json_int(j, name, (long long)b);
+        else
+            printf(" %s %llu", name, (unsigned long long)b);
+    }
+    /* the host's: two RGBA32F colours, RG32F motion, R32F depth, factor - 1 RGBA8 outputs */
+    const double host = (double)row->w * row->h *
+                        (32 + (row->flow ? 0 : 12) + 4.0 * (row->factor - 1));
+    const VkDeviceSize all = upf__vk_runner_total_bytes(run);
+    if (j) {
+        cli_json_int(j, "engine_total", (long long)all);
+        cli_json_int(j, "host_images", (long long)host);
+        cli_json_close(j);
+    } else {
+        printf("; engine total %llu; the host's images %.0f\n", (unsigned long long)all, host);
+    }
+}
+
+/* The floor of pass p in us: its bytes over the bandwidth (0: unknown); none for a pass that
+ * did not run. */
+static double floor_us(const fg_row *row, int p, double bandwidth)
+{
+    if (bandwidth <= 0 || row->pass_us[p] <= 0)
+        return 0;
+    return row->bytes[p] / bandwidth * 1e6;
+}
+
+static void print_row(const fg_row *row, const char *device, long frames, int warm,
+                      double bandwidth, bool *header)
+{
+    if (!*header) {
+        printf("frame generation on %s: median GPU time of %ld records after %d warm-up "
+               "records, microseconds (timestamps); RGBA32F colour in, RGBA8 sRGB out; the "
+               "passes from splat on per phase; floor: the bytes each pass must read and "
+               "write over ", device, frames, warm);
+        if (bandwidth > 0)
+            printf("%.0f GB/s\n", bandwidth / 1e9);
+        else
+            printf("the bandwidth (unknown for this device: --bandwidth GBPS)\n");
+        printf("%-10s %-7s %2s %-5s", "size", "motion", "N", "");
+        for (int p = 0; p < UPF_INTERPOLATE_PASS_COUNT; p++)
+            printf(" %8.8s", upf_interpolate_pass_name((upf_interpolate_pass)p));
+        printf("  %8s %8s %10s %8s %8s\n", "per pair", "a phase", "made frame", "total",
+               "record");
+        *header = true;
+    }
+    char name[32];
+    snprintf(name, sizeof name, "%dx%d", row->w, row->h);
+    const int count = row->factor - 1;
+    printf("%-10s %-7s %2d %-5s", name, row->flow ? "flow" : "vectors", row->factor, "time");
+    for (int p = 0; p < UPF_INTERPOLATE_PASS_COUNT; p++)
+        printf(" %8.1f", row->pass_us[p]);
+    printf("  %8.1f %8.1f %10.1f %8.1f %8.1f\n", row->pair_us, row->phase_us,
+           row->total_us / count, row->total_us, row->record_us);
+    if (bandwidth > 0) {
+        double pair = 0, phase = 0;
+        printf("%-10s %-7s %2s %-5s", "", "", "", "floor");
+        for (int p = 0; p < UPF_INTERPOLATE_PASS_COUNT; p++) {
+            const double f = floor_us(row, p, bandwidth);
+            *(per_pair(p) ? &pair : &phase) += f;
+            printf(" %8.1f", f);
+        }
+        printf("  %8.1f %8.1f %10.1f %8.1f\n", pair, phase, (pair + count * phase) / count,
+               pair + count * phase);
+    }
+    fflush(stdout);
+}
+
+static void json_row(cli_json *j, const fg_row *row, double bandwidth,
+                     upf__vk_interpolate_managed *mem)
+{
+    cli_json_object(j, NULL);
+    cli_json_array(j, "size");
+    cli_json_int(j, NULL, row->w);
+    cli_json_int(j, NULL, row->h);
+    cli_json_close(j);
+    cli_json_string(j, "motion", row->flow ? "flow" : "vectors");
+    cli_json_int(j, "factor", row->factor);
+    cli_json_object(j, "passes_us");   /* per-phase passes: per phase */
+    for (int p = 0; p < UPF_INTERPOLATE_PASS_COUNT; p++)
+        cli_json_number(j, upf_interpolate_pass_name((upf_interpolate_pass)p),
+                        round(row->pass_us[p] * 100) / 100);
+    cli_json_close(j);
+    cli_json_object(j, "pass_bytes");  /* per-phase passes: per phase */
+    for (int p = 0; p < UPF_INTERPOLATE_PASS_COUNT; p++)
+        cli_json_int(j, upf_interpolate_pass_name((upf_interpolate_pass)p),
+                     (long long)row->bytes[p]);
+    cli_json_close(j);
+    if (bandwidth > 0) {
+        cli_json_object(j, "floor_us");
+        for (int p = 0; p < UPF_INTERPOLATE_PASS_COUNT; p++)
+            cli_json_number(j, upf_interpolate_pass_name((upf_interpolate_pass)p),
+                            round(floor_us(row, p, bandwidth) * 100) / 100);
+        cli_json_close(j);
+    }
+    cli_json_number(j, "per_pair_us", round(row->pair_us * 100) / 100);
+    cli_json_number(j, "per_phase_us", round(row->phase_us * 100) / 100);
+    cli_json_number(j, "per_made_frame_us", round(row->total_us / (row->factor - 1) * 100) / 100);
+    cli_json_number(j, "total_us", round(row->total_us * 100) / 100);
+    cli_json_number(j, "record_us", round(row->record_us * 100) / 100);
+    if (mem)
+        print_memory(row, mem, j);
+    cli_json_close(j);
+}
+
+/* One (size, motion) pair of rows, factor 2 and 4, and the line that says what a further
+ * phase costs. *no_flow: the flow rows were skipped (the backend has no flow path). */
+static upf_result bench_rows(upf_context *ctx, const fg_pair *pair, fg_row *row, long frames,
+                             int warm, double *ms, double *total, double bandwidth_given,
+                             cli_json *j, bool *header, bool *no_flow)
+{
+    double bw = 0, totals[2] = { 0, 0 };
+    for (int k = 0; k < 2; k++) {
+        row->factor = k ? 4 : 2;
+        upf__vk_interpolate_managed *m = NULL;
+        upf_result r = time_row(ctx, pair, frames, warm, ms, total, row, &m);
+        if (r == UPF_ERROR_UNSUPPORTED && row->flow) {
+            const char *msg = "";
+            upf_context_last_error(ctx, &msg);
+            if (j) {
+                cli_json_object(j, NULL);
+                cli_json_string(j, "motion", "flow");
+                cli_json_string(j, "skipped", msg);
+                cli_json_close(j);
+            } else {
+                printf("(the flow rows skipped: %s)\n", msg);
+            }
+            *no_flow = true;
+            return UPF_OK;
+        }
+        if (r != UPF_OK)
+            return r;
+        const char *device = upf__vk_interpolate_managed_device_name(m);
+        bw = device_bandwidth(device, bandwidth_given);
+        upf__passes plan;
+        r = pass_bytes(ctx, row, row->bytes, &plan);
+        upf__passes_free(&plan);
+        if (r == UPF_OK) {
+            if (j) {
+                json_row(j, row, bw, k == 0 ? m : NULL);
+            } else {
+                print_row(row, device, frames, warm, bw, header);
+                if (k == 0)
+                    print_memory(row, m, NULL);
+            }
+        }
+        upf__vk_interpolate_managed_destroy(&m);
+        if (r != UPF_OK)
+            return r;
+        totals[k] = row->total_us;
+    }
+    if (!j)
+        printf("%dx%d %s: each further phase %.1f us (factor 4's total minus factor 2's, over "
+               "2)\n", row->w, row->h, row->flow ? "flow" : "vectors",
+               (totals[1] - totals[0]) / 2);
+    return UPF_OK;
+}
+
+int tool_bench_vk_framegen(const int (*sizes)[2], int nsizes, long frames, int warm,
+                           double bandwidth, void *json)
+{
+    const char *cmd = "bench";
+    cli_json *j = json;
+    upf_context *ctx = cli_context(cmd, 0);
+    const int n = (int)frames + warm;
+    double *ms = malloc(sizeof(double) * (size_t)n * (UPF_INTERPOLATE_PASS_COUNT + 1));
+    if (!ctx || !ms) {
+        free(ms);
+        upf_context_destroy(&ctx);
+        return cli_fail(cmd, CLI_EXIT_INTERNAL, "out of memory");
+    }
+    double *total = ms + (size_t)n * UPF_INTERPOLATE_PASS_COUNT;
+    int rc = CLI_EXIT_OK;
+    bool header = false, no_flow = false;
+    if (j)
+        cli_json_array(j, "framegen_rows");
+    for (int k = 0; k < nsizes && rc == CLI_EXIT_OK; k++) {
+        fg_pair pair = { 0 };
+        upf_result r = fg_pair_render(ctx, sizes[k][0], sizes[k][1], &pair);
+        for (int fl = 0; r == UPF_OK && fl < 2 && !(fl && no_flow); fl++) {
+            fg_row row = { .w = sizes[k][0], .h = sizes[k][1], .flow = fl == 1 };
+            r = bench_rows(ctx, &pair, &row, frames, warm, ms, total, bandwidth, j, &header,
+                           &no_flow);
+        }
+        fg_pair_free(&pair);
+        if (r != UPF_OK)
+            rc = cli_fail_upf(cmd, ctx, r);
+    }
+    if (j)
+        cli_json_close(j);
+    free(ms);
+    upf_context_destroy(&ctx);
+    return rc;
+}
+#endif
