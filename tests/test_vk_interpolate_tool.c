@@ -11,8 +11,7 @@
  *    fallback the CPU engine reports. Bad input: a wrong format or size, too many phases, a
  *    HUD given to an engine made without one: a clear error, and the engine still runs.
  *  - The tool: a rendered walk (with its HUD layers) made 4 times as long with the vectors, the
- *    blend (--blend) and optical flow (--no-motion; skipped with a note while the GPU engine
- *    has no flow), and two images into a PFM at phase 0.3: `--backend vulkan`'s PNGs a mean of
+ *    blend (--blend) and optical flow (--no-motion), and two images into a PFM at phase 0.3: `--backend vulkan`'s PNGs a mean of
  *    at most 1 code (1/255) from `--backend cpu`'s, the PFM within 0.001; the JSON's pairs by
  *    method equal; a bad --backend or UPF_VK_DEVICE is an error. */
 #include <math.h>
@@ -265,9 +264,8 @@ static void methods(const char *out, char *s, size_t size)
 
 /* A sequence 4 times as long on both backends: every output PNG a mean of at most 1/255 apart
  * (the made frames within the API's 0.001, the rest the 8-bit rounding of values that close),
- * the same methods. Returns 0, or 1 when the GPU run failed saying `skip_if` (then a note). */
-static int tool_sequence(const char *name, const char *extra, const char *skip_if,
-                         double *worst)
+ * the same methods. */
+static void tool_sequence(const char *name, const char *extra, double *worst)
 {
     char mc[64], mg[64];
     CHECK_EQ_INT(test_run_tool_cmdline("interpolate %s/seq -o %s/cpu_%s --factor 4 %s --json "
@@ -276,11 +274,6 @@ static int tool_sequence(const char *name, const char *extra, const char *skip_i
     const int rc = test_run_tool_cmdline("interpolate %s/seq -o %s/gpu_%s --factor 4 %s "
                                          "--backend vulkan --json --quiet", TMP, TMP, name,
                                          extra);
-    if (rc != 0 && skip_if && strstr(test_tool_out(), skip_if)) {
-        printf("upframe interpolate --backend vulkan %s: skipped, the GPU engine says: %s\n",
-               extra, test_tool_out());
-        return 1;
-    }
     CHECKF(rc == 0, "upframe interpolate --backend vulkan %s: exit %d: %s", extra, rc,
            test_tool_out());
     methods(test_tool_out(), mg, sizeof mg);
@@ -293,7 +286,6 @@ static int tool_sequence(const char *name, const char *extra, const char *skip_i
         CHECKF(d <= 1.0 / 255, "%s output %d: mean abs difference %.3g (bar 1/255)", name, n, d);
         *worst = d > *worst ? d : *worst;
     }
-    return 0;
 }
 
 static void test_tool(void)
@@ -309,10 +301,9 @@ static void test_tool(void)
     CHECK_EQ_INT(test_run_tool_cmdline("render courtyard --size 64x36 --frames 4 --path walk "
                                        "--quiet -o %s/seq", TMP), 0);
     double worst = 0;
-    tool_sequence("vectors", "", NULL, &worst);
-    tool_sequence("blend", "--blend", NULL, &worst);
-    const int no_flow = tool_sequence("flow", "--no-motion", "the flow path on the GPU is not "
-                                      "built", &worst);
+    tool_sequence("vectors", "", &worst);
+    tool_sequence("blend", "--blend", &worst);
+    tool_sequence("flow", "--no-motion", &worst);
     /* two images at one phase into a PFM (float) */
     CHECK_EQ_INT(test_run_tool_cmdline("interpolate %s/seq/0001.color.pfm %s/seq/0002.color.pfm "
                                        "--motion-b %s/seq/0002.motion.pfm --depth-b "
@@ -340,9 +331,9 @@ static void test_tool(void)
     CHECKF(dm <= 1.0 / 255, "A a PNG, B a PFM: mean abs difference %.3g (bar 1/255): %s", dm,
            test_tool_out());
     printf("upframe interpolate --backend vulkan against cpu (a 64x36 walk of 4 frames made 4 "
-           "times as long with its HUD layers: vectors, --blend%s): PNGs a mean of at most "
+           "times as long with its HUD layers: vectors, --blend, --no-motion): PNGs a mean of at most "
            "%.3g apart (bar %.3g); two images at phase 0.3 into a PFM: %.3g (bar 0.001); A a PNG and B a PFM: %.3g\n",
-           no_flow ? "" : ", --no-motion", worst, 1.0 / 255, d, dm);
+           worst, 1.0 / 255, d, dm);
     CHECK_EQ_INT(test_run_tool_cmdline("interpolate %s/seq -o %s/bad --factor 2 --backend metal",
                                        TMP, TMP), 1);
     CHECK(strstr(test_tool_out(), "--backend 'metal': expected cpu or vulkan") != NULL);
@@ -380,8 +371,8 @@ static double json_num(const json_doc *d, int obj, const char *key)
 
 /* `upframe bench --backend vulkan`'s frame generation rows at one tiny size: the vectors at
  * factor 2 and 4, times above 0, the per-pass sums and the made frame's time as their parts
- * say, each floor its bytes over --bandwidth, the surfaces' bytes; the flow rows skipped
- * while the GPU has no flow. */
+ * say, each floor its bytes over --bandwidth, the surfaces' bytes; the vectors' rows without
+ * a flow time, the flow's without a vectors time. */
 static void test_bench(void)
 {
     if (access(UPF_TOOL_PATH, X_OK) != 0)
@@ -397,7 +388,7 @@ static void test_bench(void)
     }
     const int rows = json_get(d, 0, "framegen_rows");
     CHECK(rows > 0);
-    int made = 0;
+    int made = 0, flows = 0;
     for (int k = 0; rows > 0 && k < d->v[rows].count; k++) {
         const int row = json_at(d, rows, k);
         if (json_get(d, row, "skipped") > 0) /* {"motion": "flow", "skipped": ...} */
@@ -408,13 +399,18 @@ static void test_bench(void)
         if (!factor)
             continue;
         made++;
+        const int mo = json_get(d, row, "motion");
+        const bool flow = mo > 0 && d->v[mo].string && strcmp(d->v[mo].string, "flow") == 0;
+        flows += flow;
         const int pu = json_get(d, row, "passes_us"), pb = json_get(d, row, "pass_bytes");
         const int fl = json_get(d, row, "floor_us");
         double sum_pair = 0, sum_phase = 0;
         for (int p = 0; pu > 0 && pb > 0 && fl > 0 && p < UPF_INTERPOLATE_PASS_COUNT; p++) {
             const char *name = upf_interpolate_pass_name((upf_interpolate_pass)p);
             const double us = json_num(d, pu, name), bytes = json_num(d, pb, name);
-            CHECKF(us > 0 || p == UPF_INTERPOLATE_PASS_FLOW, "bench %s: %g us", name, us);
+            const int unused = flow ? UPF_INTERPOLATE_PASS_VECTORS : UPF_INTERPOLATE_PASS_FLOW;
+            CHECKF(p == unused ? us == 0 : us > 0, "bench %s, %s: %g us", flow ? "flow" : "vectors",
+                   name, us);
             CHECK_NEAR(json_num(d, fl, name), bytes / 100e9 * 1e6, 0.006);
             *(p <= UPF_INTERPOLATE_PASS_CAMERA ? &sum_pair : &sum_phase) += us;
         }
@@ -429,8 +425,8 @@ static void test_bench(void)
                   json_num(d, mem, "engine_total") > 0);
         }
     }
-    CHECKF(made == 2, "bench: %d frame generation rows; expected 2 (one size with --scale 1, "
-           "factor 2 and 4)", made);
+    CHECKF(made == 4 && flows == 2, "bench: %d frame generation rows, %d of the flow; expected 4 "
+           "(one size with --scale 1, vectors and flow, factor 2 and 4)", made, flows);
     printf("upframe bench --backend vulkan --size 16x9: %d frame generation rows\n", made);
 }
 

@@ -425,30 +425,16 @@ static void json_row(cli_json *j, const fg_row *row, double bandwidth,
 }
 
 /* One (size, motion) pair of rows, factor 2 and 4, and the line that says what a further
- * phase costs. *no_flow: the flow rows were skipped (the backend has no flow path). */
+ * phase costs. */
 static upf_result bench_rows(upf_context *ctx, const fg_pair *pair, fg_row *row, long frames,
                              int warm, double *ms, double *total, double bandwidth_given,
-                             cli_json *j, bool *header, bool *no_flow)
+                             cli_json *j, bool *header)
 {
     double bw = 0, totals[2] = { 0, 0 };
     for (int k = 0; k < 2; k++) {
         row->factor = k ? 4 : 2;
         upf__vk_interpolate_managed *m = NULL;
         upf_result r = time_row(ctx, pair, frames, warm, ms, total, row, &m);
-        if (r == UPF_ERROR_UNSUPPORTED && row->flow) {
-            const char *msg = "";
-            upf_context_last_error(ctx, &msg);
-            if (j) {
-                cli_json_object(j, NULL);
-                cli_json_string(j, "motion", "flow");
-                cli_json_string(j, "skipped", msg);
-                cli_json_close(j);
-            } else {
-                printf("(the flow rows skipped: %s)\n", msg);
-            }
-            *no_flow = true;
-            return UPF_OK;
-        }
         if (r != UPF_OK)
             return r;
         const char *device = upf__vk_interpolate_managed_device_name(m);
@@ -492,16 +478,15 @@ int tool_bench_vk_framegen(const int (*sizes)[2], int nsizes, long frames, int w
     }
     double *total = ms + (size_t)n * UPF_INTERPOLATE_PASS_COUNT;
     int rc = CLI_EXIT_OK;
-    bool header = false, no_flow = false;
+    bool header = false;
     if (j)
         cli_json_array(j, "framegen_rows");
     for (int k = 0; k < nsizes && rc == CLI_EXIT_OK; k++) {
         fg_pair pair = { 0 };
         upf_result r = fg_pair_render(ctx, sizes[k][0], sizes[k][1], &pair);
-        for (int fl = 0; r == UPF_OK && fl < 2 && !(fl && no_flow); fl++) {
+        for (int fl = 0; r == UPF_OK && fl < 2; fl++) {
             fg_row row = { .w = sizes[k][0], .h = sizes[k][1], .flow = fl == 1 };
-            r = bench_rows(ctx, &pair, &row, frames, warm, ms, total, bandwidth, j, &header,
-                           &no_flow);
+            r = bench_rows(ctx, &pair, &row, frames, warm, ms, total, bandwidth, j, &header);
         }
         fg_pair_free(&pair);
         if (r != UPF_OK)
