@@ -57,6 +57,9 @@ static const char upscale_help[] =
     "                     about 50 times slower to write (docs/PERFORMANCE.md)\n"
     "  --max-pixels N     the largest picture read or made (default 134217728 = 2^27, e.g.\n"
     "                     16384x8192; N, WxH, or N with K, M or G; at most 16384x16384)\n"
+    "  --max-memory N     the bytes a picture's run may take, engine and pictures, checked\n"
+    "                     before they are taken (N, or N with K, M, G or T; default 8G);\n"
+    "                     beyond it the picture is refused (exit 2) with the bytes it needs\n"
     "  --threads N        worker threads (default 0: one per CPU)\n"
     "  --json             the report as JSON on stdout (docs/CLI.md gives the schema)\n"
     "  -q, --quiet        print nothing but errors\n"
@@ -279,11 +282,6 @@ static int cache_get(engine_cache *ec, upf_context *ctx, const engine_name *engi
                                          : upf_resampler_memory(ctx, rp, memory);
     if (known != UPF_OK)
         *memory = 0;
-    if (*memory > ((size_t)2 << 30)) {
-        char b[32];
-        cli_note("upscale", "the %s engine takes %s for %dx%d -> %dx%d", engine->name,
-                 cli_bytes_text(b, sizeof b, (double)*memory), in_w, in_h, out_w, out_h);
-    }
     if (engine == SPATIAL) {
         ec->sp = upf_spatial_create(ctx, sp);
         if (!ec->sp)
@@ -349,6 +347,37 @@ static int vulkan_upscale(engine_cache *ec, upf_context *ctx, const upscale_args
 static const char *out_kind(imageio_type type, int bits)
 {
     return type == IMAGEIO_PFM ? "PFM" : bits == 16 ? "16-bit PNG" : "8-bit PNG";
+}
+
+/* What this picture's run will take, the engine (unless the cached one serves) and the
+ * pictures in and out, said and refused beyond --max-memory before either is taken. */
+static int check_memory(const upscale_args *a, engine_cache *ec, upf_context *ctx,
+                        const engine_name *engine, const upf_image *src, int out_w, int out_h,
+                        upf_format dst_format)
+{
+    const int in_w = src->width, in_h = src->height;
+    bool cached = ec->engine == engine && ec->in_w == in_w && ec->in_h == in_h &&
+                  ec->out_w == out_w && ec->out_h == out_h;
+    size_t bytes = 0;
+    if (!a->vulkan && !cached) { /* the GPU's engine takes no host memory to speak of */
+        upf_result r = engine == SPATIAL
+                           ? upf_spatial_memory(ctx, upf_spatial_params(
+                                 .src_width = in_w, .src_height = in_h, .dst_width = out_w,
+                                 .dst_height = out_h, .sharpness = (float)a->sharpness,
+                                 .models = ec->models), &bytes)
+                           : upf_resampler_memory(ctx, upf_resampler_params(
+                                 .src_width = in_w, .src_height = in_h, .dst_width = out_w,
+                                 .dst_height = out_h, .filter = engine->filter), &bytes);
+        if (r != UPF_OK)
+            return CLI_EXIT_OK; /* the real creation says what is wrong */
+    }
+    const double pictures =
+        (double)in_w * in_h * (double)upf_format_bytes_per_pixel(src->format) +
+        (double)out_w * out_h * (double)upf_format_bytes_per_pixel(dst_format);
+    char what[64];
+    snprintf(what, sizeof what, "the %s engine%s", engine->name,
+             a->vulkan ? " on the GPU" : cached ? " (made already)" : "");
+    return cli_check_memory("upscale", &a->common, what, out_w, out_h, (double)bytes, pictures);
 }
 
 /* One picture: read, pick the engine, upscale, write. */
@@ -435,6 +464,11 @@ static int upscale_one(const upscale_args *a, engine_cache *ec, upf_context *ctx
     upf_format dst_format = out->type == IMAGEIO_PFM ? UPF_FORMAT_RGBA32F
                             : bits == 16            ? UPF_FORMAT_RGBA16_SRGB
                                                     : UPF_FORMAT_RGBA8_SRGB;
+    if ((rc = check_memory(a, ec, ctx, engine, &src.img, out_w, out_h, dst_format)) !=
+        CLI_EXIT_OK) {
+        imageio_free(&src);
+        return rc;
+    }
     char err[IMAGEIO_ERR_SIZE];
     imageio_image dst;
     upf_result r = imageio_alloc(&dst, out_w, out_h, dst_format, err);
@@ -569,7 +603,8 @@ static int parse_args(int argc, char **argv, upscale_args *a, char **inputs)
         if (cli_args_positional(&p))
             inputs[a->n_inputs++] = (char *)p.arg;
         else if (cli_common_option(&p, &a->common,
-                                   CLI_OPT_JSON | CLI_OPT_THREADS | CLI_OPT_MAX_PIXELS)) {
+                                   CLI_OPT_JSON | CLI_OPT_THREADS | CLI_OPT_MAX_PIXELS |
+                                       CLI_OPT_MAX_MEMORY)) {
         } else if (cli_args_option(&p, "-o") || cli_args_option(&p, "--output"))
             a->out = p.value;
         else if (cli_args_option(&p, "--scale"))
