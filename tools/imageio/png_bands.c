@@ -34,25 +34,50 @@ typedef struct band {
     int error;                /* 0, or a zlib error / Z_MEM_ERROR */
 } band;
 
-static unsigned paeth(unsigned a, unsigned b, unsigned c)
+/* The Paeth predictor of a (left), b (above), c (above left): PNG spec, section 9.4. With
+ * p = a + b - c, the distances |p - a|, |p - b|, |p - c| are |b - c|, |a - c|, |a + b - 2c|;
+ * written without branches so that the compiler can run it on vectors. */
+static inline int paeth(int a, int b, int c)
 {
-    int p = (int)a + (int)b - (int)c;
-    int pa = abs(p - (int)a), pb = abs(p - (int)b), pc = abs(p - (int)c);
+    const int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
     return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
 }
 
 /* One row filtered: out[0] is the filter type, out[1..n] the filtered bytes of x (prev: the
- * row above, zeros for the first row). bpp: bytes per pixel, for Sub, Average and Paeth. */
-static void filter_row(int type, const unsigned char *x, const unsigned char *prev, size_t n,
-                       size_t bpp, unsigned char *out)
+ * row above, zeros for the first row). bpp: bytes per pixel, for Sub, Average and Paeth. One
+ * loop per type, the first pixel (no left neighbour: a = c = 0) apart. */
+static void filter_row(int type, const unsigned char *restrict x,
+                       const unsigned char *restrict prev, size_t n, size_t bpp,
+                       unsigned char *restrict out)
 {
     out[0] = (unsigned char)type;
-    unsigned char *o = out + 1;
-    for (size_t i = 0; i < n; i++) {
-        unsigned a = i >= bpp ? x[i - bpp] : 0, b = prev[i], c = i >= bpp ? prev[i - bpp] : 0;
-        unsigned pred = type == 1 ? a : type == 2 ? b : type == 3 ? (a + b) / 2
-                      : type == 4 ? paeth(a, b, c) : 0;
-        o[i] = (unsigned char)(x[i] - pred);
+    unsigned char *restrict o = out + 1;
+    const size_t first = bpp < n ? bpp : n;
+    switch (type) {
+    case 1: /* Sub */
+        memcpy(o, x, first);
+        for (size_t i = first; i < n; i++)
+            o[i] = (unsigned char)(x[i] - x[i - bpp]);
+        break;
+    case 2: /* Up */
+        for (size_t i = 0; i < n; i++)
+            o[i] = (unsigned char)(x[i] - prev[i]);
+        break;
+    case 3: /* Average */
+        for (size_t i = 0; i < first; i++)
+            o[i] = (unsigned char)(x[i] - prev[i] / 2);
+        for (size_t i = first; i < n; i++)
+            o[i] = (unsigned char)(x[i] - (x[i - bpp] + prev[i]) / 2);
+        break;
+    case 4: /* Paeth: the first pixel's predictor is b */
+        for (size_t i = 0; i < first; i++)
+            o[i] = (unsigned char)(x[i] - prev[i]);
+        for (size_t i = first; i < n; i++)
+            o[i] = (unsigned char)(x[i] - paeth(x[i - bpp], prev[i], prev[i - bpp]));
+        break;
+    default: /* None */
+        memcpy(o, x, n);
+        break;
     }
 }
 
