@@ -123,13 +123,12 @@ typedef struct engine_cache {
     int in_w, in_h, out_w, out_h;
     upf_spatial *sp;
     upf_resampler *rs;
-    upf_models *models;          /* --model's, loaded once */
+    upf_models *models;          /* --model's, or the built-in ones: loaded once */
 #ifdef UPF_HAVE_VULKAN
     upf_vk_managed *vk;          /* --backend vulkan: its device and engine */
     upf_format vk_src, vk_dst;
 #endif
-    bool have_default_models;    /* whether the build has models (checked once) */
-    bool checked_default;
+    bool checked_default;        /* the built-in models were looked for */
 } engine_cache;
 
 /* What one picture's run measured, for the report. */
@@ -235,21 +234,24 @@ static int write_debug_passes(upf_spatial *sp, upf_context *ctx, const char *dir
     return CLI_EXIT_OK;
 }
 
+/* The spatial engine's models: --model's, else the build's, parsed once for every engine
+ * and estimate of the run (NULL: the build has none). */
+static upf_models *models_of(engine_cache *ec, upf_context *ctx)
+{
+    if (!ec->models && !ec->checked_default) {
+        ec->models = upf_models_default(ctx);
+        ec->checked_default = true;
+    }
+    return ec->models;
+}
+
 /* Whether the build has models the spatial engine can use for this ratio. */
 static bool spatial_fits(engine_cache *ec, upf_context *ctx, int in_w, int in_h, int out_w,
                          int out_h)
 {
     if (out_w < in_w || out_h < in_h || out_w > 4.0 * in_w || out_h > 4.0 * in_h)
         return false;
-    if (ec->models)
-        return true;
-    if (!ec->checked_default) {
-        upf_models *m = upf_models_default(ctx);
-        ec->have_default_models = m != NULL;
-        ec->checked_default = true;
-        upf_models_destroy(&m);
-    }
-    return ec->have_default_models;
+    return models_of(ec, ctx) != NULL;
 }
 
 static void cache_clear(engine_cache *ec)
@@ -271,10 +273,11 @@ static int cache_get(engine_cache *ec, upf_context *ctx, const engine_name *engi
         ec->out_h == out_h)
         return CLI_EXIT_OK;
     cache_clear(ec);
-    /* What the engine will take, said before it takes it when that is a lot. */
+    /* What the engine takes, for the report (check_memory said it before). */
     const upf_spatial_params *sp = upf_spatial_params(
         .src_width = in_w, .src_height = in_h, .dst_width = out_w, .dst_height = out_h,
-        .sharpness = (float)sharpness, .models = ec->models);
+        .sharpness = (float)sharpness,
+        .models = engine == SPATIAL ? models_of(ec, ctx) : NULL);
     const upf_resampler_params *rp = upf_resampler_params(
         .src_width = in_w, .src_height = in_h, .dst_width = out_w, .dst_height = out_h,
         .filter = engine->filter);
@@ -317,7 +320,8 @@ static int vulkan_upscale(engine_cache *ec, upf_context *ctx, const upscale_args
                                      .src_width = src->width, .src_height = src->height,
                                      .dst_width = dst->width, .dst_height = dst->height,
                                      .src_format = src->format, .dst_format = dst->format,
-                                     .sharpness = (float)a->sharpness, .models = ec->models,
+                                     .sharpness = (float)a->sharpness,
+                                     .models = models_of(ec, ctx),
                                      .timestamps = 1 };
         ec->vk = upf_vk_managed_create(ctx, &mp);
         if (!ec->vk) { /* a queue without timestamps: run without the passes' times */
@@ -364,7 +368,7 @@ static int check_memory(const upscale_args *a, engine_cache *ec, upf_context *ct
                            ? upf_spatial_memory(ctx, upf_spatial_params(
                                  .src_width = in_w, .src_height = in_h, .dst_width = out_w,
                                  .dst_height = out_h, .sharpness = (float)a->sharpness,
-                                 .models = ec->models), &bytes)
+                                 .models = models_of(ec, ctx)), &bytes)
                            : upf_resampler_memory(ctx, upf_resampler_params(
                                  .src_width = in_w, .src_height = in_h, .dst_width = out_w,
                                  .dst_height = out_h, .filter = engine->filter), &bytes);
