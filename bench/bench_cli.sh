@@ -5,8 +5,11 @@
 # is what to compare: the machine may be shared and noisy; say so beside any figure; CPU time
 # is what sharing inflates least).
 #
-#   bench/bench_cli.sh [-n RUNS] [-u UPFRAME] [-- extra upscale options] [IN.png]
+#   bench/bench_cli.sh [-n RUNS] [-u UPFRAME] [-b BASELINE] [-- extra upscale options] [IN.png]
 #
+# -b BASELINE: another upframe binary (an earlier build) timed the same way in the same runs,
+# between the two, with its medians and upframe / baseline (what a change gained, the same
+# machine at the same moments).
 # IN.png: default a 1920x1080 frame rendered by `upframe render street` (a game-like frame).
 # upframe is timed as a whole process (start to exit: reading, the engine's creation and run,
 # writing, everything): wall clock, and user + system CPU time from /usr/bin/time (GNU time;
@@ -18,10 +21,12 @@
 set -eu
 RUNS=7
 UPFRAME=
+BASE=
 while [ $# -gt 0 ]; do
     case "$1" in
     -n) RUNS=$2; shift 2 ;;
     -u) UPFRAME=$2; shift 2 ;;
+    -b) BASE=$2; shift 2 ;;
     --) shift; break ;;
     -*) echo "bench_cli.sh: unknown option $1" >&2; exit 1 ;;
     *) break ;;
@@ -45,6 +50,7 @@ if ! "$PYTHON" -c 'import cv2' 2>/dev/null; then
     fi
 fi
 [ -x "$UPFRAME" ] || { echo "bench_cli.sh: no $UPFRAME (build it, or give -u)" >&2; exit 1; }
+[ -z "$BASE" ] || [ -x "$BASE" ] || { echo "bench_cli.sh: no baseline $BASE" >&2; exit 1; }
 TMPD=$(mktemp -d)
 trap 'rm -rf "$TMPD"' EXIT INT TERM
 if [ -z "$IN" ]; then
@@ -65,30 +71,44 @@ now() { date +%s.%N; }
 echo "bench_cli.sh: $IN x2, $RUNS runs each, alternating"
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "upframe: $UPFRAME upscale IN -o OUT.png --scale 2$EXTRA"
+[ -z "$BASE" ] || echo "baseline: $BASE (the same options)"
 echo "opencv:  $("$PYTHON" -c 'import cv2; print(cv2.__version__)') (cv2.imread, cv2.resize INTER_LANCZOS4, cv2.imwrite)"
 : > "$TMPD/u.txt"
 : > "$TMPD/c.txt"
 : > "$TMPD/uc.txt"
 : > "$TMPD/cc.txt"
+: > "$TMPD/b.txt"
+: > "$TMPD/bc.txt"
 TIME=
 [ -x /usr/bin/time ] && /usr/bin/time -f %U /bin/true > /dev/null 2>&1 && TIME=/usr/bin/time
-i=0
-while [ "$i" -lt "$RUNS" ]; do
+# One upframe run of binary $1 writing $2: sets u (wall) and uc (CPU).
+run_upframe() {
     t0=$(now)
     # shellcheck disable=SC2086
     if [ -n "$TIME" ]; then
-        $TIME -f "%U %S" -o "$TMPD/time.txt" "$UPFRAME" upscale "$IN" -o "$TMPD/u.png" --scale 2 -q $EXTRA
+        $TIME -f "%U %S" -o "$TMPD/time.txt" "$1" upscale "$IN" -o "$2" --scale 2 -q $EXTRA
     else
-        "$UPFRAME" upscale "$IN" -o "$TMPD/u.png" --scale 2 -q $EXTRA
+        "$1" upscale "$IN" -o "$2" --scale 2 -q $EXTRA
         echo "0 0" > "$TMPD/time.txt"
     fi
     t1=$(now)
     u=$(awk "BEGIN { print $t1 - $t0 }")
     uc=$(awk '{ print $1 + $2 }' "$TMPD/time.txt")
+}
+i=0
+while [ "$i" -lt "$RUNS" ]; do
+    btext=
+    if [ -n "$BASE" ]; then
+        run_upframe "$BASE" "$TMPD/b.png"
+        echo "$u" >> "$TMPD/b.txt"
+        echo "$uc" >> "$TMPD/bc.txt"
+        btext=$(printf ', baseline %.3f s (CPU %.2f s)' "$u" "$uc")
+    fi
+    run_upframe "$UPFRAME" "$TMPD/u.png"
     set -- $("$PYTHON" "$TMPD/cv.py" "$IN" "$TMPD/c.png")
     c=$1 cc=$2
-    printf 'run %d: upframe %.3f s (CPU %.2f s), opencv %.3f s (CPU %.2f s)\n' "$((i + 1))" \
-        "$u" "$uc" "$c" "$cc"
+    printf 'run %d: upframe %.3f s (CPU %.2f s), opencv %.3f s (CPU %.2f s)%s\n' "$((i + 1))" \
+        "$u" "$uc" "$c" "$cc" "$btext"
     echo "$u" >> "$TMPD/u.txt"
     echo "$c" >> "$TMPD/c.txt"
     echo "$uc" >> "$TMPD/uc.txt"
@@ -106,5 +126,18 @@ if [ -n "$TIME" ]; then
     mcc=$(median "$TMPD/cc.txt")
     printf 'median CPU: upframe %.2f s, opencv %.2f s; upframe / opencv = %.2f\n' "$muc" "$mcc" \
         "$(awk "BEGIN { print $muc / $mcc }")"
+fi
+if [ -n "$BASE" ]; then
+    mb=$(median "$TMPD/b.txt")
+    printf 'median wall: baseline %.3f s (%d bytes); upframe / baseline = %.3f, baseline / opencv = %.2f\n' \
+        "$mb" "$(stat -c %s "$TMPD/b.png")" "$(awk "BEGIN { print $mu / $mb }")" \
+        "$(awk "BEGIN { print $mb / $mc }")"
+    if [ -n "$TIME" ]; then
+        mbc=$(median "$TMPD/bc.txt")
+        printf 'median CPU: baseline %.2f s; upframe / baseline = %.3f, baseline / opencv = %.2f\n' \
+            "$mbc" "$(awk "BEGIN { print $muc / $mbc }")" "$(awk "BEGIN { print $mbc / $mcc }")"
+    fi
+    if cmp -s "$TMPD/b.png" "$TMPD/u.png"; then echo "outputs: the same bytes"
+    else echo "outputs: different bytes"; fi
 fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

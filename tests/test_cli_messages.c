@@ -52,7 +52,8 @@ static void test_help(void)
 {
     const char *out = test_tool_out();
     CHECK_EQ_INT(run("help upscale"), 0);
-    CHECK(strstr(out, "--backend cpu|vulkan") && strstr(out, "UPF_VK_DEVICE"));
+    CHECK(strstr(out, "--backend cpu|vulkan") && strstr(out, "UPF_VK_DEVICE") &&
+          strstr(out, "--max-memory"));
     CHECK_EQ_INT(run("help temporal"), 0);
     CHECK(strstr(out, "--max-memory"));
     CHECK_EQ_INT(run("help interpolate"), 0);
@@ -166,6 +167,30 @@ static void test_debug_passes(void)
     }
 }
 
+/* Issue 35, item 13 for upscale: what a picture's run will take is said and refused
+ * beyond --max-memory before the engine and the output are taken, like temporal and
+ * interpolate; within it the run goes on. */
+static void test_upscale_memory(void)
+{
+    const char *out = test_tool_out();
+    write_grey(TMP "/m320.png", 320, 180, 0.6f);
+    CHECK_EQ_INT(run("upscale %s/m320.png -o %s/mem.png --scale 2 --max-memory 1M", TMP, TMP),
+                 2);
+    CHECKF(strstr(out, "640x360 frames need about") && strstr(out, "the spatial engine") &&
+           strstr(out, "more than the memory limit of 1 MB") &&
+           strstr(out, "--max-memory (e.g. --max-memory"), "%s", out);
+    CHECK(!exists(TMP "/mem.png"));
+    CHECK_EQ_INT(run("upscale %s/m320.png -o %s/mem.png --scale 3 --engine lanczos "
+                     "--max-memory 1K", TMP, TMP), 2);
+    CHECKF(strstr(out, "the lanczos engine") && strstr(out, "memory limit of 1 kB"), "%s", out);
+    CHECK(!exists(TMP "/mem.png"));
+    CHECK_EQ_INT(run("upscale %s/a.png -o %s/mem.png --scale 2 --max-memory 1G -q", TMP, TMP),
+                 0);
+    CHECK(exists(TMP "/mem.png"));
+    CHECK_EQ_INT(run("upscale %s/a.png -o %s/mem.png --scale 2 --max-memory 3X", TMP, TMP), 1);
+    CHECK(strstr(out, "--max-memory '3X' must be a byte count"));
+}
+
 int main(void)
 {
     if (system("rm -rf '" TMP "' && mkdir -p '" TMP "'") != 0)
@@ -176,5 +201,6 @@ int main(void)
     test_interpolate_checks();
     test_vk_device_and_demo();
     test_debug_passes();
+    test_upscale_memory();
     return test_finish("cli_messages");
 }

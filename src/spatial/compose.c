@@ -318,7 +318,8 @@ static void alpha_row(const compose_job *job, int out_h, int y, float *vrow, flo
     }
 }
 
-/* Row y of the squared, unsharpened output and its luma. */
+/* Row y of the squared, unsharpened output and its luma (luma NULL: not wanted, as without
+ * the sharpen). */
 static void squared_row(const compose_job *job, compose_worker *w, int y, float *rgba,
                         float *luma)
 {
@@ -347,7 +348,8 @@ static void squared_row(const compose_job *job, compose_worker *w, int y, float 
             o[c] = v * v;
         }
         o[3] = base[4 * x + 3];
-        luma[x] = upf_luma(o[0], o[1], o[2]);
+        if (luma)
+            luma[x] = upf_luma(o[0], o[1], o[2]);
     }
     if (job->alpha_src) /* after the base: its input row is free again */
         alpha_row(job, out_h, y, w->in_row, rgba);
@@ -358,7 +360,7 @@ static int row_slot(const compose_job *job, compose_worker *w, int y)
 {
     int k = y % 3;
     if (w->tag[k] != y) {
-        squared_row(job, w, y, w->rgba[k], w->luma[k]);
+        squared_row(job, w, y, w->rgba[k], job->sharpness == 0.0f ? NULL : w->luma[k]);
         w->tag[k] = y;
     }
     return k;
@@ -405,6 +407,11 @@ static void compose_band(void *priv, int band, int worker)
         const int c = row_slot(job, &w, y);
         const float *o = w.rgba[c];
         float *out = w.out_row;
+        if (k == 0.0f && job->tone_max <= 0.0f) {
+            /* Nothing to add or undo: the squared row is the output's. */
+            upf__row_from_linear_ctx(job->ctx, job->dst, y, 0, out_w, o);
+            continue;
+        }
         if (k == 0.0f) {
             memcpy(out, o, (size_t)out_w * 4 * sizeof(float));
         } else {

@@ -173,13 +173,18 @@ void upf__smaa_edges(upf_context *ctx, const float *linear, int width, int heigh
 }
 
 /* Without edge detection (UPF_SPATIAL_NO_SMAA): the frame is the sqrt encoding of the input as
- * it is (the luma is a by-product). */
+ * it is. The luma is a by-product that nothing reads then: it goes to a buffer on the stack, a
+ * piece of the row at a time, so the luma plane is never touched (its pages never taken). */
 static void encode_task(void *priv, int y, int worker)
 {
     (void)worker;
     const edges_job *job = priv;
+    float luma[256];
     size_t off = (size_t)y * job->width;
-    upf__smaa_luma_row(job->linear + off * 4, job->width, job->luma + off, job->frame + off);
+    for (int x = 0; x < job->width; x += 256) {
+        int n = UPF_MIN(256, job->width - x);
+        upf__smaa_luma_row(job->linear + (off + (size_t)x) * 4, n, luma, job->frame + off + x);
+    }
 }
 
 upf_result upf__smaa_edges_pass(const upf__pass_args *a)

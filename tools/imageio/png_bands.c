@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "core/core.h"
 #include "imageio/imageio_internal.h"
 
 #define MAX_BANDS 8
@@ -29,30 +30,56 @@ typedef struct band {
     int y0, y1;               /* the rows [y0, y1) */
     unsigned char *out;       /* the band's compressed bytes */
     size_t len, cap;
+    bool mapped;              /* out is upf__pages_calloc's (else malloc's) */
     uLong adler;              /* of the filtered bytes */
     size_t raw_len;           /* filtered bytes (filter type byte + row, per row) */
     int error;                /* 0, or a zlib error / Z_MEM_ERROR */
 } band;
 
-static unsigned paeth(unsigned a, unsigned b, unsigned c)
+/* The Paeth predictor of a (left), b (above), c (above left): PNG spec, section 9.4. With
+ * p = a + b - c, the distances |p - a|, |p - b|, |p - c| are |b - c|, |a - c|, |a + b - 2c|;
+ * written without branches so that the compiler can run it on vectors. */
+static inline int paeth(int a, int b, int c)
 {
-    int p = (int)a + (int)b - (int)c;
-    int pa = abs(p - (int)a), pb = abs(p - (int)b), pc = abs(p - (int)c);
+    const int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
     return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
 }
 
 /* One row filtered: out[0] is the filter type, out[1..n] the filtered bytes of x (prev: the
- * row above, zeros for the first row). bpp: bytes per pixel, for Sub, Average and Paeth. */
-static void filter_row(int type, const unsigned char *x, const unsigned char *prev, size_t n,
-                       size_t bpp, unsigned char *out)
+ * row above, zeros for the first row). bpp: bytes per pixel, for Sub, Average and Paeth. One
+ * loop per type, the first pixel (no left neighbour: a = c = 0) apart. */
+static void filter_row(int type, const unsigned char *restrict x,
+                       const unsigned char *restrict prev, size_t n, size_t bpp,
+                       unsigned char *restrict out)
 {
     out[0] = (unsigned char)type;
-    unsigned char *o = out + 1;
-    for (size_t i = 0; i < n; i++) {
-        unsigned a = i >= bpp ? x[i - bpp] : 0, b = prev[i], c = i >= bpp ? prev[i - bpp] : 0;
-        unsigned pred = type == 1 ? a : type == 2 ? b : type == 3 ? (a + b) / 2
-                      : type == 4 ? paeth(a, b, c) : 0;
-        o[i] = (unsigned char)(x[i] - pred);
+    unsigned char *restrict o = out + 1;
+    const size_t first = bpp < n ? bpp : n;
+    switch (type) {
+    case 1: /* Sub */
+        memcpy(o, x, first);
+        for (size_t i = first; i < n; i++)
+            o[i] = (unsigned char)(x[i] - x[i - bpp]);
+        break;
+    case 2: /* Up */
+        for (size_t i = 0; i < n; i++)
+            o[i] = (unsigned char)(x[i] - prev[i]);
+        break;
+    case 3: /* Average */
+        for (size_t i = 0; i < first; i++)
+            o[i] = (unsigned char)(x[i] - prev[i] / 2);
+        for (size_t i = first; i < n; i++)
+            o[i] = (unsigned char)(x[i] - (x[i - bpp] + prev[i]) / 2);
+        break;
+    case 4: /* Paeth: the first pixel's predictor is b */
+        for (size_t i = 0; i < first; i++)
+            o[i] = (unsigned char)(x[i] - prev[i]);
+        for (size_t i = first; i < n; i++)
+            o[i] = (unsigned char)(x[i] - paeth(x[i - bpp], prev[i], prev[i - bpp]));
+        break;
+    default: /* None */
+        memcpy(o, x, n);
+        break;
     }
 }
 
@@ -67,13 +94,18 @@ static int drain(band *b, z_stream *zs, unsigned char *buf, size_t size, int flu
         if (ret == Z_STREAM_ERROR)
             return ret;
         size_t have = size - zs->avail_out;
-        if (b->len + have > b->cap) {
+        if (b->len + have > b->cap) { /* past deflateBound, or no room reserved */
             size_t cap = b->cap ? b->cap * 2 : (size_t)1 << 20;
             while (cap < b->len + have)
                 cap *= 2;
-            unsigned char *p = realloc(b->out, cap);
+            unsigned char *p = b->mapped ? malloc(cap) : realloc(b->out, cap);
             if (!p)
                 return Z_MEM_ERROR;
+            if (b->mapped) {
+                memcpy(p, b->out, b->len);
+                upf__pages_free(b->out);
+                b->mapped = false;
+            }
             b->out = p, b->cap = cap;
         }
         if (have) /* b->out is still NULL before the first bytes */
@@ -101,6 +133,13 @@ static void *run_band(void *arg)
         free(rows), free(filtered), free(buf), free(scratch);
         return NULL;
     }
+    /* Room for the most the band can take (deflateBound), reserved and not touched: the
+     * pages the output fills are taken in huge pages, and it is never copied to grow. Where
+     * the reservation fails, drain grows a buffer instead. */
+    const uLong raw = (uLong)(b->y1 - b->y0) * (uLong)(n + 1);
+    const uLong bound = deflateBound(&zs, raw) + 64; /* + the last flush's marker */
+    if ((b->out = upf__pages_calloc(bound)) != NULL)
+        b->cap = bound, b->mapped = true;
     unsigned char *cur = rows, *prev = rows + (size_t)j->width * 8; /* zeros above row 0 */
     if (b->y0 > 0)
         j->row(j->src, b->y0 - 1, prev, scratch);
@@ -173,7 +212,7 @@ int imageio__png_bands(FILE *f, const imageio_png_bands *j, int *write_errno)
     }
     for (int i = 0; i < nb; i++)
         b[i] = (band){ j, (int)((long long)j->height * i / nb),
-                       (int)((long long)j->height * (i + 1) / nb), NULL, 0, 0, 0, 0, 0 };
+                       (int)((long long)j->height * (i + 1) / nb), NULL, 0, 0, false, 0, 0, 0 };
     for (int i = 1; i < nb; i++)
         started[i] = pthread_create(&t[i], NULL, run_band, &b[i]) == 0;
     run_band(&b[0]);
@@ -213,8 +252,12 @@ int imageio__png_bands(FILE *f, const imageio_png_bands *j, int *write_errno)
             ret = Z_ERRNO;
         }
     }
-    for (int i = 0; i < nb; i++)
-        free(b[i].out);
+    for (int i = 0; i < nb; i++) {
+        if (b[i].mapped)
+            upf__pages_free(b[i].out);
+        else
+            free(b[i].out);
+    }
     free(b), free(t), free(started);
     return ret;
 }

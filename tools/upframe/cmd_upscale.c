@@ -57,6 +57,9 @@ static const char upscale_help[] =
     "                     about 50 times slower to write (docs/PERFORMANCE.md)\n"
     "  --max-pixels N     the largest picture read or made (default 134217728 = 2^27, e.g.\n"
     "                     16384x8192; N, WxH, or N with K, M or G; at most 16384x16384)\n"
+    "  --max-memory N     the bytes a picture's run may take, engine and pictures, checked\n"
+    "                     before they are taken (N, or N with K, M, G or T; default 8G);\n"
+    "                     beyond it the picture is refused (exit 2) with the bytes it needs\n"
     "  --threads N        worker threads (default 0: one per CPU)\n"
     "  --json             the report as JSON on stdout (docs/CLI.md gives the schema)\n"
     "  -q, --quiet        print nothing but errors\n"
@@ -120,13 +123,12 @@ typedef struct engine_cache {
     int in_w, in_h, out_w, out_h;
     upf_spatial *sp;
     upf_resampler *rs;
-    upf_models *models;          /* --model's, loaded once */
+    upf_models *models;          /* --model's, or the built-in ones: loaded once */
 #ifdef UPF_HAVE_VULKAN
     upf_vk_managed *vk;          /* --backend vulkan: its device and engine */
     upf_format vk_src, vk_dst;
 #endif
-    bool have_default_models;    /* whether the build has models (checked once) */
-    bool checked_default;
+    bool checked_default;        /* the built-in models were looked for */
 } engine_cache;
 
 /* What one picture's run measured, for the report. */
@@ -232,21 +234,24 @@ static int write_debug_passes(upf_spatial *sp, upf_context *ctx, const char *dir
     return CLI_EXIT_OK;
 }
 
+/* The spatial engine's models: --model's, else the build's, parsed once for every engine
+ * and estimate of the run (NULL: the build has none). */
+static upf_models *models_of(engine_cache *ec, upf_context *ctx)
+{
+    if (!ec->models && !ec->checked_default) {
+        ec->models = upf_models_default(ctx);
+        ec->checked_default = true;
+    }
+    return ec->models;
+}
+
 /* Whether the build has models the spatial engine can use for this ratio. */
 static bool spatial_fits(engine_cache *ec, upf_context *ctx, int in_w, int in_h, int out_w,
                          int out_h)
 {
     if (out_w < in_w || out_h < in_h || out_w > 4.0 * in_w || out_h > 4.0 * in_h)
         return false;
-    if (ec->models)
-        return true;
-    if (!ec->checked_default) {
-        upf_models *m = upf_models_default(ctx);
-        ec->have_default_models = m != NULL;
-        ec->checked_default = true;
-        upf_models_destroy(&m);
-    }
-    return ec->have_default_models;
+    return models_of(ec, ctx) != NULL;
 }
 
 static void cache_clear(engine_cache *ec)
@@ -268,10 +273,11 @@ static int cache_get(engine_cache *ec, upf_context *ctx, const engine_name *engi
         ec->out_h == out_h)
         return CLI_EXIT_OK;
     cache_clear(ec);
-    /* What the engine will take, said before it takes it when that is a lot. */
+    /* What the engine takes, for the report (check_memory said it before). */
     const upf_spatial_params *sp = upf_spatial_params(
         .src_width = in_w, .src_height = in_h, .dst_width = out_w, .dst_height = out_h,
-        .sharpness = (float)sharpness, .models = ec->models);
+        .sharpness = (float)sharpness,
+        .models = engine == SPATIAL ? models_of(ec, ctx) : NULL);
     const upf_resampler_params *rp = upf_resampler_params(
         .src_width = in_w, .src_height = in_h, .dst_width = out_w, .dst_height = out_h,
         .filter = engine->filter);
@@ -279,11 +285,6 @@ static int cache_get(engine_cache *ec, upf_context *ctx, const engine_name *engi
                                          : upf_resampler_memory(ctx, rp, memory);
     if (known != UPF_OK)
         *memory = 0;
-    if (*memory > ((size_t)2 << 30)) {
-        char b[32];
-        cli_note("upscale", "the %s engine takes %s for %dx%d -> %dx%d", engine->name,
-                 cli_bytes_text(b, sizeof b, (double)*memory), in_w, in_h, out_w, out_h);
-    }
     if (engine == SPATIAL) {
         ec->sp = upf_spatial_create(ctx, sp);
         if (!ec->sp)
@@ -319,7 +320,8 @@ static int vulkan_upscale(engine_cache *ec, upf_context *ctx, const upscale_args
                                      .src_width = src->width, .src_height = src->height,
                                      .dst_width = dst->width, .dst_height = dst->height,
                                      .src_format = src->format, .dst_format = dst->format,
-                                     .sharpness = (float)a->sharpness, .models = ec->models,
+                                     .sharpness = (float)a->sharpness,
+                                     .models = models_of(ec, ctx),
                                      .timestamps = 1 };
         ec->vk = upf_vk_managed_create(ctx, &mp);
         if (!ec->vk) { /* a queue without timestamps: run without the passes' times */
@@ -349,6 +351,37 @@ static int vulkan_upscale(engine_cache *ec, upf_context *ctx, const upscale_args
 static const char *out_kind(imageio_type type, int bits)
 {
     return type == IMAGEIO_PFM ? "PFM" : bits == 16 ? "16-bit PNG" : "8-bit PNG";
+}
+
+/* What this picture's run will take, the engine (unless the cached one serves) and the
+ * pictures in and out, said and refused beyond --max-memory before either is taken. */
+static int check_memory(const upscale_args *a, engine_cache *ec, upf_context *ctx,
+                        const engine_name *engine, const upf_image *src, int out_w, int out_h,
+                        upf_format dst_format)
+{
+    const int in_w = src->width, in_h = src->height;
+    bool cached = ec->engine == engine && ec->in_w == in_w && ec->in_h == in_h &&
+                  ec->out_w == out_w && ec->out_h == out_h;
+    size_t bytes = 0;
+    if (!a->vulkan && !cached) { /* the GPU's engine takes no host memory to speak of */
+        upf_result r = engine == SPATIAL
+                           ? upf_spatial_memory(ctx, upf_spatial_params(
+                                 .src_width = in_w, .src_height = in_h, .dst_width = out_w,
+                                 .dst_height = out_h, .sharpness = (float)a->sharpness,
+                                 .models = models_of(ec, ctx)), &bytes)
+                           : upf_resampler_memory(ctx, upf_resampler_params(
+                                 .src_width = in_w, .src_height = in_h, .dst_width = out_w,
+                                 .dst_height = out_h, .filter = engine->filter), &bytes);
+        if (r != UPF_OK)
+            return CLI_EXIT_OK; /* the real creation says what is wrong */
+    }
+    const double pictures =
+        (double)in_w * in_h * (double)upf_format_bytes_per_pixel(src->format) +
+        (double)out_w * out_h * (double)upf_format_bytes_per_pixel(dst_format);
+    char what[64];
+    snprintf(what, sizeof what, "the %s engine%s", engine->name,
+             a->vulkan ? " on the GPU" : cached ? " (made already)" : "");
+    return cli_check_memory("upscale", &a->common, what, out_w, out_h, (double)bytes, pictures);
 }
 
 /* One picture: read, pick the engine, upscale, write. */
@@ -435,6 +468,11 @@ static int upscale_one(const upscale_args *a, engine_cache *ec, upf_context *ctx
     upf_format dst_format = out->type == IMAGEIO_PFM ? UPF_FORMAT_RGBA32F
                             : bits == 16            ? UPF_FORMAT_RGBA16_SRGB
                                                     : UPF_FORMAT_RGBA8_SRGB;
+    if ((rc = check_memory(a, ec, ctx, engine, &src.img, out_w, out_h, dst_format)) !=
+        CLI_EXIT_OK) {
+        imageio_free(&src);
+        return rc;
+    }
     char err[IMAGEIO_ERR_SIZE];
     imageio_image dst;
     upf_result r = imageio_alloc(&dst, out_w, out_h, dst_format, err);
@@ -569,7 +607,8 @@ static int parse_args(int argc, char **argv, upscale_args *a, char **inputs)
         if (cli_args_positional(&p))
             inputs[a->n_inputs++] = (char *)p.arg;
         else if (cli_common_option(&p, &a->common,
-                                   CLI_OPT_JSON | CLI_OPT_THREADS | CLI_OPT_MAX_PIXELS)) {
+                                   CLI_OPT_JSON | CLI_OPT_THREADS | CLI_OPT_MAX_PIXELS |
+                                       CLI_OPT_MAX_MEMORY)) {
         } else if (cli_args_option(&p, "-o") || cli_args_option(&p, "--output"))
             a->out = p.value;
         else if (cli_args_option(&p, "--scale"))
