@@ -281,6 +281,44 @@ static void test_flow(void)
     flow_case(640, 256, -181.6, 23.4, 5);
 }
 
+/* ---- optical flow at the frame's edge --------------------------------------------------- */
+
+/* A pan (the texture moves right): at t = 1/2 the strip of the right edge as wide as half the
+ * motion is a hole (nothing of N lands there: N-1 alone sees it), filled from the motion
+ * around it. A still, textured patch (a HUD's zero vectors, consistent both ways) below that
+ * strip was the slowest surface, which the fill took as the farthest: the strip moved
+ * nowhere and blended the two frames there (the seam a pan showed 30-40 px from the right
+ * edge of the real pan clip). Now every consistent flow vector ranks alike in the fill. */
+static void test_flow_pan_edge(void)
+{
+    enum { W = 160, H = 96, D = 16 };
+    upf_context *ctx = test_context(2);
+    img a = make(W, H, UPF_FORMAT_RGBA32F), b = make(W, H, UPF_FORMAT_RGBA32F);
+    img truth = make(W, H, UPF_FORMAT_RGBA32F), out = make(W, H, UPF_FORMAT_RGBA32F);
+    img *fr[3] = { &a, &truth, &b };
+    for (int k = 0; k < 3; k++) {
+        textured(fr[k], D, 0.0, 0.5 * k, 21);
+        for (int y = H - 40; y < H; y++) /* the still patch, bottom right */
+            for (int x = W - 48; x < W; x++) {
+                float *p = px4(fr[k], x, y);
+                const float v = texture(3.0 * x, 3.0 * y, 22);
+                p[0] = p[1] = p[2] = v;
+            }
+    }
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
+                                                                            .height = H));
+    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 1, 2, 0, NULL, NULL, 0 };
+    CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
+    const double edge = mean_abs(&out, &truth, W - D / 2, 0, W, H - 48);
+    const double inner = mean_abs(&out, &truth, D, 8, W - D, H - 48);
+    CHECKF(edge < 0.005, "flow pan: the right edge's strip errs by %.4f (inside %.4f)", edge,
+           inner);
+    printf("flow pan edge: right strip error %.4f, inside %.4f\n", edge, inner);
+    upf_interpolate_destroy(&e);
+    free(a.f), free(b.f), free(truth.f), free(out.f);
+    upf_context_destroy(&ctx);
+}
+
 /* ---- the fallback blend ---------------------------------------------------------------- */
 
 static void expect_blend(upf_context *ctx, upf_interpolate *e, const upf_interpolate_frames *f,
@@ -1083,6 +1121,7 @@ int main(void)
     test_splat_order();
     test_square();
     test_flow();
+    test_flow_pan_edge();
     test_fallback();
     test_hud();
     test_factor_threads();

@@ -520,6 +520,13 @@ static void test_fill(gpu *g)
     for (int i = 0; i < N; i++)
         splat[i] = test_rand_u32(&rng);
     fill_case(g, ps, splat, index, motion, no_cam, "random holes, priorities apart");
+    /* the flow's rank: speeds and lost vectors (UPF__FG_LOST), consistent ones alike */
+    for (int i = 0; i < N; i++)
+        splat[i] = test_rand_int(&rng, 0, 3) == 0 ? UPF__FG_LOST : test_rand_u32(&rng) | 1u;
+    upf__fg_fill_con *fc = ps->con[UPF__FG_FILL];
+    fc->flow_rank = 1;
+    fill_case(g, ps, splat, index, motion, no_cam, "random holes, the flow's rank");
+    fc->flow_rank = 0;
     upf_interpolate_destroy(&er.e);
 }
 

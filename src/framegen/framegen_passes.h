@@ -108,6 +108,7 @@ enum upf__fg_pass_index {
 
 #define UPF__FG_INVALID 1e30f            /* x of a vector that is not known */
 #define UPF__FG_NONE 0xffffffffu         /* a splat cell nothing landed in (its index) */
+#define UPF__FG_LOST 0xfffffffeu         /* the flow's priority of an inconsistent vector */
 #define UPF__FG_LEVELS_MAX 12            /* pyramid levels at most (level 0 included) */
 #define UPF__FG_HIST_BINS 32
 #define UPF__FG_HIST_REGIONS 17          /* the whole frame, then 4 x 4 regions */
@@ -167,6 +168,7 @@ typedef struct upf__fg_splat_con {
 typedef struct upf__fg_fill_con {
     int32_t width, height;
     int32_t levels;                   /* of the motion pyramid, level 0 included */
+    uint32_t flow_rank;               /* 1 (flow): consistent vectors fill alike, lost last */
 } upf__fg_fill_con;
 
 typedef struct upf__fg_resolve_con {

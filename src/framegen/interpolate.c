@@ -251,7 +251,7 @@ static void constants(upf_interpolate *e)
         W, H, e->flow_levels, FLOW_RADIUS_COARSE, FLOW_RADIUS, FLOW_REFINE, FLOW_PENALTY,
         FLOW_FLAT, FLOW_CONSISTENCY, FLOW_CONSISTENCY_REL };
     *(upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS] = (upf__fg_splat_con){ W, H, 0.5f };
-    *(upf__fg_fill_con *)ps->con[UPF__FG_FILL] = (upf__fg_fill_con){ W, H, e->pyramid_levels };
+    *(upf__fg_fill_con *)ps->con[UPF__FG_FILL] = (upf__fg_fill_con){ W, H, e->pyramid_levels, 0 };
     *(upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE] = (upf__fg_resolve_con){
         W, H, 0.5f, 0, 1, RESOLVE_TOLERANCE, RESOLVE_TOLERANCE_REL, RESOLVE_SHARPNESS };
     *(upf__fg_inpaint_con *)ps->con[UPF__FG_INPAINT] =
@@ -533,6 +533,8 @@ static upf_result run_phases(upf_interpolate *e, const char *fn, const upf_inter
         rc->t = t;
         rc->blend = blend;
         rc->visibility = method == UPF_INTERPOLATE_USED_VECTORS;
+        ((upf__fg_fill_con *)ps->con[UPF__FG_FILL])->flow_rank =
+            method == UPF_INTERPOLATE_USED_FLOW;
         upf__fg_compose_con *co = ps->con[UPF__FG_COMPOSE];
         co->t = t;
         const upf_image *hud = f->hud && f->prev_hud ? (t < 0.5f ? f->prev_hud : f->hud)
