@@ -81,6 +81,31 @@ static void measure(score *s, const upf_image *ref, const upf_image *test, bool 
     }
 }
 
+/* The frame's edges and middle (issue 35: a pan's tears and seams sit at the frame's edges):
+ * PSNR over the left EDGE columns, the right EDGE columns and the middle half, summed into
+ * e[0..2] (views into the 8-bit sRGB images, their rows as they are). */
+#define EDGE 32
+enum { E_LEFT, E_RIGHT, E_MIDDLE, N_EDGES };
+
+static void measure_edges(score e[N_EDGES], const upf_image *ref, const upf_image *test)
+{
+    const int w = ref->width;
+    const int x0[N_EDGES] = { 0, w - EDGE, w / 4 }, x1[N_EDGES] = { EDGE, w, w - w / 4 };
+    for (int k = 0; k < N_EDGES; k++) {
+        const size_t bpp = upf_format_bytes_per_pixel(ref->format);
+        upf_image r = *ref, t = *test;
+        r.stride = ref->stride ? ref->stride : (size_t)w * bpp;
+        t.stride = test->stride ? test->stride : (size_t)w * bpp;
+        r.data = (uint8_t *)ref->data + (size_t)x0[k] * bpp;
+        t.data = (uint8_t *)test->data + (size_t)x0[k] * bpp;
+        r.width = t.width = x1[k] - x0[k];
+        upf_psnr_result p;
+        check(upf_metric_psnr(ctx, &r, &t, NULL, &p), "psnr");
+        e[k].psnr += p.rgb;
+        e[k].n++;
+    }
+}
+
 static void add(score *d, const score *s)
 {
     d->psnr += s->psnr, d->ssim += s->ssim, d->flip += s->flip;
@@ -230,6 +255,7 @@ typedef struct clip {
     char name[512];
     imageio_image f[CLIP_FRAMES];
     score s[N_PHASES][N_METHODS];
+    score edge[N_METHODS][N_EDGES]; /* t = 1/2 */
 } clip;
 
 static int load_clips(const char *dir, clip *clips)
@@ -256,6 +282,7 @@ static int load_clips(const char *dir, clip *clips)
             continue;
         snprintf(clips[n].name, sizeof clips[n].name, "%s", line);
         memset(clips[n].s, 0, sizeof clips[n].s);
+        memset(clips[n].edge, 0, sizeof clips[n].edge);
         n++;
     }
     pclose(ls);
@@ -455,6 +482,8 @@ int main(int argc, char **argv)
                 check(upf_interpolate_run(e[m], &f, phases[j->phase], &o.img), "run");
                 measure(&clips[c].s[j->phase][m], &clips[c].f[j->truth].img, &o.img,
                         j->phase == 0);
+                if (j->phase == 0)
+                    measure_edges(clips[c].edge[m], &clips[c].f[j->truth].img, &o.img);
             }
             if (jf)
                 fprintf(jf, "%s/%s/f%03d.png %s/%s/f%03d.png %.17g /tmp/bench_framegen_%d_%d.png\n",
@@ -476,6 +505,8 @@ int main(int argc, char **argv)
                     die("%s", err);
                 measure(&clips[c].s[jobs[k].phase][M_DIS], &clips[c].f[jobs[k].truth].img,
                         &d.img, jobs[k].phase == 0);
+                if (jobs[k].phase == 0)
+                    measure_edges(clips[c].edge[M_DIS], &clips[c].f[jobs[k].truth].img, &d.img);
                 imageio_free(&d);
                 unlink(p);
             }
@@ -633,6 +664,19 @@ int main(int argc, char **argv)
                         s[cols[k]].nflip ? s[cols[k]].flip / s[cols[k]].nflip : 0.0);
                 out("\n");
             }
+        out("\nThe frame's edges at t = 1/2 (what a pan brings into view or takes out of it "
+            "lies there): PSNR over the left %d columns, the right %d and the middle half of "
+            "the width, the mean over the pairs.\n\n| clip | blend left | blend right | blend "
+            "middle | flow left | flow right | flow middle | DIS left | DIS right | DIS middle "
+            "|\n|---|---|---|---|---|---|---|---|---|---|\n", EDGE, EDGE);
+        for (int c = 0; c < nclips; c++) {
+            out("| %s |", clips[c].name);
+            for (int k = 0; k < 3; k++)
+                for (int e = 0; e < N_EDGES; e++)
+                    out(clips[c].edge[cols[k]][e].n ? " %.2f |" : " - |",
+                        mean_psnr(&clips[c].edge[cols[k]][e]));
+            out("\n");
+        }
         out("\n");
     }
     if (hud_pairs) {
