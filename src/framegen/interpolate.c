@@ -40,7 +40,7 @@
 #define STILL_THRESHOLD (2.0f / 255.0f) /* still pixels: within 2/255 (square-root light) */
 #define CUT_GLOBAL 0.25f       /* a cut: the whole frame's histograms differ by a quarter ... */
 #define CUT_REGIONS 0.5f       /* ... and the median region's by half */
-#define CUT_LOST (2.0f / 3.0f) /* or more than two thirds of the flow's vectors lost: a cut */
+#define CUT_LOST 0.5f          /* or more than half of the flow's vectors lost: a cut */
 
 struct upf_interpolate {
     upf_context *ctx;
