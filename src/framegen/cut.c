@@ -11,8 +11,8 @@
  * histograms do not tell them apart) but no motion between them: where the flow matches a
  * block in the other frame, the match does not come back. A cut: more than `lost` of N's
  * pixels fail the check (measured: docs/QUALITY.md, "Frame generation"). With `enabled` 0
- * (game vectors) the pass writes nothing. One task, the pixels in order (a GPU: one
- * workgroup summing the pixels; no shader yet). */
+ * (game vectors) the pass writes nothing. One task, the pixels in order (the shader,
+ * cut.comp: one workgroup, its invocations' counts summed in shared memory). */
 #include "framegen/framegen_passes.h"
 
 upf_result upf__fg_cut_pass(const upf__pass_args *a)
@@ -22,13 +22,14 @@ upf_result upf__fg_cut_pass(const upf__pass_args *a)
         return UPF_OK;
     const uint32_t *pri = a->surface[UPF__FG_PRIORITY].data;
     float *scene = a->surface[UPF__FG_SCENE].data;
-    const size_t n = (size_t)con->width * (size_t)con->height;
-    size_t lost = 0;
-    for (size_t i = 0; i < n; i++)
+    const uint32_t n = (uint32_t)con->width * (uint32_t)con->height;
+    uint32_t lost = 0;
+    for (uint32_t i = 0; i < n; i++)
         lost += pri[i] == UPF__FG_LOST;
-    const float share = n ? (float)((double)lost / (double)n) : 0.0f;
-    scene[3] = share;
-    if (scene[0] == 0.0f && share > con->lost)
+    /* in fp32 as a shader decides: float(lost) > lost x float(n), both correctly rounded */
+    const float limit = con->lost * (float)n;
+    scene[3] = n ? (float)lost / (float)n : 0.0f;
+    if (scene[0] == 0.0f && (float)lost > limit)
         scene[0] = 2.0f;
     return UPF_OK;
 }
