@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "common/bench_util.h"
+#include "framegen/framegen_passes.h"
 #include "imageio/image_io.h"
 #include "scene/scene.h"
 
@@ -79,6 +80,38 @@ static void measure(score *s, const upf_image *ref, const upf_image *test, bool 
         s->flip += f.mean;
         s->nflip++;
     }
+}
+
+/* The frame's edges and middle (issue 35: a pan's tears and seams sit at the frame's edges):
+ * PSNR over the left EDGE columns, the right EDGE columns and the middle half, summed into
+ * e[0..2] (views into the 8-bit sRGB images, their rows as they are). */
+#define EDGE 32
+enum { E_LEFT, E_RIGHT, E_MIDDLE, N_EDGES };
+
+static void measure_edges(score e[N_EDGES], const upf_image *ref, const upf_image *test)
+{
+    const int w = ref->width;
+    const int x0[N_EDGES] = { 0, w - EDGE, w / 4 }, x1[N_EDGES] = { EDGE, w, w - w / 4 };
+    for (int k = 0; k < N_EDGES; k++) {
+        const size_t bpp = upf_format_bytes_per_pixel(ref->format);
+        upf_image r = *ref, t = *test;
+        r.stride = ref->stride ? ref->stride : (size_t)w * bpp;
+        t.stride = test->stride ? test->stride : (size_t)w * bpp;
+        r.data = (uint8_t *)ref->data + (size_t)x0[k] * bpp;
+        t.data = (uint8_t *)test->data + (size_t)x0[k] * bpp;
+        r.width = t.width = x1[k] - x0[k];
+        upf_psnr_result p;
+        check(upf_metric_psnr(ctx, &r, &t, NULL, &p), "psnr");
+        e[k].psnr += p.rgb;
+        e[k].n++;
+    }
+}
+
+/* The share of the flow's vectors of the engine's last run that failed its forward/backward
+ * check (the cut pass's measure, docs/FRAMEGEN.md "cut"). */
+static double lost_share(const upf_interpolate *e)
+{
+    return ((const float *)upf__interpolate_passes(e)->surface[UPF__FG_SCENE].data)[3];
 }
 
 static void add(score *d, const score *s)
@@ -230,6 +263,9 @@ typedef struct clip {
     char name[512];
     imageio_image f[CLIP_FRAMES];
     score s[N_PHASES][N_METHODS];
+    score edge[N_METHODS][N_EDGES]; /* t = 1/2 */
+    double lost_max;                /* the flow's largest share of lost vectors */
+    int blended, runs;              /* pairs the flow path blended, of its runs */
 } clip;
 
 static int load_clips(const char *dir, clip *clips)
@@ -256,6 +292,8 @@ static int load_clips(const char *dir, clip *clips)
             continue;
         snprintf(clips[n].name, sizeof clips[n].name, "%s", line);
         memset(clips[n].s, 0, sizeof clips[n].s);
+        memset(clips[n].edge, 0, sizeof clips[n].edge);
+        clips[n].lost_max = 0, clips[n].blended = clips[n].runs = 0;
         n++;
     }
     pclose(ls);
@@ -352,6 +390,8 @@ int main(int argc, char **argv)
     score cell[N_PATHS][N_PHASES][3];
     memset(cell, 0, sizeof cell);
     int cuts[3] = { 0 };
+    double lost_max = 0; /* the flow's largest share of lost vectors over the rendered pairs */
+    char lost_where[96] = "";
     view a, b, truth;
     view_alloc(&a, W, H);
     view_alloc(&b, W, H);
@@ -394,6 +434,11 @@ int main(int argc, char **argv)
                         upf_interpolate_last_method(eng[m], &used, NULL);
                         if (m && used == UPF_INTERPOLATE_USED_BLEND && ph == 0)
                             cuts[m]++;
+                        if (m == M_FLOW && ph == 0 && lost_share(eng[m]) > lost_max) {
+                            lost_max = lost_share(eng[m]);
+                            snprintf(lost_where, sizeof lost_where, "%s, %s",
+                                     all_scenes[si], path_label[pi]);
+                        }
                         measure(&seq[ph][m], &truth.srgb.img, &made[m].img, ph == 0);
                     }
                 }
@@ -455,6 +500,15 @@ int main(int argc, char **argv)
                 check(upf_interpolate_run(e[m], &f, phases[j->phase], &o.img), "run");
                 measure(&clips[c].s[j->phase][m], &clips[c].f[j->truth].img, &o.img,
                         j->phase == 0);
+                if (j->phase == 0)
+                    measure_edges(clips[c].edge[m], &clips[c].f[j->truth].img, &o.img);
+                if (m == M_FLOW) {
+                    upf_interpolate_method used;
+                    upf_interpolate_last_method(e[m], &used, NULL);
+                    clips[c].blended += used == UPF_INTERPOLATE_USED_BLEND;
+                    clips[c].runs++;
+                    clips[c].lost_max = fmax(clips[c].lost_max, lost_share(e[m]));
+                }
             }
             if (jf)
                 fprintf(jf, "%s/%s/f%03d.png %s/%s/f%03d.png %.17g /tmp/bench_framegen_%d_%d.png\n",
@@ -476,6 +530,8 @@ int main(int argc, char **argv)
                     die("%s", err);
                 measure(&clips[c].s[jobs[k].phase][M_DIS], &clips[c].f[jobs[k].truth].img,
                         &d.img, jobs[k].phase == 0);
+                if (jobs[k].phase == 0)
+                    measure_edges(clips[c].edge[M_DIS], &clips[c].f[jobs[k].truth].img, &d.img);
                 imageio_free(&d);
                 unlink(p);
             }
@@ -491,6 +547,29 @@ int main(int argc, char **argv)
         for (int m = 0; m < 2; m++)
             upf_interpolate_destroy(&e[m]);
     }
+
+    /* ---- real cuts: the last frame of one clip, then the first of another, t = 1/2 ---- */
+    double cut_lost[MAX_CLIPS * MAX_CLIPS];
+    int ncut = 0, cut_blended = 0;
+    for (int c = 0; c < nclips; c++)
+        for (int d = 0; d < nclips; d++) {
+            const upf_image *fa = &clips[c].f[CLIP_FRAMES - 1].img, *fb = &clips[d].f[0].img;
+            if (c == d || fa->width != fb->width || fa->height != fb->height)
+                continue;
+            upf_interpolate *ce = upf_interpolate_create(ctx, upf_interpolate_params(
+                .width = fa->width, .height = fa->height, .motion = UPF_INTERPOLATE_MOTION_FLOW));
+            if (!ce)
+                check(upf_context_last_error(ctx, NULL), "upf_interpolate_create");
+            imageio_image o = alloc_image(fa->width, fa->height, UPF_FORMAT_RGBA8_SRGB);
+            upf_interpolate_frames f = { fa, fb, NULL, NULL, NULL, NULL, 0, 1, 0, NULL, NULL, 0 };
+            check(upf_interpolate_run(ce, &f, 0.5, &o.img), "run");
+            upf_interpolate_method used;
+            upf_interpolate_last_method(ce, &used, NULL);
+            cut_blended += used == UPF_INTERPOLATE_USED_BLEND;
+            cut_lost[ncut++] = lost_share(ce);
+            imageio_free(&o);
+            upf_interpolate_destroy(&ce);
+        }
 
     /* ---- the HUD: each scene's pan and fast turn, a pair at 1.0 s, t = 1/2 ---- */
     enum { H_RULE, H_NO_RULE, H_LAYER, N_HUD };
@@ -600,8 +679,10 @@ int main(int argc, char **argv)
         else
             out(" | | |\n");
     }
-    out("\nPairs the optical-flow path took for a scene change (and blended): %d of %d.\n\n",
-        cuts[M_FLOW], all[0][1].n);
+    out("\nPairs the optical-flow path took for a scene change (and blended): %d of %d. The "
+        "largest share of the flow's vectors that failed its forward/backward check (what the "
+        "cut pass measures; a cut above 1/2, docs/FRAMEGEN.md \"cut\"): %.3f (%s).\n\n",
+        cuts[M_FLOW], all[0][1].n, lost_max, lost_where);
     score real[N_PHASES][N_METHODS];
     memset(real, 0, sizeof real);
     if (nclips) {
@@ -633,6 +714,32 @@ int main(int argc, char **argv)
                         s[cols[k]].nflip ? s[cols[k]].flip / s[cols[k]].nflip : 0.0);
                 out("\n");
             }
+        out("\nThe flow's share of vectors that failed its forward/backward check (the cut "
+            "pass's measure; a cut above 1/2), the largest over each clip's pairs:");
+        int blended = 0, runs = 0;
+        for (int c = 0; c < nclips; c++) {
+            out(" %s %.3f%s", clips[c].name, clips[c].lost_max, c + 1 < nclips ? "," : ";");
+            blended += clips[c].blended, runs += clips[c].runs;
+        }
+        out(" pairs the flow path blended: %d of %d. Cuts between two shots of one map (the "
+            "last frame of one clip, then the first of another, at t = 1/2, every ordered pair "
+            "of clips): shares", blended, runs);
+        for (int k = 0; k < ncut; k++)
+            out(" %.3f%s", cut_lost[k], k + 1 < ncut ? "," : "");
+        out("; blended %d of %d.\n", cut_blended, ncut);
+        out("\nThe frame's edges at t = 1/2 (what a pan brings into view or takes out of it "
+            "lies there): PSNR over the left %d columns, the right %d and the middle half of "
+            "the width, the mean over the pairs.\n\n| clip | blend left | blend right | blend "
+            "middle | flow left | flow right | flow middle | DIS left | DIS right | DIS middle "
+            "|\n|---|---|---|---|---|---|---|---|---|---|\n", EDGE, EDGE);
+        for (int c = 0; c < nclips; c++) {
+            out("| %s |", clips[c].name);
+            for (int k = 0; k < 3; k++)
+                for (int e = 0; e < N_EDGES; e++)
+                    out(clips[c].edge[cols[k]][e].n ? " %.2f |" : " - |",
+                        mean_psnr(&clips[c].edge[cols[k]][e]));
+            out("\n");
+        }
         out("\n");
     }
     if (hud_pairs) {

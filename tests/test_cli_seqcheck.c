@@ -193,8 +193,8 @@ static void test_depth_and_layers(void)
 }
 
 /* Item 6: a cut between two shots of one map, on the optical-flow path (numbered PNGs), is
- * found (the library's scene-change test misses the forest's), and the hardest motion the
- * renderer makes (the fast turn indoors) is not taken for one. */
+ * found (by the engine's cut pass: its histograms miss the forest's) and noted, and the
+ * hardest motion the renderer makes (the fast turn indoors) is not taken for one. */
 static void test_cuts(void)
 {
     const char *out = test_tool_out();

@@ -40,12 +40,16 @@
  *   scene   random histograms: near ones, disjoint ones, a pan-like change of a few regions,
  *           empty ones; the decision and both distances exactly (the same sums in the same
  *           order).
+ *   cut     random priorities with a fifth, half (rounded down), half and a pixel, all but
+ *           3 and all of them lost (UPF__FG_LOST): the decision exactly, the share within 2.5 ulp (a
+ *           shader's division); the scene pass's cut kept; nothing written when not enabled.
  *   the vectors path: every pass above in one frame of one runner (prepare, scene,
  *           vectors, camera, splat, fill, resolve, inpaint down and up, compose), from the host's
  *           RGBA32F frames, RG32F vectors and R32F depth of the rendered turn with a near
  *           square into an RGBA32F storage image, against the CPU engine's upf_interpolate_run
  *           at t = 1/2: a mean absolute difference within 0.001 (lavapipe: 4.8e-8, the
  *           largest 3.6e-7, printed). Without the camera's fit it is 0.0079. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -521,6 +525,13 @@ static void test_fill(gpu *g)
     for (int i = 0; i < N; i++)
         splat[i] = test_rand_u32(&rng);
     fill_case(g, ps, splat, index, motion, no_cam, "random holes, priorities apart");
+    /* the flow's rank: speeds and lost vectors (UPF__FG_LOST), consistent ones alike */
+    for (int i = 0; i < N; i++)
+        splat[i] = test_rand_int(&rng, 0, 3) == 0 ? UPF__FG_LOST : test_rand_u32(&rng) | 1u;
+    upf__fg_fill_con *fc = ps->con[UPF__FG_FILL];
+    fc->flow_rank = 1;
+    fill_case(g, ps, splat, index, motion, no_cam, "random holes, the flow's rank");
+    fc->flow_rank = 0;
     upf_interpolate_destroy(&er.e);
 }
 
@@ -982,7 +993,7 @@ static void test_chain(gpu *g)
     }
     pf[9] = (upf__vk_pass_frame){ .run = true, .dispatches = 1, .grid = { px },
         .push = push_of(push[9], ps->con[UPF__FG_COMPOSE], sizeof(upf__fg_compose_con)) };
-    CHECK_EQ_INT(n, UPF__VK_FG_GP_COUNT + flow_count);
+    CHECK_EQ_INT(n, UPF__VK_FG_GP_COUNT - 1 + flow_count); /* no cut pass without the flow */
     static upf__vk_pass_frame by_plan[UPF__VK_GPU_PASSES_MAX];
     memset(by_plan, 0, sizeof by_plan);
     for (int k = 0; k <= UPF__VK_FG_GP_COMPOSE; k++)
@@ -1087,6 +1098,72 @@ static void test_scene(gpu *g)
     upf_interpolate_destroy(&er.e);
 }
 
+/* ---- cut ---------------------------------------------------------------------------------- */
+
+/* The cut pass on `priority` (the engine's size) with the scene surface holding `scene0`:
+ * the decision exactly, the share within 2.5 ulp (a shader's division); returns the CPU's
+ * decision (-1 when the GPU did not run). */
+static float cut_case(gpu *g, const upf__passes *ps, const uint32_t *priority, float scene0,
+                      uint32_t enabled, const char *what)
+{
+    const upf__fg_cut_con con = { ps->surface[UPF__FG_PRIORITY].width,
+                                  ps->surface[UPF__FG_PRIORITY].height, enabled, 0.5f };
+    const float in_scene[4] = { scene0, 0.25f, 0.5f, 0.0f };
+    float want[4], got[4] = { -1, -1, -1, -1 };
+    memcpy(want, in_scene, sizeof want);
+    void *in[UPF__SURFACES_MAX] = { 0 }, *cpu[UPF__SURFACES_MAX] = { 0 };
+    void *out[UPF__SURFACES_MAX] = { 0 };
+    in[UPF__FG_PRIORITY] = cpu[UPF__FG_PRIORITY] = (void *)priority;
+    in[UPF__FG_SCENE] = (void *)in_scene;
+    cpu[UPF__FG_SCENE] = want, out[UPF__FG_SCENE] = got;
+    cpu_pass(g->ctx, ps, UPF__FG_CUT, &con, cpu);
+    const upf__vk_pass_plan plan = { .pass = UPF__FG_CUT, .stamp = true,
+                                     .push_bytes = sizeof con, .variant_count = 1,
+                                     .variant = { { "framegen/cut", NULL, NULL } } };
+    const upf__vk_pass_frame pf = { .run = true, .push = &con, .dispatches = 1,
+                                    .grid = { { 1, 1, 1 } } };
+    if (run_pass(g, ps, &plan, &pf, in, out))
+        return -1.0f;
+    for (int k = 0; k < 3; k++)
+        CHECKF(got[k] == want[k], "%s: scene[%d]: GPU %.9g, CPU %.9g", what, k, got[k],
+               want[k]);
+    CHECKF(fabsf(got[3] - want[3]) <= 2.5f * FLT_EPSILON * fabsf(want[3]),
+           "%s: scene[3]: GPU %.9g, CPU %.9g", what, got[3], want[3]);
+    return want[0];
+}
+
+static void test_cut(gpu *g)
+{
+    engine_run er = engine_on_turn(g->ctx);
+    if (!er.ps)
+        return;
+    const int n = er.ps->surface[UPF__FG_PRIORITY].width * er.ps->surface[UPF__FG_PRIORITY].height;
+    uint32_t *pri = malloc(sizeof(uint32_t) * (size_t)n);
+    test_rng rng = test_rng_make("test_vk_framegen cut");
+    /* lost shares around the threshold (a half), exactly at it, and all */
+    const int lost[5] = { n / 5, n / 2, n / 2 + 1, n - 3, n };
+    for (int c = 0; c < 5; c++) {
+        for (int i = 0; i < n; i++)
+            pri[i] = test_rand_u32(&rng) | 1u; /* odd: never UPF__FG_LOST */
+        for (int k = 0; k < lost[c]; k++) { /* lost[c] distinct random pixels */
+            int i = test_rand_int(&rng, 0, n - 1);
+            while (pri[i] == UPF__FG_LOST)
+                i = (i + 1) % n;
+            pri[i] = UPF__FG_LOST;
+        }
+        char what[64];
+        snprintf(what, sizeof what, "%d of %d lost", lost[c], n);
+        const float cut = cut_case(g, er.ps, pri, 0.0f, 1, what);
+        CHECKF(cut == (2 * lost[c] > n ? 2.0f : 0.0f), "%s: the CPU's decision %g", what, cut);
+        if (c == 4) {
+            CHECK(cut_case(g, er.ps, pri, 1.0f, 1, "the scene pass's cut kept") == 1.0f);
+            CHECK(cut_case(g, er.ps, pri, 0.0f, 0, "a cut, not enabled") == 0.0f);
+        }
+    }
+    free(pri);
+    upf_interpolate_destroy(&er.e);
+}
+
 int main(void)
 {
     upf_context *ctx = test_context(2);
@@ -1110,6 +1187,7 @@ int main(void)
         test_inpaint(&g);
         test_compose(&g);
         test_scene(&g);
+        test_cut(&g);
         test_chain(&g);
     }
     vkt_finish(&t);

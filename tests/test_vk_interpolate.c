@@ -20,7 +20,8 @@
  *   the optical flow (engines for UPF_VK_MOTION_FLOW and _BOTH against the CPU's _FLOW and
  *   _AUTO): turn at factor 3 and pan at 2 without vectors, the both engine with vectors (the
  *   vectors' frame) and without (the flow's), the flow engine given vectors (ignored), and
- *   the cut, where the flow path's scene pass blends;
+ *   the cut, where the flow path's scene pass blends, and two shots of one map (the forest's
+ *   cut), which only the flow's cut pass blends;
  *   two records before a wait (frames in flight 2, factor 3), different pairs: both right;
  *   and timings (per pass, summed over the phases) after the wait;
  *   8-bit sRGB colours and HUD layers (an SRGB view, UNORM views with srgb = 1) into RGBA8
@@ -336,6 +337,24 @@ static void test_flow(gpu *g, scene *sc)
     fv.motion = fv.depth = true;
     run_case(g, pan, &fv, half, 1, "pan, flow engine given vectors", want);
     run_case(g, cut, &flow, third, 2, "a cut (turn, then walk), flow", want);
+    /* two shots of one map (the forest's cut path across its cut), whose histograms are alike:
+     * the flow's cut pass must blend (the CPU does: checked), as on the CPU */
+    scene *forest = NULL;
+    CHECK_OK(g->ctx, scene_create(g->ctx, "forest", 2, &forest));
+    const double tc = scene_cut_time();
+    const scene_buffers ba = { cut->a, NULL, NULL, NULL }, bb = { cut->b, NULL, NULL, NULL };
+    if (forest &&
+        scene_render(forest, scene_view_params(.path = "cut", .time = tc - 1.0 / 60.0,
+                                               .width = W, .height = H), &ba, NULL) == UPF_OK &&
+        scene_render(forest, scene_view_params(.path = "cut", .time = tc + 1.0 / 60.0,
+                                               .width = W, .height = H), &bb, NULL) == UPF_OK) {
+        run_case(g, cut, &flow, half, 1, "two shots of one map, flow", want);
+        for (int i = 0; i < 4 * N; i++)
+            vec[0][i] = 0.5f * cut->a[i] + 0.5f * cut->b[i];
+        CHECKF(mean_abs_diff(want[0], vec[0]) < 1e-6, "two shots of one map: the CPU's frame "
+               "is %g from the blend (expected the blend)", mean_abs_diff(want[0], vec[0]));
+    }
+    scene_destroy(&forest);
     free(turn), free(pan), free(cut), free(want), free(vec);
 }
 

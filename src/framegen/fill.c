@@ -18,8 +18,13 @@
  * takes the farthest motion in the 3x3 around its ancestor on that level and the two above
  * (a surface's own edge pixels are the only ones a small ancestor sees; a few levels up the
  * background beyond the hole is seen too). It is flagged, so the resolve knows only one
- * frame may see it. With no motion anywhere the
- * motion is zero.
+ * frame may see it. With optical flow (flow_rank) a priority is a speed, not a depth: the
+ * fill ranks every consistent vector alike (the first of equals wins) and a lost one
+ * (UPF__FG_LOST: it failed the flow's forward/backward check) behind them. Taken as the
+ * farthest, the slowest and the lost vectors (an aperture problem's zero in flat sky, a still
+ * HUD pixel, a wrong match) filled what a pan brings into view at the frame's edge: a seam
+ * where that strip began (docs/FRAMEGEN.md, "fill"). With no motion anywhere the motion is
+ * zero.
  * Work: one task per row of each level. */
 #include <string.h>
 
@@ -48,6 +53,13 @@ static uint32_t float_bits(float f)
     uint32_t b;
     memcpy(&b, &f, sizeof b);
     return b;
+}
+
+/* How far a surface is, for the fill: its priority (depth order), or with flow_rank 1 for a
+ * consistent flow vector and 0 for a lost one. */
+static uint32_t fill_rank(const fill_job *j, uint32_t p)
+{
+    return j->con->flow_rank ? (p == UPF__FG_LOST ? 0u : 1u) : p;
 }
 
 static float *level_ptr(const fill_job *j, int l)
@@ -107,7 +119,7 @@ static void down_row(void *priv, int y, int worker)
             const float *c = src + ((size_t)cy * W + cx) * 4;
             if (c[3] != 0.0f)
                 continue;
-            uint32_t p = float_bits(c[2]);
+            uint32_t p = fill_rank(j, float_bits(c[2]));
             if (!best || p > best_p)
                 best = c, best_p = p;
         }
@@ -149,7 +161,7 @@ static void up_row(void *priv, int y, int worker)
                 if (sx < 0 || sy < 0 || sx >= w || sy >= h)
                     continue;
                 const float *a = lev + ((size_t)sy * W + sx) * 4;
-                uint32_t p = float_bits(a[2]);
+                uint32_t p = fill_rank(j, float_bits(a[2]));
                 if (a[3] == 0.0f && (!best || p > best_p))
                     best = a, best_p = p;
             }

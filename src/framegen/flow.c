@@ -345,7 +345,7 @@ static void check_row(void *priv, int y, int worker)
             ok = sqrtf(ex * ex + ey * ey) <= c->consistency + c->consistency_rel * len;
         }
         /* an inconsistent pixel keeps its vector but loses every splat conflict */
-        j->priority[i] = ok ? upf__fg_motion_priority(m[0], m[1]) : 0xfffffffeu;
+        j->priority[i] = ok ? upf__fg_motion_priority(m[0], m[1]) : UPF__FG_LOST;
     }
 }
 

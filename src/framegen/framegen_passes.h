@@ -81,8 +81,9 @@ enum upf__fg_surface {
     UPF__FG_RESOLVED,         /* rgba32f: the made frame, alpha 0 where neither frame sees it */
     UPF__FG_COLOR_PYRAMID,    /* rgba32f atlas: levels 1.. of the resolved colour, weighted */
     UPF__FG_INPAINTED,        /* rgba32f: the made frame with its holes filled */
-    UPF__FG_SCENE,            /* r32f 4 x 1: 1 where the frames are of different scenes, the
-                               * histogram distances (scene.c) */
+    UPF__FG_SCENE,            /* r32f 4 x 1: 1 where the frames are of different scenes (the
+                               * scene pass), 2 where the flow found a cut (cut.c), else 0;
+                               * the histogram distances; the share of lost flow vectors */
     UPF__FG_FLOW_BLOCKS,      /* rg32f, level 0's blocks across x 6 x their rows: the flow's
                                * block vectors, per direction this level's, the parent's and
                                * the search's */
@@ -103,11 +104,14 @@ enum upf__fg_pass_index {
     UPF__FG_RESOLVE = UPF_INTERPOLATE_PASS_RESOLVE,
     UPF__FG_INPAINT = UPF_INTERPOLATE_PASS_INPAINT,
     UPF__FG_COMPOSE = UPF_INTERPOLATE_PASS_COMPOSE,
-    UPF__FG_PASS_COUNT = UPF_INTERPOLATE_PASS_COUNT
+    /* internal passes after the public ones (their time counts in a public pass's) */
+    UPF__FG_CUT = UPF_INTERPOLATE_PASS_COUNT, /* after the flow; its time in the flow's */
+    UPF__FG_PASS_COUNT
 };
 
 #define UPF__FG_INVALID 1e30f            /* x of a vector that is not known */
 #define UPF__FG_NONE 0xffffffffu         /* a splat cell nothing landed in (its index) */
+#define UPF__FG_LOST 0xfffffffeu         /* the flow's priority of an inconsistent vector */
 #define UPF__FG_LEVELS_MAX 12            /* pyramid levels at most (level 0 included) */
 #define UPF__FG_HIST_BINS 32
 #define UPF__FG_HIST_REGIONS 17          /* the whole frame, then 4 x 4 regions */
@@ -129,6 +133,12 @@ typedef struct upf__fg_scene_con {
     float global, regions;            /* a cut: the whole frame's histograms differ by more
                                        * than `global` and the median region's by `regions` */
 } upf__fg_scene_con;
+
+typedef struct upf__fg_cut_con {
+    int32_t width, height;
+    uint32_t enabled;                 /* 0: no decision (not the flow) */
+    float lost;                       /* a cut: more than this share of N's vectors lost */
+} upf__fg_cut_con;
 
 typedef struct upf__fg_vectors_con {
     int32_t width, height;            /* the frames' size */
@@ -167,6 +177,7 @@ typedef struct upf__fg_splat_con {
 typedef struct upf__fg_fill_con {
     int32_t width, height;
     int32_t levels;                   /* of the motion pyramid, level 0 included */
+    uint32_t flow_rank;               /* 1 (flow): consistent vectors fill alike, lost last */
 } upf__fg_fill_con;
 
 typedef struct upf__fg_resolve_con {
@@ -207,6 +218,7 @@ upf_result upf__fg_fill_pass(const upf__pass_args *a);     /* fill.c */
 upf_result upf__fg_resolve_pass(const upf__pass_args *a);  /* resolve.c */
 upf_result upf__fg_inpaint_pass(const upf__pass_args *a);  /* inpaint.c */
 upf_result upf__fg_compose_pass(const upf__pass_args *a);  /* compose.c */
+upf_result upf__fg_cut_pass(const upf__pass_args *a);      /* cut.c */
 
 /* Scratch of the passes (bytes). */
 size_t upf__fg_prepare_scratch_bytes(int height);

@@ -9,8 +9,10 @@
  * and camera once, then splat .. compose once per phase with that phase's constants. The
  * host chooses the blend on a reset, on frame ids that are not consecutive and on a missing
  * input; the scene pass chooses it on the device when prepare's histograms say the two frames
- * are of different scenes (flow only: with vectors the host says reset), and the resolve
- * takes it, so nothing is read back in the middle of a frame. The engine reads the scene
+ * are of different scenes, and the cut pass after the flow when most of the flow's vectors
+ * fail its forward/backward check (a cut between two shots of one map; both flow only: with
+ * vectors the host says reset), and the resolve takes it, so nothing is read back in the
+ * middle of a frame. The engine reads the scene
  * surface after the run only to report the method (upf_interpolate_last_method, the log):
  * what a GPU backend reads after the frame's fence. */
 #include <math.h>
@@ -38,6 +40,7 @@
 #define STILL_THRESHOLD (2.0f / 255.0f) /* still pixels: within 2/255 (square-root light) */
 #define CUT_GLOBAL 0.25f       /* a cut: the whole frame's histograms differ by a quarter ... */
 #define CUT_REGIONS 0.5f       /* ... and the median region's by half */
+#define CUT_LOST 0.5f          /* or more than half of the flow's vectors lost: a cut */
 
 struct upf_interpolate {
     upf_context *ctx;
@@ -150,6 +153,8 @@ static const upf__pass_info passes[UPF__FG_PASS_COUNT] = {
                               S(UPF__FG_HUD),
                           S(UPF__FG_OUTPUT), -1, sizeof(upf__fg_compose_con),
                           upf__fg_compose_pass },
+    [UPF__FG_CUT] = { "cut", "cut", S(UPF__FG_PRIORITY) | S(UPF__FG_SCENE), S(UPF__FG_SCENE), -1,
+                      sizeof(upf__fg_cut_con), upf__fg_cut_pass },
 };
 #undef S
 
@@ -233,6 +238,7 @@ static void constants(upf__passes *ps, const upf_interpolate_params *p, int flow
     *(upf__fg_prepare_con *)ps->con[UPF__FG_PREPARE] = (upf__fg_prepare_con){ W, H, 0 };
     *(upf__fg_scene_con *)ps->con[UPF__FG_SCENE_PASS] =
         (upf__fg_scene_con){ 0, CUT_GLOBAL, CUT_REGIONS };
+    *(upf__fg_cut_con *)ps->con[UPF__FG_CUT] = (upf__fg_cut_con){ W, H, 0, CUT_LOST };
     upf__fg_camera_con *cc = ps->con[UPF__FG_CAMERA_PASS];
     cc->width = W, cc->height = H;
     upf__fg_camera_grid(W, H, &cc->step, &cc->grid_w, &cc->grid_h);
@@ -248,7 +254,7 @@ static void constants(upf__passes *ps, const upf_interpolate_params *p, int flow
         W, H, flow_levels, FLOW_RADIUS_COARSE, FLOW_RADIUS, FLOW_REFINE, FLOW_PENALTY,
         FLOW_FLAT, FLOW_CONSISTENCY, FLOW_CONSISTENCY_REL };
     *(upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS] = (upf__fg_splat_con){ W, H, 0.5f };
-    *(upf__fg_fill_con *)ps->con[UPF__FG_FILL] = (upf__fg_fill_con){ W, H, pyramid_levels };
+    *(upf__fg_fill_con *)ps->con[UPF__FG_FILL] = (upf__fg_fill_con){ W, H, pyramid_levels, 0 };
     *(upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE] = (upf__fg_resolve_con){
         W, H, 0.5f, 0, 1, RESOLVE_TOLERANCE, RESOLVE_TOLERANCE_REL, RESOLVE_SHARPNESS };
     *(upf__fg_inpaint_con *)ps->con[UPF__FG_INPAINT] =
@@ -536,6 +542,12 @@ static upf_result run_phases(upf_interpolate *e, const char *fn, const upf_inter
         if (r != UPF_OK)
             return r;
         add_ms(e, pass, pass);
+        /* the flow's cut decision, into the scene surface (its time in the flow's) */
+        ((upf__fg_cut_con *)ps->con[UPF__FG_CUT])->enabled = !vec;
+        r = upf__passes_run(ps, fn, images, UPF__FG_CUT, UPF__FG_CUT);
+        if (r != UPF_OK)
+            return r;
+        e->ms[UPF__FG_FLOW] += vec ? 0.0 : ps->ms[UPF__FG_CUT];
         r = upf__passes_run(ps, fn, images, UPF__FG_CAMERA_PASS, UPF__FG_CAMERA_PASS);
         if (r != UPF_OK)
             return r;
@@ -569,6 +581,8 @@ static upf_result run_phases(upf_interpolate *e, const char *fn, const upf_inter
         rc->t = t;
         rc->blend = blend;
         rc->visibility = method == UPF_INTERPOLATE_USED_VECTORS;
+        ((upf__fg_fill_con *)ps->con[UPF__FG_FILL])->flow_rank =
+            method == UPF_INTERPOLATE_USED_FLOW;
         upf__fg_compose_con *co = ps->con[UPF__FG_COMPOSE];
         co->t = t;
         const upf_image *hud = f->hud && f->prev_hud ? (t < 0.5f ? f->prev_hud : f->hud)
@@ -585,12 +599,18 @@ static upf_result run_phases(upf_interpolate *e, const char *fn, const upf_inter
     if (r == UPF_OK && flow) {
         /* what the scene pass decided and the resolve took (read after the frame, to report) */
         const float *sc = ps->surface[UPF__FG_SCENE].data;
-        upf__log(ctx, UPF_LOG_DEBUG, "%s: histogram distance %.3f, median region %.3f", fn,
-                 sc[1], sc[2]);
+        upf__log(ctx, UPF_LOG_DEBUG, "%s: histogram distance %.3f, median region %.3f, "
+                 "flow vectors lost %.3f", fn, sc[1], sc[2], sc[3]);
         if (sc[0] != 0.0f) {
             method = UPF_INTERPOLATE_USED_BLEND;
             why = UPF_INTERPOLATE_FALLBACK_SCENE_CHANGE;
-            upf__log(ctx, UPF_LOG_INFO, "%s: a scene change between the frames: the blend", fn);
+            if (sc[0] == 2.0f)
+                upf__log(ctx, UPF_LOG_INFO, "%s: a cut between two shots (%.0f%% of the optical "
+                         "flow's vectors fail its forward/backward check; a cut: over %.0f%%): "
+                         "the blend", fn, 100.0 * sc[3], 100.0 * CUT_LOST);
+            else
+                upf__log(ctx, UPF_LOG_INFO, "%s: a scene change between the frames: the blend",
+                         fn);
         }
     }
     if (r == UPF_OK) {

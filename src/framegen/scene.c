@@ -4,7 +4,8 @@
  * of a frame.
  *
  * Reads: histograms (r32ui). Writes: scene (r32f 4 x 1: 1 where the frames are of different
- * scenes, else 0; the whole frame's histogram distance; the median region's distance; 0).
+ * scenes, else 0; the whole frame's histogram distance; the median region's distance; 0, for
+ * the cut pass, cut.c, to write after the flow).
  *
  * The distance of two histograms is their L1 distance as a share of their pixels (0: equal,
  * 1: disjoint). A cut: the whole frames' histograms differ by more than `global` and the

@@ -117,6 +117,9 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
     *flow_first = n;
     *flow_count = flow ? upf__vk_fg_flow_plans(plan + n) : 0;
     n += *flow_count;
+    at[UPF__VK_FG_GP_CUT] = flow ? n : -1;
+    if (flow)
+        plan[n++] = plan_of(UPF__FG_CUT, "framegen/cut", 0, true);
     at[UPF__VK_FG_GP_CAMERA] = n;
     plan[n++] = plan_of(UPF__FG_CAMERA_PASS, "framegen/camera", sizeof(upf__fg_camera_con), true);
     at[UPF__VK_FG_GP_SPLAT] = n;
@@ -461,16 +464,22 @@ static void pair_passes(const upf_vk_interpolate *fg, const upf_vk_interpolate_f
     prepare_passes(fg, f, rp, push, vf);
     if (rp->method == UPF_INTERPOLATE_USED_VECTORS)
         vectors_pass(fg, f, rp, push, vf);
-    if (rp->method == UPF_INTERPOLATE_USED_FLOW)
+    if (rp->method == UPF_INTERPOLATE_USED_FLOW) {
         upf__vk_fg_flow_frames(&fg->ps, &vf->pass[fg->flow_first],
                                (uint8_t (*)[UPF__VK_PUSH_MAX])push[FLOW_PUSH].bytes);
+        upf__fg_cut_con *cc = (upf__fg_cut_con *)push[UPF__VK_FG_GP_CUT].bytes;
+        *cc = *(const upf__fg_cut_con *)fg->ps.con[UPF__FG_CUT];
+        cc->enabled = 1;
+        vf->pass[fg->at[UPF__VK_FG_GP_CUT]] = (upf__vk_pass_frame){
+            .run = true, .push = cc, .dispatches = 1, .grid = { { 1, 1, 1 } } };
+    }
     if (rp->method != UPF_INTERPOLATE_USED_BLEND)
         camera_pass(fg, rp, push, vf);
 }
 
 /* A phase's splat and fill (not for the blend). */
-static void motion_passes(const upf_vk_interpolate *fg, float t, push_block *push,
-                          upf__vk_frame *vf)
+static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, float t,
+                          push_block *push, upf__vk_frame *vf)
 {
     const upf__passes *ps = &fg->ps;
     const int W = fg->params.width, H = fg->params.height;
@@ -482,6 +491,7 @@ static void motion_passes(const upf_vk_interpolate *fg, float t, push_block *pus
         .run = true, .push = spc, .dispatches = 2, .grid = { px, px }, .patch = { 0, 1 } };
     upf__fg_fill_con *fc = (upf__fg_fill_con *)push[UPF__VK_FG_GP_FILL].bytes;
     *fc = *(const upf__fg_fill_con *)ps->con[UPF__FG_FILL];
+    fc->flow_rank = rp->method == UPF_INTERPOLATE_USED_FLOW;
     upf__vk_pass_frame *ff = &vf->pass[fg->at[UPF__VK_FG_GP_FILL]];
     *ff = (upf__vk_pass_frame){ .run = true, .push = fc, .dispatches = fc->levels + 1 };
     for (int l = 0; l <= fc->levels; l++) {
@@ -554,7 +564,7 @@ static void phase_passes(const upf_vk_interpolate *fg, const upf_vk_interpolate_
                          const upf_rect *out_rect, push_block *push, upf__vk_frame *vf)
 {
     if (rp->method != UPF_INTERPOLATE_USED_BLEND)
-        motion_passes(fg, t, push, vf);
+        motion_passes(fg, rp, t, push, vf);
     resolve_passes(fg, rp, t, push, vf);
     compose_pass(fg, f, rp, t, out, out_rect, push, vf);
 }
@@ -658,14 +668,14 @@ upf_result upf_vk_interpolate_timings(upf_vk_interpolate *fg,
     const int fif = fg->params.frames_in_flight;
     for (uint64_t back = 0; back < (uint64_t)fif && back < fg->records; back++) {
         const int slot = (int)((fg->records - 1 - back) % (uint64_t)fif);
-        double sum[UPF_INTERPOLATE_PASS_COUNT] = { 0 }, one[UPF_INTERPOLATE_PASS_COUNT];
+        double sum[UPF_INTERPOLATE_PASS_COUNT] = { 0 }, one[UPF__PASSES_MAX];
         double total = 0.0, t = 0.0;
         bool all = fg->frame_count[slot] > 0;
         for (int k = 0; k < fg->frame_count[slot] && all; k++) {
             all = upf__vk_runner_frame_timings(fg->run, fg->first_frame[slot] + (uint64_t)k,
                                                one, &t);
             for (int p = 0; all && p < UPF_INTERPOLATE_PASS_COUNT; p++)
-                sum[p] += one[p];
+                sum[p] += one[p] + (p == UPF__FG_FLOW ? one[UPF__FG_CUT] : 0.0); /* as the CPU's */
             total += t;
         }
         if (!all)

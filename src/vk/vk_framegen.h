@@ -24,6 +24,8 @@ enum {
     UPF__VK_FG_GP_INPAINT_UP,
     UPF__VK_FG_GP_COMPOSE,
     UPF__VK_FG_GP_COMPOSE_HUD,
+    UPF__VK_FG_GP_CUT,        /* the flow's cut decision (cut.comp, after the flow's passes):
+                               * only in an engine made for the flow, else at[] -1 */
     UPF__VK_FG_GP_COUNT
 };
 

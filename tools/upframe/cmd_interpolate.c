@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cut.h"
 #include "framegen_backend.h"
 #include "common/engine_memory.h"
 #include "outset.h"
@@ -94,7 +93,6 @@ typedef struct frame_in {
     imageio_image color, hud, motion, depth;
     bool has_hud, has_motion, has_depth;
     bool reset;
-    bool cut;            /* reset because it looks like a cut (cut.h; a note said so) */
     long number;
     bool reversed;
     double scale_x, scale_y;
@@ -475,7 +473,10 @@ typedef struct stats {
     int runs;
 } stats;
 
-static void note_method(tool_interpolate *e, stats *st, long a, long b, bool said)
+/* A pair that fell back to the blend draws a note; a scene change is the engine's decision
+ * on the optical-flow path (its histograms, or its flow's check: a cut between two shots of
+ * one map, docs/FRAMEGEN.md "cut"). */
+static void note_method(tool_interpolate *e, stats *st, long a, long b)
 {
     upf_interpolate_method m = 0;
     upf_interpolate_fallback fb = 0;
@@ -484,9 +485,13 @@ static void note_method(tool_interpolate *e, stats *st, long a, long b, bool sai
         st->method[m]++;
     if (m == UPF_INTERPOLATE_USED_BLEND && fb != UPF_INTERPOLATE_FALLBACK_ASKED) {
         st->blends++;
-        if (!said)
+        if (fb == UPF_INTERPOLATE_FALLBACK_SCENE_CHANGE)
+            cli_note(CMD, "frames %ld and %ld look like a cut between shots (the engine found "
+                     "another scene, or no motion the optical flow can follow): the blend", a,
+                     b);
+        else
             cli_note(CMD, "frames %ld and %ld: %s: the blend", a, b,
-                 upf_interpolate_fallback_name(fb));
+                     upf_interpolate_fallback_name(fb));
     }
     double ms[UPF_INTERPOLATE_PASS_COUNT];
     if (tool_interpolate_timings(e, ms) == UPF_OK)
@@ -603,22 +608,6 @@ static tool_interpolate *make_engine(upf_context *ctx, const frame_in *a, const 
     if (!e)
         *rc = cli_fail_upf(CMD, ctx, upf_context_last_error(ctx, NULL));
     return e;
-}
-
-/* Without motion vectors (optical flow), a pair that looks like a cut between shots
- * (cut.h) gets the blend, with a note: the library's own scene-change test misses cuts
- * between two shots of one map (issue 35 item 6). */
-static void check_cut(upf_context *ctx, const frame_in *a, frame_in *b, bool blend)
-{
-    if (blend || b->has_motion || b->reset)
-        return;
-    const double score = cli_cut_score(ctx, &a->color.img, &b->color.img);
-    if (score > CLI_CUT_THRESHOLD) {
-        b->reset = b->cut = true;
-        cli_note(CMD, "frames %ld and %ld look like a cut between shots (a difference of %.2f "
-                 "after the best shift; cuts score above %.1f): the blend", a->number,
-                 b->number, score, CLI_CUT_THRESHOLD);
-    }
 }
 
 static int interpolate_pair(upf_context *ctx, tool_interpolate *e, const frame_in *a,
@@ -872,11 +861,9 @@ static int run_interpolate(int argc, char **argv)
                               ? UPF_FORMAT_RGBA32F : UPF_FORMAT_RGBA8_SRGB, err) != UPF_OK)
                 rc = cli_fail(CMD, CLI_EXIT_INTERNAL, "%s", err);
         if (rc == CLI_EXIT_OK)
-            check_cut(ctx, &fa, &fb, blend);
-        if (rc == CLI_EXIT_OK)
             rc = interpolate_pair(ctx, e, &fa, &fb, count, factor ? NULL : &phase, outs);
         if (rc == CLI_EXIT_OK) {
-            note_method(e, &st, 0, 1, fb.cut);
+            note_method(e, &st, 0, 1);
             st.made += count;
         }
         if (rc == CLI_EXIT_OK && !factor)
@@ -918,11 +905,9 @@ static int run_interpolate(int argc, char **argv)
                 if (!e) /* made once, for the first pair's inputs */
                     e = make_engine(ctx, &fa, &fb, blend, vulkan, false, &rc);
                 if (rc == CLI_EXIT_OK)
-                    check_cut(ctx, &fa, &fb, blend);
-                if (rc == CLI_EXIT_OK)
                     rc = interpolate_pair(ctx, e, &fa, &fb, count, NULL, outs);
                 if (rc == CLI_EXIT_OK) {
-                    note_method(e, &st, fa.number, fb.number, fb.cut);
+                    note_method(e, &st, fa.number, fb.number);
                     st.made += count;
                 }
                 for (int j = 0; j < count && rc == CLI_EXIT_OK; j++)

@@ -9,9 +9,10 @@
  * levels - 1 makes level l, each pixel the farthest (largest priority) of its 2x2 children
  * that have a motion, the first of equals; step `levels` fills each hole of level 0 from the
  * first level whose ancestor has a motion and the two above, the farthest of the 3x3 around
- * the ancestor. The buffers are read and written as words (uvec4), so the priority's bits
- * pass through as they are (a reversed depth's bits can be a NaN's). One invocation per
- * pixel of the level, 8 x 8 a workgroup. */
+ * the ancestor. With flow_rank (optical flow: a priority is a speed) every consistent vector
+ * ranks alike and a lost one (FG_LOST) below them (fill_rank). The buffers are read and
+ * written as words (uvec4), so the priority's bits pass through as they are (a reversed
+ * depth's bits can be a NaN's). One invocation per pixel of the level, 8 x 8 a workgroup. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
@@ -25,12 +26,14 @@ layout(set = 0, binding = 22, std430) buffer Pyramid { uvec4 pyramid[]; };
 layout(push_constant) uniform Push {
     int width, height;
     int levels;         /* of the motion pyramid, level 0 included */
+    uint flow_rank;     /* 1: rank by fill_rank's flow rule, not the priority */
     int step;           /* patched: 0 decode, 1 .. levels - 1 down, levels up */
 } pc;
 
 #include "camera.glsl"
 
 #define FG_NONE 0xffffffffu
+#define FG_LOST 0xfffffffeu /* the flow's priority of an inconsistent vector */
 const uvec4 HOLE = uvec4(0u, 0u, 0u, 0x3f800000u); /* (0, 0, priority 0, 1.0) */
 
 shared float fill_g[9];
@@ -48,6 +51,12 @@ int level_base(int l)
     for (int k = 1; k < l; k++)
         row += level_size(pc.height, k);
     return row * pc.width;
+}
+
+/* how far a surface is: its priority, or with flow_rank 1 consistent, 0 lost */
+uint fill_rank(uint p)
+{
+    return pc.flow_rank != 0u ? (p == FG_LOST ? 0u : 1u) : p;
 }
 
 uvec4 level_at(int l, int x, int y)
@@ -88,7 +97,7 @@ void down(int l, int x, int y)
         const uvec4 c = level_at(l - 1, cx, cy);
         if (c.w != 0u)
             continue;
-        if (!found || c.z > best.z)
+        if (!found || fill_rank(c.z) > fill_rank(best.z))
             best = c, found = true;
     }
     pyramid[level_base(l) + y * pc.width + x] = best;
@@ -115,7 +124,7 @@ void up(int x, int y)
             if (sx < 0 || sy < 0 || sx >= w || sy >= h)
                 continue;
             const uvec4 a = level_at(l, sx, sy);
-            if (a.w == 0u && (!have || a.z > best.z))
+            if (a.w == 0u && (!have || fill_rank(a.z) > fill_rank(best.z)))
                 best = a, have = true;
         }
     }
