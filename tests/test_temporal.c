@@ -717,11 +717,13 @@ static double psnr_inner(const float *a, const float *b, int ow, int oh, int bor
     return -10 * log10(se / (double)n);
 }
 
-/* Still-camera shimmer (docs/TEMPORAL.md, RANGE_STILL): the static wall at 2x for 64 frames;
- * from frame 9 on, the mean frame-to-frame change of the output's luma in 8-bit codes. The 3x3
- * samples around a pixel's nearest one move by a render pixel as the jitter crosses a pixel
- * boundary; cutting the box to their range clipped right histories next to the checker's edges
- * back and forth: 0.171 codes with the range as it was, 0.160 widened. */
+/* Still-camera shimmer (docs/TEMPORAL.md, RANGE_STILL and SAMPLE_SHARE_STILL): the static
+ * wall at 2x for 64 frames; from frame 9 on, the mean frame-to-frame change of the output's
+ * luma in 8-bit codes. The 3x3 samples around a pixel's nearest one move by a render pixel as
+ * the jitter crosses a pixel boundary; cutting the box to their range clipped right histories
+ * next to the checker's edges back and forth: 0.171 codes with the range as it was, 0.160
+ * widened. A still, confident pixel's new samples at half their weight: 0.128 (each new
+ * frame moves a young history less). */
 static void test_still_shimmer(upf_context *ctx)
 {
     const int w = 48, h = 32, ow = 96, oh = 64, frames = 64;
@@ -745,7 +747,7 @@ static void test_still_shimmer(upf_context *ctx)
     double shimmer = sum / (double)count;
     printf("still shimmer: static wall 2x, %.3f codes a frame over frames 9..%d\n", shimmer,
            frames - 1);
-    CHECKF(shimmer < 0.165, "still shimmer %.3f codes a frame", shimmer);
+    CHECKF(shimmer < 0.145, "still shimmer %.3f codes a frame", shimmer);
     free(out[0]);
     free(out[1]);
     upf_temporal_destroy(&t);
