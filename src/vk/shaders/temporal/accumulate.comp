@@ -57,6 +57,12 @@ const float CLIP_DISTRUST_STILL = 32.0;
 const float RANGE_STILL = 0.5;
 const float SAMPLE_SHARE_STILL = 0.5;
 
+/* accumulate.c's still_share: 1 at r_x r_y = 2.25 (1.5x), SAMPLE_SHARE_STILL from 4 (2x) on */
+float still_share(float rx, float ry)
+{
+    return 1.0 - (1.0 - SAMPLE_SHARE_STILL) * upf_sat((rx * ry - 2.25) / 1.75);
+}
+
 uint luma_code(float y)
 {
     float v = sqrt(y > 0.0 ? y : 0.0);
@@ -203,7 +209,7 @@ void main()
     }
     const float speed = sqrt(mv.x * rx * mv.x * rx + mv.y * ry * mv.y * ry);
     const float still = upf_sat(1.0 - speed);
-    const float share = 1.0 - (1.0 - SAMPLE_SHARE_STILL) * still * conf;
+    const float share = 1.0 - (1.0 - still_share(rx, ry)) * still * conf;
     const float wcur = (wsum > 0.0 ? wsum : 0.0) * (kx * ky) / (rx * ry) * share;
 
     /* 5.-6. rectify and blend */
