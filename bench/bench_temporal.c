@@ -895,12 +895,13 @@ int main(int argc, char **argv)
             const cell *c = &cells[pi][r];
             if (!c->sequences)
                 continue;
+            bool named = false; /* the path on its first row (with --only-temporal: temporal) */
             for (int m = 0; m < N_METHODS; m++) {
                 const score *s = &c->s[m];
                 if (!s->frames)
                     continue;
                 int flips = (s->frames + 1) / 2;
-                out("| %s | %s | %.2f | %.4f | %.4f | %.2f |", m ? "" : all_paths[pi],
+                out("| %s | %s | %.2f | %.4f | %.4f | %.2f |", named ? "" : all_paths[pi],
                     method_names[m], mean_of(s->psnr, s->frames), mean_of(s->ssim, s->frames),
                     mean_of(s->flip, flips), mask_psnr(s));
                 if (!strcmp(all_paths[pi], "still"))
@@ -908,6 +909,7 @@ int main(int argc, char **argv)
                         c->stable[m] / c->sequences);
                 else
                     out(" | |\n");
+                named = true;
             }
             if (!strcmp(all_paths[pi], "still"))
                 out("| | (reference) | | | | | %.3f | %.3f |\n", c->shimmer_ref / c->sequences,

@@ -25,7 +25,8 @@
  *     not yet confident takes the spatial engine's upscale instead, (1 - c) of it (not where
  *     the upsample is brighter than the fill can be: HDR), read where the jitter put it. Its weight in the history is
  *     w k_x k_y / (r_x r_y): one frame of samples at the output scale counts w, a smooth
- *     upsample counts as much as one frame's samples on average.
+ *     upsample counts as much as one frame's samples on average; a still, confident pixel's
+ *     counts still_share() of that (SAMPLE_SHARE_STILL from 2x up).
  *  5. Rectification (Salvi 2016, "An excursion in temporal supersampling", GDC: variance
  *     clipping): the mean m and standard deviation d of the 3x3 samples around i (YCoCg), the
  *     box m +- g d intersected with their min..max (widened by RANGE_STILL of itself on a
@@ -64,6 +65,26 @@
  * clipped back and forth (shimmer). A still, confident pixel's range is widened by this share
  * of itself each side. */
 #define RANGE_STILL 0.5f
+
+/* A still, confident pixel's new samples count this share of their weight (1 on a moving or
+ * young one). On a still camera the output is a running mean of the frames' estimates, and
+ * its change from frame to frame is a new estimate's weight over the history's: in the first
+ * frames, while the history is young, a sample falling near a pixel's centre moved it by a
+ * quarter or more (the shimmer of issue 34). At half, the first frames' smooth upsample
+ * (weighed before the pixel was confident) keeps more of a young history: on the tuning still
+ * sequences the still-pixel shimmer fell 14% (16 frames) and 12% (48) with the PSNR +0.01 to
+ * +0.02 dB; at a quarter it fell 34% for -0.27 dB (docs/TEMPORAL.md). */
+#define SAMPLE_SHARE_STILL 0.5f
+
+/* ... from 2x up: at 1.5x the half cost the courtyard's tuning still sequence 0.09 dB (0.9 of
+ * the weight: 0.01), so the share is 1 at r_x r_y = 2.25, SAMPLE_SHARE_STILL from 4 (2x) on,
+ * linear between (docs/TEMPORAL.md). */
+static inline float still_share(float rx, float ry)
+{
+    float t = (rx * ry - 2.25f) / 1.75f;
+    t = t > 0.0f ? (t < 1.0f ? t : 1.0f) : 0.0f;
+    return 1.0f - (1.0f - SAMPLE_SHARE_STILL) * t;
+}
 
 typedef struct acc_job {
     const upf__accumulate_con *con;
@@ -271,13 +292,14 @@ static void acc_row(void *priv, int Y, int worker)
             for (int ch = 0; ch < 3; ch++)
                 est[ch] += (fy[ch] - est[ch]) * t;
         }
-        const float wcur = (wsum > 0.0f ? wsum : 0.0f) * (kx * ky) / (rx * ry);
+        const float speed = sqrtf(mv[0] * rx * mv[0] * rx + mv[1] * ry * mv[1] * ry);
+        const float still = sat(1.0f - speed);
+        const float share = 1.0f - (1.0f - still_share(rx, ry)) * still * conf;
+        const float wcur = (wsum > 0.0f ? wsum : 0.0f) * (kx * ky) / (rx * ry) * share;
 
         /* 5.-6. rectify and blend */
         float out[3];
         float wnew;
-        const float speed = sqrtf(mv[0] * rx * mv[0] * rx + mv[1] * ry * mv[1] * ry);
-        const float still = sat(1.0f - speed);
         int l1 = (int)((st >> 8) & 255u), l2 = (int)((st >> 16) & 255u), l3 = (int)(st >> 24);
         const int l0 = (int)luma_code(est_y);
         float life = valid && Wh > 0.0f ? (float)(st & 255u) / 255.0f - c->lock_decay : 0.0f;

@@ -49,11 +49,19 @@ layout(set = 0, binding = B_STATE_NEXT, std430) writeonly buffer StateNext { uin
 
 const float INF = 1.0 / 0.0;
 /* src/temporal/accumulate.c's: a clipped history's weight over 1 + d x its move, d from the
- * moving to the still value as the pixel is still, and a still, confident pixel's range of
- * samples widened by this share of itself each side */
+ * moving to the still value as the pixel is still, a still, confident pixel's range of
+ * samples widened by this share of itself each side, and the share of their weight its new
+ * samples count */
 const float CLIP_DISTRUST_MOVING = 8.0;
 const float CLIP_DISTRUST_STILL = 32.0;
 const float RANGE_STILL = 0.5;
+const float SAMPLE_SHARE_STILL = 0.5;
+
+/* accumulate.c's still_share: 1 at r_x r_y = 2.25 (1.5x), SAMPLE_SHARE_STILL from 4 (2x) on */
+float still_share(float rx, float ry)
+{
+    return 1.0 - (1.0 - SAMPLE_SHARE_STILL) * upf_sat((rx * ry - 2.25) / 1.75);
+}
 
 uint luma_code(float y)
 {
@@ -199,13 +207,14 @@ void main()
         float t = (1.0 - conf) * (1.0 - hdr);
         est += (fy - est) * t;
     }
-    const float wcur = (wsum > 0.0 ? wsum : 0.0) * (kx * ky) / (rx * ry);
+    const float speed = sqrt(mv.x * rx * mv.x * rx + mv.y * ry * mv.y * ry);
+    const float still = upf_sat(1.0 - speed);
+    const float share = 1.0 - (1.0 - still_share(rx, ry)) * still * conf;
+    const float wcur = (wsum > 0.0 ? wsum : 0.0) * (kx * ky) / (rx * ry) * share;
 
     /* 5.-6. rectify and blend */
     vec3 outc;
     float wnew;
-    const float speed = sqrt(mv.x * rx * mv.x * rx + mv.y * ry * mv.y * ry);
-    const float still = upf_sat(1.0 - speed);
     int l1 = int((st >> 8) & 255u), l2 = int((st >> 16) & 255u), l3 = int(st >> 24);
     const int l0 = int(luma_code(est_y));
     float life = valid && Wh > 0.0 ? float(st & 255u) / 255.0 - pc.lock_decay : 0.0;
