@@ -333,10 +333,16 @@ static void test_reconstruct(upf_context *ctx, test_rng *rng)
                         bx = sx, by = sy;
                 }
                 size_t b = (size_t)by * w + bx;
-                motion_wrong += dm[2 * i] != (float)(mot[2 * b] * (float)scale_x) ||
-                                dm[2 * i + 1] != (float)(mot[2 * b + 1] * (float)scale_y);
                 double d = dep[b], n = NEAR_PLANE, fa = FAR_PLANE;
                 double z = fa * n / (n + d * (fa - n));
+                /* its motion only if another surface, nearer by the separation; a case
+                 * within float rounding of it may go either way */
+                double d0 = dep[i], z0 = fa * n / (n + d0 * (fa - n));
+                double margin = (z0 - z) / z0 - UPF__DILATE_SEPARATION;
+                size_t mb = margin > 0 ? b : i;
+                if (fabs(margin) > 1e-5)
+                    motion_wrong += dm[2 * i] != (float)(mot[2 * mb] * (float)scale_x) ||
+                                    dm[2 * i + 1] != (float)(mot[2 * mb + 1] * (float)scale_y);
                 worst_z = fmax(worst_z, fabs(dz[i] - z) / z);
                 /* scatter */
                 double qx = x + 0.5 + (float)jx + dm[2 * i] - 0.5, qy = y + 0.5 + (float)jy + dm[2 * i + 1] - 0.5;
@@ -373,6 +379,58 @@ static void test_reconstruct(upf_context *ctx, test_rng *rng)
         free(out);
         upf_temporal_destroy(&t);
     }
+}
+
+/* Dilation on a sloping floor (issue 34, orbits): view distance 20 / (1 + 0.02 y), so each row
+ * is under 2% nearer than the one above, moving by 8 / z px (an orbit's parallax: the nearer,
+ * the faster), with a box at 2 m moving by 3 px. A floor pixel keeps its own motion (the
+ * nearest of its 3x3, always the row below, would give it that row's: 0.008 px off, a
+ * history fetched from the wrong place every frame); a floor pixel next to the box takes the
+ * box's. */
+static void test_dilation_slope(upf_context *ctx)
+{
+    const int w = 24, h = 40;
+    upf_temporal *t = make_engine(ctx, w, h, 2 * w, 2 * h, 0, 0);
+    if (!t)
+        return;
+    float *col = malloc(16 * (size_t)w * h), *dep = malloc(4 * (size_t)w * h);
+    float *mot = malloc(8 * (size_t)w * h), *out = malloc(64 * (size_t)w * h);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            size_t i = (size_t)y * w + x;
+            bool box = x >= 10 && x < 14 && y >= 10 && y < 14;
+            double z = box ? 2.0 : 20.0 / (1.0 + 0.02 * y);
+            for (int c = 0; c < 4; c++)
+                col[4 * i + c] = 0.5f;
+            dep[i] = depth_of(z);
+            mot[2 * i] = (float)(box ? 3.0 : 8.0 / z);
+            mot[2 * i + 1] = 0.0f;
+        }
+    upf_image ci = { col, w, h, 0, UPF_FORMAT_RGBA32F }, di = { dep, w, h, 0, UPF_FORMAT_R32F };
+    upf_image mi = { mot, w, h, 0, UPF_FORMAT_RG32F };
+    upf_image oi = { out, 2 * w, 2 * h, 0, UPF_FORMAT_RGBA32F };
+    upf_temporal_frame f = { .color = &ci, .depth = &di, .motion = &mi,
+                             .camera = { NEAR_PLANE, FAR_PLANE, 1.0, 1, 0, 0, 0, 0, 0, 0 },
+                             .frame_time_ms = 33.3 };
+    CHECK_OK(ctx, upf_temporal_run(t, &f, &oi));
+    const float *dm = surf(t, UPF__TP_DILATED_MOTION)->data;
+    int floor_wrong = 0, edge_wrong = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            size_t i = (size_t)y * w + x;
+            bool near_box = x >= 9 && x < 15 && y >= 9 && y < 15;
+            if (near_box)
+                edge_wrong += dm[2 * i] != 3.0f;
+            else
+                floor_wrong += dm[2 * i] != mot[2 * i];
+        }
+    CHECKF(floor_wrong == 0, "%d floor pixels took a neighbour's motion", floor_wrong);
+    CHECKF(edge_wrong == 0, "%d pixels next to the box did not take its motion", edge_wrong);
+    free(col);
+    free(dep);
+    free(mot);
+    free(out);
+    upf_temporal_destroy(&t);
 }
 
 /* Disocclusion: the square moved right by 6 px since last frame; the wall it uncovered (on its
@@ -1307,6 +1365,7 @@ int main(void)
     test_lanczos_table();
     test_tables(c1);
     test_reconstruct(c2, &rng);
+    test_dilation_slope(c2);
     test_disocclusion(c1);
     test_locks(c2);
     for (int k = 0; k < 3; k++)

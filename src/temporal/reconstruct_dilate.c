@@ -13,6 +13,10 @@
  *  - Dilation: of the 3x3 depths around a pixel (edges repeated), the nearest (the smallest
  *    depth, or the largest when reversed; the first in row order on ties) gives the pixel's
  *    motion and depth, so a thin object's motion covers its whole silhouette. The motion is
+ *    the nearest's only where it is another surface, nearer in view distance by more than
+ *    UPF__DILATE_SEPARATION of the pixel's own; else the pixel keeps its own (on a sloping
+ *    floor the nearest is always the row below, whose motion differs from the pixel's by the
+ *    parallax of one row: an orbit's history was fetched from the wrong place). The motion is
  *    scaled to render pixels; NaN or Inf becomes UPF__MV_INVALID (counted in a warning),
  *    anything longer than UPF__MV_MAX is clamped. The depth is stored as the view distance
  *    z = 1 / (scale d + offset), UPF__Z_FAR for the sky.
@@ -75,6 +79,14 @@ static int color_row(const rec_job *job, int y, float *rgba)
     return -1;
 }
 
+/* View distance of a device depth (clamped to [0, 1]); UPF__Z_FAR for the sky. */
+static float view_z(const upf__reconstruct_con *c, float d)
+{
+    float dd = d < 0.0f ? 0.0f : d > 1.0f ? 1.0f : d;
+    float inv = c->depth_scale * dd + c->depth_offset;
+    return inv > 1.0f / UPF__Z_FAR ? 1.0f / inv : UPF__Z_FAR;
+}
+
 static void rec_row(void *priv, int y, int worker)
 {
     (void)worker;
@@ -129,6 +141,9 @@ static void rec_row(void *priv, int y, int worker)
                 by = UPF_CLAMP(y + dy, 0, H - 1);
             }
         }
+        const float z = view_z(c, best), z_own = view_z(c, drow[1][x]);
+        if (!(z_own - z > UPF__DILATE_SEPARATION * z_own))
+            bx = x, by = y; /* the same surface: its own motion */
         float mx, my;
         if (c->camera_motion) {
             const float *m = job->camera_motion + ((size_t)by * W + bx) * 2;
@@ -147,9 +162,6 @@ static void rec_row(void *priv, int y, int worker)
         }
         float *mo = job->motion_out + ((size_t)y * W + x) * 2;
         mo[0] = mx, mo[1] = my;
-        float dd = best < 0.0f ? 0.0f : best > 1.0f ? 1.0f : best;
-        float inv = c->depth_scale * dd + c->depth_offset;
-        float z = inv > 1.0f / UPF__Z_FAR ? 1.0f / inv : UPF__Z_FAR;
         job->z_out[(size_t)y * W + x] = z;
     }
 }

@@ -106,6 +106,14 @@ vec2 motion_at(ivec2 q)
 #endif
 }
 
+/* View distance of a device depth (clamped to [0, 1]), as view_z on the CPU. */
+float view_z(float d)
+{
+    float dd = d < 0.0 ? 0.0 : d > 1.0 ? 1.0 : d;
+    float inv = pc.depth_scale * dd + pc.depth_offset;
+    return inv > 1.0 / UPF_Z_FAR ? 1.0 / inv : UPF_Z_FAR;
+}
+
 void main()
 {
     const ivec2 p = ivec2(gl_GlobalInvocationID.xy);
@@ -126,15 +134,16 @@ void main()
             b = s;
         }
     }
+    /* the nearest's motion only where it is another surface (UPF_DILATE_SEPARATION) */
+    float z = view_z(best), z_own = view_z(depth_at(p));
+    if (!(z_own - z > UPF_DILATE_SEPARATION * z_own))
+        b = p;
     vec2 mv = motion_at(b);
     if (!finite(mv.x) || !finite(mv.y))
         mv = vec2(UPF_MV_INVALID);
     else
         mv = clamp(mv, vec2(-UPF_MV_MAX), vec2(UPF_MV_MAX));
     dmotion[at] = mv;
-    float dd = best < 0.0 ? 0.0 : best > 1.0 ? 1.0 : best;
-    float inv = pc.depth_scale * dd + pc.depth_offset;
-    float z = inv > 1.0 / UPF_Z_FAR ? 1.0 / inv : UPF_Z_FAR;
     dz[at] = z;
 
     /* the scatter to last frame's position */

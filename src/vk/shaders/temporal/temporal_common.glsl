@@ -31,6 +31,7 @@ const float UPF_Z_FAR = 1e30;
 const float UPF_MV_MAX = 1e6;
 const float UPF_MV_INVALID = 1e7;
 const float UPF_SCATTER_MIN = 0.02;
+const float UPF_DILATE_SEPARATION = 0.05;
 const int UPF_LANCZOS_SIZE = 1026;
 const uint UPF_ENCODING_LINEAR = 0u;
 const uint UPF_ENCODING_SRGB = 1u;
