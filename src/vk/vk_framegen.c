@@ -64,30 +64,10 @@ struct upf_vk_interpolate {
     atomic_bool in_use;
 };
 
-static const VkFormat color_formats[] = {
-    VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM,
-    VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_A2B10G10R10_UNORM_PACK32, VK_FORMAT_R16G16B16A16_SFLOAT,
-    VK_FORMAT_R16G16B16A16_UNORM, VK_FORMAT_B10G11R11_UFLOAT_PACK32,
-    VK_FORMAT_R32G32B32A32_SFLOAT
-};
-static const VkFormat color_srgb_formats[] = { VK_FORMAT_R8G8B8A8_UNORM,
-                                               VK_FORMAT_B8G8R8A8_UNORM };
-static const VkFormat depth_formats[] = {
-    VK_FORMAT_R32_SFLOAT, VK_FORMAT_R16_SFLOAT, VK_FORMAT_D32_SFLOAT, VK_FORMAT_D16_UNORM,
-    VK_FORMAT_X8_D24_UNORM_PACK32, VK_FORMAT_D24_UNORM_S8_UINT, VK_FORMAT_D32_SFLOAT_S8_UINT
-};
-static const VkFormat motion_formats[] = { VK_FORMAT_R16G16_SFLOAT, VK_FORMAT_R32G32_SFLOAT };
-static const VkFormat output_formats[] = {
-    VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_A2B10G10R10_UNORM_PACK32,
-    VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT
-};
-static const VkFormat output_srgb_formats[] = { VK_FORMAT_R8G8B8A8_UNORM };
-
 /* push[] of a record: a block per role, then the flow's passes' blocks. */
 #define FLOW_PUSH UPF__VK_FG_GP_COUNT
 _Static_assert(sizeof(push_block) == UPF__VK_PUSH_MAX, "a push block is the push constants");
 
-#define N(a) (int)(sizeof(a) / sizeof((a)[0]))
 #define DOCS "docs/VULKAN.md, \"Frame generation\""
 #define RES UPF__VK_RES
 
@@ -148,27 +128,14 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
 
 static void host_rules(upf__vk_runner_params *rp, int w, int h)
 {
-    const upf__vk_host_rule colour = {
-        .formats = color_formats, .format_count = N(color_formats),
-        .srgb_formats = color_srgb_formats, .srgb_format_count = N(color_srgb_formats),
-        .max_width = UPF_MAX_IMAGE_DIMENSION, .max_height = UPF_MAX_IMAGE_DIMENSION,
-        .as = "a colour", .docs = DOCS };
+    const upf__vk_host_rule colour = upf__vk_rule_colour("a colour", DOCS);
     rp->host[UPF__FG_COLOR_PREV] = rp->host[UPF__FG_COLOR] = colour;
     rp->host[UPF__FG_HUD] = colour;
     rp->host[UPF__FG_HUD].optional = true;
     rp->host[UPF__FG_HUD].as = "a HUD layer";
-    rp->host[UPF__FG_MOTION_IN] = (upf__vk_host_rule){
-        .formats = motion_formats, .format_count = N(motion_formats), .optional = true,
-        .max_width = UPF_MAX_IMAGE_DIMENSION, .max_height = UPF_MAX_IMAGE_DIMENSION,
-        .as = "the motion vectors", .docs = DOCS };
-    rp->host[UPF__FG_DEPTH_IN] = (upf__vk_host_rule){
-        .formats = depth_formats, .format_count = N(depth_formats), .depth = true,
-        .optional = true, .max_width = UPF_MAX_IMAGE_DIMENSION,
-        .max_height = UPF_MAX_IMAGE_DIMENSION, .as = "the depth", .docs = DOCS };
-    rp->host[UPF__FG_OUTPUT] = (upf__vk_host_rule){
-        .formats = output_formats, .format_count = N(output_formats),
-        .srgb_formats = output_srgb_formats, .srgb_format_count = N(output_srgb_formats),
-        .max_width = w, .max_height = h, .as = "an output", .docs = DOCS };
+    rp->host[UPF__FG_MOTION_IN] = upf__vk_rule_motion(DOCS);
+    rp->host[UPF__FG_DEPTH_IN] = upf__vk_rule_depth(true, DOCS);
+    rp->host[UPF__FG_OUTPUT] = upf__vk_rule_output(w, h, "an output", DOCS);
 }
 
 /* ---- making ------------------------------------------------------------------------------- */
