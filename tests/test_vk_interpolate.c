@@ -90,14 +90,7 @@ static bool render_pair(scene *sc, const char *path, int n, const char *path2, p
 
 static vkt_image sampled_image(vkt *t, VkFormat format, size_t bytes, const void *data)
 {
-    vkt_buffer up = vkt_buffer_make(t, (VkDeviceSize)N * bytes);
-    memcpy(up.map, data, (size_t)N * bytes);
-    vkt_image im = vkt_image_make(t, W, H, format, 0,
-                                  VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
-    vkt_record_upload(vkt_begin(t), &up, &im, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-    CHECK(vkt_submit(t) == 0);
-    vkt_buffer_free(t, &up);
-    return im;
+    return vkt_sampled_image(t, W, H, format, bytes, data);
 }
 
 /* A pair on the device. */
