@@ -345,11 +345,6 @@ static void log_blend(upf_context *ctx, const char *fn, const upf_vk_interpolate
         upf__log(ctx, UPF_LOG_INFO, "%s: reset: the blend", fn);
 }
 
-static upf__vk_grid grid8(int w, int h)
-{
-    return (upf__vk_grid){ (uint32_t)(w + 7) / 8, (uint32_t)(h + 7) / 8, 1 };
-}
-
 /* What a record does, decided before anything is recorded. */
 typedef struct record_plan {
     upf_interpolate_method method;
@@ -378,7 +373,7 @@ static void prepare_passes(const upf_vk_interpolate *fg, const upf_vk_interpolat
     upf__vk_pass_frame *pf = &vf->pass[fg->at[UPF__VK_FG_GP_PREPARE]];
     *pf = (upf__vk_pass_frame){ .run = true, .push = pp, .dispatches = UPF_MAX(pp->c.levels, 1) };
     for (int l = 0; l < pf->dispatches; l++) {
-        pf->grid[l] = grid8(upf__fg_level_size(W, l), upf__fg_level_size(H, l));
+        pf->grid[l] = upf__vk_grid8(upf__fg_level_size(W, l), upf__fg_level_size(H, l));
         pf->patch[l] = (uint32_t)l;
     }
     upf__fg_scene_con *sc = (upf__fg_scene_con *)push[UPF__VK_FG_GP_SCENE].bytes;
@@ -392,7 +387,7 @@ static void prepare_passes(const upf_vk_interpolate *fg, const upf_vk_interpolat
 static void vectors_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_frame *f,
                          const record_plan *rp, push_block *push, upf__vk_frame *vf)
 {
-    const upf__vk_grid px = grid8(fg->params.width, fg->params.height);
+    const upf__vk_grid px = upf__vk_grid8(fg->params.width, fg->params.height);
     vectors_push *vp = &push[UPF__VK_FG_GP_VECTORS].vectors;
     vp->c = *(const upf__fg_vectors_con *)fg->ps.con[UPF__FG_VECTORS];
     vp->motion_x = rp->rc[UPF__FG_MOTION_IN].x, vp->motion_y = rp->rc[UPF__FG_MOTION_IN].y;
@@ -450,7 +445,7 @@ static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, f
 {
     const upf__passes *ps = &fg->ps;
     const int W = fg->params.width, H = fg->params.height;
-    const upf__vk_grid px = grid8(W, H);
+    const upf__vk_grid px = upf__vk_grid8(W, H);
     upf__fg_splat_con *spc = (upf__fg_splat_con *)push[UPF__VK_FG_GP_SPLAT].bytes;
     *spc = *(const upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS];
     spc->shift = 1.0f - t;
@@ -463,7 +458,7 @@ static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, f
     *ff = (upf__vk_pass_frame){ .run = true, .push = fc, .dispatches = fc->levels + 1 };
     for (int l = 0; l <= fc->levels; l++) {
         const int k = l == fc->levels ? 0 : l; /* the last step fills level 0 */
-        ff->grid[l] = grid8(upf__fg_level_size(W, k), upf__fg_level_size(H, k));
+        ff->grid[l] = upf__vk_grid8(upf__fg_level_size(W, k), upf__fg_level_size(H, k));
         ff->patch[l] = (uint32_t)l;
     }
 }
@@ -480,7 +475,7 @@ static void resolve_passes(const upf_vk_interpolate *fg, const record_plan *rp, 
     rc->blend = rp->method == UPF_INTERPOLATE_USED_BLEND;
     rc->visibility = rp->method == UPF_INTERPOLATE_USED_VECTORS;
     vf->pass[fg->at[UPF__VK_FG_GP_RESOLVE]] = (upf__vk_pass_frame){
-        .run = true, .push = rc, .dispatches = 1, .grid = { grid8(W, H) } };
+        .run = true, .push = rc, .dispatches = 1, .grid = { upf__vk_grid8(W, H) } };
     const upf__fg_inpaint_con *ic = ps->con[UPF__FG_INPAINT];
     upf__vk_pass_frame *down = &vf->pass[fg->at[UPF__VK_FG_GP_INPAINT_DOWN]];
     upf__vk_pass_frame *up = &vf->pass[fg->at[UPF__VK_FG_GP_INPAINT_UP]];
@@ -489,11 +484,13 @@ static void resolve_passes(const upf_vk_interpolate *fg, const record_plan *rp, 
     *down = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_DOWN].bytes };
     *up = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_UP].bytes };
     for (int l = 1; l < ic->levels; l++) { /* down to level l */
-        down->grid[down->dispatches] = grid8(upf__fg_level_size(W, l), upf__fg_level_size(H, l));
+        down->grid[down->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
+                                                     upf__fg_level_size(H, l));
         down->patch[down->dispatches++] = (uint32_t)l;
     }
     for (int l = ic->levels - 2; l >= 0; l--) { /* up at level l: step -l */
-        up->grid[up->dispatches] = grid8(upf__fg_level_size(W, l), upf__fg_level_size(H, l));
+        up->grid[up->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
+                                                 upf__fg_level_size(H, l));
         up->patch[up->dispatches++] = (uint32_t)-l;
     }
 }
@@ -522,7 +519,7 @@ static void compose_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_
     vf->image[UPF__FG_HUD] = hud;
     vf->pass[fg->at[hud ? UPF__VK_FG_GP_COMPOSE_HUD : UPF__VK_FG_GP_COMPOSE]] =
         (upf__vk_pass_frame){ .run = true, .push = cp, .dispatches = 1,
-                              .grid = { grid8(fg->params.width, fg->params.height) } };
+                              .grid = { upf__vk_grid8(fg->params.width, fg->params.height) } };
 }
 
 /* Phase k's passes into vf: splat, fill (not for the blend), resolve, inpaint, compose. */

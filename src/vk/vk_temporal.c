@@ -248,11 +248,6 @@ static upf_result render_size(upf_vk_temporal *t, const char *fn, const upf_vk_t
     return UPF_OK;
 }
 
-static upf__vk_grid grid8(int w, int h)
-{
-    return (upf__vk_grid){ (uint32_t)(w + 7) / 8, (uint32_t)(h + 7) / 8, 1 };
-}
-
 /* The frame's constants and tails into the pushes, and which passes run. */
 typedef struct frame_push {
     camera_motion_push cm;
@@ -273,7 +268,7 @@ static void describe(const frame_push *push, const upf_vk_temporal_frame *f,
     vf->image[UPF__TP_MOTION] = f->motion;
     vf->image[UPF__TP_REACTIVE] = f->reactive;
     vf->image[UPF__TP_OUTPUT] = out;
-    const upf__vk_grid rg = grid8(rw, rh), og = grid8(ow, oh);
+    const upf__vk_grid rg = upf__vk_grid8(rw, rh), og = upf__vk_grid8(ow, oh);
     const struct { int gp; bool run; const void *push; upf__vk_grid grid; } on[GP_COUNT] = {
         { GP_CAMERA_MOTION, camera_motion, &push->cm, rg },
         { GP_RECONSTRUCT, !camera_motion, &push->rec, rg },
