@@ -47,6 +47,7 @@
 #include "core/color.h"
 
 #include "scene/scene.h"
+#include "sequence/sequence.h"
 
 #define W 64
 #define H 40
@@ -59,17 +60,6 @@ typedef struct pair {
     double vp[16], prev_vp[16];
 } pair;
 
-static void mat_mul(const double *a, const double *b, double *out)
-{
-    for (int r = 0; r < 4; r++)
-        for (int c = 0; c < 4; c++) {
-            double v = 0.0;
-            for (int k = 0; k < 4; k++)
-                v += a[4 * r + k] * b[4 * k + c];
-            out[4 * r + c] = v;
-        }
-}
-
 /* Frames n - 1 and n of `path` (n2 of path2 for N when path2 is set: a cut). */
 static bool render_pair(scene *sc, const char *path, int n, const char *path2, pair *p)
 {
@@ -81,8 +71,8 @@ static bool render_pair(scene *sc, const char *path, int n, const char *path2, p
         scene_render(sc, scene_view_params(.path = path2 ? path2 : path, .time = n / 30.0,
                                            .width = W, .height = H), &bb, &cam) != UPF_OK)
         return false;
-    mat_mul(cam.proj, cam.view, p->vp);
-    mat_mul(cam.prev_proj, cam.prev_view, p->prev_vp);
+    seq_mat4_mul(cam.proj, cam.view, p->vp);
+    seq_mat4_mul(cam.prev_proj, cam.prev_view, p->prev_vp);
     return true;
 }
 
