@@ -477,19 +477,6 @@ static int chain(const upf__passes *ps, upf__vk_pass_plan *plan, upf__vk_pass_fr
     return n + 1;
 }
 
-/* A sampled device image of RGBA32F `data`, in SHADER_READ_ONLY. */
-static vkt_image sampled_image(vkt *t, const float *data)
-{
-    vkt_buffer up = vkt_buffer_make(t, (VkDeviceSize)N * 16);
-    memcpy(up.map, data, (size_t)N * 16);
-    vkt_image im = vkt_image_make(t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 0,
-                                  VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
-    vkt_record_upload(vkt_begin(t), &up, &im, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-    CHECK(vkt_submit(t) == 0);
-    vkt_buffer_free(t, &up);
-    return im;
-}
-
 static void test_chain(gpu *g)
 {
     upf_interpolate *e = engine_on(g->ctx, 0);
@@ -507,7 +494,8 @@ static void test_chain(gpu *g)
         upf_interpolate_destroy(&e);
         return;
     }
-    vkt_image ia = sampled_image(g->t, frame_prev), ib = sampled_image(g->t, frame_cur);
+    vkt_image ia = vkt_sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, frame_prev);
+    vkt_image ib = vkt_sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, frame_cur);
     vkt_image io = vkt_image_make(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 0,
                                   VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
     vkt_buffer down = vkt_buffer_make(g->t, (VkDeviceSize)N * 16);

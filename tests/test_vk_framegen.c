@@ -325,20 +325,6 @@ static void test_splat(gpu *g)
 
 /* ---- vectors ----------------------------------------------------------------------------- */
 
-/* A sampled device image of `format` (texel `bytes`) holding `data`, in SHADER_READ_ONLY. */
-static vkt_image sampled_image(vkt *t, int w, int h, VkFormat format, size_t bytes,
-                               const void *data)
-{
-    vkt_buffer up = vkt_buffer_make(t, (VkDeviceSize)w * h * bytes);
-    memcpy(up.map, data, (size_t)w * h * bytes);
-    vkt_image im = vkt_image_make(t, w, h, format, 0,
-                                  VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
-    vkt_record_upload(vkt_begin(t), &up, &im, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-    CHECK(vkt_submit(t) == 0);
-    vkt_buffer_free(t, &up);
-    return im;
-}
-
 static void compare_u32(const void *got, const void *want, int n, int width, const char *what,
                         const char *surface)
 {
@@ -382,8 +368,8 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
     const upf__fg_vectors_con *con = ps->con[UPF__FG_VECTORS];
     cpu_pass_images(g->ctx, ps, UPF__FG_VECTORS, con, cpu, cimg, scratch, sizeof scratch);
 
-    vkt_image mi = sampled_image(g->t, mw, mh, VK_FORMAT_R32G32_SFLOAT, 8, motion_in);
-    vkt_image di = sampled_image(g->t, mw, mh, VK_FORMAT_R32_SFLOAT, 4, depth_in);
+    vkt_image mi = vkt_sampled_image(g->t, mw, mh, VK_FORMAT_R32G32_SFLOAT, 8, motion_in);
+    vkt_image di = vkt_sampled_image(g->t, mw, mh, VK_FORMAT_R32_SFLOAT, 4, depth_in);
     const upf_vk_image lm = vkt_lend(&mi, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
                                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
     const upf_vk_image ld = vkt_lend(&di, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
@@ -706,7 +692,7 @@ static void compose_case(gpu *g, const upf__passes *ps, const float *inpainted,
     images[UPF__FG_OUTPUT] = &lo;
     upf_vk_image lh;
     if (hud) {
-        hi = sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, hud);
+        hi = vkt_sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, hud);
         lh = vkt_lend(&hi, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
                       VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
         images[UPF__FG_HUD] = &lh;
@@ -794,8 +780,8 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, const char *what
     static int scratch[2 * H];
     cpu_pass_images(g->ctx, ps, UPF__FG_PREPARE, &con, want, cimg, scratch, sizeof scratch);
 
-    vkt_image pi = sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, a);
-    vkt_image ci = sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, b);
+    vkt_image pi = vkt_sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, a);
+    vkt_image ci = vkt_sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, b);
     const upf_vk_image lp = vkt_lend(&pi, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
                                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
     const upf_vk_image lc = vkt_lend(&ci, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
@@ -999,10 +985,10 @@ static void test_chain(gpu *g)
     for (int k = 0; k <= UPF__VK_FG_GP_COMPOSE; k++)
         by_plan[at[k]] = pf[k];
 
-    vkt_image ia = sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, turn_a);
-    vkt_image ib = sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, turn_b);
-    vkt_image im = sampled_image(g->t, W, H, VK_FORMAT_R32G32_SFLOAT, 8, turn_mv);
-    vkt_image id = sampled_image(g->t, W, H, VK_FORMAT_R32_SFLOAT, 4, turn_depth);
+    vkt_image ia = vkt_sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, turn_a);
+    vkt_image ib = vkt_sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, turn_b);
+    vkt_image im = vkt_sampled_image(g->t, W, H, VK_FORMAT_R32G32_SFLOAT, 8, turn_mv);
+    vkt_image id = vkt_sampled_image(g->t, W, H, VK_FORMAT_R32_SFLOAT, 4, turn_depth);
     vkt_image io = vkt_image_make(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 0,
                                   VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
     vkt_buffer down = vkt_buffer_make(g->t, (VkDeviceSize)N * 16);

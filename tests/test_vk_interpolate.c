@@ -47,6 +47,7 @@
 #include "core/color.h"
 
 #include "scene/scene.h"
+#include "sequence/sequence.h"
 
 #define W 64
 #define H 40
@@ -59,17 +60,6 @@ typedef struct pair {
     double vp[16], prev_vp[16];
 } pair;
 
-static void mat_mul(const double *a, const double *b, double *out)
-{
-    for (int r = 0; r < 4; r++)
-        for (int c = 0; c < 4; c++) {
-            double v = 0.0;
-            for (int k = 0; k < 4; k++)
-                v += a[4 * r + k] * b[4 * k + c];
-            out[4 * r + c] = v;
-        }
-}
-
 /* Frames n - 1 and n of `path` (n2 of path2 for N when path2 is set: a cut). */
 static bool render_pair(scene *sc, const char *path, int n, const char *path2, pair *p)
 {
@@ -81,8 +71,8 @@ static bool render_pair(scene *sc, const char *path, int n, const char *path2, p
         scene_render(sc, scene_view_params(.path = path2 ? path2 : path, .time = n / 30.0,
                                            .width = W, .height = H), &bb, &cam) != UPF_OK)
         return false;
-    mat_mul(cam.proj, cam.view, p->vp);
-    mat_mul(cam.prev_proj, cam.prev_view, p->prev_vp);
+    seq_mat4_mul(cam.proj, cam.view, p->vp);
+    seq_mat4_mul(cam.prev_proj, cam.prev_view, p->prev_vp);
     return true;
 }
 
@@ -90,14 +80,7 @@ static bool render_pair(scene *sc, const char *path, int n, const char *path2, p
 
 static vkt_image sampled_image(vkt *t, VkFormat format, size_t bytes, const void *data)
 {
-    vkt_buffer up = vkt_buffer_make(t, (VkDeviceSize)N * bytes);
-    memcpy(up.map, data, (size_t)N * bytes);
-    vkt_image im = vkt_image_make(t, W, H, format, 0,
-                                  VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
-    vkt_record_upload(vkt_begin(t), &up, &im, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-    CHECK(vkt_submit(t) == 0);
-    vkt_buffer_free(t, &up);
-    return im;
+    return vkt_sampled_image(t, W, H, format, bytes, data);
 }
 
 /* A pair on the device. */

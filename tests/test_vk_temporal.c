@@ -32,6 +32,7 @@
 #include "core/color.h"
 #include "imageio/image_io.h"
 #include "scene/scene.h"
+#include "sequence/sequence.h"
 #include "temporal/temporal_passes.h"
 #include "vk/vk_temporal.h"
 
@@ -48,17 +49,6 @@ typedef struct frame_data {
     upf_temporal_frame values;
 } frame_data;
 
-static void mat_mul(const double *a, const double *b, double *out)
-{
-    for (int r = 0; r < 4; r++)
-        for (int c = 0; c < 4; c++) {
-            double v = 0.0;
-            for (int k = 0; k < 4; k++)
-                v += a[4 * r + k] * b[4 * k + c];
-            out[4 * r + c] = v;
-        }
-}
-
 /* Frame n of `path`, jittered as the engine's sequence asks. */
 static bool render(scene *sc, const char *path, int n, frame_data *f)
 {
@@ -72,8 +62,8 @@ static bool render(scene *sc, const char *path, int n, frame_data *f)
                                            .height = RH, .jitter_x = jx, .jitter_y = jy),
                      &b, &cam) != UPF_OK)
         return false;
-    mat_mul(cam.proj, cam.view, f->vp);
-    mat_mul(cam.prev_proj, cam.prev_view, f->prev_vp);
+    seq_mat4_mul(cam.proj, cam.view, f->vp);
+    seq_mat4_mul(cam.prev_proj, cam.prev_view, f->prev_vp);
     for (int i = 0; i < RW * RH; i++)
         f->reactive[i] = (i / RW > RH / 2 && i % RW < RW / 3) ? 0.75f : 0.0f;
     f->values = (upf_temporal_frame){

@@ -400,6 +400,21 @@ static inline void vkt_record_download(VkCommandBuffer cmd, const vkt_image *im,
                          &mb, 0, NULL, 0, NULL);
 }
 
+/* A sampled device image of `format` (texel `bytes`) holding `data` (tightly packed rows),
+ * uploaded and left in SHADER_READ_ONLY_OPTIMAL. */
+static inline vkt_image vkt_sampled_image(vkt *t, int w, int h, VkFormat format, size_t bytes,
+                                          const void *data)
+{
+    vkt_buffer up = vkt_buffer_make(t, (VkDeviceSize)w * h * bytes);
+    memcpy(up.map, data, (size_t)w * h * bytes);
+    vkt_image im = vkt_image_make(t, w, h, format, 0,
+                                  VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT);
+    vkt_record_upload(vkt_begin(t), &up, &im, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    CHECK(vkt_submit(t) == 0);
+    vkt_buffer_free(t, &up);
+    return im;
+}
+
 /* Records a copy between buffers (whole `size`) with the barriers a test needs around it:
  * host writes / earlier shader and transfer writes before, host reads after. */
 static inline void vkt_record_copy(VkCommandBuffer cmd, VkBuffer from, VkBuffer to,

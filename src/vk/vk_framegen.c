@@ -64,30 +64,10 @@ struct upf_vk_interpolate {
     atomic_bool in_use;
 };
 
-static const VkFormat color_formats[] = {
-    VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM,
-    VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_A2B10G10R10_UNORM_PACK32, VK_FORMAT_R16G16B16A16_SFLOAT,
-    VK_FORMAT_R16G16B16A16_UNORM, VK_FORMAT_B10G11R11_UFLOAT_PACK32,
-    VK_FORMAT_R32G32B32A32_SFLOAT
-};
-static const VkFormat color_srgb_formats[] = { VK_FORMAT_R8G8B8A8_UNORM,
-                                               VK_FORMAT_B8G8R8A8_UNORM };
-static const VkFormat depth_formats[] = {
-    VK_FORMAT_R32_SFLOAT, VK_FORMAT_R16_SFLOAT, VK_FORMAT_D32_SFLOAT, VK_FORMAT_D16_UNORM,
-    VK_FORMAT_X8_D24_UNORM_PACK32, VK_FORMAT_D24_UNORM_S8_UINT, VK_FORMAT_D32_SFLOAT_S8_UINT
-};
-static const VkFormat motion_formats[] = { VK_FORMAT_R16G16_SFLOAT, VK_FORMAT_R32G32_SFLOAT };
-static const VkFormat output_formats[] = {
-    VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_A2B10G10R10_UNORM_PACK32,
-    VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT
-};
-static const VkFormat output_srgb_formats[] = { VK_FORMAT_R8G8B8A8_UNORM };
-
 /* push[] of a record: a block per role, then the flow's passes' blocks. */
 #define FLOW_PUSH UPF__VK_FG_GP_COUNT
 _Static_assert(sizeof(push_block) == UPF__VK_PUSH_MAX, "a push block is the push constants");
 
-#define N(a) (int)(sizeof(a) / sizeof((a)[0]))
 #define DOCS "docs/VULKAN.md, \"Frame generation\""
 #define RES UPF__VK_RES
 
@@ -148,27 +128,14 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
 
 static void host_rules(upf__vk_runner_params *rp, int w, int h)
 {
-    const upf__vk_host_rule colour = {
-        .formats = color_formats, .format_count = N(color_formats),
-        .srgb_formats = color_srgb_formats, .srgb_format_count = N(color_srgb_formats),
-        .max_width = UPF_MAX_IMAGE_DIMENSION, .max_height = UPF_MAX_IMAGE_DIMENSION,
-        .as = "a colour", .docs = DOCS };
+    const upf__vk_host_rule colour = upf__vk_rule_colour("a colour", DOCS);
     rp->host[UPF__FG_COLOR_PREV] = rp->host[UPF__FG_COLOR] = colour;
     rp->host[UPF__FG_HUD] = colour;
     rp->host[UPF__FG_HUD].optional = true;
     rp->host[UPF__FG_HUD].as = "a HUD layer";
-    rp->host[UPF__FG_MOTION_IN] = (upf__vk_host_rule){
-        .formats = motion_formats, .format_count = N(motion_formats), .optional = true,
-        .max_width = UPF_MAX_IMAGE_DIMENSION, .max_height = UPF_MAX_IMAGE_DIMENSION,
-        .as = "the motion vectors", .docs = DOCS };
-    rp->host[UPF__FG_DEPTH_IN] = (upf__vk_host_rule){
-        .formats = depth_formats, .format_count = N(depth_formats), .depth = true,
-        .optional = true, .max_width = UPF_MAX_IMAGE_DIMENSION,
-        .max_height = UPF_MAX_IMAGE_DIMENSION, .as = "the depth", .docs = DOCS };
-    rp->host[UPF__FG_OUTPUT] = (upf__vk_host_rule){
-        .formats = output_formats, .format_count = N(output_formats),
-        .srgb_formats = output_srgb_formats, .srgb_format_count = N(output_srgb_formats),
-        .max_width = w, .max_height = h, .as = "an output", .docs = DOCS };
+    rp->host[UPF__FG_MOTION_IN] = upf__vk_rule_motion(DOCS);
+    rp->host[UPF__FG_DEPTH_IN] = upf__vk_rule_depth(true, DOCS);
+    rp->host[UPF__FG_OUTPUT] = upf__vk_rule_output(w, h, "an output", DOCS);
 }
 
 /* ---- making ------------------------------------------------------------------------------- */
@@ -378,11 +345,6 @@ static void log_blend(upf_context *ctx, const char *fn, const upf_vk_interpolate
         upf__log(ctx, UPF_LOG_INFO, "%s: reset: the blend", fn);
 }
 
-static upf__vk_grid grid8(int w, int h)
-{
-    return (upf__vk_grid){ (uint32_t)(w + 7) / 8, (uint32_t)(h + 7) / 8, 1 };
-}
-
 /* What a record does, decided before anything is recorded. */
 typedef struct record_plan {
     upf_interpolate_method method;
@@ -411,7 +373,7 @@ static void prepare_passes(const upf_vk_interpolate *fg, const upf_vk_interpolat
     upf__vk_pass_frame *pf = &vf->pass[fg->at[UPF__VK_FG_GP_PREPARE]];
     *pf = (upf__vk_pass_frame){ .run = true, .push = pp, .dispatches = UPF_MAX(pp->c.levels, 1) };
     for (int l = 0; l < pf->dispatches; l++) {
-        pf->grid[l] = grid8(upf__fg_level_size(W, l), upf__fg_level_size(H, l));
+        pf->grid[l] = upf__vk_grid8(upf__fg_level_size(W, l), upf__fg_level_size(H, l));
         pf->patch[l] = (uint32_t)l;
     }
     upf__fg_scene_con *sc = (upf__fg_scene_con *)push[UPF__VK_FG_GP_SCENE].bytes;
@@ -425,7 +387,7 @@ static void prepare_passes(const upf_vk_interpolate *fg, const upf_vk_interpolat
 static void vectors_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_frame *f,
                          const record_plan *rp, push_block *push, upf__vk_frame *vf)
 {
-    const upf__vk_grid px = grid8(fg->params.width, fg->params.height);
+    const upf__vk_grid px = upf__vk_grid8(fg->params.width, fg->params.height);
     vectors_push *vp = &push[UPF__VK_FG_GP_VECTORS].vectors;
     vp->c = *(const upf__fg_vectors_con *)fg->ps.con[UPF__FG_VECTORS];
     vp->motion_x = rp->rc[UPF__FG_MOTION_IN].x, vp->motion_y = rp->rc[UPF__FG_MOTION_IN].y;
@@ -483,7 +445,7 @@ static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, f
 {
     const upf__passes *ps = &fg->ps;
     const int W = fg->params.width, H = fg->params.height;
-    const upf__vk_grid px = grid8(W, H);
+    const upf__vk_grid px = upf__vk_grid8(W, H);
     upf__fg_splat_con *spc = (upf__fg_splat_con *)push[UPF__VK_FG_GP_SPLAT].bytes;
     *spc = *(const upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS];
     spc->shift = 1.0f - t;
@@ -496,7 +458,7 @@ static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, f
     *ff = (upf__vk_pass_frame){ .run = true, .push = fc, .dispatches = fc->levels + 1 };
     for (int l = 0; l <= fc->levels; l++) {
         const int k = l == fc->levels ? 0 : l; /* the last step fills level 0 */
-        ff->grid[l] = grid8(upf__fg_level_size(W, k), upf__fg_level_size(H, k));
+        ff->grid[l] = upf__vk_grid8(upf__fg_level_size(W, k), upf__fg_level_size(H, k));
         ff->patch[l] = (uint32_t)l;
     }
 }
@@ -513,7 +475,7 @@ static void resolve_passes(const upf_vk_interpolate *fg, const record_plan *rp, 
     rc->blend = rp->method == UPF_INTERPOLATE_USED_BLEND;
     rc->visibility = rp->method == UPF_INTERPOLATE_USED_VECTORS;
     vf->pass[fg->at[UPF__VK_FG_GP_RESOLVE]] = (upf__vk_pass_frame){
-        .run = true, .push = rc, .dispatches = 1, .grid = { grid8(W, H) } };
+        .run = true, .push = rc, .dispatches = 1, .grid = { upf__vk_grid8(W, H) } };
     const upf__fg_inpaint_con *ic = ps->con[UPF__FG_INPAINT];
     upf__vk_pass_frame *down = &vf->pass[fg->at[UPF__VK_FG_GP_INPAINT_DOWN]];
     upf__vk_pass_frame *up = &vf->pass[fg->at[UPF__VK_FG_GP_INPAINT_UP]];
@@ -522,11 +484,13 @@ static void resolve_passes(const upf_vk_interpolate *fg, const record_plan *rp, 
     *down = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_DOWN].bytes };
     *up = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_UP].bytes };
     for (int l = 1; l < ic->levels; l++) { /* down to level l */
-        down->grid[down->dispatches] = grid8(upf__fg_level_size(W, l), upf__fg_level_size(H, l));
+        down->grid[down->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
+                                                     upf__fg_level_size(H, l));
         down->patch[down->dispatches++] = (uint32_t)l;
     }
     for (int l = ic->levels - 2; l >= 0; l--) { /* up at level l: step -l */
-        up->grid[up->dispatches] = grid8(upf__fg_level_size(W, l), upf__fg_level_size(H, l));
+        up->grid[up->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
+                                                 upf__fg_level_size(H, l));
         up->patch[up->dispatches++] = (uint32_t)-l;
     }
 }
@@ -555,7 +519,7 @@ static void compose_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_
     vf->image[UPF__FG_HUD] = hud;
     vf->pass[fg->at[hud ? UPF__VK_FG_GP_COMPOSE_HUD : UPF__VK_FG_GP_COMPOSE]] =
         (upf__vk_pass_frame){ .run = true, .push = cp, .dispatches = 1,
-                              .grid = { grid8(fg->params.width, fg->params.height) } };
+                              .grid = { upf__vk_grid8(fg->params.width, fg->params.height) } };
 }
 
 /* Phase k's passes into vf: splat, fill (not for the blend), resolve, inpaint, compose. */

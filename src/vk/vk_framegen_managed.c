@@ -160,22 +160,16 @@ upf_vk_interpolate *upf__vk_interpolate_managed_engine(upf__vk_interpolate_manag
     return m ? m->engine : NULL;
 }
 
-/* Checks that `im` is set (unless optional) and of the created size and format. */
+/* Checks that `im` is set (unless optional) and of the created size and format, and that a
+ * HUD image comes only to an engine made with HUD images. */
 static upf_result check_image(upf__vk_interpolate_managed *m, const char *fn, const char *what,
                               const upf_image *im, int w, int h, upf_format format,
                               bool optional)
 {
-    if (!im)
-        return optional ? UPF_OK : upf__fail(m->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s is "
-                                             "NULL", fn, what);
-    if (!format)
+    if (im && !format)
         return upf__fail(m->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s given, but the engine was "
                          "made without HUD images (hud_format 0)", fn, what);
-    if (im->width != w || im->height != h || im->format != format || !im->data)
-        return upf__fail(m->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s is %dx%d %s; expected "
-                         "%dx%d %s as created", fn, what, im->width, im->height,
-                         upf_format_name(im->format), w, h, upf_format_name(format));
-    return UPF_OK;
+    return upf__vk_host_check_image(m->ctx, fn, what, im, w, h, format, optional);
 }
 
 /* The pair's images in IM_* order. */

@@ -421,6 +421,20 @@ void upf__vk_host_read(const upf__vk_host_image *im, const upf_image *dst, float
     }
 }
 
+upf_result upf__vk_host_check_image(upf_context *ctx, const char *fn, const char *what,
+                                    const upf_image *im, int width, int height,
+                                    upf_format format, bool optional)
+{
+    if (!im)
+        return optional ? UPF_OK : upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s is NULL",
+                                             fn, what);
+    if (im->width != width || im->height != height || im->format != format || !im->data)
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s is %dx%d %s; expected "
+                         "%dx%d %s as created", fn, what, im->width, im->height,
+                         upf_format_name(im->format), width, height, upf_format_name(format));
+    return UPF_OK;
+}
+
 upf_vk_image upf__vk_host_lend(const upf__vk_host_image *im, VkImageLayout layout,
                                VkImageLayout final_layout)
 {

@@ -127,6 +127,13 @@ void upf__vk_host_record_download(upf__vk_host *h, upf__vk_host_image *im);
  * converted through `row` (width x 16 bytes) when the formats differ. */
 void upf__vk_host_read(const upf__vk_host_image *im, const upf_image *dst, float *row);
 
+/* A managed mode's check of a caller's upf_image: NULL (UPF_OK where optional, else "fn: what
+ * is NULL"), or not width x height of `format` with data ("fn: what is WxH fmt; expected WxH
+ * fmt as created"). */
+upf_result upf__vk_host_check_image(upf_context *ctx, const char *fn, const char *what,
+                                    const upf_image *im, int width, int height,
+                                    upf_format format, bool optional);
+
 /* What an engine is lent for `im`: the whole image in `layout`, left in `final_layout`. */
 upf_vk_image upf__vk_host_lend(const upf__vk_host_image *im, VkImageLayout layout,
                                VkImageLayout final_layout);

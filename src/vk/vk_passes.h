@@ -228,6 +228,16 @@ typedef struct upf__vk_host_rule {
                                   * ("docs/VULKAN.md, \"Formats\""; NULL: docs/VULKAN.md) */
 } upf__vk_host_rule;
 
+/* The rules the temporal and frame-generation engines share (vk_host_rules.c): a colour
+ * (sRGB on the 8-bit UNORMs), a depth (depth formats too), the motion vectors (optional),
+ * each up to UPF_MAX_IMAGE_DIMENSION; an output (sRGB on RGBA8) up to max_width x
+ * max_height. `as` names it in messages, `docs` lists the formats. */
+upf__vk_host_rule upf__vk_rule_colour(const char *as, const char *docs);
+upf__vk_host_rule upf__vk_rule_depth(bool optional, const char *docs);
+upf__vk_host_rule upf__vk_rule_motion(const char *docs);
+upf__vk_host_rule upf__vk_rule_output(int max_width, int max_height, const char *as,
+                                      const char *docs);
+
 typedef struct upf__vk_runner_params {
     upf_context *ctx;
     const char *fn;                          /* the public call, for messages */
@@ -293,6 +303,12 @@ upf_result upf__vk_check_host_image(upf__vk_runner *r, const char *fn, const cha
 typedef struct upf__vk_grid {
     uint32_t x, y, z;
 } upf__vk_grid;
+
+/* The workgroups of 8 x 8 that cover w x h (one layer). */
+static inline upf__vk_grid upf__vk_grid8(int w, int h)
+{
+    return (upf__vk_grid){ (uint32_t)(w + 7) / 8, (uint32_t)(h + 7) / 8, 1 };
+}
 
 /* A GPU pass in this frame. */
 typedef struct upf__vk_pass_frame {

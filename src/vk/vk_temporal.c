@@ -54,53 +54,21 @@ struct upf_vk_temporal {
     atomic_bool in_use;
 };
 
-static const VkFormat color_formats[] = {
-    VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM,
-    VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_A2B10G10R10_UNORM_PACK32, VK_FORMAT_R16G16B16A16_SFLOAT,
-    VK_FORMAT_R16G16B16A16_UNORM, VK_FORMAT_B10G11R11_UFLOAT_PACK32,
-    VK_FORMAT_R32G32B32A32_SFLOAT
-};
-static const VkFormat color_srgb_formats[] = { VK_FORMAT_R8G8B8A8_UNORM,
-                                               VK_FORMAT_B8G8R8A8_UNORM };
-static const VkFormat depth_formats[] = {
-    VK_FORMAT_R32_SFLOAT, VK_FORMAT_R16_SFLOAT, VK_FORMAT_D32_SFLOAT, VK_FORMAT_D16_UNORM,
-    VK_FORMAT_X8_D24_UNORM_PACK32, VK_FORMAT_D24_UNORM_S8_UINT, VK_FORMAT_D32_SFLOAT_S8_UINT
-};
-static const VkFormat motion_formats[] = { VK_FORMAT_R16G16_SFLOAT, VK_FORMAT_R32G32_SFLOAT };
 static const VkFormat reactive_formats[] = { VK_FORMAT_R8_UNORM, VK_FORMAT_R16_SFLOAT,
                                              VK_FORMAT_R32_SFLOAT };
-static const VkFormat output_formats[] = {
-    VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_A2B10G10R10_UNORM_PACK32,
-    VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT
-};
-static const VkFormat output_srgb_formats[] = { VK_FORMAT_R8G8B8A8_UNORM };
-
 #define N(a) (int)(sizeof(a) / sizeof((a)[0]))
 #define DOCS "docs/VULKAN.md, \"The temporal engine\""
 
 static void host_rules(upf__vk_runner_params *rp, int ow, int oh)
 {
-    rp->host[UPF__TP_COLOR_IN] = (upf__vk_host_rule){
-        .formats = color_formats, .format_count = N(color_formats),
-        .srgb_formats = color_srgb_formats, .srgb_format_count = N(color_srgb_formats),
-        .max_width = UPF_MAX_IMAGE_DIMENSION, .max_height = UPF_MAX_IMAGE_DIMENSION,
-        .as = "the colour", .docs = DOCS };
-    rp->host[UPF__TP_DEPTH] = (upf__vk_host_rule){
-        .formats = depth_formats, .format_count = N(depth_formats), .depth = true,
-        .max_width = UPF_MAX_IMAGE_DIMENSION, .max_height = UPF_MAX_IMAGE_DIMENSION,
-        .as = "the depth", .docs = DOCS };
-    rp->host[UPF__TP_MOTION] = (upf__vk_host_rule){
-        .formats = motion_formats, .format_count = N(motion_formats), .optional = true,
-        .max_width = UPF_MAX_IMAGE_DIMENSION, .max_height = UPF_MAX_IMAGE_DIMENSION,
-        .as = "the motion vectors", .docs = DOCS };
+    rp->host[UPF__TP_COLOR_IN] = upf__vk_rule_colour("the colour", DOCS);
+    rp->host[UPF__TP_DEPTH] = upf__vk_rule_depth(false, DOCS);
+    rp->host[UPF__TP_MOTION] = upf__vk_rule_motion(DOCS);
     rp->host[UPF__TP_REACTIVE] = (upf__vk_host_rule){
         .formats = reactive_formats, .format_count = N(reactive_formats), .optional = true,
         .max_width = UPF_MAX_IMAGE_DIMENSION, .max_height = UPF_MAX_IMAGE_DIMENSION,
         .as = "the reactive mask", .docs = DOCS };
-    rp->host[UPF__TP_OUTPUT] = (upf__vk_host_rule){
-        .formats = output_formats, .format_count = N(output_formats),
-        .srgb_formats = output_srgb_formats, .srgb_format_count = N(output_srgb_formats),
-        .max_width = ow, .max_height = oh, .as = "the output", .docs = DOCS };
+    rp->host[UPF__TP_OUTPUT] = upf__vk_rule_output(ow, oh, "the output", DOCS);
 }
 
 static upf__vk_pass_plan gpu_pass(int pass, const char *shader, uint32_t push_bytes)
@@ -280,11 +248,6 @@ static upf_result render_size(upf_vk_temporal *t, const char *fn, const upf_vk_t
     return UPF_OK;
 }
 
-static upf__vk_grid grid8(int w, int h)
-{
-    return (upf__vk_grid){ (uint32_t)(w + 7) / 8, (uint32_t)(h + 7) / 8, 1 };
-}
-
 /* The frame's constants and tails into the pushes, and which passes run. */
 typedef struct frame_push {
     camera_motion_push cm;
@@ -305,7 +268,7 @@ static void describe(const frame_push *push, const upf_vk_temporal_frame *f,
     vf->image[UPF__TP_MOTION] = f->motion;
     vf->image[UPF__TP_REACTIVE] = f->reactive;
     vf->image[UPF__TP_OUTPUT] = out;
-    const upf__vk_grid rg = grid8(rw, rh), og = grid8(ow, oh);
+    const upf__vk_grid rg = upf__vk_grid8(rw, rh), og = upf__vk_grid8(ow, oh);
     const struct { int gp; bool run; const void *push; upf__vk_grid grid; } on[GP_COUNT] = {
         { GP_CAMERA_MOTION, camera_motion, &push->cm, rg },
         { GP_RECONSTRUCT, !camera_motion, &push->rec, rg },

@@ -124,37 +124,29 @@ upf_vk_temporal *upf_vk_temporal_managed_engine(upf_vk_temporal_managed *m)
     return m ? m->engine : NULL;
 }
 
-/* Checks that `im` is set (unless optional) and of the created size and format. */
-static upf_result check_image(upf_vk_temporal_managed *m, const char *fn, const char *what,
-                              const upf_image *im, int w, int h, upf_format format, bool optional)
-{
-    if (!im)
-        return optional ? UPF_OK : upf__fail(m->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s is "
-                                             "NULL", fn, what);
-    if (im->width != w || im->height != h || im->format != format || !im->data)
-        return upf__fail(m->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: %s is %dx%d %s; expected "
-                         "%dx%d %s as created", fn, what, im->width, im->height,
-                         upf_format_name(im->format), w, h, upf_format_name(format));
-    return UPF_OK;
-}
-
+/* Each image set (motion and reactive optional) and of the created size and format. */
 static upf_result check_frame(upf_vk_temporal_managed *m, const char *fn,
                               const upf_temporal_frame *f, const upf_image *out)
 {
     const upf_vk_temporal_managed_params *p = &m->p;
     const int rw = p->render_width, rh = p->render_height;
+    upf_context *ctx = m->ctx;
     if (!f)
-        return upf__fail(m->ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frame is NULL", fn);
-    upf_result r = check_image(m, fn, "frame color", f->color, rw, rh, p->color_format, false);
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: frame is NULL", fn);
+    upf_result r = upf__vk_host_check_image(ctx, fn, "frame color", f->color, rw, rh,
+                                            p->color_format, false);
     if (r == UPF_OK)
-        r = check_image(m, fn, "frame depth", f->depth, rw, rh, UPF_FORMAT_R32F, false);
+        r = upf__vk_host_check_image(ctx, fn, "frame depth", f->depth, rw, rh, UPF_FORMAT_R32F,
+                                     false);
     if (r == UPF_OK)
-        r = check_image(m, fn, "frame motion", f->motion, rw, rh, UPF_FORMAT_RG32F, true);
+        r = upf__vk_host_check_image(ctx, fn, "frame motion", f->motion, rw, rh,
+                                     UPF_FORMAT_RG32F, true);
     if (r == UPF_OK)
-        r = check_image(m, fn, "frame reactive", f->reactive, rw, rh, UPF_FORMAT_R32F, true);
+        r = upf__vk_host_check_image(ctx, fn, "frame reactive", f->reactive, rw, rh,
+                                     UPF_FORMAT_R32F, true);
     if (r == UPF_OK)
-        r = check_image(m, fn, "output", out, p->output_width, p->output_height,
-                        p->output_format, false);
+        r = upf__vk_host_check_image(ctx, fn, "output", out, p->output_width,
+                                     p->output_height, p->output_format, false);
     return r;
 }
 

@@ -1122,6 +1122,14 @@ void cli_json_int(cli_json *j, const char *key, long long v)
     fprintf(j->f, "%lld", v);
 }
 
+void cli_json_size(cli_json *j, int w, int h)
+{
+    cli_json_array(j, "size");
+    cli_json_int(j, NULL, w);
+    cli_json_int(j, NULL, h);
+    cli_json_close(j);
+}
+
 void cli_json_string(cli_json *j, const char *key, const char *s)
 {
     json_key(j, key);

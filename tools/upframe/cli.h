@@ -325,6 +325,7 @@ void cli_json_string(cli_json *j, const char *key, const char *s);
 void cli_json_bool(cli_json *j, const char *key, bool v);
 void cli_json_null(cli_json *j, const char *key);
 void cli_json_end(cli_json *j);                    /* after the top value: a newline */
+void cli_json_size(cli_json *j, int w, int h);    /* "size": [w, h] */
 
 /* Every command, in the order `upframe help` lists them (main.c). */
 extern const cli_command *const cli_commands[];

@@ -647,10 +647,7 @@ static void print_framegen_row(const framegen_row *row)
 static void json_framegen_row(cli_json *j, const framegen_row *row)
 {
     cli_json_object(j, NULL);
-    cli_json_array(j, "size");
-    cli_json_int(j, NULL, row->w);
-    cli_json_int(j, NULL, row->h);
-    cli_json_close(j);
+    cli_json_size(j, row->w, row->h);
     cli_json_string(j, "motion", row->flow ? "flow" : "vectors");
     cli_json_int(j, "threads", row->threads);
     cli_json_object(j, "passes_ms");

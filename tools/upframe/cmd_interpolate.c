@@ -949,10 +949,7 @@ static int run_interpolate(int argc, char **argv)
         cli_json_int(&j, "frames_made", st.made); /* on failure: made, then removed */
         cli_json_int(&j, "frames_written", rc == CLI_EXIT_OK ? (long long)written + (factor ? 0 : 1)
                                                                : 0);
-        cli_json_array(&j, "size");
-        cli_json_int(&j, NULL, W);
-        cli_json_int(&j, NULL, H);
-        cli_json_close(&j);
+        cli_json_size(&j, W, H);
         cli_json_object(&j, "pairs_by_method");
         cli_json_int(&j, "vectors", st.method[UPF_INTERPOLATE_USED_VECTORS]);
         cli_json_int(&j, "flow", st.method[UPF_INTERPOLATE_USED_FLOW]);

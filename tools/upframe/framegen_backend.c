@@ -16,6 +16,7 @@
 #include "framegen/framegen_passes.h"
 #include "vk/vk_framegen.h"
 #include "vk/vk_framegen_managed.h"
+#include "vk_memory.h"
 #endif
 
 /* A picture converted to the format the GPU engine's images were made in. */
@@ -314,16 +315,7 @@ static void print_memory(const fg_row *row, upf__vk_interpolate_managed *m, cli_
     else
         printf("memory at %dx%d, %s, factor %d (bytes on the device):", row->w, row->h,
                row->flow ? "flow" : "vectors", row->factor);
-    for (int s = 0; s < UPF__VK_RESOURCES_MAX; s++) {
-        const char *name = NULL;
-        const VkDeviceSize b = upf__vk_runner_bytes(run, s, &name);
-        if (!b || !name)
-            continue;
-        if (j)
-            cli_json_int(j, name, (long long)b);
-        else
-            printf(" %s %llu", name, (unsigned long long)b);
-    }
+    tool_vk_resource_bytes(run, UPF__VK_RESOURCES_MAX, j);
     /* the host's: two RGBA32F colours, RG32F motion, R32F depth, factor - 1 RGBA8 outputs */
     const double host = (double)row->w * row->h *
                         (32 + (row->flow ? 0 : 12) + 4.0 * (row->factor - 1));
@@ -391,10 +383,7 @@ static void json_row(cli_json *j, const fg_row *row, double bandwidth,
                      upf__vk_interpolate_managed *mem)
 {
     cli_json_object(j, NULL);
-    cli_json_array(j, "size");
-    cli_json_int(j, NULL, row->w);
-    cli_json_int(j, NULL, row->h);
-    cli_json_close(j);
+    cli_json_size(j, row->w, row->h);
     cli_json_string(j, "motion", row->flow ? "flow" : "vectors");
     cli_json_int(j, "factor", row->factor);
     cli_json_object(j, "passes_us");   /* per-phase passes: per phase */

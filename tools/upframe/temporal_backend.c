@@ -16,6 +16,7 @@
 #include "temporal/temporal_passes.h"
 #include "upframe_vk.h"
 #include "vk/vk_temporal.h"
+#include "vk_memory.h"
 #endif
 
 struct tool_temporal {
@@ -189,16 +190,7 @@ static void print_memory(upf_vk_temporal_managed *m, const int *c, cli_json *j)
     } else {
         printf("memory at %dx%d -> %dx%d (bytes on the device):", c[0], c[1], c[2], c[3]);
     }
-    for (int s = 0; s < UPF__TP_COUNT; s++) {
-        const char *name = NULL;
-        VkDeviceSize bytes = upf__vk_runner_bytes(run, s, &name);
-        if (!bytes || !name)
-            continue;
-        if (j)
-            cli_json_int(j, name, (long long)bytes);
-        else
-            printf(" %s %llu", name, (unsigned long long)bytes);
-    }
+    tool_vk_resource_bytes(run, UPF__TP_COUNT, j);
     const VkDeviceSize all = upf__vk_runner_total_bytes(run);
     if (j) {
         cli_json_int(j, "total", (long long)all);
