@@ -143,6 +143,17 @@ static void test_vk_device_and_demo(void)
     rc = run("upscale %s/a.png -o %s/vk.png --scale 2 --backend vulkan", TMP, TMP);
     unsetenv("UPF_VK_DEVICE");
     CHECK(rc != 0 && strstr(out, "UPF_VK_DEVICE='-1'") != NULL);
+    /* temporal --backend vulkan refuses it too (it read 'abc' as device 0) */
+    CHECK_EQ_INT(run("render courtyard --size 16x9 --frames 2 -q -o %s/vkdev", TMP), 0);
+    setenv("UPF_VK_DEVICE", "abc", 1);
+    rc = run("temporal %s/vkdev -o %s/vkdev_out --scale 1 --backend vulkan", TMP, TMP);
+    unsetenv("UPF_VK_DEVICE");
+    if (strstr(out, "this build has no Vulkan")) {
+        CHECK_EQ_INT(rc, 1);
+    } else {
+        CHECKF(rc == 2 && strstr(out, "UPF_VK_DEVICE='abc': expected a device number"), "%s",
+               out);
+    }
     CHECK_EQ_INT(run("upscale builtin -o %s/demo.png --scale 1.5", TMP), 0);
     CHECKF(!strstr(out, "HDR"), "%s", out);
 }

@@ -234,6 +234,12 @@ static int run_temporal(int argc, char **argv)
     if (backend_s && strcmp(backend_s, "cpu") != 0 && strcmp(backend_s, "vulkan") != 0)
         return cli_usage(cmd, "--backend '%s': expected cpu or vulkan", backend_s);
     const bool vulkan = backend_s && strcmp(backend_s, "vulkan") == 0;
+    if (vulkan) {
+        int device = -1;
+        const int drc = cli_vk_device(cmd, &device); /* a bad UPF_VK_DEVICE: exit 2 */
+        if (drc != CLI_EXIT_OK)
+            return drc;
+    }
     bool fill = false;
     if (dis_s) {
         if (strcmp(dis_s, "spatial") == 0)

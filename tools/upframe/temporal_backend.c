@@ -38,7 +38,7 @@ tool_temporal *tool_temporal_create(upf_context *ctx, bool vulkan, const upf_tem
 #ifdef UPF_HAVE_VULKAN
         const char *dev = getenv("UPF_VK_DEVICE");
         t->gpu = upf_vk_temporal_managed_create(ctx, upf_vk_temporal_managed_params(
-            .device_index = dev ? atoi(dev) : -1, .render_width = p->render_width,
+            .device_index = dev && *dev ? atoi(dev) : -1, .render_width = p->render_width,
             .render_height = p->render_height, .output_width = p->output_width,
             .output_height = p->output_height, .color_format = color_format,
             .output_format = output_format, .sharpness = p->sharpness, .flags = p->flags,
@@ -147,7 +147,7 @@ static upf_result bench_row(upf_context *ctx, const int *c, const bench_frame *b
 {
     const char *dev = getenv("UPF_VK_DEVICE");
     upf_vk_temporal_managed *m = upf_vk_temporal_managed_create(ctx,
-        upf_vk_temporal_managed_params(.device_index = dev ? atoi(dev) : -1,
+        upf_vk_temporal_managed_params(.device_index = dev && *dev ? atoi(dev) : -1,
             .render_width = c[0], .render_height = c[1], .output_width = c[2],
             .output_height = c[3], .color_format = UPF_FORMAT_RGBA32F,
             .output_format = UPF_FORMAT_RGBA8_SRGB, .sharpness = configs[config].sharpness,
