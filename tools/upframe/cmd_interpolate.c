@@ -587,10 +587,12 @@ static int check_memory(const cli_common *c, const frame_in *b, bool blend, bool
     return cli_check_memory(CMD, c, "the frame generation engine", w, h, engine, pictures);
 }
 
-/* The engine for frame b's inputs on the CPU, or on the GPU (vulkan: its images made in the
- * formats of frames a and b, of the output (8-bit sRGB, or float for a PFM) and of b's HUD). */
+/* The engine for frame b's inputs on the CPU, or on the GPU (vulkan, on `device`: its images
+ * made in the formats of frames a and b, of the output (8-bit sRGB, or float for a PFM) and of
+ * b's HUD). */
 static tool_interpolate *make_engine(upf_context *ctx, const frame_in *a, const frame_in *b,
-                                     bool blend, bool vulkan, bool float_out, int *rc)
+                                     bool blend, bool vulkan, int device, bool float_out,
+                                     int *rc)
 {
     const frame_in *h = b->has_hud ? b : a;
     const upf_interpolate_params p = {
@@ -604,7 +606,7 @@ static tool_interpolate *make_engine(upf_context *ctx, const frame_in *a, const 
     const tool_interpolate_formats fmt = {
         b->color.img.format, h->has_hud ? h->hud.img.format : (upf_format)0,
         float_out ? UPF_FORMAT_RGBA32F : UPF_FORMAT_RGBA8_SRGB, b->has_motion };
-    tool_interpolate *e = tool_interpolate_create(ctx, vulkan, &p, &fmt);
+    tool_interpolate *e = tool_interpolate_create(ctx, vulkan, device, &p, &fmt);
     if (!e)
         *rc = cli_fail_upf(CMD, ctx, upf_context_last_error(ctx, NULL));
     return e;
@@ -691,8 +693,8 @@ static int run_interpolate(int argc, char **argv)
         return cli_usage(CMD, "--backend vulkan: this build has no Vulkan backend (it was "
                          "built without the Vulkan headers or glslangValidator)");
 #endif
+    int device = -1; /* UPF_VK_DEVICE, checked once */
     if (vulkan) {
-        int device = -1;
         const int drc = cli_vk_device(CMD, &device);
         if (drc != CLI_EXIT_OK)
             return drc;
@@ -853,8 +855,8 @@ static int run_interpolate(int argc, char **argv)
         if (rc == CLI_EXIT_OK)
             rc = check_memory(&common, &fb, blend, vulkan, factor ? (int)factor - 1 : 1, false);
         if (rc == CLI_EXIT_OK)
-            e = make_engine(ctx, &fa, &fb, blend, vulkan, single.type == IMAGEIO_PFM && !factor,
-                            &rc);
+            e = make_engine(ctx, &fa, &fb, blend, vulkan, device,
+                            single.type == IMAGEIO_PFM && !factor, &rc);
         const int count = factor ? (int)factor - 1 : 1;
         for (int k = 0; k < count && rc == CLI_EXIT_OK; k++)
             if (imageio_alloc(&outs[k], W, H, single.type == IMAGEIO_PFM && !factor
@@ -903,7 +905,7 @@ static int run_interpolate(int argc, char **argv)
             }
             if (rc == CLI_EXIT_OK && k > 0) {
                 if (!e) /* made once, for the first pair's inputs */
-                    e = make_engine(ctx, &fa, &fb, blend, vulkan, false, &rc);
+                    e = make_engine(ctx, &fa, &fb, blend, vulkan, device, false, &rc);
                 if (rc == CLI_EXIT_OK)
                     rc = interpolate_pair(ctx, e, &fa, &fb, count, NULL, outs);
                 if (rc == CLI_EXIT_OK) {

@@ -234,8 +234,8 @@ static int run_temporal(int argc, char **argv)
     if (backend_s && strcmp(backend_s, "cpu") != 0 && strcmp(backend_s, "vulkan") != 0)
         return cli_usage(cmd, "--backend '%s': expected cpu or vulkan", backend_s);
     const bool vulkan = backend_s && strcmp(backend_s, "vulkan") == 0;
+    int device = -1; /* UPF_VK_DEVICE, checked once */
     if (vulkan) {
-        int device = -1;
         const int drc = cli_vk_device(cmd, &device); /* a bad UPF_VK_DEVICE: exit 2 */
         if (drc != CLI_EXIT_OK)
             return drc;
@@ -327,7 +327,7 @@ static int run_temporal(int argc, char **argv)
                 rc = check_memory(cmd, &common, &tp, &f);
             if (rc == CLI_EXIT_OK) {
                 flags = want;
-                engine = tool_temporal_create(ctx, vulkan, &tp, f.color.img.format,
+                engine = tool_temporal_create(ctx, vulkan, device, &tp, f.color.img.format,
                                               UPF_FORMAT_RGBA8_SRGB);
                 if (!engine)
                     rc = cli_fail_upf(cmd, ctx, upf_context_last_error(ctx, NULL));

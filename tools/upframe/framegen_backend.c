@@ -35,7 +35,7 @@ struct tool_interpolate {
 #endif
 };
 
-tool_interpolate *tool_interpolate_create(upf_context *ctx, bool vulkan,
+tool_interpolate *tool_interpolate_create(upf_context *ctx, bool vulkan, int device,
                                           const upf_interpolate_params *p,
                                           const tool_interpolate_formats *formats)
 {
@@ -50,12 +50,11 @@ tool_interpolate *tool_interpolate_create(upf_context *ctx, bool vulkan,
         return NULL;
     }
 #ifdef UPF_HAVE_VULKAN
-    const char *dev = getenv("UPF_VK_DEVICE");
     t->fmt = *formats;
     if (!t->fmt.hud) /* a HUD layer may come with a later frame: 8-bit, as PNGs are */
         t->fmt.hud = UPF_FORMAT_RGBA8_SRGB;
     t->gpu = upf__vk_interpolate_managed_create(ctx, &(upf__vk_interpolate_managed_params){
-        .device_index = dev && *dev ? atoi(dev) : -1, .width = p->width, .height = p->height,
+        .device_index = device, .width = p->width, .height = p->height,
         .motion_width = p->motion_width, .motion_height = p->motion_height,
         .motion = p->motion == UPF_INTERPOLATE_MOTION_AUTO && formats->vectors
                       ? UPF_INTERPOLATE_MOTION_VECTORS : p->motion,
@@ -66,7 +65,7 @@ tool_interpolate *tool_interpolate_create(upf_context *ctx, bool vulkan,
     if (t->gpu)
         return t;
 #else
-    (void)formats;
+    (void)device, (void)formats;
 #endif
     free(t);
     return NULL;
@@ -198,6 +197,7 @@ static bool per_pair(int pass)
 /* One row's results: per pass the median us (per-phase passes: per phase), the bytes it must
  * read and write (per phase likewise); the pair's and a phase's totals, the whole record's. */
 typedef struct fg_row {
+    int device;                       /* the Vulkan device (cli_vk_device) */
     int w, h, factor;
     bool flow;
     double pass_us[UPF_INTERPOLATE_PASS_COUNT], bytes[UPF_INTERPOLATE_PASS_COUNT];
@@ -245,10 +245,9 @@ static upf_result time_row(upf_context *ctx, const fg_pair *pair, long frames, i
                            double *ms, double *total, fg_row *row,
                            upf__vk_interpolate_managed **keep)
 {
-    const char *dev = getenv("UPF_VK_DEVICE");
     const int w = row->w, h = row->h, count = row->factor - 1;
     upf__vk_interpolate_managed *m = upf__vk_interpolate_managed_create(ctx,
-        &(upf__vk_interpolate_managed_params){ .device_index = dev && *dev ? atoi(dev) : -1,
+        &(upf__vk_interpolate_managed_params){ .device_index = row->device,
             .width = w, .height = h,
             .motion = row->flow ? UPF_INTERPOLATE_MOTION_FLOW : UPF_INTERPOLATE_MOTION_VECTORS,
             .max_factor = row->factor, .flags = UPF_INTERPOLATE_DEPTH_REVERSED,
@@ -457,6 +456,10 @@ int tool_bench_vk_framegen(const int (*sizes)[2], int nsizes, long frames, int w
 {
     const char *cmd = "bench";
     cli_json *j = json;
+    int device = -1;
+    const int drc = cli_vk_device(cmd, &device);
+    if (drc != CLI_EXIT_OK)
+        return drc;
     upf_context *ctx = cli_context(cmd, 0);
     const int n = (int)frames + warm;
     double *ms = malloc(sizeof(double) * (size_t)n * (UPF_INTERPOLATE_PASS_COUNT + 1));
@@ -474,7 +477,8 @@ int tool_bench_vk_framegen(const int (*sizes)[2], int nsizes, long frames, int w
         fg_pair pair = { 0 };
         upf_result r = fg_pair_render(ctx, sizes[k][0], sizes[k][1], &pair);
         for (int fl = 0; r == UPF_OK && fl < 2; fl++) {
-            fg_row row = { .w = sizes[k][0], .h = sizes[k][1], .flow = fl == 1 };
+            fg_row row = { .device = device, .w = sizes[k][0], .h = sizes[k][1],
+                           .flow = fl == 1 };
             r = bench_rows(ctx, &pair, &row, frames, warm, ms, total, bandwidth, j, &header);
         }
         fg_pair_free(&pair);

@@ -19,9 +19,9 @@ typedef struct tool_interpolate_formats {
     bool vectors;
 } tool_interpolate_formats;
 
-/* The CPU engine, or (vulkan) the GPU engine in managed mode (UPF_VK_DEVICE picks the
- * device). NULL on failure (the context's message). */
-tool_interpolate *tool_interpolate_create(upf_context *ctx, bool vulkan,
+/* The CPU engine, or (vulkan) the GPU engine in managed mode on Vulkan device `device` (-1:
+ * the first discrete GPU; cli_vk_device reads it). NULL on failure (the context's message). */
+tool_interpolate *tool_interpolate_create(upf_context *ctx, bool vulkan, int device,
                                           const upf_interpolate_params *p,
                                           const tool_interpolate_formats *formats);
 /* One phase (phase != NULL: *phase, count 1) or the count phases k / (count + 1) into

@@ -26,8 +26,9 @@ struct tool_temporal {
 #endif
 };
 
-tool_temporal *tool_temporal_create(upf_context *ctx, bool vulkan, const upf_temporal_params *p,
-                                    upf_format color_format, upf_format output_format)
+tool_temporal *tool_temporal_create(upf_context *ctx, bool vulkan, int device,
+                                    const upf_temporal_params *p, upf_format color_format,
+                                    upf_format output_format)
 {
     tool_temporal *t = calloc(1, sizeof *t);
     if (!t)
@@ -36,15 +37,14 @@ tool_temporal *tool_temporal_create(upf_context *ctx, bool vulkan, const upf_tem
         t->cpu = upf_temporal_create(ctx, p);
     } else {
 #ifdef UPF_HAVE_VULKAN
-        const char *dev = getenv("UPF_VK_DEVICE");
         t->gpu = upf_vk_temporal_managed_create(ctx, upf_vk_temporal_managed_params(
-            .device_index = dev && *dev ? atoi(dev) : -1, .render_width = p->render_width,
+            .device_index = device, .render_width = p->render_width,
             .render_height = p->render_height, .output_width = p->output_width,
             .output_height = p->output_height, .color_format = color_format,
             .output_format = output_format, .sharpness = p->sharpness, .flags = p->flags,
             .timestamps = 1));
 #else
-        (void)color_format, (void)output_format;
+        (void)device, (void)color_format, (void)output_format;
 #endif
     }
 #ifdef UPF_HAVE_VULKAN
@@ -141,13 +141,12 @@ static const struct {
 };
 
 /* Times one configuration of one case; prints the memory table once (memory). */
-static upf_result bench_row(upf_context *ctx, const int *c, const bench_frame *b, int config,
-                            long frames, int warm, double *ms, double *total, vk_row *row,
-                            upf_vk_temporal_managed **keep)
+static upf_result bench_row(upf_context *ctx, int device, const int *c, const bench_frame *b,
+                            int config, long frames, int warm, double *ms, double *total,
+                            vk_row *row, upf_vk_temporal_managed **keep)
 {
-    const char *dev = getenv("UPF_VK_DEVICE");
     upf_vk_temporal_managed *m = upf_vk_temporal_managed_create(ctx,
-        upf_vk_temporal_managed_params(.device_index = dev && *dev ? atoi(dev) : -1,
+        upf_vk_temporal_managed_params(.device_index = device,
             .render_width = c[0], .render_height = c[1], .output_width = c[2],
             .output_height = c[3], .color_format = UPF_FORMAT_RGBA32F,
             .output_format = UPF_FORMAT_RGBA8_SRGB, .sharpness = configs[config].sharpness,
@@ -251,6 +250,10 @@ int tool_bench_vk_temporal(const int (*cases)[4], int ncases, long frames, int w
 {
     const char *cmd = "bench";
     cli_json *j = json;
+    int device = -1;
+    const int drc = cli_vk_device(cmd, &device);
+    if (drc != CLI_EXIT_OK)
+        return drc;
     upf_context *ctx = cli_context(cmd, 0);
     const int n = (int)frames + warm;
     double *ms = malloc(sizeof(double) * (size_t)n * (UPF_TEMPORAL_PASS_COUNT + 1));
@@ -270,7 +273,7 @@ int tool_bench_vk_temporal(const int (*cases)[4], int ncases, long frames, int w
         for (int c = 0; r == UPF_OK && c < (int)(sizeof configs / sizeof configs[0]); c++) {
             vk_row row;
             upf_vk_temporal_managed *mem = NULL;
-            r = bench_row(ctx, cases[k], &b, c, frames, warm, ms, total, &row,
+            r = bench_row(ctx, device, cases[k], &b, c, frames, warm, ms, total, &row,
                           c == 0 ? &mem : NULL);
             if (r != UPF_OK)
                 break;

@@ -10,10 +10,12 @@
 
 typedef struct tool_temporal tool_temporal;
 
-/* The CPU engine, or (vulkan) the GPU engine in managed mode taking colour frames of
- * `color_format` and writing `output_format`. NULL on failure (the context's message). */
-tool_temporal *tool_temporal_create(upf_context *ctx, bool vulkan, const upf_temporal_params *p,
-                                    upf_format color_format, upf_format output_format);
+/* The CPU engine, or (vulkan) the GPU engine in managed mode on Vulkan device `device` (-1:
+ * the first discrete GPU; cli_vk_device reads it) taking colour frames of `color_format` and
+ * writing `output_format`. NULL on failure (the context's message). */
+tool_temporal *tool_temporal_create(upf_context *ctx, bool vulkan, int device,
+                                    const upf_temporal_params *p, upf_format color_format,
+                                    upf_format output_format);
 upf_result tool_temporal_run(tool_temporal *t, const upf_temporal_frame *f,
                              const upf_image *output);
 /* The last frame's per-pass milliseconds (CPU: wall time; Vulkan: GPU timestamps). */
