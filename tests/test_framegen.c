@@ -770,7 +770,8 @@ static bool fit_camera(upf_context *ctx, const float *motion, int w, int h, floa
 {
     upf__fg_camera_con c = { .width = w, .height = h, .fit = 1 };
     upf__fg_camera_grid(w, h, &c.step, &c.grid_w, &c.grid_h);
-    float *sums = calloc((size_t)c.grid_h * UPF__FG_CAMERA_ROW, sizeof(float));
+    float *sums = calloc((size_t)upf__fg_camera_blocks(c.grid_w, c.grid_h) * UPF__FG_CAMERA_ROW,
+                        sizeof(float));
     upf__fg_camera_run(ctx, &c, motion, cam, sums);
     free(sums);
     return upf__fg_camera_has(cam);

@@ -31,6 +31,7 @@
 #include "vk_test_util.h"
 
 #include "framegen/framegen_passes.h"
+#include "vk/vk_framegen.h"
 #include "vk/vk_framegen_flow.h"
 #include "vk/vk_passes.h"
 
@@ -429,11 +430,8 @@ static int chain(const upf__passes *ps, upf__vk_pass_plan *plan, upf__vk_pass_fr
     n += flow;
     const upf__fg_camera_con *cc = ps->con[UPF__FG_CAMERA_PASS];
     plan[n] = plan_of(UPF__FG_CAMERA_PASS, "framegen/camera", sizeof *cc, true);
-    pf[n] = (upf__vk_pass_frame){ .run = true, .dispatches = 12,
-                                  .push = push_of(push[n], cc, sizeof *cc) };
-    for (int k = 0; k < 12; k++)
-        pf[n].grid[k] = (upf__vk_grid){ (uint32_t)(cc->grid_h + 63) / 64, 1, 1 },
-        pf[n].patch[k] = (uint32_t)k;
+    pf[n] = (upf__vk_pass_frame){ .push = push_of(push[n], cc, sizeof *cc) };
+    upf__vk_fg_camera_frame(cc, &pf[n]);
     n++;
     const upf__vk_grid px = grid_px(W, H);
     plan[n] = plan_of(UPF__FG_SPLAT_PASS, "framegen/splat", sizeof(upf__fg_splat_con), true);

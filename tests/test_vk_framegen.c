@@ -857,11 +857,8 @@ static bool camera_case(gpu *g, const upf__passes *ps, const upf__fg_camera_con 
         .pass = UPF__FG_CAMERA_PASS, .stamp = true, .push_bytes = sizeof push,
         .patch_used = true, .patch_offset = sizeof *con, .variant_count = 1,
         .variant = { { "framegen/camera", NULL, NULL } } };
-    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 12 };
-    for (int k = 0; k < 12; k++) {
-        pf.grid[k] = (upf__vk_grid){ (uint32_t)(con->grid_h + 63) / 64, 1, 1 };
-        pf.patch[k] = (uint32_t)k;
-    }
+    upf__vk_pass_frame pf = { .push = &push };
+    upf__vk_fg_camera_frame(con, &pf);
     if (run_pass(g, ps, &plan, &pf, in, out) == 0) {
         for (int k = 0; k < UPF__FG_CAMERA_FLOATS; k++) {
             CHECKF(memcmp(&got[k], &want[k], 4) == 0,
@@ -942,11 +939,8 @@ static void test_chain(gpu *g)
         .patch = { 0, 1, 2, 3 },
         .push = push_of(push[2], ps->con[UPF__FG_VECTORS], sizeof(upf__fg_vectors_con)) };
     const upf__fg_camera_con *cc = ps->con[UPF__FG_CAMERA_PASS];
-    pf[3] = (upf__vk_pass_frame){ .run = true, .dispatches = 12,
-        .push = push_of(push[3], cc, sizeof *cc) };
-    for (int k = 0; k < 12; k++)
-        pf[3].grid[k] = (upf__vk_grid){ (uint32_t)(cc->grid_h + 63) / 64, 1, 1 },
-        pf[3].patch[k] = (uint32_t)k;
+    pf[3] = (upf__vk_pass_frame){ .push = push_of(push[3], cc, sizeof *cc) };
+    upf__vk_fg_camera_frame(cc, &pf[3]);
     pf[4] = (upf__vk_pass_frame){ .run = true, .dispatches = 2, .grid = { px, px },
         .patch = { 0, 1 },
         .push = push_of(push[4], ps->con[UPF__FG_SPLAT_PASS], sizeof(upf__fg_splat_con)) };

@@ -6,7 +6,7 @@
  *
  * Reads: motion (output pixels, of N). Writes: camera (UPF__FG_CAMERA_FLOATS floats: whether
  * there is a model, the normalisation, the matrix logarithm of the homography, and the fit's
- * state), camera sums (r32f, a row per row of the fit's grid: its partial sums).
+ * state), camera sums (r32f, a row per 256 pixels of the fit's grid: their partial sums).
  *
  * Why: a camera that turns moves a pixel along a curve, not a straight line (x = f tan(angle)
  * on the screen); at 120 degrees a second and 30 frames a second (60 degree vertical field
@@ -25,12 +25,14 @@
  * equations of the two linear equations of each pixel (the direct linear transform with the
  * unknowns' offsets from the identity, so the right-hand side is the motion itself and fp32
  * keeps its digits), solved by Gaussian elimination with partial pivoting. Five rounds, each a
- * reduction step (one task per grid row writes its row's partial sums into camera sums: the
- * normal equations of its pixels within the threshold, and from round 1 on, the histogram of
- * the residuals of the previous fit, 0.05 px bins) and a solve step (one task: sums the rows
- * in order, so the result does not depend on the threads; the median residual from the
- * histogram; threshold max(0.5 px, 3 x median) for the next round: parallax, moving objects
- * and outliers fall out; the new fit for rounds 0-3). A model is kept when at least a third of
+ * reduction step (one task per block of 256 grid pixels in row-major order writes its row of
+ * camera sums: the normal equations of its pixels within the threshold added by a fixed
+ * pairwise tree, and from round 1 on, the counts and the histogram of the residuals of the
+ * previous fit, 0.05 px bins) and a solve step (one task: the blocks' sums by the same tree,
+ * so the result does not depend on the threads and a GPU workgroup computes the same floats
+ * in parallel; the counts are exact in any order; the median residual from the histogram;
+ * threshold max(0.5 px, 3 x median) for the next round: parallax, moving objects and outliers
+ * fall out; the new fit for rounds 0-3). A model is kept when at least a third of
  * the pixels are within 0.5 px of the last fit. The logarithm: two square roots by the
  * Denman-Beavers iteration (eight steps each), then the series of log(I + X) to 16 terms, times
  * 4 (inverse scaling and squaring, Higham, "Functions of Matrices", 11.5, with fixed counts);
@@ -176,53 +178,76 @@ typedef struct cam_job {
     int round;
 } cam_job;
 
-/* One grid row's partial sums against the fit and threshold in the camera surface. */
-static void reduce_row(void *priv, int gy, int worker)
+#define NSUM 44         /* the float sums of a row: SUM_ATA and SUM_ATB */
+#define BLOCK UPF__FG_CAMERA_BLOCK
+
+/* Sums a[0..BLOCK) into a[0] by a fixed pairwise tree, a[i] + a[i + h] for h = BLOCK / 2,
+ * ..., 2, 1 (what a workgroup does in shared memory, so the GPU's floats are these). */
+static void tree_sum(float (*a)[NSUM])
 {
-    (void)worker;
-    const cam_job *j = priv;
+    for (int h = BLOCK / 2; h >= 1; h /= 2)
+        for (int i = 0; i < h; i++)
+            for (int k = 0; k < NSUM; k++)
+                a[i][k] = a[i][k] + a[i + h][k];
+}
+
+/* Grid pixel p's terms of the normal equations against the fit and threshold in the camera
+ * surface into l (zeros where it is left out), its counts and histogram bin into o. */
+static void pixel_terms(const cam_job *j, int p, float *l, float *o)
+{
     const upf__fg_camera_con *c = j->con;
     const float *cam = j->cam, *g = cam + CAM_G;
     const float cx = cam[CAM_CX], cy = cam[CAM_CY], s = cam[CAM_S], is = 1.0f / s;
-    const float thr = cam[CAM_THR];
-    float *o = j->sums + (size_t)gy * UPF__FG_CAMERA_ROW;
-    memset(o, 0, sizeof(float) * UPF__FG_CAMERA_ROW);
-    const int y = c->step / 2 + gy * c->step;
-    for (int gx = 0; gx < c->grid_w; gx++) {
-        const int x = c->step / 2 + gx * c->step;
-        const size_t i = (size_t)y * c->width + x;
-        const float mx = j->motion[2 * i], my = j->motion[2 * i + 1];
-        if (!(mx < UPF__FG_INVALID * 0.5f))
-            continue;
-        const float u = ((float)x + 0.5f - cx) * is, v = ((float)y + 0.5f - cy) * is;
-        const float du = mx * is, dv = my * is, u2 = u + du, v2 = v + dv;
-        if (j->round > 0) {
-            /* the residual of the previous fit, px */
-            const float w = g[6] * u + g[7] * v + g[8];
-            float e = INFINITY;
-            if (w > 1e-6f) {
-                const float ex = (g[0] * u + g[1] * v + g[2]) / w - u2;
-                const float ey = (g[3] * u + g[4] * v + g[5]) / w - v2;
-                e = sqrtf(ex * ex + ey * ey) * s;
-            }
-            const float b = e / RESID_STEP;
-            o[SUM_HIST + (b < (float)(UPF__FG_CAMERA_BINS - 1) ? (int)b
-                                                               : UPF__FG_CAMERA_BINS - 1)] += 1.0f;
-            o[SUM_ALL] += 1.0f;
-            o[SUM_NEAR] += e <= 0.5f ? 1.0f : 0.0f;
-            if (!(e <= thr))
-                continue;
+    memset(l, 0, NSUM * sizeof *l);
+    if (p >= c->grid_w * c->grid_h)
+        return;
+    const int x = c->step / 2 + p % c->grid_w * c->step, y = c->step / 2 + p / c->grid_w * c->step;
+    const size_t i = (size_t)y * c->width + x;
+    const float mx = j->motion[2 * i], my = j->motion[2 * i + 1];
+    if (!(mx < UPF__FG_INVALID * 0.5f))
+        return;
+    const float u = ((float)x + 0.5f - cx) * is, v = ((float)y + 0.5f - cy) * is;
+    const float du = mx * is, dv = my * is, u2 = u + du, v2 = v + dv;
+    if (j->round > 0) {
+        /* the residual of the previous fit, px */
+        const float w = g[6] * u + g[7] * v + g[8];
+        float e = INFINITY;
+        if (w > 1e-6f) {
+            const float ex = (g[0] * u + g[1] * v + g[2]) / w - u2;
+            const float ey = (g[3] * u + g[4] * v + g[5]) / w - v2;
+            e = sqrtf(ex * ex + ey * ey) * s;
         }
-        const float rx[8] = { u, v, 1, 0, 0, 0, -u * u2, -v * u2 };
-        const float ry[8] = { 0, 0, 0, u, v, 1, -u * v2, -v * v2 };
-        float *ata = o + SUM_ATA;
-        for (int a = 0, k = 0; a < 8; a++) {
-            for (int b = a; b < 8; b++, k++)
-                ata[k] += rx[a] * rx[b] + ry[a] * ry[b];
-            o[SUM_ATB + a] += rx[a] * du + ry[a] * dv;
-        }
-        o[SUM_USED] += 1.0f;
+        const float b = e / RESID_STEP;
+        o[SUM_HIST + (b < (float)(UPF__FG_CAMERA_BINS - 1) ? (int)b
+                                                           : UPF__FG_CAMERA_BINS - 1)] += 1.0f;
+        o[SUM_ALL] += 1.0f;
+        o[SUM_NEAR] += e <= 0.5f ? 1.0f : 0.0f;
+        if (!(e <= cam[CAM_THR]))
+            return;
     }
+    const float rx[8] = { u, v, 1, 0, 0, 0, -u * u2, -v * u2 };
+    const float ry[8] = { 0, 0, 0, u, v, 1, -u * v2, -v * v2 };
+    for (int a = 0, k = 0; a < 8; a++) {
+        for (int b = a; b < 8; b++, k++)
+            l[SUM_ATA + k] = rx[a] * rx[b] + ry[a] * ry[b];
+        l[SUM_ATB + a] = rx[a] * du + ry[a] * dv;
+    }
+    o[SUM_USED] += 1.0f;
+}
+
+/* Row `blk` of camera sums: grid pixels BLOCK blk .. BLOCK blk + BLOCK - 1 (row-major); the
+ * float sums by tree_sum, the counts (exact in any order) by adding. */
+static void reduce_block(void *priv, int blk, int worker)
+{
+    (void)worker;
+    const cam_job *j = priv;
+    float *o = j->sums + (size_t)blk * UPF__FG_CAMERA_ROW;
+    memset(o, 0, sizeof(float) * UPF__FG_CAMERA_ROW);
+    float l[BLOCK][NSUM];
+    for (int i = 0; i < BLOCK; i++)
+        pixel_terms(j, BLOCK * blk + i, l[i], o);
+    tree_sum(l);
+    memcpy(o, l[0], sizeof l[0]);
 }
 
 /* Solves the 8x8 system a x = b (row-major) by Gaussian elimination with partial pivoting;
@@ -260,17 +285,23 @@ static bool solve8(float *a, float *b, float *x)
     return true;
 }
 
-/* The solve step of a round: the rows' sums in order, the next threshold, the new fit. */
+/* The solve step of a round: the rows' sums (row i of the tree's leaves holds rows i, i +
+ * BLOCK, ... added in order; then tree_sum), the next threshold, the new fit. */
 static void solve_step(const cam_job *j)
 {
     const upf__fg_camera_con *c = j->con;
+    const int nb = upf__fg_camera_blocks(c->grid_w, c->grid_h);
     float *cam = j->cam;
-    float t[UPF__FG_CAMERA_ROW] = { 0 };
-    for (int gy = 0; gy < c->grid_h; gy++) {
-        const float *r = j->sums + (size_t)gy * UPF__FG_CAMERA_ROW;
-        for (int k = 0; k < UPF__FG_CAMERA_ROW; k++)
+    float t[UPF__FG_CAMERA_ROW] = { 0 }, l[BLOCK][NSUM] = { { 0 } };
+    for (int b = 0; b < nb; b++) {
+        const float *r = j->sums + (size_t)b * UPF__FG_CAMERA_ROW;
+        for (int k = 0; k < NSUM; k++)
+            l[b % BLOCK][k] = l[b % BLOCK][k] + r[k];
+        for (int k = NSUM; k < UPF__FG_CAMERA_ROW; k++)
             t[k] += r[k];
     }
+    tree_sum(l);
+    memcpy(t, l[0], sizeof l[0]);
     if (j->round > 0) {
         cam[CAM_NEAR] = t[SUM_NEAR], cam[CAM_ALL] = t[SUM_ALL];
         /* the median residual, from the histogram */
@@ -334,7 +365,8 @@ void upf__fg_camera_run(upf_context *ctx, const upf__fg_camera_con *con, const f
     cam_job job = { con, motion, cam, sums, 0 };
     for (int r = 0; r < ROUNDS; r++) {
         job.round = r;
-        upf__parallel_for(ctx, reduce_row, &job, con->grid_h);
+        upf__parallel_for(ctx, reduce_block, &job,
+                          upf__fg_camera_blocks(con->grid_w, con->grid_h));
         solve_step(&job);
     }
     if (cam[CAM_ALL] > 0.0f && cam[CAM_NEAR] * 3.0f >= cam[CAM_ALL] && finish(cam, cam + CAM_G))

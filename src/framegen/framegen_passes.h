@@ -70,7 +70,8 @@ enum upf__fg_surface {
                                * (camera.c): 1 when there is one, centre x, y and scale of
                                * the normalised coordinates, log of the homography N -> N-1,
                                * the fit's state */
-    UPF__FG_CAMERA_SUMS,      /* r32f UPF__FG_CAMERA_ROW x grid rows: the fit's partial sums */
+    UPF__FG_CAMERA_SUMS,      /* r32f UPF__FG_CAMERA_ROW x blocks: the fit's partial sums, a
+                               * row per UPF__FG_CAMERA_BLOCK grid pixels */
     UPF__FG_SPLAT,            /* r32ui: N's pixels splatted to the phase t: least priority */
     UPF__FG_SPLAT_INDEX,      /* r32ui: ... the least index of that priority */
     UPF__FG_SPLAT_LAND,       /* r32ui: where each pixel of N landed in the last splat (both
@@ -119,6 +120,7 @@ enum upf__fg_pass_index {
 #define UPF__FG_CAMERA_FLOATS 32         /* the camera surface's width */
 #define UPF__FG_CAMERA_BINS 256          /* the fit's residual histogram, 0.05 px bins */
 #define UPF__FG_CAMERA_ROW (48 + UPF__FG_CAMERA_BINS) /* a row of camera sums */
+#define UPF__FG_CAMERA_BLOCK 256         /* grid pixels per row of camera sums */
 #define UPF__FG_FLOW_BINS 4096           /* the flow's vector histograms: 1 px bins */
 
 /* ---- constants, one struct per pass (32-bit fields: a shader's push constants) ---------- */
@@ -249,13 +251,21 @@ void upf__fg_splat(upf_context *ctx, int width, int height, const float *motion,
                    uint32_t *index, uint32_t *land);
 
 /* camera.c: the camera model. upf__fg_camera_grid gives the fit's grid for a frame size;
- * upf__fg_camera_run is the pass on plain arrays (`sums` grid_h x UPF__FG_CAMERA_ROW floats):
+ * upf__fg_camera_run is the pass on plain arrays (`sums` upf__fg_camera_blocks x
+ * UPF__FG_CAMERA_ROW floats):
  * writes the model to `cam` (UPF__FG_CAMERA_FLOATS floats; cam[0] = 0 when there is none).
  * upf__fg_camera_power gives the homography's power s (the camera of the phase 1 - s as seen
  * from N: s = 1 maps N to N-1) as a 3x3 matrix in the normalised coordinates, row-major, in
  * fp32 with fixed counts; upf__fg_camera_apply maps a pixel position (centres at +0.5)
  * through it, false where the point would go behind the camera. */
 void upf__fg_camera_grid(int width, int height, int *step, int *grid_w, int *grid_h);
+/* The rows of camera sums for a grid: its pixels in row-major order, UPF__FG_CAMERA_BLOCK a
+ * row (at least one). */
+static inline int upf__fg_camera_blocks(int grid_w, int grid_h)
+{
+    const int n = (grid_w * grid_h + UPF__FG_CAMERA_BLOCK - 1) / UPF__FG_CAMERA_BLOCK;
+    return n > 0 ? n : 1;
+}
 void upf__fg_camera_run(upf_context *ctx, const upf__fg_camera_con *con, const float *motion,
                         float *cam, float *sums);
 /* Whether the camera surface holds a model (cam[0] = 1; the flow writes none). */

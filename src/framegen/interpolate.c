@@ -212,7 +212,7 @@ static void plan(upf__passes *ps, const upf_interpolate_params *p, int flow_leve
     int step, gw, gh;
     upf__fg_camera_grid(W, H, &step, &gw, &gh);
     ps->surface[UPF__FG_CAMERA_SUMS].width = vectors ? UPF__FG_CAMERA_ROW : 0;
-    ps->surface[UPF__FG_CAMERA_SUMS].height = vectors ? gh : 0;
+    ps->surface[UPF__FG_CAMERA_SUMS].height = vectors ? upf__fg_camera_blocks(gw, gh) : 0;
     ps->surface[UPF__FG_SCENE].width = 4;
     ps->surface[UPF__FG_SCENE].height = 1;
     int bw, bh;

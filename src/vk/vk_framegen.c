@@ -411,10 +411,18 @@ static void camera_pass(const upf_vk_interpolate *fg, const record_plan *rp, pus
     cc->given = vec && rp->given;
     if (cc->given)
         memcpy(cc->g, rp->g, sizeof cc->g);
-    upf__vk_pass_frame *cf = &vf->pass[fg->at[UPF__VK_FG_GP_CAMERA]];
-    *cf = (upf__vk_pass_frame){ .run = true, .push = cc, .dispatches = 12 };
-    for (int k = 0; k < 12; k++)
-        cf->grid[k] = (upf__vk_grid){ (uint32_t)(cc->grid_h + 63) / 64, 1, 1 },
+    vf->pass[fg->at[UPF__VK_FG_GP_CAMERA]] = (upf__vk_pass_frame){ .push = cc };
+    upf__vk_fg_camera_frame(cc, &vf->pass[fg->at[UPF__VK_FG_GP_CAMERA]]);
+}
+
+void upf__vk_fg_camera_frame(const upf__fg_camera_con *cc, upf__vk_pass_frame *cf)
+{
+    const bool fit = cc->fit && !cc->given;
+    const uint32_t blocks = (uint32_t)upf__fg_camera_blocks(cc->grid_w, cc->grid_h);
+    cf->run = true;
+    cf->dispatches = fit ? 10 : 1;
+    for (int k = 0; k < cf->dispatches; k++)
+        cf->grid[k] = (upf__vk_grid){ k % 2 == 0 && fit ? blocks : 1, 1, 1 },
         cf->patch[k] = (uint32_t)k;
 }
 

@@ -5,6 +5,7 @@
 #ifndef UPF_VK_FRAMEGEN_H
 #define UPF_VK_FRAMEGEN_H
 
+#include "framegen/framegen_passes.h"
 #include "vk/vk_passes.h"
 
 /* The engine's GPU passes, by role. upf__vk_fg_plans gives each one's index in the plan list
@@ -36,6 +37,12 @@ enum {
  * struct, then its step (patched) and the tail its shader declares. */
 int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool flow,
                      int *flow_first, int *flow_count);
+
+/* The camera pass's dispatches into *cf (run, grids, steps; its push constants are the
+ * caller's): with `fit` (and not `given`) ten, steps 0 .. 9 (round r's reduction over the
+ * blocks of the fit's grid at steps 2r, its solve in one workgroup at 2r + 1), else one
+ * workgroup at step 0 (the host's homography, or no model). */
+void upf__vk_fg_camera_frame(const upf__fg_camera_con *cc, upf__vk_pass_frame *cf);
 
 /* The engine's runner: its surfaces' buffers (upf__vk_runner_buffer, by UPF__FG_* index). */
 upf__vk_runner *upf__vk_interpolate_runner(upf_vk_interpolate *fg);

@@ -1,23 +1,31 @@
 /* camera.comp: the camera pass on the GPU (CPU reference: src/framegen/camera.c;
  * docs/FRAMEGEN.md, "camera"). Reads: motion (binding 11). Writes: camera (16: the model,
- * the fit's state) and camera_sums (17: a row of partial sums per grid row).
+ * the fit's state) and camera_sums (17: a row of partial sums per block of 256 grid pixels).
  *
- * Twelve dispatches, the step patched into the push constants after the pass's constants (a
- * barrier between each): step 0 (one invocation) initialises the camera surface, and with
- * the host's homography (given) takes its model at once; steps 1 + 2r and 2 + 2r (r = 0..4)
- * are round r of the fit: the reduction, one invocation per grid row summing its pixels in
- * camera.c's order (the normal equations of those within the threshold, from the second
- * round the residual histogram), then the solve, one invocation summing the rows in order,
- * the next threshold from the histogram's median, a new fit by Gaussian elimination with
- * partial pivoting in the first four; step 11 keeps the model when a third of the pixels lie
- * within 0.5 px: det 1 and its logarithm (two Denman-Beavers square roots of eight steps,
- * log(I + X) to 16 terms, times 4). Only with fit or given set; otherwise no model. The
- * arithmetic is `precise`, in camera.c's order; the cube root of the determinant is
- * pow(d, 1/3), an ulp or two from cbrtf (test_vk_framegen's tolerance on the logarithm). */
+ * Workgroups of 128 invocations; the step patched into the push constants after the pass's
+ * constants (a barrier between the dispatches; vk_framegen.c's upf__vk_fg_camera_frame gives
+ * them). Step 0 initialises the camera surface (workgroup 0's first invocation; with the
+ * host's homography (given) its model at once: one dispatch of one workgroup). With fit, step
+ * 0 is also round 0's reduction, then steps 2r - 1 (the solve of round r - 1) and 2r (the
+ * reduction of round r), step 9 the last solve and the model:
+ * - reduction: one workgroup per block of 256 grid pixels (row-major), invocation i its pixels
+ *   i and i + 128, the terms of their normal equations added (the tree's first level) into
+ *   shared memory, then the rest of camera.c's pairwise tree (h = 64 .. 1, the 44 sums spread
+ *   over the invocations); counts and the residual histogram by integer atomics in shared
+ *   memory (exact);
+ * - solve: one workgroup, the blocks' rows by the same tree (invocation i blocks i, i + 256,
+ *   ... and i + 128, i + 384, ...), the counts by integer sums, the median bin as the number
+ *   of bins whose running count is under half (each invocation its bins'), then one
+ *   invocation: the next threshold, a new fit by Gaussian elimination with partial pivoting
+ *   (rounds 0-3), and at the end the model when a third of the pixels lie within 0.5 px: det
+ *   1 and its logarithm (two Denman-Beavers square roots of eight steps, log(I + X) to 16
+ *   terms, times 4).
+ * The arithmetic is `precise`, in camera.c's order, the divisions and roots correctly rounded
+ * (exact.glsl), so lavapipe gives the CPU's floats bit for bit. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
-layout(local_size_x = 64) in;
+layout(local_size_x = 128) in;
 layout(set = 0, binding = 11, std430) readonly buffer Motion { vec2 motion[]; };
 layout(set = 0, binding = 16, std430) buffer Camera { float cam[]; };
 layout(set = 0, binding = 17, std430) buffer Sums { float sums[]; };
@@ -47,6 +55,14 @@ layout(push_constant) uniform Push {
 #define RESID_STEP 0.05
 #define ROUNDS 5
 #define FG_INVALID 1e30
+#define WG 128
+#define BLOCK 256
+#define NSUM 44                /* the float sums of a row: SUM_ATA and SUM_ATB */
+#define NCNT (3 + BINS)        /* used, near, all, the histogram */
+
+shared float red[NSUM * WG];  /* the tree's values: sum k of slot i at k WG + i */
+shared uint cnt[NCNT];
+shared uint below;             /* bins whose running count is under half */
 
 float det3(in float m[9])
 {
@@ -147,53 +163,105 @@ void init()
         cam[CAM_HAS] = 1.0;
 }
 
-void reduce(int round, int gy)
+/* The normalisation (camera.c's init: the camera surface's centre and scale). */
+void norm(out float cx, out float cy, out float s)
 {
-    const int o = gy * ROW;
-    for (int k = 0; k < ROW; k++)
-        sums[o + k] = 0.0;
-    float g[9];
-    for (int i = 0; i < 9; i++)
-        g[i] = cam[CAM_G + i];
-    const float cx = cam[CAM_CX], cy = cam[CAM_CY], s = cam[CAM_S], thr = cam[CAM_THR];
+    cx = 0.5 * float(pc.width), cy = 0.5 * float(pc.height);
+    s = 0.5 * float(max(pc.width, pc.height));
+}
+
+/* Grid pixel p's terms of the normal equations (zeros where it is left out) into l; its
+ * counts and histogram bin into cnt (camera.c's pixel_terms). */
+void pixel_terms(int round, int p, out float l[NSUM])
+{
+    for (int k = 0; k < NSUM; k++)
+        l[k] = 0.0;
+    if (p >= pc.grid_w * pc.grid_h)
+        return;
+    float cx, cy, s;
+    norm(cx, cy, s);
     precise float is = upf_rcp_rn(s);
-    const int y = pc.step_px / 2 + gy * pc.step_px;
-    for (int gx = 0; gx < pc.grid_w; gx++) {
-        const int x = pc.step_px / 2 + gx * pc.step_px;
-        const vec2 m = motion[y * pc.width + x];
-        if (!(m.x < FG_INVALID * 0.5))
-            continue;
-        precise float u = (float(x) + 0.5 - cx) * is, v = (float(y) + 0.5 - cy) * is;
-        precise float du = m.x * is, dv = m.y * is, u2 = u + du, v2 = v + dv;
-        if (round > 0) {
-            precise float w = g[6] * u + g[7] * v + g[8];
-            precise float e = 1.0 / 0.0;
-            if (w > 1e-6) {
-                precise float ex = upf_fdiv_rn(g[0] * u + g[1] * v + g[2], w) - u2;
-                precise float ey = upf_fdiv_rn(g[3] * u + g[4] * v + g[5], w) - v2;
-                e = upf_sqrt_rn(ex * ex + ey * ey) * s;
-            }
-            precise float b = upf_fdiv_rn(e, RESID_STEP);
-            const int bin = b < float(BINS - 1) ? int(b) : BINS - 1;
-            sums[o + SUM_HIST + bin] += 1.0;
-            sums[o + SUM_ALL] += 1.0;
-            sums[o + SUM_NEAR] += e <= 0.5 ? 1.0 : 0.0;
-            if (!(e <= thr))
-                continue;
+    const int x = pc.step_px / 2 + (p % pc.grid_w) * pc.step_px;
+    const int y = pc.step_px / 2 + (p / pc.grid_w) * pc.step_px;
+    const vec2 m = motion[y * pc.width + x];
+    if (!(m.x < FG_INVALID * 0.5))
+        return;
+    precise float u = (float(x) + 0.5 - cx) * is, v = (float(y) + 0.5 - cy) * is;
+    precise float du = m.x * is, dv = m.y * is, u2 = u + du, v2 = v + dv;
+    if (round > 0) {
+        float g[9];
+        for (int i = 0; i < 9; i++)
+            g[i] = cam[CAM_G + i];
+        precise float w = g[6] * u + g[7] * v + g[8];
+        precise float e = 1.0 / 0.0;
+        if (w > 1e-6) {
+            precise float ex = upf_fdiv_rn(g[0] * u + g[1] * v + g[2], w) - u2;
+            precise float ey = upf_fdiv_rn(g[3] * u + g[4] * v + g[5], w) - v2;
+            e = upf_sqrt_rn(ex * ex + ey * ey) * s;
         }
-        precise float nu = -u * u2, nv = -v * u2, mu = -u * v2, mv = -v * v2;
-        const float rx[8] = float[8](u, v, 1, 0, 0, 0, nu, nv);
-        const float ry[8] = float[8](0, 0, 0, u, v, 1, mu, mv);
-        int k = 0;
-        for (int a = 0; a < 8; a++) {
-            for (int b = a; b < 8; b++, k++) {
-                precise float q = sums[o + SUM_ATA + k] + (rx[a] * rx[b] + ry[a] * ry[b]);
-                sums[o + SUM_ATA + k] = q;
-            }
-            precise float q = sums[o + SUM_ATB + a] + (rx[a] * du + ry[a] * dv);
-            sums[o + SUM_ATB + a] = q;
+        precise float b = upf_fdiv_rn(e, RESID_STEP);
+        atomicAdd(cnt[3 + (b < float(BINS - 1) ? int(b) : BINS - 1)], 1u);
+        atomicAdd(cnt[2], 1u);
+        if (e <= 0.5)
+            atomicAdd(cnt[1], 1u);
+        if (!(e <= cam[CAM_THR]))
+            return;
+    }
+    precise float nu = -u * u2, nv = -v * u2, mu = -u * v2, mv = -v * v2;
+    const float rx[8] = float[8](u, v, 1, 0, 0, 0, nu, nv);
+    const float ry[8] = float[8](0, 0, 0, u, v, 1, mu, mv);
+    int k = 0;
+    for (int a = 0; a < 8; a++) {
+        for (int b = a; b < 8; b++, k++) {
+            precise float q = rx[a] * rx[b] + ry[a] * ry[b];
+            l[SUM_ATA + k] = q;
         }
-        sums[o + SUM_USED] += 1.0;
+        precise float q = rx[a] * du + ry[a] * dv;
+        l[SUM_ATB + a] = q;
+    }
+    atomicAdd(cnt[0], 1u);
+}
+
+/* camera.c's tree_sum on red (its first level, h = 128, already added by the caller). */
+void tree()
+{
+    const int lid = int(gl_LocalInvocationIndex);
+    for (int h = WG / 2; h >= 1; h /= 2) {
+        barrier();
+        for (int q = lid; q < h * NSUM; q += WG) {
+            const int k = q / h, i = q - k * h;
+            precise float v = red[k * WG + i] + red[k * WG + i + h];
+            red[k * WG + i] = v;
+        }
+    }
+    barrier();
+}
+
+/* Round `round`'s row of camera sums for block blk (camera.c's reduce_block). */
+void reduce(int round, int blk)
+{
+    const int lid = int(gl_LocalInvocationIndex);
+    for (int c = lid; c < NCNT; c += WG)
+        cnt[c] = 0u;
+    barrier();
+    float l0[NSUM], l1[NSUM];
+    pixel_terms(round, BLOCK * blk + lid, l0);
+    pixel_terms(round, BLOCK * blk + lid + WG, l1);
+    for (int k = 0; k < NSUM; k++) {
+        precise float v = l0[k] + l1[k];
+        red[k * WG + lid] = v;
+    }
+    tree();
+    const int o = blk * ROW;
+    for (int k = lid; k < ROW; k += WG) {
+        float v = 0.0;
+        if (k < NSUM)
+            v = red[k * WG];
+        else if (k >= SUM_USED && k <= SUM_ALL)
+            v = float(cnt[k - SUM_USED]);
+        else if (k >= SUM_HIST)
+            v = float(cnt[3 + k - SUM_HIST]);
+        sums[o + k] = v;
     }
 }
 
@@ -235,31 +303,60 @@ bool solve8(inout float a[64], inout float b[8], out float x[8])
     return true;
 }
 
-void solve(int round)
+int blocks()
 {
-    float t[ROW];
-    for (int k = 0; k < ROW; k++)
-        t[k] = 0.0;
-    for (int gy = 0; gy < pc.grid_h; gy++)
-        for (int k = 0; k < ROW; k++) {
-            precise float q = t[k] + sums[gy * ROW + k];
-            t[k] = q;
+    return max((pc.grid_w * pc.grid_h + BLOCK - 1) / BLOCK, 1);
+}
+
+/* The solve step of round `round` (camera.c's solve_step); false in all but invocation 0. */
+bool solve(int round)
+{
+    const int lid = int(gl_LocalInvocationIndex), nb = blocks();
+    for (int k = 0; k < NSUM; k++) {
+        precise float a = 0.0, b = 0.0;
+        for (int j = lid; j < nb; j += BLOCK)
+            a = a + sums[j * ROW + k];
+        for (int j = lid + WG; j < nb; j += BLOCK)
+            b = b + sums[j * ROW + k];
+        precise float v = a + b;
+        red[k * WG + lid] = v;
+    }
+    for (int c = lid; c < NCNT; c += WG) {
+        const int k = c < 3 ? SUM_USED + c : SUM_HIST + c - 3;
+        uint n = 0u;
+        for (int j = 0; j < nb; j++)
+            n += uint(sums[j * ROW + k]);
+        cnt[c] = n;
+    }
+    if (lid == 0)
+        below = 0u;
+    tree();
+    if (round > 0) {
+        /* camera.c's median bin b: the bins 0 .. BINS - 2 whose running count n has 2 n < all
+         * (a prefix, the counts being >= 0) */
+        for (int c = lid; c < BINS - 1; c += WG) {
+            uint n = 0u;
+            for (int q = 0; q <= c; q++)
+                n += cnt[3 + q];
+            if (2u * n < cnt[2])
+                atomicAdd(below, 1u);
         }
+        barrier();
+    }
+    if (lid != 0)
+        return false;
+    float t[48];
+    for (int k = 0; k < NSUM; k++)
+        t[k] = red[k * WG];
+    t[SUM_USED] = float(cnt[0]), t[SUM_NEAR] = float(cnt[1]), t[SUM_ALL] = float(cnt[2]);
     if (round > 0) {
         cam[CAM_NEAR] = t[SUM_NEAR], cam[CAM_ALL] = t[SUM_ALL];
-        precise float n = 0.0;
-        int b = 0;
-        while (b < BINS - 1) {
-            n += t[SUM_HIST + b];
-            if (!(n * 2.0 < t[SUM_ALL]))
-                break;
-            b++;
-        }
+        const int b = int(below);
         precise float thr = 3.0 * float(b + 1) * RESID_STEP;
         cam[CAM_THR] = max(0.5, thr);
     }
     if (round == ROUNDS - 1 || t[SUM_USED] < 16.0)
-        return;
+        return true;
     float a[64], rhs[8], d[8];
     int k = 0;
     for (int r = 0; r < 8; r++)
@@ -268,37 +365,36 @@ void solve(int round)
     for (int r = 0; r < 8; r++)
         rhs[r] = t[SUM_ATB + r];
     if (!solve8(a, rhs, d))
-        return;
+        return true;
     const float gn[9] = float[9](1.0 + d[0], d[1], d[2], d[3], 1.0 + d[4], d[5], d[6], d[7], 1.0);
     for (int i = 0; i < 9; i++)
         cam[CAM_G + i] = gn[i];
+    return true;
 }
 
 void main()
 {
-    const int i = int(gl_GlobalInvocationID.x);
+    const int wg = int(gl_WorkGroupID.x), lid = int(gl_LocalInvocationIndex);
+    const bool fit = pc.fit != 0u && pc.given == 0u;
     if (pc.step == 0) {
-        if (i == 0)
+        if (wg == 0 && lid == 0)
             init();
+        if (fit)
+            reduce(0, wg); /* reads nothing init writes */
         return;
     }
-    if (pc.fit == 0u || pc.given != 0u)
+    if (!fit)
         return;
-    if (pc.step == 11) {
-        if (i == 0) {
-            float g[9];
-            for (int k = 0; k < 9; k++)
-                g[k] = cam[CAM_G + k];
-            if (cam[CAM_ALL] > 0.0 && cam[CAM_NEAR] * 3.0 >= cam[CAM_ALL] && finish(g))
-                cam[CAM_HAS] = 1.0;
-        }
+    const int round = pc.step / 2;
+    if ((pc.step & 1) == 0) {
+        reduce(round, wg);
         return;
     }
-    const int round = (pc.step - 1) / 2;
-    if ((pc.step & 1) == 1) {
-        if (i < pc.grid_h)
-            reduce(round, i);
-    } else if (i == 0) {
-        solve(round);
-    }
+    if (!solve(round) || round < ROUNDS - 1)
+        return;
+    float g[9];
+    for (int k = 0; k < 9; k++)
+        g[k] = cam[CAM_G + k];
+    if (cam[CAM_ALL] > 0.0 && cam[CAM_NEAR] * 3.0 >= cam[CAM_ALL] && finish(g))
+        cam[CAM_HAS] = 1.0;
 }
