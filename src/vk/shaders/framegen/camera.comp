@@ -71,94 +71,125 @@ float det3(in float m[9])
     return d;
 }
 
-bool inv3(in float m[9], out float o[9])
+shared float Y[9], Z[9], YI[9], ZI[9], X[9], P[9], S[9]; /* camera.c's mat_log's matrices */
+shared uint bad;               /* 1: no model (camera.c's false) */
+
+/* Element j of the inverse of m as camera.c's mat_inv (its cofactor over the determinant);
+ * false where m has none. */
+bool inv3(in float m[9], int j, out float q)
 {
-    o = m;
+    q = 0.0;
     const float d = det3(m);
     if (!(abs(d) > 1e-20) || isinf(d) || isnan(d))
         return false;
-    float r[9];
-    precise float r0 = m[4] * m[8] - m[5] * m[7], r1 = m[2] * m[7] - m[1] * m[8];
-    precise float r2 = m[1] * m[5] - m[2] * m[4], r3 = m[5] * m[6] - m[3] * m[8];
-    precise float r4 = m[0] * m[8] - m[2] * m[6], r5 = m[2] * m[3] - m[0] * m[5];
-    precise float r6 = m[3] * m[7] - m[4] * m[6], r7 = m[1] * m[6] - m[0] * m[7];
-    precise float r8 = m[0] * m[4] - m[1] * m[3];
-    r = float[9](r0, r1, r2, r3, r4, r5, r6, r7, r8);
-    for (int i = 0; i < 9; i++) {
-        precise float q = upf_fdiv_rn(r[i], d);
-        o[i] = q;
-    }
+    const ivec4 c[9] = ivec4[9](ivec4(4, 8, 5, 7), ivec4(2, 7, 1, 8), ivec4(1, 5, 2, 4),
+                                ivec4(5, 6, 3, 8), ivec4(0, 8, 2, 6), ivec4(2, 3, 0, 5),
+                                ivec4(3, 7, 4, 6), ivec4(1, 6, 0, 7), ivec4(0, 4, 1, 3));
+    const ivec4 e = c[j];
+    precise float r = m[e.x] * m[e.y] - m[e.z] * m[e.w];
+    q = upf_fdiv_rn(r, d);
     return true;
 }
 
-bool log3(in float g[9], out float outm[9])
-{
-    outm = g;
-    float y[9] = g;
-    for (int r = 0; r < 2; r++) {
-        float z[9] = float[9](1, 0, 0, 0, 1, 0, 0, 0, 1);
-        for (int it = 0; it < 8; it++) {
-            float yi[9], zi[9];
-            if (!inv3(y, yi) || !inv3(z, zi))
-                return false;
-            for (int i = 0; i < 9; i++) {
-                precise float a = 0.5 * (y[i] + zi[i]), b = 0.5 * (z[i] + yi[i]);
-                y[i] = a, z[i] = b;
-            }
-        }
-    }
-    float x[9] = y;
-    x[0] -= 1.0, x[4] -= 1.0, x[8] -= 1.0;
-    precise float n = 0.0;
-    for (int i = 0; i < 9; i++)
-        n += x[i] * x[i];
-    if (!(n < 0.25))
-        return false;
-    float p[9] = x, s[9] = x;
-    for (int k = 2; k <= 16; k++) {
-        float q[9];
-        cam_mul(p, x, q);
-        p = q;
-        const float c = upf_fdiv_rn((k & 1) != 0 ? 1.0 : -1.0, float(k));
-        for (int i = 0; i < 9; i++) {
-            precise float v = s[i] + c * p[i];
-            s[i] = v;
-        }
-    }
-    for (int i = 0; i < 9; i++) {
-        precise float v = 4.0 * s[i];
-        outm[i] = v;
-        if (isinf(v) || isnan(v))
-            return false;
-    }
-    return true;
-}
-
+/* camera.c's finish and mat_log of g0, by the whole workgroup: invocation 0 the determinant
+ * and the sums, invocations 0 .. 17 the elements of the two inverses of each Denman-Beavers
+ * step, invocations 0 .. 8 the elements of the matrix products and sums (each element by
+ * camera.c's operations: the same floats). Writes the logarithm to the camera surface and
+ * returns true (in invocation 0) when there is a model; call in uniform control flow. */
 bool finish(in float g0[9])
 {
-    float g[9] = g0;
-    const float d = det3(g);
-    if (!(abs(d) > 1e-6) || isinf(d) || isnan(d))
+    const int lid = int(gl_LocalInvocationIndex);
+    if (lid == 0) {
+        const float d = det3(g0);
+        bad = !(abs(d) > 1e-6) || isinf(d) || isnan(d) ? 1u : 0u;
+        const float k = upf_fdiv_rn(1.0, upf_cbrt_rn(d)); /* camera.c: 1 / cbrt(d) */
+        for (int i = 0; i < 9; i++)
+            Y[i] = g0[i] * k;
+    }
+    barrier();
+    if (bad != 0u)
         return false;
-    const float k = upf_fdiv_rn(1.0, upf_cbrt_rn(d)); /* camera.c: 1 / cbrt(d) */
-    for (int i = 0; i < 9; i++)
-        g[i] *= k;
-    float l[9];
-    if (!log3(g, l))
+    for (int r = 0; r < 2; r++) {
+        if (lid < 9)
+            Z[lid] = lid % 4 == 0 ? 1.0 : 0.0;
+        barrier();
+        for (int it = 0; it < 8; it++) {
+            if (lid < 18) {
+                float m[9];
+                for (int i = 0; i < 9; i++)
+                    m[i] = lid < 9 ? Y[i] : Z[i];
+                float q;
+                if (!inv3(m, lid % 9, q))
+                    atomicOr(bad, 1u);
+                if (lid < 9)
+                    YI[lid] = q;
+                else
+                    ZI[lid - 9] = q;
+            }
+            barrier();
+            if (bad != 0u)
+                return false;
+            if (lid < 9) {
+                precise float a = 0.5 * (Y[lid] + ZI[lid]), b = 0.5 * (Z[lid] + YI[lid]);
+                Y[lid] = a, Z[lid] = b;
+            }
+            barrier();
+        }
+    }
+    if (lid < 9) {
+        const float x = lid % 4 == 0 ? Y[lid] - 1.0 : Y[lid];
+        X[lid] = x, P[lid] = x, S[lid] = x;
+    }
+    barrier();
+    if (lid == 0) {
+        precise float n = 0.0;
+        for (int i = 0; i < 9; i++)
+            n += X[i] * X[i];
+        bad = n < 0.25 ? 0u : 1u;
+    }
+    barrier();
+    if (bad != 0u)
+        return false;
+    for (int k = 2; k <= 16; k++) {
+        float q = 0.0;
+        if (lid < 9) {
+            const int i = lid / 3, j = lid - 3 * i;
+            precise float r = P[3 * i] * X[j] + P[3 * i + 1] * X[3 + j] + P[3 * i + 2] * X[6 + j];
+            q = r;
+        }
+        barrier();
+        if (lid < 9) {
+            const float c = upf_fdiv_rn((k & 1) != 0 ? 1.0 : -1.0, float(k));
+            precise float v = S[lid] + c * q;
+            P[lid] = q, S[lid] = v;
+        }
+        barrier();
+    }
+    if (lid < 9) {
+        precise float v = 4.0 * S[lid];
+        X[lid] = v;
+        if (isinf(v) || isnan(v))
+            atomicOr(bad, 1u);
+    }
+    barrier();
+    if (bad != 0u || lid != 0)
         return false;
     for (int i = 0; i < 9; i++)
-        cam[CAM_LOG + i] = l[i];
+        cam[CAM_LOG + i] = X[i];
     return true;
 }
 
+/* camera.c's init (invocation 0), and with the host's homography its model (the workgroup). */
 void init()
 {
-    for (int i = 0; i < CAM_FLOATS; i++)
-        cam[i] = 0.0;
-    cam[CAM_CX] = 0.5 * float(pc.width), cam[CAM_CY] = 0.5 * float(pc.height);
-    cam[CAM_S] = 0.5 * float(max(pc.width, pc.height));
-    cam[CAM_THR] = 1.0 / 0.0;
-    cam[CAM_G] = 1.0, cam[CAM_G + 4] = 1.0, cam[CAM_G + 8] = 1.0;
+    if (gl_LocalInvocationIndex == 0) {
+        for (int i = 0; i < CAM_FLOATS; i++)
+            cam[i] = 0.0;
+        cam[CAM_CX] = 0.5 * float(pc.width), cam[CAM_CY] = 0.5 * float(pc.height);
+        cam[CAM_S] = 0.5 * float(max(pc.width, pc.height));
+        cam[CAM_THR] = 1.0 / 0.0;
+        cam[CAM_G] = 1.0, cam[CAM_G + 4] = 1.0, cam[CAM_G + 8] = 1.0;
+    }
     if (pc.given != 0u && finish(pc.g))
         cam[CAM_HAS] = 1.0;
 }
@@ -265,42 +296,69 @@ void reduce(int round, int blk)
     }
 }
 
-bool solve8(inout float a[64], inout float b[8], out float x[8])
+shared float A[64], Bv[8], F[8]; /* the normal equations being solved, the row factors */
+shared int pivot;                 /* the column's pivot row, -1: singular */
+shared uint go;                   /* 1: a new fit this round */
+shared uint keep;                 /* 1: the last round keeps a model (a third within 0.5 px) */
+
+/* camera.c's solve8 on A and Bv, each column's pivot search by invocation 0, its swap, row
+ * factors and row updates in parallel (each element by camera.c's operations: the same
+ * floats), then the back substitution by invocation 0, which writes the fit G = I + D. */
+void solve8()
 {
-    x = float[8](0, 0, 0, 0, 0, 0, 0, 0);
+    const int lid = int(gl_LocalInvocationIndex);
     for (int col = 0; col < 8; col++) {
-        int piv = col;
-        for (int r = col + 1; r < 8; r++)
-            if (abs(a[8 * r + col]) > abs(a[8 * piv + col]))
-                piv = r;
-        if (!(abs(a[8 * piv + col]) > 1e-12))
-            return false;
-        for (int k = 0; k < 8; k++) {
-            const float t = a[8 * col + k];
-            a[8 * col + k] = a[8 * piv + k], a[8 * piv + k] = t;
+        if (lid == 0) {
+            int piv = col;
+            for (int r = col + 1; r < 8; r++)
+                if (abs(A[8 * r + col]) > abs(A[8 * piv + col]))
+                    piv = r;
+            pivot = abs(A[8 * piv + col]) > 1e-12 ? piv : -1;
         }
-        const float tb = b[col];
-        b[col] = b[piv], b[piv] = tb;
-        for (int r = col + 1; r < 8; r++) {
-            precise float f = upf_fdiv_rn(a[8 * r + col], a[8 * col + col]);
-            for (int k = col; k < 8; k++) {
-                precise float q = a[8 * r + k] - f * a[8 * col + k];
-                a[8 * r + k] = q;
+        barrier();
+        const int piv = pivot;
+        if (piv < 0)
+            return;
+        if (lid < 8) {
+            const float t = A[8 * col + lid];
+            A[8 * col + lid] = A[8 * piv + lid], A[8 * piv + lid] = t;
+        } else if (lid == 8) {
+            const float t = Bv[col];
+            Bv[col] = Bv[piv], Bv[piv] = t;
+        }
+        barrier();
+        if (lid > col && lid < 8) {
+            precise float f = upf_fdiv_rn(A[8 * lid + col], A[8 * col + col]);
+            F[lid] = f;
+        }
+        barrier();
+        const int r = lid / 9, k = lid - 9 * r; /* row r, column k (8: the right-hand side) */
+        if (r < 8 && r > col && k >= col) {
+            if (k < 8) {
+                precise float q = A[8 * r + k] - F[r] * A[8 * col + k];
+                A[8 * r + k] = q;
+            } else {
+                precise float q = Bv[r] - F[r] * Bv[col];
+                Bv[r] = q;
             }
-            precise float q = b[r] - f * b[col];
-            b[r] = q;
         }
+        barrier();
     }
+    if (lid != 0)
+        return;
+    float x[8] = float[8](0, 0, 0, 0, 0, 0, 0, 0);
     for (int r = 7; r >= 0; r--) {
-        precise float v = b[r];
+        precise float v = Bv[r];
         for (int k = r + 1; k < 8; k++)
-            v -= a[8 * r + k] * x[k];
-        precise float q = upf_fdiv_rn(v, a[8 * r + r]);
+            v -= A[8 * r + k] * x[k];
+        precise float q = upf_fdiv_rn(v, A[8 * r + r]);
         x[r] = q;
         if (isinf(q) || isnan(q))
-            return false;
+            return;
     }
-    return true;
+    const float gn[9] = float[9](1.0 + x[0], x[1], x[2], x[3], 1.0 + x[4], x[5], x[6], x[7], 1.0);
+    for (int i = 0; i < 9; i++)
+        cam[CAM_G + i] = gn[i];
 }
 
 int blocks()
@@ -308,7 +366,8 @@ int blocks()
     return max((pc.grid_w * pc.grid_h + BLOCK - 1) / BLOCK, 1);
 }
 
-/* The solve step of round `round` (camera.c's solve_step); false in all but invocation 0. */
+/* The solve step of round `round` (camera.c's solve_step), in every invocation of the
+ * workgroup; true in invocation 0. */
 bool solve(int round)
 {
     const int lid = int(gl_LocalInvocationIndex), nb = blocks();
@@ -343,33 +402,26 @@ bool solve(int round)
         }
         barrier();
     }
-    if (lid != 0)
-        return false;
-    float t[48];
-    for (int k = 0; k < NSUM; k++)
-        t[k] = red[k * WG];
-    t[SUM_USED] = float(cnt[0]), t[SUM_NEAR] = float(cnt[1]), t[SUM_ALL] = float(cnt[2]);
-    if (round > 0) {
-        cam[CAM_NEAR] = t[SUM_NEAR], cam[CAM_ALL] = t[SUM_ALL];
-        const int b = int(below);
-        precise float thr = 3.0 * float(b + 1) * RESID_STEP;
-        cam[CAM_THR] = max(0.5, thr);
+    if (lid == 0) {
+        const float used = float(cnt[0]);
+        if (round > 0) {
+            cam[CAM_NEAR] = float(cnt[1]), cam[CAM_ALL] = float(cnt[2]);
+            precise float thr = 3.0 * float(int(below) + 1) * RESID_STEP;
+            cam[CAM_THR] = max(0.5, thr);
+        }
+        /* the last round only measures; too few pixels keep the fit */
+        go = round == ROUNDS - 1 || used < 16.0 ? 0u : 1u;
+        int k = 0;
+        for (int r = 0; r < 8; r++) {
+            for (int q = r; q < 8; q++, k++)
+                A[8 * r + q] = A[8 * q + r] = red[(SUM_ATA + k) * WG];
+            Bv[r] = red[(SUM_ATB + r) * WG];
+        }
     }
-    if (round == ROUNDS - 1 || t[SUM_USED] < 16.0)
-        return true;
-    float a[64], rhs[8], d[8];
-    int k = 0;
-    for (int r = 0; r < 8; r++)
-        for (int q = r; q < 8; q++, k++)
-            a[8 * r + q] = a[8 * q + r] = t[SUM_ATA + k];
-    for (int r = 0; r < 8; r++)
-        rhs[r] = t[SUM_ATB + r];
-    if (!solve8(a, rhs, d))
-        return true;
-    const float gn[9] = float[9](1.0 + d[0], d[1], d[2], d[3], 1.0 + d[4], d[5], d[6], d[7], 1.0);
-    for (int i = 0; i < 9; i++)
-        cam[CAM_G + i] = gn[i];
-    return true;
+    barrier();
+    if (go != 0u)
+        solve8();
+    return lid == 0;
 }
 
 void main()
@@ -377,7 +429,7 @@ void main()
     const int wg = int(gl_WorkGroupID.x), lid = int(gl_LocalInvocationIndex);
     const bool fit = pc.fit != 0u && pc.given == 0u;
     if (pc.step == 0) {
-        if (wg == 0 && lid == 0)
+        if (wg == 0)
             init();
         if (fit)
             reduce(0, wg); /* reads nothing init writes */
@@ -390,11 +442,15 @@ void main()
         reduce(round, wg);
         return;
     }
-    if (!solve(round) || round < ROUNDS - 1)
+    solve(round);
+    if (round < ROUNDS - 1)
         return;
     float g[9];
     for (int k = 0; k < 9; k++)
         g[k] = cam[CAM_G + k];
-    if (cam[CAM_ALL] > 0.0 && cam[CAM_NEAR] * 3.0 >= cam[CAM_ALL] && finish(g))
+    if (lid == 0)
+        keep = cam[CAM_ALL] > 0.0 && cam[CAM_NEAR] * 3.0 >= cam[CAM_ALL] ? 1u : 0u;
+    barrier();
+    if (keep != 0u && finish(g))
         cam[CAM_HAS] = 1.0;
 }
