@@ -369,8 +369,8 @@ static double json_num(const json_doc *d, int obj, const char *key)
     return v > 0 && d->v[v].type == JSON_NUMBER ? d->v[v].number : NAN;
 }
 
-/* `upframe bench --backend vulkan`'s frame generation rows at one tiny size: the vectors at
- * factor 2 and 4, times above 0, the per-pass sums and the made frame's time as their parts
+/* `upframe bench --backend vulkan`'s frame generation rows at one tiny size: the vectors (the
+ * camera fitted, then the host's cameras) and the flow at factor 2 and 4, times above 0, the per-pass sums and the made frame's time as their parts
  * say, each floor its bytes over --bandwidth, the surfaces' bytes; the vectors' rows without
  * a flow time, the flow's without a vectors time. */
 static void test_bench(void)
@@ -388,7 +388,7 @@ static void test_bench(void)
     }
     const int rows = json_get(d, 0, "framegen_rows");
     CHECK(rows > 0);
-    int made = 0, flows = 0;
+    int made = 0, flows = 0, given = 0;
     for (int k = 0; rows > 0 && k < d->v[rows].count; k++) {
         const int row = json_at(d, rows, k);
         if (json_get(d, row, "skipped") > 0) /* {"motion": "flow", "skipped": ...} */
@@ -402,6 +402,11 @@ static void test_bench(void)
         const int mo = json_get(d, row, "motion");
         const bool flow = mo > 0 && d->v[mo].string && strcmp(d->v[mo].string, "flow") == 0;
         flows += flow;
+        const int ca = json_get(d, row, "camera");
+        const char *cam = ca > 0 && d->v[ca].string ? d->v[ca].string : "";
+        CHECKF(strcmp(cam, flow ? "none" : made == 3 || made == 4 ? "given" : "fit") == 0,
+               "bench row %d: camera \"%s\"", k, cam);
+        given += strcmp(cam, "given") == 0;
         const int pu = json_get(d, row, "passes_us"), pb = json_get(d, row, "pass_bytes");
         const int fl = json_get(d, row, "floor_us");
         double sum_pair = 0, sum_phase = 0;
@@ -425,8 +430,9 @@ static void test_bench(void)
                   json_num(d, mem, "engine_total") > 0);
         }
     }
-    CHECKF(made == 4 && flows == 2, "bench: %d frame generation rows, %d of the flow; expected 4 "
-           "(one size with --scale 1, vectors and flow, factor 2 and 4)", made, flows);
+    CHECKF(made == 6 && flows == 2 && given == 2, "bench: %d frame generation rows, %d of the "
+           "flow, %d with the host's cameras; expected 6, 2, 2 (one size with --scale 1, the "
+           "vectors, with the host's cameras, the flow; factor 2 and 4)", made, flows, given);
     printf("upframe bench --backend vulkan --size 16x9: %d frame generation rows\n", made);
 }
 

@@ -11,6 +11,7 @@
 #include "common/bench_util.h"
 #include "framegen_backend.h"
 #include "scene/scene.h"
+#include "sequence/sequence.h"
 #ifdef UPF_HAVE_VULKAN
 #include "core/pass.h"
 #include "framegen/framegen_passes.h"
@@ -158,9 +159,11 @@ void tool_interpolate_destroy(tool_interpolate **pt)
 /* ---- the bench's rows -------------------------------------------------------------------- */
 
 /* The pair: the courtyard's walk at 1 s and 1/30 s later (linear RGBA32F colour; the later
- * frame's depth, reversed, and motion), as the CPU rows take it. */
+ * frame's depth, reversed, and motion), as the CPU rows take it; the later frame's cameras
+ * (projection x view, now and at the earlier frame) for the rows with the host's camera. */
 typedef struct fg_pair {
     float *a, *b, *depth, *motion;
+    double vp[16], prev_vp[16];
 } fg_pair;
 
 static void fg_pair_free(fg_pair *p)
@@ -176,15 +179,20 @@ static upf_result fg_pair_render(upf_context *ctx, int w, int h, fg_pair *p)
     if (!p->a || !p->b || !p->depth || !p->motion)
         return UPF_ERROR_OUT_OF_MEMORY;
     scene *sc = NULL;
+    scene_camera cam;
     upf_result r = scene_create(ctx, "courtyard", 1, &sc);
     for (int k = 0; k < 2 && r == UPF_OK; k++) {
         const scene_buffers sb = { k ? p->b : p->a, NULL, k ? p->depth : NULL,
                                    k ? p->motion : NULL };
         r = scene_render(sc, scene_view_params(.path = "walk", .time = 1.0 + k / 30.0,
                                                .frame_interval = 1.0 / 30.0, .width = w,
-                                               .height = h), &sb, NULL);
+                                               .height = h), &sb, k ? &cam : NULL);
     }
     scene_destroy(&sc);
+    if (r == UPF_OK) {
+        seq_mat4_mul(cam.proj, cam.view, p->vp);
+        seq_mat4_mul(cam.prev_proj, cam.prev_view, p->prev_vp);
+    }
     return r;
 }
 
@@ -200,6 +208,7 @@ typedef struct fg_row {
     int device;                       /* the Vulkan device (cli_vk_device) */
     int w, h, factor;
     bool flow;
+    bool given;                       /* vectors with the host's cameras: no camera fit */
     double pass_us[UPF_INTERPOLATE_PASS_COUNT], bytes[UPF_INTERPOLATE_PASS_COUNT];
     double pair_us, phase_us, total_us, record_us;
 } fg_row;
@@ -228,6 +237,8 @@ static upf_result pass_bytes(upf_context *ctx, const fg_row *row, double *bytes,
         if (row->pass_us[p] <= 0) /* did not run */
             continue;
         for (int s = 0; s < ps->surface_count; s++) {
+            if (row->given && p == UPF_INTERPOLATE_PASS_CAMERA && s != UPF__FG_CAMERA)
+                continue; /* the host's camera: the model from the constants alone */
             const int uses = ((pi->reads >> s) & 1u) + ((pi->writes >> s) & 1u);
             const upf__surface *sf = &ps->surface[s];
             const double b = s <= UPF__FG_OUTPUT ? host[s]
@@ -269,7 +280,8 @@ static upf_result time_row(upf_context *ctx, const fg_pair *pair, long frames, i
         phases[k] = (double)(k + 1) / row->factor;
     }
     const upf_interpolate_frames f = { &ia, &ib, row->flow ? NULL : &im, row->flow ? NULL : &id,
-                                       NULL, NULL, 0, 1, 0, NULL, NULL, 0 };
+                                       NULL, NULL, 0, 1, 0, row->given ? pair->vp : NULL,
+                                       row->given ? pair->prev_vp : NULL, 0 };
     upf_result r = out ? upf__vk_interpolate_managed_run(m, &f, phases, count, op)
                        : UPF_ERROR_OUT_OF_MEMORY;
     const int n = (int)frames + warm;
@@ -304,6 +316,13 @@ static double device_bandwidth(const char *device, double given)
     return 0;
 }
 
+/* The row's motion as the table names it: the vectors with the camera fitted to them or
+ * given by the host's matrices, or the flow. */
+static const char *row_motion(const fg_row *row)
+{
+    return row->flow ? "flow" : row->given ? "vec+cam" : "vectors";
+}
+
 /* Every surface's bytes on the device: the engine's runner's (its extras too: the uniform
  * buffers), the whole allocation, and the managed host's images. */
 static void print_memory(const fg_row *row, upf__vk_interpolate_managed *m, cli_json *j)
@@ -313,7 +332,7 @@ static void print_memory(const fg_row *row, upf__vk_interpolate_managed *m, cli_
         cli_json_object(j, "memory_bytes");
     else
         printf("memory at %dx%d, %s, factor %d (bytes on the device):", row->w, row->h,
-               row->flow ? "flow" : "vectors", row->factor);
+               row_motion(row), row->factor);
     tool_vk_resource_bytes(run, UPF__VK_RESOURCES_MAX, j);
     /* the host's: two RGBA32F colours, RG32F motion, R32F depth, factor - 1 RGBA8 outputs */
     const double host = (double)row->w * row->h *
@@ -359,7 +378,7 @@ static void print_row(const fg_row *row, const char *device, long frames, int wa
     char name[32];
     snprintf(name, sizeof name, "%dx%d", row->w, row->h);
     const int count = row->factor - 1;
-    printf("%-10s %-7s %2d %-5s", name, row->flow ? "flow" : "vectors", row->factor, "time");
+    printf("%-10s %-7s %2d %-5s", name, row_motion(row), row->factor, "time");
     for (int p = 0; p < UPF_INTERPOLATE_PASS_COUNT; p++)
         printf(" %8.1f", row->pass_us[p]);
     printf("  %8.1f %8.1f %10.1f %8.1f %8.1f\n", row->pair_us, row->phase_us,
@@ -384,6 +403,7 @@ static void json_row(cli_json *j, const fg_row *row, double bandwidth,
     cli_json_object(j, NULL);
     cli_json_size(j, row->w, row->h);
     cli_json_string(j, "motion", row->flow ? "flow" : "vectors");
+    cli_json_string(j, "camera", row->flow ? "none" : row->given ? "given" : "fit");
     cli_json_int(j, "factor", row->factor);
     cli_json_object(j, "passes_us");   /* per-phase passes: per phase */
     for (int p = 0; p < UPF_INTERPOLATE_PASS_COUNT; p++)
@@ -446,7 +466,7 @@ static upf_result bench_rows(upf_context *ctx, const fg_pair *pair, fg_row *row,
     }
     if (!j)
         printf("%dx%d %s: each further phase %.1f us (factor 4's total minus factor 2's, over "
-               "2)\n", row->w, row->h, row->flow ? "flow" : "vectors",
+               "2)\n", row->w, row->h, row_motion(row),
                (totals[1] - totals[0]) / 2);
     return UPF_OK;
 }
@@ -476,9 +496,10 @@ int tool_bench_vk_framegen(const int (*sizes)[2], int nsizes, long frames, int w
     for (int k = 0; k < nsizes && rc == CLI_EXIT_OK; k++) {
         fg_pair pair = { 0 };
         upf_result r = fg_pair_render(ctx, sizes[k][0], sizes[k][1], &pair);
-        for (int fl = 0; r == UPF_OK && fl < 2; fl++) {
+        /* the vectors (camera fitted), the vectors with the host's cameras, the flow */
+        for (int fl = 0; r == UPF_OK && fl < 3; fl++) {
             fg_row row = { .device = device, .w = sizes[k][0], .h = sizes[k][1],
-                           .flow = fl == 1 };
+                           .flow = fl == 2, .given = fl == 1 };
             r = bench_rows(ctx, &pair, &row, frames, warm, ms, total, bandwidth, j, &header);
         }
         fg_pair_free(&pair);
