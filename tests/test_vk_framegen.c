@@ -872,6 +872,40 @@ static bool camera_case(gpu *g, const upf__passes *ps, const upf__fg_camera_con 
     return want[0] != 0.0f;
 }
 
+/* A grid of 200 x 170 pixels (step 1): 133 blocks, so the solve's invocations add a second
+ * block (i + 128) before the tree, where the turn's 9 blocks leave it zeros; a homography's
+ * motion with every seventh pixel an outlier and a tenth invalid. */
+static void camera_large(gpu *g)
+{
+    enum { LW = 200, LH = 170 };
+    upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
+        .width = LW, .height = LH, .motion = UPF_INTERPOLATE_MOTION_VECTORS));
+    CHECK(e != NULL);
+    if (!e)
+        return;
+    const upf__passes *ps = upf__interpolate_passes(e);
+    upf__fg_camera_con con = *(const upf__fg_camera_con *)ps->con[UPF__FG_CAMERA_PASS];
+    con.fit = 1, con.given = 0;
+    CHECK(con.step == 1 && upf__fg_camera_blocks(con.grid_w, con.grid_h) == 133);
+    static float motion[2 * LW * LH];
+    test_rng rng = test_rng_make("test_vk_framegen camera_large");
+    for (int y = 0; y < LH; y++)
+        for (int x = 0; x < LW; x++) {
+            const double u = (x + 0.5 - 100) / 100, v = (y + 0.5 - 85) / 100;
+            const double w = 1 + 0.02 * u - 0.01 * v;
+            float *m = &motion[2 * (y * LW + x)];
+            m[0] = (float)(((1.01 * u + 0.03 * v + 0.02) / w - u) * 100);
+            m[1] = (float)(((-0.02 * u + 0.99 * v - 0.01) / w - v) * 100);
+            const int k = test_rand_int(&rng, 0, 69);
+            if (k < 10)
+                m[0] += (float)test_rand_int(&rng, -80, 80) / 4.0f;
+            else if (k < 17)
+                m[0] = UPF__FG_INVALID;
+        }
+    CHECK(camera_case(g, ps, &con, motion, "200 x 170, 133 blocks"));
+    upf_interpolate_destroy(&e);
+}
+
 static void test_camera(gpu *g)
 {
     engine_run er = engine_on_turn(g->ctx);
@@ -895,6 +929,7 @@ static void test_camera(gpu *g)
     con.given = 0, con.fit = 0;
     CHECK(!camera_case(g, ps, &con, ps->surface[UPF__FG_MOTION].data, "no fit (the flow)"));
     upf_interpolate_destroy(&er.e);
+    camera_large(g);
 }
 
 /* ---- the vectors path, every pass in one frame -------------------------------------------- */
