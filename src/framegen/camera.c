@@ -181,11 +181,12 @@ typedef struct cam_job {
 #define NSUM 44         /* the float sums of a row: SUM_ATA and SUM_ATB */
 #define BLOCK UPF__FG_CAMERA_BLOCK
 
-/* Sums a[0..BLOCK) into a[0] by a fixed pairwise tree, a[i] + a[i + h] for h = BLOCK / 2,
- * ..., 2, 1 (what a workgroup does in shared memory, so the GPU's floats are these). */
+/* Sums BLOCK values into a[0] by a fixed pairwise tree, v[i] + v[i + h] for h = BLOCK / 2,
+ * ..., 2, 1 (what a workgroup does in shared memory, so the GPU's floats are these), its first
+ * level already added by the caller: a[i] = v[i] + v[i + BLOCK / 2], i < BLOCK / 2. */
 static void tree_sum(float (*a)[NSUM])
 {
-    for (int h = BLOCK / 2; h >= 1; h /= 2)
+    for (int h = BLOCK / 4; h >= 1; h /= 2)
         for (int i = 0; i < h; i++)
             for (int k = 0; k < NSUM; k++)
                 a[i][k] = a[i][k] + a[i + h][k];
@@ -243,9 +244,13 @@ static void reduce_block(void *priv, int blk, int worker)
     const cam_job *j = priv;
     float *o = j->sums + (size_t)blk * UPF__FG_CAMERA_ROW;
     memset(o, 0, sizeof(float) * UPF__FG_CAMERA_ROW);
-    float l[BLOCK][NSUM];
-    for (int i = 0; i < BLOCK; i++)
+    float l[BLOCK / 2][NSUM], l2[NSUM];
+    for (int i = 0; i < BLOCK / 2; i++) {
         pixel_terms(j, BLOCK * blk + i, l[i], o);
+        pixel_terms(j, BLOCK * blk + i + BLOCK / 2, l2, o);
+        for (int k = 0; k < NSUM; k++)
+            l[i][k] = l[i][k] + l2[k];
+    }
     tree_sum(l);
     memcpy(o, l[0], sizeof l[0]);
 }
@@ -285,21 +290,27 @@ static bool solve8(float *a, float *b, float *x)
     return true;
 }
 
-/* The solve step of a round: the rows' sums (row i of the tree's leaves holds rows i, i +
- * BLOCK, ... added in order; then tree_sum), the next threshold, the new fit. */
+/* The solve step of a round: the rows' sums (the tree's value i, i < BLOCK, holds rows i,
+ * i + BLOCK, ... added in order; tree_sum on those, its first level added here), the next
+ * threshold, the new fit. */
 static void solve_step(const cam_job *j)
 {
     const upf__fg_camera_con *c = j->con;
     const int nb = upf__fg_camera_blocks(c->grid_w, c->grid_h);
     float *cam = j->cam;
-    float t[UPF__FG_CAMERA_ROW] = { 0 }, l[BLOCK][NSUM] = { { 0 } };
-    for (int b = 0; b < nb; b++) {
-        const float *r = j->sums + (size_t)b * UPF__FG_CAMERA_ROW;
-        for (int k = 0; k < NSUM; k++)
-            l[b % BLOCK][k] = l[b % BLOCK][k] + r[k];
+    float t[UPF__FG_CAMERA_ROW] = { 0 }, l[BLOCK / 2][NSUM];
+    for (int i = 0; i < BLOCK / 2; i++)
+        for (int k = 0; k < NSUM; k++) {
+            float v = 0.0f, w = 0.0f;
+            for (int b = i; b < nb; b += BLOCK)
+                v = v + j->sums[(size_t)b * UPF__FG_CAMERA_ROW + k];
+            for (int b = i + BLOCK / 2; b < nb; b += BLOCK)
+                w = w + j->sums[(size_t)b * UPF__FG_CAMERA_ROW + k];
+            l[i][k] = v + w;
+        }
+    for (int b = 0; b < nb; b++)
         for (int k = NSUM; k < UPF__FG_CAMERA_ROW; k++)
-            t[k] += r[k];
-    }
+            t[k] += j->sums[(size_t)b * UPF__FG_CAMERA_ROW + k];
     tree_sum(l);
     memcpy(t, l[0], sizeof l[0]);
     if (j->round > 0) {
