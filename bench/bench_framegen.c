@@ -389,6 +389,8 @@ int main(int argc, char **argv)
     }
     score cell[N_PATHS][N_PHASES][3];
     memset(cell, 0, sizeof cell);
+    score redge[N_PATHS][3][N_EDGES]; /* t = 1/2 */
+    memset(redge, 0, sizeof redge);
     int cuts[3] = { 0 };
     double lost_max = 0; /* the flow's largest share of lost vectors over the rendered pairs */
     char lost_where[96] = "";
@@ -440,6 +442,8 @@ int main(int argc, char **argv)
                                      all_scenes[si], path_label[pi]);
                         }
                         measure(&seq[ph][m], &truth.srgb.img, &made[m].img, ph == 0);
+                        if (ph == 0)
+                            measure_edges(redge[pi][m], &truth.srgb.img, &made[m].img);
                     }
                 }
                 if (out_dir && k == pairs - 1 &&
@@ -683,6 +687,21 @@ int main(int argc, char **argv)
         "largest share of the flow's vectors that failed its forward/backward check (what the "
         "cut pass measures; a cut above 1/2, docs/FRAMEGEN.md \"cut\"): %.3f (%s).\n\n",
         cuts[M_FLOW], all[0][1].n, lost_max, lost_where);
+    out("The frame's edges at t = 1/2 (what a pan or a turn brings into view comes in over "
+        "one of them): PSNR over the left %d columns, the right %d and the middle half of the "
+        "width, the mean over the pairs and scenes.\n\n| path | flow left | flow right | flow "
+        "middle | vectors left | vectors right | vectors middle |\n"
+        "|---|---|---|---|---|---|---|\n", EDGE, EDGE);
+    for (int pi = 0; pi < N_PATHS; pi++) {
+        if (!redge[pi][M_FLOW][0].n)
+            continue;
+        out("| %s |", path_label[pi]);
+        for (int m = M_FLOW; m <= M_VECTORS; m++)
+            for (int e = 0; e < N_EDGES; e++)
+                out(" %.2f |", mean_psnr(&redge[pi][m][e]));
+        out("\n");
+    }
+    out("\n");
     score real[N_PHASES][N_METHODS];
     memset(real, 0, sizeof real);
     if (nclips) {
