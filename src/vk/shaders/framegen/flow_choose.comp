@@ -1,0 +1,80 @@
+/* flow_choose.comp: the optical flow's step 4 on level 0 (flow.c's choose_row; docs/FRAMEGEN.md,
+ * "flow"): each 2x2 quad of pixels takes, of the vectors of the four blocks nearest it and
+ * zero, the one with the least SAD over the 4x4 pixels around it (the other frame bilinear).
+ * Reads luma (9), luma prev (8) and the level's block vectors (27); writes motion (11) and
+ * prev motion (15).
+ *
+ * A lane per quad and candidate: twelve quads of a row a workgroup, five lanes each (lanes
+ * 60 .. 63 idle), so that a lane's chain is one candidate's 16 bilinear samples rather than
+ * the CPU's 80. Each lane sums its candidate's whole SAD in the CPU's order (quad_sad's one
+ * running sum, row by row, left to right); the CPU's early exit once the sum reaches the best
+ * cost changes no choice (its partial sum is already >= the best, the whole one no smaller:
+ * adding values >= 0 never lowers a rounded sum), so every lane sums all 16. Through shared
+ * memory the quad's lanes then take the CPU's choice: its own block's vector first, then the
+ * others in order, the first of the least (strictly less replaces); four of them write a
+ * pixel of the quad each. Directions by z. Its own SPIR-V (flow.glsl says why). */
+#version 450
+#extension GL_GOOGLE_include_directive : require
+
+layout(local_size_x = 64) in;
+#include "flow.glsl"
+
+#define QUADS 12 /* quads a workgroup, 5 lanes each */
+
+shared float s_sad[QUADS * 5];
+shared vec2 s_vec[QUADS * 5];
+
+/* SAD of the 4x4 pixels around the quad at (x0, y0) at a sub-pixel vector, the other frame
+ * bilinear: one running sum in the CPU's order. */
+float quad_sad(int d, view v, int x0, int y0, vec2 m)
+{
+    precise float sum = 0.0;
+    for (int y = y0 - 1; y < y0 + 3; y++)
+        for (int x = x0 - 1; x < x0 + 3; x++) {
+            precise float px = float(x) + 0.5 + m.x, py = float(y) + 0.5 + m.y;
+            const float o = sample1(1 - d, px, py);
+            sum += abs(lum(d, v, x, y) - o);
+        }
+    return sum;
+}
+
+void main()
+{
+    const int t = int(gl_LocalInvocationIndex), q = t / 5, k = t - 5 * q;
+    const int W = pc.width, H = pc.height, d = int(gl_WorkGroupID.z);
+    const int x0 = 2 * (int(gl_WorkGroupID.x) * QUADS + q), y0 = 2 * int(gl_WorkGroupID.y);
+    const bool valid = q < QUADS && x0 < W && y0 < H;
+    const view v = view_of(0);
+    /* the four blocks whose centres surround the quad's centre, and zero */
+    precise float cx = (float(x0) + 1.0) * 0.125 - 0.5, cy = (float(y0) + 1.0) * 0.125 - 0.5;
+    const int bx0 = int(floor(cx)), by0 = int(floor(cy));
+    const int own = (x0 / B == clamp(bx0 + 1, 0, v.bw - 1) ? 1 : 0) +
+                    (y0 / B == clamp(by0 + 1, 0, v.bh - 1) ? 2 : 0);
+    if (valid) {
+        vec2 m = vec2(0.0);
+        if (k < 4) {
+            const int bx = clamp(bx0 + (k & 1), 0, v.bw - 1);
+            const int by = clamp(by0 + (k >> 1), 0, v.bh - 1);
+            m = blocks[buf(d, cur_of(0)) + by * blocks_of(W) + bx];
+        }
+        s_vec[t] = m;
+        s_sad[t] = quad_sad(d, v, x0, y0, m);
+    }
+    barrier();
+    if (!valid || k == 4)
+        return;
+    /* the quad's own block first (ties keep it), then the others in order */
+    const int at = 5 * q;
+    int best = own;
+    float best_sad = s_sad[at + own];
+    for (int c = 0; c < 5; c++)
+        if (c != own && s_sad[at + c] < best_sad)
+            best_sad = s_sad[at + c], best = c;
+    const int x = x0 + (k & 1), y = y0 + (k >> 1);
+    if (x < W && y < H) {
+        if (d == 0)
+            motion[y * W + x] = s_vec[at + best];
+        else
+            prev_motion[y * W + x] = s_vec[at + best];
+    }
+}
