@@ -28,6 +28,7 @@
  * the GPU sums every SAD whole. 64 invocations a workgroup. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = 64) in;
 #include "flow.glsl"
@@ -88,16 +89,20 @@ float cost_of(float sad, ivec2 c, ivec2 pred, float lambda)
 }
 
 /* SAD of the block (bw x bh at (x0, y0), staged) against the other frame at offset o, read
- * from the buffer, edges repeated: each row's sum, then the rows'. */
+ * from the buffer, edges repeated: each row's sum, then the rows' (the loops unrolled to the
+ * block's 8 x 8, the pixels outside a partial block skipped: the loads can be issued ahead). */
 float sad_buffer(int d, view v, int blk, int x0, int y0, int bw, int bh, ivec2 o)
 {
     precise float sum = 0.0;
-    for (int y = 0; y < bh; y++) {
-        precise float row = 0.0;
-        for (int x = 0; x < bw; x++)
-            row += abs(s_own[blk][y * OWN + x] - lum(1 - d, v, x0 + x + o.x, y0 + y + o.y));
-        sum += row;
-    }
+    [[unroll]] for (int y = 0; y < B; y++)
+        if (y < bh) {
+            precise float row = 0.0;
+            [[unroll]] for (int x = 0; x < B; x++)
+                if (x < bw)
+                    row += abs(s_own[blk][y * OWN + x] -
+                               lum(1 - d, v, x0 + x + o.x, y0 + y + o.y));
+            sum += row;
+        }
     return sum;
 }
 
@@ -105,13 +110,15 @@ float sad_buffer(int d, view v, int blk, int x0, int y0, int bw, int bh, ivec2 o
 float sad_window(int blk, int bw, int bh, int ws, ivec2 p)
 {
     precise float sum = 0.0;
-    for (int y = 0; y < bh; y++) {
-        precise float row = 0.0;
-        const int w0 = (y + p.y) * ws + p.x;
-        for (int x = 0; x < bw; x++)
-            row += abs(s_own[blk][y * OWN + x] - s_win[blk][w0 + x]);
-        sum += row;
-    }
+    [[unroll]] for (int y = 0; y < B; y++)
+        if (y < bh) {
+            precise float row = 0.0;
+            const int w0 = (y + p.y) * ws + p.x;
+            [[unroll]] for (int x = 0; x < B; x++)
+                if (x < bw)
+                    row += abs(s_own[blk][y * OWN + x] - s_win[blk][w0 + x]);
+            sum += row;
+        }
     return sum;
 }
 
