@@ -1,6 +1,7 @@
 /* vk_framegen_flow.h: the optical flow's GPU passes (shaders src/vk/shaders/framegen/flow.comp,
- * flow_refine.comp, flow_choose.comp, flow_check.comp; CPU reference src/framegen/flow.c; docs/FRAMEGEN.md, "flow"), for the frame generation
- * backend to record between its scene and camera passes.
+ * flow_refine.comp, flow_choose.comp, flow_check.comp; CPU reference src/framegen/flow.c;
+ * docs/FRAMEGEN.md, "flow"), for the frame generation backend to record between its scene and
+ * camera passes.
  *
  * upf__vk_fg_flow_plans appends the flow's GPU passes to a runner's table (at `plan`: up to
  * UPF__VK_FG_FLOW_PLANS_MAX of them) and returns how many it wrote. Every one has
@@ -10,7 +11,8 @@
  * UPF__VK_FG_FLOW_LEVEL_PLANS, then "framegen/flow_refine", "framegen/flow_choose",
  * "framegen/flow_check": a SPIR-V per step, so that each step's shared memory and registers
  * set its own occupancy), push constants upf__vk_fg_flow_push (the flow's constants, then the
- * step code each dispatch patches); the last has the timestamp. No clear: the shader zeroes the histograms itself.
+ * step code each dispatch patches); the last has the timestamp. No clear: the search zeroes
+ * the histograms itself.
  *
  * upf__vk_fg_flow_frames fills their per-frame descriptions pf[0 .. n - 1] (n as the plans
  * returned) and their push constants push[0 .. n - 1] from the CPU engine's tables `ps`

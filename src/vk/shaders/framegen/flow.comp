@@ -316,7 +316,8 @@ void main()
     } else if (step == STEP_MEDIAN) {
         /* 8x8 blocks a workgroup */
         const uint t = gl_LocalInvocationIndex;
-        const int x = int(gl_WorkGroupID.x * 8u + (t & 7u)), y = int(gl_WorkGroupID.y * 8u + (t >> 3u));
+        const int x = int(gl_WorkGroupID.x * 8u + (t & 7u));
+        const int y = int(gl_WorkGroupID.y * 8u + (t >> 3u));
         median(x, y, int(gl_WorkGroupID.z), l);
     } else if (step == STEP_GLOBAL) {
         global_median(l);

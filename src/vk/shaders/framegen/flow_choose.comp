@@ -6,10 +6,11 @@
  *
  * A lane per quad and candidate: twelve quads of a row a workgroup, five lanes each (lanes
  * 60 .. 63 idle), so that a lane's chain is one candidate's 16 bilinear samples rather than
- * the CPU's 80; the workgroup's own pixels in shared memory. Each lane sums its candidate's whole SAD in the CPU's order (quad_sad's one
- * running sum, row by row, left to right); the CPU's early exit once the sum reaches the best
- * cost changes no choice (its partial sum is already >= the best, the whole one no smaller:
- * adding values >= 0 never lowers a rounded sum), so every lane sums all 16. Through shared
+ * the CPU's 80; the workgroup's own pixels in shared memory. Each lane sums its candidate's
+ * whole SAD in the CPU's order (quad_sad's one running sum, row by row, left to right); the
+ * CPU's early exit once the sum reaches the best cost changes no choice (its partial sum is
+ * already >= the best, the whole one no smaller: adding values >= 0 never lowers a rounded
+ * sum), so every lane sums all 16. Through shared
  * memory the quad's lanes then take the CPU's choice: its own block's vector first, then the
  * others in order, the first of the least (strictly less replaces); four of them write a
  * pixel of the quad each. Directions by z. Its own SPIR-V (flow.glsl says why). */
