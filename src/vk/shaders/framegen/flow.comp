@@ -36,9 +36,11 @@ layout(local_size_x = 64) in;
 /* ---- 0: search ----------------------------------------------------------------------------- */
 
 /* Two blocks a workgroup, 32 lanes each. The block's own pixels (and the row and column after
- * them, for its texture) are staged in shared memory. Lanes 0 .. n - 1 each cost a candidate
- * (the other frame read from the buffer: candidates lie anywhere), lane 31 the texture; every
- * lane then takes the cheapest candidate (the first of equals, the CPU's walk). In a textured
+ * them, for its texture) are staged in shared memory. Lanes 0 .. 27 each sum two rows of a
+ * candidate's SAD (4 lanes a candidate; the other frame read from the buffer: candidates lie
+ * anywhere), lanes 28 .. 31 two rows each of the texture; lane k < n then adds candidate k's
+ * rows in order, lane 31 the texture's; every lane then takes the cheapest candidate (the
+ * first of equals, the CPU's walk). In a textured
  * block the other frame's window (block + radius on every side, edges repeated) is staged
  * and lane i costs window positions i, i + 32, ... (each a whole block SAD from shared
  * memory), keeping its least cost and, among equals, its least position; lane 0 then takes
@@ -51,6 +53,8 @@ layout(local_size_x = 64) in;
 #define WMAX (B + 2 * RMAX)
 shared float s_own[2][OWN * OWN];
 shared float s_win[2][WMAX * WMAX];
+shared float s_crow[2][7][B];      /* the candidates' row sums */
+shared float s_trow[2][B];         /* the texture's row sums */
 shared float s_cost[2][8];         /* the candidates' costs */
 shared uint s_tex[2];              /* the block is textured */
 shared float s_lc[2][LANES];       /* each lane's least window cost and its position */
@@ -91,18 +95,20 @@ float cost_of(float sad, ivec2 c, ivec2 pred, float lambda)
 /* SAD of the block (bw x bh at (x0, y0), staged) against the other frame at offset o, read
  * from the buffer, edges repeated: each row's sum, then the rows' (the loops unrolled to the
  * block's 8 x 8, the pixels outside a partial block skipped: the loads can be issued ahead). */
+float row_buffer(int d, view v, int blk, int x0, int y0, int y, int bw, ivec2 o)
+{
+    precise float row = 0.0;
+    [[unroll]] for (int x = 0; x < B; x++)
+        if (x < bw)
+            row += abs(s_own[blk][y * OWN + x] - lum(1 - d, v, x0 + x + o.x, y0 + y + o.y));
+    return row;
+}
+
 float sad_buffer(int d, view v, int blk, int x0, int y0, int bw, int bh, ivec2 o)
 {
     precise float sum = 0.0;
-    [[unroll]] for (int y = 0; y < B; y++)
-        if (y < bh) {
-            precise float row = 0.0;
-            [[unroll]] for (int x = 0; x < B; x++)
-                if (x < bw)
-                    row += abs(s_own[blk][y * OWN + x] -
-                               lum(1 - d, v, x0 + x + o.x, y0 + y + o.y));
-            sum += row;
-        }
+    for (int y = 0; y < bh; y++)
+        sum += row_buffer(d, v, blk, x0, y0, y, bw, o);
     return sum;
 }
 
@@ -122,21 +128,17 @@ float sad_window(int blk, int bw, int bh, int ws, ivec2 p)
     return sum;
 }
 
-/* flow.c's block_textured on the staged tile: rows y0 .. ty1 - 1, columns x0 .. tx1 - 1. */
-bool textured_of(int blk, int tw, int th)
+/* Row y of flow.c's block_textured on the staged tile: the |gradient|s of its first tw
+ * pixels. */
+float row_texture(int blk, int y, int tw)
 {
-    precise float sum = 0.0;
-    for (int y = 0; y < th; y++) {
-        precise float row = 0.0;
-        for (int x = 0; x < tw; x++) {
+    precise float row = 0.0;
+    [[unroll]] for (int x = 0; x < B; x++)
+        if (x < tw) {
             const float r = s_own[blk][y * OWN + x];
             row += abs(s_own[blk][y * OWN + x + 1] - r) + abs(s_own[blk][(y + 1) * OWN + x] - r);
         }
-        sum += row;
-    }
-    const int tn = max(tw, 0) * max(th, 0);
-    precise float tlim = pc.flat_ * float(tn);
-    return tn > 0 ? sum >= tlim : 0.0 >= pc.flat_;
+    return row;
 }
 
 /* Workgroup (x, y, d): blocks (2x, y) and (2x + 1, y) of direction d. */
@@ -157,14 +159,33 @@ void search(int l)
     ivec2 cand[7];
     const int n = candidates(bx, by, d, l, cand);
     const ivec2 pred = cand[0]; /* the parent's own vector (zero on the coarsest level) */
+    /* the texture's rows y0 .. ty1 - 1, columns x0 .. tx1 - 1 */
+    const int tw = min(x0 + B, v.w - 1) - x0, th = min(y0 + B, v.h - 1) - y0;
     barrier();
-    if (lane < n)
-        s_cost[blk][lane] = valid ? cost_of(sad_buffer(d, v, blk, x0, y0, bw, bh, cand[lane]),
-                                            cand[lane], pred, lambda)
-                                  : inf();
+    if (lane < 28) {
+        const int k = lane >> 2;
+        for (int r = 2 * (lane & 3); k < n && r < 2 * (lane & 3) + 2; r++)
+            s_crow[blk][k][r] = valid && r < bh ? row_buffer(d, v, blk, x0, y0, r, bw, cand[k])
+                                                : 0.0;
+    } else {
+        for (int r = 2 * (lane - 28); r < 2 * (lane - 28) + 2; r++)
+            s_trow[blk][r] = valid && r < th ? row_texture(blk, r, tw) : 0.0;
+    }
+    barrier();
+    /* each row's sum, then the rows' in order (flow.c's block_sad and block_textured) */
+    if (lane < n) {
+        precise float sum = 0.0;
+        for (int r = 0; r < bh; r++)
+            sum += s_crow[blk][lane][r];
+        s_cost[blk][lane] = valid ? cost_of(sum, cand[lane], pred, lambda) : inf();
+    }
     if (lane == LANES - 1) {
-        const int tx1 = min(x0 + B, v.w - 1), ty1 = min(y0 + B, v.h - 1);
-        s_tex[blk] = valid && textured_of(blk, tx1 - x0, ty1 - y0) ? 1u : 0u;
+        precise float sum = 0.0;
+        for (int r = 0; r < th; r++)
+            sum += s_trow[blk][r];
+        const int tn = max(tw, 0) * max(th, 0);
+        precise float tlim = pc.flat_ * float(tn);
+        s_tex[blk] = valid && (tn > 0 ? sum >= tlim : 0.0 >= pc.flat_) ? 1u : 0u;
     }
     barrier();
     /* the cheapest candidate, the first of equals */
