@@ -43,9 +43,9 @@ layout(local_size_x = 64) in;
  * first of equals, the CPU's walk). In a textured
  * block the other frame's window (block + radius on every side, edges repeated) is staged
  * and lane i costs window positions i, i + 32, ... (each a whole block SAD from shared
- * memory), keeping its least cost and, among equals, its least position; lane 0 then takes
- * the least over the lanes by (cost, position) and keeps the candidate unless that cost is
- * strictly less: the CPU's walk over the window in order, which replaces only on a strictly
+ * memory), keeping its least cost and, among equals, its least position; a tree over the
+ * lanes then takes the least by (cost, position), and lane 0 keeps the candidate unless that
+ * cost is strictly less: the CPU's walk over the window in order, which replaces only on a strictly
  * lower cost, picks that same position. */
 #define LANES 32
 #define OWN (B + 1)                /* the staged own tile's side */
@@ -218,16 +218,20 @@ void search(int l)
     }
     s_lc[blk][lane] = lc, s_lj[blk][lane] = lj;
     barrier();
-    if (lane == 0 && valid) {
-        float wc = inf();
-        int wj = count;
-        for (int i = 0; i < LANES; i++) {
-            const float c = s_lc[blk][i];
-            const int j = s_lj[blk][i];
-            if (c < wc || (c == wc && j < wj))
-                wc = c, wj = j;
+    /* the least (cost, position) over the lanes, pairwise in a tree (a total order: any
+     * grouping gives the same) */
+    for (int h = LANES / 2; h > 0; h >>= 1) {
+        if (lane < h) {
+            const float c = s_lc[blk][lane + h];
+            const int j = s_lj[blk][lane + h];
+            if (c < lc || (c == lc && j < lj))
+                lc = c, lj = j;
+            s_lc[blk][lane] = lc, s_lj[blk][lane] = lj;
         }
-        const ivec2 best = wc < bc ? centre + ivec2(wj % side, wj / side) - ivec2(radius)
+        barrier();
+    }
+    if (lane == 0 && valid) {
+        const ivec2 best = lc < bc ? centre + ivec2(lj % side, lj / side) - ivec2(radius)
                                    : centre;
         blocks[buf(d, 2) + by * blocks_of(pc.width) + bx] = vec2(best);
     }
