@@ -8,7 +8,7 @@
  *           vectors (this level's, the parent's, the search's), the histograms, the medians,
  *           then the refined vectors, motion, prev motion and priority, word for word, on
  *           random pyramids (each level random, N-1 level 0 a shift of N's plus noise) at
- *           200 x 136 (5 levels: 17 dispatches, two GPU passes), 61 x 37 (3 levels, partial
+ *           200 x 136 (5 levels: 17 dispatches, four GPU passes), 61 x 37 (3 levels, partial
  *           blocks and quads) and 13 x 9 (1 level), and on the luma pyramids the CPU engine
  *           made of a rendered pan (with a square moving against it) and a rendered yaw turn
  *           at 200 x 136. On the rendered pairs the whole pass also equals the engine's own
@@ -355,7 +355,7 @@ static void random_case(gpu *g, int w, int h, int levels)
 
 static void test_steps(gpu *g)
 {
-    /* 5 levels (two GPU passes), 3 levels at odd sizes (partial blocks and quads on every
+    /* 5 levels (four GPU passes), 3 levels at odd sizes (partial blocks and quads on every
      * level), 1 level (the coarsest is level 0: no histograms) */
     random_case(g, W, H, 5);
     random_case(g, 61, 37, 3);

@@ -1,5 +1,6 @@
 /* vk_framegen_flow.c: the optical flow's GPU passes and their per-frame descriptions
- * (vk_framegen_flow.h; the shader: src/vk/shaders/framegen/flow.comp). Reads the flow's
+ * (vk_framegen_flow.h; the shaders: src/vk/shaders/framegen/flow.comp for the levels' steps,
+ * flow_refine.comp, flow_choose.comp, flow_check.comp for level 0's). Reads the flow's
  * constants of the CPU engine's tables; writes the runner's plans and frames. */
 #include <stddef.h>
 #include <string.h>
@@ -24,7 +25,7 @@ int upf__vk_fg_flow_dispatches(const upf__fg_flow_con *con, uint32_t *code, upf_
         const int bh = blocks_of(upf__fg_level_size(con->height, l));
         const uint32_t lv = (uint32_t)l << 4;
         code[n] = UPF__VK_FG_FLOW_SEARCH | lv;
-        grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 7) / 8, (uint32_t)bh, 2 }; /* 8 blocks */
+        grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 1) / 2, (uint32_t)bh, 2 }; /* 2 blocks */
         code[n] = UPF__VK_FG_FLOW_MEDIAN | lv, grid[n++] = grid_of(bw, bh, 2);
         if (l > 0)
             code[n] = UPF__VK_FG_FLOW_GLOBAL | lv, grid[n++] = (upf__vk_grid){ 4, 1, 1 };
@@ -33,10 +34,21 @@ int upf__vk_fg_flow_dispatches(const upf__fg_flow_con *con, uint32_t *code, upf_
     if (con->refine > 0) /* 4 blocks a workgroup */
         code[n] = UPF__VK_FG_FLOW_REFINE, grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 3) / 4,
                                                                       (uint32_t)bh, 2 };
-    code[n] = UPF__VK_FG_FLOW_CHOOSE;
-    grid[n++] = grid_of((con->width + 1) / 2, (con->height + 1) / 2, 2);
+    code[n] = UPF__VK_FG_FLOW_CHOOSE; /* 12 quads of a row a workgroup */
+    grid[n++] = (upf__vk_grid){ (uint32_t)((con->width + 1) / 2 + 11) / 12,
+                                (uint32_t)(con->height + 1) / 2, 2 };
     code[n] = UPF__VK_FG_FLOW_CHECK, grid[n++] = grid_of(con->width, con->height, 1);
     return n;
+}
+
+/* Plan k's shader: the levels' steps in the first UPF__VK_FG_FLOW_LEVEL_PLANS, then one each
+ * for refine, choose and check (a dispatch each). */
+static const char *shader_of(int k)
+{
+    static const char *const tail[3] = { "framegen/flow_refine", "framegen/flow_choose",
+                                         "framegen/flow_check" };
+    return k < UPF__VK_FG_FLOW_LEVEL_PLANS ? "framegen/flow"
+                                           : tail[k - UPF__VK_FG_FLOW_LEVEL_PLANS];
 }
 
 int upf__vk_fg_flow_plans(upf__vk_pass_plan *plan)
@@ -46,8 +58,16 @@ int upf__vk_fg_flow_plans(upf__vk_pass_plan *plan)
             .pass = UPF__FG_FLOW, .stamp = k == UPF__VK_FG_FLOW_PLANS_MAX - 1,
             .push_bytes = sizeof(upf__vk_fg_flow_push), .patch_used = true,
             .patch_offset = offsetof(upf__vk_fg_flow_push, code), .variant_count = 1,
-            .variant = { { "framegen/flow", NULL, NULL } } };
+            .variant = { { shader_of(k), NULL, NULL } } };
     return UPF__VK_FG_FLOW_PLANS_MAX;
+}
+
+/* Dispatch (code, grid) appended to pass frame pf. */
+static void add(upf__vk_pass_frame *pf, uint32_t code, upf__vk_grid grid)
+{
+    pf->grid[pf->dispatches] = grid;
+    pf->patch[pf->dispatches++] = code;
+    pf->run = true;
 }
 
 void upf__vk_fg_flow_frames(const upf__passes *ps, upf__vk_pass_frame *pf,
@@ -57,9 +77,9 @@ void upf__vk_fg_flow_frames(const upf__passes *ps, upf__vk_pass_frame *pf,
     uint32_t code[UPF__VK_FG_FLOW_DISPATCHES_MAX];
     upf__vk_grid grid[UPF__VK_FG_FLOW_DISPATCHES_MAX];
     const int n = upf__vk_fg_flow_dispatches(con, code, grid);
-    /* the last pass takes the last UPF__VK_DISPATCH_MAX dispatches, the one before it those
-     * before, ...: the stamped last pass always runs, the first ones may not */
-    const int skip = UPF__VK_FG_FLOW_PLANS_MAX * UPF__VK_DISPATCH_MAX - n;
+    int levels = 0; /* the levels' dispatches (search, median, global) come first */
+    while (levels < n && (code[levels] & 15u) < UPF__VK_FG_FLOW_REFINE)
+        levels++;
     for (int k = 0; k < UPF__VK_FG_FLOW_PLANS_MAX; k++) {
         upf__vk_fg_flow_push p;
         memset(&p, 0, sizeof p);
@@ -68,11 +88,14 @@ void upf__vk_fg_flow_frames(const upf__passes *ps, upf__vk_pass_frame *pf,
         memcpy(push[k], &p, sizeof p);
         memset(&pf[k], 0, sizeof pf[k]);
         pf[k].push = push[k];
-        for (int j = k * UPF__VK_DISPATCH_MAX; j < (k + 1) * UPF__VK_DISPATCH_MAX; j++)
-            if (j >= skip) {
-                pf[k].grid[pf[k].dispatches] = grid[j - skip];
-                pf[k].patch[pf[k].dispatches++] = code[j - skip];
-            }
-        pf[k].run = pf[k].dispatches > 0;
     }
+    /* the levels' last pass takes their last UPF__VK_DISPATCH_MAX dispatches, the one before
+     * it those before, ...: the first ones may be left empty */
+    const int skip = UPF__VK_FG_FLOW_LEVEL_PLANS * UPF__VK_DISPATCH_MAX - levels;
+    for (int j = 0; j < levels; j++)
+        add(&pf[(j + skip) / UPF__VK_DISPATCH_MAX], code[j], grid[j]);
+    /* refine, choose, check: a pass each (refine's left out without refine steps) */
+    for (int j = levels; j < n; j++)
+        add(&pf[UPF__VK_FG_FLOW_LEVEL_PLANS + (int)(code[j] & 15u) - UPF__VK_FG_FLOW_REFINE],
+            code[j], grid[j]);
 }

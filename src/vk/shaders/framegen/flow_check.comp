@@ -1,0 +1,45 @@
+/* flow_check.comp: the optical flow's step 5 on level 0 (flow.c's check_row; docs/FRAMEGEN.md,
+ * "flow"): forward/backward consistency of N's pixels and their priority. Reads motion (11)
+ * and prev motion (15); writes priority (12). One invocation per pixel of N, 8x8 a
+ * workgroup; the square roots correctly rounded (exact.glsl), so the words equal the CPU's.
+ * Its own SPIR-V (flow.glsl says why). */
+#version 450
+#extension GL_GOOGLE_include_directive : require
+
+layout(local_size_x = 8, local_size_y = 8) in;
+#include "flow.glsl"
+
+/* upf__fg_motion_priority: the faster surface wins. */
+uint motion_priority(vec2 m)
+{
+    precise float q2 = m.x * m.x + m.y * m.y;
+    precise float s = upf_sqrt_rn(q2) * 256.0;
+    const uint q = s < 2147483647.0 ? uint(s) : 2147483647u;
+    return 0xffffffffu - q;
+}
+
+void check(int x, int y)
+{
+    const int W = pc.width, H = pc.height;
+    if (x >= W || y >= H)
+        return;
+    const int i = y * W + x;
+    const vec2 m = motion[i];
+    precise float fx = float(x) + 0.5 + m.x, fy = float(y) + 0.5 + m.y;
+    const int tx = int(floor(fx)), ty = int(floor(fy));
+    bool ok = true;
+    if (tx >= 0 && tx < W && ty >= 0 && ty < H) {
+        const vec2 b = prev_motion[ty * W + tx];
+        precise float ex = m.x + b.x, ey = m.y + b.y;
+        precise float e2 = ex * ex + ey * ey, m2 = m.x * m.x + m.y * m.y;
+        const float el = upf_sqrt_rn(e2), len = upf_sqrt_rn(m2);
+        precise float lim = pc.consistency + pc.consistency_rel * len;
+        ok = el <= lim;
+    }
+    priority[i] = ok ? motion_priority(m) : 0xfffffffeu;
+}
+
+void main()
+{
+    check(int(gl_GlobalInvocationID.x), int(gl_GlobalInvocationID.y));
+}

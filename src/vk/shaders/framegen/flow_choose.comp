@@ -1,0 +1,131 @@
+/* flow_choose.comp: the optical flow's step 4 on level 0 (flow.c's choose_row; docs/FRAMEGEN.md,
+ * "flow"): each 2x2 quad of pixels takes, of the vectors of the four blocks nearest it and
+ * zero, the one with the least SAD over the 4x4 pixels around it (the other frame bilinear).
+ * Reads luma (9), luma prev (8) and the level's block vectors (27); writes motion (11) and
+ * prev motion (15).
+ *
+ * A lane per quad and candidate: twelve quads of a row a workgroup, five lanes each (lanes
+ * 60 .. 63 idle), so that a lane's chain is one candidate's 16 bilinear samples rather than
+ * the CPU's 80; the workgroup's own pixels in shared memory. Each lane sums its candidate's
+ * whole SAD in the CPU's order (quad_sad's one running sum, row by row, left to right); the
+ * CPU's early exit once the sum reaches the best cost changes no choice (its partial sum is
+ * already >= the best, the whole one no smaller: adding values >= 0 never lowers a rounded
+ * sum), so every lane sums all 16. Through shared
+ * memory the quad's lanes then take the CPU's choice: its own block's vector first, then the
+ * others in order, the first of the least (strictly less replaces); four of them write a
+ * pixel of the quad each. Directions by z. Its own SPIR-V (flow.glsl says why). */
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+
+layout(local_size_x = 64) in;
+#include "flow.glsl"
+
+#define QUADS 12 /* quads a workgroup, 5 lanes each */
+
+shared float s_sad[QUADS * 5];
+shared vec2 s_vec[QUADS * 5];
+
+/* The own frame's 4 rows around the workgroup's quads (26 pixels of each: 12 quads, a pixel
+ * either side), edges repeated. */
+shared float s_own[4][2 * QUADS + 2];
+
+/* SAD of the 4x4 pixels around the quad at (x0, y0) (column c0 of s_own) at a sub-pixel
+ * vector, the other frame bilinear as upf__fg_sample1: one running sum in the CPU's order.
+ * A sample's column (its two texels and weight) depends on x alone, its row on y alone; where
+ * the four columns' texels run on without a gap (xa of one is xb of the one before) and the
+ * rows' too (everywhere but where rounding moves a floor), the 16 samples read a 5x5 grid of
+ * texels, loaded once; else each sample reads its four. The same texels and arithmetic
+ * either way. */
+float quad_sad(int d, int x0, int y0, int c0, vec2 m)
+{
+    const int W = pc.width, H = pc.height;
+    int xa[4], xb[4], ya[4], yb[4];
+    float fx[4], fy[4];
+    bool grid = true;
+    [[unroll]] for (int c = 0; c < 4; c++) {
+        precise float px = float(x0 - 1 + c) + 0.5 + m.x, py = float(y0 - 1 + c) + 0.5 + m.y;
+        precise float sx = px - 0.5, sy = py - 0.5;
+        const float fx0 = floor(sx), fy0 = floor(sy);
+        precise float wx = sx - fx0, wy = sy - fy0;
+        fx[c] = wx, fy[c] = wy;
+        xa[c] = clamp(int(fx0), 0, W - 1), xb[c] = clamp(int(fx0) + 1, 0, W - 1);
+        ya[c] = clamp(int(fy0), 0, H - 1), yb[c] = clamp(int(fy0) + 1, 0, H - 1);
+        if (c > 0)
+            grid = grid && xa[c] == xb[c - 1] && ya[c] == yb[c - 1];
+    }
+    const int f = 1 - d;
+    precise float sum = 0.0;
+    if (grid) {
+        float t[5][5];
+        [[unroll]] for (int r = 0; r < 5; r++) {
+            const int row = (r < 4 ? ya[r] : yb[3]) * W;
+            [[unroll]] for (int c = 0; c < 5; c++)
+                t[r][c] = lum0(f, row + (c < 4 ? xa[c] : xb[3]));
+        }
+        [[unroll]] for (int r = 0; r < 4; r++)
+            [[unroll]] for (int c = 0; c < 4; c++) {
+                precise float top = t[r][c] + fx[c] * (t[r][c + 1] - t[r][c]);
+                precise float bot = t[r + 1][c] + fx[c] * (t[r + 1][c + 1] - t[r + 1][c]);
+                precise float o = top + fy[r] * (bot - top);
+                sum += abs(s_own[r][c0 + c] - o);
+            }
+    } else {
+        [[unroll]] for (int r = 0; r < 4; r++)
+            [[unroll]] for (int c = 0; c < 4; c++) {
+                const float a = lum0(f, ya[r] * W + xa[c]), b = lum0(f, ya[r] * W + xb[c]);
+                const float e = lum0(f, yb[r] * W + xa[c]), g = lum0(f, yb[r] * W + xb[c]);
+                precise float top = a + fx[c] * (b - a);
+                precise float bot = e + fx[c] * (g - e);
+                precise float o = top + fy[r] * (bot - top);
+                sum += abs(s_own[r][c0 + c] - o);
+            }
+    }
+    return sum;
+}
+
+void main()
+{
+    const int t = int(gl_LocalInvocationIndex), q = t / 5, k = t - 5 * q;
+    const int W = pc.width, H = pc.height, d = int(gl_WorkGroupID.z);
+    const int qx0 = 2 * int(gl_WorkGroupID.x) * QUADS; /* the first quad's x */
+    const int x0 = qx0 + 2 * q, y0 = 2 * int(gl_WorkGroupID.y);
+    const bool valid = q < QUADS && x0 < W && y0 < H;
+    const view v = view_of(0);
+    for (int i = t; i < 4 * (2 * QUADS + 2); i += 64)
+        s_own[i / (2 * QUADS + 2)][i % (2 * QUADS + 2)] =
+            lum(d, v, qx0 - 1 + i % (2 * QUADS + 2), y0 - 1 + i / (2 * QUADS + 2));
+    /* the four blocks whose centres surround the quad's centre, and zero */
+    precise float cx = (float(x0) + 1.0) * 0.125 - 0.5, cy = (float(y0) + 1.0) * 0.125 - 0.5;
+    const int bx0 = int(floor(cx)), by0 = int(floor(cy));
+    const int own = (x0 / B == clamp(bx0 + 1, 0, v.bw - 1) ? 1 : 0) +
+                    (y0 / B == clamp(by0 + 1, 0, v.bh - 1) ? 2 : 0);
+    vec2 m = vec2(0.0);
+    if (valid && k < 4) {
+        const int bx = clamp(bx0 + (k & 1), 0, v.bw - 1);
+        const int by = clamp(by0 + (k >> 1), 0, v.bh - 1);
+        m = blocks[buf(d, cur_of(0)) + by * blocks_of(W) + bx];
+    }
+    barrier();
+    if (valid) {
+        s_vec[t] = m;
+        s_sad[t] = quad_sad(d, x0, y0, 2 * q, m);
+    }
+    barrier();
+    if (!valid || k == 4)
+        return;
+    /* the quad's own block first (ties keep it), then the others in order */
+    const int at = 5 * q;
+    int best = own;
+    float best_sad = s_sad[at + own];
+    for (int c = 0; c < 5; c++)
+        if (c != own && s_sad[at + c] < best_sad)
+            best_sad = s_sad[at + c], best = c;
+    const int x = x0 + (k & 1), y = y0 + (k >> 1);
+    if (x < W && y < H) {
+        if (d == 0)
+            motion[y * W + x] = s_vec[at + best];
+        else
+            prev_motion[y * W + x] = s_vec[at + best];
+    }
+}
