@@ -7,8 +7,11 @@
  * Step 0 (the step patched into the push constants after the pass's constants): each pixel
  * to linear light (what texelFetch gives: the device decodes sRGB formats; sRGB values in a
  * UNORM view decoded here, transfer = 1), its luma sqrt(clamp(Rec. 709 luma, 0, 1)) into
- * level 0 and one atomicAdd into its bin of the whole frame's histogram and its region's
- * (4 x 4 regions: x * 4 / W, y * 4 / H). A NaN or infinite float pixel, which the CPU pass
+ * level 0 and a count in its bin of the whole frame's histogram and its region's (4 x 4
+ * regions: x * 4 / W, y * 4 / H): counted into the workgroup's own copy of both histograms in
+ * shared memory, then each non-zero bin added once per workgroup to the surface (one global
+ * atomic per bin and workgroup, not two per pixel on a few hundred addresses; counts, so the
+ * order does not matter and the sums are exact). A NaN or infinite float pixel, which the CPU pass
  * refuses with UPF_ERROR_BAD_DATA, is black here (nothing is read back). Steps l = 1 ..
  * levels - 1: level l of each luma pyramid, the 2x2 mean of level l - 1 (last row or column
  * repeated). The arithmetic is `precise`, in the CPU's order. One invocation per pixel of
@@ -37,6 +40,10 @@ layout(push_constant) uniform Push {
 
 #define BINS 32
 #define REGIONS 17
+#define COUNTS (2 * REGIONS * BINS)
+#define GROUP 64 /* invocations of a workgroup */
+
+shared uint counts[COUNTS]; /* step 0: this workgroup's histograms, as the surface's */
 
 int level_size(int size, int l)
 {
@@ -83,8 +90,8 @@ void frame(int f, int x, int y)
     const int bin = clamp(int(v * float(BINS)), 0, BINS - 1);
     const int region = 1 + (y * 4 / pc.height) * 4 + x * 4 / pc.width;
     const int base = f * REGIONS * BINS;
-    atomicAdd(hist[base + bin], 1u);
-    atomicAdd(hist[base + region * BINS + bin], 1u);
+    atomicAdd(counts[base + bin], 1u);
+    atomicAdd(counts[base + region * BINS + bin], 1u);
 }
 
 void down(int l, int x, int y)
@@ -104,15 +111,30 @@ void down(int l, int x, int y)
     luma_cur[r1 + y * pc.width + x] = b;
 }
 
+/* step 0: every invocation of the workgroup reaches the barriers */
+void frames(int x, int y)
+{
+    const uint me = gl_LocalInvocationIndex;
+    for (uint k = me; k < COUNTS; k += GROUP)
+        counts[k] = 0u;
+    barrier();
+    if (x < pc.width && y < pc.height) {
+        frame(0, x, y);
+        frame(1, x, y);
+    }
+    barrier();
+    for (uint k = me; k < COUNTS; k += GROUP) {
+        const uint n = counts[k];
+        if (n != 0u)
+            atomicAdd(hist[k], n);
+    }
+}
+
 void main()
 {
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
-    if (x >= level_size(pc.width, pc.step) || y >= level_size(pc.height, pc.step))
-        return;
-    if (pc.step == 0) {
-        frame(0, x, y);
-        frame(1, x, y);
-    } else {
+    if (pc.step == 0)
+        frames(x, y);
+    else if (x < level_size(pc.width, pc.step) && y < level_size(pc.height, pc.step))
         down(pc.step, x, y);
-    }
 }
