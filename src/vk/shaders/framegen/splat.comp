@@ -6,8 +6,8 @@
  *
  * Two dispatches (the step patched into the push constants after the pass's constants, a
  * barrier between them): priorities, then indices (splat.glsl). One invocation per pixel of
- * N, 8 x 8 a workgroup; invocation 0 of each computes the camera's powers G and G^(1 - t)
- * into shared memory. Grid ceil(W / 8) x ceil(H / 8). */
+ * N, 8 x 8 a workgroup; in the first step invocation 0 of each computes the camera's powers
+ * G and G^(1 - t) into shared memory. Grid ceil(W / 8) x ceil(H / 8). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
@@ -31,7 +31,8 @@ layout(push_constant) uniform Push {
 
 void main()
 {
-    splat_camera_setup(pc.shift);
+    if (pc.step == 0u) /* step 1 reads where each pixel landed: no camera */
+        splat_camera_setup(pc.shift);
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
     if (x < pc.width && y < pc.height)
         splat_pixel(x, y, pc.width, pc.height, pc.shift, pc.step);
