@@ -446,13 +446,12 @@ static void fill_case(gpu *g, const upf__passes *ps, const uint32_t *splat, cons
         .pass = UPF__FG_FILL, .stamp = true, .push_bytes = sizeof push, .patch_used = true,
         .patch_offset = sizeof *con, .variant_count = 1,
         .variant = { { "framegen/fill", NULL, NULL } } };
-    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = con->levels + 1 };
-    for (int l = 0; l <= con->levels; l++) {
-        const int k = l == con->levels ? 0 : l;
-        pf.grid[l] = (upf__vk_grid){ (uint32_t)(upf__fg_level_size(W, k) + 7) / 8,
-                                     (uint32_t)(upf__fg_level_size(H, k) + 7) / 8, 1 };
-        pf.patch[l] = (uint32_t)l;
-    }
+    /* decode, the down steps as the engine records them (four levels a dispatch), up */
+    const upf__vk_grid px = upf__vk_grid8(W, H);
+    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1, .grid = { px } };
+    upf__vk_fg_down_dispatches(&pf, W, H, con->levels);
+    pf.grid[pf.dispatches] = px;
+    pf.patch[pf.dispatches++] = (uint32_t)con->levels;
     CHECKF(con->levels >= 3, "%s: %d levels", what, con->levels);
     if (run_pass(g, ps, &plan, &pf, in, out) == 0) {
         int holes = 0;
@@ -602,12 +601,7 @@ static void inpaint_case(gpu *g, const upf__passes *ps, const float *resolved, c
     plan[1].stamp = true;
     upf__vk_pass_frame pf[2] = { { .run = true, .push = &push }, { .run = true, .push = &push } };
     const int L = con->levels;
-    for (int l = 1; l < L; l++) {
-        pf[0].grid[pf[0].dispatches] = (upf__vk_grid){
-            (uint32_t)(upf__fg_level_size(W, l) + 7) / 8,
-            (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
-        pf[0].patch[pf[0].dispatches++] = (uint32_t)l;
-    }
+    upf__vk_fg_down_dispatches(&pf[0], W, H, L); /* as the engine: four levels a dispatch */
     for (int l = L - 2; l >= 0; l--) {
         pf[1].grid[pf[1].dispatches] = (upf__vk_grid){
             (uint32_t)(upf__fg_level_size(W, l) + 7) / 8,

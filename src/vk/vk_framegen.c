@@ -126,6 +126,15 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
     return n;
 }
 
+void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
+{
+    for (int l = 1; l < levels; l += UPF__VK_FG_DOWN_FUSED) {
+        pf->grid[pf->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
+                                                 upf__fg_level_size(H, l));
+        pf->patch[pf->dispatches++] = (uint32_t)l;
+    }
+}
+
 static void host_rules(upf__vk_runner_params *rp, int w, int h)
 {
     const upf__vk_host_rule colour = upf__vk_rule_colour("a colour", DOCS);
@@ -455,12 +464,10 @@ static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, f
     *fc = *(const upf__fg_fill_con *)ps->con[UPF__FG_FILL];
     fc->flow_rank = rp->method == UPF_INTERPOLATE_USED_FLOW;
     upf__vk_pass_frame *ff = &vf->pass[fg->at[UPF__VK_FG_GP_FILL]];
-    *ff = (upf__vk_pass_frame){ .run = true, .push = fc, .dispatches = fc->levels + 1 };
-    for (int l = 0; l <= fc->levels; l++) {
-        const int k = l == fc->levels ? 0 : l; /* the last step fills level 0 */
-        ff->grid[l] = upf__vk_grid8(upf__fg_level_size(W, k), upf__fg_level_size(H, k));
-        ff->patch[l] = (uint32_t)l;
-    }
+    *ff = (upf__vk_pass_frame){ .run = true, .push = fc, .dispatches = 1, .grid = { px } };
+    upf__vk_fg_down_dispatches(ff, W, H, fc->levels);  /* steps 1, 5, .. (patch 0: decode) */
+    ff->grid[ff->dispatches] = px;                     /* the last step fills level 0 */
+    ff->patch[ff->dispatches++] = (uint32_t)fc->levels;
 }
 
 /* A phase's resolve and inpaint (down to each level, then up). */
@@ -483,11 +490,7 @@ static void resolve_passes(const upf_vk_interpolate *fg, const record_plan *rp, 
     memcpy(push[UPF__VK_FG_GP_INPAINT_UP].bytes, ic, sizeof *ic);
     *down = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_DOWN].bytes };
     *up = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_UP].bytes };
-    for (int l = 1; l < ic->levels; l++) { /* down to level l */
-        down->grid[down->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
-                                                     upf__fg_level_size(H, l));
-        down->patch[down->dispatches++] = (uint32_t)l;
-    }
+    upf__vk_fg_down_dispatches(down, W, H, ic->levels);
     for (int l = ic->levels - 2; l >= 0; l--) { /* up at level l: step -l */
         up->grid[up->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
                                                  upf__fg_level_size(H, l));
