@@ -602,12 +602,9 @@ static void inpaint_case(gpu *g, const upf__passes *ps, const float *resolved, c
     upf__vk_pass_frame pf[2] = { { .run = true, .push = &push }, { .run = true, .push = &push } };
     const int L = con->levels;
     upf__vk_fg_down_dispatches(&pf[0], W, H, L); /* as the engine: four levels a dispatch */
-    for (int l = L - 2; l >= 0; l--) {
-        pf[1].grid[pf[1].dispatches] = (upf__vk_grid){
-            (uint32_t)(upf__fg_level_size(W, l) + 7) / 8,
-            (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
-        pf[1].patch[pf[1].dispatches++] = (uint32_t)-l;
-    }
+    upf__vk_fg_up_dispatches(&pf[1], W, H, L); /* the small levels in one workgroup */
+    CHECKF(pf[1].dispatches < L - 1, "%s: the up steps' tail: %d dispatches for %d levels",
+           what, pf[1].dispatches, L - 1);
     if (run_pass_images(g, ps, plan, pf, in, out, NULL, 2, NULL, NULL) == 0) {
         compare_u32(got, want, 4 * N, W, what, "inpainted");
         for (int l = 1; l < L; l++) {

@@ -135,6 +135,25 @@ void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels
     }
 }
 
+void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
+{
+    int lo = levels - 1; /* the least level of the tail */
+    while (lo > 0 && (int64_t)upf__fg_level_size(W, lo - 1) * upf__fg_level_size(H, lo - 1) <=
+                         UPF__VK_FG_UP_TAIL)
+        lo--;
+    int l = levels - 2;
+    if (lo < l) {
+        pf->grid[pf->dispatches] = (upf__vk_grid){ 1, 1, 1 };
+        pf->patch[pf->dispatches++] = (uint32_t)-(UPF__VK_FG_UP_TAIL_STEP + lo);
+        l = lo - 1;
+    }
+    for (; l >= 0; l--) {
+        pf->grid[pf->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
+                                                 upf__fg_level_size(H, l));
+        pf->patch[pf->dispatches++] = (uint32_t)-l;
+    }
+}
+
 static void host_rules(upf__vk_runner_params *rp, int w, int h)
 {
     const upf__vk_host_rule colour = upf__vk_rule_colour("a colour", DOCS);
@@ -491,11 +510,7 @@ static void resolve_passes(const upf_vk_interpolate *fg, const record_plan *rp, 
     *down = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_DOWN].bytes };
     *up = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_UP].bytes };
     upf__vk_fg_down_dispatches(down, W, H, ic->levels);
-    for (int l = ic->levels - 2; l >= 0; l--) { /* up at level l: step -l */
-        up->grid[up->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
-                                                 upf__fg_level_size(H, l));
-        up->patch[up->dispatches++] = (uint32_t)-l;
-    }
+    upf__vk_fg_up_dispatches(up, W, H, ic->levels);
 }
 
 /* A phase's compose into `out`: with this phase's HUD layer, as the CPU engine takes it (both:

@@ -9,8 +9,10 @@
  * alpha-weighted mean of its 2x2 children, alpha their sum capped at 1 (the coarsest level's
  * alpha then set to 1: no information at all is black); step -l (l >= 0) goes up at level l,
  * one dispatch a level, each pixel keeping alpha of itself and taking 1 - alpha of the
- * bilinear sample of the filled level l + 1, level 0 into inpainted. The backend records the
- * down steps and the up steps as two GPU passes of this shader. A frame of one level (1 x 1)
+ * bilinear sample of the filled level l + 1, level 0 into inpainted; the small levels' up
+ * steps (those of at most UPF__VK_FG_UP_TAIL pixels) go in one dispatch of one workgroup
+ * (up_tail). The backend records the down steps and the up steps as two GPU passes of this
+ * shader (upf__vk_fg_down_dispatches, upf__vk_fg_up_dispatches). A frame of one level (1 x 1)
  * is copied with alpha 1. Every operation `precise`, in the CPU's order. One invocation per
  * pixel of the level (of the down step's first), 8 x 8 a workgroup. */
 #version 450
@@ -20,7 +22,7 @@
 
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(set = 0, binding = 23, std430) readonly buffer Resolved { vec4 resolved[]; };
-layout(set = 0, binding = 24, std430) buffer Pyramid { vec4 pyramid[]; };
+layout(set = 0, binding = 24, std430) coherent buffer Pyramid { vec4 pyramid[]; };
 layout(set = 0, binding = 25, std430) writeonly buffer Inpainted { vec4 inpainted[]; };
 layout(push_constant) uniform Push {
     int width, height;
@@ -29,6 +31,8 @@ layout(push_constant) uniform Push {
 } pc;
 
 #define DOWN_FUSED 4 /* pyramid levels a down step makes (vk_framegen.h, UPF__VK_FG_DOWN_FUSED) */
+#define UP_TAIL 256  /* the up steps' tail step: -(UP_TAIL + lo) (UPF__VK_FG_UP_TAIL_STEP) */
+#define GROUP 64     /* invocations of a workgroup */
 shared vec4 tile[85]; /* the down step's levels: 8 x 8, 4 x 4, 2 x 2, 1 x 1 */
 const int TILE_AT[4] = int[4](0, 64, 80, 84);
 
@@ -131,10 +135,28 @@ void up(int l, int x, int y)
         pyramid[level_base(l) + y * pc.width + x] = o;
 }
 
+/* Step -(UP_TAIL + lo): up at levels levels - 2 .. lo, all small, by this one workgroup, a
+ * barrier between levels (the pyramid is `coherent`: the next level reads what other
+ * invocations wrote) instead of a dispatch each. */
+void up_tail(int lo)
+{
+    for (int l = pc.levels - 2; l >= lo; l--) {
+        const int w = level_size(pc.width, l), h = level_size(pc.height, l);
+        for (int i = int(gl_LocalInvocationIndex); i < w * h; i += GROUP)
+            up(l, i % w, i / w);
+        memoryBarrierBuffer();
+        barrier();
+    }
+}
+
 void main()
 {
     if (pc.step > 0) {
         downs(pc.step);
+        return;
+    }
+    if (-pc.step >= UP_TAIL) {
+        up_tail(-pc.step - UP_TAIL);
         return;
     }
     const int l = -pc.step;
