@@ -799,12 +799,9 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, const char *what
         .pass = UPF__FG_PREPARE, .stamp = true, .clear = UPF__VK_RES(UPF__FG_HISTOGRAMS),
         .push_bytes = sizeof push, .patch_used = true, .patch_offset = sizeof con,
         .variant_count = 1, .variant = { { "framegen/prepare", NULL, NULL } } };
-    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = UPF_MAX(con.levels, 1) };
-    for (int l = 0; l < pf.dispatches; l++) {
-        pf.grid[l] = (upf__vk_grid){ (uint32_t)(upf__fg_level_size(W, l) + 7) / 8,
-                                     (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
-        pf.patch[l] = (uint32_t)l;
-    }
+    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1,
+                              .grid = { upf__vk_grid8(W, H) } };
+    upf__vk_fg_down_dispatches(&pf, W, H, con.levels); /* as the engine: four levels a dispatch */
     if (run_pass_images(g, ps, &plan, &pf, in, got, images, 1, NULL, NULL) == 0)
         for (int k = 0; k < 5; k++) {
             const size_t bytes = surface_bytes(ps, outs[k]);

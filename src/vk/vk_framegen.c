@@ -399,11 +399,9 @@ static void prepare_passes(const upf_vk_interpolate *fg, const upf_vk_interpolat
     pp->prev_transfer = f->prev_color->srgb ? 1u : 0u;
     pp->cur_transfer = f->color->srgb ? 1u : 0u;
     upf__vk_pass_frame *pf = &vf->pass[fg->at[UPF__VK_FG_GP_PREPARE]];
-    *pf = (upf__vk_pass_frame){ .run = true, .push = pp, .dispatches = UPF_MAX(pp->c.levels, 1) };
-    for (int l = 0; l < pf->dispatches; l++) {
-        pf->grid[l] = upf__vk_grid8(upf__fg_level_size(W, l), upf__fg_level_size(H, l));
-        pf->patch[l] = (uint32_t)l;
-    }
+    *pf = (upf__vk_pass_frame){ .run = true, .push = pp, .dispatches = 1,
+                                .grid = { upf__vk_grid8(W, H) } };
+    upf__vk_fg_down_dispatches(pf, W, H, pp->c.levels); /* the luma pyramids (the flow) */
     upf__fg_scene_con *sc = (upf__fg_scene_con *)push[UPF__VK_FG_GP_SCENE].bytes;
     *sc = *(const upf__fg_scene_con *)fg->ps.con[UPF__FG_SCENE_PASS];
     sc->enabled = flow;

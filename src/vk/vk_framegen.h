@@ -37,8 +37,8 @@ enum {
 int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool flow,
                      int *flow_first, int *flow_count);
 
-/* The down steps of the fill's motion pyramid and the inpaint's colour pyramid (fill.comp,
- * inpaint.comp: downs): one dispatch makes UPF__VK_FG_DOWN_FUSED levels, l .. l + 3, each
+/* The down steps of the fill's motion pyramid, the inpaint's colour pyramid and prepare's luma
+ * pyramids (fill.comp, inpaint.comp, prepare.comp: downs): one dispatch makes UPF__VK_FG_DOWN_FUSED levels, l .. l + 3, each
  * workgroup 8 x 8 pixels of level l and the pixels below them. Appends to pf the dispatches
  * that make levels 1 .. levels - 1 of a W x H frame's pyramid (grid: level l's 8 x 8 tiles,
  * patch: l). */
