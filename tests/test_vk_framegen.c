@@ -446,13 +446,12 @@ static void fill_case(gpu *g, const upf__passes *ps, const uint32_t *splat, cons
         .pass = UPF__FG_FILL, .stamp = true, .push_bytes = sizeof push, .patch_used = true,
         .patch_offset = sizeof *con, .variant_count = 1,
         .variant = { { "framegen/fill", NULL, NULL } } };
-    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = con->levels + 1 };
-    for (int l = 0; l <= con->levels; l++) {
-        const int k = l == con->levels ? 0 : l;
-        pf.grid[l] = (upf__vk_grid){ (uint32_t)(upf__fg_level_size(W, k) + 7) / 8,
-                                     (uint32_t)(upf__fg_level_size(H, k) + 7) / 8, 1 };
-        pf.patch[l] = (uint32_t)l;
-    }
+    /* decode, the down steps as the engine records them (four levels a dispatch), up */
+    const upf__vk_grid px = upf__vk_grid8(W, H);
+    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1, .grid = { px } };
+    upf__vk_fg_down_dispatches(&pf, W, H, con->levels);
+    pf.grid[pf.dispatches] = px;
+    pf.patch[pf.dispatches++] = (uint32_t)con->levels;
     CHECKF(con->levels >= 3, "%s: %d levels", what, con->levels);
     if (run_pass(g, ps, &plan, &pf, in, out) == 0) {
         int holes = 0;
@@ -523,10 +522,11 @@ static void test_fill(gpu *g)
 
 /* ---- resolve ----------------------------------------------------------------------------- */
 
-/* The resolve of the engine's surfaces (its last run) with constants `con` and the scene
- * decision `cut`; the largest difference from the CPU pass on any channel. */
+/* The resolve of the engine's surfaces (its last run; motion_t instead of its own unless
+ * NULL) with constants `con` and the scene decision `cut`; the largest difference from the
+ * CPU pass on any channel. */
 static float resolve_case(gpu *g, const upf__passes *ps, const upf__fg_resolve_con *con,
-                          float cut, const char *what)
+                          float cut, const float *motion_t, const char *what)
 {
     static float want[4 * N], got[4 * N];
     const float scene[4] = { cut, 0, 0, 0 };
@@ -537,6 +537,8 @@ static float resolve_case(gpu *g, const upf__passes *ps, const upf__fg_resolve_c
     for (size_t k = 0; k < sizeof reads / sizeof reads[0]; k++)
         in[reads[k]] = cpu[reads[k]] = ps->surface[reads[k]].data;
     in[UPF__FG_SCENE] = cpu[UPF__FG_SCENE] = (void *)scene;
+    if (motion_t)
+        in[UPF__FG_MOTION_T] = cpu[UPF__FG_MOTION_T] = (void *)motion_t;
     cpu[UPF__FG_RESOLVED] = want, out[UPF__FG_RESOLVED] = got;
     cpu_pass(g->ctx, ps, UPF__FG_RESOLVE, con, cpu);
     const upf__vk_pass_plan plan = { .pass = UPF__FG_RESOLVE, .stamp = true,
@@ -566,16 +568,27 @@ static void test_resolve(gpu *g)
     const upf__passes *ps = er.ps;
     upf__fg_resolve_con con = *(const upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE];
     CHECK(upf__fg_camera_has(ps->surface[UPF__FG_CAMERA].data));
-    float worst[4];
-    worst[0] = resolve_case(g, ps, &con, 0.0f, "the turn with its camera, t = 1/2");
+    float worst[5];
+    worst[0] = resolve_case(g, ps, &con, 0.0f, NULL, "the turn with its camera, t = 1/2");
     con.visibility = 0;
-    worst[1] = resolve_case(g, ps, &con, 0.0f, "the turn, without visibility (as the flow)");
+    worst[1] = resolve_case(g, ps, &con, 0.0f, NULL, "the turn, without visibility (as the flow)");
+    /* the left half's motion random (-12 .. 12 px a pixel): a workgroup's Lanczos windows
+     * there do not fit its shared tile (resolve.comp reads them from memory), the right
+     * half's do */
+    static float mt[4 * N];
+    memcpy(mt, ps->surface[UPF__FG_MOTION_T].data, sizeof mt);
+    test_rng rng = test_rng_make("test_vk_framegen resolve");
+    for (int i = 0; i < N; i++)
+        if (i % W < W / 2)
+            for (int k = 0; k < 2; k++)
+                mt[4 * i + k] = (float)test_rand_int(&rng, -48, 48) / 4.0f;
+    worst[4] = resolve_case(g, ps, &con, 0.0f, mt, "random motion in the left half");
     con.visibility = 1, con.t = 0.3f;
-    worst[2] = resolve_case(g, ps, &con, 1.0f, "the scene pass's cut: the blend at t = 0.3");
+    worst[2] = resolve_case(g, ps, &con, 1.0f, NULL, "the scene pass's cut: the blend at t = 0.3");
     con.blend = 1;
-    worst[3] = resolve_case(g, ps, &con, 0.0f, "the host's blend at t = 0.3");
-    printf("resolve: largest differences %g %g %g %g\n", worst[0], worst[1], worst[2],
-           worst[3]);
+    worst[3] = resolve_case(g, ps, &con, 0.0f, NULL, "the host's blend at t = 0.3");
+    printf("resolve: largest differences %g %g %g %g %g\n", worst[0], worst[1], worst[2],
+           worst[3], worst[4]);
     upf_interpolate_destroy(&er.e);
 }
 
@@ -602,18 +615,10 @@ static void inpaint_case(gpu *g, const upf__passes *ps, const float *resolved, c
     plan[1].stamp = true;
     upf__vk_pass_frame pf[2] = { { .run = true, .push = &push }, { .run = true, .push = &push } };
     const int L = con->levels;
-    for (int l = 1; l < L; l++) {
-        pf[0].grid[pf[0].dispatches] = (upf__vk_grid){
-            (uint32_t)(upf__fg_level_size(W, l) + 7) / 8,
-            (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
-        pf[0].patch[pf[0].dispatches++] = (uint32_t)l;
-    }
-    for (int l = L - 2; l >= 0; l--) {
-        pf[1].grid[pf[1].dispatches] = (upf__vk_grid){
-            (uint32_t)(upf__fg_level_size(W, l) + 7) / 8,
-            (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
-        pf[1].patch[pf[1].dispatches++] = (uint32_t)-l;
-    }
+    upf__vk_fg_down_dispatches(&pf[0], W, H, L); /* as the engine: four levels a dispatch */
+    upf__vk_fg_up_dispatches(&pf[1], W, H, L); /* the small levels in one workgroup */
+    CHECKF(pf[1].dispatches < L - 1, "%s: the up steps' tail: %d dispatches for %d levels",
+           what, pf[1].dispatches, L - 1);
     if (run_pass_images(g, ps, plan, pf, in, out, NULL, 2, NULL, NULL) == 0) {
         compare_u32(got, want, 4 * N, W, what, "inpainted");
         for (int l = 1; l < L; l++) {
@@ -794,12 +799,9 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, const char *what
         .pass = UPF__FG_PREPARE, .stamp = true, .clear = UPF__VK_RES(UPF__FG_HISTOGRAMS),
         .push_bytes = sizeof push, .patch_used = true, .patch_offset = sizeof con,
         .variant_count = 1, .variant = { { "framegen/prepare", NULL, NULL } } };
-    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = UPF_MAX(con.levels, 1) };
-    for (int l = 0; l < pf.dispatches; l++) {
-        pf.grid[l] = (upf__vk_grid){ (uint32_t)(upf__fg_level_size(W, l) + 7) / 8,
-                                     (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
-        pf.patch[l] = (uint32_t)l;
-    }
+    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1,
+                              .grid = { upf__vk_grid8(W, H) } };
+    upf__vk_fg_down_dispatches(&pf, W, H, con.levels); /* as the engine: four levels a dispatch */
     if (run_pass_images(g, ps, &plan, &pf, in, got, images, 1, NULL, NULL) == 0)
         for (int k = 0; k < 5; k++) {
             const size_t bytes = surface_bytes(ps, outs[k]);

@@ -126,6 +126,34 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
     return n;
 }
 
+void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
+{
+    for (int l = 1; l < levels; l += UPF__VK_FG_DOWN_FUSED) {
+        pf->grid[pf->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
+                                                 upf__fg_level_size(H, l));
+        pf->patch[pf->dispatches++] = (uint32_t)l;
+    }
+}
+
+void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
+{
+    int lo = levels - 1; /* the least level of the tail */
+    while (lo > 0 && (int64_t)upf__fg_level_size(W, lo - 1) * upf__fg_level_size(H, lo - 1) <=
+                         UPF__VK_FG_UP_TAIL)
+        lo--;
+    int l = levels - 2;
+    if (lo < l) {
+        pf->grid[pf->dispatches] = (upf__vk_grid){ 1, 1, 1 };
+        pf->patch[pf->dispatches++] = (uint32_t)-(UPF__VK_FG_UP_TAIL_STEP + lo);
+        l = lo - 1;
+    }
+    for (; l >= 0; l--) {
+        pf->grid[pf->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
+                                                 upf__fg_level_size(H, l));
+        pf->patch[pf->dispatches++] = (uint32_t)-l;
+    }
+}
+
 static void host_rules(upf__vk_runner_params *rp, int w, int h)
 {
     const upf__vk_host_rule colour = upf__vk_rule_colour("a colour", DOCS);
@@ -371,11 +399,9 @@ static void prepare_passes(const upf_vk_interpolate *fg, const upf_vk_interpolat
     pp->prev_transfer = f->prev_color->srgb ? 1u : 0u;
     pp->cur_transfer = f->color->srgb ? 1u : 0u;
     upf__vk_pass_frame *pf = &vf->pass[fg->at[UPF__VK_FG_GP_PREPARE]];
-    *pf = (upf__vk_pass_frame){ .run = true, .push = pp, .dispatches = UPF_MAX(pp->c.levels, 1) };
-    for (int l = 0; l < pf->dispatches; l++) {
-        pf->grid[l] = upf__vk_grid8(upf__fg_level_size(W, l), upf__fg_level_size(H, l));
-        pf->patch[l] = (uint32_t)l;
-    }
+    *pf = (upf__vk_pass_frame){ .run = true, .push = pp, .dispatches = 1,
+                                .grid = { upf__vk_grid8(W, H) } };
+    upf__vk_fg_down_dispatches(pf, W, H, pp->c.levels); /* the luma pyramids (the flow) */
     upf__fg_scene_con *sc = (upf__fg_scene_con *)push[UPF__VK_FG_GP_SCENE].bytes;
     *sc = *(const upf__fg_scene_con *)fg->ps.con[UPF__FG_SCENE_PASS];
     sc->enabled = flow;
@@ -463,12 +489,10 @@ static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, f
     *fc = *(const upf__fg_fill_con *)ps->con[UPF__FG_FILL];
     fc->flow_rank = rp->method == UPF_INTERPOLATE_USED_FLOW;
     upf__vk_pass_frame *ff = &vf->pass[fg->at[UPF__VK_FG_GP_FILL]];
-    *ff = (upf__vk_pass_frame){ .run = true, .push = fc, .dispatches = fc->levels + 1 };
-    for (int l = 0; l <= fc->levels; l++) {
-        const int k = l == fc->levels ? 0 : l; /* the last step fills level 0 */
-        ff->grid[l] = upf__vk_grid8(upf__fg_level_size(W, k), upf__fg_level_size(H, k));
-        ff->patch[l] = (uint32_t)l;
-    }
+    *ff = (upf__vk_pass_frame){ .run = true, .push = fc, .dispatches = 1, .grid = { px } };
+    upf__vk_fg_down_dispatches(ff, W, H, fc->levels);  /* steps 1, 5, .. (patch 0: decode) */
+    ff->grid[ff->dispatches] = px;                     /* the last step fills level 0 */
+    ff->patch[ff->dispatches++] = (uint32_t)fc->levels;
 }
 
 /* A phase's resolve and inpaint (down to each level, then up). */
@@ -491,16 +515,8 @@ static void resolve_passes(const upf_vk_interpolate *fg, const record_plan *rp, 
     memcpy(push[UPF__VK_FG_GP_INPAINT_UP].bytes, ic, sizeof *ic);
     *down = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_DOWN].bytes };
     *up = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_UP].bytes };
-    for (int l = 1; l < ic->levels; l++) { /* down to level l */
-        down->grid[down->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
-                                                     upf__fg_level_size(H, l));
-        down->patch[down->dispatches++] = (uint32_t)l;
-    }
-    for (int l = ic->levels - 2; l >= 0; l--) { /* up at level l: step -l */
-        up->grid[up->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
-                                                 upf__fg_level_size(H, l));
-        up->patch[up->dispatches++] = (uint32_t)-l;
-    }
+    upf__vk_fg_down_dispatches(down, W, H, ic->levels);
+    upf__vk_fg_up_dispatches(up, W, H, ic->levels);
 }
 
 /* A phase's compose into `out`: with this phase's HUD layer, as the CPU engine takes it (both:

@@ -44,6 +44,22 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
  * workgroup at step 0 (the host's homography, or no model). */
 void upf__vk_fg_camera_frame(const upf__fg_camera_con *cc, upf__vk_pass_frame *cf);
 
+/* The down steps of the fill's motion pyramid, the inpaint's colour pyramid and prepare's luma
+ * pyramids (fill.comp, inpaint.comp, prepare.comp: downs): one dispatch makes UPF__VK_FG_DOWN_FUSED levels, l .. l + 3, each
+ * workgroup 8 x 8 pixels of level l and the pixels below them. Appends to pf the dispatches
+ * that make levels 1 .. levels - 1 of a W x H frame's pyramid (grid: level l's 8 x 8 tiles,
+ * patch: l). */
+#define UPF__VK_FG_DOWN_FUSED 4
+void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
+
+/* The inpaint's up steps (inpaint.comp): levels levels - 2 .. 0, one dispatch a level (grid:
+ * the level's 8 x 8 tiles, patch: -l), except that the levels of at most UPF__VK_FG_UP_TAIL
+ * pixels, when two or more, go in one dispatch of one workgroup (patch:
+ * -(UPF__VK_FG_UP_TAIL_STEP + the least of them)). Appends them to pf. */
+#define UPF__VK_FG_UP_TAIL 256
+#define UPF__VK_FG_UP_TAIL_STEP 256
+void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
+
 /* The engine's runner: its surfaces' buffers (upf__vk_runner_buffer, by UPF__FG_* index). */
 upf__vk_runner *upf__vk_interpolate_runner(upf_vk_interpolate *fg);
 

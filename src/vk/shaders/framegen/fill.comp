@@ -5,14 +5,16 @@
  *
  * Dispatches, the step patched into the push constants after the pass's constants (a barrier
  * between each): step 0 decodes the splat (the landed pixel's motion, with a camera model
- * what the camera's homography leaves of it; a hole where nothing landed); step l = 1 ..
- * levels - 1 makes level l, each pixel the farthest (largest priority) of its 2x2 children
- * that have a motion, the first of equals; step `levels` fills each hole of level 0 from the
+ * what the camera's homography leaves of it; a hole where nothing landed); steps l = 1, 5,
+ * 9, .. below levels make levels l .. l + 3 (downs: four levels a dispatch, through shared
+ * memory), each pixel the farthest (largest priority) of its 2x2 children that have a
+ * motion, the first of equals; step `levels` fills each hole of level 0 from the
  * first level whose ancestor has a motion and the two above, the farthest of the 3x3 around
  * the ancestor. With flow_rank (optical flow: a priority is a speed) every consistent vector
  * ranks alike and a lost one (FG_LOST) below them (fill_rank). The buffers are read and
  * written as words (uvec4), so the priority's bits pass through as they are (a reversed
- * depth's bits can be a NaN's). One invocation per pixel of the level, 8 x 8 a workgroup. */
+ * depth's bits can be a NaN's). One invocation per pixel of the level (the down step's
+ * first), 8 x 8 a workgroup. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
@@ -38,6 +40,10 @@ const uvec4 HOLE = uvec4(0u, 0u, 0u, 0x3f800000u); /* (0, 0, priority 0, 1.0) */
 
 shared float fill_g[9];
 shared bool fill_has;
+
+#define DOWN_FUSED 4 /* pyramid levels a down step makes (vk_framegen.h, UPF__VK_FG_DOWN_FUSED) */
+shared uvec4 tile[85]; /* the down step's levels: 8 x 8, 4 x 4, 2 x 2, 1 x 1 */
+const int TILE_AT[4] = int[4](0, 64, 80, 84);
 
 int level_size(int size, int l)
 {
@@ -85,22 +91,42 @@ void decode(int x, int y)
     motion_t[i] = uvec4(floatBitsToUint(ox), floatBitsToUint(oy), splat[i], 0u);
 }
 
-void down(int l, int x, int y)
+/* the farthest of the children with a motion, the first of equals (fill.c's order) */
+void consider(uvec4 c, inout uvec4 best, inout bool found)
 {
-    const int cw = level_size(pc.width, l - 1), ch = level_size(pc.height, l - 1);
-    uvec4 best = HOLE;
-    bool found = false;
-    for (int k = 0; k < 4; k++) {
-        const int cx = 2 * x + (k & 1), cy = 2 * y + (k >> 1);
-        if (cx >= cw || cy >= ch)
-            continue;
-        const uvec4 c = level_at(l - 1, cx, cy);
-        if (c.w != 0u)
-            continue;
-        if (!found || fill_rank(c.z) > fill_rank(best.z))
-            best = c, found = true;
+    if (c.w == 0u && (!found || fill_rank(c.z) > fill_rank(best.z)))
+        best = c, found = true;
+}
+
+/* Step l0 (1 <= l0 < levels): levels l0 .. l0 + DOWN_FUSED - 1 (at most levels - 1) in one
+ * dispatch. A workgroup makes 8 x 8 pixels of level l0 from level l0 - 1 in memory, then from
+ * those (kept in shared memory) the 4 x 4 of level l0 + 1 below them, 2 x 2, 1 x 1: a
+ * pixel's children are in its workgroup's tile, so each level is what a dispatch of its own
+ * gives, with a barrier instead of a dispatch between levels. Every invocation calls this. */
+void downs(int l0)
+{
+    const int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
+    const int last = min(l0 + DOWN_FUSED - 1, pc.levels - 1);
+    for (int l = l0; l <= last; l++) {
+        const int s = l - l0, n = 8 >> s;               /* the tile's side at level l */
+        const int cw = level_size(pc.width, l - 1), ch = level_size(pc.height, l - 1);
+        const int x = int(gl_WorkGroupID.x) * n + lx, y = int(gl_WorkGroupID.y) * n + ly;
+        if (lx < n && ly < n && x < level_size(pc.width, l) && y < level_size(pc.height, l)) {
+            uvec4 best = HOLE;
+            bool found = false;
+            for (int k = 0; k < 4; k++) {
+                const int cx = 2 * x + (k & 1), cy = 2 * y + (k >> 1);
+                if (cx >= cw || cy >= ch)
+                    continue;
+                const int ci = TILE_AT[s > 0 ? s - 1 : 0] + (2 * ly + (k >> 1)) * 2 * n +
+                               2 * lx + (k & 1);
+                consider(s == 0 ? level_at(l - 1, cx, cy) : tile[ci], best, found);
+            }
+            pyramid[level_base(l) + y * pc.width + x] = best;
+            tile[TILE_AT[s] + ly * n + lx] = best;
+        }
+        barrier();
     }
-    pyramid[level_base(l) + y * pc.width + x] = best;
 }
 
 void up(int x, int y)
@@ -147,14 +173,15 @@ void main()
         }
         barrier();
     }
+    if (pc.step > 0 && pc.step < pc.levels) {
+        downs(pc.step);
+        return;
+    }
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
-    const int l = pc.step == pc.levels ? 0 : pc.step;
-    if (x >= level_size(pc.width, l) || y >= level_size(pc.height, l))
+    if (x >= pc.width || y >= pc.height)
         return;
     if (pc.step == 0)
         decode(x, y);
-    else if (pc.step < pc.levels)
-        down(pc.step, x, y);
     else
         up(x, y);
 }

@@ -3,15 +3,18 @@
  * hole). Writes: the colour pyramid (24: levels 1.. stacked by rows, each as wide as level 0),
  * inpainted (25: alpha 1).
  *
- * Push-pull (Gortler et al. 1996, "The lumigraph", 3.3), one dispatch a level, the level
- * patched into the push constants after the pass's constants: step l >= 1 makes level l
- * down, each pixel the alpha-weighted mean of its 2x2 children, alpha their sum capped at 1
- * (the coarsest level's alpha then set to 1: no information at all is black); step -l
- * (l >= 0) goes up, each pixel of level l keeping alpha of itself and taking 1 - alpha of
- * the bilinear sample of the filled level l + 1, level 0 into inpainted. The backend records
- * the down steps and the up steps as two GPU passes of this shader (at most 11 dispatches
- * each). A frame of one level (1 x 1) is copied with alpha 1. Every operation `precise`, in
- * the CPU's order. One invocation per pixel of the level, 8 x 8 a workgroup. */
+ * Push-pull (Gortler et al. 1996, "The lumigraph", 3.3), the step patched into the push
+ * constants after the pass's constants: step l = 1, 5, 9, .. (below levels) makes levels
+ * l .. l + 3 down in one dispatch (downs, through shared memory), each pixel the
+ * alpha-weighted mean of its 2x2 children, alpha their sum capped at 1 (the coarsest level's
+ * alpha then set to 1: no information at all is black); step -l (l >= 0) goes up at level l,
+ * one dispatch a level, each pixel keeping alpha of itself and taking 1 - alpha of the
+ * bilinear sample of the filled level l + 1, level 0 into inpainted; the small levels' up
+ * steps (those of at most UPF__VK_FG_UP_TAIL pixels) go in one dispatch of one workgroup
+ * (up_tail). The backend records the down steps and the up steps as two GPU passes of this
+ * shader (upf__vk_fg_down_dispatches, upf__vk_fg_up_dispatches). A frame of one level (1 x 1)
+ * is copied with alpha 1. Every operation `precise`, in the CPU's order. One invocation per
+ * pixel of the level (of the down step's first), 8 x 8 a workgroup. */
 #version 450
 
 #extension GL_GOOGLE_include_directive : require
@@ -19,13 +22,19 @@
 
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(set = 0, binding = 23, std430) readonly buffer Resolved { vec4 resolved[]; };
-layout(set = 0, binding = 24, std430) buffer Pyramid { vec4 pyramid[]; };
+layout(set = 0, binding = 24, std430) coherent buffer Pyramid { vec4 pyramid[]; };
 layout(set = 0, binding = 25, std430) writeonly buffer Inpainted { vec4 inpainted[]; };
 layout(push_constant) uniform Push {
     int width, height;
     int levels;         /* of the colour pyramid, level 0 included */
     int step;           /* patched: l >= 1 down to level l, -l up at level l */
 } pc;
+
+#define DOWN_FUSED 4 /* pyramid levels a down step makes (vk_framegen.h, UPF__VK_FG_DOWN_FUSED) */
+#define UP_TAIL 256  /* the up steps' tail step: -(UP_TAIL + lo) (UPF__VK_FG_UP_TAIL_STEP) */
+#define GROUP 64     /* invocations of a workgroup */
+shared vec4 tile[85]; /* the down step's levels: 8 x 8, 4 x 4, 2 x 2, 1 x 1 */
+const int TILE_AT[4] = int[4](0, 64, 80, 84);
 
 int level_size(int size, int l)
 {
@@ -45,24 +54,51 @@ vec4 level_at(int l, int x, int y)
     return l == 0 ? resolved[y * pc.width + x] : pyramid[level_base(l) + y * pc.width + x];
 }
 
-void down(int l, int x, int y)
+/* level l's pixel from its children c[k] (valid where ok[k]): the alpha-weighted mean */
+vec4 down_pixel(int l, vec4 c[4], bool ok[4])
 {
-    const int cw = level_size(pc.width, l - 1), ch = level_size(pc.height, l - 1);
     precise vec4 sum = vec4(0.0);
-    for (int k = 0; k < 4; k++) {
-        const int cx = 2 * x + (k & 1), cy = 2 * y + (k >> 1);
-        if (cx >= cw || cy >= ch)
-            continue;
-        const vec4 c = level_at(l - 1, cx, cy);
-        sum += vec4(c.rgb * c.a, c.a);
-    }
+    for (int k = 0; k < 4; k++)
+        if (ok[k])
+            sum += vec4(c[k].rgb * c[k].a, c[k].a);
     precise vec4 o = vec4(0.0);
     if (sum.a > 0.0)
         o = vec4(upf_fdiv_rn(sum.r, sum.a), upf_fdiv_rn(sum.g, sum.a),
                  upf_fdiv_rn(sum.b, sum.a), sum.a < 1.0 ? sum.a : 1.0);
     if (l == pc.levels - 1)
         o.a = 1.0;
-    pyramid[level_base(l) + y * pc.width + x] = o;
+    return o;
+}
+
+/* Step l0 >= 1: levels l0 .. l0 + DOWN_FUSED - 1 (at most levels - 1) in one dispatch. A
+ * workgroup makes 8 x 8 pixels of level l0 from level l0 - 1 in memory, then from those
+ * (kept in shared memory) the 4 x 4 of level l0 + 1 below them, 2 x 2, 1 x 1: a pixel's
+ * children are in its workgroup's tile, so each level is what a dispatch of its own gives,
+ * with a barrier instead of a dispatch between levels. Every invocation calls this. */
+void downs(int l0)
+{
+    const int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
+    const int last = min(l0 + DOWN_FUSED - 1, pc.levels - 1);
+    for (int l = l0; l <= last; l++) {
+        const int s = l - l0, n = 8 >> s;               /* the tile's side at level l */
+        const int cw = level_size(pc.width, l - 1), ch = level_size(pc.height, l - 1);
+        const int x = int(gl_WorkGroupID.x) * n + lx, y = int(gl_WorkGroupID.y) * n + ly;
+        if (lx < n && ly < n && x < level_size(pc.width, l) && y < level_size(pc.height, l)) {
+            vec4 c[4];
+            bool ok[4];
+            for (int k = 0; k < 4; k++) {
+                const int cx = 2 * x + (k & 1), cy = 2 * y + (k >> 1);
+                const int ci = TILE_AT[s > 0 ? s - 1 : 0] + (2 * ly + (k >> 1)) * 2 * n +
+                               2 * lx + (k & 1);
+                ok[k] = cx < cw && cy < ch;
+                c[k] = !ok[k] ? vec4(0.0) : s == 0 ? level_at(l - 1, cx, cy) : tile[ci];
+            }
+            const vec4 o = down_pixel(l, c, ok);
+            pyramid[level_base(l) + y * pc.width + x] = o;
+            tile[TILE_AT[s] + ly * n + lx] = o;
+        }
+        barrier();
+    }
 }
 
 /* the bilinear sample of level l + 1 at the centre of pixel (x, y) of level l */
@@ -99,14 +135,32 @@ void up(int l, int x, int y)
         pyramid[level_base(l) + y * pc.width + x] = o;
 }
 
+/* Step -(UP_TAIL + lo): up at levels levels - 2 .. lo, all small, by this one workgroup, a
+ * barrier between levels (the pyramid is `coherent`: the next level reads what other
+ * invocations wrote) instead of a dispatch each. */
+void up_tail(int lo)
+{
+    for (int l = pc.levels - 2; l >= lo; l--) {
+        const int w = level_size(pc.width, l), h = level_size(pc.height, l);
+        for (int i = int(gl_LocalInvocationIndex); i < w * h; i += GROUP)
+            up(l, i % w, i / w);
+        memoryBarrierBuffer();
+        barrier();
+    }
+}
+
 void main()
 {
-    const int l = pc.step > 0 ? pc.step : -pc.step;
-    const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
-    if (x >= level_size(pc.width, l) || y >= level_size(pc.height, l))
+    if (pc.step > 0) {
+        downs(pc.step);
         return;
-    if (pc.step > 0)
-        down(l, x, y);
-    else
+    }
+    if (-pc.step >= UP_TAIL) {
+        up_tail(-pc.step - UP_TAIL);
+        return;
+    }
+    const int l = -pc.step;
+    const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
+    if (x < level_size(pc.width, l) && y < level_size(pc.height, l))
         up(l, x, y);
 }

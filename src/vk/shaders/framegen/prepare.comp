@@ -7,12 +7,16 @@
  * Step 0 (the step patched into the push constants after the pass's constants): each pixel
  * to linear light (what texelFetch gives: the device decodes sRGB formats; sRGB values in a
  * UNORM view decoded here, transfer = 1), its luma sqrt(clamp(Rec. 709 luma, 0, 1)) into
- * level 0 and one atomicAdd into its bin of the whole frame's histogram and its region's
- * (4 x 4 regions: x * 4 / W, y * 4 / H). A NaN or infinite float pixel, which the CPU pass
- * refuses with UPF_ERROR_BAD_DATA, is black here (nothing is read back). Steps l = 1 ..
- * levels - 1: level l of each luma pyramid, the 2x2 mean of level l - 1 (last row or column
+ * level 0 and a count in its bin of the whole frame's histogram and its region's (4 x 4
+ * regions: x * 4 / W, y * 4 / H): counted into the workgroup's own copy of both histograms in
+ * shared memory, then each non-zero bin added once per workgroup to the surface (one global
+ * atomic per bin and workgroup, not two per pixel on a few hundred addresses; counts, so the
+ * order does not matter and the sums are exact). A NaN or infinite float pixel, which the
+ * CPU pass refuses with UPF_ERROR_BAD_DATA, is black here (nothing is read back). Steps
+ * l = 1, 5, 9, .. below levels: levels l .. l + 3 of each luma pyramid (downs: four levels a
+ * dispatch, through shared memory), each the 2x2 mean of the level below (last row or column
  * repeated). The arithmetic is `precise`, in the CPU's order. One invocation per pixel of
- * the level, 8 x 8 a workgroup. */
+ * the level (of the down step's first), 8 x 8 a workgroup. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_samplerless_texture_functions : require
@@ -37,6 +41,10 @@ layout(push_constant) uniform Push {
 
 #define BINS 32
 #define REGIONS 17
+#define COUNTS (2 * REGIONS * BINS)
+#define GROUP 64 /* invocations of a workgroup */
+
+shared uint counts[COUNTS]; /* step 0: this workgroup's histograms, as the surface's */
 
 int level_size(int size, int l)
 {
@@ -83,36 +91,75 @@ void frame(int f, int x, int y)
     const int bin = clamp(int(v * float(BINS)), 0, BINS - 1);
     const int region = 1 + (y * 4 / pc.height) * 4 + x * 4 / pc.width;
     const int base = f * REGIONS * BINS;
-    atomicAdd(hist[base + bin], 1u);
-    atomicAdd(hist[base + region * BINS + bin], 1u);
+    atomicAdd(counts[base + bin], 1u);
+    atomicAdd(counts[base + region * BINS + bin], 1u);
 }
 
-void down(int l, int x, int y)
+#define DOWN_FUSED 4 /* pyramid levels a down step makes (vk_framegen.h, UPF__VK_FG_DOWN_FUSED) */
+shared float tile[2][85]; /* the down step's levels of each pyramid: 8 x 8, 4 x 4, 2 x 2, 1 x 1 */
+const int TILE_AT[4] = int[4](0, 64, 80, 84);
+
+/* Step l0 >= 1: levels l0 .. l0 + DOWN_FUSED - 1 (at most levels - 1) of both pyramids in one
+ * dispatch. A workgroup makes 8 x 8 pixels of level l0 from level l0 - 1 in memory, then from
+ * those (kept in shared memory) the 4 x 4 of level l0 + 1 below them, 2 x 2, 1 x 1: a
+ * pixel's children (the last row or column repeated) are in its workgroup's tile, so each
+ * level is what a dispatch of its own gives. Every invocation calls this. */
+void downs(int l0)
 {
-    const int w = level_size(pc.width, l - 1), h = level_size(pc.height, l - 1);
-    const int r0 = level_row(l - 1) * pc.width, r1 = level_row(l) * pc.width;
-    const int y0 = 2 * y, y1 = min(2 * y + 1, h - 1), x0 = 2 * x, x1 = min(2 * x + 1, w - 1);
-    precise float a = 0.25 * (luma_prev[r0 + y0 * pc.width + x0] +
-                              luma_prev[r0 + y0 * pc.width + x1] +
-                              luma_prev[r0 + y1 * pc.width + x0] +
-                              luma_prev[r0 + y1 * pc.width + x1]);
-    precise float b = 0.25 * (luma_cur[r0 + y0 * pc.width + x0] +
-                              luma_cur[r0 + y0 * pc.width + x1] +
-                              luma_cur[r0 + y1 * pc.width + x0] +
-                              luma_cur[r0 + y1 * pc.width + x1]);
-    luma_prev[r1 + y * pc.width + x] = a;
-    luma_cur[r1 + y * pc.width + x] = b;
+    const int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
+    const int last = min(l0 + DOWN_FUSED - 1, pc.levels - 1);
+    for (int l = l0; l <= last; l++) {
+        const int s = l - l0, n = 8 >> s; /* the tile's side at level l */
+        const int w = level_size(pc.width, l - 1), h = level_size(pc.height, l - 1);
+        const int x = int(gl_WorkGroupID.x) * n + lx, y = int(gl_WorkGroupID.y) * n + ly;
+        if (lx < n && ly < n && x < level_size(pc.width, l) && y < level_size(pc.height, l)) {
+            const int r0 = level_row(l - 1) * pc.width, r1 = level_row(l) * pc.width;
+            const int y0 = 2 * y, y1 = min(2 * y + 1, h - 1);
+            const int x0 = 2 * x, x1 = min(2 * x + 1, w - 1);
+            float A[4], B[4]; /* (x0, y0), (x1, y0), (x0, y1), (x1, y1) */
+            for (int k = 0; k < 4; k++) {
+                const int cx = (k & 1) != 0 ? x1 : x0, cy = (k & 2) != 0 ? y1 : y0;
+                const int ci = TILE_AT[s > 0 ? s - 1 : 0] +
+                               (cy - int(gl_WorkGroupID.y) * 2 * n) * 2 * n +
+                               cx - int(gl_WorkGroupID.x) * 2 * n;
+                A[k] = s == 0 ? luma_prev[r0 + cy * pc.width + cx] : tile[0][ci];
+                B[k] = s == 0 ? luma_cur[r0 + cy * pc.width + cx] : tile[1][ci];
+            }
+            precise float a = 0.25 * (A[0] + A[1] + A[2] + A[3]);
+            precise float b = 0.25 * (B[0] + B[1] + B[2] + B[3]);
+            luma_prev[r1 + y * pc.width + x] = a;
+            luma_cur[r1 + y * pc.width + x] = b;
+            tile[0][TILE_AT[s] + ly * n + lx] = a;
+            tile[1][TILE_AT[s] + ly * n + lx] = b;
+        }
+        barrier();
+    }
+}
+
+/* step 0: every invocation of the workgroup reaches the barriers */
+void frames(int x, int y)
+{
+    const uint me = gl_LocalInvocationIndex;
+    for (uint k = me; k < COUNTS; k += GROUP)
+        counts[k] = 0u;
+    barrier();
+    if (x < pc.width && y < pc.height) {
+        frame(0, x, y);
+        frame(1, x, y);
+    }
+    barrier();
+    for (uint k = me; k < COUNTS; k += GROUP) {
+        const uint n = counts[k];
+        if (n != 0u)
+            atomicAdd(hist[k], n);
+    }
 }
 
 void main()
 {
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
-    if (x >= level_size(pc.width, pc.step) || y >= level_size(pc.height, pc.step))
-        return;
-    if (pc.step == 0) {
-        frame(0, x, y);
-        frame(1, x, y);
-    } else {
-        down(pc.step, x, y);
-    }
+    if (pc.step == 0)
+        frames(x, y);
+    else
+        downs(pc.step);
 }

@@ -5,9 +5,10 @@
  * pixel landed, written by the first step, read by the second).
  *
  * Two dispatches (the step patched into the push constants after the pass's constants, a
- * barrier between them): priorities, then indices (splat.glsl). One invocation per pixel of
- * N, 8 x 8 a workgroup; invocation 0 of each computes the camera's powers G and G^(1 - t)
- * into shared memory. Grid ceil(W / 8) x ceil(H / 8). */
+ * barrier between them): priorities (splat.glsl, splat_priorities: through the workgroup's
+ * cells in shared memory), then indices (splat_pixel). One invocation per pixel of
+ * N, 8 x 8 a workgroup; in the first step invocation 0 of each computes the camera's powers
+ * G and G^(1 - t) into shared memory. Grid ceil(W / 8) x ceil(H / 8). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
@@ -25,14 +26,19 @@ layout(push_constant) uniform Push {
 } pc;
 
 #define SPLAT_CAMERA
+#define SPLAT_GROUPED
 #define SPLAT_DEPTH splat
 #define SPLAT_INDEX splat_index
 #include "splat.glsl"
 
 void main()
 {
-    splat_camera_setup(pc.shift);
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
-    if (x < pc.width && y < pc.height)
-        splat_pixel(x, y, pc.width, pc.height, pc.shift, pc.step);
+    const bool in_frame = x < pc.width && y < pc.height;
+    if (pc.step == 0u) { /* step 1 reads where each pixel landed: no camera */
+        splat_camera_setup(pc.shift);
+        splat_priorities(x, y, pc.width, pc.height, pc.shift, in_frame);
+    } else if (in_frame) {
+        splat_pixel(x, y, pc.width, pc.height, pc.shift, 1u);
+    }
 }

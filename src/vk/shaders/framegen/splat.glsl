@@ -99,4 +99,59 @@ void splat_pixel(int x, int y, int W, int H, float shift, uint step)
     }
 }
 
+#ifdef SPLAT_GROUPED
+#define SPLAT_TILE 16   /* the side of a workgroup's shared cells */
+#define SPLAT_GROUP 64u /* invocations of a workgroup */
+shared uint splat_cells[SPLAT_TILE * SPLAT_TILE];
+shared int splat_box[4]; /* the workgroup's landings: least x0, y0, largest x0, y0 */
+
+/* Step 0 of splat_pixel for a whole workgroup (every invocation calls it; `in_frame`: (x, y) is
+ * in the frame): the same landings and cells, but the priorities go first into the
+ * workgroup's own copy of the cells, in shared memory, where its landings' cells fit
+ * SPLAT_TILE x SPLAT_TILE (neighbours land on the same cells: about 81 global atomics for 64
+ * pixels, not 256), each non-empty one then into SPLAT_DEPTH once; straight into SPLAT_DEPTH
+ * otherwise. The least of a set is the same whatever the order: the same cells. */
+void splat_priorities(int x, int y, int W, int H, float shift, bool in_frame)
+{
+    const uint me = gl_LocalInvocationIndex;
+    if (me == 0u)
+        splat_box = int[4](W, H, -2, -2);
+    for (uint k = me; k < SPLAT_TILE * SPLAT_TILE; k += SPLAT_GROUP)
+        splat_cells[k] = FG_NONE;
+    barrier();
+    int x0 = 0, y0 = 0;
+    const uint i = uint(y * W + x);
+    const bool landed = in_frame && splat_landing(x, y, W, H, shift, x0, y0);
+    if (in_frame)
+        splat_land[i] = landed ? uint(y0 + 1) * uint(W + 1) + uint(x0 + 1) : FG_NONE;
+    if (landed) {
+        atomicMin(splat_box[0], x0), atomicMin(splat_box[1], y0);
+        atomicMax(splat_box[2], x0), atomicMax(splat_box[3], y0);
+    }
+    barrier();
+    const int bx = splat_box[0], by = splat_box[1]; /* x0, y0 >= -1: no overflow below */
+    const bool fits = splat_box[2] - bx + 2 <= SPLAT_TILE && splat_box[3] - by + 2 <= SPLAT_TILE;
+    if (landed) {
+        const uint p = priority[i];
+        for (int k = 0; k < 4; k++) {
+            const int tx = x0 + (k & 1), ty = y0 + (k >> 1);
+            if (tx < 0 || tx >= W || ty < 0 || ty >= H)
+                continue;
+            if (fits)
+                atomicMin(splat_cells[(ty - by) * SPLAT_TILE + tx - bx], p);
+            else
+                atomicMin(SPLAT_DEPTH[ty * W + tx], p);
+        }
+    }
+    barrier();
+    if (!fits)
+        return;
+    for (uint k = me; k < SPLAT_TILE * SPLAT_TILE; k += SPLAT_GROUP) {
+        const uint p = splat_cells[k]; /* FG_NONE: no change (the surface starts there) */
+        if (p != FG_NONE)
+            atomicMin(SPLAT_DEPTH[(by + int(k) / SPLAT_TILE) * W + bx + int(k) % SPLAT_TILE], p);
+    }
+}
+#endif
+
 #endif
