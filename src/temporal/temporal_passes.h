@@ -324,6 +324,10 @@ static inline uint32_t upf__display_pack(const float *off)
 
 static inline void upf__display_unpack(uint32_t v, float *off)
 {
+    if (v == 0u) { /* a moving or new pixel: no offset */
+        off[0] = off[1] = off[2] = 0.0f;
+        return;
+    }
     for (int k = 0; k < 3; k++) {
         int32_t n = (int32_t)((v >> (10 * k)) & 1023u);
         off[k] = (float)(n >= 512 ? n - 1024 : n) * UPF__DISPLAY_UNIT;
