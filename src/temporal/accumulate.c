@@ -26,7 +26,7 @@
  *     the upsample is brighter than the fill can be: HDR), read where the jitter put it. Its weight in the history is
  *     w k_x k_y / (r_x r_y): one frame of samples at the output scale counts w, a smooth
  *     upsample counts as much as one frame's samples on average; a still, confident pixel's
- *     counts still_share() of that (SAMPLE_SHARE_STILL from 2x up).
+ *     counts still_share() of that (SAMPLE_SHARE_STILL at 2x, _3X from 3x up).
  *  5. Rectification (Salvi 2016, "An excursion in temporal supersampling", GDC: variance
  *     clipping): the mean m and standard deviation d of the 3x3 samples around i (YCoCg), the
  *     box m +- g d intersected with their min..max (widened by RANGE_STILL of itself on a
