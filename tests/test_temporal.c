@@ -13,8 +13,9 @@
  *    gives; an exposure that the colour carries comes out again.
  *  - Ghosting: a square moving over a textured background; four frames after it uncovered a
  *    region, that region's error is within the bound of a fresh upsample (see test_ghosting).
- *  - Issue 34's rules on synthetic cases: still-camera shimmer of the static wall, the PSNR
- *    of a pan over it, and what a moving shadow leaves on a still camera.
+ *  - Issue 34's rules on synthetic cases: still-camera shimmer of the static wall (the
+ *    display's dead band), the PSNR of a pan over it, and what a moving shadow leaves on a
+ *    still camera.
  *  - Bad input: every argument of create and run, NaN colour and depth, NaN and huge motion,
  *    a frame time in seconds, sizes that do not match. */
 #include <sys/stat.h>
@@ -637,6 +638,7 @@ static void test_sharpen(upf_context *ctx)
         CHECK_OK(ctx, upf_temporal_run(t, &f, &oi));
     }
     const float *hist = surf(t, UPF__TP_HISTORY)->data; /* swapped in after the run */
+    const uint32_t *disp = surf(t, UPF__TP_DISPLAY)->data; /* the shown colour's offset */
     double worst = 0;
     int outside = 0; /* channels the sharpen changed */
     for (int y = 0; y < oh; y++)
@@ -644,9 +646,12 @@ static void test_sharpen(upf_context *ctx)
             double tap[5][3], L[5];
             static const int dx[5] = { 0, 0, -1, 1, 0 }, dy[5] = { 0, -1, 0, 0, 1 };
             for (int k = 0; k < 5; k++) {
-                const float *p = hist + ((size_t)UPF_CLAMP(y + dy[k], 0, oh - 1) * ow +
-                                         UPF_CLAMP(x + dx[k], 0, ow - 1)) * 4;
-                double yy = p[0], co = p[1], cg = p[2];
+                size_t i = (size_t)UPF_CLAMP(y + dy[k], 0, oh - 1) * ow +
+                           UPF_CLAMP(x + dx[k], 0, ow - 1);
+                const float *p = hist + i * 4;
+                float off[3];
+                upf__display_unpack(disp[i], off);
+                double yy = p[0] + off[0], co = p[1] + off[1], cg = p[2] + off[2];
                 tap[k][0] = fmax(yy + co - cg, 0), tap[k][1] = fmax(yy + cg, 0);
                 tap[k][2] = fmax(yy - co - cg, 0);
                 L[k] = 0.2126 * tap[k][0] + 0.7152 * tap[k][1] + 0.0722 * tap[k][2];
@@ -775,13 +780,15 @@ static double psnr_inner(const float *a, const float *b, int ow, int oh, int bor
     return -10 * log10(se / (double)n);
 }
 
-/* Still-camera shimmer (docs/TEMPORAL.md, RANGE_STILL and SAMPLE_SHARE_STILL): the static
- * wall at 2x for 64 frames; from frame 9 on, the mean frame-to-frame change of the output's
- * luma in 8-bit codes. The 3x3 samples around a pixel's nearest one move by a render pixel as
- * the jitter crosses a pixel boundary; cutting the box to their range clipped right histories
- * next to the checker's edges back and forth: 0.171 codes with the range as it was, 0.160
- * widened. A still, confident pixel's new samples at half their weight: 0.128 (each new
- * frame moves a young history less). */
+/* Still-camera shimmer (docs/TEMPORAL.md, RANGE_STILL, SAMPLE_SHARE_STILL and the display's
+ * dead band): the static wall at 2x for 64 frames; from frame 9 on, the mean frame-to-frame
+ * change of the output's luma in 8-bit codes. The 3x3 samples around a pixel's nearest one
+ * move by a render pixel as the jitter crosses a pixel boundary; cutting the box to their
+ * range clipped right histories next to the checker's edges back and forth: 0.171 codes with
+ * the range as it was, 0.160 widened. A still, confident pixel's new samples at half their
+ * weight: 0.128 (each new frame moves a young history less). The shown colour held within
+ * 1.25 codes of the history (accumulate.c step 8) with the samples at 0.75: 0.028; without
+ * the band (DISPLAY_KEEP 0) 0.143. */
 static void test_still_shimmer(upf_context *ctx)
 {
     const int w = 48, h = 32, ow = 96, oh = 64, frames = 64;
@@ -805,7 +812,7 @@ static void test_still_shimmer(upf_context *ctx)
     double shimmer = sum / (double)count;
     printf("still shimmer: static wall 2x, %.3f codes a frame over frames 9..%d\n", shimmer,
            frames - 1);
-    CHECKF(shimmer < 0.145, "still shimmer %.3f codes a frame", shimmer);
+    CHECKF(shimmer < 0.06, "still shimmer %.3f codes a frame", shimmer);
     free(out[0]);
     free(out[1]);
     upf_temporal_destroy(&t);
@@ -817,7 +824,8 @@ static void test_still_shimmer(upf_context *ctx)
  * (64x40 -> 96x60, 18 phases), PSNR of frames 24..31 against the supersampled wall, away from
  * the border: with the samples at half their weight at 1.5x as at 2x, the first frames' smooth
  * upsample keeps a larger share of the history and the wall converges lower: 33.44 dB against
- * 33.73. */
+ * 33.73 before the display's dead band; with it (the band holds the shown wall up to 1.25
+ * codes behind a history still converging) 32.76 against 33.22. */
 static void test_still_share_ratio(upf_context *ctx)
 {
     const int w = 64, h = 40, ow = 96, oh = 60, frames = 32;
@@ -838,7 +846,7 @@ static void test_still_share_ratio(upf_context *ctx)
     }
     printf("still share: static wall 1.5x, PSNR %.2f dB over frames %d..%d\n", last,
            frames - 8, frames - 1);
-    CHECKF(last > 33.6, "the still wall at 1.5x: %.2f dB", last); /* 33.73; 33.44 at half */
+    CHECKF(last > 33.0, "the still wall at 1.5x: %.2f dB", last); /* 33.22; 32.76 at half */
     free(out);
     free(ref);
     upf_temporal_destroy(&t);
@@ -885,7 +893,8 @@ static void test_pan(upf_context *ctx)
  * darkened to 0.35 moves right at 1.5 render pixels a frame with no motion vectors (a shadow
  * has none); where it left the wall 3 to 6 frames ago the history must have let it go. Mean
  * error there against the supersampled wall, 2x: 0.0889 with the still distrust of 32, 0.0972
- * with 8 (the moving value) there too. */
+ * with 8 (the moving value) there too; with the display's dead band (the shown colour up to
+ * 1.25 codes behind the history) 0.0938 and 0.1019. */
 static void test_moving_shadow(upf_context *ctx)
 {
     const int w = 64, h = 32, ow = 128, oh = 64, frames = 24;
@@ -925,7 +934,7 @@ static void test_moving_shadow(upf_context *ctx)
     err /= count;
     printf("moving shadow: %d pixels it left 3 to 6 frames ago, mean error %.4f\n", count, err);
     CHECK(count > 100);
-    CHECKF(err < 0.093, "the shadow's trail: mean error %.4f", err);
+    CHECKF(err < 0.097, "the shadow's trail: mean error %.4f", err);
     free(out);
     free(ref);
     upf_temporal_destroy(&t);

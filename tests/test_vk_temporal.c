@@ -8,8 +8,9 @@
  *    every frame's output within a mean absolute difference of 0.0005 on [0, 1] (the largest
  *    printed), and each pass's surfaces against the CPU's after frames 0, 1, 3, 7, 11 and 15
  *    (the pass's own output from nearly the same inputs: colour, camera motion, dilated
- *    motion and depth, previous depth, reactivity, locks, history, state), so a wrong pass
- *    shows by name.
+ *    motion and depth, previous depth, reactivity, locks, history, state, the display's
+ *    offsets: within 2e-5 where the CPU's are about 6e-4, so a shader without the dead band
+ *    fails), so a wrong pass shows by name.
  *  - 8 frames with the spatial fill (the GPU spatial engine between locks and accumulate; the
  *    fill surface compared too).
  *  - 8 frames without motion vectors (the camera_motion pass and the reconstruct's camera
@@ -230,6 +231,28 @@ static long state_differs(vkt *k, upf_vk_temporal *vt, upf_temporal *ct, gpu *g)
     return differ;
 }
 
+/* The shown colour's offsets (three 10-bit counts a uint, temporal_passes.h): the mean
+ * absolute difference of the unpacked values, and the mean size of the CPU's (-1 on a failed
+ * read). */
+static double display_differs(vkt *k, upf_vk_temporal *vt, upf_temporal *ct, gpu *g,
+                              double *cpu_mean)
+{
+    if (read_surface(k, vt, g, UPF__TP_DISPLAY))
+        return -1;
+    const uint32_t *gd = g->down_surface.map;
+    const uint32_t *cd = upf__temporal_passes(ct)->surface[UPF__TP_DISPLAY].data;
+    double sum = 0, size = 0;
+    for (int i = 0; i < OW * OH; i++) {
+        float a[3], b[3];
+        upf__display_unpack(gd[i], a);
+        upf__display_unpack(cd[i], b);
+        for (int c = 0; c < 3; c++)
+            sum += fabsf(a[c] - b[c]), size += fabsf(b[c]);
+    }
+    *cpu_mean = size / (3.0 * OW * OH);
+    return sum / (3.0 * OW * OH);
+}
+
 static void compare_surfaces(vkt *k, upf_vk_temporal *vt, upf_temporal *ct, gpu *g,
                              const char *what, int n, bool camera)
 {
@@ -243,6 +266,13 @@ static void compare_surfaces(vkt *k, upf_vk_temporal *vt, upf_temporal *ct, gpu 
     const long st = state_differs(k, vt, ct, g);
     CHECKF(st >= 0 && st <= OW * OH / 100, "%s frame %d: state differs at %ld pixels", what, n,
            st);
+    double dsize = 0;
+    const double dd = display_differs(k, vt, ct, g, &dsize);
+    CHECKF(dd >= 0 && dd <= 2e-5, "%s frame %d: display offsets differ by %.3g (mean %.3g)",
+           what, n, dd, dsize);
+    if (n == 7)
+        printf("  %s frame %d: %-14s mean %.3g (offsets' mean %.3g)\n", what, n, "display", dd,
+               dsize);
     for (size_t i = 0; i < sizeof compared / sizeof compared[0]; i++) {
         const int s = compared[i].surface;
         if (s == UPF__TP_FILL && !ps->surface[s].width)

@@ -2,8 +2,8 @@
  * output pixel's new value from this frame's jittered samples and the reprojected history.
  *
  * Reads: colour, dilated motion, reactivity, locks (render size); fill (output size, with the
- * spatial fill); the Lanczos table; history and state (last frame's). Writes: history next
- * (Y, Co, Cg and the accumulated weight) and state next.
+ * spatial fill); the Lanczos table; history, state and display (last frame's). Writes:
+ * history next (Y, Co, Cg and the accumulated weight), state next and display next.
  *
  * For output pixel X (all of it per axis; render coordinates are unjittered, so render pixel i
  * holds the sample taken at i + 0.5 + j):
@@ -26,7 +26,7 @@
  *     the upsample is brighter than the fill can be: HDR), read where the jitter put it. Its weight in the history is
  *     w k_x k_y / (r_x r_y): one frame of samples at the output scale counts w, a smooth
  *     upsample counts as much as one frame's samples on average; a still, confident pixel's
- *     counts still_share() of that (SAMPLE_SHARE_STILL from 2x up).
+ *     counts still_share() of that (SAMPLE_SHARE_STILL at 2x, _3X from 3x up).
  *  5. Rectification (Salvi 2016, "An excursion in temporal supersampling", GDC: variance
  *     clipping): the mean m and standard deviation d of the 3x3 samples around i (YCoCg), the
  *     box m +- g d intersected with their min..max (widened by RANGE_STILL of itself on a
@@ -42,6 +42,14 @@
  *  7. State: a lock's life (8 bits: 255 when this frame has a lock there, else last frame's
  *     minus lock_decay, 0 without history) and the last three estimates' luma (8 bits each,
  *     sqrt-encoded), for the oscillation test.
+ *  8. What is shown (the sharpen's input) is not the history itself but D = out + o, o (per
+ *     channel) last frame's shown colour at X less out, times still conf DISPLAY_KEEP, cut
+ *     to +- the band b = upf__display_band(Y of out) (UPF__DISPLAY_BAND_CODES codes of
+ *     8-bit sRGB): a dead band (hysteresis) that leaks back to the history. On a still camera the history's steps that only wander
+ *     about (each new frame's samples: jitter, not a change) stay inside the band and the
+ *     picture holds still; a change larger than the band moves the picture with the history,
+ *     at most b behind it. Without history, or moving, D = out. o is stored (display next),
+ *     not D, so the history itself accumulates as before.
  * Work: one task per output row. Every output value depends only on the inputs, so the result
  * is the same for any number of threads. */
 #include <math.h>
@@ -66,38 +74,47 @@
  * of itself each side. */
 #define RANGE_STILL 0.5f
 
-/* A still, confident pixel's new samples count this share of their weight (1 on a moving or
- * young one). On a still camera the output is a running mean of the frames' estimates, and
- * its change from frame to frame is a new estimate's weight over the history's: in the first
- * frames, while the history is young, a sample falling near a pixel's centre moved it by a
- * quarter or more (the shimmer of issue 34). At half, the first frames' smooth upsample
- * (weighed before the pixel was confident) keeps more of a young history: on the tuning still
- * sequences the still-pixel shimmer fell 14% (16 frames) and 12% (48) with the PSNR +0.01 to
- * +0.02 dB; at a quarter it fell 34% for -0.27 dB (docs/TEMPORAL.md). */
-#define SAMPLE_SHARE_STILL 0.5f
-
-/* ... from 2x up: at 1.5x the half cost the courtyard's tuning still sequence 0.09 dB (0.9 of
- * the weight: 0.01), so the share is 1 at r_x r_y = 2.25, SAMPLE_SHARE_STILL from 4 (2x) on,
- * linear between (docs/TEMPORAL.md). */
-static inline float still_share(float rx, float ry)
-{
-    float t = (rx * ry - 2.25f) / 1.75f;
-    t = t > 0.0f ? (t < 1.0f ? t : 1.0f) : 0.0f;
-    return 1.0f - (1.0f - SAMPLE_SHARE_STILL) * t;
-}
-
-typedef struct acc_job {
-    const upf__accumulate_con *con;
-    const float *color, *motion, *react, *locks, *fill, *lanczos, *hist;
-    const uint32_t *state;
-    float *hist_out;
-    uint32_t *state_out;
-} acc_job;
-
 static inline float sat(float v)
 {
     return v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f;
 }
+
+/* A still, confident pixel's new samples count this share of their weight (1 on a moving or
+ * young one). On a still camera the output is a running mean of the frames' estimates, and
+ * its change from frame to frame is a new estimate's weight over the history's: in the first
+ * frames, while the history is young, a sample falling near a pixel's centre moved it by a
+ * quarter or more (the shimmer of issue 34). A lower share lets the first frames' smooth
+ * upsample (weighed before the pixel was confident) keep more of a young history: at 0.5 the
+ * tuning still sequences' still-pixel shimmer fell 14% with the PSNR +0.01 dB, at a quarter
+ * 34% for -0.27 dB. With the display's dead band (step 8) doing most of that, 0.75 at 2x
+ * keeps the PSNR (docs/TEMPORAL.md); at 3x the half measured better. */
+#define SAMPLE_SHARE_STILL 0.75f
+#define SAMPLE_SHARE_STILL_3X 0.5f
+
+/* ... by the ratio: 1 at r_x r_y = 2.25 (1.5x: the half cost the courtyard's tuning still
+ * sequence 0.09 dB), SAMPLE_SHARE_STILL at 4 (2x), SAMPLE_SHARE_STILL_3X from 9 (3x) on,
+ * linear between (docs/TEMPORAL.md). */
+static inline float still_share(float rx, float ry)
+{
+    const float a = rx * ry;
+    return 1.0f - (1.0f - SAMPLE_SHARE_STILL) * sat((a - 2.25f) / 1.75f) -
+           (SAMPLE_SHARE_STILL - SAMPLE_SHARE_STILL_3X) * sat((a - 4.0f) / 5.0f);
+}
+
+/* The shown colour's offset from the history keeps this share of itself from frame to frame
+ * (step 8): a pure dead band (1) held the picture up to the band behind a history still
+ * converging, away from the truth (the tuning still sequences -0.01 / -0.04 dB); 0.95 lets
+ * it drift back (+0.01 / -0.01 dB) for 41% / 38% less shimmer instead of 44% / 43%; 0.85
+ * kept 34% / 31% (docs/TEMPORAL.md). */
+#define DISPLAY_KEEP 0.95f
+
+typedef struct acc_job {
+    const upf__accumulate_con *con;
+    const float *color, *motion, *react, *locks, *fill, *lanczos, *hist;
+    const uint32_t *state, *display;
+    float *hist_out;
+    uint32_t *state_out, *display_out;
+} acc_job;
 
 static inline int clampi(int v, int lo, int hi)
 {
@@ -346,6 +363,18 @@ static void acc_row(void *priv, int Y, int worker)
             out[0] = est[0], out[1] = est[1], out[2] = est[2];
             wnew = wcur;
         }
+        /* 8. the shown colour's offset from the history: a dead band on a still pixel */
+        float off[3] = { 0, 0, 0 };
+        if (Wh > 0.0f) {
+            const size_t i = (size_t)Y * ow + X;
+            const float band = upf__display_band(out[0]), s = still * conf;
+            upf__display_unpack(job->display[i], off);
+            for (int ch = 0; ch < 3; ch++) {
+                float d = (job->hist[4 * i + ch] + off[ch] - out[ch]) * s * DISPLAY_KEEP;
+                off[ch] = d > band ? band : d < -band ? -band : d;
+            }
+        }
+        job->display_out[(size_t)Y * ow + X] = upf__display_pack(off);
         float *ho = job->hist_out + ((size_t)Y * ow + X) * 4;
         ho[0] = out[0], ho[1] = out[1], ho[2] = out[2], ho[3] = wnew;
         if (!(Wh > 0.0f))
@@ -363,8 +392,9 @@ upf_result upf__accumulate_pass(const upf__pass_args *a)
     acc_job job = { con, s[UPF__TP_COLOR].data, s[UPF__TP_DILATED_MOTION].data,
                     s[UPF__TP_REACTIVITY].data, s[UPF__TP_LOCKS].data,
                     con->fill ? s[UPF__TP_FILL].data : NULL, s[UPF__TP_LANCZOS].data,
-                    s[UPF__TP_HISTORY].data, s[UPF__TP_STATE].data, s[UPF__TP_HISTORY_NEXT].data,
-                    s[UPF__TP_STATE_NEXT].data };
+                    s[UPF__TP_HISTORY].data, s[UPF__TP_STATE].data, s[UPF__TP_DISPLAY].data,
+                    s[UPF__TP_HISTORY_NEXT].data, s[UPF__TP_STATE_NEXT].data,
+                    s[UPF__TP_DISPLAY_NEXT].data };
     upf__parallel_for(a->ctx, acc_row, &job, con->out_height);
     return UPF_OK;
 }

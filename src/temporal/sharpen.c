@@ -2,8 +2,8 @@
  * sharpen of the accumulated frame, then back from the working space to the host's light and
  * encoding, into the output image.
  *
- * Reads: history next (the frame just accumulated). Writes: the output (host, any colour
- * format).
+ * Reads: history next (the frame just accumulated) plus display next (the shown colour's
+ * offset from it, accumulate.c step 8). Writes: the output (host, any colour format).
  *
  * On the tonemapped RGB of a pixel c and its four neighbours n, s, e, w (edges repeated):
  *   o = (c + l (n + s + e + w)) / (1 + 4 l),     l = -sharpness * 3/16 * a,
@@ -26,6 +26,7 @@
 typedef struct sharpen_job {
     const upf__sharpen_con *con;
     const float *hist;
+    const uint32_t *display;
     const upf_image *out;
     float *rows; /* width * 4 floats per worker */
 } sharpen_job;
@@ -35,7 +36,12 @@ static void rgb_at(const sharpen_job *job, int x, int y, float *rgb)
     const upf__sharpen_con *c = job->con;
     x = UPF_CLAMP(x, 0, c->width - 1);
     y = UPF_CLAMP(y, 0, c->height - 1);
-    upf__ycocg_to_rgb(job->hist + ((size_t)y * c->width + x) * 4, rgb);
+    const size_t i = (size_t)y * c->width + x;
+    float ycc[3];
+    upf__display_unpack(job->display[i], ycc);
+    for (int k = 0; k < 3; k++)
+        ycc[k] += job->hist[4 * i + k];
+    upf__ycocg_to_rgb(ycc, rgb);
     for (int k = 0; k < 3; k++)
         rgb[k] = rgb[k] > 0.0f ? rgb[k] : 0.0f;
 }
@@ -98,7 +104,8 @@ upf_result upf__sharpen_pass(const upf__pass_args *a)
 {
     const upf__sharpen_con *con = a->con;
     sharpen_job job = { con, a->surface[UPF__TP_HISTORY_NEXT].data,
-                        a->surface[UPF__TP_OUTPUT].image, a->scratch };
+                        a->surface[UPF__TP_DISPLAY_NEXT].data, a->surface[UPF__TP_OUTPUT].image,
+                        a->scratch };
     upf__parallel_for(a->ctx, sharpen_row, &job, con->height);
     return UPF_OK;
 }

@@ -66,6 +66,10 @@ static const upf__surface_info surfaces[UPF__TP_COUNT] = {
                         UPF__SURFACE_HISTORY, 0, NULL },
     [UPF__TP_STATE_NEXT] = { "state_next", "the next lock and luma record", UPF__SURFACE_R32UI,
                              UPF__SURFACE_HISTORY_NEXT, 0, NULL },
+    [UPF__TP_DISPLAY] = { "display", "the shown colour's offset", UPF__SURFACE_R32UI,
+                          UPF__SURFACE_HISTORY, 0, NULL },
+    [UPF__TP_DISPLAY_NEXT] = { "display_next", "the next shown colour's offset",
+                               UPF__SURFACE_R32UI, UPF__SURFACE_HISTORY_NEXT, 0, NULL },
     [UPF__TP_OUTPUT] = { "output", "output image", UPF__SURFACE_HOST, UPF__SURFACE_OUTPUT,
                          UPF_FMTS_COLOR, NULL },
 };
@@ -96,10 +100,12 @@ static const upf__pass_info passes[UPF__TP_PASS_COUNT] = {
     [UPF__TP_ACCUMULATE] = { "accumulate", "accumulate",
                              S(UPF__TP_COLOR) | S(UPF__TP_DILATED_MOTION) | S(UPF__TP_REACTIVITY) |
                                  S(UPF__TP_LOCKS) | S(UPF__TP_FILL) | S(UPF__TP_LANCZOS) |
-                                 S(UPF__TP_HISTORY) | S(UPF__TP_STATE),
-                             S(UPF__TP_HISTORY_NEXT) | S(UPF__TP_STATE_NEXT), -1,
+                                 S(UPF__TP_HISTORY) | S(UPF__TP_STATE) | S(UPF__TP_DISPLAY),
+                             S(UPF__TP_HISTORY_NEXT) | S(UPF__TP_STATE_NEXT) |
+                                 S(UPF__TP_DISPLAY_NEXT), -1,
                              sizeof(upf__accumulate_con), upf__accumulate_pass },
-    [UPF__TP_SHARPEN] = { "sharpen", "sharpen", S(UPF__TP_HISTORY_NEXT), S(UPF__TP_OUTPUT), -1,
+    [UPF__TP_SHARPEN] = { "sharpen", "sharpen", S(UPF__TP_HISTORY_NEXT) | S(UPF__TP_DISPLAY_NEXT),
+                          S(UPF__TP_OUTPUT), -1,
                           sizeof(upf__sharpen_con), upf__sharpen_pass },
 };
 #undef S

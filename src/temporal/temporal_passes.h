@@ -33,6 +33,8 @@
 #ifndef UPF_TEMPORAL_PASSES_H
 #define UPF_TEMPORAL_PASSES_H
 
+#include <math.h>
+
 #include "core/pass.h"
 
 /* The surfaces, by index (the order of the table in temporal.c). Each HISTORY surface is
@@ -60,6 +62,9 @@ enum upf__temporal_surface {
     UPF__TP_HISTORY_NEXT,     /* rgba32f, output: this frame's */
     UPF__TP_STATE,            /* r32ui, output: last frame's lock and luma record (below) */
     UPF__TP_STATE_NEXT,       /* r32ui, output: this frame's */
+    UPF__TP_DISPLAY,          /* r32ui, output: last frame's shown colour minus its history
+                               * (upf__display_pack) */
+    UPF__TP_DISPLAY_NEXT,     /* r32ui, output: this frame's */
     UPF__TP_OUTPUT,           /* host: the output, any colour format, output size */
     UPF__TP_COUNT
 };
@@ -100,6 +105,16 @@ enum upf__temporal_pass_index {
 /* The Lanczos table: L2(x) at x^2 = 4 i / (UPF__LANCZOS_SIZE - 2), i = 0 .. SIZE - 2, and a
  * zero past the end, read with linear interpolation (upf__lanczos2). */
 #define UPF__LANCZOS_SIZE 1026
+
+/* The shown colour (accumulate.c, step 8) is the history plus an offset of at most
+ * upf__display_band per channel (YCoCg), kept as three signed 10-bit counts of
+ * UPF__DISPLAY_UNIT in one uint (bits 0-9 Y, 10-19 Co, 20-29 Cg): +-0.0078, above the widest
+ * band (0.0040 at 1.25 codes), in steps of 0.006 codes. */
+#define UPF__DISPLAY_UNIT (1.0f / 65536.0f)
+
+/* The shown colour follows the history only where the two part by more than this many codes
+ * of 8-bit sRGB (accumulate.c, DISPLAY_BAND_CODES). */
+#define UPF__DISPLAY_BAND_CODES 1.25f
 
 /* Colour encodings of the host's colour (the flags). */
 enum { UPF__ENCODING_LINEAR = 0, UPF__ENCODING_SRGB = 1, UPF__ENCODING_SQRT = 2 };
@@ -280,6 +295,43 @@ static inline void upf__tonemap_inverse(float *rgb)
     float d = 1.0f - m;
     float s = 1.0f / (d > 1.0f / 4096.0f ? d : 1.0f / 4096.0f);
     rgb[0] *= s, rgb[1] *= s, rgb[2] *= s;
+}
+
+/* The display band at working-space luma y: UPF__DISPLAY_BAND_CODES codes of 8-bit sRGB
+ * expressed in y, as for a grey, whose working value is y = x / (1 + x) of its linear x:
+ * codes / (dcode/dx dx/dy), dx/dy = 1 / (1 - y)^2, dcode/dx = 255 x 1.055 / 2.4 x^(1/2.4 - 1)
+ * (IEC 61966-2-1's curve; 255 x 12.92 on its linear segment). */
+static inline float upf__display_band(float y)
+{
+    y = y > 0.0f ? (y < 0.99f ? y : 0.99f) : 0.0f;
+    float x = y / (1.0f - y);
+    float dcdx = x > 0.0031308f ? 255.0f * (1.055f / 2.4f) * powf(x, 1.0f / 2.4f - 1.0f)
+                                : 255.0f * 12.92f;
+    return UPF__DISPLAY_BAND_CODES * (1.0f - y) * (1.0f - y) / dcdx;
+}
+
+static inline uint32_t upf__display_pack(const float *off)
+{
+    uint32_t v = 0;
+    for (int k = 0; k < 3; k++) {
+        float q = off[k] / UPF__DISPLAY_UNIT;
+        q = q > -511.0f ? (q < 511.0f ? q : 511.0f) : -511.0f;
+        int32_t n = (int32_t)(q < 0.0f ? q - 0.5f : q + 0.5f);
+        v |= ((uint32_t)n & 1023u) << (10 * k);
+    }
+    return v;
+}
+
+static inline void upf__display_unpack(uint32_t v, float *off)
+{
+    if (v == 0u) { /* a moving or new pixel: no offset */
+        off[0] = off[1] = off[2] = 0.0f;
+        return;
+    }
+    for (int k = 0; k < 3; k++) {
+        int32_t n = (int32_t)((v >> (10 * k)) & 1023u);
+        off[k] = (float)(n >= 512 ? n - 1024 : n) * UPF__DISPLAY_UNIT;
+    }
 }
 
 /* RGB <-> YCoCg: Y = R/4 + G/2 + B/4, Co = R/2 - B/2, Cg = -R/4 + G/2 - B/4. */

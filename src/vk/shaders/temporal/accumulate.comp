@@ -4,9 +4,10 @@
  *
  * Reads: colour (binding 5), dilated motion (7), reactivity (10), locks (11) at render size;
  * fill (13, output size, with `fill`); the Lanczos table (12, the CPU's, uploaded once);
- * history (14) and state (16), last frame's. Writes: history next (15, vec4: Y, Co, Cg and the
- * accumulated weight) and state next (17, uint). The backend alternates the two pairs' buffers
- * (the runner's parity), so 14/16 always hold what the previous frame wrote.
+ * history (14), state (16) and display (18), last frame's. Writes: history next (15, vec4: Y,
+ * Co, Cg and the accumulated weight), state next (17, uint) and display next (19, uint: the
+ * shown colour's offset, step 8). The backend alternates the three pairs' buffers (the
+ * runner's parity), so 14/16/18 always hold what the previous frame wrote.
  * Local size 8 x 8, one invocation per output pixel; grid ceil(W / 8) x ceil(H / 8). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -46,6 +47,8 @@ layout(set = 0, binding = B_HISTORY, std430) readonly buffer History { vec4 hist
 layout(set = 0, binding = B_HISTORY_NEXT, std430) writeonly buffer HistoryNext { vec4 hist_out[]; };
 layout(set = 0, binding = B_STATE, std430) readonly buffer State { uint state[]; };
 layout(set = 0, binding = B_STATE_NEXT, std430) writeonly buffer StateNext { uint state_out[]; };
+layout(set = 0, binding = B_DISPLAY, std430) readonly buffer Display { uint display[]; };
+layout(set = 0, binding = B_DISPLAY_NEXT, std430) writeonly buffer DisplayNext { uint display_out[]; };
 
 const float INF = 1.0 / 0.0;
 /* src/temporal/accumulate.c's: a clipped history's weight over 1 + d x its move, d from the
@@ -55,12 +58,18 @@ const float INF = 1.0 / 0.0;
 const float CLIP_DISTRUST_MOVING = 8.0;
 const float CLIP_DISTRUST_STILL = 32.0;
 const float RANGE_STILL = 0.5;
-const float SAMPLE_SHARE_STILL = 0.5;
+const float SAMPLE_SHARE_STILL = 0.75;
+const float SAMPLE_SHARE_STILL_3X = 0.5;
+/* accumulate.c's share of the shown colour's offset kept from frame to frame (step 8) */
+const float DISPLAY_KEEP = 0.95;
 
-/* accumulate.c's still_share: 1 at r_x r_y = 2.25 (1.5x), SAMPLE_SHARE_STILL from 4 (2x) on */
+/* accumulate.c's still_share: 1 at r_x r_y = 2.25 (1.5x), SAMPLE_SHARE_STILL at 4 (2x),
+ * SAMPLE_SHARE_STILL_3X from 9 (3x) on */
 float still_share(float rx, float ry)
 {
-    return 1.0 - (1.0 - SAMPLE_SHARE_STILL) * upf_sat((rx * ry - 2.25) / 1.75);
+    const float a = rx * ry;
+    return 1.0 - (1.0 - SAMPLE_SHARE_STILL) * upf_sat((a - 2.25) / 1.75) -
+           (SAMPLE_SHARE_STILL - SAMPLE_SHARE_STILL_3X) * upf_sat((a - 4.0) / 5.0);
 }
 
 uint luma_code(float y)
@@ -260,6 +269,18 @@ void main()
         outc = est;
         wnew = wcur;
     }
+    /* 8. the shown colour's offset from the history: a dead band on a still pixel */
+    vec3 off = vec3(0.0);
+    if (Wh > 0.0) {
+        const int i = Y * ow + X;
+        const float band = upf_display_band(outc.x), s = still * conf;
+        off = upf_display_unpack(display[i]);
+        for (int ch = 0; ch < 3; ch++) {
+            float d = (hist[i][ch] + off[ch] - outc[ch]) * s * DISPLAY_KEEP;
+            off[ch] = d > band ? band : d < -band ? -band : d;
+        }
+    }
+    display_out[Y * ow + X] = upf_display_pack(off);
     hist_out[Y * ow + X] = vec4(outc, wnew);
     if (!(Wh > 0.0))
         l1 = l2 = l0;

@@ -2,8 +2,8 @@
  * src/temporal/sharpen.c, whose comment gives the filter): the contrast-adaptive sharpen of
  * the accumulated frame, then back to the host's light and encoding, into the output image.
  *
- * Reads: history next (binding 15, vec4 YCoCg + weight, output size). Writes: the output
- * (18, a storage image without format qualifier, at the output rectangle's offset; the
+ * Reads: history next (binding 15, vec4 YCoCg + weight, output size) plus display next (19,
+ * uint: the shown colour's offset from it). Writes: the output (20, a storage image without format qualifier, at the output rectangle's offset; the
  * format's own conversion is the device's store). dst_transfer 1: the output is a UNORM view
  * of sRGB data, encoded here (IEC 61966-2-1, float).
  * Local size 8 x 8, one invocation per output pixel; grid ceil(W / 8) x ceil(H / 8). */
@@ -28,13 +28,15 @@ layout(push_constant, std430) uniform Push {
 } pc;
 
 layout(set = 0, binding = B_HISTORY_NEXT, std430) readonly buffer History { vec4 hist[]; };
+layout(set = 0, binding = B_DISPLAY_NEXT, std430) readonly buffer Display { uint display[]; };
 layout(set = 0, binding = B_OUTPUT) uniform writeonly image2D dst;
 
 vec3 rgb_at(int x, int y)
 {
     x = upf_clampi(x, 0, pc.width - 1);
     y = upf_clampi(y, 0, pc.height - 1);
-    return max(upf_ycocg_to_rgb(hist[y * pc.width + x].rgb), vec3(0.0));
+    const int i = y * pc.width + x;
+    return max(upf_ycocg_to_rgb(hist[i].rgb + upf_display_unpack(display[i])), vec3(0.0));
 }
 
 void main()

@@ -24,7 +24,9 @@
 #define B_HISTORY_NEXT 15
 #define B_STATE 16
 #define B_STATE_NEXT 17
-#define B_OUTPUT 18
+#define B_DISPLAY 18
+#define B_DISPLAY_NEXT 19
+#define B_OUTPUT 20
 
 const uint UPF_NO_DEPTH = 0xffffffffu;
 const float UPF_Z_FAR = 1e30;
@@ -36,6 +38,42 @@ const int UPF_LANCZOS_SIZE = 1026;
 const uint UPF_ENCODING_LINEAR = 0u;
 const uint UPF_ENCODING_SRGB = 1u;
 const uint UPF_ENCODING_SQRT = 2u;
+
+/* The shown colour's offset from the history (temporal_passes.h: upf__display_band,
+ * upf__display_pack, upf__display_unpack). */
+const float UPF_DISPLAY_UNIT = 1.0 / 65536.0;
+const float UPF_DISPLAY_BAND_CODES = 1.25;
+
+float upf_display_band(float y)
+{
+    y = y > 0.0 ? (y < 0.99 ? y : 0.99) : 0.0;
+    float x = y / (1.0 - y);
+    float dcdx = x > 0.0031308 ? 255.0 * (1.055 / 2.4) * pow(x, 1.0 / 2.4 - 1.0)
+                               : 255.0 * 12.92;
+    return UPF_DISPLAY_BAND_CODES * (1.0 - y) * (1.0 - y) / dcdx;
+}
+
+uint upf_display_pack(vec3 off)
+{
+    uint v = 0u;
+    for (int k = 0; k < 3; k++) {
+        float q = off[k] / UPF_DISPLAY_UNIT;
+        q = q > -511.0 ? (q < 511.0 ? q : 511.0) : -511.0;
+        int n = int(q < 0.0 ? q - 0.5 : q + 0.5);
+        v |= (uint(n) & 1023u) << (10 * k);
+    }
+    return v;
+}
+
+vec3 upf_display_unpack(uint v)
+{
+    vec3 off;
+    for (int k = 0; k < 3; k++) {
+        int n = int((v >> (10 * k)) & 1023u);
+        off[k] = float(n >= 512 ? n - 1024 : n) * UPF_DISPLAY_UNIT;
+    }
+    return off;
+}
 
 /* The reversible tonemap and its inverse (temporal_passes.h). */
 vec3 upf_tonemap(vec3 c)
