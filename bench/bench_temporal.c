@@ -587,6 +587,108 @@ static bool project(const scene_camera *c, const double *p, int W, int H, int ma
     return sx >= margin && sx <= W - margin && sy >= margin && sy <= H - margin;
 }
 
+/* Continuity of the thin features in a crop (issue 34: "the railing and wires continuous").
+ * The thin features are located in the reference: a pixel is on a ridge across axis a (x or
+ * y) when its luma differs from both its neighbours along a in the same direction by at least
+ * THIN_MIN codes each and its contrast c = L(p) - (L(p - a) + L(p + a)) / 2 is the largest in
+ * magnitude of p and those two neighbours; ridge pixels of one axis that touch (a step along
+ * the line, at most one pixel across) make a line, and lines of fewer than THIN_LENGTH pixels
+ * (a texture's specks) are left out. Each pixel of a line is a crossing. The output's contrast
+ * there is the same expression on its luma, signed like the reference's, the best of p and its
+ * two neighbours across (a line drawn a pixel off still counts). Per crossing r = output
+ * contrast / |c|: *gaps is the share of crossings with r < 1/2 (the feature lost there),
+ * *dotted the coefficient of variation of r (std / mean: a line drawn in dots varies along it,
+ * a continuous one, even if faint, does not). 0 and 0 for the reference itself. The brick's
+ * joints and the windows' frames in these crops count too: they are lines of the same kind. */
+#define THIN_MIN 4.0
+#define THIN_LENGTH 6
+
+static double crop_luma(const upf_image *im, int x, int y)
+{
+    x = x < 0 ? 0 : x >= im->width ? im->width - 1 : x;
+    y = y < 0 ? 0 : y >= im->height ? im->height - 1 : y;
+    return luma8((const uint8_t *)im->data + ((size_t)y * im->width + x) * 4);
+}
+
+/* The contrast of p across axis (dx, dy) (one of them 1, the other 0). */
+static double ridge_contrast(const upf_image *im, int x, int y, int dx, int dy)
+{
+    return crop_luma(im, x, y) - 0.5 * (crop_luma(im, x - dx, y - dy) + crop_luma(im, x + dx, y + dy));
+}
+
+static bool is_ridge(const upf_image *ref, int x, int y, int dx, int dy, double *c)
+{
+    double l = crop_luma(ref, x, y);
+    double a = l - crop_luma(ref, x - dx, y - dy), b = l - crop_luma(ref, x + dx, y + dy);
+    if (!((a >= THIN_MIN && b >= THIN_MIN) || (a <= -THIN_MIN && b <= -THIN_MIN)))
+        return false;
+    *c = ridge_contrast(ref, x, y, dx, dy);
+    return fabs(*c) >= fabs(ridge_contrast(ref, x - dx, y - dy, dx, dy)) &&
+           fabs(*c) > fabs(ridge_contrast(ref, x + dx, y + dy, dx, dy));
+}
+
+/* The pixels of the line through crop pixel i of axis `axis` (in `ridge`, 1: a ridge not yet
+ * visited): marks them 2 and lists them in `line`; their count. */
+static int ridge_line(uint8_t *ridge, int cw, int ch, int axis, int i, int *line)
+{
+    int n = 0;
+    ridge[i] = 2;
+    line[n++] = i;
+    for (int k = 0; k < n; k++) {
+        const int x = line[k] % cw, y = line[k] / cw;
+        for (int along = -1; along <= 1; along += 2)
+            for (int across = -1; across <= 1; across++) {
+                int nx = axis == 0 ? x + across : x + along, ny = axis == 0 ? y + along : y + across;
+                if (nx >= 0 && ny >= 0 && nx < cw && ny < ch && ridge[ny * cw + nx] == 1) {
+                    ridge[ny * cw + nx] = 2;
+                    line[n++] = ny * cw + nx;
+                }
+            }
+    }
+    return n;
+}
+
+static int thin_continuity(const upf_image *ref, const upf_image *test, int cx, int cy, int cw,
+                           int ch, double *gaps, double *dotted)
+{
+    double sum = 0, sum2 = 0;
+    int n = 0, lost = 0;
+    uint8_t *ridge = malloc((size_t)cw * ch);
+    double *con = malloc((size_t)cw * ch * sizeof *con);
+    int *line = malloc((size_t)cw * ch * sizeof *line);
+    if (!ridge || !con || !line)
+        die("out of memory");
+    for (int axis = 0; axis < 2; axis++) {
+        const int dx = axis == 0, dy = axis == 1;
+        for (int i = 0; i < cw * ch; i++)
+            ridge[i] = is_ridge(ref, cx + i % cw, cy + i / cw, dx, dy, &con[i]);
+        for (int i = 0; i < cw * ch; i++) {
+            if (ridge[i] != 1)
+                continue;
+            int len = ridge_line(ridge, cw, ch, axis, i, line);
+            for (int k = 0; k < len && len >= THIN_LENGTH; k++) {
+                const int x = cx + line[k] % cw, y = cy + line[k] / cw;
+                const double c = con[line[k]];
+                double best = -INFINITY;
+                for (int j = -1; j <= 1; j++) {
+                    double t = ridge_contrast(test, x + j * dx, y + j * dy, dx, dy);
+                    best = fmax(best, c > 0 ? t : -t);
+                }
+                double r = best / fabs(c);
+                sum += r, sum2 += r * r, n++;
+                lost += r < 0.5;
+            }
+        }
+    }
+    free(ridge);
+    free(con);
+    free(line);
+    double mean = n ? sum / n : NAN, var = n ? sum2 / n - mean * mean : NAN;
+    *gaps = n ? (double)lost / n : NAN;
+    *dotted = n ? sqrt(var > 0 ? var : 0) / mean : NAN;
+    return n;
+}
+
 /* The crop sheet of feature f: reference and the methods' last frames, 4x nearest neighbour. */
 static void write_feature_crop(const char *dir, const feature *f, const refs *ref, int W, int H,
                                const seq_result *r, char *md, size_t md_size)
@@ -618,8 +720,26 @@ static void write_feature_crop(const char *dir, const feature *f, const refs *re
     if (imageio_write_png(path, &sheet.img, 8, err) != UPF_OK)
         die("%s", err);
     fprintf(stderr, "bench_temporal: %s (crop at %d,%d)\n", path, cx, cy);
-    snprintf(md, md_size, "%s (%s %s, crop at %d,%d):\n\n![%s](quality/temporal-%s-2x.png)\n\n",
-             f->what, f->scene, f->path, cx, cy, f->name, f->name);
+    int len = snprintf(md, md_size, "%s (%s %s, crop at %d,%d):\n\n![%s](quality/temporal-%s-2x.png)"
+                       "\n\n", f->what, f->scene, f->path, cx, cy, f->name, f->name);
+    /* the thin features' continuity, per upscaler (thin_continuity) */
+    bool first = true;
+    for (int m = 0; m < N_SHEET && len > 0 && (size_t)len < md_size; m++) {
+        if (!r->s[m].frames)
+            continue;
+        double gaps, dotted;
+        int n = thin_continuity(&ref->srgb[ref->frames - 1].img, &r->last[m].img, cx, cy, CW,
+                                CH, &gaps, &dotted);
+        fprintf(stderr, "bench_temporal: %s, %s: thin crossings %d, gaps %.1f%%, dotted %.2f\n",
+                f->name, method_short[m], n, 100.0 * gaps, dotted);
+        if (first)
+            len += snprintf(md + len, md_size - (size_t)len, "Thin features, %d crossings: ", n);
+        len += snprintf(md + len, md_size - (size_t)len, "%s%s gaps %.1f%%, dotted %.2f",
+                        first ? "" : "; ", method_short[m], 100.0 * gaps, dotted);
+        first = false;
+    }
+    if (!first && len > 0 && (size_t)len < md_size)
+        snprintf(md + len, md_size - (size_t)len, ".\n\n");
     imageio_free(&sheet);
 }
 
@@ -725,7 +845,7 @@ int main(int argc, char **argv)
 
     cell cells[N_PATHS][MAX_RATIOS];
     memset(cells, 0, sizeof cells);
-    static char feature_md[N_FEATURES][512];
+    static char feature_md[N_FEATURES][1024];
     /* the mip-bias measurement, per scene: detail of the crop and of the frame (reference,
      * inputs at bias 0, at the rule's bias), still shimmer at each bias */
     typedef struct bias_row {
@@ -974,7 +1094,16 @@ int main(int argc, char **argv)
             any_feature |= feature_md[f][0] != 0;
         if (any_feature) {
             out("Features at 2x (reference, then the upscalers as above; the last frame of the "
-                "sequence; 4x nearest neighbour):\n\n");
+                "sequence; 4x nearest neighbour). Under each, the continuity of the crop's thin "
+                "features (issue 34): the crossings are located in the reference (a pixel whose "
+                "luma differs by %.0f codes or more, in the same direction, from both its "
+                "neighbours across the line, the strongest of three across, on a line of %d or "
+                "more such pixels: window frames and brick joints count too); at each, the "
+                "upscaler's contrast (the same difference, signed like the reference's, the best "
+                "of the pixel and its two neighbours across) over the reference's: *gaps* is the "
+                "share of crossings below half the reference's contrast, *dotted* the "
+                "coefficient of variation of that ratio over the crossings (0 for a line as even "
+                "as the reference's).\n\n", THIN_MIN, THIN_LENGTH);
             for (int f = 0; f < N_FEATURES; f++)
                 out("%s", feature_md[f]);
         }
