@@ -21,7 +21,8 @@
  * the output size say which); shimmer over the still path's frames, over the whole frame and
  * over the pixels whose reference is still (issue 34). --long-frames N adds still and pan
  * sequences of N frames at 2x (the two temporal engines only); with --out, crops of three
- * named features (a railing, wires, a panned brick wall). --only-temporal leaves the per-frame
+ * named features (a railing, wires, a panned brick wall), each with the continuity of its thin
+ * lines scored against the reference (thin_continuity). --only-temporal leaves the per-frame
  * upscalers out, --tune takes seeds outside the evaluation set (for tuning), --ref-cache keeps
  * the references in files between runs. */
 #include <math.h>
