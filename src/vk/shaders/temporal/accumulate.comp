@@ -63,6 +63,16 @@ float still_share(float rx, float ry)
     return 1.0 - (1.0 - SAMPLE_SHARE_STILL) * upf_sat((rx * ry - 2.25) / 1.75);
 }
 
+/* accumulate.c's KERNEL_MOVING and kernel_scale: a confident estimate's kernel scale on one
+ * axis, r on a still pixel, KERNEL_MOVING r (at least 1) on a moving one */
+const float KERNEL_MOVING = 0.85;
+
+float kernel_scale(float r, float conf, float still)
+{
+    float full = r * (1.0 - (1.0 - KERNEL_MOVING) * (1.0 - still));
+    return 1.0 + (full > 1.0 ? full - 1.0 : 0.0) * conf;
+}
+
 uint luma_code(float y)
 {
     float v = sqrt(y > 0.0 ? y : 0.0);
@@ -171,7 +181,9 @@ void main()
     }
     /* 3. confidence */
     const float conf = upf_sat(Wh / pc.weight_ramp);
-    const float kx = 1.0 + (rx - 1.0) * conf, ky = 1.0 + (ry - 1.0) * conf;
+    const float speed = sqrt(mv.x * rx * mv.x * rx + mv.y * ry * mv.y * ry);
+    const float still = upf_sat(1.0 - speed);
+    const float kx = kernel_scale(rx, conf, still), ky = kernel_scale(ry, conf, still);
 
     /* 4. this frame's samples */
     const float ux = sx - 0.5 - pc.jitter_x;
@@ -207,8 +219,6 @@ void main()
         float t = (1.0 - conf) * (1.0 - hdr);
         est += (fy - est) * t;
     }
-    const float speed = sqrt(mv.x * rx * mv.x * rx + mv.y * ry * mv.y * ry);
-    const float still = upf_sat(1.0 - speed);
     const float share = 1.0 - (1.0 - still_share(rx, ry)) * still * conf;
     const float wcur = (wsum > 0.0 ? wsum : 0.0) * (kx * ky) / (rx * ry) * share;
 
