@@ -888,15 +888,16 @@ static void test_pan(upf_context *ctx)
 }
 
 /* A fast pan (docs/TEMPORAL.md, KERNEL_MOVING): the wall at (3.1, -0.4) render pixels a frame
- * (6.3 output pixels), where the history is capped short and each frame's estimate is much of
- * the output. With the confident estimate's kernel at the full output scale on a moving pixel
- * 32.27 dB, at 0.85 of it 32.65. (Not every speed gains on this clean analytic wall: at (0.3,
- * 0.9) it measured 33.62 -> 33.16; the renderer's tuning pans and orbits, whose textures alias,
- * gained; docs/TEMPORAL.md.) */
+ * (6.3 output pixels, where KERNEL_FAST fades the rule to 0.43 of itself). With the confident
+ * estimate's kernel at the full output scale on a moving pixel 32.27 dB, with the rule 32.40.
+ * This clean analytic wall does not show the rule's gain in general: of nine pan speeds it
+ * gained at four and lost at five (down to -0.84 dB at (1.8, 0)), and with a texture finer
+ * than the render pixels it lost at all nine; the renderer's tuning pans and orbits gained
+ * (docs/TEMPORAL.md). */
 static void test_fast_pan(upf_context *ctx)
 {
     double psnr = pan_psnr(ctx, 3.1, -0.4);
-    CHECKF(psnr > 32.45, "fast pan PSNR %.2f dB", psnr);
+    CHECKF(psnr > 32.33, "fast pan PSNR %.2f dB", psnr);
 }
 
 /* A moving shadow on a still camera (docs/TEMPORAL.md, CLIP_DISTRUST_STILL): a band of the wall

@@ -86,19 +86,28 @@ static inline float still_share(float rx, float ry)
     return 1.0f - (1.0f - SAMPLE_SHARE_STILL) * t;
 }
 
+static inline float sat(float v)
+{
+    return v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f;
+}
+
 /* On a moving pixel a confident estimate's kernel spans this share of the output pixel's scale
  * (wider): its history is resampled every frame and kept a few frames long, so each frame's
  * estimate is much of the output, and a kernel one render pixel wide each side lets through
  * the aliasing of a single frame's samples. On the tuning sequences (2x) 0.85 measured +0.17
  * dB on the orbits and +0.13 on the pans; 0.9 +0.15 / +0.12, 0.75 +0.08 / 0.00, 0.65 -0.12 /
- * -0.24 (docs/TEMPORAL.md). Never wider than a render pixel (native AA). */
+ * -0.24. It fades out from KERNEL_FAST to twice that speed (output pixels a frame): on the
+ * fast turns it cost 0.02 dB, without the fade (docs/TEMPORAL.md). Never wider than a render
+ * pixel (native AA). */
 #define KERNEL_MOVING 0.85f
+#define KERNEL_FAST 4.0f
 
 /* The estimate's kernel scale on one axis of ratio r: 1 (render pixels) without history, r
- * (output pixels) on a still, confident pixel, KERNEL_MOVING r (at least 1) on a moving one. */
-static inline float kernel_scale(float r, float conf, float still)
+ * (output pixels) on a still or fast confident pixel, KERNEL_MOVING r (at least 1) between. */
+static inline float kernel_scale(float r, float conf, float speed)
 {
-    float full = r * (1.0f - (1.0f - KERNEL_MOVING) * (1.0f - still));
+    float moving = (1.0f - sat(1.0f - speed)) * sat(2.0f - speed / KERNEL_FAST);
+    float full = r * (1.0f - (1.0f - KERNEL_MOVING) * moving);
     return 1.0f + (full > 1.0f ? full - 1.0f : 0.0f) * conf;
 }
 
@@ -109,11 +118,6 @@ typedef struct acc_job {
     float *hist_out;
     uint32_t *state_out;
 } acc_job;
-
-static inline float sat(float v)
-{
-    return v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f;
-}
 
 static inline int clampi(int v, int lo, int hi)
 {
@@ -259,7 +263,7 @@ static void acc_row(void *priv, int Y, int worker)
         const float conf = sat(Wh / c->weight_ramp);
         const float speed = sqrtf(mv[0] * rx * mv[0] * rx + mv[1] * ry * mv[1] * ry);
         const float still = sat(1.0f - speed);
-        const float kx = kernel_scale(rx, conf, still), ky = kernel_scale(ry, conf, still);
+        const float kx = kernel_scale(rx, conf, speed), ky = kernel_scale(ry, conf, speed);
 
         /* 4. this frame's samples */
         const float ux = sx - 0.5f - c->jitter_x;

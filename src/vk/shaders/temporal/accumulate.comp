@@ -63,13 +63,15 @@ float still_share(float rx, float ry)
     return 1.0 - (1.0 - SAMPLE_SHARE_STILL) * upf_sat((rx * ry - 2.25) / 1.75);
 }
 
-/* accumulate.c's KERNEL_MOVING and kernel_scale: a confident estimate's kernel scale on one
- * axis, r on a still pixel, KERNEL_MOVING r (at least 1) on a moving one */
+/* accumulate.c's KERNEL_MOVING, KERNEL_FAST and kernel_scale: a confident estimate's kernel
+ * scale on one axis, r on a still or fast pixel, KERNEL_MOVING r (at least 1) between */
 const float KERNEL_MOVING = 0.85;
+const float KERNEL_FAST = 4.0;
 
-float kernel_scale(float r, float conf, float still)
+float kernel_scale(float r, float conf, float speed)
 {
-    float full = r * (1.0 - (1.0 - KERNEL_MOVING) * (1.0 - still));
+    float moving = (1.0 - upf_sat(1.0 - speed)) * upf_sat(2.0 - speed / KERNEL_FAST);
+    float full = r * (1.0 - (1.0 - KERNEL_MOVING) * moving);
     return 1.0 + (full > 1.0 ? full - 1.0 : 0.0) * conf;
 }
 
@@ -183,7 +185,7 @@ void main()
     const float conf = upf_sat(Wh / pc.weight_ramp);
     const float speed = sqrt(mv.x * rx * mv.x * rx + mv.y * ry * mv.y * ry);
     const float still = upf_sat(1.0 - speed);
-    const float kx = kernel_scale(rx, conf, still), ky = kernel_scale(ry, conf, still);
+    const float kx = kernel_scale(rx, conf, speed), ky = kernel_scale(ry, conf, speed);
 
     /* 4. this frame's samples */
     const float ux = sx - 0.5 - pc.jitter_x;
