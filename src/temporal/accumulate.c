@@ -20,10 +20,12 @@
  *  4. This frame's estimate: Lanczos-2 over the 4x4 samples around s, the distance of sample i
  *     measured in pixels of scale k = 1 + (r - 1) c: a smooth upsample (k = 1, the kernel in
  *     render pixels) where there is no history yet, the samples' own footprint in output
- *     pixels (k = r) once confident. Sum of weights w = sum L2, estimate E = sum L2 col / w,
- *     clamped to the range of the 3x3 samples around i. With the spatial fill, a pixel that is
- *     not yet confident takes the spatial engine's upscale instead, (1 - c) of it (not where
- *     the upsample is brighter than the fill can be: HDR), read where the jitter put it. Its weight in the history is
+ *     pixels (k = r) once confident; on a moving pixel k reaches KERNEL_MOVING r (at least 1)
+ *     instead, r again from KERNEL_FAST up (kernel_scale). Sum of weights w = sum L2,
+ *     estimate E = sum L2 col / w, clamped to the range of the 3x3 samples around i. With the
+ *     spatial fill, a pixel that is not yet confident takes the spatial engine's upscale
+ *     instead, (1 - c) of it (not where the upsample is brighter than the fill can be: HDR),
+ *     read where the jitter put it. Its weight in the history is
  *     w k_x k_y / (r_x r_y): one frame of samples at the output scale counts w, a smooth
  *     upsample counts as much as one frame's samples on average; a still, confident pixel's
  *     counts still_share() of that (SAMPLE_SHARE_STILL from 2x up).
