@@ -78,37 +78,42 @@
  * +0.02 dB; at a quarter it fell 34% for -0.27 dB (docs/TEMPORAL.md). */
 #define SAMPLE_SHARE_STILL 0.5f
 
-/* ... from 2x up: at 1.5x the half cost the courtyard's tuning still sequence 0.09 dB (0.9 of
- * the weight: 0.01), so the share is 1 at r_x r_y = 2.25, SAMPLE_SHARE_STILL from 4 (2x) on,
- * linear between (docs/TEMPORAL.md). */
-static inline float still_share(float rx, float ry)
-{
-    float t = (rx * ry - 2.25f) / 1.75f;
-    t = t > 0.0f ? (t < 1.0f ? t : 1.0f) : 0.0f;
-    return 1.0f - (1.0f - SAMPLE_SHARE_STILL) * t;
-}
-
 static inline float sat(float v)
 {
     return v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f;
 }
 
-/* On a moving pixel a confident estimate's kernel spans this share of the output pixel's scale
- * (wider): its history is resampled every frame and kept a few frames long, so each frame's
- * estimate is much of the output, and a kernel one render pixel wide each side lets through
- * the aliasing of a single frame's samples. On the tuning sequences (2x) 0.85 measured +0.17
- * dB on the orbits and +0.13 on the pans; 0.9 +0.15 / +0.12, 0.75 +0.08 / 0.00, 0.65 -0.12 /
- * -0.24. It fades out from KERNEL_FAST to twice that speed (output pixels a frame): on the
- * fast turns it cost 0.02 dB, without the fade (docs/TEMPORAL.md). Never wider than a render
- * pixel (native AA). */
+/* 0 at r_x r_y = 2.25 (1.5x), 1 from 4 (2x) on, linear between: how much of the rules below
+ * that were measured to lose at 1.5x acts. */
+static inline float ratio_ramp(float rx, float ry)
+{
+    return sat((rx * ry - 2.25f) / 1.75f);
+}
+
+/* ... from 2x up: at 1.5x the half cost the courtyard's tuning still sequence 0.09 dB (0.9 of
+ * the weight: 0.01), so the share is 1 at r_x r_y = 2.25, SAMPLE_SHARE_STILL from 4 (2x) on,
+ * linear between (docs/TEMPORAL.md). */
+static inline float still_share(float rx, float ry)
+{
+    return 1.0f - (1.0f - SAMPLE_SHARE_STILL) * ratio_ramp(rx, ry);
+}
+
+/* On a moving pixel a confident estimate's kernel scale is this share of the output's (a
+ * wider kernel). On the tuning sequences at 2x 0.85 measured +0.17 dB on the orbits and +0.13
+ * on the pans (0.9: +0.15 / +0.12, 0.75: +0.08 / 0.00, 0.65: -0.12 / -0.24), at 3x +0.13 to
+ * +0.23 on each; at 1.5x it lost up to 0.21, so it follows ratio_ramp. Why it gains is not
+ * settled: on test_temporal's clean synthetic wall most pan speeds lose (docs/TEMPORAL.md).
+ * It fades out from KERNEL_FAST to twice that speed (output pixels a frame): on the fast
+ * turns it cost 0.02 dB without the fade. Never wider than a render pixel (native AA). */
 #define KERNEL_MOVING 0.85f
 #define KERNEL_FAST 4.0f
 
 /* The estimate's kernel scale on one axis of ratio r: 1 (render pixels) without history, r
- * (output pixels) on a still or fast confident pixel, KERNEL_MOVING r (at least 1) between. */
-static inline float kernel_scale(float r, float conf, float speed)
+ * (output pixels) on a still or fast confident pixel, KERNEL_MOVING r (at least 1) between,
+ * as much of it as `ramp` (ratio_ramp). */
+static inline float kernel_scale(float r, float conf, float speed, float ramp)
 {
-    float moving = (1.0f - sat(1.0f - speed)) * sat(2.0f - speed / KERNEL_FAST);
+    float moving = (1.0f - sat(1.0f - speed)) * sat(2.0f - speed / KERNEL_FAST) * ramp;
     float full = r * (1.0f - (1.0f - KERNEL_MOVING) * moving);
     return 1.0f + (full > 1.0f ? full - 1.0f : 0.0f) * conf;
 }
@@ -265,7 +270,9 @@ static void acc_row(void *priv, int Y, int worker)
         const float conf = sat(Wh / c->weight_ramp);
         const float speed = sqrtf(mv[0] * rx * mv[0] * rx + mv[1] * ry * mv[1] * ry);
         const float still = sat(1.0f - speed);
-        const float kx = kernel_scale(rx, conf, speed), ky = kernel_scale(ry, conf, speed);
+        const float ramp = ratio_ramp(rx, ry);
+        const float kx = kernel_scale(rx, conf, speed, ramp);
+        const float ky = kernel_scale(ry, conf, speed, ramp);
 
         /* 4. this frame's samples */
         const float ux = sx - 0.5f - c->jitter_x;

@@ -57,20 +57,27 @@ const float CLIP_DISTRUST_STILL = 32.0;
 const float RANGE_STILL = 0.5;
 const float SAMPLE_SHARE_STILL = 0.5;
 
-/* accumulate.c's still_share: 1 at r_x r_y = 2.25 (1.5x), SAMPLE_SHARE_STILL from 4 (2x) on */
+/* accumulate.c's ratio_ramp: 0 at r_x r_y = 2.25 (1.5x), 1 from 4 (2x) on */
+float ratio_ramp(float rx, float ry)
+{
+    return upf_sat((rx * ry - 2.25) / 1.75);
+}
+
+/* accumulate.c's still_share: 1 at 1.5x, SAMPLE_SHARE_STILL from 2x on */
 float still_share(float rx, float ry)
 {
-    return 1.0 - (1.0 - SAMPLE_SHARE_STILL) * upf_sat((rx * ry - 2.25) / 1.75);
+    return 1.0 - (1.0 - SAMPLE_SHARE_STILL) * ratio_ramp(rx, ry);
 }
 
 /* accumulate.c's KERNEL_MOVING, KERNEL_FAST and kernel_scale: a confident estimate's kernel
- * scale on one axis, r on a still or fast pixel, KERNEL_MOVING r (at least 1) between */
+ * scale on one axis, r on a still or fast pixel, KERNEL_MOVING r (at least 1) between, as much
+ * of it as ramp (ratio_ramp) */
 const float KERNEL_MOVING = 0.85;
 const float KERNEL_FAST = 4.0;
 
-float kernel_scale(float r, float conf, float speed)
+float kernel_scale(float r, float conf, float speed, float ramp)
 {
-    float moving = (1.0 - upf_sat(1.0 - speed)) * upf_sat(2.0 - speed / KERNEL_FAST);
+    float moving = (1.0 - upf_sat(1.0 - speed)) * upf_sat(2.0 - speed / KERNEL_FAST) * ramp;
     float full = r * (1.0 - (1.0 - KERNEL_MOVING) * moving);
     return 1.0 + (full > 1.0 ? full - 1.0 : 0.0) * conf;
 }
@@ -185,7 +192,9 @@ void main()
     const float conf = upf_sat(Wh / pc.weight_ramp);
     const float speed = sqrt(mv.x * rx * mv.x * rx + mv.y * ry * mv.y * ry);
     const float still = upf_sat(1.0 - speed);
-    const float kx = kernel_scale(rx, conf, speed), ky = kernel_scale(ry, conf, speed);
+    const float ramp = ratio_ramp(rx, ry);
+    const float kx = kernel_scale(rx, conf, speed, ramp);
+    const float ky = kernel_scale(ry, conf, speed, ramp);
 
     /* 4. this frame's samples */
     const float ux = sx - 0.5 - pc.jitter_x;
