@@ -20,10 +20,12 @@
  *  4. This frame's estimate: Lanczos-2 over the 4x4 samples around s, the distance of sample i
  *     measured in pixels of scale k = 1 + (r - 1) c: a smooth upsample (k = 1, the kernel in
  *     render pixels) where there is no history yet, the samples' own footprint in output
- *     pixels (k = r) once confident. Sum of weights w = sum L2, estimate E = sum L2 col / w,
- *     clamped to the range of the 3x3 samples around i. With the spatial fill, a pixel that is
- *     not yet confident takes the spatial engine's upscale instead, (1 - c) of it (not where
- *     the upsample is brighter than the fill can be: HDR), read where the jitter put it. Its weight in the history is
+ *     pixels (k = r) once confident; on a moving pixel k reaches KERNEL_MOVING r (at least 1)
+ *     instead, r again from KERNEL_FAST up (kernel_scale). Sum of weights w = sum L2,
+ *     estimate E = sum L2 col / w, clamped to the range of the 3x3 samples around i. With the
+ *     spatial fill, a pixel that is not yet confident takes the spatial engine's upscale
+ *     instead, (1 - c) of it (not where the upsample is brighter than the fill can be: HDR),
+ *     read where the jitter put it. Its weight in the history is
  *     w k_x k_y / (r_x r_y): one frame of samples at the output scale counts w, a smooth
  *     upsample counts as much as one frame's samples on average; a still, confident pixel's
  *     counts still_share() of that (SAMPLE_SHARE_STILL at 2x, _3X from 3x up).
@@ -107,6 +109,33 @@ static inline float still_share(float rx, float ry)
  * it drift back (+0.01 / -0.01 dB) for 41% / 38% less shimmer instead of 44% / 43%; 0.85
  * kept 34% / 31% (docs/TEMPORAL.md). */
 #define DISPLAY_KEEP 0.95f
+
+/* 0 at r_x r_y = 2.25 (1.5x), 1 from 4 (2x) on, linear between: how much of the rules below
+ * that were measured to lose at 1.5x acts. */
+static inline float ratio_ramp(float rx, float ry)
+{
+    return sat((rx * ry - 2.25f) / 1.75f);
+}
+
+/* On a moving pixel a confident estimate's kernel scale is this share of the output's (a
+ * wider kernel). On the tuning sequences at 2x 0.85 measured +0.17 dB on the orbits and +0.13
+ * on the pans (0.9: +0.15 / +0.12, 0.75: +0.08 / 0.00, 0.65: -0.12 / -0.24), at 3x +0.13 to
+ * +0.23 on each; at 1.5x it lost up to 0.21, so it follows ratio_ramp. Why it gains is not
+ * settled: on test_temporal's clean synthetic wall most pan speeds lose (docs/TEMPORAL.md).
+ * It fades out from KERNEL_FAST to twice that speed (output pixels a frame): on the fast
+ * turns it cost 0.02 dB without the fade. Never wider than a render pixel (native AA). */
+#define KERNEL_MOVING 0.85f
+#define KERNEL_FAST 4.0f
+
+/* The estimate's kernel scale on one axis of ratio r: 1 (render pixels) without history, r
+ * (output pixels) on a still or fast confident pixel, KERNEL_MOVING r (at least 1) between,
+ * as much of it as `ramp` (ratio_ramp). */
+static inline float kernel_scale(float r, float conf, float speed, float ramp)
+{
+    float moving = (1.0f - sat(1.0f - speed)) * sat(2.0f - speed / KERNEL_FAST) * ramp;
+    float full = r * (1.0f - (1.0f - KERNEL_MOVING) * moving);
+    return 1.0f + (full > 1.0f ? full - 1.0f : 0.0f) * conf;
+}
 
 typedef struct acc_job {
     const upf__accumulate_con *con;
@@ -258,7 +287,11 @@ static void acc_row(void *priv, int Y, int worker)
         }
         /* 3. confidence */
         const float conf = sat(Wh / c->weight_ramp);
-        const float kx = 1.0f + (rx - 1.0f) * conf, ky = 1.0f + (ry - 1.0f) * conf;
+        const float speed = sqrtf(mv[0] * rx * mv[0] * rx + mv[1] * ry * mv[1] * ry);
+        const float still = sat(1.0f - speed);
+        const float ramp = ratio_ramp(rx, ry);
+        const float kx = kernel_scale(rx, conf, speed, ramp);
+        const float ky = kernel_scale(ry, conf, speed, ramp);
 
         /* 4. this frame's samples */
         const float ux = sx - 0.5f - c->jitter_x;
@@ -309,8 +342,6 @@ static void acc_row(void *priv, int Y, int worker)
             for (int ch = 0; ch < 3; ch++)
                 est[ch] += (fy[ch] - est[ch]) * t;
         }
-        const float speed = sqrtf(mv[0] * rx * mv[0] * rx + mv[1] * ry * mv[1] * ry);
-        const float still = sat(1.0f - speed);
         const float share = 1.0f - (1.0f - still_share(rx, ry)) * still * conf;
         const float wcur = (wsum > 0.0f ? wsum : 0.0f) * (kx * ky) / (rx * ry) * share;
 

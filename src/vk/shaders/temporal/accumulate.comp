@@ -63,6 +63,12 @@ const float SAMPLE_SHARE_STILL_3X = 0.5;
 /* accumulate.c's share of the shown colour's offset kept from frame to frame (step 8) */
 const float DISPLAY_KEEP = 0.95;
 
+/* accumulate.c's ratio_ramp: 0 at r_x r_y = 2.25 (1.5x), 1 from 4 (2x) on */
+float ratio_ramp(float rx, float ry)
+{
+    return upf_sat((rx * ry - 2.25) / 1.75);
+}
+
 /* accumulate.c's still_share: 1 at r_x r_y = 2.25 (1.5x), SAMPLE_SHARE_STILL at 4 (2x),
  * SAMPLE_SHARE_STILL_3X from 9 (3x) on */
 float still_share(float rx, float ry)
@@ -70,6 +76,19 @@ float still_share(float rx, float ry)
     const float a = rx * ry;
     return 1.0 - (1.0 - SAMPLE_SHARE_STILL) * upf_sat((a - 2.25) / 1.75) -
            (SAMPLE_SHARE_STILL - SAMPLE_SHARE_STILL_3X) * upf_sat((a - 4.0) / 5.0);
+}
+
+/* accumulate.c's KERNEL_MOVING, KERNEL_FAST and kernel_scale: a confident estimate's kernel
+ * scale on one axis, r on a still or fast pixel, KERNEL_MOVING r (at least 1) between, as much
+ * of it as ramp (ratio_ramp) */
+const float KERNEL_MOVING = 0.85;
+const float KERNEL_FAST = 4.0;
+
+float kernel_scale(float r, float conf, float speed, float ramp)
+{
+    float moving = (1.0 - upf_sat(1.0 - speed)) * upf_sat(2.0 - speed / KERNEL_FAST) * ramp;
+    float full = r * (1.0 - (1.0 - KERNEL_MOVING) * moving);
+    return 1.0 + (full > 1.0 ? full - 1.0 : 0.0) * conf;
 }
 
 uint luma_code(float y)
@@ -180,7 +199,11 @@ void main()
     }
     /* 3. confidence */
     const float conf = upf_sat(Wh / pc.weight_ramp);
-    const float kx = 1.0 + (rx - 1.0) * conf, ky = 1.0 + (ry - 1.0) * conf;
+    const float speed = sqrt(mv.x * rx * mv.x * rx + mv.y * ry * mv.y * ry);
+    const float still = upf_sat(1.0 - speed);
+    const float ramp = ratio_ramp(rx, ry);
+    const float kx = kernel_scale(rx, conf, speed, ramp);
+    const float ky = kernel_scale(ry, conf, speed, ramp);
 
     /* 4. this frame's samples */
     const float ux = sx - 0.5 - pc.jitter_x;
@@ -216,8 +239,6 @@ void main()
         float t = (1.0 - conf) * (1.0 - hdr);
         est += (fy - est) * t;
     }
-    const float speed = sqrt(mv.x * rx * mv.x * rx + mv.y * ry * mv.y * ry);
-    const float still = upf_sat(1.0 - speed);
     const float share = 1.0 - (1.0 - still_share(rx, ry)) * still * conf;
     const float wcur = (wsum > 0.0 ? wsum : 0.0) * (kx * ky) / (rx * ry) * share;
 
