@@ -711,7 +711,7 @@ static void test_tool(void)
     if (f)
         fclose(f);
     const char *bench[] = { "bench", "--backend", "vulkan", "--size", "48x32", "--frames", "3",
-                            "--variant", "fp32", NULL };
+                            "--variant", "fp32", "--no-temporal", "--no-framegen", NULL };
     CHECKF(test_run_tool(bench) == 0, "bench --backend vulkan: %s", test_tool_err());
     CHECKF(strstr(test_tool_out(), "48x32->96x64") != NULL, "%s", test_tool_out());
     const char *bad1[] = { "upscale", "builtin", "-o", UPF_TEST_TMPDIR "/x.png", "--scale", "2",
@@ -723,7 +723,8 @@ static void test_tool(void)
     const char *bad3[] = { "bench", "--frames", "3", NULL };
     CHECK(test_run_tool(bad3) == 1 && strstr(test_tool_err(), "go with --backend vulkan"));
     const char *sharp0[] = { "bench", "--backend", "vulkan", "--size", "48x32", "--frames", "3",
-                             "--variant", "fp32", "--sharpness", "0", NULL };
+                             "--variant", "fp32", "--sharpness", "0", "--no-temporal",
+                             "--no-framegen", NULL };
     CHECKF(test_run_tool(sharp0) == 0 && strstr(test_tool_out(), "sharpness 0") != NULL,
            "bench --sharpness 0: %s", test_tool_err());
     const char *bad4[] = { "bench", "--backend", "vulkan", "--sharpness", "9", NULL };
