@@ -11,12 +11,12 @@
  * (1 - t) A + t B at q when the host asks for it or the scene surface holds a cut.
  * The positions are `precise`, in the CPU's order; the Lanczos weights' sines and the
  * sharpness's exponential are the device's, within a few ulps of the C library's
- * (test_vk_framegen's tolerance). Invocation 0 of each workgroup computes the camera's
- * powers into shared memory; where the workgroup's Lanczos windows in a frame fit 20 x 20
- * pixels (motion that varies by less than 14 pixels across it), the workgroup loads them
- * into shared memory once and the taps read them there (the same colours: a tile's texel is
- * what the tap would fetch), not 36 global loads a sample. One invocation per pixel, 8 x 8 a
- * workgroup. */
+ * (test_vk_framegen's tolerance). The camera's powers G^t and G^-(1 - t): from the camera
+ * surface (the splat's powers step computed them, camera.glsl). Where the workgroup's Lanczos
+ * windows in a frame fit 20 x 20 pixels (motion that varies by less than 14 pixels across
+ * it), the workgroup loads them into shared memory once and the taps read them there (the
+ * same colours: a tile's texel is what the tap would fetch), not 36 global loads a sample.
+ * One invocation per pixel, 8 x 8 a workgroup. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
@@ -42,8 +42,7 @@ layout(push_constant) uniform Push {
 
 #define FG_INVALID 1e30
 
-shared float res_ga[9], res_gb[9];
-shared bool res_has;
+bool res_has; /* a camera model (each invocation's own: main) */
 
 /* The workgroup's Lanczos windows in each frame (0: N-1, 1: N), where they fit TILE x TILE:
  * the colours fetch() gives from tile_box's corner, loaded once by the workgroup (a window's
@@ -154,9 +153,12 @@ bool resolve_plan(int x, int y, out vec2 a, out vec2 b, out float wa, out float 
     precise vec2 m = mt.xy;
     precise float ax = qx + t * m.x, ay = qy + t * m.y;
     precise float bx = qx - (1.0 - t) * m.x, by = qy - (1.0 - t) * m.y;
-    float cax, cay, cbx, cby;
-    if (res_has && cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], res_ga, qx, qy, cax, cay) &&
-        cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], res_gb, qx, qy, cbx, cby)) {
+    float cax, cay, cbx, cby, ga[9], gb[9];
+    if (res_has)
+        for (int k = 0; k < 9; k++)
+            ga[k] = cam[CAM_POW_A + k], gb[k] = cam[CAM_POW_B + k];
+    if (res_has && cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], ga, qx, qy, cax, cay) &&
+        cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], gb, qx, qy, cbx, cby)) {
         ax = cax + t * mt.x, ay = cay + t * mt.y;
         bx = cbx - (1.0 - t) * mt.x, by = cby - (1.0 - t) * mt.y;
         m = vec2(ax - bx, ay - by);
@@ -231,19 +233,7 @@ bvec2 load_tiles(bool use_a, vec2 pa, bool use_b, vec2 pb)
 
 void main()
 {
-    if (gl_LocalInvocationIndex == 0) {
-        res_has = pc.blend == 0u && scene[0] == 0.0 && cam[CAM_HAS] != 0.0;
-        if (res_has) {
-            float lg[9], ga[9], gb[9];
-            for (int i = 0; i < 9; i++)
-                lg[i] = cam[CAM_LOG + i];
-            cam_power(lg, pc.t, ga);
-            cam_power(lg, -(1.0 - pc.t), gb);
-            res_ga = ga;
-            res_gb = gb;
-        }
-    }
-    barrier();
+    res_has = pc.blend == 0u && scene[0] == 0.0 && cam[CAM_HAS] != 0.0;
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
     const bool in_frame = x < pc.width && y < pc.height;
     vec2 a, b;
