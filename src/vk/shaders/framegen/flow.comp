@@ -18,7 +18,9 @@
  *            by atomicAdd (the CPU's separate histogram step fused: the counts do not depend
  *            on the order);
  *  2 global  (levels above 0) four workgroups, one per histogram: its median, the value of
- *            sorted index n / 2 (upf__fg_hist_median).
+ *            sorted index n / 2 (upf__fg_hist_median);
+ *  6 median + global  on a level above 0 that upf__fg_flow_fused says is small (a few
+ *            blocks: a dispatch and barrier cost more than the work), both in one workgroup.
  *
  * Same results as the CPU, word for word: the block vectors are integers here; every sum is
  * `precise`, in the CPU's order (a SAD or a texture: each row's sum left to right, then the
@@ -346,9 +348,9 @@ shared uint g_count;
  * how many they are: each invocation loads its 64 bins at once, sums them, adds the sums of
  * the chunks below its own (shared memory) and counts its bins the walk passes, and the counts
  * are added (integers: the order does not matter). No serial walk: a latency or two. */
-void global_median(int l)
+void global_median(uint k, int l)
 {
-    const uint k = gl_WorkGroupID.x, t = gl_LocalInvocationIndex;
+    const uint t = gl_LocalInvocationIndex;
     const uint per = BINS / 64u;
     uint h[BINS / 64];
     uint s = 0u;
@@ -376,6 +378,27 @@ void global_median(int l)
         global_v[k] = n > 0u ? float(int(g_count) - BINS / 2) : 0.0;
 }
 
+/* ---- 1 + 2 on a small level: one workgroup ------------------------------------------------ */
+
+/* The level's vector medians (both directions, its blocks in turn over the invocations) with
+ * their histograms, then the four histograms' medians: the histograms' atomic adds are made
+ * visible to the workgroup (the buffer is coherent) before they are read. */
+void median_global(int l)
+{
+    const view v = view_of(l);
+    const int nb = v.bw * v.bh;
+    for (int i = int(gl_LocalInvocationIndex); i < 2 * nb; i += 64) {
+        const int j = i % nb;
+        median(j % v.bw, j / v.bw, i / nb, l);
+    }
+    memoryBarrierBuffer();
+    barrier();
+    for (uint k = 0u; k < 4u; k++) {
+        global_median(k, l);
+        barrier(); /* part and g_count are the next histogram's */
+    }
+}
+
 void main()
 {
     const uint step = pc.code & 15u;
@@ -391,6 +414,8 @@ void main()
         const int y = int(gl_WorkGroupID.y * 8u + (t >> 3u));
         median(x, y, int(gl_WorkGroupID.z), l);
     } else if (step == STEP_GLOBAL) {
-        global_median(l);
+        global_median(gl_WorkGroupID.x, l);
+    } else if (step == STEP_MEDIAN_GLOBAL) {
+        median_global(l);
     }
 }
