@@ -6,10 +6,9 @@
  *
  * Dispatches (the step patched into the push constants after the pass's constants, a
  * barrier between them): with game vectors first the powers step (SPLAT_POWERS, one
- * workgroup): where there is a camera model, invocation k < 4 computes the phase's power k
- * of G (camera.glsl, CAM_POW: G, G^(1 - t), G^t, G^-(1 - t), as splat.c and resolve.c
- * compute them: cam_power) into the camera surface, for this pass, the fill and the
- * resolve; then priorities (splat.glsl, splat_priorities: through the workgroup's cells in
+ * workgroup: powers): where there is a camera model, the phase's powers of G (camera.glsl,
+ * CAM_POW: G, G^(1 - t), G^t, G^-(1 - t), as splat.c and resolve.c compute them) into the
+ * camera surface, for this pass, the fill and the resolve; then priorities (splat.glsl, splat_priorities: through the workgroup's cells in
  * shared memory), then indices (splat_pixel). One invocation per pixel of N, 8 x 8 a
  * workgroup, grid ceil(W / 8) x ceil(H / 8). vk_framegen.h, upf__vk_fg_splat_frame. */
 #version 450
@@ -37,20 +36,63 @@ layout(push_constant) uniform Push {
 #define SPLAT_INDEX splat_index
 #include "splat.glsl"
 
-/* The powers step: invocation k < CAM_POW_COUNT computes power k (nothing without a model). */
+/* The powers step (one workgroup): G^s = exp(s log G) for the phase's four s by scaling and
+ * squaring (1/16, four squarings) with the Taylor series of exp to 10 terms, camera.c's
+ * upf__fg_camera_power, with one invocation per element of each of the four matrices (36):
+ * each product's element by mat_mul's operations in its order, each term's division
+ * correctly rounded, `precise`, so the powers are the CPU's floats; 28 barriers, not one
+ * invocation's 14 serial 3x3 products (with a model, nothing written without). */
+shared float pw_a[36], pw_term[36], pw_sum[36];
+
+/* element (r, c) of matrix k's product x y, x and y in shared memory */
+float pw_mul(int k, int r, int c, bool term)
+{
+    const int b = 9 * k;
+    const float x0 = term ? pw_term[b + 3 * r] : pw_sum[b + 3 * r];
+    const float x1 = term ? pw_term[b + 3 * r + 1] : pw_sum[b + 3 * r + 1];
+    const float x2 = term ? pw_term[b + 3 * r + 2] : pw_sum[b + 3 * r + 2];
+    const float y0 = term ? pw_a[b + c] : pw_sum[b + c];
+    const float y1 = term ? pw_a[b + 3 + c] : pw_sum[b + 3 + c];
+    const float y2 = term ? pw_a[b + 6 + c] : pw_sum[b + 6 + c];
+    precise float o = x0 * y0 + x1 * y1 + x2 * y2;
+    return o;
+}
+
 void powers()
 {
-    const int k = int(gl_LocalInvocationIndex);
-    if (k >= CAM_POW_COUNT || cam[CAM_HAS] == 0.0)
+    if (cam[CAM_HAS] == 0.0) /* the same for the whole workgroup */
         return;
-    precise float back = -(1.0 - pc.t); /* resolve.c's -(1 - t) */
-    const float s = k == 0 ? 1.0 : k == 1 ? pc.shift : k == 2 ? pc.t : back;
-    float lg[9], m[9];
-    for (int i = 0; i < 9; i++)
-        lg[i] = cam[CAM_LOG + i];
-    cam_power(lg, s, m);
-    for (int i = 0; i < 9; i++)
-        cam[CAM_POW + 9 * k + i] = m[i];
+    const int me = int(gl_LocalInvocationIndex), k = me / 9, e = me % 9;
+    const bool on = me < 9 * CAM_POW_COUNT;
+    if (on) {
+        precise float back = -(1.0 - pc.t); /* resolve.c's -(1 - t) */
+        const float s = k == 0 ? 1.0 : k == 1 ? pc.shift : k == 2 ? pc.t : back;
+        precise float v = s * cam[CAM_LOG + e] * (1.0 / 16.0);
+        const float id = e % 4 == 0 ? 1.0 : 0.0;
+        pw_a[me] = v, pw_term[me] = id, pw_sum[me] = id;
+    }
+    barrier();
+    for (int n = 1; n <= 10; n++) {
+        float q = 0.0, u = 0.0;
+        if (on) {
+            precise float qq = upf_fdiv_rn(pw_mul(k, e / 3, e % 3, true), float(n));
+            precise float uu = pw_sum[me] + qq;
+            q = qq, u = uu;
+        }
+        barrier();
+        if (on)
+            pw_term[me] = q, pw_sum[me] = u;
+        barrier();
+    }
+    for (int n = 0; n < 4; n++) {
+        const float v = on ? pw_mul(k, e / 3, e % 3, false) : 0.0;
+        barrier();
+        if (on)
+            pw_sum[me] = v;
+        barrier();
+    }
+    if (on)
+        cam[CAM_POW + me] = pw_sum[me];
 }
 
 void main()
