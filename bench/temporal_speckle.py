@@ -11,8 +11,8 @@ Per row of the band x0..x1, frames 8..15, luma (BT.709 on the sRGB codes): the e
 over the frames (what stays in place) and its deviation (what changes from frame to frame),
 the output's mean frame-to-frame change, and the period-2 comb along x (the mean of
 (-1)^x times p - (left + right) / 2) of the output and of the reference. Then, over the whole
-frame, the pixels where the output's comb (over the frames' mean, 9 pixels along x) is above
-4 codes and the reference's below 1.5. Last, the jitter's part in it: of the 16 Halton(2,3)
+frame, the pixels where the output's comb (over the frames' mean, 9 pixels along x; then the
+same along y) is above 4 codes and the reference's below 1.5. Last, the jitter's part in it: of the 16 Halton(2,3)
 phases (src/temporal/jitter.c: index i + 1), those with jx < 0 put their sample into the even
 output column of a render pixel at 2x, the others into the odd one; for a horizontal edge at
 height t in a render pixel, the share of each half's frames that sample above it. Needs
@@ -79,11 +79,12 @@ def main():
               f"{np.abs(np.diff(o, axis=0)).mean():5.2f} {np.abs(np.diff(r, axis=0)).mean():5.2f} | "
               f"{np.abs(comb(o).mean(-1)).mean():5.2f} {np.abs(comb(r).mean(-1)).mean():5.2f}")
     box = np.ones(9) / 9
-    co = np.apply_along_axis(lambda v: np.convolve(v, box, "same"), 1, comb(out.mean(0)))
-    cr = np.apply_along_axis(lambda v: np.convolve(v, box, "same"), 1, comb(ref.mean(0)))
-    m = (np.abs(co) > 4) & (np.abs(cr) < 1.5)
-    print(f"whole frame: a comb along x above 4 codes where the reference's is below 1.5: "
-          f"{m.sum()} pixels ({100.0 * m.sum() / m.size:.2f}%)")
+    for axis, o, r in (("x", out.mean(0), ref.mean(0)), ("y", out.mean(0).T, ref.mean(0).T)):
+        co = np.apply_along_axis(lambda v: np.convolve(v, box, "same"), 1, comb(o))
+        cr = np.apply_along_axis(lambda v: np.convolve(v, box, "same"), 1, comb(r))
+        m = (np.abs(co) > 4) & (np.abs(cr) < 1.5)
+        print(f"whole frame: a comb along {axis} above 4 codes where the reference's is below "
+              f"1.5: {m.sum()} pixels ({100.0 * m.sum() / m.size:.2f}%)")
     (d, t), mean = jitter_halves()
     print(f"jitter: the halves' shares below an edge differ by {mean:.3f} on average over the "
           f"edge's height, at most {d:.3f} (t = {t:+.3f})")
