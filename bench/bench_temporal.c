@@ -7,7 +7,7 @@
  *   bench_temporal [--out DOCS_DIR] [--size WxH] [--spp N] [--frames N] [--scenes LIST]
  *                  [--paths LIST] [--ratios LIST] [--threads N] [--command TEXT]
  *                  [--no-bias-table] [--only-temporal] [--long-frames N] [--tune]
- *                  [--ref-cache DIR]
+ *                  [--ref-cache DIR] [--dump-frames DIR]
  *
  * Without --out it prints the tables only. Per scene and camera path of the evaluation set
  * (docs/SCENES.md: its seeds, 30 frames a second, the first `frames` frames of each sequence;
@@ -24,7 +24,8 @@
  * named features (a railing, wires, a panned brick wall), each with the continuity of its thin
  * lines scored against the reference (thin_continuity). --only-temporal leaves the per-frame
  * upscalers out, --tune takes seeds outside the evaluation set (for tuning), --ref-cache keeps
- * the references in files between runs. */
+ * the references in files between runs, --dump-frames writes every frame of the temporal engine
+ * and its reference (dump_frame). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -280,7 +281,28 @@ typedef struct run_opts {
     bool rule_bias;                /* false: inputs at bias 0 */
     bool only_temporal;
     bool no_per_frame;             /* the two temporal engines only (--only-temporal) */
+    const char *dump_dir;          /* --dump-frames: every frame's output and reference, or NULL */
+    const char *scene_name;        /* the sequence's scene (for dump_frame's file names) */
 } run_opts;
+
+/* --dump-frames DIR: frame n of the temporal engine (no fill) and its reference, as raw 8-bit
+ * sRGB RGBA, the output's W x H pixels then the reference's, in
+ * DIR/SCENE-PATH-RATIOx-NN-WxH.rgba (for per-frame measurements outside the bench, such as
+ * bench/temporal_speckle.py). */
+static void dump_frame(const run_opts *o, const char *path_name, double ratio, int n,
+                       const upf_image *out_img, const upf_image *ref_img)
+{
+    char fn[4096];
+    snprintf(fn, sizeof fn, "%s/%s-%s-%gx-%02d-%dx%d.rgba", o->dump_dir, o->scene_name,
+             path_name, ratio, n, o->out_w, o->out_h);
+    FILE *f = fopen(fn, "wb");
+    const size_t px = (size_t)o->out_w * o->out_h;
+    bool ok = f && fwrite(out_img->data, 4, px, f) == px && fwrite(ref_img->data, 4, px, f) == px;
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (!ok)
+        die("cannot write %s", fn);
+}
 
 typedef struct seq_result {
     score s[N_METHODS];
@@ -456,6 +478,8 @@ static void run_sequence(scene *sc, int path, double ratio, const run_opts *o, c
         for (int k = 0; k < 2; k++)
             if (!o->only_temporal || k == 0)
                 check(upf_temporal_run(tp[k], &f, &out[M_TEMPORAL + k].img), "upf_temporal_run");
+        if (o->dump_dir)
+            dump_frame(o, all_paths[path], ratio, n, &out[M_TEMPORAL].img, &ref->srgb[n].img);
         if (n < FIRST_SCORED)
             continue;
         for (int m = 0; m < N_METHODS; m++) {
@@ -748,7 +772,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: bench_temporal [--out DOCS_DIR] [--size WxH] [--spp N] [--frames N] "
                     "[--scenes LIST] [--paths LIST] [--ratios LIST] [--threads N] "
-                    "[--command TEXT] [--no-bias-table] [--tune] [--only-temporal] [--long-frames N] [--ref-cache DIR]\n");
+                    "[--command TEXT] [--no-bias-table] [--tune] [--only-temporal] [--long-frames N] [--ref-cache DIR] [--dump-frames DIR]\n");
     exit(1);
 }
 
@@ -764,7 +788,7 @@ int main(int argc, char **argv)
 {
     const char *out_dir = NULL, *scenes = NULL, *paths = NULL, *ratios_s = "1.5,2,3";
     const char *command = NULL;
-    run_opts o = { 576, 324, 16, 16, -1.0, true, false, false };
+    run_opts o = { 576, 324, 16, 16, -1.0, true, false, false, NULL, NULL };
     int threads = 0, long_frames = 0;
     bool bias_table = true;
     for (int i = 1; i < argc; i++) {
@@ -782,6 +806,11 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--ref-cache") && i + 1 < argc) {
             ref_cache = argv[++i];
             mkdir(ref_cache, 0777);
+            continue;
+        }
+        if (!strcmp(a, "--dump-frames") && i + 1 < argc) {
+            o.dump_dir = argv[++i];
+            mkdir(o.dump_dir, 0777);
             continue;
         }
         if (!strcmp(a, "--tune")) {
@@ -863,6 +892,7 @@ int main(int argc, char **argv)
             if (!in_list(paths, all_paths[pi]))
                 continue;
             scene *sc;
+            o.scene_name = all_scenes[si];
             check(scene_create(ctx, all_scenes[si], eval_seed(si, pi), &sc), "scene_create");
             fprintf(stderr, "bench_temporal: %s-%s (seed %u): %d references %dx%d at %d spp\n",
                     all_scenes[si], all_paths[pi], eval_seed(si, pi), o.frames, o.out_w, o.out_h,
@@ -922,6 +952,7 @@ int main(int argc, char **argv)
                 check(upf_metric_detail(ctx, rimg, NULL, &b->detail[0][1]), "detail");
                 for (int k = 0; k < 2; k++) {
                     run_opts bo = o;
+                    bo.dump_dir = NULL; /* the bias measurement's runs are not dumped */
                     bo.only_temporal = true;
                     bo.rule_bias = k == 1;
                     seq_result res;
@@ -959,6 +990,7 @@ int main(int argc, char **argv)
             scene *sc;
             check(scene_create(ctx, all_scenes[si], eval_seed(si, pi), &sc), "scene_create");
             run_opts lo = o;
+            lo.dump_dir = NULL; /* nor the long sequences */
             lo.frames = long_frames;
             lo.no_per_frame = true;
             refs ref;

@@ -21,7 +21,8 @@
  *     measured in pixels of scale k = 1 + (r - 1) c: a smooth upsample (k = 1, the kernel in
  *     render pixels) where there is no history yet, the samples' own footprint in output
  *     pixels (k = r) once confident; on a moving pixel k reaches KERNEL_MOVING r (at least 1)
- *     instead, r again from KERNEL_FAST up (kernel_scale). Sum of weights w = sum L2,
+ *     instead, r again from KERNEL_FAST up (kernel_scale); on a still, confident pixel along an
+ *     edge, back toward 1 along it (edge_widen). Sum of weights w = sum L2,
  *     estimate E = sum L2 col / w, clamped to the range of the 3x3 samples around i. With the
  *     spatial fill, a pixel that is not yet confident takes the spatial engine's upscale
  *     instead, (1 - c) of it (not where the upsample is brighter than the fill can be: HDR),
@@ -137,6 +138,18 @@ static inline float kernel_scale(float r, float conf, float speed, float ramp)
     return 1.0f + (full > 1.0f ? full - 1.0f : 0.0f) * conf;
 }
 
+/* Along an edge, a still, confident pixel's kernel is widened back toward a render pixel
+ * (edge_widen). At 2x a sample lands in the even output column of its render pixel when
+ * jx < 0 and in the odd one otherwise, and a kernel one output pixel wide gives each column
+ * mostly its own half of the jitter phases; of the 16 Halton(2,3) phases the two halves' shares
+ * of heights below a horizontal edge differ by 0.11 on average (up to 0.25), so such an edge
+ * was drawn as a comb, even and odd columns up to 15 codes apart (the speckle under the
+ * courtyard's railing, issue 35; docs/TEMPORAL.md). Along the edge a wider kernel costs no
+ * sharpness. The axis weights come from the 3x3 samples' luma differences: a = (gy - gx) /
+ * (gx + gy + EDGE_EPS), the x kernel widened by sat(a), the y kernel by sat(-a). EDGE_EPS (in
+ * the working space's luma) keeps a flat neighbourhood from counting as an edge. */
+#define EDGE_EPS 1e-4f
+
 typedef struct acc_job {
     const upf__accumulate_con *con;
     const float *color, *motion, *react, *locks, *fill, *lanczos, *hist;
@@ -238,6 +251,29 @@ static void sample_fill(const acc_job *job, int X, int Y, float *out)
     }
 }
 
+/* Widens the kernel along an edge (EDGE_EPS): k_x moves toward 1 (a render pixel) by
+ * sat(a) amount, k_y by sat(-a) amount, a = (gy - gx) / (gx + gy + EDGE_EPS) over the luma of
+ * the 3x3 samples around (ix, iy) (edges repeated). amount: still x confidence. */
+static void edge_widen(const acc_job *job, int ix, int iy, float amount, float *kx, float *ky)
+{
+    if (!(amount > 0.0f))
+        return; /* a moving or new pixel */
+    const upf__accumulate_con *c = job->con;
+    const int rw = c->in_width, rh = c->in_height;
+    float L[9], gx = 0.0f, gy = 0.0f;
+    for (int k = 0; k < 9; k++)
+        L[k] = job->color[((size_t)clampi(iy + k / 3 - 1, 0, rh - 1) * rw +
+                           (size_t)clampi(ix + k % 3 - 1, 0, rw - 1)) * 4];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 2; j++) {
+            gx += fabsf(L[3 * i + j + 1] - L[3 * i + j]);
+            gy += fabsf(L[3 * (j + 1) + i] - L[3 * j + i]);
+        }
+    const float a = (gy - gx) / (gx + gy + EDGE_EPS);
+    *kx += (1.0f - *kx) * sat(a) * amount;
+    *ky += (1.0f - *ky) * sat(-a) * amount;
+}
+
 /* Re-expresses a history colour (YCoCg of the tonemapped, exposed colour) for a new exposure. */
 static void rescale_history(float *ycc, float scale)
 {
@@ -290,8 +326,9 @@ static void acc_row(void *priv, int Y, int worker)
         const float speed = sqrtf(mv[0] * rx * mv[0] * rx + mv[1] * ry * mv[1] * ry);
         const float still = sat(1.0f - speed);
         const float ramp = ratio_ramp(rx, ry);
-        const float kx = kernel_scale(rx, conf, speed, ramp);
-        const float ky = kernel_scale(ry, conf, speed, ramp);
+        float kx = kernel_scale(rx, conf, speed, ramp);
+        float ky = kernel_scale(ry, conf, speed, ramp);
+        edge_widen(job, ix, iy, still * conf, &kx, &ky);
 
         /* 4. this frame's samples */
         const float ux = sx - 0.5f - c->jitter_x;

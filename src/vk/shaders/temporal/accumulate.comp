@@ -91,6 +91,31 @@ float kernel_scale(float r, float conf, float speed, float ramp)
     return 1.0 + (full > 1.0 ? full - 1.0 : 0.0) * conf;
 }
 
+/* accumulate.c's EDGE_EPS and edge_widen: along an edge a still, confident pixel's kernel
+ * moves back toward a render pixel, k_x by sat(a) amount, k_y by sat(-a) amount,
+ * a = (gy - gx) / (gx + gy + EDGE_EPS) over the luma of the 3x3 samples around (ix, iy) */
+const float EDGE_EPS = 1e-4;
+
+void edge_widen(int ix, int iy, float amount, inout float kx, inout float ky)
+{
+    if (!(amount > 0.0))
+        return; /* a moving or new pixel */
+    const int rw = pc.in_width, rh = pc.in_height;
+    float L[9];
+    for (int k = 0; k < 9; k++)
+        L[k] = color[upf_clampi(iy + k / 3 - 1, 0, rh - 1) * rw +
+                     upf_clampi(ix + k % 3 - 1, 0, rw - 1)].x;
+    float gx = 0.0, gy = 0.0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 2; j++) {
+            gx += abs(L[3 * i + j + 1] - L[3 * i + j]);
+            gy += abs(L[3 * (j + 1) + i] - L[3 * j + i]);
+        }
+    const float a = (gy - gx) / (gx + gy + EDGE_EPS);
+    kx += (1.0 - kx) * upf_sat(a) * amount;
+    ky += (1.0 - ky) * upf_sat(-a) * amount;
+}
+
 uint luma_code(float y)
 {
     float v = sqrt(y > 0.0 ? y : 0.0);
@@ -202,8 +227,9 @@ void main()
     const float speed = sqrt(mv.x * rx * mv.x * rx + mv.y * ry * mv.y * ry);
     const float still = upf_sat(1.0 - speed);
     const float ramp = ratio_ramp(rx, ry);
-    const float kx = kernel_scale(rx, conf, speed, ramp);
-    const float ky = kernel_scale(ry, conf, speed, ramp);
+    float kx = kernel_scale(rx, conf, speed, ramp);
+    float ky = kernel_scale(ry, conf, speed, ramp);
+    edge_widen(ix, iy, still * conf, kx, ky);
 
     /* 4. this frame's samples */
     const float ux = sx - 0.5 - pc.jitter_x;
