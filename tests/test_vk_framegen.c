@@ -138,9 +138,9 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
     VkCommandBuffer cmd = vkt_begin(g->t);
     CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
     vkt_buffer down[UPF__SURFACES_MAX] = { { 0 } };
-    const uint32_t writes = ps->pass[plan->pass].writes;
+    const uint64_t writes = ps->pass[plan->pass].writes | plan->writes;
     for (int i = 0; i < ps->surface_count; i++)
-        if ((writes & UPF__SURF(i)) && dst[i] && surface_bytes(ps, i)) {
+        if ((writes & UPF__VK_RES(i)) && dst[i] && surface_bytes(ps, i)) {
             VkDeviceSize bytes = 0;
             VkBuffer b = upf__vk_runner_buffer(run, i, &bytes);
             down[i] = vkt_buffer_make(g->t, surface_bytes(ps, i));
@@ -252,12 +252,29 @@ static engine_run engine_on_turn(upf_context *ctx)
 
 /* ---- splat ------------------------------------------------------------------------------- */
 
+/* The camera surface `cam` as the splat's powers step leaves it for phase t: with a model,
+ * its powers G, G^(1 - t), G^t, G^-(1 - t) (camera.glsl, CAM_POW) as splat.c and resolve.c
+ * compute them. Into out (UPF__FG_CAMERA_FLOATS floats); returns out. */
+static float *camera_powers(const float *cam, float t, float *out)
+{
+    memcpy(out, cam, UPF__FG_CAMERA_FLOATS * sizeof *out);
+    const float s[4] = { 1.0f, 1.0f - t, t, -(1.0f - t) };
+    for (int k = 0; k < 4 && upf__fg_camera_has(cam); k++)
+        upf__fg_camera_power(cam, s[k], out + UPF__FG_CAMERA_POWERS + 9 * k);
+    return out;
+}
+
+/* The splat at t: splat, its index, where each pixel landed and the camera surface with the
+ * phase's powers (the powers step runs as with game vectors) exactly. */
 static void splat_case(gpu *g, const upf__passes *ps, const float *motion,
-                       const uint32_t *priority, const float *cam, float shift,
+                       const uint32_t *priority, const float *cam, float t,
                        const uint32_t *engine_splat, const char *what)
 {
     static uint32_t want_d[N], want_i[N], got_d[N], got_i[N], want_l[N], got_l[N];
-    const upf__fg_splat_con con = { W, H, shift };
+    float want_c[UPF__FG_CAMERA_FLOATS], got_c[UPF__FG_CAMERA_FLOATS];
+    upf__vk_fg_splat_push push = { .c = { W, H, 0.0f } };
+    upf__vk_pass_frame pf;
+    upf__vk_fg_splat_frame(&push, t, true, &pf);
     void *in[UPF__SURFACES_MAX] = { 0 }, *cpu[UPF__SURFACES_MAX] = { 0 };
     void *out[UPF__SURFACES_MAX] = { 0 };
     in[UPF__FG_MOTION] = cpu[UPF__FG_MOTION] = (void *)motion;
@@ -266,23 +283,25 @@ static void splat_case(gpu *g, const upf__passes *ps, const float *motion,
     cpu[UPF__FG_SPLAT] = want_d, cpu[UPF__FG_SPLAT_INDEX] = want_i;
     out[UPF__FG_SPLAT] = got_d, out[UPF__FG_SPLAT_INDEX] = got_i;
     cpu[UPF__FG_SPLAT_LAND] = want_l, out[UPF__FG_SPLAT_LAND] = got_l;
-    cpu_pass(g->ctx, ps, UPF__FG_SPLAT_PASS, &con, cpu);
-    struct { upf__fg_splat_con con; uint32_t step; } push = { con, 0 };
+    out[UPF__FG_CAMERA] = got_c;
+    cpu_pass(g->ctx, ps, UPF__FG_SPLAT_PASS, &push.c, cpu);
     const upf__vk_pass_plan plan = {
-        .pass = UPF__FG_SPLAT_PASS, .stamp = true,
+        .pass = UPF__FG_SPLAT_PASS, .stamp = true, .writes = UPF__VK_RES(UPF__FG_CAMERA),
         .clear = UPF__VK_RES(UPF__FG_SPLAT) | UPF__VK_RES(UPF__FG_SPLAT_INDEX),
-        .push_bytes = sizeof push, .patch_used = true, .patch_offset = sizeof con,
+        .push_bytes = sizeof push, .patch_used = true, .patch_offset = sizeof push.c,
         .variant_count = 1, .variant = { { "framegen/splat", NULL, NULL } } };
-    const upf__vk_grid grid = { (W + 7) / 8, (H + 7) / 8, 1 };
-    const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 2,
-                                    .grid = { grid, grid }, .patch = { 0, 1 } };
     if (run_pass(g, ps, &plan, &pf, in, out))
         return;
+    camera_powers(cam, t, want_c);
     int first, landed = 0;
+    int d = count_diff_u32((const uint32_t *)got_c, (const uint32_t *)want_c,
+                           UPF__FG_CAMERA_FLOATS, &first);
+    CHECKF(d == 0, "%s: the camera after the powers step: %d floats differ; first [%d]: GPU "
+           "%.9g, CPU %.9g", what, d, first, d ? got_c[first] : 0.0, d ? want_c[first] : 0.0);
     for (int i = 0; i < N; i++)
         landed += want_i[i] != UPF__FG_NONE;
     CHECKF(landed > N / 2, "%s: only %d of %d cells landed in", what, landed, N);
-    int d = count_diff_u32(got_d, want_d, N, &first);
+    d = count_diff_u32(got_d, want_d, N, &first);
     CHECKF(d == 0, "%s: splat: %d of %d cells differ; first (%d, %d): GPU %08x, CPU %08x", what,
            d, N, first % W, first / W, d ? got_d[first] : 0, d ? want_d[first] : 0);
     d = count_diff_u32(got_i, want_i, N, &first);
@@ -316,8 +335,9 @@ static void test_splat(gpu *g)
         priority[i] = (uint32_t)test_rand_int(&rng, 0, 3);
     }
     splat_case(g, ps, motion, priority, no_cam, 0.5f, NULL, "random, t = 1/2");
-    splat_case(g, ps, motion, priority, no_cam, 2.0f / 3.0f, NULL, "random, t = 1/3");
-    splat_case(g, ps, motion, priority, cam, 0.25f, NULL, "random with the turn's camera, t = 3/4");
+    splat_case(g, ps, motion, priority, no_cam, 1.0f / 3.0f, NULL, "random, t = 1/3");
+    splat_case(g, ps, motion, priority, cam, 0.75f, NULL, "random with the turn's camera, t = 3/4");
+    splat_case(g, ps, motion, priority, cam, 0.3f, NULL, "random with the turn's camera, t = 0.3");
     splat_case(g, ps, ps->surface[UPF__FG_MOTION].data, ps->surface[UPF__FG_PRIORITY].data, cam,
                0.5f, ps->surface[UPF__FG_SPLAT].data, "the engine's turn, t = 1/2");
     upf_interpolate_destroy(&er.e);
@@ -437,7 +457,9 @@ static void fill_case(gpu *g, const upf__passes *ps, const uint32_t *splat, cons
     in[UPF__FG_SPLAT] = cpu[UPF__FG_SPLAT] = (void *)splat;
     in[UPF__FG_SPLAT_INDEX] = cpu[UPF__FG_SPLAT_INDEX] = (void *)index;
     in[UPF__FG_MOTION] = cpu[UPF__FG_MOTION] = (void *)motion;
-    in[UPF__FG_CAMERA] = cpu[UPF__FG_CAMERA] = (void *)cam;
+    float with_g[UPF__FG_CAMERA_FLOATS]; /* G as the splat's powers step leaves it */
+    in[UPF__FG_CAMERA] = camera_powers(cam, 0.5f, with_g);
+    cpu[UPF__FG_CAMERA] = (void *)cam;
     cpu[UPF__FG_MOTION_T] = want_t, cpu[UPF__FG_MOTION_PYRAMID] = want_p;
     out[UPF__FG_MOTION_T] = got_t, out[UPF__FG_MOTION_PYRAMID] = got_p;
     cpu_pass(g->ctx, ps, UPF__FG_FILL, con, cpu);
@@ -536,6 +558,8 @@ static float resolve_case(gpu *g, const upf__passes *ps, const upf__fg_resolve_c
                           UPF__FG_PREV_MOTION, UPF__FG_CAMERA };
     for (size_t k = 0; k < sizeof reads / sizeof reads[0]; k++)
         in[reads[k]] = cpu[reads[k]] = ps->surface[reads[k]].data;
+    float with_pw[UPF__FG_CAMERA_FLOATS]; /* as the splat's powers step leaves it for t */
+    in[UPF__FG_CAMERA] = camera_powers(ps->surface[UPF__FG_CAMERA].data, con->t, with_pw);
     in[UPF__FG_SCENE] = cpu[UPF__FG_SCENE] = (void *)scene;
     if (motion_t)
         in[UPF__FG_MOTION_T] = cpu[UPF__FG_MOTION_T] = (void *)motion_t;
@@ -572,9 +596,8 @@ static void test_resolve(gpu *g)
     worst[0] = resolve_case(g, ps, &con, 0.0f, NULL, "the turn with its camera, t = 1/2");
     con.visibility = 0;
     worst[1] = resolve_case(g, ps, &con, 0.0f, NULL, "the turn, without visibility (as the flow)");
-    /* the left half's motion random (-12 .. 12 px a pixel): a workgroup's Lanczos windows
-     * there do not fit its shared tile (resolve.comp reads them from memory), the right
-     * half's do */
+    /* the left half's motion random (-12 .. 12 px a pixel): neighbours' Lanczos windows far
+     * apart, taps clamped at the frame's edges */
     static float mt[4 * N];
     memcpy(mt, ps->surface[UPF__FG_MOTION_T].data, sizeof mt);
     test_rng rng = test_rng_make("test_vk_framegen resolve");
@@ -978,9 +1001,11 @@ static void test_chain(gpu *g)
     const upf__fg_camera_con *cc = ps->con[UPF__FG_CAMERA_PASS];
     pf[3] = (upf__vk_pass_frame){ .push = push_of(push[3], cc, sizeof *cc) };
     upf__vk_fg_camera_frame(cc, &pf[3]);
-    pf[4] = (upf__vk_pass_frame){ .run = true, .dispatches = 2, .grid = { px, px },
-        .patch = { 0, 1 },
-        .push = push_of(push[4], ps->con[UPF__FG_SPLAT_PASS], sizeof(upf__fg_splat_con)) };
+    static union { uint8_t bytes[128]; upf__vk_fg_splat_push s; } sp; /* the plan's 128 bytes */
+    memset(&sp, 0, sizeof sp);
+    sp.s.c = *(const upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS];
+    upf__vk_fg_splat_frame(&sp.s, ((const upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE])->t,
+                           true, &pf[4]);
     const upf__fg_fill_con *fc = ps->con[UPF__FG_FILL];
     pf[5] = (upf__vk_pass_frame){ .run = true, .dispatches = fc->levels + 1,
                                   .push = push_of(push[5], fc, sizeof *fc) };

@@ -49,7 +49,8 @@
  *     measured worse on the rendered evaluation pairs: docs/FRAMEGEN.md.)
  * Work: one task per row of blocks, or of quads, or of pixels; per level the steps search,
  * vector median with the histograms, and the medians (src/vk/shaders/framegen/flow.comp: one
- * dispatch each, their count fixed by the size), then refine, choose and check on level 0.
+ * dispatch each, their count fixed by the size; the last two one dispatch on a small level:
+ * upf__fg_flow_fused), then refine, choose and check on level 0.
  * Everything in fp32, in an order a GPU follows word for word (every sum over a block or a
  * region per row, then over the rows; the refine's one reciprocal; the flat test a product,
  * not a quotient). */
@@ -509,7 +510,7 @@ void upf__fg_flow_steps(const upf__pass_args *a, int stop)
         /* the level's global motion for the next: the median of each component over its
          * blocks, from their histograms */
         if (l > 0) {
-            if (step++ >= stop)
+            if (!upf__fg_flow_fused(job.bw, job.bh) && step++ >= stop)
                 return;
             for (int k = 0; k < 4; k++)
                 global[k] = upf__fg_hist_median(hist + (size_t)k * UPF__FG_FLOW_BINS,

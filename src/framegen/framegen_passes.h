@@ -69,7 +69,7 @@ enum upf__fg_surface {
     UPF__FG_CAMERA,           /* r32f UPF__FG_CAMERA_FLOATS x 1: the camera model
                                * (camera.c): 1 when there is one, centre x, y and scale of
                                * the normalised coordinates, log of the homography N -> N-1,
-                               * the fit's state */
+                               * the fit's state; on the GPU the phase's powers */
     UPF__FG_CAMERA_SUMS,      /* r32f UPF__FG_CAMERA_ROW x blocks: the fit's partial sums, a
                                * row per UPF__FG_CAMERA_BLOCK grid pixels */
     UPF__FG_SPLAT,            /* r32ui: N's pixels splatted to the phase t: least priority */
@@ -117,7 +117,14 @@ enum upf__fg_pass_index {
 #define UPF__FG_HIST_BINS 32
 #define UPF__FG_HIST_REGIONS 17          /* the whole frame, then 4 x 4 regions */
 #define UPF__FG_BLOCK 8                  /* the flow's block size, pixels of its level */
-#define UPF__FG_CAMERA_FLOATS 32         /* the camera surface's width */
+#define UPF__FG_CAMERA_FLOATS 64         /* the camera surface's width: the model (camera.c's
+                                          * layout, floats 0 .. 24), then the powers */
+#define UPF__FG_CAMERA_POWERS 28         /* 4 x 9 floats, the GPU's alone: G, G^(1 - t), G^t
+                                          * and G^-(1 - t) of the phase being made, written
+                                          * by the splat's first step (splat.comp), read by
+                                          * the fill and resolve (camera.glsl); the CPU passes
+                                          * compute their own (upf__fg_camera_power) and
+                                          * leave these 0 */
 #define UPF__FG_CAMERA_BINS 256          /* the fit's residual histogram, 0.05 px bins */
 #define UPF__FG_CAMERA_ROW (48 + UPF__FG_CAMERA_BINS) /* a row of camera sums */
 #define UPF__FG_CAMERA_BLOCK 256         /* grid pixels per row of camera sums */
@@ -234,9 +241,18 @@ size_t upf__fg_compose_scratch_bytes(int threads, int width, int height);
 void upf__fg_flow_sizes(int width, int height, int *blocks_w, int *blocks_h);
 /* The flow pass's first `stop` steps (INT_MAX: the pass), numbered as the GPU's dispatches
  * (src/vk/vk_framegen_flow.h): per level from the coarsest search, median (with the
- * histograms above level 0) and, above level 0, the global medians; then refine (when
- * con->refine > 0), choose, check. For the tests of the GPU's steps. */
+ * histograms above level 0) and, above level 0, the global medians (one step with the median
+ * on a level that upf__fg_flow_fused says is small); then refine (when con->refine > 0),
+ * choose, check. For the tests of the GPU's steps. */
 void upf__fg_flow_steps(const upf__pass_args *a, int stop);
+/* Whether a level above 0 of bw x bh blocks takes its vector median and its global medians
+ * in one step: on the GPU one workgroup does both (the blocks of both directions at most
+ * UPF__FG_FLOW_FUSE_MAX: two a lane), a dispatch and its barrier fewer. */
+#define UPF__FG_FLOW_FUSE_MAX 128
+static inline bool upf__fg_flow_fused(int bw, int bh)
+{
+    return 2 * bw * bh <= UPF__FG_FLOW_FUSE_MAX;
+}
 void upf__fg_hist_add(uint32_t *hist, float v);
 float upf__fg_hist_median(const uint32_t *hist, uint32_t n);
 

@@ -42,6 +42,7 @@ typedef union {
     uint8_t bytes[UPF__VK_PUSH_MAX];
     prepare_push prepare;
     vectors_push vectors;
+    upf__vk_fg_splat_push splat;
     compose_push compose;
 } push_block;
 
@@ -104,6 +105,7 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
     plan[n++] = plan_of(UPF__FG_CAMERA_PASS, "framegen/camera", sizeof(upf__fg_camera_con), true);
     at[UPF__VK_FG_GP_SPLAT] = n;
     plan[n] = plan_of(UPF__FG_SPLAT_PASS, "framegen/splat", sizeof(upf__fg_splat_con), true);
+    plan[n].writes = RES(UPF__FG_CAMERA); /* the phase's powers (upf__vk_fg_splat_frame) */
     plan[n++].clear = RES(UPF__FG_SPLAT) | RES(UPF__FG_SPLAT_INDEX);
     at[UPF__VK_FG_GP_FILL] = n;
     plan[n++] = plan_of(UPF__FG_FILL, "framegen/fill", sizeof(upf__fg_fill_con), true);
@@ -473,6 +475,23 @@ static void pair_passes(const upf_vk_interpolate *fg, const upf_vk_interpolate_f
         camera_pass(fg, rp, push, vf);
 }
 
+void upf__vk_fg_splat_frame(upf__vk_fg_splat_push *sp, float t, bool camera,
+                            upf__vk_pass_frame *pf)
+{
+    const upf__vk_grid px = upf__vk_grid8(sp->c.width, sp->c.height);
+    sp->c.shift = 1.0f - t;
+    sp->t = t;
+    *pf = (upf__vk_pass_frame){ .run = true, .push = sp };
+    if (camera) { /* the flow has no camera model: no powers */
+        pf->grid[pf->dispatches] = (upf__vk_grid){ 1, 1, 1 };
+        pf->patch[pf->dispatches++] = UPF__VK_FG_SPLAT_POWERS;
+    }
+    for (uint32_t step = 0; step < 2; step++) {
+        pf->grid[pf->dispatches] = px;
+        pf->patch[pf->dispatches++] = step;
+    }
+}
+
 /* A phase's splat and fill (not for the blend). */
 static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, float t,
                           push_block *push, upf__vk_frame *vf)
@@ -480,11 +499,10 @@ static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, f
     const upf__passes *ps = &fg->ps;
     const int W = fg->params.width, H = fg->params.height;
     const upf__vk_grid px = upf__vk_grid8(W, H);
-    upf__fg_splat_con *spc = (upf__fg_splat_con *)push[UPF__VK_FG_GP_SPLAT].bytes;
-    *spc = *(const upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS];
-    spc->shift = 1.0f - t;
-    vf->pass[fg->at[UPF__VK_FG_GP_SPLAT]] = (upf__vk_pass_frame){
-        .run = true, .push = spc, .dispatches = 2, .grid = { px, px }, .patch = { 0, 1 } };
+    upf__vk_fg_splat_push *sp = &push[UPF__VK_FG_GP_SPLAT].splat;
+    sp->c = *(const upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS];
+    upf__vk_fg_splat_frame(sp, t, rp->method == UPF_INTERPOLATE_USED_VECTORS,
+                           &vf->pass[fg->at[UPF__VK_FG_GP_SPLAT]]);
     upf__fg_fill_con *fc = (upf__fg_fill_con *)push[UPF__VK_FG_GP_FILL].bytes;
     *fc = *(const upf__fg_fill_con *)ps->con[UPF__FG_FILL];
     fc->flow_rank = rp->method == UPF_INTERPOLATE_USED_FLOW;

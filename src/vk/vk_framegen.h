@@ -44,6 +44,20 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
  * workgroup at step 0 (the host's homography, or no model). */
 void upf__vk_fg_camera_frame(const upf__fg_camera_con *cc, upf__vk_pass_frame *cf);
 
+/* The splat's push constants (splat.comp): its constants, the step (patched), the phase. */
+typedef struct upf__vk_fg_splat_push {
+    upf__fg_splat_con c;
+    uint32_t step;
+    float t;
+} upf__vk_fg_splat_push;
+#define UPF__VK_FG_SPLAT_POWERS 2u /* splat.comp's powers step */
+/* The splat's dispatches for phase t into *pf (its push constants are *sp: sp->c the pass's
+ * constants, shift and t set here): with `camera` (game vectors: a camera model may be on)
+ * first the powers step, one workgroup (patch UPF__VK_FG_SPLAT_POWERS: the phase's powers of
+ * the model into the camera surface, for the splat, fill and resolve), then the priorities
+ * (patch 0) and the indices (1), 8 x 8 pixels a workgroup. */
+void upf__vk_fg_splat_frame(upf__vk_fg_splat_push *sp, float t, bool camera,
+                            upf__vk_pass_frame *pf);
 /* The down steps of the fill's motion pyramid, the inpaint's colour pyramid and prepare's luma
  * pyramids (fill.comp, inpaint.comp, prepare.comp: downs): one dispatch makes UPF__VK_FG_DOWN_FUSED levels, l .. l + 3, each
  * workgroup 8 x 8 pixels of level l and the pixels below them. Appends to pf the dispatches

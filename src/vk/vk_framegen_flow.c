@@ -26,6 +26,10 @@ int upf__vk_fg_flow_dispatches(const upf__fg_flow_con *con, uint32_t *code, upf_
         const uint32_t lv = (uint32_t)l << 4;
         code[n] = UPF__VK_FG_FLOW_SEARCH | lv;
         grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 1) / 2, (uint32_t)bh, 2 }; /* 2 blocks */
+        if (l > 0 && upf__fg_flow_fused(bw, bh)) { /* one workgroup: median and global */
+            code[n] = UPF__VK_FG_FLOW_MEDIAN_GLOBAL | lv, grid[n++] = (upf__vk_grid){ 1, 1, 1 };
+            continue;
+        }
         code[n] = UPF__VK_FG_FLOW_MEDIAN | lv, grid[n++] = grid_of(bw, bh, 2);
         if (l > 0)
             code[n] = UPF__VK_FG_FLOW_GLOBAL | lv, grid[n++] = (upf__vk_grid){ 4, 1, 1 };
@@ -78,7 +82,8 @@ void upf__vk_fg_flow_frames(const upf__passes *ps, upf__vk_pass_frame *pf,
     upf__vk_grid grid[UPF__VK_FG_FLOW_DISPATCHES_MAX];
     const int n = upf__vk_fg_flow_dispatches(con, code, grid);
     int levels = 0; /* the levels' dispatches (search, median, global) come first */
-    while (levels < n && (code[levels] & 15u) < UPF__VK_FG_FLOW_REFINE)
+    while (levels < n && ((code[levels] & 15u) < UPF__VK_FG_FLOW_REFINE ||
+                          (code[levels] & 15u) == UPF__VK_FG_FLOW_MEDIAN_GLOBAL))
         levels++;
     for (int k = 0; k < UPF__VK_FG_FLOW_PLANS_MAX; k++) {
         upf__vk_fg_flow_push p;

@@ -18,7 +18,8 @@
  * returned) and their push constants push[0 .. n - 1] from the CPU engine's tables `ps`
  * (upf__interpolate_passes of an engine made for the flow: its UPF__FG_FLOW constants, whose
  * width, height and levels give every dispatch): the dispatches in order (per level
- * from the coarsest: search, median (+ histograms), global (levels above 0); then refine
+ * from the coarsest: search, median (+ histograms), global (levels above 0; on a level that
+ * upf__fg_flow_fused says is small one dispatch of one workgroup for both); then refine
  * (when the constants ask for it), choose and check on level 0), each with its grid and its
  * code (step | level << 4): the levels' dispatches cut into the first
  * UPF__VK_FG_FLOW_LEVEL_PLANS passes of UPF__VK_DISPATCH_MAX dispatches from the end (run =
@@ -50,7 +51,8 @@ enum upf__vk_fg_flow_step {
     UPF__VK_FG_FLOW_GLOBAL,
     UPF__VK_FG_FLOW_REFINE,
     UPF__VK_FG_FLOW_CHOOSE,
-    UPF__VK_FG_FLOW_CHECK
+    UPF__VK_FG_FLOW_CHECK,
+    UPF__VK_FG_FLOW_MEDIAN_GLOBAL /* median and global in one workgroup (upf__fg_flow_fused) */
 };
 
 /* flow.comp's push constants. */

@@ -43,7 +43,7 @@ layout(push_constant) uniform Push {
 #define CAM_NEAR 14
 #define CAM_ALL 15
 #define CAM_G 16
-#define CAM_FLOATS 32
+#define CAM_FLOATS 64 /* UPF__FG_CAMERA_FLOATS: the model, then the powers (camera.glsl) */
 #define SUM_ATA 0
 #define SUM_ATB 36
 #define SUM_USED 44

@@ -1,13 +1,17 @@
 /* camera.glsl: the camera model of the frame generation shaders (CPU reference:
  * src/framegen/camera.c, upf__fg_camera_power and upf__fg_camera_apply; docs/FRAMEGEN.md,
  * "camera"). The camera surface (binding 16 in the shaders that include this) holds 1 when
- * there is a model, the centre and scale of the normalised coordinates, and log G.
+ * there is a model, the centre and scale of the normalised coordinates, and log G; from
+ * CAM_POW on, the powers of the phase being made (framegen_passes.h, UPF__FG_CAMERA_POWERS):
+ * the splat's first step computes them once (splat.comp, powers: a workgroup, an invocation
+ * per element) and the splat, fill and resolve read them (invocation 0 of each workgroup
+ * computing them while the other 63 waited cost 1.7 ms of splat, 1 ms of fill and 3.4 ms of
+ * resolve at 1080p on an H100).
  *
- * cam_power: G^s = exp(s log G) by scaling and squaring (1/16, four squarings) with the
- * Taylor series of exp to 10 terms; cam_apply: a pixel position through a 3x3 homography in
- * the normalised coordinates, false where the point goes behind the camera. Every operation
- * in camera.c's order and `precise` (no fused multiply-add, no reassociation), so that a
- * device whose division is correctly rounded (lavapipe) gives the CPU's floats bit for bit. */
+ * cam_apply: a pixel position through a 3x3 homography in the normalised coordinates, false
+ * where the point goes behind the camera. Every operation in camera.c's order and `precise`
+ * (no fused multiply-add, no reassociation), so that a device whose division is correctly
+ * rounded (lavapipe) gives the CPU's floats bit for bit. */
 #ifndef UPF_FG_CAMERA_GLSL
 #define UPF_FG_CAMERA_GLSL
 
@@ -18,43 +22,12 @@
 #define CAM_CY 2
 #define CAM_S 3
 #define CAM_LOG 4
-
-void cam_mul(in float a[9], in float b[9], out float o[9])
-{
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            precise float r = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] +
-                              a[3 * i + 2] * b[6 + j];
-            o[3 * i + j] = r;
-        }
-}
-
-/* lg: log G (the camera surface's 9 floats from CAM_LOG) */
-void cam_power(in float lg[9], float s, out float m[9])
-{
-    float a[9], term[9] = float[9](1, 0, 0, 0, 1, 0, 0, 0, 1);
-    float sum[9] = float[9](1, 0, 0, 0, 1, 0, 0, 0, 1);
-    for (int i = 0; i < 9; i++) {
-        precise float v = s * lg[i] * (1.0 / 16.0);
-        a[i] = v;
-    }
-    for (int k = 1; k <= 10; k++) {
-        float t2[9];
-        cam_mul(term, a, t2);
-        for (int i = 0; i < 9; i++) {
-            precise float q = upf_fdiv_rn(t2[i], float(k));
-            precise float u = sum[i] + q;
-            term[i] = q;
-            sum[i] = u;
-        }
-    }
-    for (int k = 0; k < 4; k++) {
-        float s2[9];
-        cam_mul(sum, sum, s2);
-        sum = s2;
-    }
-    m = sum;
-}
+#define CAM_POW 28                  /* UPF__FG_CAMERA_POWERS: 9 floats each, in this order */
+#define CAM_POW_G CAM_POW           /* G */
+#define CAM_POW_SHIFT (CAM_POW + 9) /* G^(1 - t): the splat's shift */
+#define CAM_POW_A (CAM_POW + 18)    /* G^t: the resolve's sample of N-1 */
+#define CAM_POW_B (CAM_POW + 27)    /* G^-(1 - t): the resolve's sample of N */
+#define CAM_POW_COUNT 4
 
 /* (cx, cy, s): the camera surface's centre and scale */
 bool cam_apply(float cx, float cy, float s, in float m[9], float x, float y, out float ox,

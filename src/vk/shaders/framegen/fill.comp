@@ -5,16 +5,16 @@
  *
  * Dispatches, the step patched into the push constants after the pass's constants (a barrier
  * between each): step 0 decodes the splat (the landed pixel's motion, with a camera model
- * what the camera's homography leaves of it; a hole where nothing landed); steps l = 1, 5,
- * 9, .. below levels make levels l .. l + 3 (downs: four levels a dispatch, through shared
- * memory), each pixel the farthest (largest priority) of its 2x2 children that have a
- * motion, the first of equals; step `levels` fills each hole of level 0 from the
- * first level whose ancestor has a motion and the two above, the farthest of the 3x3 around
- * the ancestor. With flow_rank (optical flow: a priority is a speed) every consistent vector
- * ranks alike and a lost one (FG_LOST) below them (fill_rank). The buffers are read and
- * written as words (uvec4), so the priority's bits pass through as they are (a reversed
- * depth's bits can be a NaN's). One invocation per pixel of the level (the down step's
- * first), 8 x 8 a workgroup. */
+ * what the camera's homography G leaves of it, G as the splat's powers step wrote it into
+ * the camera surface; a hole where nothing landed); steps l = 1, 5, 9, .. below levels make
+ * levels l .. l + 3 (downs: four levels a dispatch, through shared memory), each pixel the
+ * farthest (largest priority) of its 2x2 children that have a motion, the first of equals;
+ * step `levels` fills each hole of level 0 from the first level whose ancestor has a motion
+ * and the two above, the farthest of the 3x3 around the ancestor. With flow_rank (optical
+ * flow: a priority is a speed) every consistent vector ranks alike and a lost one (FG_LOST)
+ * below them (fill_rank). The buffers are read and written as words (uvec4), so the
+ * priority's bits pass through as they are (a reversed depth's bits can be a NaN's). One
+ * invocation per pixel of the level (the down step's first), 8 x 8 a workgroup. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
@@ -37,9 +37,6 @@ layout(push_constant) uniform Push {
 #define FG_NONE 0xffffffffu
 #define FG_LOST 0xfffffffeu /* the flow's priority of an inconsistent vector */
 const uvec4 HOLE = uvec4(0u, 0u, 0u, 0x3f800000u); /* (0, 0, priority 0, 1.0) */
-
-shared float fill_g[9];
-shared bool fill_has;
 
 #define DOWN_FUSED 4 /* pyramid levels a down step makes (vk_framegen.h, UPF__VK_FG_DOWN_FUSED) */
 shared uvec4 tile[85]; /* the down step's levels: 8 x 8, 4 x 4, 2 x 2, 1 x 1 */
@@ -80,10 +77,13 @@ void decode(int x, int y)
     }
     const vec2 m = motion[k];
     float ox = m.x, oy = m.y;
-    if (fill_has) {
+    if (cam[CAM_HAS] != 0.0) { /* G: the splat's powers step wrote it (camera.glsl, CAM_POW) */
+        float g[9];
+        for (int j = 0; j < 9; j++)
+            g[j] = cam[CAM_POW_G + j];
         const float px = float(int(k) % pc.width) + 0.5, py = float(int(k) / pc.width) + 0.5;
         float gx, gy;
-        if (cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], fill_g, px, py, gx, gy)) {
+        if (cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], g, px, py, gx, gy)) {
             precise float rx = m.x - (gx - px), ry = m.y - (gy - py);
             ox = rx, oy = ry;
         }
@@ -160,19 +160,6 @@ void up(int x, int y)
 
 void main()
 {
-    if (pc.step == 0) {
-        if (gl_LocalInvocationIndex == 0) {
-            fill_has = cam[CAM_HAS] != 0.0;
-            if (fill_has) {
-                float lg[9], g[9];
-                for (int i = 0; i < 9; i++)
-                    lg[i] = cam[CAM_LOG + i];
-                cam_power(lg, 1.0, g);
-                fill_g = g;
-            }
-        }
-        barrier();
-    }
     if (pc.step > 0 && pc.step < pc.levels) {
         downs(pc.step);
         return;

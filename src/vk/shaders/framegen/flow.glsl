@@ -14,7 +14,7 @@ layout(set = 0, binding = 11, std430) buffer Motion { vec2 motion[]; };
 layout(set = 0, binding = 12, std430) writeonly buffer Priority { uint priority[]; };
 layout(set = 0, binding = 15, std430) buffer PrevMotion { vec2 prev_motion[]; };
 layout(set = 0, binding = 27, std430) buffer Blocks { vec2 blocks[]; };
-layout(set = 0, binding = 28, std430) buffer Hist { uint hist[]; };
+layout(set = 0, binding = 28, std430) coherent buffer Hist { uint hist[]; };
 layout(set = 0, binding = 29, std430) buffer Global { float global_v[]; };
 layout(push_constant) uniform Push {
     int width, height;                 /* upf__fg_flow_con */
@@ -36,6 +36,7 @@ layout(push_constant) uniform Push {
 #define STEP_REFINE 3u
 #define STEP_CHOOSE 4u
 #define STEP_CHECK 5u
+#define STEP_MEDIAN_GLOBAL 6u /* median and global in one workgroup */
 
 int level_size(int size, int l)
 {

@@ -32,58 +32,21 @@ shared vec2 s_vec[QUADS * 5];
  * either side), edges repeated. */
 shared float s_own[4][2 * QUADS + 2];
 
-/* SAD of the 4x4 pixels around the quad at (x0, y0) (column c0 of s_own) at a sub-pixel
- * vector, the other frame bilinear as upf__fg_sample1: one running sum in the CPU's order.
- * A sample's column (its two texels and weight) depends on x alone, its row on y alone; where
- * the four columns' texels run on without a gap (xa of one is xb of the one before) and the
- * rows' too (everywhere but where rounding moves a floor), the 16 samples read a 5x5 grid of
- * texels, loaded once; else each sample reads its four. The same texels and arithmetic
- * either way. */
+#define QUAD_SAD quad_sad_prev
+#define OTHER luma_prev
+#include "flow_choose_sad.glsl"
+#undef QUAD_SAD
+#undef OTHER
+#define QUAD_SAD quad_sad_cur
+#define OTHER luma_cur
+#include "flow_choose_sad.glsl"
+#undef QUAD_SAD
+#undef OTHER
+
+/* Direction d's quad SAD (flow_choose_sad.glsl), against the other frame. */
 float quad_sad(int d, int x0, int y0, int c0, vec2 m)
 {
-    const int W = pc.width, H = pc.height;
-    int xa[4], xb[4], ya[4], yb[4];
-    float fx[4], fy[4];
-    bool grid = true;
-    [[unroll]] for (int c = 0; c < 4; c++) {
-        precise float px = float(x0 - 1 + c) + 0.5 + m.x, py = float(y0 - 1 + c) + 0.5 + m.y;
-        precise float sx = px - 0.5, sy = py - 0.5;
-        const float fx0 = floor(sx), fy0 = floor(sy);
-        precise float wx = sx - fx0, wy = sy - fy0;
-        fx[c] = wx, fy[c] = wy;
-        xa[c] = clamp(int(fx0), 0, W - 1), xb[c] = clamp(int(fx0) + 1, 0, W - 1);
-        ya[c] = clamp(int(fy0), 0, H - 1), yb[c] = clamp(int(fy0) + 1, 0, H - 1);
-        if (c > 0)
-            grid = grid && xa[c] == xb[c - 1] && ya[c] == yb[c - 1];
-    }
-    const int f = 1 - d;
-    precise float sum = 0.0;
-    if (grid) {
-        float t[5][5];
-        [[unroll]] for (int r = 0; r < 5; r++) {
-            const int row = (r < 4 ? ya[r] : yb[3]) * W;
-            [[unroll]] for (int c = 0; c < 5; c++)
-                t[r][c] = lum0(f, row + (c < 4 ? xa[c] : xb[3]));
-        }
-        [[unroll]] for (int r = 0; r < 4; r++)
-            [[unroll]] for (int c = 0; c < 4; c++) {
-                precise float top = t[r][c] + fx[c] * (t[r][c + 1] - t[r][c]);
-                precise float bot = t[r + 1][c] + fx[c] * (t[r + 1][c + 1] - t[r + 1][c]);
-                precise float o = top + fy[r] * (bot - top);
-                sum += abs(s_own[r][c0 + c] - o);
-            }
-    } else {
-        [[unroll]] for (int r = 0; r < 4; r++)
-            [[unroll]] for (int c = 0; c < 4; c++) {
-                const float a = lum0(f, ya[r] * W + xa[c]), b = lum0(f, ya[r] * W + xb[c]);
-                const float e = lum0(f, yb[r] * W + xa[c]), g = lum0(f, yb[r] * W + xb[c]);
-                precise float top = a + fx[c] * (b - a);
-                precise float bot = e + fx[c] * (g - e);
-                precise float o = top + fy[r] * (bot - top);
-                sum += abs(s_own[r][c0 + c] - o);
-            }
-    }
-    return sum;
+    return d == 0 ? quad_sad_prev(x0, y0, c0, m) : quad_sad_cur(x0, y0, c0, m);
 }
 
 /* flow.c's beyond: whether the pixels x0 .. x1, y0 .. y1 (edges) of level 0 moved by m leave

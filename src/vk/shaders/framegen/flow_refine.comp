@@ -3,14 +3,20 @@
  * Reads luma (9), luma prev (8) and level 0's block vectors (27); writes those vectors.
  *
  * Four blocks a workgroup, 16 invocations each (lane r: row r of the block's region, at most
- * 12 of them). The gradients and their row sums (hxx, hxy, hyy) do not depend on the vector:
- * each lane computes its row's once, in the CPU's order along the row, keeps the gradients (and
- * the own pixels) in shared memory and per step sums only the mismatch terms (gx, gy), the
- * bilinear sample of the other frame at the moved vector (row_mismatch: its texels loaded once
- * where they form a grid); lane 0 adds the rows in order and takes the step (the same
- * floats as the CPU, which recomputes the identical sums every step). `precise` sums, a
- * correctly rounded reciprocal (exact.glsl). Directions by z. Its own SPIR-V (flow.glsl says
- * why). */
+ * 12 of them). First every luma value the block can need goes to shared memory, all loads at
+ * once (a branch on the frame per loop, not per load): the own frame's region and the pixel
+ * around it (14 x 14), and the other frame's window that the bilinear samples of the region
+ * can reach while the vector moves at most a pixel per component a step (the region + 5
+ * texels each side around the vector's floor: 22 x 22, edges repeated); a row whose samples
+ * leave it (more steps than 3, or a rounding) reads its texels from the buffer instead (the
+ * same texels). The gradients and their row sums (hxx, hxy, hyy) do not depend on the vector:
+ * each lane computes its row's once from the tile, in the CPU's order along the row, keeping
+ * the gradients (and own pixels) in shared memory; lane 0 adds the rows' once (the same
+ * floats as the CPU's, which recomputes the identical sums every step). Per step each lane
+ * sums only its row's mismatch terms (gx, gy), the bilinear sample of the other frame at the
+ * moved vector from the window, and lane 0 adds the rows in order and takes the step.
+ * `precise` sums, a correctly rounded reciprocal (exact.glsl). Directions by z. Its own SPIR-V
+ * (flow.glsl says why). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -20,84 +26,91 @@ layout(local_size_x = 64) in;
 
 #define M 2           /* flow.c's REFINE_MARGIN */
 #define SIDE (B + 2 * M)
+#define OT (SIDE + 2) /* the own tile: the region and a pixel around it */
+#define WM 5          /* the window's margin around the region at the first vector's floor */
+#define WS (SIDE + 2 * WM)
 
 shared vec2 r_vec[4];
 shared bool r_done[4];
 shared float r_h[4][SIDE][3];  /* per row: hxx, hxy, hyy */
 shared float r_g[4][SIDE][2];  /* per row and step: gx, gy */
 shared vec3 r_grad[4][SIDE][SIDE]; /* (ix, iy, own luma) of the region's pixels */
+shared float r_own[4][OT * OT];    /* own frame, rows y0 - 1 .., columns x0 - 1 .. */
+shared float r_win[4][WS * WS];    /* other frame, rows wy0 .., columns wx0 .. (clamped) */
 
-/* Column x of upf__fg_sample1 at horizontal position px: its texels xa, xb and weight. */
-void column(float px, out int xa, out int xb, out float wx)
+/* Block blk's tiles: its 16 lanes load them, the own frame's (tile origin (ox, oy)) and the
+ * other's (origin (wx, wy)), every coordinate clamped into the frame. */
+#define STAGE(OWNBUF, OTHERBUF)                                                               \
+    [[unroll]] for (int i = int(lane); i < OT * OT; i += 16)                                 \
+        r_own[blk][i] = OWNBUF[clamp(oy + i / OT, 0, H - 1) * W + clamp(ox + i % OT, 0, W - 1)]; \
+    [[unroll]] for (int i = int(lane); i < WS * WS; i += 16)                                 \
+        r_win[blk][i] = OTHERBUF[clamp(wy + i / WS, 0, H - 1) * W + clamp(wx + i % WS, 0, W - 1)];
+
+/* Column x of upf__fg_sample1 at horizontal position px: its first texel unclamped (the
+ * second is one more) and weight. */
+void column(float px, out int ua, out float wx)
 {
     precise float sx = px - 0.5;
     const float fx0 = floor(sx);
     precise float w = sx - fx0;
-    xa = clamp(int(fx0), 0, pc.width - 1), xb = clamp(int(fx0) + 1, 0, pc.width - 1);
+    ua = int(fx0);
     wx = w;
 }
 
 /* Row y's mismatch sums (gx, gy) at vector vec: its n <= SIDE pixels from x0 left to right,
- * each e = sample1(other, x + 0.5 + vec) - own as the CPU's. The row's samples share their
- * two texel rows; where the columns' texels run on without a gap (xa of one is xb of the one
- * before: everywhere but where rounding moves a floor) the row reads n + 1 texels of each,
- * loaded once, else four a sample. The same texels and arithmetic either way. */
-vec2 row_mismatch(int d, uint blk, uint lane, int x0, int n, int y, vec2 vec)
+ * each e = sample1(other, x + 0.5 + vec) - own as the CPU's; the texels from the window
+ * (origin wx, wy) where the row's samples lie in it, else from the buffer (clamped as
+ * upf__fg_sample1's). */
+vec2 row_mismatch(int d, uint blk, uint lane, int x0, int n, int y, vec2 vec, int wx, int wy)
 {
     const int W = pc.width, H = pc.height, f = 1 - d;
     precise float py = float(y) + 0.5 + vec.y;
     precise float sy = py - 0.5;
     const float fy0 = floor(sy);
-    precise float wy = sy - fy0;
-    const int ya = clamp(int(fy0), 0, H - 1) * W, yb = clamp(int(fy0) + 1, 0, H - 1) * W;
-    bool grid = true;
-    int prev_b = 0;
-    [[unroll]] for (int c = 0; c < SIDE; c++)
-        if (c < n) {
-            int xa, xb;
-            float wx;
-            precise float px = float(x0 + c) + 0.5 + vec.x;
-            column(px, xa, xb, wx);
-            grid = grid && (c == 0 || xa == prev_b);
-            prev_b = xb;
-        }
-    float ta[SIDE + 1], tb[SIDE + 1];
-    if (grid) {
-        int last = 0;
+    precise float wy_ = sy - fy0;
+    const int va = int(fy0);
+    /* the columns' first texels grow with x: the row's lie between the first and the last */
+    int u_first, u_last;
+    float w_unused;
+    column(float(x0) + 0.5 + vec.x, u_first, w_unused);
+    column(float(x0 + n - 1) + 0.5 + vec.x, u_last, w_unused);
+    const bool inside = u_first >= wx && u_last + 1 < wx + WS && va >= wy && va + 1 < wy + WS;
+    precise float gx = 0.0, gy = 0.0;
+    if (inside) {
+        const int r0 = (va - wy) * WS - wx, r1 = r0 + WS;
         [[unroll]] for (int c = 0; c < SIDE; c++)
             if (c < n) {
-                int xa, xb;
-                float wx;
+                int ua;
+                float wx_;
                 precise float px = float(x0 + c) + 0.5 + vec.x;
-                column(px, xa, xb, wx);
-                ta[c] = lum0(f, ya + xa), tb[c] = lum0(f, yb + xa);
-                last = xb;
+                column(px, ua, wx_);
+                const float a = r_win[blk][r0 + ua], b = r_win[blk][r0 + ua + 1];
+                const float e = r_win[blk][r1 + ua], g = r_win[blk][r1 + ua + 1];
+                precise float top = a + wx_ * (b - a);
+                precise float bot = e + wx_ * (g - e);
+                precise float o = top + wy_ * (bot - top);
+                const vec3 q = r_grad[blk][lane][c];
+                precise float err = o - q.z;
+                gx += q.x * err, gy += q.y * err;
             }
-        [[unroll]] for (int c = 1; c <= SIDE; c++)
-            if (c == n)
-                ta[c] = lum0(f, ya + last), tb[c] = lum0(f, yb + last);
-    }
-    precise float gx = 0.0, gy = 0.0;
-    [[unroll]] for (int c = 0; c < SIDE; c++)
-        if (c < n) {
-            int xa, xb;
-            float wx;
+    } else {
+        const int ya = clamp(va, 0, H - 1) * W, yb = clamp(va + 1, 0, H - 1) * W;
+        for (int c = 0; c < n; c++) {
+            int ua;
+            float wx_;
             precise float px = float(x0 + c) + 0.5 + vec.x;
-            column(px, xa, xb, wx);
-            float a, b, e, g;
-            if (grid) {
-                a = ta[c], b = ta[c + 1], e = tb[c], g = tb[c + 1];
-            } else {
-                a = lum0(f, ya + xa), b = lum0(f, ya + xb);
-                e = lum0(f, yb + xa), g = lum0(f, yb + xb);
-            }
-            precise float top = a + wx * (b - a);
-            precise float bot = e + wx * (g - e);
-            precise float o = top + wy * (bot - top);
+            column(px, ua, wx_);
+            const int xa = clamp(ua, 0, W - 1), xb = clamp(ua + 1, 0, W - 1);
+            const float a = lum0(f, ya + xa), b = lum0(f, ya + xb);
+            const float e = lum0(f, yb + xa), g = lum0(f, yb + xb);
+            precise float top = a + wx_ * (b - a);
+            precise float bot = e + wx_ * (g - e);
+            precise float o = top + wy_ * (bot - top);
             const vec3 q = r_grad[blk][lane][c];
             precise float err = o - q.z;
             gx += q.x * err, gy += q.y * err;
         }
+    }
     return vec2(gx, gy);
 }
 
@@ -108,42 +121,62 @@ void main()
     const int d = int(gl_WorkGroupID.z);
     const view v = view_of(0);
     const bool valid = bx < v.bw && by < v.bh;
-    const int W = pc.width;
+    const int W = pc.width, H = pc.height;
     const int at = buf(d, cur_of(0)) + by * blocks_of(W) + bx;
     const int x0 = max(bx * B - M, 1), y0 = max(by * B - M, 1);
     const int x1 = min(bx * B + B + M, v.w - 1), y1 = min(by * B + B + M, v.h - 1);
+    const int n = x1 - x0, rows = y1 - y0;
     const int y = y0 + int(lane);
-    const bool row = valid && y < y1; /* this lane's row is in the region */
+    const bool row = valid && int(lane) < rows; /* this lane's row is in the region */
+    const vec2 first = valid ? blocks[at] : vec2(0.0);
+    const int ox = x0 - 1, oy = y0 - 1;
+    const int wx = x0 + int(floor(first.x)) - WM, wy = y0 + int(floor(first.y)) - WM;
+    if (valid) {
+        if (d == 0) {
+            STAGE(luma_cur, luma_prev)
+        } else {
+            STAGE(luma_prev, luma_cur)
+        }
+    }
     if (lane == 0u) {
-        r_vec[blk] = valid ? blocks[at] : vec2(0.0);
+        r_vec[blk] = first;
         r_done[blk] = !valid;
     }
+    barrier();
     if (row) {
+        /* the region's row y: tile row lane + 1, columns 1 .. n */
+        const int o = (int(lane) + 1) * OT + 1;
         precise float hxx = 0.0, hxy = 0.0, hyy = 0.0;
-        for (int x = x0; x < x1; x++) {
-            const int i = y * W + x;
-            precise float ix = 0.5 * (lum0(d, i + 1) - lum0(d, i - 1));
-            precise float iy = 0.5 * (lum0(d, i + W) - lum0(d, i - W));
-            hxx += ix * ix, hxy += ix * iy, hyy += iy * iy;
-            r_grad[blk][lane][x - x0] = vec3(ix, iy, lum0(d, i));
-        }
+        [[unroll]] for (int c = 0; c < SIDE; c++)
+            if (c < n) {
+                const float own = r_own[blk][o + c];
+                precise float ix = 0.5 * (r_own[blk][o + c + 1] - r_own[blk][o + c - 1]);
+                precise float iy = 0.5 * (r_own[blk][o + c + OT] - r_own[blk][o + c - OT]);
+                hxx += ix * ix, hxy += ix * iy, hyy += iy * iy;
+                r_grad[blk][lane][c] = vec3(ix, iy, own);
+            }
         r_h[blk][lane][0] = hxx, r_h[blk][lane][1] = hxy, r_h[blk][lane][2] = hyy;
     }
     barrier();
+    /* lane 0: the rows' sums of the gradient products, once */
+    precise float hxx = 0.0, hxy = 0.0, hyy = 0.0;
+    if (lane == 0u)
+        [[unroll]] for (int r = 0; r < SIDE; r++)
+            if (r < rows)
+                hxx += r_h[blk][r][0], hxy += r_h[blk][r][1], hyy += r_h[blk][r][2];
     for (int it = 0; it < pc.refine; it++) {
         const vec2 vec = r_vec[blk];
         const bool done = r_done[blk];
         if (!done && row) {
-            const vec2 g = row_mismatch(d, blk, lane, x0, x1 - x0, y, vec);
+            const vec2 g = row_mismatch(d, blk, lane, x0, n, y, vec, wx, wy);
             r_g[blk][lane][0] = g.x, r_g[blk][lane][1] = g.y;
         }
         barrier();
         if (lane == 0u && !done) {
-            precise float hxx = 0.0, hxy = 0.0, hyy = 0.0, gx = 0.0, gy = 0.0;
-            for (int r = 0; r < y1 - y0; r++) {
-                hxx += r_h[blk][r][0], hxy += r_h[blk][r][1], hyy += r_h[blk][r][2];
-                gx += r_g[blk][r][0], gy += r_g[blk][r][1];
-            }
+            precise float gx = 0.0, gy = 0.0;
+            [[unroll]] for (int r = 0; r < SIDE; r++)
+                if (r < rows)
+                    gx += r_g[blk][r][0], gy += r_g[blk][r][1];
             precise float det = hxx * hyy - hxy * hxy;
             precise float tr = hxx + hyy;
             precise float lim = 1e-4 * tr * tr;

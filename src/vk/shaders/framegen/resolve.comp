@@ -9,14 +9,13 @@
  * weighted by its nearness in time and whether its frame sees the surface (game vectors) or
  * the frame's edge (flow), the sharper side favoured, clamped as resolve.c says; the blend
  * (1 - t) A + t B at q when the host asks for it or the scene surface holds a cut.
- * The positions are `precise`, in the CPU's order; the Lanczos weights' sines and the
- * sharpness's exponential are the device's, within a few ulps of the C library's
- * (test_vk_framegen's tolerance). Invocation 0 of each workgroup computes the camera's
- * powers into shared memory; where the workgroup's Lanczos windows in a frame fit 20 x 20
- * pixels (motion that varies by less than 14 pixels across it), the workgroup loads them
- * into shared memory once and the taps read them there (the same colours: a tile's texel is
- * what the tap would fetch), not 36 global loads a sample. One invocation per pixel, 8 x 8 a
- * workgroup. */
+ * The positions are `precise`, in the CPU's order; the Lanczos weights' sine and cosine and
+ * the sharpness's exponential are the device's, within a few ulps of the C library's
+ * (test_vk_framegen's tolerance). The camera's powers G^t and G^-(1 - t): from the camera
+ * surface (the splat's powers step computed them, camera.glsl). The taps are loads from
+ * memory: the GPU's L1 serves a window's neighbours (a shared-memory tile of the workgroup's
+ * windows, with three barriers and shared atomics, made the pass 2.4x slower on an H100:
+ * 400 us at 1080p, not 166). One invocation per pixel, 8 x 8 a workgroup. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
@@ -42,23 +41,20 @@ layout(push_constant) uniform Push {
 
 #define FG_INVALID 1e30
 
-shared float res_ga[9], res_gb[9];
-shared bool res_has;
+bool res_has; /* a camera model (each invocation's own: main) */
 
-/* The workgroup's Lanczos windows in each frame (0: N-1, 1: N), where they fit TILE x TILE:
- * the colours fetch() gives from tile_box's corner, loaded once by the workgroup (a window's
- * 36 taps are mostly its neighbours' too), rgb only (alpha is never used). */
-#define TILE 20
-#define GROUP 64 /* invocations of a workgroup */
-shared float tile_r[2][TILE * TILE], tile_g[2][TILE * TILE], tile_b[2][TILE * TILE];
-shared int tile_box[2][4]; /* least first tap x, y, largest x, y */
-
+/* upf__fg_lanczos3_weights, with sin(pi f) = sin(3 u) = s3 (3 - 4 s3^2) (u = pi f / 3; the
+ * triple-angle identity, from the angle-addition ones): one sine and one cosine, not three
+ * calls. Every weight but a centred one (1) has the factor +-sin(pi f), which the
+ * normalisation by their sum cancels, so its few ulps from the C library's sinf do not move
+ * the sample. */
 void lanczos3_weights(float f, out float w[6])
 {
     const float sn[6] = float[6](-0.8660254, -0.8660254, 0.0, 0.8660254, 0.8660254, 0.0);
     const float cn[6] = float[6](-0.5, 0.5, 1.0, 0.5, -0.5, -1.0);
     const float pi = 3.14159265358979;
-    const float s1 = sin(pi * f), s3 = sin(pi * f / 3.0), c3 = cos(pi * f / 3.0);
+    const float u = pi * f / 3.0, s3 = sin(u), c3 = cos(u);
+    const float s1 = s3 * (3.0 - 4.0 * s3 * s3);
     for (int i = 0; i < 6; i++) {
         const float d = float(i - 2) - f;
         if (abs(d) < 1e-4) {
@@ -76,18 +72,8 @@ vec4 fetch(bool from_prev, int x, int y)
     return from_prev ? prev[i] : cur[i];
 }
 
-/* fetch(), from the workgroup's tile where `tiled` */
-vec4 fetch_tap(bool from_prev, bool tiled, int x, int y)
-{
-    if (!tiled)
-        return fetch(from_prev, x, y);
-    const int f = from_prev ? 0 : 1;
-    const int k = (y - tile_box[f][1]) * TILE + x - tile_box[f][0];
-    return vec4(tile_r[f][k], tile_g[f][k], tile_b[f][k], 1.0);
-}
-
 /* upf__fg_sample4_lanczos */
-vec4 sample_lanczos(bool from_prev, bool tiled, float x, float y, out vec4 lo, out vec4 hi)
+vec4 sample_lanczos(bool from_prev, float x, float y, out vec4 lo, out vec4 hi)
 {
     x -= 0.5, y -= 0.5;
     const float fx0 = floor(x), fy0 = floor(y);
@@ -103,7 +89,7 @@ vec4 sample_lanczos(bool from_prev, bool tiled, float x, float y, out vec4 lo, o
     lo = vec4(1.0 / 0.0), hi = vec4(-1.0 / 0.0);
     for (int j = 0; j < 6; j++)
         for (int i = 0; i < 6; i++) {
-            const vec4 p = fetch_tap(from_prev, tiled, x0 - 2 + i, y0 - 2 + j);
+            const vec4 p = fetch(from_prev, x0 - 2 + i, y0 - 2 + j);
             acc += (wx[i] * wy[j]) * p;
             if ((i == 2 || i == 3) && (j == 2 || j == 3))
                 lo = min(lo, p), hi = max(hi, p);
@@ -154,9 +140,12 @@ bool resolve_plan(int x, int y, out vec2 a, out vec2 b, out float wa, out float 
     precise vec2 m = mt.xy;
     precise float ax = qx + t * m.x, ay = qy + t * m.y;
     precise float bx = qx - (1.0 - t) * m.x, by = qy - (1.0 - t) * m.y;
-    float cax, cay, cbx, cby;
-    if (res_has && cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], res_ga, qx, qy, cax, cay) &&
-        cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], res_gb, qx, qy, cbx, cby)) {
+    float cax, cay, cbx, cby, ga[9], gb[9];
+    if (res_has)
+        for (int k = 0; k < 9; k++)
+            ga[k] = cam[CAM_POW_A + k], gb[k] = cam[CAM_POW_B + k];
+    if (res_has && cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], ga, qx, qy, cax, cay) &&
+        cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], gb, qx, qy, cbx, cby)) {
         ax = cax + t * mt.x, ay = cay + t * mt.y;
         bx = cbx - (1.0 - t) * mt.x, by = cby - (1.0 - t) * mt.y;
         m = vec2(ax - bx, ay - by);
@@ -170,14 +159,14 @@ bool resolve_plan(int x, int y, out vec2 a, out vec2 b, out float wa, out float 
     return !(wa + wb > 1e-4); /* o: 0, neither frame sees the surface */
 }
 
-/* resolve's second half: the samples (from the tiles where tiled_a, tiled_b), their blend */
-vec4 resolve_sample(vec2 a, vec2 b, float wa, float wb, bool tiled_a, bool tiled_b)
+/* resolve's second half: the samples, their blend */
+vec4 resolve_sample(vec2 a, vec2 b, float wa, float wb)
 {
     const float ax = a.x, ay = a.y, bx = b.x, by = b.y;
     vec4 A = vec4(0.0), B = vec4(0.0), lo, hi, lo2, hi2;
     if (wa > 0.0 && wb > 0.0) {
-        A = sample_lanczos(true, tiled_a, ax, ay, lo, hi);
-        B = sample_lanczos(false, tiled_b, bx, by, lo2, hi2);
+        A = sample_lanczos(true, ax, ay, lo, hi);
+        B = sample_lanczos(false, bx, by, lo2, hi2);
         if (pc.visibility != 0u) {
             wa *= exp(-pc.sharpness * off_centre2(ax, ay));
             wb *= exp(-pc.sharpness * off_centre2(bx, by));
@@ -188,73 +177,25 @@ vec4 resolve_sample(vec2 a, vec2 b, float wa, float wb, bool tiled_a, bool tiled
             lo = vec4(-1.0 / 0.0), hi = vec4(1.0 / 0.0);
         }
     } else if (wa > 0.0) {
-        A = sample_lanczos(true, tiled_a, ax, ay, lo, hi);
+        A = sample_lanczos(true, ax, ay, lo, hi);
     } else {
-        B = sample_lanczos(false, tiled_b, bx, by, lo, hi);
+        B = sample_lanczos(false, bx, by, lo, hi);
     }
     const float n = 1.0 / (wa + wb);
     const vec3 v = (wa * A.rgb + wb * B.rgb) * n;
     return vec4(clamp(v, lo.rgb, hi.rgb), 1.0);
 }
 
-/* The tiles (every invocation calls this; `use_*`: this invocation samples that frame at
- * p_*): each frame's tile where the workgroup's windows fit it. Returns whether they did. */
-bvec2 load_tiles(bool use_a, vec2 pa, bool use_b, vec2 pb)
-{
-    const int me = int(gl_LocalInvocationIndex);
-    if (me < 2)
-        tile_box[me] = int[4](pc.width, pc.height, -pc.width - 8, -pc.height - 8);
-    barrier();
-    for (int f = 0; f < 2; f++) {
-        const vec2 p = f == 0 ? pa : pb;
-        if (f == 0 ? use_a : use_b) { /* the first tap as sample_lanczos takes it */
-            const int x0 = int(floor(p.x - 0.5)) - 2, y0 = int(floor(p.y - 0.5)) - 2;
-            atomicMin(tile_box[f][0], x0), atomicMin(tile_box[f][1], y0);
-            atomicMax(tile_box[f][2], x0), atomicMax(tile_box[f][3], y0);
-        }
-    }
-    barrier();
-    bvec2 fits;
-    for (int f = 0; f < 2; f++) {
-        const int bx = tile_box[f][0], by = tile_box[f][1];
-        fits[f] = tile_box[f][2] >= bx && tile_box[f][2] - bx + 6 <= TILE &&
-                  tile_box[f][3] - by + 6 <= TILE;
-        if (fits[f])
-            for (int k = me; k < TILE * TILE; k += GROUP) {
-                const vec4 c = fetch(f == 0, bx + k % TILE, by + k / TILE);
-                tile_r[f][k] = c.r, tile_g[f][k] = c.g, tile_b[f][k] = c.b;
-            }
-    }
-    barrier();
-    return fits;
-}
-
 void main()
 {
-    if (gl_LocalInvocationIndex == 0) {
-        res_has = pc.blend == 0u && scene[0] == 0.0 && cam[CAM_HAS] != 0.0;
-        if (res_has) {
-            float lg[9], ga[9], gb[9];
-            for (int i = 0; i < 9; i++)
-                lg[i] = cam[CAM_LOG + i];
-            cam_power(lg, pc.t, ga);
-            cam_power(lg, -(1.0 - pc.t), gb);
-            res_ga = ga;
-            res_gb = gb;
-        }
-    }
-    barrier();
+    res_has = pc.blend == 0u && scene[0] == 0.0 && cam[CAM_HAS] != 0.0;
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
-    const bool in_frame = x < pc.width && y < pc.height;
+    if (x >= pc.width || y >= pc.height)
+        return;
     vec2 a, b;
     float wa = 0.0, wb = 0.0;
     vec4 o = vec4(0.0);
-    const bool done = !in_frame || resolve_plan(x, y, a, b, wa, wb, o);
-    bvec2 tiled = bvec2(false);
-    if (pc.blend == 0u && scene[0] == 0.0) /* the same for the whole dispatch */
-        tiled = load_tiles(!done && wa > 0.0, a, !done && wb > 0.0, b);
-    if (!done)
-        o = resolve_sample(a, b, wa, wb, tiled.x, tiled.y);
-    if (in_frame)
-        resolved[y * pc.width + x] = o;
+    if (!resolve_plan(x, y, a, b, wa, wb, o))
+        o = resolve_sample(a, b, wa, wb);
+    resolved[y * pc.width + x] = o;
 }

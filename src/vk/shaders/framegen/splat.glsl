@@ -22,25 +22,17 @@
 #define FG_NONE 0xffffffffu
 
 #ifdef SPLAT_CAMERA
-shared float splat_g[9], splat_pw[9];
-shared bool splat_has;
+float splat_g[9], splat_pw[9]; /* each invocation's own copy of G and G^shift */
+bool splat_has;
 
-/* Every invocation of the workgroup calls this first (a barrier inside). */
-void splat_camera_setup(float shift)
+/* Every invocation calls this first: the model and the phase's powers G and G^shift from the
+ * camera surface (the splat's powers step wrote them: splat.comp). */
+void splat_camera_setup()
 {
-    if (gl_LocalInvocationIndex == 0) {
-        splat_has = cam[CAM_HAS] != 0.0;
-        if (splat_has) {
-            float lg[9], g[9], pw[9];
-            for (int i = 0; i < 9; i++)
-                lg[i] = cam[CAM_LOG + i];
-            cam_power(lg, 1.0, g);
-            cam_power(lg, shift, pw);
-            splat_g = g;
-            splat_pw = pw;
-        }
-    }
-    barrier();
+    splat_has = cam[CAM_HAS] != 0.0;
+    if (splat_has)
+        for (int i = 0; i < 9; i++)
+            splat_g[i] = cam[CAM_POW_G + i], splat_pw[i] = cam[CAM_POW_SHIFT + i];
 }
 #endif
 
