@@ -2,7 +2,8 @@
  * depth order, disocclusion on a synthetic scene, optical flow on a translated texture, the
  * fallback blend and its reasons, the HUD with and without its layer, factors sharing the
  * motion, thread independence, bad input, a turning camera's curved path (the camera
- * model), and the resolve's preference for the sharper of the two fetches. */
+ * model), the resolve's preference for the sharper of the two fetches, and the flow at the
+ * frame's edges (a pan's incoming strip on the left, its hole on the right). */
 #include "test_util.h"
 
 #include "core/color.h"
@@ -314,6 +315,47 @@ static void test_flow_pan_edge(void)
     CHECKF(edge < 0.005, "flow pan: the right edge's strip errs by %.4f (inside %.4f)", edge,
            inner);
     printf("flow pan edge: right strip error %.4f, inside %.4f\n", edge, inner);
+    upf_interpolate_destroy(&e);
+    free(a.f), free(b.f), free(truth.f), free(out.f);
+    upf_context_destroy(&ctx);
+}
+
+/* A pan that brings content in over the LEFT edge (the texture moves right by D a frame): the
+ * pixels of N within D of that edge have no match in N-1 (it lies beyond the frame), and the
+ * flow's choose step compared its candidates there against N-1's repeated edge column. In a
+ * smooth region the zero vector then matched best: the strip kept zero, lost its
+ * forward/backward check, and where nothing else landed at t = 1/2 the made frame showed N's
+ * pixel unmoved (the blocky tears along the left edge of the real pan clip), and the blocks'
+ * vectors there were 1-3 px off. Now a quad whose window lies wholly beyond the frame takes
+ * the vector of the first block inward that stays inside: of the strip's vectors 64 of 1536
+ * more than 2 px off (1032 before; the 64: the bottom-left corner's block, whose search found
+ * zero, inside the frame), the strip's error 0.0011 (0.0295 before). */
+static void test_flow_left_edge(void)
+{
+    enum { W = 192, H = 96, D = 20 };
+    upf_context *ctx = test_context(2);
+    img a = make(W, H, UPF_FORMAT_RGBA32F), b = make(W, H, UPF_FORMAT_RGBA32F);
+    img truth = make(W, H, UPF_FORMAT_RGBA32F), out = make(W, H, UPF_FORMAT_RGBA32F);
+    img *fr[3] = { &a, &truth, &b };
+    for (int k = 0; k < 3; k++)
+        textured(fr[k], D, 0.0, 0.5 * k, 21);
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
+                                                                            .height = H));
+    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 1, 2, 0, NULL, NULL, 0 };
+    CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
+    const upf__passes *ps = upf__interpolate_passes(e);
+    const float *mo = ps->surface[UPF__FG_MOTION].data;
+    long wrong = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < D - 4; x++) /* where a quad's whole window lies beyond the frame */
+            wrong += fabsf(mo[2 * ((size_t)y * W + x)] + (float)D) > 2.0f;
+    const double edge = mean_abs(&out, &truth, 0, 8, D / 2, H - 8);
+    const double inner = mean_abs(&out, &truth, D, 8, W - D, H - 8);
+    CHECKF(wrong < (D - 4) * H / 10, "flow left edge: %ld of %d vectors of the strip off by 2 px",
+           wrong, (D - 4) * H);
+    CHECKF(edge < 0.005, "flow left edge: the left strip errs by %.4f (inside %.4f)", edge, inner);
+    printf("flow left edge: %ld of %d vectors off, left strip error %.4f, inside %.4f\n", wrong,
+           (D - 4) * H, edge, inner);
     upf_interpolate_destroy(&e);
     free(a.f), free(b.f), free(truth.f), free(out.f);
     upf_context_destroy(&ctx);
@@ -1188,6 +1230,7 @@ int main(void)
     test_square();
     test_flow();
     test_flow_pan_edge();
+    test_flow_left_edge();
     test_flow_cut();
     test_fallback();
     test_hud();

@@ -33,6 +33,12 @@
  *  4. Each 2x2 quad of pixels takes, of the vectors of the four blocks nearest it and zero,
  *     the one with the least SAD over the 4x4 pixels around the quad, the other frame
  *     sampled bilinearly (sharp motion edges instead of blocks; a still HUD keeps zero).
+ *     Where the 4x4 pixels, moved by the quad's own block's vector, lie wholly outside the
+ *     frame (content that came into view over the edge: its match is not in the other
+ *     frame, whose samples there all repeat its edge), nothing can be compared: the quad
+ *     takes the vector of the first block towards the frame's inside whose vector keeps it
+ *     inside (the motion continued to the edge; the tears along the left edge of a pan,
+ *     issue 35).
  *  5. Forward/backward consistency: a pixel p of N with vector m is consistent when the
  *     backward vector at p + m (nearest pixel) is within consistency + consistency_rel |m|
  *     of -m (a vector that leaves the frame counts as consistent). The priority of a
@@ -283,6 +289,55 @@ static float quad_sad(const level_view *v, int x0, int y0, float mx, float my, f
     return sum;
 }
 
+/* Where the pixels x0 .. x1, y0 .. y1 (edges) of level 0 moved by vector m leave the other
+ * frame: per axis -1 past its start, 1 past its end, 0 inside, with a pixel's slack (a still
+ * edge's sub-pixel noise; the bilinear samples there are still the frame's). */
+#define FLOW_EDGE_SLACK 1.0f
+static bool beyond(const flow_job *j, int x0, int y0, int x1, int y1, const float *m)
+{
+    const float ax = (float)x0 + m[0], ay = (float)y0 + m[1];
+    const float bx = (float)x1 + m[0], by = (float)y1 + m[1];
+    return ax < -FLOW_EDGE_SLACK || bx > (float)j->W + FLOW_EDGE_SLACK ||
+           ay < -FLOW_EDGE_SLACK || by > (float)j->H + FLOW_EDGE_SLACK;
+}
+
+/* Whether the pixels x0 .. x1, y0 .. y1 (edges) moved by m lie wholly outside the frame, and
+ * past which end per axis (-1 its start, 1 its end, 0 neither). */
+static bool outside(const flow_job *j, int x0, int y0, int x1, int y1, const float *m, int *sx,
+                    int *sy)
+{
+    const float ax = (float)x0 + m[0], ay = (float)y0 + m[1];
+    const float bx = (float)x1 + m[0], by = (float)y1 + m[1];
+    *sx = bx <= 0.0f ? -1 : ax >= (float)j->W ? 1 : 0;
+    *sy = by <= 0.0f ? -1 : ay >= (float)j->H ? 1 : 0;
+    return *sx || *sy;
+}
+
+/* A quad whose 4x4 window, moved by its own block's vector, lies wholly outside the frame
+ * (content that came into view over the edge in this direction) has nothing in the other
+ * frame to be matched or compared against (its samples there all repeat the edge): the
+ * vector of the first block towards the frame's inside (at most FLOW_EDGE_WALK blocks away)
+ * that stays inside (within a pixel), the motion continued to the edge; the own block's where
+ * there is none. NULL for a quad partly inside (compared as before: a small object leaving
+ * the frame keeps its own vector). */
+#define FLOW_EDGE_WALK 32
+static const float *edge_vector(const flow_job *j, int d, int qx0, int qy0, int bx, int by)
+{
+    const float *own = j->vec[d] + 2 * ((size_t)by * j->bs + bx);
+    int sx, sy;
+    if (!outside(j, qx0 - 1, qy0 - 1, qx0 + 3, qy0 + 3, own, &sx, &sy))
+        return NULL;
+    for (int k = 1; k <= FLOW_EDGE_WALK; k++) {
+        const int x = bx - k * sx, y = by - k * sy;
+        if (x < 0 || y < 0 || x >= j->bw || y >= j->bh)
+            break;
+        const float *v = j->vec[d] + 2 * ((size_t)y * j->bs + x);
+        if (!beyond(j, x * B, y * B, UPF_MIN(x * B + B, j->W), UPF_MIN(y * B + B, j->H), v))
+            return v;
+    }
+    return own;
+}
+
 static void choose_row(void *priv, int qy, int worker)
 {
     (void)worker;
@@ -308,7 +363,16 @@ static void choose_row(void *priv, int qy, int worker)
             const int own = (x0 / B == UPF_CLAMP(bx0 + 1, 0, j->bw - 1) ? 1 : 0) +
                             (y0 / B == UPF_CLAMP(by0 + 1, 0, j->bh - 1) ? 2 : 0);
             int best = own;
-            float best_sad = quad_sad(v, x0, y0, cand[own][0], cand[own][1], INFINITY);
+            const float *edge = edge_vector(j, d, x0, y0,
+                                            UPF_CLAMP(bx0 + (own & 1), 0, j->bw - 1),
+                                            UPF_CLAMP(by0 + (own >> 1), 0, j->bh - 1));
+            if (edge) {
+                /* beyond the frame: no candidate can be compared, the edge's vector */
+                cand[own][0] = edge[0], cand[own][1] = edge[1];
+                n = 0;
+            }
+            float best_sad = edge ? 0.0f : quad_sad(v, x0, y0, cand[own][0], cand[own][1],
+                                                    INFINITY);
             for (int k = 0; k < n; k++) {
                 if (k == own)
                     continue;
