@@ -620,6 +620,52 @@ static void test_first_frame(upf_context *ctx, test_rng *rng)
     synth_free(&s);
 }
 
+/* The spatial fill held to the samples' range (accumulate.c step 4): on the first frame (no
+ * history, so every pixel takes the fill whole) of the synthetic scene at 2x, each output
+ * pixel's working colour lies in the range of the 3x3 samples around its nearest one, as the
+ * plain estimate does. Without the clamp the spatial engine's edges overshot it. */
+static void test_fill_range(upf_context *ctx)
+{
+    const int w = 32, h = 24, ow = 64, oh = 48;
+    synth s = synth_make(w, h, 0, false);
+    s.jx = 0.23, s.jy = -0.31;
+    synth_render(&s);
+    upf_temporal *t = make_engine(ctx, w, h, ow, oh, 0, UPF_TEMPORAL_SPATIAL_FILL);
+    float *out = malloc(16 * (size_t)ow * oh);
+    if (!t || !out)
+        goto done;
+    upf_image img[3], oi = { out, ow, oh, 0, UPF_FORMAT_RGBA32F };
+    upf_temporal_frame f = synth_frame(&s, img);
+    CHECK_OK(ctx, upf_temporal_run(t, &f, &oi));
+    const float *col = surf(t, UPF__TP_COLOR)->data, *hist = surf(t, UPF__TP_HISTORY)->data;
+    double worst = 0;
+    long outside = 0;
+    for (int Y = 0; Y < oh; Y++)
+        for (int X = 0; X < ow; X++) {
+            const float sx = (X + 0.5f) / 2.0f, sy = (Y + 0.5f) / 2.0f;
+            const int ix = UPF_CLAMP((int)floorf(sx - (float)s.jx), 0, w - 1);
+            const int iy = UPF_CLAMP((int)floorf(sy - (float)s.jy), 0, h - 1);
+            for (int k = 0; k < 3; k++) {
+                float lo = INFINITY, hi = -INFINITY;
+                for (int n = 0; n < 9; n++) {
+                    const float v = col[4 * ((size_t)UPF_CLAMP(iy + n / 3 - 1, 0, h - 1) * w +
+                                             UPF_CLAMP(ix + n % 3 - 1, 0, w - 1)) + k];
+                    lo = fminf(lo, v), hi = fmaxf(hi, v);
+                }
+                const float v = hist[4 * ((size_t)Y * ow + X) + k];
+                const double e = fmax(lo - v, v - hi);
+                outside += e > 1e-6;
+                worst = fmax(worst, e);
+            }
+        }
+    CHECKF(outside == 0, "fill: %ld channels outside the 3x3 samples' range, by up to %.4g",
+           outside, worst);
+done:
+    free(out);
+    upf_temporal_destroy(&t);
+    synth_free(&s);
+}
+
 /* The sharpen against its formula (second frame of a static scene, so the history is not a
  * plain upsample), and its properties: identity at 0, never outside the cross's range. */
 static void test_sharpen(upf_context *ctx)
@@ -1477,6 +1523,7 @@ int main(void)
     for (int k = 0; k < 3; k++)
         test_first_frame(k & 1 ? c2 : c1, &rng);
     test_sharpen(c2);
+    test_fill_range(c2);
     test_convergence(c2);
     test_equivalences();
     test_reset(c2);

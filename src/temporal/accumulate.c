@@ -26,7 +26,9 @@
  *     estimate E = sum L2 col / w, clamped to the range of the 3x3 samples around i. With the
  *     spatial fill, a pixel that is not yet confident takes the spatial engine's upscale
  *     instead, (1 - c) of it (not where the upsample is brighter than the fill can be: HDR),
- *     read where the jitter put it. Its weight in the history is
+ *     read where the jitter put it and clamped to the same 3x3 range (beside a mover the
+ *     spatial engine's edges overshot it: docs/TEMPORAL.md, "the spatial fill's range").
+ *     Its weight in the history is
  *     w k_x k_y / (r_x r_y): one frame of samples at the output scale counts w, a smooth
  *     upsample counts as much as one frame's samples on average; a still, confident pixel's
  *     counts still_share() of that (SAMPLE_SHARE_STILL at 2x, _3X from 3x up).
@@ -376,8 +378,10 @@ static void acc_row(void *priv, int Y, int worker)
             /* T(1) = 1/2: above that the fill (clamped to [0, 1] linear) cannot follow. */
             float hdr = sat((hi[0] - 0.45f) * 20.0f);
             float t = (1.0f - conf) * (1.0f - hdr);
-            for (int ch = 0; ch < 3; ch++)
+            for (int ch = 0; ch < 3; ch++) { /* held to the samples' range, as the estimate */
+                fy[ch] = fy[ch] < lo[ch] ? lo[ch] : fy[ch] > hi[ch] ? hi[ch] : fy[ch];
                 est[ch] += (fy[ch] - est[ch]) * t;
+            }
         }
         const float share = 1.0f - (1.0f - still_share(rx, ry)) * still * conf;
         const float wcur = (wsum > 0.0f ? wsum : 0.0f) * (kx * ky) / (rx * ry) * share;

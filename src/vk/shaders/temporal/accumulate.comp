@@ -260,7 +260,7 @@ void main()
     const float est_y = est.x;
     if (pc.fill != 0u && conf < 1.0) {
         vec3 f = max(sample_fill(X, Y), vec3(0.0));
-        vec3 fy = upf_rgb_to_ycocg(upf_tonemap(f));
+        vec3 fy = clamp(upf_rgb_to_ycocg(upf_tonemap(f)), lo, hi); /* the samples' range */
         float hdr = upf_sat((hi.x - 0.45) * 20.0);
         float t = (1.0 - conf) * (1.0 - hdr);
         est += (fy - est) * t;
