@@ -39,12 +39,19 @@ shared float r_own[4][OT * OT];    /* own frame, rows y0 - 1 .., columns x0 - 1 
 shared float r_win[4][WS * WS];    /* other frame, rows wy0 .., columns wx0 .. (clamped) */
 
 /* Block blk's tiles: its 16 lanes load them, the own frame's (tile origin (ox, oy)) and the
- * other's (origin (wx, wy)), every coordinate clamped into the frame. */
+ * other's (origin (wx, wy)), every coordinate clamped into the frame (no clamps where a tile
+ * lies inside it). */
+#define STAGE_TILE(DST, BUF, SIDE_, X, Y)                                                     \
+    if ((X) >= 0 && (Y) >= 0 && (X) + SIDE_ <= W && (Y) + SIDE_ <= H) {                       \
+        [[unroll]] for (int i = int(lane); i < SIDE_ * SIDE_; i += 16)                       \
+            DST[i] = BUF[((Y) + i / SIDE_) * W + (X) + i % SIDE_];                            \
+    } else {                                                                                  \
+        [[unroll]] for (int i = int(lane); i < SIDE_ * SIDE_; i += 16)                       \
+            DST[i] = BUF[clamp((Y) + i / SIDE_, 0, H - 1) * W + clamp((X) + i % SIDE_, 0, W - 1)]; \
+    }
 #define STAGE(OWNBUF, OTHERBUF)                                                               \
-    [[unroll]] for (int i = int(lane); i < OT * OT; i += 16)                                 \
-        r_own[blk][i] = OWNBUF[clamp(oy + i / OT, 0, H - 1) * W + clamp(ox + i % OT, 0, W - 1)]; \
-    [[unroll]] for (int i = int(lane); i < WS * WS; i += 16)                                 \
-        r_win[blk][i] = OTHERBUF[clamp(wy + i / WS, 0, H - 1) * W + clamp(wx + i % WS, 0, W - 1)];
+    STAGE_TILE(r_own[blk], OWNBUF, OT, ox, oy)                                                \
+    STAGE_TILE(r_win[blk], OTHERBUF, WS, wx, wy)
 
 /* Column x of upf__fg_sample1 at horizontal position px: its first texel unclamped (the
  * second is one more) and weight. */
