@@ -170,11 +170,17 @@ float row_texture(int blk, int y, int tw)
 }
 
 /* Frame BUF's level (view v) at tile origin (x, y) + (i % side, i / side) into shared array
- * DST from lane `lane` on, LANES apart, edges repeated. */
+ * DST from lane `lane` on, LANES apart, edges repeated (no clamps for a tile inside the
+ * level). */
 #define STAGE_TILE(DST, BUF, count, side, x, y)                                               \
-    for (int i = lane; i < (count); i += LANES)                                               \
-        DST[i] = BUF[v.off + clamp((y) + i / (side), 0, v.h - 1) * pc.width +                 \
-                     clamp((x) + i % (side), 0, v.w - 1)];
+    if ((x) >= 0 && (y) >= 0 && (x) + (side) <= v.w && (y) + (side) <= v.h) {                \
+        for (int i = lane; i < (count); i += LANES)                                           \
+            DST[i] = BUF[v.off + ((y) + i / (side)) * pc.width + (x) + i % (side)];            \
+    } else {                                                                                  \
+        for (int i = lane; i < (count); i += LANES)                                           \
+            DST[i] = BUF[v.off + clamp((y) + i / (side), 0, v.h - 1) * pc.width +             \
+                         clamp((x) + i % (side), 0, v.w - 1)];                                \
+    }
 
 /* Workgroup (x, y, d): blocks (2x, y) and (2x + 1, y) of direction d. */
 void search(int l)

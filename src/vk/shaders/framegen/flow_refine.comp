@@ -6,12 +6,12 @@
  * 12 of them). First every luma value the block can need goes to shared memory, all loads at
  * once (a branch on the frame per loop, not per load): the own frame's region and the pixel
  * around it (14 x 14), and the other frame's window that the bilinear samples of the region
- * can reach while the vector moves at most a pixel per component a step (the region + 5
- * texels each side around the vector's floor: 22 x 22, edges repeated); a row whose samples
+ * can reach while the vector moves at most a pixel per component a step (the region + 4
+ * texels each side around the vector's floor: 20 x 20, edges repeated); a row whose samples
  * leave it (more steps than 3, or a rounding) reads its texels from the buffer instead (the
  * same texels). The gradients and their row sums (hxx, hxy, hyy) do not depend on the vector:
  * each lane computes its row's once from the tile, in the CPU's order along the row, keeping
- * the gradients (and own pixels) in shared memory; lane 0 adds the rows' once (the same
+ * the gradients in shared memory; lane 0 adds the rows' once (the same
  * floats as the CPU's, which recomputes the identical sums every step). Per step each lane
  * sums only its row's mismatch terms (gx, gy), the bilinear sample of the other frame at the
  * moved vector from the window, and lane 0 adds the rows in order and takes the step.
@@ -27,24 +27,31 @@ layout(local_size_x = 64) in;
 #define M 2           /* flow.c's REFINE_MARGIN */
 #define SIDE (B + 2 * M)
 #define OT (SIDE + 2) /* the own tile: the region and a pixel around it */
-#define WM 5          /* the window's margin around the region at the first vector's floor */
+#define WM 4          /* the window's margin around the region at the first vector's floor */
 #define WS (SIDE + 2 * WM)
 
 shared vec2 r_vec[4];
 shared bool r_done[4];
 shared float r_h[4][SIDE][3];  /* per row: hxx, hxy, hyy */
 shared float r_g[4][SIDE][2];  /* per row and step: gx, gy */
-shared vec3 r_grad[4][SIDE][SIDE]; /* (ix, iy, own luma) of the region's pixels */
+shared vec2 r_grad[4][SIDE][SIDE]; /* (ix, iy) of the region's pixels */
 shared float r_own[4][OT * OT];    /* own frame, rows y0 - 1 .., columns x0 - 1 .. */
 shared float r_win[4][WS * WS];    /* other frame, rows wy0 .., columns wx0 .. (clamped) */
 
 /* Block blk's tiles: its 16 lanes load them, the own frame's (tile origin (ox, oy)) and the
- * other's (origin (wx, wy)), every coordinate clamped into the frame. */
+ * other's (origin (wx, wy)), every coordinate clamped into the frame (no clamps where a tile
+ * lies inside it). */
+#define STAGE_TILE(DST, BUF, SIDE_, X, Y)                                                     \
+    if ((X) >= 0 && (Y) >= 0 && (X) + SIDE_ <= W && (Y) + SIDE_ <= H) {                       \
+        [[unroll]] for (int i = int(lane); i < SIDE_ * SIDE_; i += 16)                       \
+            DST[i] = BUF[((Y) + i / SIDE_) * W + (X) + i % SIDE_];                            \
+    } else {                                                                                  \
+        [[unroll]] for (int i = int(lane); i < SIDE_ * SIDE_; i += 16)                       \
+            DST[i] = BUF[clamp((Y) + i / SIDE_, 0, H - 1) * W + clamp((X) + i % SIDE_, 0, W - 1)]; \
+    }
 #define STAGE(OWNBUF, OTHERBUF)                                                               \
-    [[unroll]] for (int i = int(lane); i < OT * OT; i += 16)                                 \
-        r_own[blk][i] = OWNBUF[clamp(oy + i / OT, 0, H - 1) * W + clamp(ox + i % OT, 0, W - 1)]; \
-    [[unroll]] for (int i = int(lane); i < WS * WS; i += 16)                                 \
-        r_win[blk][i] = OTHERBUF[clamp(wy + i / WS, 0, H - 1) * W + clamp(wx + i % WS, 0, W - 1)];
+    STAGE_TILE(r_own[blk], OWNBUF, OT, ox, oy)                                                \
+    STAGE_TILE(r_win[blk], OTHERBUF, WS, wx, wy)
 
 /* Column x of upf__fg_sample1 at horizontal position px: its first texel unclamped (the
  * second is one more) and weight. */
@@ -75,6 +82,7 @@ vec2 row_mismatch(int d, uint blk, uint lane, int x0, int n, int y, vec2 vec, in
     column(float(x0) + 0.5 + vec.x, u_first, w_unused);
     column(float(x0 + n - 1) + 0.5 + vec.x, u_last, w_unused);
     const bool inside = u_first >= wx && u_last + 1 < wx + WS && va >= wy && va + 1 < wy + WS;
+    const int own0 = (int(lane) + 1) * OT + 1; /* the row's own pixels in the tile */
     precise float gx = 0.0, gy = 0.0;
     if (inside) {
         const int r0 = (va - wy) * WS - wx, r1 = r0 + WS;
@@ -89,8 +97,8 @@ vec2 row_mismatch(int d, uint blk, uint lane, int x0, int n, int y, vec2 vec, in
                 precise float top = a + wx_ * (b - a);
                 precise float bot = e + wx_ * (g - e);
                 precise float o = top + wy_ * (bot - top);
-                const vec3 q = r_grad[blk][lane][c];
-                precise float err = o - q.z;
+                const vec2 q = r_grad[blk][lane][c];
+                precise float err = o - r_own[blk][own0 + c];
                 gx += q.x * err, gy += q.y * err;
             }
     } else {
@@ -106,8 +114,8 @@ vec2 row_mismatch(int d, uint blk, uint lane, int x0, int n, int y, vec2 vec, in
             precise float top = a + wx_ * (b - a);
             precise float bot = e + wx_ * (g - e);
             precise float o = top + wy_ * (bot - top);
-            const vec3 q = r_grad[blk][lane][c];
-            precise float err = o - q.z;
+            const vec2 q = r_grad[blk][lane][c];
+            precise float err = o - r_own[blk][own0 + c];
             gx += q.x * err, gy += q.y * err;
         }
     }
@@ -149,11 +157,10 @@ void main()
         precise float hxx = 0.0, hxy = 0.0, hyy = 0.0;
         [[unroll]] for (int c = 0; c < SIDE; c++)
             if (c < n) {
-                const float own = r_own[blk][o + c];
                 precise float ix = 0.5 * (r_own[blk][o + c + 1] - r_own[blk][o + c - 1]);
                 precise float iy = 0.5 * (r_own[blk][o + c + OT] - r_own[blk][o + c - OT]);
                 hxx += ix * ix, hxy += ix * iy, hyy += iy * iy;
-                r_grad[blk][lane][c] = vec3(ix, iy, own);
+                r_grad[blk][lane][c] = vec2(ix, iy);
             }
         r_h[blk][lane][0] = hxx, r_h[blk][lane][1] = hxy, r_h[blk][lane][2] = hyy;
     }
