@@ -254,6 +254,7 @@ void main()
     if (Wh > 0.0) {
         const float g = pc.box_moving + (pc.box_still - pc.box_moving) * still * conf;
         float t = 1.0;
+        vec3 box_lo, box_hi;
         for (int ch = 0; ch < 3; ch++) {
             float mean = m1[ch] * (1.0 / 9.0);
             float var = m2[ch] * (1.0 / 9.0) - mean * mean;
@@ -262,6 +263,8 @@ void main()
             float wide = RANGE_STILL * still * conf * (hi[ch] - lo[ch]);
             float bl = max(mean - ext, lo[ch] - wide);
             float bh = min(mean + ext, hi[ch] + wide);
+            box_lo[ch] = bl;
+            box_hi[ch] = bh;
             float off = h[ch] - mean;
             if (off > 0.0 && mean + off > bh)
                 t = min(t, (bh - mean) / off);
@@ -272,11 +275,14 @@ void main()
         t = t > 0.0 ? t : 0.0;
         const float relax = max(life, oscillates(l0, l1, l2, l3)) * still * (1.0 - react);
         const float keep = t + (1.0 - t) * relax;
+        /* a moving pixel clamps each channel into the box instead (accumulate.c) */
+        const float clamp_share = (1.0 - still) * ramp;
         float moved = 0.0;
         for (int ch = 0; ch < 3; ch++) {
             float v = m1[ch] + (h[ch] - m1[ch]) * keep;
             moved += abs(v - h[ch]);
-            h[ch] = v;
+            float vc = min(max(h[ch], box_lo[ch]), box_hi[ch]);
+            h[ch] = v + (vc - v) * clamp_share;
         }
         float wmax = pc.weight_max / (1.0 + speed / pc.speed_half);
         float wh = Wh < wmax ? Wh : wmax;
