@@ -10,10 +10,10 @@
  *  1. Its centre in render coordinates, s = (X + 0.5) / r (r = output / render). The nearest
  *     sample, i = floor(s - j), gives the motion mv, disocclusion, reactive and lock.
  *  2. History: at h = X + 0.5 + r mv (output pixels) unless reset or h is off the screen,
- *     Lanczos-2 over its 4x4 output pixels (softer on a moving pixel: HISTORY_SOFT), the colour clamped to the range of its bilinear
- *     footprint (the nearest 2x2, less taps of weight near 0: no ringing from the negative
- *     lobes), the weight W the smallest of that footprint (one straddling a new area does not
- *     inherit a full weight), both times
+ *     Lanczos-2 over its 4x4 output pixels (softer on a moving pixel: HISTORY_SOFT), the
+ *     colour clamped to the range of its bilinear footprint (the nearest 2x2, less taps of
+ *     weight near 0: no ringing from the negative lobes), the weight W the smallest of that
+ *     footprint (one straddling a new area does not inherit a full weight), both times
  *     (1 - disocclusion) (1 - reactive). State: the nearest pixel's.
  *  3. Confidence c = min(1, W / weight_ramp): the weight a few frames of samples bring, so it
  *     ramps up frame by frame and starts again from 0 where the history is lost.
@@ -190,9 +190,10 @@ static inline void weights4(const float *lut, float u, int first, float k, float
 /* A moving history's resample is softer, most where it falls between pixels: Lanczos-2's
  * scale on each axis 1 - HISTORY_SOFT 4 f (1 - f) (f the offset's fraction on that axis), as
  * much of it as the pixel moves (1 - still) and ratio_ramp. On the tuning sequences at 2x, with
- * the clamp: pans 29.93 -> 29.96 dB, orbits 30.81 -> 30.83 (0.2: no more; docs/TEMPORAL.md,
- * "Issue 34, the moving camera: the clamp"); test_temporal's pan over the wall 30.46 -> 30.74.
- * Sharper (1 + 0.15 4 f (1 - f)) lost 0.2 to 0.3 dB (aliasing). */
+ * the clamp: pans 29.93 -> 29.96 dB, orbits 30.81 -> 30.83 (docs/TEMPORAL.md, "Issue 34, the
+ * moving camera: the clamp"); test_temporal's pan over the wall 30.46 -> 30.74. Last session,
+ * without the clamp: 0.2 no better than 0.1, and sharper (1 + 0.15 4 f (1 - f)) lost 0.2 to
+ * 0.6 dB per sequence (aliasing). */
 #define HISTORY_SOFT 0.1f
 
 /* The history at output position (hx, hy): Lanczos-2 (scale 1 - soft 4 f (1 - f) per axis),
