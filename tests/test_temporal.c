@@ -1000,7 +1000,7 @@ static double pan_psnr(upf_context *ctx, double vx, double vy)
             free(ref);
         }
     }
-    printf("pan: wall at (%.2f, %.2f) render px a frame, 2x, PSNR %.2f dB over frames 12..%d\n",
+    printf("pan: wall at (%.2f, %.2f) render px a frame, 2x, PSNR %.3f dB over frames 12..%d\n",
            vx, vy, psnr, frames - 1);
     free(out);
     upf_temporal_destroy(&t);
@@ -1012,16 +1012,20 @@ static double pan_psnr(upf_context *ctx, double vx, double vy)
  * frame. A box of 1 standard deviation on a moving pixel and a clipped history's weight
  * divided by 1 + 32 x its move gave 29.00 dB (the history clipped and thrown away nearly every
  * frame); the box at 2 alone 30.16, the distrust at 8 alone 29.61, both 30.34 (30.42 with
- * KERNEL_MOVING). */
+ * KERNEL_MOVING, 30.46 with the moving clamp). The moving history's softer resample
+ * (HISTORY_SOFT) 30.74. */
 static void test_pan(upf_context *ctx)
 {
     double psnr = pan_psnr(ctx, 1.37, 0.29);
-    CHECKF(psnr > 30.25, "pan PSNR %.2f dB", psnr);
+    CHECKF(psnr > 30.6, "pan PSNR %.2f dB", psnr);
 }
 
-/* A fast pan (docs/TEMPORAL.md, KERNEL_MOVING): the wall at (3.1, -0.4) render pixels a frame
- * (6.3 output pixels, where KERNEL_FAST fades the rule to 0.43 of itself). With the confident
- * estimate's kernel at the full output scale on a moving pixel 32.27 dB, with the rule 32.40.
+/* A fast pan (docs/TEMPORAL.md, KERNEL_MOVING and the moving clamp): the wall at (3.1, -0.4)
+ * render pixels a frame (6.3 output pixels, where KERNEL_FAST fades the rule to 0.43 of
+ * itself). With the confident estimate's kernel at the full output scale on a moving pixel
+ * 32.27 dB, with the rule 32.40; with the moving history clamped into the box channel by
+ * channel instead of clipped toward its centre 32.47 (the pan above: 30.42 -> 30.46); with
+ * HISTORY_SOFT too 32.455 (without the clamp 32.40).
  * This clean analytic wall does not show the rule's gain in general: of nine pan speeds it
  * gained at four and lost at five (down to -0.84 dB at (1.8, 0)), and with a texture finer
  * than the render pixels it lost at all nine; the renderer's tuning pans and orbits gained
@@ -1029,7 +1033,7 @@ static void test_pan(upf_context *ctx)
 static void test_fast_pan(upf_context *ctx)
 {
     double psnr = pan_psnr(ctx, 3.1, -0.4);
-    CHECKF(psnr > 32.33, "fast pan PSNR %.2f dB", psnr);
+    CHECKF(psnr > 32.43, "fast pan PSNR %.3f dB", psnr);
 }
 
 /* A moving shadow on a still camera (docs/TEMPORAL.md, CLIP_DISTRUST_STILL): a band of the wall

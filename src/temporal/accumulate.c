@@ -10,10 +10,10 @@
  *  1. Its centre in render coordinates, s = (X + 0.5) / r (r = output / render). The nearest
  *     sample, i = floor(s - j), gives the motion mv, disocclusion, reactive and lock.
  *  2. History: at h = X + 0.5 + r mv (output pixels) unless reset or h is off the screen,
- *     Lanczos-2 over its 4x4 output pixels, the colour clamped to the range of its bilinear
- *     footprint (the nearest 2x2, less taps of weight near 0: no ringing from the negative
- *     lobes), the weight W the smallest of that footprint (one straddling a new area does not
- *     inherit a full weight), both times
+ *     Lanczos-2 over its 4x4 output pixels (softer on a moving pixel: HISTORY_SOFT), the
+ *     colour clamped to the range of its bilinear footprint (the nearest 2x2, less taps of
+ *     weight near 0: no ringing from the negative lobes), the weight W the smallest of that
+ *     footprint (one straddling a new area does not inherit a full weight), both times
  *     (1 - disocclusion) (1 - reactive). State: the nearest pixel's.
  *  3. Confidence c = min(1, W / weight_ramp): the weight a few frames of samples bring, so it
  *     ramps up frame by frame and starts again from 0 where the history is lost.
@@ -36,7 +36,8 @@
  *     clipping): the mean m and standard deviation d of the 3x3 samples around i (YCoCg), the
  *     box m +- g d intersected with their min..max (widened by RANGE_STILL of itself on a
  *     still, confident pixel), g from box_moving to box_still as the pixel is still and
- *     confident; the history is clipped toward m into the box. Where a thin
+ *     confident; the history is clipped toward m into the box (on a moving pixel clamped
+ *     into it channel by channel instead: "The clamp" below). Where a thin
  *     feature holds a lock, or its luma oscillates (the signs of its last three changes
  *     alternate: jitter, not a change of scene), and the pixel is still, the clip is undone
  *     by that much: a feature the samples miss every other frame keeps its history.
@@ -130,6 +131,17 @@ static inline float ratio_ramp(float rx, float ry)
 #define KERNEL_MOVING 0.85f
 #define KERNEL_FAST 4.0f
 
+/* The clamp. Rectification on a moving pixel: the history is clamped into the box channel by
+ * channel (Y, Co, Cg) instead of clipped toward the box's centre along the line to the mean
+ * (the clip moves every channel as far as the one furthest out needs: a history whose luma
+ * alone left the box lost its chroma too, and on a moving camera a textured surface's history
+ * leaves the box nearly every frame). Blended in by 1 - still and ratio_ramp; a still pixel
+ * keeps the clip (and its undoing by locks and oscillation). On the tuning sequences at 2x,
+ * means of the four scenes: pans 29.83 -> 29.93 dB, orbits 30.79 -> 30.81 (docs/TEMPORAL.md,
+ * "Issue 34, the moving camera: the clamp"). How far the clip would have moved the history
+ * still sets the distrust (CLIP_DISTRUST_MOVING): the clamp's own move measured the same
+ * (29.94 / 30.80), and the clip's colour with the clamp's move nothing (29.84 / 30.79). */
+
 /* The estimate's kernel scale on one axis of ratio r: 1 (render pixels) without history, r
  * (output pixels) on a still or fast confident pixel, KERNEL_MOVING r (at least 1) between,
  * as much of it as `ramp` (ratio_ramp). */
@@ -190,9 +202,18 @@ static inline void weights4(const float *lut, float u, int first, float k, float
     }
 }
 
-/* The history at output position (hx, hy): Lanczos-2, colour clamped to the nearest 2x2, the
- * weight their minimum. */
-static void sample_history(const acc_job *job, float hx, float hy, float *out)
+/* A moving history's resample is softer, most where it falls between pixels: Lanczos-2's
+ * scale on each axis 1 - HISTORY_SOFT 4 f (1 - f) (f the offset's fraction on that axis), as
+ * much of it as the pixel moves (1 - still) and ratio_ramp. On the tuning sequences at 2x, with
+ * the clamp: pans 29.93 -> 29.96 dB, orbits 30.81 -> 30.83 (docs/TEMPORAL.md, "Issue 34, the
+ * moving camera: the clamp"); test_temporal's pan over the wall 30.46 -> 30.74. Last session,
+ * without the clamp: 0.2 no better than 0.1, and sharper (1 + 0.15 4 f (1 - f)) lost 0.2 to
+ * 0.6 dB per sequence (aliasing). */
+#define HISTORY_SOFT 0.1f
+
+/* The history at output position (hx, hy): Lanczos-2 (scale 1 - soft 4 f (1 - f) per axis),
+ * colour clamped to the nearest 2x2, the weight their minimum. */
+static void sample_history(const acc_job *job, float hx, float hy, float soft, float *out)
 {
     const upf__accumulate_con *c = job->con;
     const int W = c->out_width, H = c->out_height;
@@ -200,8 +221,8 @@ static void sample_history(const acc_job *job, float hx, float hy, float *out)
     int bx = (int)floorf(ux), by = (int)floorf(uy);
     const float fx = ux - (float)bx, fy = uy - (float)by;
     float wx[4], wy[4];
-    weights4(job->lanczos, ux, bx - 1, 1.0f, wx);
-    weights4(job->lanczos, uy, by - 1, 1.0f, wy);
+    weights4(job->lanczos, ux, bx - 1, 1.0f - soft * 4.0f * fx * (1.0f - fx), wx);
+    weights4(job->lanczos, uy, by - 1, 1.0f - soft * 4.0f * fy * (1.0f - fy), wy);
     float acc[3] = { 0, 0, 0 }, wsum = 0.0f;
     float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
     float wmin = INFINITY;
@@ -310,6 +331,9 @@ static void acc_row(void *priv, int Y, int worker)
         const float lock_now = job->locks[ni];
 
         /* 2. the history */
+        const float speed = sqrtf(mv[0] * rx * mv[0] * rx + mv[1] * ry * mv[1] * ry);
+        const float still = sat(1.0f - speed);
+        const float ramp = ratio_ramp(rx, ry);
         const float hx = (float)X + 0.5f + mv[0] * rx, hy = (float)Y + 0.5f + mv[1] * ry;
         const bool valid = !c->reset && hx >= 0.0f && hx <= (float)ow && hy >= 0.0f &&
                            hy <= (float)oh;
@@ -317,7 +341,7 @@ static void acc_row(void *priv, int Y, int worker)
         uint32_t st = 0;
         float Wh = 0.0f;
         if (valid) {
-            sample_history(job, hx, hy, hist);
+            sample_history(job, hx, hy, HISTORY_SOFT * (1.0f - still) * ramp, hist);
             if (c->history_scale != 1.0f)
                 rescale_history(hist, c->history_scale);
             st = job->state[(size_t)clampi((int)hy, 0, oh - 1) * ow + clampi((int)hx, 0, ow - 1)];
@@ -325,9 +349,6 @@ static void acc_row(void *priv, int Y, int worker)
         }
         /* 3. confidence */
         const float conf = sat(Wh / c->weight_ramp);
-        const float speed = sqrtf(mv[0] * rx * mv[0] * rx + mv[1] * ry * mv[1] * ry);
-        const float still = sat(1.0f - speed);
-        const float ramp = ratio_ramp(rx, ry);
         float kx = kernel_scale(rx, conf, speed, ramp);
         float ky = kernel_scale(ry, conf, speed, ramp);
         edge_widen(job, ix, iy, still * conf, &kx, &ky);
@@ -397,7 +418,7 @@ static void acc_row(void *priv, int Y, int worker)
         life = sat(life);
         if (Wh > 0.0f) {
             const float g = c->box_moving + (c->box_still - c->box_moving) * still * conf;
-            float t = 1.0f;
+            float t = 1.0f, box_lo[3], box_hi[3];
             for (int ch = 0; ch < 3; ch++) {
                 float mean = m1[ch] * (1.0f / 9.0f);
                 float var = m2[ch] * (1.0f / 9.0f) - mean * mean;
@@ -406,6 +427,7 @@ static void acc_row(void *priv, int Y, int worker)
                 float wide = RANGE_STILL * still * conf * (hi[ch] - lo[ch]);
                 float bl = fmaxf(mean - ext, lo[ch] - wide);
                 float bh = fminf(mean + ext, hi[ch] + wide);
+                box_lo[ch] = bl, box_hi[ch] = bh;
                 float off = hist[ch] - mean;
                 if (off > 0.0f && mean + off > bh)
                     t = fminf(t, (bh - mean) / off);
@@ -416,11 +438,15 @@ static void acc_row(void *priv, int Y, int worker)
             t = t > 0.0f ? t : 0.0f;
             const float relax = fmaxf(life, oscillates(l0, l1, l2, l3)) * still * (1.0f - react);
             const float keep = t + (1.0f - t) * relax; /* the share of the offset kept */
+            /* on a moving pixel each channel clamped into the box instead (the clamp's note
+             * atop); the distrust below still counts the clip's move */
+            const float clamp = (1.0f - still) * ramp;
             float moved = 0.0f;
             for (int ch = 0; ch < 3; ch++) {
                 float h = m1[ch] + (hist[ch] - m1[ch]) * keep;
                 moved += fabsf(h - hist[ch]);
-                hist[ch] = h;
+                float hc = fminf(fmaxf(hist[ch], box_lo[ch]), box_hi[ch]);
+                hist[ch] = h + (hc - h) * clamp;
             }
             float wmax = c->weight_max / (1.0f + speed / c->speed_half);
             float wh = Wh < wmax ? Wh : wmax;

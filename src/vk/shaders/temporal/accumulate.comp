@@ -139,15 +139,20 @@ vec4 weights4(float u, int first, float k)
     return w;
 }
 
-/* The history at output position h: Lanczos-2, colour clamped to the bilinear footprint, the
- * weight its minimum (sample_history). */
-vec4 sample_history(float hx, float hy)
+/* accumulate.c's HISTORY_SOFT: a moving history's resample is softer where it falls between
+ * pixels. */
+const float HISTORY_SOFT = 0.1;
+
+/* The history at output position h: Lanczos-2 (scale 1 - soft 4 f (1 - f) per axis), colour
+ * clamped to the bilinear footprint, the weight its minimum (sample_history). */
+vec4 sample_history(float hx, float hy, float soft)
 {
     const int W = pc.out_width, H = pc.out_height;
     float ux = hx - 0.5, uy = hy - 0.5;
     int bx = int(floor(ux)), by = int(floor(uy));
     const float fx = ux - float(bx), fy = uy - float(by);
-    vec4 wx = weights4(ux, bx - 1, 1.0), wy = weights4(uy, by - 1, 1.0);
+    vec4 wx = weights4(ux, bx - 1, 1.0 - soft * 4.0 * fx * (1.0 - fx));
+    vec4 wy = weights4(uy, by - 1, 1.0 - soft * 4.0 * fy * (1.0 - fy));
     vec3 acc = vec3(0.0), lo = vec3(INF), hi = vec3(-INF);
     float wsum = 0.0, wmin = INF;
     for (int ty = 0; ty < 4; ty++) {
@@ -209,6 +214,9 @@ void main()
     const float lock_now = locks[ni];
 
     /* 2. the history */
+    const float speed = sqrt(mv.x * rx * mv.x * rx + mv.y * ry * mv.y * ry);
+    const float still = upf_sat(1.0 - speed);
+    const float ramp = ratio_ramp(rx, ry);
     const float hx = float(X) + 0.5 + mv.x * rx, hy = float(Y) + 0.5 + mv.y * ry;
     const bool valid = pc.reset == 0u && hx >= 0.0 && hx <= float(ow) && hy >= 0.0 &&
                        hy <= float(oh);
@@ -216,7 +224,7 @@ void main()
     uint st = 0u;
     float Wh = 0.0;
     if (valid) {
-        h = sample_history(hx, hy);
+        h = sample_history(hx, hy, HISTORY_SOFT * (1.0 - still) * ramp);
         if (pc.history_scale != 1.0)
             h.rgb = rescale_history(h.rgb, pc.history_scale);
         st = state[upf_clampi(int(hy), 0, oh - 1) * ow + upf_clampi(int(hx), 0, ow - 1)];
@@ -224,9 +232,6 @@ void main()
     }
     /* 3. confidence */
     const float conf = upf_sat(Wh / pc.weight_ramp);
-    const float speed = sqrt(mv.x * rx * mv.x * rx + mv.y * ry * mv.y * ry);
-    const float still = upf_sat(1.0 - speed);
-    const float ramp = ratio_ramp(rx, ry);
     float kx = kernel_scale(rx, conf, speed, ramp);
     float ky = kernel_scale(ry, conf, speed, ramp);
     edge_widen(ix, iy, still * conf, kx, ky);
@@ -280,6 +285,7 @@ void main()
     if (Wh > 0.0) {
         const float g = pc.box_moving + (pc.box_still - pc.box_moving) * still * conf;
         float t = 1.0;
+        vec3 box_lo, box_hi;
         for (int ch = 0; ch < 3; ch++) {
             float mean = m1[ch] * (1.0 / 9.0);
             float var = m2[ch] * (1.0 / 9.0) - mean * mean;
@@ -288,6 +294,8 @@ void main()
             float wide = RANGE_STILL * still * conf * (hi[ch] - lo[ch]);
             float bl = max(mean - ext, lo[ch] - wide);
             float bh = min(mean + ext, hi[ch] + wide);
+            box_lo[ch] = bl;
+            box_hi[ch] = bh;
             float off = h[ch] - mean;
             if (off > 0.0 && mean + off > bh)
                 t = min(t, (bh - mean) / off);
@@ -298,11 +306,14 @@ void main()
         t = t > 0.0 ? t : 0.0;
         const float relax = max(life, oscillates(l0, l1, l2, l3)) * still * (1.0 - react);
         const float keep = t + (1.0 - t) * relax;
+        /* a moving pixel clamps each channel into the box instead (accumulate.c) */
+        const float clamp_share = (1.0 - still) * ramp;
         float moved = 0.0;
         for (int ch = 0; ch < 3; ch++) {
             float v = m1[ch] + (h[ch] - m1[ch]) * keep;
             moved += abs(v - h[ch]);
-            h[ch] = v;
+            float vc = min(max(h[ch], box_lo[ch]), box_hi[ch]);
+            h[ch] = v + (vc - v) * clamp_share;
         }
         float wmax = pc.weight_max / (1.0 + speed / pc.speed_half);
         float wh = Wh < wmax ? Wh : wmax;
