@@ -284,6 +284,39 @@ static void test_flow(void)
 
 /* ---- optical flow at the frame's edge --------------------------------------------------- */
 
+/* A textured pan on the flow path (the texture D to the right a frame): frames N-1 and N, the
+ * true in-between, and the made frame's image (run by pan_run after any change to the frames). */
+typedef struct pan_case {
+    int w, h;
+    img a, truth, b, out;
+} pan_case;
+
+static pan_case pan_make(int w, int h, int d)
+{
+    pan_case c = { w, h, make(w, h, UPF_FORMAT_RGBA32F), make(w, h, UPF_FORMAT_RGBA32F),
+                   make(w, h, UPF_FORMAT_RGBA32F), make(w, h, UPF_FORMAT_RGBA32F) };
+    img *fr[3] = { &c.a, &c.truth, &c.b };
+    for (int k = 0; k < 3; k++)
+        textured(fr[k], d, 0.0, 0.5 * k, 21);
+    return c;
+}
+
+/* The flow engine's frame at t = 1/2 into c->out; returns the engine (the caller destroys it). */
+static upf_interpolate *pan_run(upf_context *ctx, pan_case *c)
+{
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = c->w,
+                                                                            .height = c->h));
+    upf_interpolate_frames f = { &c->a.im, &c->b.im, NULL, NULL, NULL, NULL, 1, 2, 0, NULL,
+                                 NULL, 0 };
+    CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &c->out.im));
+    return e;
+}
+
+static void pan_free(pan_case *c)
+{
+    free(c->a.f), free(c->b.f), free(c->truth.f), free(c->out.f);
+}
+
 /* A pan (the texture moves right): at t = 1/2 the strip of the right edge as wide as half the
  * motion is a hole (nothing of N lands there: N-1 alone sees it), filled from the motion
  * around it. A still, textured patch (a HUD's zero vectors, consistent both ways) below that
@@ -294,29 +327,23 @@ static void test_flow_pan_edge(void)
 {
     enum { W = 160, H = 96, D = 16 };
     upf_context *ctx = test_context(2);
-    img a = make(W, H, UPF_FORMAT_RGBA32F), b = make(W, H, UPF_FORMAT_RGBA32F);
-    img truth = make(W, H, UPF_FORMAT_RGBA32F), out = make(W, H, UPF_FORMAT_RGBA32F);
-    img *fr[3] = { &a, &truth, &b };
-    for (int k = 0; k < 3; k++) {
-        textured(fr[k], D, 0.0, 0.5 * k, 21);
+    pan_case c = pan_make(W, H, D);
+    img *fr[3] = { &c.a, &c.truth, &c.b };
+    for (int k = 0; k < 3; k++)
         for (int y = H - 40; y < H; y++) /* the still patch, bottom right */
             for (int x = W - 48; x < W; x++) {
                 float *p = px4(fr[k], x, y);
                 const float v = texture(3.0 * x, 3.0 * y, 22);
                 p[0] = p[1] = p[2] = v;
             }
-    }
-    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
-                                                                            .height = H));
-    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 1, 2, 0, NULL, NULL, 0 };
-    CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
-    const double edge = mean_abs(&out, &truth, W - D / 2, 0, W, H - 48);
-    const double inner = mean_abs(&out, &truth, D, 8, W - D, H - 48);
+    upf_interpolate *e = pan_run(ctx, &c);
+    const double edge = mean_abs(&c.out, &c.truth, W - D / 2, 0, W, H - 48);
+    const double inner = mean_abs(&c.out, &c.truth, D, 8, W - D, H - 48);
     CHECKF(edge < 0.005, "flow pan: the right edge's strip errs by %.4f (inside %.4f)", edge,
            inner);
     printf("flow pan edge: right strip error %.4f, inside %.4f\n", edge, inner);
     upf_interpolate_destroy(&e);
-    free(a.f), free(b.f), free(truth.f), free(out.f);
+    pan_free(&c);
     upf_context_destroy(&ctx);
 }
 
@@ -334,30 +361,23 @@ static void test_flow_left_edge(void)
 {
     enum { W = 192, H = 96, D = 20 };
     upf_context *ctx = test_context(2);
-    img a = make(W, H, UPF_FORMAT_RGBA32F), b = make(W, H, UPF_FORMAT_RGBA32F);
-    img truth = make(W, H, UPF_FORMAT_RGBA32F), out = make(W, H, UPF_FORMAT_RGBA32F);
-    img *fr[3] = { &a, &truth, &b };
-    for (int k = 0; k < 3; k++)
-        textured(fr[k], D, 0.0, 0.5 * k, 21);
-    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
-                                                                            .height = H));
-    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 1, 2, 0, NULL, NULL, 0 };
-    CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
+    pan_case c = pan_make(W, H, D);
+    upf_interpolate *e = pan_run(ctx, &c);
     const upf__passes *ps = upf__interpolate_passes(e);
     const float *mo = ps->surface[UPF__FG_MOTION].data;
     long wrong = 0;
     for (int y = 0; y < H; y++)
         for (int x = 0; x < D - 4; x++) /* where a quad's whole window lies beyond the frame */
             wrong += fabsf(mo[2 * ((size_t)y * W + x)] + (float)D) > 2.0f;
-    const double edge = mean_abs(&out, &truth, 0, 8, D / 2, H - 8);
-    const double inner = mean_abs(&out, &truth, D, 8, W - D, H - 8);
+    const double edge = mean_abs(&c.out, &c.truth, 0, 8, D / 2, H - 8);
+    const double inner = mean_abs(&c.out, &c.truth, D, 8, W - D, H - 8);
     CHECKF(wrong < (D - 4) * H / 10, "flow left edge: %ld of %d vectors of the strip off by 2 px",
            wrong, (D - 4) * H);
     CHECKF(edge < 0.005, "flow left edge: the left strip errs by %.4f (inside %.4f)", edge, inner);
     printf("flow left edge: %ld of %d vectors off, left strip error %.4f, inside %.4f\n", wrong,
            (D - 4) * H, edge, inner);
     upf_interpolate_destroy(&e);
-    free(a.f), free(b.f), free(truth.f), free(out.f);
+    pan_free(&c);
     upf_context_destroy(&ctx);
 }
 
