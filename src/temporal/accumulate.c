@@ -177,6 +177,11 @@ static inline int clampi(int v, int lo, int hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
+static inline float clampf(float v, float lo, float hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
 /* 8-bit sqrt-encoded luma. */
 static inline uint32_t luma_code(float y)
 {
@@ -274,23 +279,28 @@ static void sample_fill(const acc_job *job, int X, int Y, float *out)
     }
 }
 
+/* The 3x3 render pixels around (ix, iy) (edges repeated), row by row: what edge_widen and the
+ * rectification read. */
+static void neighbourhood(const acc_job *job, int ix, int iy, const float *nb[9])
+{
+    const int rw = job->con->in_width, rh = job->con->in_height;
+    for (int k = 0; k < 9; k++)
+        nb[k] = job->color + ((size_t)clampi(iy + k / 3 - 1, 0, rh - 1) * rw +
+                              (size_t)clampi(ix + k % 3 - 1, 0, rw - 1)) * 4;
+}
+
 /* Widens the kernel along an edge (EDGE_EPS): k_x moves toward 1 (a render pixel) by
  * sat(a) amount, k_y by sat(-a) amount, a = (gy - gx) / (gx + gy + EDGE_EPS) over the luma of
- * the 3x3 samples around (ix, iy) (edges repeated). amount: still x confidence. */
-static void edge_widen(const acc_job *job, int ix, int iy, float amount, float *kx, float *ky)
+ * the 3x3 samples nb (neighbourhood). amount: still x confidence. */
+static void edge_widen(const float *const nb[9], float amount, float *kx, float *ky)
 {
     if (!(amount > 0.0f))
         return; /* a moving or new pixel */
-    const upf__accumulate_con *c = job->con;
-    const int rw = c->in_width, rh = c->in_height;
-    float L[9], gx = 0.0f, gy = 0.0f;
-    for (int k = 0; k < 9; k++)
-        L[k] = job->color[((size_t)clampi(iy + k / 3 - 1, 0, rh - 1) * rw +
-                           (size_t)clampi(ix + k % 3 - 1, 0, rw - 1)) * 4];
+    float gx = 0.0f, gy = 0.0f;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 2; j++) {
-            gx += fabsf(L[3 * i + j + 1] - L[3 * i + j]);
-            gy += fabsf(L[3 * (j + 1) + i] - L[3 * j + i]);
+            gx += fabsf(nb[3 * i + j + 1][0] - nb[3 * i + j][0]);
+            gy += fabsf(nb[3 * (j + 1) + i][0] - nb[3 * j + i][0]);
         }
     const float a = (gy - gx) / (gx + gy + EDGE_EPS);
     *kx += (1.0f - *kx) * sat(a) * amount;
@@ -351,7 +361,9 @@ static void acc_row(void *priv, int Y, int worker)
         const float conf = sat(Wh / c->weight_ramp);
         float kx = kernel_scale(rx, conf, speed, ramp);
         float ky = kernel_scale(ry, conf, speed, ramp);
-        edge_widen(job, ix, iy, still * conf, &kx, &ky);
+        const float *nb[9];
+        neighbourhood(job, ix, iy, nb);
+        edge_widen(nb, still * conf, &kx, &ky);
 
         /* 4. this frame's samples */
         const float ux = sx - 0.5f - c->jitter_x;
@@ -373,8 +385,7 @@ static void acc_row(void *priv, int Y, int worker)
         float m1[3] = { 0, 0, 0 }, m2[3] = { 0, 0, 0 };
         float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
         for (int k = 0; k < 9; k++) {
-            const float *p = job->color + ((size_t)clampi(iy + k / 3 - 1, 0, rh - 1) * rw +
-                                           (size_t)clampi(ix + k % 3 - 1, 0, rw - 1)) * 4;
+            const float *p = nb[k];
             for (int ch = 0; ch < 3; ch++) {
                 m1[ch] += p[ch];
                 m2[ch] += p[ch] * p[ch];
@@ -386,7 +397,7 @@ static void acc_row(void *priv, int Y, int worker)
         const float *near = job->color + ni * 4;
         for (int ch = 0; ch < 3; ch++) {
             float v = wsum > 1e-3f ? acc[ch] / wsum : near[ch];
-            est[ch] = v < lo[ch] ? lo[ch] : v > hi[ch] ? hi[ch] : v;
+            est[ch] = clampf(v, lo[ch], hi[ch]);
         }
         const float est_y = est[0];
         if (c->fill && conf < 1.0f) {
@@ -400,7 +411,7 @@ static void acc_row(void *priv, int Y, int worker)
             float hdr = sat((hi[0] - 0.45f) * 20.0f);
             float t = (1.0f - conf) * (1.0f - hdr);
             for (int ch = 0; ch < 3; ch++) { /* held to the samples' range, as the estimate */
-                fy[ch] = fy[ch] < lo[ch] ? lo[ch] : fy[ch] > hi[ch] ? hi[ch] : fy[ch];
+                fy[ch] = clampf(fy[ch], lo[ch], hi[ch]);
                 est[ch] += (fy[ch] - est[ch]) * t;
             }
         }
@@ -445,7 +456,7 @@ static void acc_row(void *priv, int Y, int worker)
             for (int ch = 0; ch < 3; ch++) {
                 float h = m1[ch] + (hist[ch] - m1[ch]) * keep;
                 moved += fabsf(h - hist[ch]);
-                float hc = fminf(fmaxf(hist[ch], box_lo[ch]), box_hi[ch]);
+                float hc = clampf(hist[ch], box_lo[ch], box_hi[ch]);
                 hist[ch] = h + (hc - h) * clamp;
             }
             float wmax = c->weight_max / (1.0f + speed / c->speed_half);
