@@ -15,7 +15,8 @@
  * others in order, the first of the least (strictly less replaces); four of them write a
  * pixel of the quad each. A quad whose 4x4 window, moved by its own block's vector, lies
  * wholly outside the frame takes flow.c's edge_vector (the first block inward whose vector
- * stays inside) without a comparison, as the CPU does. Directions by z. Its own SPIR-V (flow.glsl says why). */
+ * stays inside) without a comparison, as the CPU does. Directions by z. Its own SPIR-V
+ * (flow.glsl says why). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require

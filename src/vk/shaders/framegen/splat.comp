@@ -8,8 +8,9 @@
  * barrier between them): with game vectors first the powers step (SPLAT_POWERS, one
  * workgroup: powers): where there is a camera model, the phase's powers of G (camera.glsl,
  * CAM_POW: G, G^(1 - t), G^t, G^-(1 - t), as splat.c and resolve.c compute them) into the
- * camera surface, for this pass, the fill and the resolve; then priorities (splat.glsl, splat_priorities: through the workgroup's cells in
- * shared memory), then indices (splat_pixel). One invocation per pixel of N, 8 x 8 a
+ * camera surface, for this pass, the fill and the resolve; then priorities (splat.glsl,
+ * splat_priorities: through the workgroup's cells in shared memory), then indices
+ * (splat_pixel). One invocation per pixel of N, 8 x 8 a
  * workgroup, grid ceil(W / 8) x ceil(H / 8). vk_framegen.h, upf__vk_fg_splat_frame. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
