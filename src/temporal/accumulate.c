@@ -21,8 +21,8 @@
  *     measured in pixels of scale k = 1 + (r - 1) c: a smooth upsample (k = 1, the kernel in
  *     render pixels) where there is no history yet, the samples' own footprint in output
  *     pixels (k = r) once confident; on a moving pixel k reaches KERNEL_MOVING r (at least 1)
- *     instead, r again from KERNEL_FAST up (kernel_scale); on a still, confident pixel along an
- *     edge, back toward 1 along it (edge_widen). Sum of weights w = sum L2,
+ *     instead, r again from KERNEL_FAST up (kernel_scale); on a confident pixel along an edge,
+ *     back toward 1 along it and to r across it (edge_kernel). Sum of weights w = sum L2,
  *     estimate E = sum L2 col / w, clamped to the range of the 3x3 samples around i. With the
  *     spatial fill, a pixel that is not yet confident takes the spatial engine's upscale
  *     instead, (1 - c) of it (not where the upsample is brighter than the fill can be: HDR),
@@ -152,16 +152,23 @@ static inline float kernel_scale(float r, float conf, float speed, float ramp)
     return 1.0f + (full > 1.0f ? full - 1.0f : 0.0f) * conf;
 }
 
-/* Along an edge, a still, confident pixel's kernel is widened back toward a render pixel
- * (edge_widen). At 2x a sample lands in the even output column of its render pixel when
+/* Along an edge, a confident pixel's kernel is widened back toward a render pixel
+ * (edge_kernel). At 2x a sample lands in the even output column of its render pixel when
  * jx < 0 and in the odd one otherwise, and a kernel one output pixel wide gives each column
  * mostly its own half of the jitter phases; of the 16 Halton(2,3) phases the two halves' shares
  * of heights below a horizontal edge differ by 0.11 on average (up to 0.25), so such an edge
  * was drawn as a comb, even and odd columns up to 15 codes apart (the speckle under the
  * courtyard's railing, issue 35; docs/TEMPORAL.md). Along the edge a wider kernel costs no
  * sharpness. The axis weights come from the 3x3 samples' luma differences: a = (gy - gx) /
- * (gx + gy + EDGE_EPS), the x kernel widened by sat(a), the y kernel by sat(-a). EDGE_EPS (in
- * the working space's luma) keeps a flat neighbourhood from counting as an edge. */
+ * (gx + gy + EDGE_EPS) (edge_axis), the x kernel widened by sat(a), the y kernel by sat(-a).
+ * EDGE_EPS (in the working space's luma) keeps a flat neighbourhood from counting as an edge.
+ *
+ * EDGE_MOVING: on a moving pixel too, and across the edge its kernel goes back from
+ * KERNEL_MOVING's wider one to the full output scale (k_x toward 1 + (r_x - 1) c by sat(-a),
+ * k_y by sat(a)): an orbit's edges carried 56-58% of its error and came out soft (their
+ * gradient 0.84 / 0.81 of the reference's). On the tuning sequences at 2x, means of the four
+ * scenes: orbits 30.83 -> 30.90 dB, pans 29.96 -> 30.07 (docs/TEMPORAL.md, "Issue 34, the
+ * moving camera: the edges"). */
 #define EDGE_EPS 1e-4f
 
 typedef struct acc_job {
@@ -279,7 +286,7 @@ static void sample_fill(const acc_job *job, int X, int Y, float *out)
     }
 }
 
-/* The 3x3 render pixels around (ix, iy) (edges repeated), row by row: what edge_widen and the
+/* The 3x3 render pixels around (ix, iy) (edges repeated), row by row: what edge_axis and the
  * rectification read. */
 static void neighbourhood(const acc_job *job, int ix, int iy, const float *nb[9])
 {
@@ -289,22 +296,29 @@ static void neighbourhood(const acc_job *job, int ix, int iy, const float *nb[9]
                               (size_t)clampi(ix + k % 3 - 1, 0, rw - 1)) * 4;
 }
 
-/* Widens the kernel along an edge (EDGE_EPS): k_x moves toward 1 (a render pixel) by
- * sat(a) amount, k_y by sat(-a) amount, a = (gy - gx) / (gx + gy + EDGE_EPS) over the luma of
- * the 3x3 samples nb (neighbourhood). amount: still x confidence. */
-static void edge_widen(const float *const nb[9], float amount, float *kx, float *ky)
+/* The edge's axis over the luma of the 3x3 samples nb (neighbourhood): a = (gy - gx) /
+ * (gx + gy + EDGE_EPS), gx and gy the summed absolute differences across x and across y; 1 for
+ * a horizontal edge, -1 for a vertical one. */
+static float edge_axis(const float *const nb[9])
 {
-    if (!(amount > 0.0f))
-        return; /* a moving or new pixel */
     float gx = 0.0f, gy = 0.0f;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 2; j++) {
             gx += fabsf(nb[3 * i + j + 1][0] - nb[3 * i + j][0]);
             gy += fabsf(nb[3 * (j + 1) + i][0] - nb[3 * j + i][0]);
         }
-    const float a = (gy - gx) / (gx + gy + EDGE_EPS);
-    *kx += (1.0f - *kx) * sat(a) * amount;
-    *ky += (1.0f - *ky) * sat(-a) * amount;
+    return (gy - gx) / (gx + gy + EDGE_EPS);
+}
+
+/* The kernel scales along and across an edge of axis a (edge_axis; EDGE_EPS, EDGE_MOVING):
+ * along it k moves toward 1 (a render pixel) by conf, across it back to full, the confident
+ * output scale 1 + (r - 1) conf (a no-op but on a moving pixel, where KERNEL_MOVING widened
+ * it). */
+static void edge_kernel(float a, float conf, float rx, float ry, float *kx, float *ky)
+{
+    const float fx = 1.0f + (rx - 1.0f) * conf, fy = 1.0f + (ry - 1.0f) * conf;
+    *kx += ((fx - *kx) * sat(-a)) + ((1.0f - *kx) * sat(a) * conf);
+    *ky += ((fy - *ky) * sat(a)) + ((1.0f - *ky) * sat(-a) * conf);
 }
 
 /* Re-expresses a history colour (YCoCg of the tonemapped, exposed colour) for a new exposure. */
@@ -363,7 +377,7 @@ static void acc_row(void *priv, int Y, int worker)
         float ky = kernel_scale(ry, conf, speed, ramp);
         const float *nb[9];
         neighbourhood(job, ix, iy, nb);
-        edge_widen(nb, still * conf, &kx, &ky);
+        edge_kernel(edge_axis(nb), conf, rx, ry, &kx, &ky);
 
         /* 4. this frame's samples */
         const float ux = sx - 0.5f - c->jitter_x;

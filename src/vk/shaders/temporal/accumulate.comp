@@ -91,15 +91,14 @@ float kernel_scale(float r, float conf, float speed, float ramp)
     return 1.0 + (full > 1.0 ? full - 1.0 : 0.0) * conf;
 }
 
-/* accumulate.c's EDGE_EPS and edge_widen: along an edge a still, confident pixel's kernel
- * moves back toward a render pixel, k_x by sat(a) amount, k_y by sat(-a) amount,
- * a = (gy - gx) / (gx + gy + EDGE_EPS) over the luma of the 3x3 samples around (ix, iy) */
+/* accumulate.c's EDGE_EPS, edge_axis and edge_kernel: a = (gy - gx) / (gx + gy + EDGE_EPS)
+ * over the luma of the 3x3 samples around (ix, iy); along the edge a confident pixel's kernel
+ * moves back toward a render pixel by conf, across it back to the full output scale
+ * 1 + (r - 1) conf (EDGE_MOVING: only a moving pixel's KERNEL_MOVING is undone) */
 const float EDGE_EPS = 1e-4;
 
-void edge_widen(int ix, int iy, float amount, inout float kx, inout float ky)
+float edge_axis(int ix, int iy)
 {
-    if (!(amount > 0.0))
-        return; /* a moving or new pixel */
     const int rw = pc.in_width, rh = pc.in_height;
     float L[9];
     for (int k = 0; k < 9; k++)
@@ -111,9 +110,14 @@ void edge_widen(int ix, int iy, float amount, inout float kx, inout float ky)
             gx += abs(L[3 * i + j + 1] - L[3 * i + j]);
             gy += abs(L[3 * (j + 1) + i] - L[3 * j + i]);
         }
-    const float a = (gy - gx) / (gx + gy + EDGE_EPS);
-    kx += (1.0 - kx) * upf_sat(a) * amount;
-    ky += (1.0 - ky) * upf_sat(-a) * amount;
+    return (gy - gx) / (gx + gy + EDGE_EPS);
+}
+
+void edge_kernel(float a, float conf, float rx, float ry, inout float kx, inout float ky)
+{
+    const float fx = 1.0 + (rx - 1.0) * conf, fy = 1.0 + (ry - 1.0) * conf;
+    kx += ((fx - kx) * upf_sat(-a)) + ((1.0 - kx) * upf_sat(a) * conf);
+    ky += ((fy - ky) * upf_sat(a)) + ((1.0 - ky) * upf_sat(-a) * conf);
 }
 
 uint luma_code(float y)
@@ -234,7 +238,7 @@ void main()
     const float conf = upf_sat(Wh / pc.weight_ramp);
     float kx = kernel_scale(rx, conf, speed, ramp);
     float ky = kernel_scale(ry, conf, speed, ramp);
-    edge_widen(ix, iy, still * conf, kx, ky);
+    edge_kernel(edge_axis(ix, iy), conf, rx, ry, kx, ky);
 
     /* 4. this frame's samples */
     const float ux = sx - 0.5 - pc.jitter_x;
