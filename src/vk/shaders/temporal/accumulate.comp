@@ -93,7 +93,8 @@ float kernel_scale(float r, float conf, float speed, float ramp)
 
 /* accumulate.c's EDGE_EPS, edge_axis and edge_kernel: a = (gy - gx) / (gx + gy + EDGE_EPS)
  * over the luma of the 3x3 samples around (ix, iy); along the edge a confident pixel's kernel
- * moves back toward a render pixel by conf, across it back to the full output scale
+ * moves back toward a render pixel by `along` (conf; on a moving pixel times ratio_ramp),
+ * across it back to the full output scale
  * 1 + (r - 1) conf (EDGE_MOVING: only a moving pixel's KERNEL_MOVING is undone) */
 const float EDGE_EPS = 1e-4;
 
@@ -113,11 +114,12 @@ float edge_axis(int ix, int iy)
     return (gy - gx) / (gx + gy + EDGE_EPS);
 }
 
-void edge_kernel(float a, float conf, float rx, float ry, inout float kx, inout float ky)
+void edge_kernel(float a, float conf, float along, float rx, float ry, inout float kx,
+                 inout float ky)
 {
     const float fx = 1.0 + (rx - 1.0) * conf, fy = 1.0 + (ry - 1.0) * conf;
-    kx += ((fx - kx) * upf_sat(-a)) + ((1.0 - kx) * upf_sat(a) * conf);
-    ky += ((fy - ky) * upf_sat(a)) + ((1.0 - ky) * upf_sat(-a) * conf);
+    kx += ((fx - kx) * upf_sat(-a)) + ((1.0 - kx) * upf_sat(a) * along);
+    ky += ((fy - ky) * upf_sat(a)) + ((1.0 - ky) * upf_sat(-a) * along);
 }
 
 uint luma_code(float y)
@@ -238,7 +240,8 @@ void main()
     const float conf = upf_sat(Wh / pc.weight_ramp);
     float kx = kernel_scale(rx, conf, speed, ramp);
     float ky = kernel_scale(ry, conf, speed, ramp);
-    edge_kernel(edge_axis(ix, iy), conf, rx, ry, kx, ky);
+    const float along = conf * (1.0 - (1.0 - still) * (1.0 - ramp));
+    edge_kernel(edge_axis(ix, iy), conf, along, rx, ry, kx, ky);
 
     /* 4. this frame's samples */
     const float ux = sx - 0.5 - pc.jitter_x;
