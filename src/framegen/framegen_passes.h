@@ -154,6 +154,9 @@ typedef struct upf__fg_vectors_con {
     int32_t motion_width, motion_height; /* the host's vectors and depth */
     float scale_x, scale_y;           /* stored vectors -> output pixels */
     uint32_t depth_reversed;          /* 1: larger depth is nearer */
+    float shade_threshold;            /* a still pixel whose 5 x 5 patch's mean luma difference
+                                       * between the frames is above this is searched (0: off) */
+    int32_t shade_radius;             /* ... for the patch of N-1 that matches, +- pixels */
 } upf__fg_vectors_con;
 
 typedef struct upf__fg_flow_con {
