@@ -380,7 +380,8 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
     static float want_m[2 * N], want_pm[2 * N], got_m[2 * N], got_pm[2 * N];
     static uint32_t want_p[N], want_s[N], want_si[N], got_p[N], got_s[N], got_si[N];
     static uint32_t want_l[N], got_l[N];
-    static int scratch[3 * H];
+    static int scratch[3 * H + 64 * 5 * W]; /* upf__fg_vectors_scratch_bytes: 64 workers */
+    CHECK(upf__fg_vectors_scratch_bytes(upf_context_threads(g->ctx), W, H) <= sizeof scratch);
     void *cpu[UPF__SURFACES_MAX] = { 0 }, *out[UPF__SURFACES_MAX] = { 0 };
     void *in[UPF__SURFACES_MAX] = { 0 };
     in[UPF__FG_LINEAR_PREV] = cpu[UPF__FG_LINEAR_PREV] = (void *)lin_prev;

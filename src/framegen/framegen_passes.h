@@ -234,7 +234,7 @@ upf_result upf__fg_cut_pass(const upf__pass_args *a);      /* cut.c */
 
 /* Scratch of the passes (bytes). */
 size_t upf__fg_prepare_scratch_bytes(int height);
-size_t upf__fg_vectors_scratch_bytes(int height);
+size_t upf__fg_vectors_scratch_bytes(int threads, int width, int height);
 size_t upf__fg_compose_scratch_bytes(int threads, int width, int height);
 
 /* flow.c: the sizes of the flow blocks surface. upf__fg_hist_add counts a value in a

@@ -232,7 +232,8 @@ static void plan(upf__passes *ps, const upf_interpolate_params *p, int flow_leve
     ps->surface[UPF__FG_MOTION_PYRAMID].height = prow;
     ps->surface[UPF__FG_COLOR_PYRAMID].height = prow;
     ps->scratch_bytes[UPF__FG_PREPARE] = upf__fg_prepare_scratch_bytes(H);
-    ps->scratch_bytes[UPF__FG_VECTORS] = vectors ? upf__fg_vectors_scratch_bytes(H) : 0;
+    ps->scratch_bytes[UPF__FG_VECTORS] = vectors ? upf__fg_vectors_scratch_bytes(threads, W, H)
+                                                 : 0;
     ps->scratch_bytes[UPF__FG_COMPOSE] = upf__fg_compose_scratch_bytes(threads, W, H);
 }
 

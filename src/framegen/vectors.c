@@ -33,6 +33,7 @@ typedef struct vec_job {
     float *prev_motion;
     int *bad;      /* per motion row: x of the first bad vector or depth, or -1; and which */
     int *shaded;   /* per row: the pixels the shade rule moved */
+    float *rows;   /* per worker: 5 W floats (shade_row) */
 } vec_job;
 
 /* The game's vector at output pixel (x, y) in output pixels (nearest motion-size pixel). */
@@ -84,19 +85,19 @@ static bool still_around(const vec_job *j, int x, int y, int e)
  * differences, the first least in row order) is taken as the pixel's motion when its sum is
  * below half of the still one's. Writes m = d and returns true, or returns false (m
  * untouched). */
-static bool shade(const vec_job *j, int x, int y, float m[2])
+static bool shade(const vec_job *j, const float *dl, int x, int y, float m[2])
 {
     const upf__fg_vectors_con *c = j->con;
     const int W = c->width, H = c->height, r = c->shade_radius, e = r + 2;
     if (!(c->shade_threshold > 0.0f) || x < e || y < e || x >= W - e || y >= H - e)
         return false;
     float b[25], e0 = 0.0f;
-    for (int k = 0; k < 25; k++) {
-        b[k] = luma(j->cur, W, x + k % 5 - 2, y + k / 5 - 2);
-        e0 += fabsf(b[k] - luma(j->prev, W, x + k % 5 - 2, y + k / 5 - 2));
-    }
+    for (int k = 0; k < 25; k++)
+        e0 += dl[(size_t)(k / 5) * W + x + k % 5 - 2];
     if (!(e0 > 25.0f * c->shade_threshold))
         return false;
+    for (int k = 0; k < 25; k++)
+        b[k] = luma(j->cur, W, x + k % 5 - 2, y + k / 5 - 2);
     if (!still_around(j, x, y, e))
         return false;
     float best = 0.5f * e0;
@@ -155,14 +156,22 @@ static void vec_row(void *priv, int y, int worker)
  * on. */
 static void shade_row(void *priv, int y, int worker)
 {
-    (void)worker;
     const vec_job *j = priv;
-    const int W = j->con->width;
+    const int W = j->con->width, e = j->con->shade_radius + 2;
     j->shaded[y] = 0;
+    if (y < e || y >= j->con->height - e)
+        return;
+    /* |luma N - luma N-1| of rows y - 2 .. y + 2, the values the patch sums add (once a row
+     * instead of once a patch) */
+    float *dl = j->rows + (size_t)worker * 5 * W;
+    for (int r = 0; r < 5; r++)
+        for (int x = 0; x < W; x++)
+            dl[(size_t)r * W + x] = fabsf(luma(j->cur, W, x, y + r - 2) -
+                                          luma(j->prev, W, x, y + r - 2));
     for (int x = 0; x < W; x++) {
         const size_t i = (size_t)y * W + x;
         float *m = j->out_motion + 2 * i;
-        if (still(m) && shade(j, x, y, m)) {
+        if (still(m) && shade(j, dl, x, y, m)) {
             j->priority[i] -= j->priority[i] > 0u;
             j->shaded[y]++;
         }
@@ -188,9 +197,9 @@ static void prev_row(void *priv, int y, int worker)
     }
 }
 
-size_t upf__fg_vectors_scratch_bytes(int height)
+size_t upf__fg_vectors_scratch_bytes(int threads, int width, int height)
 {
-    return (size_t)height * 3 * sizeof(int);
+    return (size_t)height * 3 * sizeof(int) + (size_t)threads * width * 5 * sizeof(float);
 }
 
 upf_result upf__fg_vectors_pass(const upf__pass_args *a)
@@ -201,7 +210,8 @@ upf_result upf__fg_vectors_pass(const upf__pass_args *a)
                     s[UPF__FG_LINEAR_PREV].data, s[UPF__FG_LINEAR].data,
                     s[UPF__FG_MOTION].data, s[UPF__FG_PRIORITY].data,
                     s[UPF__FG_SPLAT_PREV_INDEX].data, s[UPF__FG_PREV_MOTION].data, a->scratch,
-                    (int *)a->scratch + 2 * con->height };
+                    (int *)a->scratch + 2 * con->height,
+                    (float *)((int *)a->scratch + 3 * con->height) };
     upf__parallel_for(a->ctx, vec_row, &job, con->height);
     for (int y = 0; y < con->height; y++)
         if (job.bad[2 * y] >= 0)
