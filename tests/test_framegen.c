@@ -2,7 +2,8 @@
  * depth order, disocclusion on a synthetic scene, optical flow on a translated texture, the
  * fallback blend and its reasons, the HUD with and without its layer, factors sharing the
  * motion, thread independence, bad input, a turning camera's curved path (the camera
- * model), the resolve's preference for the sharper of the two fetches, and the flow at the
+ * model), the resolve's preference for the sharper of the two fetches, a shadow moving over
+ * still ground (the shade rule), and the flow at the
  * frame's edges (a pan's incoming strip on the left, its hole on the right). */
 #include "test_util.h"
 
@@ -1110,6 +1111,65 @@ static void test_sharper_side(void)
     upf_context_destroy(&ctx);
 }
 
+/* ---- the shade rule: a shadow moving over still ground --------------------------------- */
+
+enum { SD_W = 96, SD_H = 64, SD_R = 12 };
+
+/* A still textured plane under a disc of shadow (0.35 of the light) centred at (36 + 3 time,
+ * 32): what game vectors do not describe (the ground is still, its vectors zero). */
+static void shadowed(img *m, double time)
+{
+    const double cx = 36.0 + 3.0 * time, cy = 32.0;
+    for (int y = 0; y < SD_H; y++)
+        for (int x = 0; x < SD_W; x++) {
+            const double dx = x + 0.5 - cx, dy = y + 0.5 - cy;
+            const double r = sqrt(dx * dx + dy * dy);
+            const double lit = r < SD_R - 1.0 ? 0.35 : r > SD_R + 1.0 ? 1.0
+                               : 0.35 + 0.65 * (r - SD_R + 1.0) / 2.0;
+            const float v = (float)(lit * (0.3 + 0.3 * texture(x + 0.5, y + 0.5, 7)));
+            float *p = px4(m, x, y);
+            p[0] = v, p[1] = 0.9f * v, p[2] = 0.8f * v, p[3] = 1.0f;
+        }
+}
+
+static void test_shade(void)
+{
+    upf_context *ctx = test_context(2);
+    img a = make(SD_W, SD_H, UPF_FORMAT_RGBA32F), b = make(SD_W, SD_H, UPF_FORMAT_RGBA32F);
+    img truth = make(SD_W, SD_H, UPF_FORMAT_RGBA32F), out = make(SD_W, SD_H, UPF_FORMAT_RGBA32F);
+    img depth = make(SD_W, SD_H, UPF_FORMAT_R32F), motion = make(SD_W, SD_H, UPF_FORMAT_RG32F);
+    shadowed(&a, 0.0);
+    shadowed(&b, 1.0);
+    shadowed(&truth, 0.5);
+    for (int i = 0; i < SD_W * SD_H; i++)
+        depth.f[i] = 0.5f; /* motion: zero */
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = SD_W, .height = SD_H, .motion = UPF_INTERPOLATE_MOTION_VECTORS));
+    upf_interpolate_frames f = { &a.im, &b.im, &motion.im, &depth.im, NULL, NULL, 0, 1, 0,
+                                 NULL, NULL, 0 };
+    upf__fg_vectors_con *vc =
+        (upf__fg_vectors_con *)upf__interpolate_passes(e)->con[UPF__FG_VECTORS];
+    const float threshold = vc->shade_threshold;
+    double err[2];
+    for (int k = 0; k < 2; k++) {
+        vc->shade_threshold = k ? threshold : 0.0f;
+        CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
+        /* the shadow's two places and the ground between */
+        err[k] = mean_abs(&out, &truth, 36 - SD_R - 3, 32 - SD_R - 3, 39 + SD_R + 3,
+                          32 + SD_R + 3);
+    }
+    /* away from the shadow the rule leaves the still ground alone: the frame is exact */
+    CHECKF(mean_abs(&out, &truth, 0, 0, 16, SD_H) < 1e-6 &&
+               mean_abs(&out, &truth, 64, 0, SD_W, SD_H) < 1e-6,
+           "still ground changed by the shade rule");
+    CHECKF(err[1] < 0.5 * err[0], "shadow: error %.4f with the rule, %.4f without", err[1],
+           err[0]);
+    printf("shade rule: a moving shadow's error %.4f, %.4f without the rule\n", err[1], err[0]);
+    upf_interpolate_destroy(&e);
+    free(a.f), free(b.f), free(truth.f), free(out.f), free(depth.f), free(motion.f);
+    upf_context_destroy(&ctx);
+}
+
 /* ---- the GPU-shaped forms (issue 33): each against its exact form ----------------------- */
 
 /* The 32-bit two-step splat against the least 64-bit key (priority << 32 | index) of the
@@ -1261,6 +1321,7 @@ int main(void)
     test_camera_matrices();
     test_camera_rendered();
     test_sharper_side();
+    test_shade();
     test_splat_key32();
     test_hist_median();
     test_inpaint_fixed();

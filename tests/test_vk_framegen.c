@@ -357,10 +357,15 @@ static void compare_u32(const void *got, const void *want, int n, int width, con
 }
 
 /* The vectors pass of an engine made with `params` on host vectors and depth of its motion
- * size. */
+ * size, and linear frames N-1 and N (RGBA; NULL: black, where the shade rule moves nothing);
+ * `shaded`: the least number of pixels the shade rule must move. */
 static void vectors_case(gpu *g, const upf_interpolate_params *params, const float *motion_in,
-                         const float *depth_in, const char *what)
+                         const float *depth_in, const float *lin_prev, const float *lin,
+                         int shaded, const char *what)
 {
+    static const float black[4 * N];
+    lin_prev = lin_prev ? lin_prev : black;
+    lin = lin ? lin : black;
     upf_interpolate *e = upf_interpolate_create(g->ctx, params);
     CHECK(e != NULL);
     if (!e)
@@ -375,9 +380,12 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
     static float want_m[2 * N], want_pm[2 * N], got_m[2 * N], got_pm[2 * N];
     static uint32_t want_p[N], want_s[N], want_si[N], got_p[N], got_s[N], got_si[N];
     static uint32_t want_l[N], got_l[N];
-    static int scratch[2 * H];
+    static int scratch[3 * H + 64 * 5 * W]; /* upf__fg_vectors_scratch_bytes: 64 workers */
+    CHECK(upf__fg_vectors_scratch_bytes(upf_context_threads(g->ctx), W, H) <= sizeof scratch);
     void *cpu[UPF__SURFACES_MAX] = { 0 }, *out[UPF__SURFACES_MAX] = { 0 };
     void *in[UPF__SURFACES_MAX] = { 0 };
+    in[UPF__FG_LINEAR_PREV] = cpu[UPF__FG_LINEAR_PREV] = (void *)lin_prev;
+    in[UPF__FG_LINEAR] = cpu[UPF__FG_LINEAR] = (void *)lin;
     cpu[UPF__FG_MOTION] = want_m, cpu[UPF__FG_PRIORITY] = want_p;
     cpu[UPF__FG_SPLAT_PREV] = want_s, cpu[UPF__FG_SPLAT_PREV_INDEX] = want_si;
     cpu[UPF__FG_PREV_MOTION] = want_pm, cpu[UPF__FG_SPLAT_LAND] = want_l;
@@ -403,14 +411,21 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
         .push_bytes = sizeof push, .patch_used = true, .patch_offset = sizeof *con,
         .variant_count = 1, .variant = { { "framegen/vectors", NULL, NULL } } };
     const upf__vk_grid grid = { (W + 7) / 8, (H + 7) / 8, 1 };
-    const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 4,
-                                    .grid = { grid, grid, grid, grid }, .patch = { 0, 1, 2, 3 } };
+    const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 9,
+                                    .grid = { grid, grid, grid, grid, grid, grid, grid, grid,
+                                              grid },
+                                    .patch = { 0, 1, 2, 3, 4, 5, 6, 7, 8 } };
     if (run_pass_images(g, ps, &plan, &pf, in, out, images, 1, NULL, NULL) == 0) {
-        int landed = 0;
-        for (int i = 0; i < N; i++)
+        int landed = 0, moved = 0;
+        for (int i = 0; i < N; i++) {
             landed += want_si[i] != UPF__FG_NONE;
-        CHECKF(landed > N / 2 && landed < N, "%s: %d of %d cells of N-1 seen by N", what, landed,
-               N);
+            const int mx = (i % W) * mw / W, my = (i / W) * mh / H;
+            moved += want_m[2 * i] != motion_in[2 * (my * mw + mx)];
+        }
+        CHECKF(landed > N / 2 && landed <= N, "%s: %d of %d cells of N-1 seen by N", what,
+               landed, N);
+        CHECKF(moved >= shaded, "%s: the shade rule moved %d pixels (expected %d or more)", what,
+               moved, shaded);
         compare_u32(got_m, want_m, 2 * N, W, what, "motion");
         compare_u32(got_p, want_p, N, W, what, "priority");
         compare_u32(got_s, want_s, N, W, what, "splat_prev");
@@ -437,10 +452,29 @@ static void test_vectors(gpu *g)
     vectors_case(g, upf_interpolate_params(.width = W, .height = H, .motion_width = MW,
                                             .motion_height = MH,
                                             .flags = UPF_INTERPOLATE_DEPTH_REVERSED),
-                 motion, depth, "random at 31x19, reversed depth");
+                 motion, depth, NULL, NULL, 0, "random at 31x19, reversed depth");
     turn_motion(motion, depth, 0.05);
-    vectors_case(g, upf_interpolate_params(.width = W, .height = H), motion, depth,
-                 "the turn with a near square");
+    vectors_case(g, upf_interpolate_params(.width = W, .height = H), motion, depth, NULL, NULL,
+                 0, "the turn with a near square");
+    /* the shade rule: still ground (random texture) under a disc of shadow that moves 2 px
+     * right and 1 down, and a still square beside it that moves 3 px left */
+    static float prev[4 * N], cur[4 * N];
+    for (int i = 0; i < N; i++) {
+        const int x = i % W, y = i / W;
+        const float v = 0.3f + 0.3f * (float)test_rand_int(&rng, 0, 1000) / 1000.0f;
+        const float d0 = (float)((x - 24) * (x - 24) + (y - 18) * (y - 18));
+        const float d1 = (float)((x - 26) * (x - 26) + (y - 19) * (y - 19));
+        const float lp = d0 < 64.0f ? 0.35f : 1.0f, lc = d1 < 64.0f ? 0.35f : 1.0f;
+        for (int k = 0; k < 3; k++)
+            prev[4 * i + k] = lp * v, cur[4 * i + k] = lc * v;
+        prev[4 * i + 3] = cur[4 * i + 3] = 1.0f;
+        const bool sq = x >= 44 && x < 52 && y >= 10 && y < 18;
+        motion[2 * i] = sq ? 3.0f : 0.0f;
+        motion[2 * i + 1] = 0.0f;
+        depth[i] = sq ? 0.25f : 0.5f;
+    }
+    vectors_case(g, upf_interpolate_params(.width = W, .height = H), motion, depth, prev, cur,
+                 20, "a shadow moving over still ground");
 }
 
 /* ---- fill -------------------------------------------------------------------------------- */
@@ -995,8 +1029,8 @@ static void test_chain(gpu *g)
                                   .dispatches = 1, .grid = { px } };
     pf[1] = (upf__vk_pass_frame){ .run = true, .dispatches = 1, .grid = { { 1, 1, 1 } },
         .push = push_of(push[1], ps->con[UPF__FG_SCENE_PASS], sizeof(upf__fg_scene_con)) };
-    pf[2] = (upf__vk_pass_frame){ .run = true, .dispatches = 4, .grid = { px, px, px, px },
-        .patch = { 0, 1, 2, 3 },
+    pf[2] = (upf__vk_pass_frame){ .run = true, .dispatches = 9,
+        .grid = { px, px, px, px, px, px, px, px, px }, .patch = { 0, 1, 2, 3, 4, 5, 6, 7, 8 },
         .push = push_of(push[2], ps->con[UPF__FG_VECTORS], sizeof(upf__fg_vectors_con)) };
     const upf__fg_camera_con *cc = ps->con[UPF__FG_CAMERA_PASS];
     pf[3] = (upf__vk_pass_frame){ .push = push_of(push[3], cc, sizeof *cc) };

@@ -154,6 +154,9 @@ typedef struct upf__fg_vectors_con {
     int32_t motion_width, motion_height; /* the host's vectors and depth */
     float scale_x, scale_y;           /* stored vectors -> output pixels */
     uint32_t depth_reversed;          /* 1: larger depth is nearer */
+    float shade_threshold;            /* a still pixel whose 5 x 5 patch's mean luma difference
+                                       * between the frames is above this is searched (0: off) */
+    int32_t shade_radius;             /* ... for the patch of N-1 that matches, +- pixels */
 } upf__fg_vectors_con;
 
 typedef struct upf__fg_flow_con {
@@ -231,7 +234,7 @@ upf_result upf__fg_cut_pass(const upf__pass_args *a);      /* cut.c */
 
 /* Scratch of the passes (bytes). */
 size_t upf__fg_prepare_scratch_bytes(int height);
-size_t upf__fg_vectors_scratch_bytes(int height);
+size_t upf__fg_vectors_scratch_bytes(int threads, int width, int height);
 size_t upf__fg_compose_scratch_bytes(int threads, int width, int height);
 
 /* flow.c: the sizes of the flow blocks surface. upf__fg_hist_add counts a value in a

@@ -37,6 +37,9 @@
 #define RESOLVE_TOLERANCE 1.0f /* a side sees the surface: vectors within 1 px ... */
 #define RESOLVE_TOLERANCE_REL 0.1f /* ... + 10% */
 #define RESOLVE_SHARPNESS 6.0f /* the fetch nearer a texel centre weighs more: exp(-6 d^2) */
+#define SHADE_THRESHOLD 0.01f  /* vectors: a still pixel's 5x5 patch differs by 0.01 of linear
+                                * luma on average between the frames: searched ... */
+#define SHADE_RADIUS 4         /* ... +- 4 px for what moved over it (a shadow) */
 #define STILL_THRESHOLD (2.0f / 255.0f) /* still pixels: within 2/255 (square-root light) */
 #define CUT_GLOBAL 0.25f       /* a cut: the whole frame's histograms differ by a quarter ... */
 #define CUT_REGIONS 0.5f       /* ... and the median region's by half */
@@ -118,7 +121,9 @@ static const upf__pass_info passes[UPF__FG_PASS_COUNT] = {
                           -1, sizeof(upf__fg_prepare_con), upf__fg_prepare_pass },
     [UPF__FG_SCENE_PASS] = { "scene", "scene", S(UPF__FG_HISTOGRAMS), S(UPF__FG_SCENE), -1,
                              sizeof(upf__fg_scene_con), upf__fg_scene_pass },
-    [UPF__FG_VECTORS] = { "vectors", "vectors", S(UPF__FG_MOTION_IN) | S(UPF__FG_DEPTH_IN),
+    [UPF__FG_VECTORS] = { "vectors", "vectors",
+                          S(UPF__FG_MOTION_IN) | S(UPF__FG_DEPTH_IN) | S(UPF__FG_LINEAR_PREV) |
+                              S(UPF__FG_LINEAR),
                           S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_SPLAT_PREV) |
                               S(UPF__FG_SPLAT_PREV_INDEX) | S(UPF__FG_SPLAT_LAND) |
                               S(UPF__FG_PREV_MOTION),
@@ -227,7 +232,8 @@ static void plan(upf__passes *ps, const upf_interpolate_params *p, int flow_leve
     ps->surface[UPF__FG_MOTION_PYRAMID].height = prow;
     ps->surface[UPF__FG_COLOR_PYRAMID].height = prow;
     ps->scratch_bytes[UPF__FG_PREPARE] = upf__fg_prepare_scratch_bytes(H);
-    ps->scratch_bytes[UPF__FG_VECTORS] = vectors ? upf__fg_vectors_scratch_bytes(H) : 0;
+    ps->scratch_bytes[UPF__FG_VECTORS] = vectors ? upf__fg_vectors_scratch_bytes(threads, W, H)
+                                                 : 0;
     ps->scratch_bytes[UPF__FG_COMPOSE] = upf__fg_compose_scratch_bytes(threads, W, H);
 }
 
@@ -249,7 +255,7 @@ static void constants(upf__passes *ps, const upf_interpolate_params *p, int flow
         W, H, p->motion_width, p->motion_height,
         (float)(sx * (uv ? p->motion_width : 1) * W / p->motion_width),
         (float)(sy * (uv ? p->motion_height : 1) * H / p->motion_height),
-        (p->flags & UPF_INTERPOLATE_DEPTH_REVERSED) != 0 };
+        (p->flags & UPF_INTERPOLATE_DEPTH_REVERSED) != 0, SHADE_THRESHOLD, SHADE_RADIUS };
     *(upf__fg_flow_con *)ps->con[UPF__FG_FLOW] = (upf__fg_flow_con){
         W, H, flow_levels, FLOW_RADIUS_COARSE, FLOW_RADIUS, FLOW_REFINE, FLOW_PENALTY,
         FLOW_FLAT, FLOW_CONSISTENCY, FLOW_CONSISTENCY_REL };

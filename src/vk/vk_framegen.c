@@ -423,8 +423,8 @@ static void vectors_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_
     vf->image[UPF__FG_MOTION_IN] = f->motion;
     vf->image[UPF__FG_DEPTH_IN] = f->depth;
     vf->pass[fg->at[UPF__VK_FG_GP_VECTORS]] = (upf__vk_pass_frame){
-        .run = true, .push = vp, .dispatches = 4, .grid = { px, px, px, px },
-        .patch = { 0, 1, 2, 3 } };
+        .run = true, .push = vp, .dispatches = 9, .grid = { px, px, px, px, px, px, px, px, px },
+        .patch = { 0, 1, 2, 3, 4, 5, 6, 7, 8 } };
 }
 
 /* The pair's camera (not for the blend): the host's homography, the fit to the vectors, or
