@@ -436,11 +436,17 @@ static int chain(const upf__passes *ps, upf__vk_pass_plan *plan, upf__vk_pass_fr
     upf__vk_fg_camera_frame(cc, &pf[n]);
     n++;
     const upf__vk_grid px = grid_px(W, H);
+    /* the splat as the backend records it: the camera's powers first (the flow has a model) */
     plan[n] = plan_of(UPF__FG_SPLAT_PASS, "framegen/splat", sizeof(upf__fg_splat_con), true);
+    plan[n].writes = UPF__VK_RES(UPF__FG_CAMERA);
     plan[n].clear = UPF__VK_RES(UPF__FG_SPLAT) | UPF__VK_RES(UPF__FG_SPLAT_INDEX);
-    pf[n] = (upf__vk_pass_frame){ .run = true, .dispatches = 2, .grid = { px, px },
-        .patch = { 0, 1 },
-        .push = push_of(push[n], ps->con[UPF__FG_SPLAT_PASS], sizeof(upf__fg_splat_con)) };
+    union { uint8_t bytes[UPF__VK_PUSH_MAX]; upf__vk_fg_splat_push s; } sp;
+    memset(&sp, 0, sizeof sp);
+    sp.s.c = *(const upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS];
+    upf__vk_fg_splat_frame(&sp.s, ((const upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE])->t,
+                           true, &pf[n]);
+    memcpy(push[n], sp.bytes, UPF__VK_PUSH_MAX);
+    pf[n].push = push[n];
     n++;
     const upf__fg_fill_con *fc = ps->con[UPF__FG_FILL];
     plan[n] = plan_of(UPF__FG_FILL, "framegen/fill", sizeof *fc, true);
@@ -484,6 +490,9 @@ static void test_chain(gpu *g)
         return;
     const upf__passes *ps = upf__interpolate_passes(e);
     CHECK(((const upf__fg_prepare_con *)ps->con[UPF__FG_PREPARE])->levels == 5);
+    /* the camera pass fits the flow's vectors (issue 35): the pan has a model, which the
+     * GPU's splat, fill and resolve follow too */
+    CHECK(upf__fg_camera_has(ps->surface[UPF__FG_CAMERA].data));
     upf__vk_runner_params *rp = runner_params(g, ps, NULL);
     static upf__vk_frame f;
     static uint8_t push[UPF__VK_GPU_PASSES_MAX][UPF__VK_PUSH_MAX];

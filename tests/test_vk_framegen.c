@@ -974,6 +974,16 @@ static void test_camera(gpu *g)
     upf__fg_camera_con con = *(const upf__fg_camera_con *)ps->con[UPF__FG_CAMERA_PASS];
     CHECK(con.fit == 1 && con.given == 0);
     CHECK(camera_case(g, ps, &con, ps->surface[UPF__FG_MOTION].data, "the turn, fitted"));
+    /* the flow's constants (within 1 px, spread 2), on the turn's vectors with noise: the
+     * flow's vectors are fitted too (issue 35) */
+    upf__fg_camera_con fc = con;
+    fc.near = UPF__FG_CAMERA_NEAR_FLOW, fc.spread = UPF__FG_CAMERA_SPREAD_FLOW;
+    static float noisy[2 * N];
+    test_rng nr = test_rng_make("test_vk_framegen camera flow");
+    for (int i = 0; i < 2 * N; i++)
+        noisy[i] = ((const float *)ps->surface[UPF__FG_MOTION].data)[i] +
+                   (float)test_rand_int(&nr, -8, 8) / 16.0f;
+    CHECK(camera_case(g, ps, &fc, noisy, "the turn with noise, fitted as the flow's"));
     static float motion[2 * N];
     test_rng rng = test_rng_make("test_vk_framegen camera");
     for (int i = 0; i < 2 * N; i++)
@@ -986,7 +996,7 @@ static void test_camera(gpu *g)
     memcpy(con.g, given, sizeof given);
     CHECK(camera_case(g, ps, &con, motion, "the host's matrices"));
     con.given = 0, con.fit = 0;
-    CHECK(!camera_case(g, ps, &con, ps->surface[UPF__FG_MOTION].data, "no fit (the flow)"));
+    CHECK(!camera_case(g, ps, &con, ps->surface[UPF__FG_MOTION].data, "no fit"));
     upf_interpolate_destroy(&er.e);
     camera_large(g);
 }

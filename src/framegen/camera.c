@@ -1,6 +1,7 @@
 /* camera.c: the frame generation engine's camera pass (docs/FRAMEGEN.md, "camera"): the
  * homography that maps the pixels of frame N to where they were in N-1, from the host's
- * view-projection matrices when it gives them, else fitted to the game's motion vectors; and
+ * view-projection matrices when it gives them, else fitted to the game's motion vectors or to
+ * the optical flow's; and
  * the helpers that take its fractional powers and apply them, which move a pixel along the
  * curved path a turning camera gives it (used by the splat, fill and resolve passes).
  *
@@ -31,9 +32,13 @@
  * previous fit, 0.05 px bins) and a solve step (one task: the blocks' sums by the same tree,
  * so the result does not depend on the threads and a GPU workgroup computes the same floats
  * in parallel; the counts are exact in any order; the median residual from the histogram;
- * threshold max(0.5 px, 3 x median) for the next round: parallax, moving objects and outliers
- * fall out; the new fit for rounds 0-3). A model is kept when at least a third of
- * the pixels are within 0.5 px of the last fit. The logarithm: two square roots by the
+ * threshold max(0.5 px, spread x median) for the next round: parallax, moving objects and
+ * outliers fall out; the new fit for rounds 0-3). A model is kept when at least a third of
+ * the pixels are within `near` of the last fit. Game vectors: spread 3, near 0.5 px. The
+ * flow's vectors are noisier and wrong in places (a flat region's zero, a strip that came into
+ * view): near 1 px (at 0.5 px 2 of the evaluation's 8 fast-turn pairs kept a model), spread 2
+ * (with 3 a pan with a still patch settled on a skewed fit, 1-2 px off at the corners);
+ * docs/FRAMEGEN.md, "camera". The logarithm: two square roots by the
  * Denman-Beavers iteration (eight steps each), then the series of log(I + X) to 16 terms, times
  * 4 (inverse scaling and squaring, Higham, "Functions of Matrices", 11.5, with fixed counts);
  * no model where the roots leave |X| >= 0.5 (a turn of some 80 degrees a frame at a 60
@@ -52,7 +57,7 @@
 #define CAM_S 3
 #define CAM_LOG 4       /* 9: log G, normalised coordinates, det G = 1 */
 #define CAM_THR 13      /* the fit's threshold for its next round, px */
-#define CAM_NEAR 14     /* pixels within 0.5 px of the fit, and all pixels (last round) */
+#define CAM_NEAR 14     /* pixels within `near` of the fit, and all pixels (last round) */
 #define CAM_ALL 15
 #define CAM_G 16        /* 9: the fit so far (G[8] = 1) */
 
@@ -222,7 +227,7 @@ static void pixel_terms(const cam_job *j, int p, float *l, float *o)
         o[SUM_HIST + (b < (float)(UPF__FG_CAMERA_BINS - 1) ? (int)b
                                                            : UPF__FG_CAMERA_BINS - 1)] += 1.0f;
         o[SUM_ALL] += 1.0f;
-        o[SUM_NEAR] += e <= 0.5f ? 1.0f : 0.0f;
+        o[SUM_NEAR] += e <= c->near ? 1.0f : 0.0f;
         if (!(e <= cam[CAM_THR]))
             return;
     }
@@ -320,7 +325,7 @@ static void solve_step(const cam_job *j)
         int b = 0;
         while (b < UPF__FG_CAMERA_BINS - 1 && (n += t[SUM_HIST + b]) * 2.0f < t[SUM_ALL])
             b++;
-        cam[CAM_THR] = fmaxf(0.5f, 3.0f * (float)(b + 1) * RESID_STEP);
+        cam[CAM_THR] = fmaxf(0.5f, c->spread * (float)(b + 1) * RESID_STEP);
     }
     if (j->round == ROUNDS - 1 || t[SUM_USED] < 16.0f)
         return; /* the last round only measures; too few pixels keep the fit */
@@ -372,7 +377,7 @@ void upf__fg_camera_run(upf_context *ctx, const upf__fg_camera_con *con, const f
         return;
     }
     if (!con->fit)
-        return; /* no model: the flow's motion moves on straight lines */
+        return; /* no model: the motion moves on straight lines */
     cam_job job = { con, motion, cam, sums, 0 };
     for (int r = 0; r < ROUNDS; r++) {
         job.round = r;

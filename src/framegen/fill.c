@@ -6,7 +6,7 @@
  * hole flag), motion pyramid (levels 1.. of the same).
  *
  * A pixel whose splat cell holds a pixel of N (its index) takes that pixel's motion; with a
- * camera model (game vectors, camera.c) what the camera's homography leaves of it (the
+ * camera model (camera.c) what the camera's homography leaves of it (the
  * residual: parallax, moving objects), so that a hole takes its neighbours' residual and the
  * resolve the camera's motion at the hole itself (under a turn the motion changes across the
  * frame: a neighbour's whole vector is off by that change, most at the sides, where the

@@ -173,12 +173,24 @@ typedef struct upf__fg_flow_con {
     float consistency_rel;
 } upf__fg_flow_con;
 
+/* The camera fit (camera.c): a model when a third of the pixels lie within `near` of it, the
+ * next round's threshold `spread` times the median residual; game vectors 0.5 px and 3, the
+ * flow's (noisier) 1 px and 2 (docs/FRAMEGEN.md, "camera"). */
+#define UPF__FG_CAMERA_NEAR 0.5f
+#define UPF__FG_CAMERA_SPREAD 3.0f
+#define UPF__FG_CAMERA_NEAR_FLOW 1.0f
+#define UPF__FG_CAMERA_SPREAD_FLOW 2.0f
+
 typedef struct upf__fg_camera_con {
     int32_t width, height;
     int32_t step, grid_w, grid_h;     /* the fit's grid: every step-th pixel from step / 2 */
-    uint32_t fit;                     /* 1: fit to the motion (game vectors) */
+    uint32_t fit;                     /* 1: fit to the motion (game vectors or the flow) */
     uint32_t given;                   /* 1: g is the homography from the host's matrices */
     float g[9];                       /* N -> N-1 in the normalised coordinates, row-major */
+    float near;                       /* px: a pixel agrees with the fit within this (a model
+                                       * needs a third of them): UPF__FG_CAMERA_NEAR or _FLOW */
+    float spread;                     /* the next round's threshold: max(0.5 px, spread x the
+                                       * median residual): UPF__FG_CAMERA_SPREAD or _FLOW */
 } upf__fg_camera_con;
 
 typedef struct upf__fg_splat_con {

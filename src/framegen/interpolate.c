@@ -216,8 +216,8 @@ static void plan(upf__passes *ps, const upf_interpolate_params *p, int flow_leve
     ps->surface[UPF__FG_CAMERA].height = 1;
     int step, gw, gh;
     upf__fg_camera_grid(W, H, &step, &gw, &gh);
-    ps->surface[UPF__FG_CAMERA_SUMS].width = vectors ? UPF__FG_CAMERA_ROW : 0;
-    ps->surface[UPF__FG_CAMERA_SUMS].height = vectors ? upf__fg_camera_blocks(gw, gh) : 0;
+    ps->surface[UPF__FG_CAMERA_SUMS].width = vectors || flow ? UPF__FG_CAMERA_ROW : 0;
+    ps->surface[UPF__FG_CAMERA_SUMS].height = vectors || flow ? upf__fg_camera_blocks(gw, gh) : 0;
     ps->surface[UPF__FG_SCENE].width = 4;
     ps->surface[UPF__FG_SCENE].height = 1;
     int bw, bh;
@@ -248,6 +248,7 @@ static void constants(upf__passes *ps, const upf_interpolate_params *p, int flow
     upf__fg_camera_con *cc = ps->con[UPF__FG_CAMERA_PASS];
     cc->width = W, cc->height = H;
     upf__fg_camera_grid(W, H, &cc->step, &cc->grid_w, &cc->grid_h);
+    cc->near = UPF__FG_CAMERA_NEAR, cc->spread = UPF__FG_CAMERA_SPREAD;
     const bool uv = p->flags & UPF_INTERPOLATE_MOTION_UV;
     const double sx = p->motion_scale_x == 0.0 ? 1.0 : p->motion_scale_x;
     const double sy = p->motion_scale_y == 0.0 ? 1.0 : p->motion_scale_y;
@@ -542,8 +543,12 @@ static upf_result run_phases(upf_interpolate *e, const char *fn, const upf_inter
     if (why == UPF_INTERPOLATE_FALLBACK_NONE) {
         const bool vec = method == UPF_INTERPOLATE_USED_VECTORS;
         const int pass = vec ? UPF__FG_VECTORS : UPF__FG_FLOW;
-        cc->fit = vec && !cc->given;
+        /* the flow's camera is fitted to its vectors (the host's matrices come with game
+         * vectors), with the flow's tolerance */
+        cc->fit = !vec || !cc->given;
         cc->given = vec && cc->given;
+        cc->near = vec ? UPF__FG_CAMERA_NEAR : UPF__FG_CAMERA_NEAR_FLOW;
+        cc->spread = vec ? UPF__FG_CAMERA_SPREAD : UPF__FG_CAMERA_SPREAD_FLOW;
         r = upf__passes_run(ps, fn, images, pass, pass);
         if (r != UPF_OK)
             return r;

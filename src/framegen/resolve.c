@@ -24,7 +24,7 @@
  * position from the nearest texel centre (an interpolated fetch blurs most half way between
  * texels, so the sharper side weighs more; it trusts the positions to a fraction of a pixel,
  * which flow's are not: docs/FRAMEGEN.md, "resolve"). When both weights are 0 the pixel is a
- * hole for the inpaint. With a camera model (game vectors, camera.c) the two positions follow the
+ * hole for the inpaint. With a camera model (camera.c) the two positions follow the
  * camera's curve: with H(s) the homography's power s, a = H(t) q + t r and
  * b = H(t - 1) q - (1 - t) r, where r, the part of the motion the camera does not explain,
  * is what motion t holds then (fill.c), and m = a - b.

@@ -20,7 +20,7 @@
  * two steps agree on the cells whatever a compiler does with the arithmetic, and the position
  * (with a camera model, two homographies) is computed once. (FSR
  * 3.1's frame interpolation packs its priorities into 32-bit atomics too.) Pixels whose vector
- * is not known are not written. With a camera model (game vectors, camera.c) the straight line
+ * is not known are not written. With a camera model (camera.c) the straight line
  * is the camera's curve instead: p lands where the homography to the power 1 - t takes it,
  * plus (1 - t) times what the homography leaves of m (parallax, moving objects).
  * Work: one task per row to clear, one per row for each of the two steps. */

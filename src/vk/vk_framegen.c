@@ -427,16 +427,18 @@ static void vectors_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_
         .patch = { 0, 1, 2, 3, 4, 5, 6, 7, 8 } };
 }
 
-/* The pair's camera (not for the blend): the host's homography, the fit to the vectors, or
- * none (the flow). */
+/* The pair's camera (not for the blend): the host's homography, or the fit to the vectors or
+ * to the flow's (interpolate.c's rule). */
 static void camera_pass(const upf_vk_interpolate *fg, const record_plan *rp, push_block *push,
                         upf__vk_frame *vf)
 {
     const bool vec = rp->method == UPF_INTERPOLATE_USED_VECTORS;
     upf__fg_camera_con *cc = (upf__fg_camera_con *)push[UPF__VK_FG_GP_CAMERA].bytes;
     *cc = *(const upf__fg_camera_con *)fg->ps.con[UPF__FG_CAMERA_PASS];
-    cc->fit = vec && !rp->given;
+    cc->fit = !vec || !rp->given;
     cc->given = vec && rp->given;
+    cc->near = vec ? UPF__FG_CAMERA_NEAR : UPF__FG_CAMERA_NEAR_FLOW;
+    cc->spread = vec ? UPF__FG_CAMERA_SPREAD : UPF__FG_CAMERA_SPREAD_FLOW;
     if (cc->given)
         memcpy(cc->g, rp->g, sizeof cc->g);
     vf->pass[fg->at[UPF__VK_FG_GP_CAMERA]] = (upf__vk_pass_frame){ .push = cc };
@@ -482,7 +484,7 @@ void upf__vk_fg_splat_frame(upf__vk_fg_splat_push *sp, float t, bool camera,
     sp->c.shift = 1.0f - t;
     sp->t = t;
     *pf = (upf__vk_pass_frame){ .run = true, .push = sp };
-    if (camera) { /* the flow has no camera model: no powers */
+    if (camera) {
         pf->grid[pf->dispatches] = (upf__vk_grid){ 1, 1, 1 };
         pf->patch[pf->dispatches++] = UPF__VK_FG_SPLAT_POWERS;
     }
@@ -501,8 +503,7 @@ static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, f
     const upf__vk_grid px = upf__vk_grid8(W, H);
     upf__vk_fg_splat_push *sp = &push[UPF__VK_FG_GP_SPLAT].splat;
     sp->c = *(const upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS];
-    upf__vk_fg_splat_frame(sp, t, rp->method == UPF_INTERPOLATE_USED_VECTORS,
-                           &vf->pass[fg->at[UPF__VK_FG_GP_SPLAT]]);
+    upf__vk_fg_splat_frame(sp, t, true, &vf->pass[fg->at[UPF__VK_FG_GP_SPLAT]]);
     upf__fg_fill_con *fc = (upf__fg_fill_con *)push[UPF__VK_FG_GP_FILL].bytes;
     *fc = *(const upf__fg_fill_con *)ps->con[UPF__FG_FILL];
     fc->flow_rank = rp->method == UPF_INTERPOLATE_USED_FLOW;

@@ -52,7 +52,7 @@ typedef struct upf__vk_fg_splat_push {
 } upf__vk_fg_splat_push;
 #define UPF__VK_FG_SPLAT_POWERS 2u /* splat.comp's powers step */
 /* The splat's dispatches for phase t into *pf (its push constants are *sp: sp->c the pass's
- * constants, shift and t set here): with `camera` (game vectors: a camera model may be on)
+ * constants, shift and t set here): with `camera` (vectors or flow: a camera model may be on)
  * first the powers step, one workgroup (patch UPF__VK_FG_SPLAT_POWERS: the phase's powers of
  * the model into the camera surface, for the splat, fill and resolve), then the priorities
  * (patch 0) and the indices (1), 8 x 8 pixels a workgroup. */

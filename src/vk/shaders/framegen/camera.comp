@@ -17,7 +17,7 @@
  *   ... and i + 128, i + 384, ...), the counts by integer sums, the median bin as the number
  *   of bins whose running count is under half (each invocation its bins'), then one
  *   invocation: the next threshold, a new fit by Gaussian elimination with partial pivoting
- *   (rounds 0-3), and at the end the model when a third of the pixels lie within 0.5 px: det
+ *   (rounds 0-3), and at the end the model when a third of the pixels lie within pc.near: det
  *   1 and its logarithm (two Denman-Beavers square roots of eight steps, log(I + X) to 16
  *   terms, times 4).
  * The arithmetic is `precise`, in camera.c's order, the divisions and roots correctly rounded
@@ -34,6 +34,8 @@ layout(push_constant) uniform Push {
     int step_px, grid_w, grid_h;
     uint fit, given;
     float g[9];
+    float near;        /* px: a pixel agrees with the fit within this */
+    float spread;      /* the next threshold: max(0.5, spread x the median residual) */
     int step;          /* patched: 0 .. 11 */
 } pc;
 
@@ -233,7 +235,7 @@ void pixel_terms(int round, int p, out float l[NSUM])
         precise float b = upf_fdiv_rn(e, RESID_STEP);
         atomicAdd(cnt[3 + (b < float(BINS - 1) ? int(b) : BINS - 1)], 1u);
         atomicAdd(cnt[2], 1u);
-        if (e <= 0.5)
+        if (e <= pc.near)
             atomicAdd(cnt[1], 1u);
         if (!(e <= cam[CAM_THR]))
             return;
@@ -299,7 +301,7 @@ void reduce(int round, int blk)
 shared float A[64], Bv[8], F[8]; /* the normal equations being solved, the row factors */
 shared int pivot;                 /* the column's pivot row, -1: singular */
 shared uint go;                   /* 1: a new fit this round */
-shared uint keep;                 /* 1: the last round keeps a model (a third within 0.5 px) */
+shared uint keep;                 /* 1: the last round keeps a model (a third within near) */
 
 /* camera.c's solve8 on A and Bv, each column's pivot search by invocation 0, its swap, row
  * factors and row updates in parallel (each element by camera.c's operations: the same
@@ -406,7 +408,7 @@ bool solve(int round)
         const float used = float(cnt[0]);
         if (round > 0) {
             cam[CAM_NEAR] = float(cnt[1]), cam[CAM_ALL] = float(cnt[2]);
-            precise float thr = 3.0 * float(int(below) + 1) * RESID_STEP;
+            precise float thr = pc.spread * float(int(below) + 1) * RESID_STEP;
             cam[CAM_THR] = max(0.5, thr);
         }
         /* the last round only measures; too few pixels keep the fit */

@@ -5,7 +5,7 @@
  * pixel landed, written by the first step, read by the second).
  *
  * Dispatches (the step patched into the push constants after the pass's constants, a
- * barrier between them): with game vectors first the powers step (SPLAT_POWERS, one
+ * barrier between them): first the powers step (SPLAT_POWERS, one
  * workgroup: powers): where there is a camera model, the phase's powers of G (camera.glsl,
  * CAM_POW: G, G^(1 - t), G^t, G^-(1 - t), as splat.c and resolve.c compute them) into the
  * camera surface, for this pass, the fill and the resolve; then priorities (splat.glsl,
