@@ -31,9 +31,12 @@
  *           and the sharpness's exponential are the device's, a few ulps from the C
  *           library's: lavapipe differs by 3e-7 at most, printed).
  *   inpaint a block of holes and scattered ones in random colour, none (a copy), and the
- *           engine's resolved frame on the turn: inpainted and every level of the colour
+ *           engine's resolved frame on the turn, as the engine runs it (inpaint.comp down and
+ *           up to level 1, level 0 in the compose, compose.glsl, without the still-pixel
+ *           rule): the compose's output against inpainted and every level of the colour
  *           pyramid, exactly (word for word; the shader's arithmetic is `precise`).
- *   compose random colour with a band equal in both frames, a one-pixel line the very same,
+ *   compose (the resolved frame without holes: its level 0 is it) random colour with a band
+ *           equal in both frames, a one-pixel line the very same,
  *           a band nearly equal, at t = 1/2 and 1/4 (the still-pixel rule), and an RGBA32F
  *           HUD layer with alphas 0, 1, 1/2, 1/4 and 1.5, into an RGBA32F storage image:
  *           exactly. (The other output and HUD formats and sRGB transfers: not tested here.)
@@ -617,33 +620,68 @@ static void test_resolve(gpu *g)
 
 /* ---- inpaint ----------------------------------------------------------------------------- */
 
+/* The compose's push constants (compose.glsl): its constants, the rectangles' offsets, the
+ * transfers, the inpaint's levels (the compose makes its level 0). */
+typedef struct compose_push {
+    upf__fg_compose_con con;
+    int32_t rect[4];
+    uint32_t transfer[2];
+    int32_t levels;
+} compose_push;
+
+/* The compose pass without a HUD layer, as the engine's, into an RGBA32F storage image. */
+static upf__vk_pass_plan compose_plan(bool hud)
+{
+    const uint64_t no_hud = UPF__VK_RES(UPF__FG_RESOLVED) | UPF__VK_RES(UPF__FG_COLOR_PYRAMID) |
+                            UPF__VK_RES(UPF__FG_LINEAR_PREV) | UPF__VK_RES(UPF__FG_LINEAR);
+    return (upf__vk_pass_plan){
+        .pass = UPF__FG_COMPOSE, .stamp = true, .own_masks = true,
+        .reads = no_hud | (hud ? UPF__VK_RES(UPF__FG_HUD) : 0),
+        .writes = UPF__VK_RES(UPF__FG_OUTPUT), .push_bytes = sizeof(compose_push),
+        .variant_count = 1,
+        .variant = { { hud ? "framegen/compose_hud" : "framegen/compose", NULL, NULL } } };
+}
+
+/* The inpaint as the engine runs it: down, up to level 1 (inpaint.comp), and level 0 in the
+ * compose (compose.glsl; no still-pixel rule, no HUD: the output is the inpainted frame). */
 static void inpaint_case(gpu *g, const upf__passes *ps, const float *resolved, const char *what)
 {
     const upf__fg_inpaint_con *con = ps->con[UPF__FG_INPAINT];
     const size_t pyr = surface_bytes(ps, UPF__FG_COLOR_PYRAMID);
-    static float want[4 * N], got[4 * N];
+    static float want[4 * N];
     float *want_p = calloc(1, pyr), *got_p = calloc(1, pyr);
     void *in[UPF__SURFACES_MAX] = { 0 }, *out[UPF__SURFACES_MAX] = { 0 };
     void *cpu[UPF__SURFACES_MAX] = { 0 };
     in[UPF__FG_RESOLVED] = cpu[UPF__FG_RESOLVED] = (void *)resolved;
     cpu[UPF__FG_INPAINTED] = want, cpu[UPF__FG_COLOR_PYRAMID] = want_p;
-    out[UPF__FG_INPAINTED] = got, out[UPF__FG_COLOR_PYRAMID] = got_p;
+    out[UPF__FG_COLOR_PYRAMID] = got_p;
     cpu_pass(g->ctx, ps, UPF__FG_INPAINT, con, cpu);
     struct { upf__fg_inpaint_con con; int32_t step; } push = { *con, 0 };
     const upf__vk_pass_plan base = {
         .pass = UPF__FG_INPAINT, .push_bytes = sizeof push, .patch_used = true,
         .patch_offset = sizeof *con, .variant_count = 1,
         .variant = { { "framegen/inpaint", NULL, NULL } } };
-    upf__vk_pass_plan plan[2] = { base, base };
+    upf__vk_pass_plan plan[3] = { base, base, compose_plan(false) };
     plan[1].stamp = true;
-    upf__vk_pass_frame pf[2] = { { .run = true, .push = &push }, { .run = true, .push = &push } };
+    compose_push cp = { *(const upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE], { 0 }, { 0 },
+                        con->levels };
+    cp.con.still_rule = 0, cp.con.hud = 0;
+    const upf__vk_grid px = { (W + 7) / 8, (H + 7) / 8, 1 };
+    upf__vk_pass_frame pf[3] = { { .run = true, .push = &push }, { .run = true, .push = &push },
+                                 { .run = true, .push = &cp, .dispatches = 1, .grid = { px } } };
     const int L = con->levels;
     upf__vk_fg_down_dispatches(&pf[0], W, H, L); /* as the engine: four levels a dispatch */
-    upf__vk_fg_up_dispatches(&pf[1], W, H, L); /* the small levels in one workgroup */
-    CHECKF(pf[1].dispatches < L - 1, "%s: the up steps' tail: %d dispatches for %d levels",
-           what, pf[1].dispatches, L - 1);
-    if (run_pass_images(g, ps, plan, pf, in, out, NULL, 2, NULL, NULL) == 0) {
-        compare_u32(got, want, 4 * N, W, what, "inpainted");
+    upf__vk_fg_up_dispatches(&pf[1], W, H, L, 1); /* the small levels in one workgroup */
+    CHECKF(pf[1].dispatches < L - 2, "%s: the up steps' tail: %d dispatches for %d levels",
+           what, pf[1].dispatches, L - 2);
+    vkt_image oi = vkt_image_make(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 0,
+                                  VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+    vkt_buffer down = vkt_buffer_make(g->t, (VkDeviceSize)N * 16);
+    const upf_vk_image lo = vkt_lend(&oi, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, 0);
+    const upf_vk_image *images[UPF__SURFACES_MAX] = { 0 };
+    images[UPF__FG_OUTPUT] = &lo;
+    if (run_pass_images(g, ps, plan, pf, in, out, images, 3, &oi, &down) == 0) {
+        compare_u32(down.map, want, 4 * N, W, what, "inpainted (the compose's output)");
         for (int l = 1; l < L; l++) {
             const int lw = upf__fg_level_size(W, l), lh = upf__fg_level_size(H, l);
             const size_t o = (size_t)(upf__fg_level_row(H, l) - H) * W * 4;
@@ -654,6 +692,8 @@ static void inpaint_case(gpu *g, const upf__passes *ps, const float *resolved, c
             CHECKF(d == 0, "%s: colour pyramid level %d: %d words differ", what, l, d);
         }
     }
+    vkt_buffer_free(g->t, &down);
+    vkt_image_free(g->t, &oi);
     free(want_p);
     free(got_p);
 }
@@ -689,7 +729,9 @@ static void test_inpaint(gpu *g)
 /* ---- compose ----------------------------------------------------------------------------- */
 
 /* The compose of `inpainted` over the frames `prev`, `cur` with the HUD layer `hud` (RGBA32F,
- * or NULL: the still-pixel rule) at phase t into an RGBA32F storage image. */
+ * or NULL: the still-pixel rule) at phase t into an RGBA32F storage image. The GPU's compose
+ * makes the inpainted frame from the resolved one (the inpaint's level 0): `inpainted` has
+ * alpha 1 everywhere, so the resolved frame is it (inpaint_case tests the holes). */
 static void compose_case(gpu *g, const upf__passes *ps, const float *inpainted,
                          const float *prev, const float *cur, const float *hud, float t,
                          const char *what)
@@ -704,7 +746,8 @@ static void compose_case(gpu *g, const upf__passes *ps, const float *inpainted,
     cimg[UPF__FG_OUTPUT] = &want_im, cimg[UPF__FG_HUD] = hud ? &hud_im : NULL;
     void *in[UPF__SURFACES_MAX] = { 0 }, *out[UPF__SURFACES_MAX] = { 0 };
     void *cpu[UPF__SURFACES_MAX] = { 0 };
-    in[UPF__FG_INPAINTED] = cpu[UPF__FG_INPAINTED] = (void *)inpainted;
+    cpu[UPF__FG_INPAINTED] = (void *)inpainted;
+    in[UPF__FG_RESOLVED] = (void *)inpainted;
     in[UPF__FG_LINEAR_PREV] = cpu[UPF__FG_LINEAR_PREV] = (void *)prev;
     in[UPF__FG_LINEAR] = cpu[UPF__FG_LINEAR] = (void *)cur;
     CHECK(upf__fg_compose_scratch_bytes(2, W, H) <= sizeof scratch_words);
@@ -725,15 +768,9 @@ static void compose_case(gpu *g, const upf__passes *ps, const float *inpainted,
                       VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
         images[UPF__FG_HUD] = &lh;
     }
-    struct { upf__fg_compose_con con; int32_t rect[4]; uint32_t transfer[2]; } push = {
-        con, { 0 }, { 0 } };
-    const uint64_t no_hud = UPF__VK_RES(UPF__FG_INPAINTED) | UPF__VK_RES(UPF__FG_LINEAR_PREV) |
-                            UPF__VK_RES(UPF__FG_LINEAR);
-    const upf__vk_pass_plan plan = {
-        .pass = UPF__FG_COMPOSE, .stamp = true, .own_masks = hud == NULL,
-        .reads = hud ? 0 : no_hud, .writes = hud ? 0 : UPF__VK_RES(UPF__FG_OUTPUT),
-        .push_bytes = sizeof push, .variant_count = 1,
-        .variant = { { hud ? "framegen/compose_hud" : "framegen/compose", NULL, NULL } } };
+    const compose_push push = { con, { 0 }, { 0 },
+                                ((const upf__fg_inpaint_con *)ps->con[UPF__FG_INPAINT])->levels };
+    const upf__vk_pass_plan plan = compose_plan(hud != NULL);
     const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1,
                                     .grid = { { (W + 7) / 8, (H + 7) / 8, 1 } } };
     void *dst[UPF__SURFACES_MAX] = { 0 };
@@ -758,7 +795,7 @@ static void test_compose(gpu *g)
         const int x = i % W, y = i / W;
         const bool band = y >= 10 && y < 16, line = x == 40, near = y >= 25 && y < 30;
         for (int k = 0; k < 4; k++) {
-            inp[4 * i + k] = test_rand_float(&rng);
+            inp[4 * i + k] = k == 3 ? 1.0f : test_rand_float(&rng); /* no holes */
             prev[4 * i + k] = test_rand_float(&rng);
             cur[4 * i + k] = band || line ? prev[4 * i + k]
                            : near ? prev[4 * i + k] * (1.0f + 0.001f * test_rand_float(&rng))
@@ -1027,14 +1064,16 @@ static void test_chain(gpu *g)
             (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
         pf[7].patch[pf[7].dispatches++] = (uint32_t)l;
     }
-    for (int l = ic->levels - 2; l >= 0; l--) {
+    for (int l = ic->levels - 2; l >= 1; l--) { /* level 0: the compose's */
         pf[8].grid[pf[8].dispatches] = (upf__vk_grid){
             (uint32_t)(upf__fg_level_size(W, l) + 7) / 8,
             (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
         pf[8].patch[pf[8].dispatches++] = (uint32_t)-l;
     }
+    const compose_push cp = { *(const upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE], { 0 },
+                              { 0 }, ic->levels };
     pf[9] = (upf__vk_pass_frame){ .run = true, .dispatches = 1, .grid = { px },
-        .push = push_of(push[9], ps->con[UPF__FG_COMPOSE], sizeof(upf__fg_compose_con)) };
+        .push = push_of(push[9], &cp, sizeof cp) };
     CHECK_EQ_INT(n, UPF__VK_FG_GP_COUNT - 1 + flow_count); /* no cut pass without the flow */
     static upf__vk_pass_frame by_plan[UPF__VK_GPU_PASSES_MAX];
     memset(by_plan, 0, sizeof by_plan);

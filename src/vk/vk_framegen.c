@@ -37,6 +37,7 @@ typedef struct {
     upf__fg_compose_con c;
     int32_t out_x, out_y, hud_x, hud_y;
     uint32_t out_transfer, hud_transfer;
+    int32_t levels;                   /* the inpaint's: the compose makes its level 0 */
 } compose_push;
 typedef union {
     uint8_t bytes[UPF__VK_PUSH_MAX];
@@ -115,8 +116,10 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
     plan[n++] = plan_of(UPF__FG_INPAINT, "framegen/inpaint", sizeof(upf__fg_inpaint_con), false);
     at[UPF__VK_FG_GP_INPAINT_UP] = n;
     plan[n++] = plan_of(UPF__FG_INPAINT, "framegen/inpaint", sizeof(upf__fg_inpaint_con), true);
-    const uint64_t compose_reads = RES(UPF__FG_INPAINTED) | RES(UPF__FG_LINEAR_PREV) |
-                                   RES(UPF__FG_LINEAR);
+    /* the compose makes the inpaint's level 0 (compose.glsl): it reads the resolved frame and
+     * the colour pyramid, not the inpainted frame, which no GPU pass writes */
+    const uint64_t compose_reads = RES(UPF__FG_RESOLVED) | RES(UPF__FG_COLOR_PYRAMID) |
+                                   RES(UPF__FG_LINEAR_PREV) | RES(UPF__FG_LINEAR);
     for (int hud = 0; hud < 2; hud++) {
         at[hud ? UPF__VK_FG_GP_COMPOSE_HUD : UPF__VK_FG_GP_COMPOSE] = n;
         plan[n] = plan_of(UPF__FG_COMPOSE, hud ? "framegen/compose_hud" : "framegen/compose", 0,
@@ -137,10 +140,10 @@ void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels
     }
 }
 
-void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
+void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, int least)
 {
     int lo = levels - 1; /* the least level of the tail */
-    while (lo > 0 && (int64_t)upf__fg_level_size(W, lo - 1) * upf__fg_level_size(H, lo - 1) <=
+    while (lo > least && (int64_t)upf__fg_level_size(W, lo - 1) * upf__fg_level_size(H, lo - 1) <=
                          UPF__VK_FG_UP_TAIL)
         lo--;
     int l = levels - 2;
@@ -149,7 +152,7 @@ void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
         pf->patch[pf->dispatches++] = (uint32_t)-(UPF__VK_FG_UP_TAIL_STEP + lo);
         l = lo - 1;
     }
-    for (; l >= 0; l--) {
+    for (; l >= least; l--) {
         pf->grid[pf->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
                                                  upf__fg_level_size(H, l));
         pf->patch[pf->dispatches++] = (uint32_t)-l;
@@ -534,10 +537,10 @@ static void resolve_passes(const upf_vk_interpolate *fg, const record_plan *rp, 
     *down = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_DOWN].bytes };
     *up = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_UP].bytes };
     upf__vk_fg_down_dispatches(down, W, H, ic->levels);
-    upf__vk_fg_up_dispatches(up, W, H, ic->levels);
+    upf__vk_fg_up_dispatches(up, W, H, ic->levels, 1); /* level 0: the compose's */
 }
 
-/* A phase's compose into `out`: with this phase's HUD layer, as the CPU engine takes it (both:
+/* A phase's compose into `out` (with the inpaint's last step, level 0's up): with this phase's HUD layer, as the CPU engine takes it (both:
  * N-1's below 0.5, N's from 0.5; either alone: that one), or the still-pixel rule. */
 static void compose_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_frame *f,
                          const record_plan *rp, float t, const upf_vk_image *out,
@@ -551,6 +554,7 @@ static void compose_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_
     cp->c = *(const upf__fg_compose_con *)fg->ps.con[UPF__FG_COMPOSE];
     cp->c.t = t;
     cp->c.hud = hud != NULL;
+    cp->levels = ((const upf__fg_inpaint_con *)fg->ps.con[UPF__FG_INPAINT])->levels;
     cp->out_x = out_rect->x, cp->out_y = out_rect->y;
     cp->out_transfer = out->srgb ? 1u : 0u;
     if (hud) {

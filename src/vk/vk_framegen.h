@@ -11,8 +11,8 @@
 /* The engine's GPU passes, by role. upf__vk_fg_plans gives each one's index in the plan list
  * (the flow's passes, in an engine made for the flow, sit between vectors and camera, as the
  * CPU engine runs flow there). Per pair: prepare, scene, vectors or the flow's, camera; per phase: splat,
- * fill, resolve, inpaint down, inpaint up, compose (no HUD: the still-pixel rule) or compose
- * with the HUD layer. */
+ * fill, resolve, inpaint down, inpaint up (to level 1), compose (the inpaint's level 0 and
+ * the still-pixel rule) or compose with the HUD layer. */
 enum {
     UPF__VK_FG_GP_PREPARE = 0,
     UPF__VK_FG_GP_SCENE,
@@ -66,13 +66,14 @@ void upf__vk_fg_splat_frame(upf__vk_fg_splat_push *sp, float t, bool camera,
 #define UPF__VK_FG_DOWN_FUSED 4
 void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
 
-/* The inpaint's up steps (inpaint.comp): levels levels - 2 .. 0, one dispatch a level (grid:
- * the level's 8 x 8 tiles, patch: -l), except that the levels of at most UPF__VK_FG_UP_TAIL
- * pixels, when two or more, go in one dispatch of one workgroup (patch:
- * -(UPF__VK_FG_UP_TAIL_STEP + the least of them)). Appends them to pf. */
+/* The inpaint's up steps (inpaint.comp): levels levels - 2 .. least, one dispatch a level
+ * (grid: the level's 8 x 8 tiles, patch: -l), except that the levels of at most
+ * UPF__VK_FG_UP_TAIL pixels, when two or more, go in one dispatch of one workgroup (patch:
+ * -(UPF__VK_FG_UP_TAIL_STEP + the least of them)). Appends them to pf. The engine's least is
+ * 1: level 0's up step is the compose's (compose.glsl), which writes the output directly. */
 #define UPF__VK_FG_UP_TAIL 256
 #define UPF__VK_FG_UP_TAIL_STEP 256
-void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
+void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, int least);
 
 /* The engine's runner: its surfaces' buffers (upf__vk_runner_buffer, by UPF__FG_* index). */
 upf__vk_runner *upf__vk_interpolate_runner(upf_vk_interpolate *fg);

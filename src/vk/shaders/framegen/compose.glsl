@@ -1,10 +1,14 @@
 /* compose.glsl: the compose pass on the GPU (CPU reference: src/framegen/compose.c;
  * docs/FRAMEGEN.md, "compose"), shared by compose.comp (no HUD layer: the still-pixel rule)
  * and compose_hud.comp (COMPOSE_HUD: the HUD layer, binding 4, a sampled image, composited).
- * Reads: inpainted (binding 25), linear prev (6), linear (7). Writes: the output (binding 5,
- * a storage image written without a format qualifier, at its rectangle's offset; the device
- * converts to its format, an sRGB encode in the shader for sRGB values in a UNORM view,
- * out_transfer = 1).
+ * Reads: resolved (binding 23), the colour pyramid's level 1 (24), linear prev (6), linear
+ * (7). Writes: the output (binding 5, a storage image written without a format qualifier, at
+ * its rectangle's offset; the device converts to its format, an sRGB encode in the shader for
+ * sRGB values in a UNORM view, out_transfer = 1).
+ *
+ * The made frame c is the inpaint's last step, its up step at level 0 (inpaint.glsl,
+ * up_value: resolved where alpha is 1, else blended with the bilinear sample of level 1),
+ * fused here so that the full-resolution colour is not written to memory and read back.
  *
  * With a HUD (straight alpha a clamped to [0, 1], linear light; sRGB values in a UNORM view
  * decoded, hud_transfer = 1): o = c (1 - a) + h a, h itself where a = 1. Without: a still
@@ -19,7 +23,8 @@ layout(local_size_x = 8, local_size_y = 8) in;
 layout(set = 0, binding = 5) uniform writeonly image2D out_image;
 layout(set = 0, binding = 6, std430) readonly buffer Prev { vec4 prev[]; };
 layout(set = 0, binding = 7, std430) readonly buffer Cur { vec4 cur[]; };
-layout(set = 0, binding = 25, std430) readonly buffer Inpainted { vec4 inpainted[]; };
+layout(set = 0, binding = 23, std430) readonly buffer Resolved { vec4 resolved[]; };
+layout(set = 0, binding = 24, std430) readonly buffer Pyramid { vec4 pyramid[]; };
 #ifdef COMPOSE_HUD
 layout(set = 0, binding = 4) uniform texture2D hud_image;
 #endif
@@ -33,9 +38,11 @@ layout(push_constant) uniform Push {
     int hud_x, hud_y;
     uint out_transfer;                 /* 1: encode sRGB (a UNORM view holding sRGB) */
     uint hud_transfer;                 /* 1: decode sRGB */
+    int levels;                        /* of the colour pyramid, level 0 included */
 } pc;
 
 #include "color.glsl"
+#include "inpaint.glsl"
 
 bool equal_at(int x, int y)
 {
@@ -90,7 +97,7 @@ void main()
     if (x >= pc.width || y >= pc.height)
         return;
     const int i = y * pc.width + x;
-    precise vec3 o = inpainted[i].rgb;
+    precise vec3 o = up_value(0, x, y).rgb;
 #ifdef COMPOSE_HUD
     vec4 h = texelFetch(hud_image, ivec2(pc.hud_x + x, pc.hud_y + y), 0);
     if (pc.hud_transfer == 1u)
