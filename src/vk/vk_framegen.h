@@ -75,6 +75,30 @@ void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels
 #define UPF__VK_FG_UP_TAIL_STEP 256
 void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, int least);
 
+/* The 8-bit frames (issue 33 item 4: the resolve and the compose read 8 bytes a pixel of both
+ * frames, not the 32 of their linear RGBA32F surfaces, when both host colours are 8-bit), the
+ * engine's one extra binding: resource and shader binding UPF__VK_FG_BYTES. Its words:
+ * UPF__VK_FG_TABLE floats' bits, the decode tables the CPU uses (from UPF__VK_FG_TABLE_SRGB:
+ * upf_srgb8_to_linear_table; from UPF__VK_FG_TABLE_UNORM: c / 255.0f, as upf__row_to_linear),
+ * then N-1's pixels' codes (R | G << 8 | B << 16, a word a pixel), then N's. The passes that
+ * read or write it (prepare, resolve, compose) have a second pipeline,
+ * UPF__VK_FG_VARIANT_BYTES (specialisation constant 0, BYTES, true), in which prepare writes
+ * the codes instead of the linear surfaces and the resolve and the compose decode them:
+ * linear = table[code], the CPU's very floats. */
+#define UPF__VK_FG_BYTES UPF__FG_COUNT
+#define UPF__VK_FG_TABLE 512
+#define UPF__VK_FG_TABLE_SRGB 0u
+#define UPF__VK_FG_TABLE_UNORM 256u
+#define UPF__VK_FG_VARIANT_BYTES 1
+/* Fills table[] and makes the 8-bit frames rp's extra 0 for W x H frames (the caller keeps
+ * `table` while the runner lives: its first record uploads it). */
+void upf__vk_fg_bytes_extra(upf__vk_runner_params *rp, int W, int H,
+                            float table[UPF__VK_FG_TABLE]);
+/* The two pipelines of pass `shader` (prepare, resolve, compose, compose_hud) into *plan. */
+void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader);
+/* 1 for an 8-bit colour format (R8G8B8A8 or B8G8R8A8, UNORM or SRGB), else 0. */
+bool upf__vk_fg_is_8bit(VkFormat format);
+
 /* The engine's runner: its surfaces' buffers (upf__vk_runner_buffer, by UPF__FG_* index). */
 upf__vk_runner *upf__vk_interpolate_runner(upf_vk_interpolate *fg);
 

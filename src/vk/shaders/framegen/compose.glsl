@@ -2,9 +2,11 @@
  * docs/FRAMEGEN.md, "compose"), shared by compose.comp (no HUD layer: the still-pixel rule)
  * and compose_hud.comp (COMPOSE_HUD: the HUD layer, binding 4, a sampled image, composited).
  * Reads: resolved (binding 23), the colour pyramid's level 1 (24), linear prev (6), linear
- * (7). Writes: the output (binding 5, a storage image written without a format qualifier, at
- * its rectangle's offset; the device converts to its format, an sRGB encode in the shader for
- * sRGB values in a UNORM view, out_transfer = 1).
+ * (7), or with BYTES (specialisation constant 0: both host colours 8-bit) the 8-bit frames
+ * instead (30, vk_framegen.h UPF__VK_FG_BYTES: table[code], the CPU's floats). Writes: the
+ * output (binding 5, a storage image written without a format qualifier, at its rectangle's
+ * offset; the device converts to its format, an sRGB encode in the shader for sRGB values in
+ * a UNORM view, out_transfer = 1).
  *
  * The made frame c is the inpaint's last step, its up step at level 0 (inpaint.glsl,
  * up_value: resolved where alpha is 1, else blended with the bilinear sample of level 1),
@@ -25,6 +27,8 @@ layout(set = 0, binding = 6, std430) readonly buffer Prev { vec4 prev[]; };
 layout(set = 0, binding = 7, std430) readonly buffer Cur { vec4 cur[]; };
 layout(set = 0, binding = 23, std430) readonly buffer Resolved { vec4 resolved[]; };
 layout(set = 0, binding = 24, std430) readonly buffer Pyramid { vec4 pyramid[]; };
+layout(set = 0, binding = 30, std430) readonly buffer Bytes { uint bytes[]; };
+layout(constant_id = 0) const bool BYTES = false;
 #ifdef COMPOSE_HUD
 layout(set = 0, binding = 4) uniform texture2D hud_image;
 #endif
@@ -39,15 +43,30 @@ layout(push_constant) uniform Push {
     uint out_transfer;                 /* 1: encode sRGB (a UNORM view holding sRGB) */
     uint hud_transfer;                 /* 1: decode sRGB */
     int levels;                        /* of the colour pyramid, level 0 included */
+    uint prev_table, cur_table;        /* BYTES: each frame's decode table */
 } pc;
 
 #include "color.glsl"
 #include "inpaint.glsl"
 
+#define TABLE 512 /* the 8-bit frames' decode tables (vk_framegen.h UPF__VK_FG_TABLE) */
+
+/* pixel i of frame N-1 (from_prev) or N in linear light */
+vec3 texel(bool from_prev, int i)
+{
+    if (!BYTES)
+        return from_prev ? prev[i].rgb : cur[i].rgb;
+    const uint w = bytes[TABLE + (from_prev ? 0 : pc.width * pc.height) + i];
+    const uint t = from_prev ? pc.prev_table : pc.cur_table;
+    return vec3(uintBitsToFloat(bytes[t + (w & 255u)]),
+                uintBitsToFloat(bytes[t + ((w >> 8) & 255u)]),
+                uintBitsToFloat(bytes[t + (w >> 16)]));
+}
+
 bool equal_at(int x, int y)
 {
     const int i = y * pc.width + x;
-    const vec3 a = prev[i].rgb, b = cur[i].rgb;
+    const vec3 a = texel(true, i), b = texel(false, i);
     const float th = pc.still_threshold;
     for (int k = 0; k < 3; k++) {
         const float u = a[k] > 0.0 ? a[k] : 0.0, v = b[k] > 0.0 ? b[k] : 0.0;
@@ -61,7 +80,7 @@ bool equal_at(int x, int y)
 bool same_at(int x, int y)
 {
     const int i = y * pc.width + x;
-    return prev[i].rgb == cur[i].rgb;
+    return texel(true, i) == texel(false, i);
 }
 
 bool still(int x, int y)
@@ -109,7 +128,7 @@ void main()
         o = o * (1.0 - al) + h.rgb * al;
 #else
     if (pc.still_rule != 0u && still(x, y))
-        o = (1.0 - pc.t) * prev[i].rgb + pc.t * cur[i].rgb;
+        o = (1.0 - pc.t) * texel(true, i) + pc.t * texel(false, i);
 #endif
     vec3 v = o;
     if (pc.out_transfer == 1u)
