@@ -268,6 +268,8 @@ static upf_result make_runner(upf_vk_interpolate *fg, const char *fn)
         /* the splats start at "nothing landed", the histograms at 0 */
         rp->surface_plan[i].clear_value = i == UPF__FG_HISTOGRAMS ? 0 : UPF__FG_NONE;
     }
+    /* no GPU pass writes or reads the inpainted frame (the compose makes it): its least buffer */
+    rp->width[UPF__FG_INPAINTED] = rp->height[UPF__FG_INPAINTED] = 0;
     host_rules(rp, fg->params.width, fg->params.height);
     upf__vk_fg_bytes_extra(rp, fg->params.width, fg->params.height, fg->table);
     rp->gpu_pass_count = upf__vk_fg_plans(rp->gpu_pass, fg->at,
