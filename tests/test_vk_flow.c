@@ -83,6 +83,8 @@ static upf__vk_runner_params *runner_params(gpu *g, const upf__passes *ps, void 
             i == UPF__FG_SPLAT || i == UPF__FG_SPLAT_INDEX || i == UPF__FG_SPLAT_PREV ||
             i == UPF__FG_SPLAT_PREV_INDEX ? UPF__FG_NONE : 0;
     }
+    static float table[UPF__VK_FG_TABLE];
+    upf__vk_fg_bytes_extra(&rp, W, H, table); /* the engine's extra: the 8-bit frames */
     return &rp;
 }
 
@@ -399,9 +401,12 @@ static const void *push_of(uint8_t *buf, const void *con, size_t bytes)
 
 static upf__vk_pass_plan plan_of(int pass, const char *shader, uint32_t step_at, bool stamp)
 {
-    return (upf__vk_pass_plan){ .pass = pass, .stamp = stamp, .push_bytes = UPF__VK_PUSH_MAX,
-                                .patch_used = step_at > 0, .patch_offset = step_at,
-                                .variant_count = 1, .variant = { { shader, NULL, NULL } } };
+    upf__vk_pass_plan p = { .pass = pass, .stamp = stamp, .push_bytes = UPF__VK_PUSH_MAX,
+                            .patch_used = step_at > 0, .patch_offset = step_at,
+                            .variant_count = 1, .variant = { { shader, NULL, NULL } } };
+    if (pass == UPF__FG_PREPARE || pass == UPF__FG_RESOLVE || pass == UPF__FG_COMPOSE)
+        upf__vk_fg_bytes_variants(&p, shader); /* as the engine's: the 8-bit frames' too */
+    return p;
 }
 
 static upf__vk_grid grid_px(int w, int h)
@@ -466,20 +471,24 @@ static int chain(const upf__passes *ps, upf__vk_pass_plan *plan, upf__vk_pass_fr
     for (int k = 0; k < 2; k++, n++) {
         plan[n] = plan_of(UPF__FG_INPAINT, "framegen/inpaint", sizeof *ic, k == 1);
         pf[n] = (upf__vk_pass_frame){ .run = true, .push = push_of(push[n], ic, sizeof *ic) };
-        for (int j = 0; j < ic->levels - 1; j++) {
+        /* down: levels 1 .. levels - 1; up: levels - 2 .. 1 (level 0: the compose's) */
+        pf[n].dispatches = k == 0 ? ic->levels - 1 : ic->levels - 2;
+        for (int j = 0; j < pf[n].dispatches; j++) {
             const int l = k == 0 ? j + 1 : ic->levels - 2 - j;
             pf[n].grid[j] = grid_px(upf__fg_level_size(W, l), upf__fg_level_size(H, l));
             pf[n].patch[j] = k == 0 ? (uint32_t)l : (uint32_t)-l;
         }
-        pf[n].dispatches = ic->levels - 1;
     }
     plan[n] = plan_of(UPF__FG_COMPOSE, "framegen/compose", 0, true);
-    plan[n].own_masks = true;
-    plan[n].reads = UPF__VK_RES(UPF__FG_INPAINTED) | UPF__VK_RES(UPF__FG_LINEAR_PREV) |
-                    UPF__VK_RES(UPF__FG_LINEAR);
+    plan[n].own_masks = true; /* with the inpaint's level 0 (compose.glsl) */
+    plan[n].reads |= UPF__VK_RES(UPF__FG_RESOLVED) | UPF__VK_RES(UPF__FG_COLOR_PYRAMID) |
+                    UPF__VK_RES(UPF__FG_LINEAR_PREV) | UPF__VK_RES(UPF__FG_LINEAR);
     plan[n].writes = UPF__VK_RES(UPF__FG_OUTPUT);
+    /* the compose's push constants: its constants, rectangles 0, transfers 0, the levels */
+    struct { upf__fg_compose_con c; int32_t zero[6]; int32_t levels; } cp = {
+        *(const upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE], { 0 }, ic->levels };
     pf[n] = (upf__vk_pass_frame){ .run = true, .dispatches = 1, .grid = { px },
-        .push = push_of(push[n], ps->con[UPF__FG_COMPOSE], sizeof(upf__fg_compose_con)) };
+        .push = push_of(push[n], &cp, sizeof cp) };
     return n + 1;
 }
 

@@ -31,9 +31,12 @@
  *           and the sharpness's exponential are the device's, a few ulps from the C
  *           library's: lavapipe differs by 3e-7 at most, printed).
  *   inpaint a block of holes and scattered ones in random colour, none (a copy), and the
- *           engine's resolved frame on the turn: inpainted and every level of the colour
+ *           engine's resolved frame on the turn, as the engine runs it (inpaint.comp down and
+ *           up to level 1, level 0 in the compose, compose.glsl, without the still-pixel
+ *           rule): the compose's output against inpainted and every level of the colour
  *           pyramid, exactly (word for word; the shader's arithmetic is `precise`).
- *   compose random colour with a band equal in both frames, a one-pixel line the very same,
+ *   compose (the resolved frame without holes: its level 0 is it) random colour with a band
+ *           equal in both frames, a one-pixel line the very same,
  *           a band nearly equal, at t = 1/2 and 1/4 (the still-pixel rule), and an RGBA32F
  *           HUD layer with alphas 0, 1, 1/2, 1/4 and 1.5, into an RGBA32F storage image:
  *           exactly. (The other output and HUD formats and sRGB transfers: not tested here.)
@@ -105,7 +108,9 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
     for (int i = 0; i < ps->surface_count; i++) {
         rp.width[i] = ps->surface[i].width, rp.height[i] = ps->surface[i].height;
         const upf__surface_role role = ps->surface_info[i].role;
-        if (role == UPF__SURFACE_INPUT || role == UPF__SURFACE_OUTPUT)
+        if (i == UPF__FG_COLOR_PREV || i == UPF__FG_COLOR) /* the engine's: 8-bit too */
+            rp.host[i] = upf__vk_rule_colour("a colour", "test");
+        else if (role == UPF__SURFACE_INPUT || role == UPF__SURFACE_OUTPUT)
             rp.host[i] = (upf__vk_host_rule){ .formats = host_formats_of(i), .format_count = 1,
                                               .max_width = UPF_MAX(rp.width[i], 1),
                                               .max_height = UPF_MAX(rp.height[i], 1) };
@@ -115,6 +120,8 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
         /* the splats start at "nothing landed", the histograms at 0 */
         rp.surface_plan[i].clear_value = i == UPF__FG_HISTOGRAMS ? 0 : UPF__FG_NONE;
     }
+    static float table[UPF__VK_FG_TABLE];
+    upf__vk_fg_bytes_extra(&rp, W, H, table); /* the engine's extra: the 8-bit frames */
     for (int k = 0; k < count; k++)
         rp.gpu_pass[k] = plan[k];
     rp.gpu_pass_count = count;
@@ -139,21 +146,24 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
     CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
     vkt_buffer down[UPF__SURFACES_MAX] = { { 0 } };
     const uint64_t writes = ps->pass[plan->pass].writes | plan->writes;
-    for (int i = 0; i < ps->surface_count; i++)
-        if ((writes & UPF__VK_RES(i)) && dst[i] && surface_bytes(ps, i)) {
-            VkDeviceSize bytes = 0;
-            VkBuffer b = upf__vk_runner_buffer(run, i, &bytes);
-            down[i] = vkt_buffer_make(g->t, surface_bytes(ps, i));
-            vkt_record_copy(cmd, b, down[i].buffer, surface_bytes(ps, i));
+    for (int i = 0; i <= UPF__VK_FG_BYTES; i++) { /* the surfaces, then the 8-bit frames */
+        VkDeviceSize bytes = 0;
+        VkBuffer b = upf__vk_runner_buffer(run, i, &bytes);
+        if (i < ps->surface_count)
+            bytes = surface_bytes(ps, i);
+        if ((writes & UPF__VK_RES(i)) && dst[i] && bytes) {
+            down[i] = vkt_buffer_make(g->t, bytes);
+            vkt_record_copy(cmd, b, down[i].buffer, bytes);
         }
+    }
     if (out_image)
         vkt_record_download(cmd, out_image, VK_IMAGE_LAYOUT_GENERAL, out_down);
     const int rc = vkt_submit(g->t);
     CHECK(rc == 0);
-    for (int i = 0; i < ps->surface_count; i++)
+    for (int i = 0; i <= UPF__VK_FG_BYTES; i++)
         if (down[i].buffer) {
             if (rc == 0)
-                memcpy(dst[i], down[i].map, surface_bytes(ps, i));
+                memcpy(dst[i], down[i].map, (size_t)down[i].size);
             vkt_buffer_free(g->t, &down[i]);
         }
     upf__vk_runner_destroy(&run);
@@ -248,6 +258,38 @@ static engine_run engine_on_turn(upf_context *ctx)
     CHECK_OK(ctx, upf_interpolate_run(r.e, &f, 0.5, &io));
     r.ps = upf__interpolate_passes(r.e);
     return r;
+}
+
+/* ---- the engine's push constants and plans where a pass has the 8-bit frames' variant ---- */
+
+/* As vk_framegen.c's: the constants, the step, the rectangles' offsets, the sRGB transfers,
+ * the 8-bit frames' decode tables and which frame is an SRGB format. */
+typedef struct prepare_push {
+    upf__fg_prepare_con con;
+    int32_t step, rect[4];
+    uint32_t transfer[2], table[2], device[2];
+} prepare_push;
+typedef struct resolve_push {
+    upf__fg_resolve_con con;
+    uint32_t table[2];
+} resolve_push;
+
+static upf__vk_pass_plan prepare_plan(void)
+{
+    upf__vk_pass_plan p = {
+        .pass = UPF__FG_PREPARE, .stamp = true, .clear = UPF__VK_RES(UPF__FG_HISTOGRAMS),
+        .writes = UPF__VK_RES(UPF__VK_FG_BYTES), .push_bytes = sizeof(prepare_push),
+        .patch_used = true, .patch_offset = sizeof(upf__fg_prepare_con) };
+    upf__vk_fg_bytes_variants(&p, "framegen/prepare");
+    return p;
+}
+
+static upf__vk_pass_plan resolve_plan(void)
+{
+    upf__vk_pass_plan p = { .pass = UPF__FG_RESOLVE, .stamp = true,
+                            .push_bytes = sizeof(resolve_push) };
+    upf__vk_fg_bytes_variants(&p, "framegen/resolve");
+    return p;
 }
 
 /* ---- splat ------------------------------------------------------------------------------- */
@@ -599,10 +641,9 @@ static float resolve_case(gpu *g, const upf__passes *ps, const upf__fg_resolve_c
         in[UPF__FG_MOTION_T] = cpu[UPF__FG_MOTION_T] = (void *)motion_t;
     cpu[UPF__FG_RESOLVED] = want, out[UPF__FG_RESOLVED] = got;
     cpu_pass(g->ctx, ps, UPF__FG_RESOLVE, con, cpu);
-    const upf__vk_pass_plan plan = { .pass = UPF__FG_RESOLVE, .stamp = true,
-                                     .push_bytes = sizeof *con, .variant_count = 1,
-                                     .variant = { { "framegen/resolve", NULL, NULL } } };
-    const upf__vk_pass_frame pf = { .run = true, .push = con, .dispatches = 1,
+    const resolve_push push = { *con, { 0 } };
+    const upf__vk_pass_plan plan = resolve_plan();
+    const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1,
                                     .grid = { { (W + 7) / 8, (H + 7) / 8, 1 } } };
     if (run_pass(g, ps, &plan, &pf, in, out))
         return INFINITY;
@@ -651,33 +692,71 @@ static void test_resolve(gpu *g)
 
 /* ---- inpaint ----------------------------------------------------------------------------- */
 
+/* The compose's push constants (compose.glsl): its constants, the rectangles' offsets, the
+ * transfers, the inpaint's levels (the compose makes its level 0). */
+typedef struct compose_push {
+    upf__fg_compose_con con;
+    int32_t rect[4];
+    uint32_t transfer[2];
+    int32_t levels;
+    uint32_t table[2];  /* with the 8-bit frames: each frame's decode table */
+} compose_push;
+
+/* The compose pass without a HUD layer, as the engine's, into an RGBA32F storage image. */
+static upf__vk_pass_plan compose_plan(bool hud)
+{
+    const uint64_t no_hud = UPF__VK_RES(UPF__FG_RESOLVED) | UPF__VK_RES(UPF__FG_COLOR_PYRAMID) |
+                            UPF__VK_RES(UPF__FG_LINEAR_PREV) | UPF__VK_RES(UPF__FG_LINEAR);
+    upf__vk_pass_plan p = {
+        .pass = UPF__FG_COMPOSE, .stamp = true, .own_masks = true,
+        .reads = no_hud | (hud ? UPF__VK_RES(UPF__FG_HUD) : 0),
+        .writes = UPF__VK_RES(UPF__FG_OUTPUT), .push_bytes = sizeof(compose_push),
+        .variant_count = 1,
+        .variant = { { hud ? "framegen/compose_hud" : "framegen/compose", NULL, NULL } } };
+    upf__vk_fg_bytes_variants(&p, p.variant[0].shader); /* as the engine's */
+    return p;
+}
+
+/* The inpaint as the engine runs it: down, up to level 1 (inpaint.comp), and level 0 in the
+ * compose (compose.glsl; no still-pixel rule, no HUD: the output is the inpainted frame). */
 static void inpaint_case(gpu *g, const upf__passes *ps, const float *resolved, const char *what)
 {
     const upf__fg_inpaint_con *con = ps->con[UPF__FG_INPAINT];
     const size_t pyr = surface_bytes(ps, UPF__FG_COLOR_PYRAMID);
-    static float want[4 * N], got[4 * N];
+    static float want[4 * N];
     float *want_p = calloc(1, pyr), *got_p = calloc(1, pyr);
     void *in[UPF__SURFACES_MAX] = { 0 }, *out[UPF__SURFACES_MAX] = { 0 };
     void *cpu[UPF__SURFACES_MAX] = { 0 };
     in[UPF__FG_RESOLVED] = cpu[UPF__FG_RESOLVED] = (void *)resolved;
     cpu[UPF__FG_INPAINTED] = want, cpu[UPF__FG_COLOR_PYRAMID] = want_p;
-    out[UPF__FG_INPAINTED] = got, out[UPF__FG_COLOR_PYRAMID] = got_p;
+    out[UPF__FG_COLOR_PYRAMID] = got_p;
     cpu_pass(g->ctx, ps, UPF__FG_INPAINT, con, cpu);
     struct { upf__fg_inpaint_con con; int32_t step; } push = { *con, 0 };
     const upf__vk_pass_plan base = {
         .pass = UPF__FG_INPAINT, .push_bytes = sizeof push, .patch_used = true,
         .patch_offset = sizeof *con, .variant_count = 1,
         .variant = { { "framegen/inpaint", NULL, NULL } } };
-    upf__vk_pass_plan plan[2] = { base, base };
+    upf__vk_pass_plan plan[3] = { base, base, compose_plan(false) };
     plan[1].stamp = true;
-    upf__vk_pass_frame pf[2] = { { .run = true, .push = &push }, { .run = true, .push = &push } };
+    compose_push cp = { *(const upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE], { 0 }, { 0 },
+                        con->levels, { 0 } };
+    cp.con.still_rule = 0, cp.con.hud = 0;
+    const upf__vk_grid px = { (W + 7) / 8, (H + 7) / 8, 1 };
+    upf__vk_pass_frame pf[3] = { { .run = true, .push = &push }, { .run = true, .push = &push },
+                                 { .run = true, .push = &cp, .dispatches = 1, .grid = { px } } };
     const int L = con->levels;
     upf__vk_fg_down_dispatches(&pf[0], W, H, L); /* as the engine: four levels a dispatch */
-    upf__vk_fg_up_dispatches(&pf[1], W, H, L); /* the small levels in one workgroup */
-    CHECKF(pf[1].dispatches < L - 1, "%s: the up steps' tail: %d dispatches for %d levels",
-           what, pf[1].dispatches, L - 1);
-    if (run_pass_images(g, ps, plan, pf, in, out, NULL, 2, NULL, NULL) == 0) {
-        compare_u32(got, want, 4 * N, W, what, "inpainted");
+    upf__vk_fg_up_dispatches(&pf[1], W, H, L, 1); /* the small levels in one workgroup */
+    CHECKF(pf[1].dispatches < L - 2, "%s: the up steps' tail: %d dispatches for %d levels",
+           what, pf[1].dispatches, L - 2);
+    vkt_image oi = vkt_image_make(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 0,
+                                  VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+    vkt_buffer down = vkt_buffer_make(g->t, (VkDeviceSize)N * 16);
+    const upf_vk_image lo = vkt_lend(&oi, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, 0);
+    const upf_vk_image *images[UPF__SURFACES_MAX] = { 0 };
+    images[UPF__FG_OUTPUT] = &lo;
+    if (run_pass_images(g, ps, plan, pf, in, out, images, 3, &oi, &down) == 0) {
+        compare_u32(down.map, want, 4 * N, W, what, "inpainted (the compose's output)");
         for (int l = 1; l < L; l++) {
             const int lw = upf__fg_level_size(W, l), lh = upf__fg_level_size(H, l);
             const size_t o = (size_t)(upf__fg_level_row(H, l) - H) * W * 4;
@@ -688,6 +767,8 @@ static void inpaint_case(gpu *g, const upf__passes *ps, const float *resolved, c
             CHECKF(d == 0, "%s: colour pyramid level %d: %d words differ", what, l, d);
         }
     }
+    vkt_buffer_free(g->t, &down);
+    vkt_image_free(g->t, &oi);
     free(want_p);
     free(got_p);
 }
@@ -723,7 +804,9 @@ static void test_inpaint(gpu *g)
 /* ---- compose ----------------------------------------------------------------------------- */
 
 /* The compose of `inpainted` over the frames `prev`, `cur` with the HUD layer `hud` (RGBA32F,
- * or NULL: the still-pixel rule) at phase t into an RGBA32F storage image. */
+ * or NULL: the still-pixel rule) at phase t into an RGBA32F storage image. The GPU's compose
+ * makes the inpainted frame from the resolved one (the inpaint's level 0): `inpainted` has
+ * alpha 1 everywhere, so the resolved frame is it (inpaint_case tests the holes). */
 static void compose_case(gpu *g, const upf__passes *ps, const float *inpainted,
                          const float *prev, const float *cur, const float *hud, float t,
                          const char *what)
@@ -738,7 +821,8 @@ static void compose_case(gpu *g, const upf__passes *ps, const float *inpainted,
     cimg[UPF__FG_OUTPUT] = &want_im, cimg[UPF__FG_HUD] = hud ? &hud_im : NULL;
     void *in[UPF__SURFACES_MAX] = { 0 }, *out[UPF__SURFACES_MAX] = { 0 };
     void *cpu[UPF__SURFACES_MAX] = { 0 };
-    in[UPF__FG_INPAINTED] = cpu[UPF__FG_INPAINTED] = (void *)inpainted;
+    cpu[UPF__FG_INPAINTED] = (void *)inpainted;
+    in[UPF__FG_RESOLVED] = (void *)inpainted;
     in[UPF__FG_LINEAR_PREV] = cpu[UPF__FG_LINEAR_PREV] = (void *)prev;
     in[UPF__FG_LINEAR] = cpu[UPF__FG_LINEAR] = (void *)cur;
     CHECK(upf__fg_compose_scratch_bytes(2, W, H) <= sizeof scratch_words);
@@ -759,15 +843,9 @@ static void compose_case(gpu *g, const upf__passes *ps, const float *inpainted,
                       VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
         images[UPF__FG_HUD] = &lh;
     }
-    struct { upf__fg_compose_con con; int32_t rect[4]; uint32_t transfer[2]; } push = {
-        con, { 0 }, { 0 } };
-    const uint64_t no_hud = UPF__VK_RES(UPF__FG_INPAINTED) | UPF__VK_RES(UPF__FG_LINEAR_PREV) |
-                            UPF__VK_RES(UPF__FG_LINEAR);
-    const upf__vk_pass_plan plan = {
-        .pass = UPF__FG_COMPOSE, .stamp = true, .own_masks = hud == NULL,
-        .reads = hud ? 0 : no_hud, .writes = hud ? 0 : UPF__VK_RES(UPF__FG_OUTPUT),
-        .push_bytes = sizeof push, .variant_count = 1,
-        .variant = { { hud ? "framegen/compose_hud" : "framegen/compose", NULL, NULL } } };
+    const int levels = ((const upf__fg_inpaint_con *)ps->con[UPF__FG_INPAINT])->levels;
+    const compose_push push = { con, { 0 }, { 0 }, levels, { 0 } };
+    const upf__vk_pass_plan plan = compose_plan(hud != NULL);
     const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1,
                                     .grid = { { (W + 7) / 8, (H + 7) / 8, 1 } } };
     void *dst[UPF__SURFACES_MAX] = { 0 };
@@ -792,7 +870,7 @@ static void test_compose(gpu *g)
         const int x = i % W, y = i / W;
         const bool band = y >= 10 && y < 16, line = x == 40, near = y >= 25 && y < 30;
         for (int k = 0; k < 4; k++) {
-            inp[4 * i + k] = test_rand_float(&rng);
+            inp[4 * i + k] = k == 3 ? 1.0f : test_rand_float(&rng); /* no holes */
             prev[4 * i + k] = test_rand_float(&rng);
             cur[4 * i + k] = band || line ? prev[4 * i + k]
                            : near ? prev[4 * i + k] * (1.0f + 0.001f * test_rand_float(&rng))
@@ -803,6 +881,158 @@ static void test_compose(gpu *g)
     compose_case(g, er.ps, inp, prev, cur, NULL, 0.5f, "the still rule, t = 1/2");
     compose_case(g, er.ps, inp, prev, cur, NULL, 0.25f, "the still rule, t = 1/4");
     compose_case(g, er.ps, inp, prev, cur, hud, 0.5f, "a HUD layer");
+    upf_interpolate_destroy(&er.e);
+}
+
+/* ---- the 8-bit frames -------------------------------------------------------------------- */
+
+static bool bgra(VkFormat f)
+{
+    return f == VK_FORMAT_B8G8R8A8_UNORM || f == VK_FORMAT_B8G8R8A8_SRGB;
+}
+
+static bool srgb_format(VkFormat f)
+{
+    return f == VK_FORMAT_R8G8B8A8_SRGB || f == VK_FORMAT_B8G8R8A8_SRGB;
+}
+
+/* The passes from 8-bit colours as the engine records them (prepare, resolve, inpaint down
+ * and up, compose with the still-pixel rule, each with the 8-bit frames where it has them) in
+ * one runner frame, on the engine's turn (its motion at t = 1/2, its camera with the powers
+ * for t), against the CPU's passes on upf_images of the same bytes (UPF_FORMAT_RGBA8_SRGB
+ * where the host's image is an SRGB format or srgb = 1, else RGBA8_UNORM). Random codes, every
+ * code in each channel somewhere, rows 10 .. 15 the same in both frames. */
+static void bytes_case(gpu *g, const upf__passes *ps, VkFormat pfmt, int psrgb, VkFormat cfmt,
+                       int csrgb, const char *what)
+{
+    static uint8_t a8[4 * N], b8[4 * N], a_up[4 * N], b_up[4 * N];
+    test_rng rng = test_rng_make(what);
+    for (int i = 0; i < 4 * N; i++) {
+        const int y = i / 4 / W, k = i & 3;
+        const int r = test_rand_int(&rng, 0, 255), p = i / 4; /* pixel p < 256: code p */
+        a8[i] = (uint8_t)(p < 256 ? (k == 1 ? 255 - p : p) : r);
+        b8[i] = (uint8_t)(y >= 10 && y < 16 ? a8[i] : p < 256 ? p : test_rand_int(&rng, 0, 255));
+    }
+    for (int i = 0; i < N; i++)
+        for (int k = 0; k < 4; k++) { /* the GPU's images in their byte order */
+            const int s = k == 3 ? 3 : 2 - k;
+            a_up[4 * i + k] = a8[4 * i + (bgra(pfmt) ? s : k)];
+            b_up[4 * i + k] = b8[4 * i + (bgra(cfmt) ? s : k)];
+        }
+    const bool ps8 = psrgb || srgb_format(pfmt), cs8 = csrgb || srgb_format(cfmt);
+    const upf_image ia = { a8, W, H, 0, ps8 ? UPF_FORMAT_RGBA8_SRGB : UPF_FORMAT_RGBA8_UNORM };
+    const upf_image ib = { b8, W, H, 0, cs8 ? UPF_FORMAT_RGBA8_SRGB : UPF_FORMAT_RGBA8_UNORM };
+    static float lin_a[4 * N], lin_b[4 * N], res[4 * N], inp[4 * N], want[4 * N];
+    const size_t hb = surface_bytes(ps, UPF__FG_HISTOGRAMS);
+    const size_t bb = (UPF__VK_FG_TABLE + 2 * (size_t)N) * 4;
+    uint32_t *want_h = calloc(1, hb), *got_h = calloc(1, hb), *got_b = calloc(1, bb);
+    float *pyr = calloc(1, surface_bytes(ps, UPF__FG_COLOR_PYRAMID) + 16);
+    void *cpu[UPF__SURFACES_MAX] = { 0 }, *in[UPF__SURFACES_MAX] = { 0 };
+    void *dst[UPF__SURFACES_MAX] = { 0 };
+    const upf_image *cimg[UPF__SURFACES_MAX] = { 0 };
+
+    upf__fg_prepare_con pcon = *(const upf__fg_prepare_con *)ps->con[UPF__FG_PREPARE];
+    pcon.levels = 0;
+    cpu[UPF__FG_LINEAR_PREV] = lin_a, cpu[UPF__FG_LINEAR] = lin_b;
+    cpu[UPF__FG_HISTOGRAMS] = want_h;
+    cimg[UPF__FG_COLOR_PREV] = &ia, cimg[UPF__FG_COLOR] = &ib;
+    static int scratch[2 * H];
+    cpu_pass_images(g->ctx, ps, UPF__FG_PREPARE, &pcon, cpu, cimg, scratch, sizeof scratch);
+    const upf__fg_resolve_con rcon = *(const upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE];
+    const float scene[4] = { 0 };
+    const int reads[] = { UPF__FG_MOTION_T, UPF__FG_MOTION, UPF__FG_PREV_MOTION, UPF__FG_CAMERA };
+    for (size_t k = 0; k < sizeof reads / sizeof reads[0]; k++)
+        in[reads[k]] = cpu[reads[k]] = ps->surface[reads[k]].data;
+    float with_pw[UPF__FG_CAMERA_FLOATS]; /* as the splat's powers step leaves it for t */
+    in[UPF__FG_CAMERA] = camera_powers(ps->surface[UPF__FG_CAMERA].data, rcon.t, with_pw);
+    in[UPF__FG_SCENE] = cpu[UPF__FG_SCENE] = (void *)scene;
+    cpu[UPF__FG_RESOLVED] = res;
+    cpu_pass(g->ctx, ps, UPF__FG_RESOLVE, &rcon, cpu);
+    const upf__fg_inpaint_con *icon = ps->con[UPF__FG_INPAINT];
+    cpu[UPF__FG_COLOR_PYRAMID] = pyr, cpu[UPF__FG_INPAINTED] = inp;
+    cpu_pass(g->ctx, ps, UPF__FG_INPAINT, icon, cpu);
+    upf__fg_compose_con ccon = *(const upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE];
+    ccon.t = rcon.t, ccon.hud = 0;
+    CHECK(ccon.still_rule != 0);
+    const upf_image want_im = { want, W, H, 0, UPF_FORMAT_RGBA32F };
+    const upf_image *oimg[UPF__SURFACES_MAX] = { 0 };
+    oimg[UPF__FG_OUTPUT] = &want_im;
+    static int scratch_words[2 * 8 * W + H + 16];
+    CHECK(upf__fg_compose_scratch_bytes(2, W, H) <= sizeof scratch_words);
+    cpu_pass_images(g->ctx, ps, UPF__FG_COMPOSE, &ccon, cpu, oimg, scratch_words,
+                    sizeof scratch_words);
+
+    vkt_image pi = vkt_sampled_image(g->t, W, H, pfmt, 4, a_up);
+    vkt_image ci = vkt_sampled_image(g->t, W, H, cfmt, 4, b_up);
+    vkt_image oi = vkt_image_make(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 0,
+                                  VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+    vkt_buffer down = vkt_buffer_make(g->t, (VkDeviceSize)N * 16);
+    const VkImageLayout ro = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    const upf_vk_image lp = vkt_lend(&pi, ro, ro, psrgb), lc = vkt_lend(&ci, ro, ro, csrgb);
+    const upf_vk_image lo = vkt_lend(&oi, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, 0);
+    const upf_vk_image *images[UPF__SURFACES_MAX] = { 0 };
+    images[UPF__FG_COLOR_PREV] = &lp, images[UPF__FG_COLOR] = &lc, images[UPF__FG_OUTPUT] = &lo;
+    const uint32_t tp = ps8 ? UPF__VK_FG_TABLE_SRGB : UPF__VK_FG_TABLE_UNORM;
+    const uint32_t tc = cs8 ? UPF__VK_FG_TABLE_SRGB : UPF__VK_FG_TABLE_UNORM;
+    prepare_push pp = { pcon, 0, { 0 }, { (uint32_t)psrgb, (uint32_t)csrgb }, { tp, tc },
+                        { srgb_format(pfmt), srgb_format(cfmt) } };
+    const resolve_push rp = { rcon, { tp, tc } };
+    struct { upf__fg_inpaint_con con; int32_t step; } ip = { *icon, 0 };
+    const compose_push cp = { ccon, { 0 }, { 0 }, icon->levels, { tp, tc } };
+    upf__vk_pass_plan plan[5] = { prepare_plan(), resolve_plan(), { 0 }, { 0 },
+                                  compose_plan(false) };
+    plan[2] = (upf__vk_pass_plan){ .pass = UPF__FG_INPAINT, .push_bytes = sizeof ip,
+                                   .patch_used = true, .patch_offset = sizeof *icon,
+                                   .variant_count = 1,
+                                   .variant = { { "framegen/inpaint", NULL, NULL } } };
+    plan[3] = plan[2];
+    plan[3].stamp = true;
+    const upf__vk_grid px = { (W + 7) / 8, (H + 7) / 8, 1 };
+    const int bytes = UPF__VK_FG_VARIANT_BYTES;
+    upf__vk_pass_frame pf[5] = {
+        { .run = true, .push = &pp, .dispatches = 1, .grid = { px }, .variant = bytes },
+        { .run = true, .push = &rp, .dispatches = 1, .grid = { px }, .variant = bytes },
+        { .run = true, .push = &ip }, { .run = true, .push = &ip },
+        { .run = true, .push = &cp, .dispatches = 1, .grid = { px }, .variant = bytes } };
+    upf__vk_fg_down_dispatches(&pf[2], W, H, icon->levels);
+    upf__vk_fg_up_dispatches(&pf[3], W, H, icon->levels, 1);
+    dst[UPF__FG_HISTOGRAMS] = got_h, dst[UPF__VK_FG_BYTES] = got_b;
+    if (run_pass_images(g, ps, plan, pf, in, dst, images, 5, &oi, &down) == 0) {
+        int wrong = 0;
+        for (int i = 0; i < N; i++) {
+            const uint32_t wa = a8[4 * i] | a8[4 * i + 1] << 8 | (uint32_t)a8[4 * i + 2] << 16;
+            const uint32_t wb = b8[4 * i] | b8[4 * i + 1] << 8 | (uint32_t)b8[4 * i + 2] << 16;
+            wrong += (got_b[UPF__VK_FG_TABLE + i] != wa) + (got_b[UPF__VK_FG_TABLE + N + i] != wb);
+        }
+        CHECKF(wrong == 0, "%s: %d of the 8-bit frames' codes are not the images' bytes", what,
+               wrong);
+        compare_u32(got_h, want_h, (int)(hb / 4), 32, what, "histograms");
+        const float *got = down.map;
+        float worst = 0.0f;
+        for (int i = 0; i < 4 * N; i++) {
+            const float d = fabsf(got[i] - want[i]);
+            worst = d > worst || d != d ? d : worst;
+        }
+        printf("8-bit frames, %s: the made frame within %g of the CPU's\n", what, worst);
+        CHECKF(worst <= 2e-5f, "%s: the made frame differs from the CPU's by up to %g", what,
+               worst);
+    }
+    vkt_buffer_free(g->t, &down);
+    vkt_image_free(g->t, &pi);
+    vkt_image_free(g->t, &ci);
+    vkt_image_free(g->t, &oi);
+    free(want_h), free(got_h), free(got_b), free(pyr);
+}
+
+static void test_bytes(gpu *g)
+{
+    engine_run er = engine_on_turn(g->ctx);
+    if (!er.ps)
+        return;
+    bytes_case(g, er.ps, VK_FORMAT_B8G8R8A8_UNORM, 1, VK_FORMAT_R8G8B8A8_UNORM, 1,
+               "BGRA8 and RGBA8 UNORM views of sRGB values");
+    bytes_case(g, er.ps, VK_FORMAT_R8G8B8A8_SRGB, 0, VK_FORMAT_B8G8R8A8_UNORM, 0,
+               "an RGBA8 SRGB format (the device decodes) and BGRA8 UNORM (linear)");
     upf_interpolate_destroy(&er.e);
 }
 
@@ -850,12 +1080,8 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, const char *what
                                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
     const upf_vk_image *images[UPF__SURFACES_MAX] = { 0 };
     images[UPF__FG_COLOR_PREV] = &lp, images[UPF__FG_COLOR] = &lc;
-    struct { upf__fg_prepare_con con; int32_t step, rect[4]; uint32_t transfer[2]; } push = {
-        con, 0, { 0 }, { 0 } };
-    const upf__vk_pass_plan plan = {
-        .pass = UPF__FG_PREPARE, .stamp = true, .clear = UPF__VK_RES(UPF__FG_HISTOGRAMS),
-        .push_bytes = sizeof push, .patch_used = true, .patch_offset = sizeof con,
-        .variant_count = 1, .variant = { { "framegen/prepare", NULL, NULL } } };
+    prepare_push push = { con, 0, { 0 }, { 0 }, { 0 }, { 0 } };
+    const upf__vk_pass_plan plan = prepare_plan();
     upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1,
                               .grid = { upf__vk_grid8(W, H) } };
     upf__vk_fg_down_dispatches(&pf, W, H, con.levels); /* as the engine: four levels a dispatch */
@@ -1071,14 +1297,16 @@ static void test_chain(gpu *g)
             (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
         pf[7].patch[pf[7].dispatches++] = (uint32_t)l;
     }
-    for (int l = ic->levels - 2; l >= 0; l--) {
+    for (int l = ic->levels - 2; l >= 1; l--) { /* level 0: the compose's */
         pf[8].grid[pf[8].dispatches] = (upf__vk_grid){
             (uint32_t)(upf__fg_level_size(W, l) + 7) / 8,
             (uint32_t)(upf__fg_level_size(H, l) + 7) / 8, 1 };
         pf[8].patch[pf[8].dispatches++] = (uint32_t)-l;
     }
+    const compose_push cp = { *(const upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE], { 0 },
+                              { 0 }, ic->levels, { 0 } };
     pf[9] = (upf__vk_pass_frame){ .run = true, .dispatches = 1, .grid = { px },
-        .push = push_of(push[9], ps->con[UPF__FG_COMPOSE], sizeof(upf__fg_compose_con)) };
+        .push = push_of(push[9], &cp, sizeof cp) };
     CHECK_EQ_INT(n, UPF__VK_FG_GP_COUNT - 1 + flow_count); /* no cut pass without the flow */
     static upf__vk_pass_frame by_plan[UPF__VK_GPU_PASSES_MAX];
     memset(by_plan, 0, sizeof by_plan);
@@ -1272,6 +1500,7 @@ int main(void)
         test_resolve(&g);
         test_inpaint(&g);
         test_compose(&g);
+        test_bytes(&g);
         test_scene(&g);
         test_cut(&g);
         test_chain(&g);

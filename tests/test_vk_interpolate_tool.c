@@ -370,9 +370,11 @@ static double json_num(const json_doc *d, int obj, const char *key)
 }
 
 /* `upframe bench --backend vulkan`'s frame generation rows at one tiny size: the vectors (the
- * camera fitted, then the host's cameras) and the flow at factor 2 and 4, times above 0, the per-pass sums and the made frame's time as their parts
- * say, each floor its bytes over --bandwidth, the surfaces' bytes; the vectors' rows without
- * a flow time, the flow's without a vectors time. */
+ * camera fitted, then the host's cameras), the flow, and the vectors from 8-bit sRGB colours
+ * (`vec8`) at factor 2 and 4, times above 0, the per-pass sums and the made frame's time as
+ * their parts say, each floor its bytes over --bandwidth, the surfaces' bytes; the vectors'
+ * rows without a flow time, the flow's without a vectors time; the 8-bit rows' resolve 24
+ * bytes a pixel below the float rows' (it reads the 8-bit frames). */
 static void test_bench(void)
 {
     if (access(UPF_TOOL_PATH, X_OK) != 0)
@@ -388,7 +390,8 @@ static void test_bench(void)
     }
     const int rows = json_get(d, 0, "framegen_rows");
     CHECK(rows > 0);
-    int made = 0, flows = 0, given = 0;
+    int made = 0, flows = 0, given = 0, srgb8 = 0;
+    double resolve_bytes[2] = { 0, 0 }; /* rows 1 and 7: float and 8-bit colours */
     for (int k = 0; rows > 0 && k < d->v[rows].count; k++) {
         const int row = json_at(d, rows, k);
         if (json_get(d, row, "skipped") > 0) /* {"motion": "flow", "skipped": ...} */
@@ -407,7 +410,15 @@ static void test_bench(void)
         CHECKF(strcmp(cam, flow ? "none" : made == 3 || made == 4 ? "given" : "fit") == 0,
                "bench row %d: camera \"%s\"", k, cam);
         given += strcmp(cam, "given") == 0;
+        const int co = json_get(d, row, "colour");
+        const char *colour = co > 0 && d->v[co].string ? d->v[co].string : "";
+        CHECKF(strcmp(colour, made >= 7 ? "rgba8-srgb" : "rgba32f") == 0,
+               "bench row %d: colour \"%s\"", k, colour);
+        srgb8 += made >= 7;
         const int pu = json_get(d, row, "passes_us"), pb = json_get(d, row, "pass_bytes");
+        /* the 8-bit frames: the resolve reads 4 + 4 bytes a pixel of them, not 16 + 16 */
+        if (pb > 0 && (made == 1 || made == 7))
+            resolve_bytes[made == 7] = json_num(d, pb, "resolve");
         const int fl = json_get(d, row, "floor_us");
         double sum_pair = 0, sum_phase = 0;
         for (int p = 0; pu > 0 && pb > 0 && fl > 0 && p < UPF_INTERPOLATE_PASS_COUNT; p++) {
@@ -430,9 +441,11 @@ static void test_bench(void)
                   json_num(d, mem, "engine_total") > 0);
         }
     }
-    CHECKF(made == 6 && flows == 2 && given == 2, "bench: %d frame generation rows, %d of the "
-           "flow, %d with the host's cameras; expected 6, 2, 2 (one size with --scale 1, the "
-           "vectors, with the host's cameras, the flow; factor 2 and 4)", made, flows, given);
+    CHECKF(made == 8 && flows == 2 && given == 2 && srgb8 == 2, "bench: %d frame generation "
+           "rows, %d of the flow, %d with the host's cameras, %d from 8-bit colours; expected 8, "
+           "2, 2, 2 (one size with --scale 1, the vectors, with the host's cameras, the flow, "
+           "the vectors from 8-bit sRGB; factor 2 and 4)", made, flows, given, srgb8);
+    CHECK_NEAR(resolve_bytes[1], resolve_bytes[0] - 24.0 * 16 * 9, 0.5);
     printf("upframe bench --backend vulkan --size 16x9: %d frame generation rows\n", made);
 }
 

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/color.h"
 #include "framegen/framegen_passes.h"
 #include "vk/vk_framegen.h"
 #include "vk/vk_framegen_flow.h"
@@ -27,7 +28,13 @@ typedef struct {
     upf__fg_prepare_con c;
     int32_t step, prev_x, prev_y, cur_x, cur_y;
     uint32_t prev_transfer, cur_transfer;
+    uint32_t prev_table, cur_table;   /* the 8-bit frames: each one's decode table */
+    uint32_t prev_device, cur_device; /* 1: an SRGB format, which the device decodes */
 } prepare_push;
+typedef struct {
+    upf__fg_resolve_con c;
+    uint32_t prev_table, cur_table;   /* the 8-bit frames: each one's decode table */
+} resolve_push;
 typedef struct {
     upf__fg_vectors_con c;
     uint32_t step;
@@ -37,12 +44,15 @@ typedef struct {
     upf__fg_compose_con c;
     int32_t out_x, out_y, hud_x, hud_y;
     uint32_t out_transfer, hud_transfer;
+    int32_t levels;                   /* the inpaint's: the compose makes its level 0 */
+    uint32_t prev_table, cur_table;   /* the 8-bit frames: each one's decode table */
 } compose_push;
 typedef union {
     uint8_t bytes[UPF__VK_PUSH_MAX];
     prepare_push prepare;
     vectors_push vectors;
     upf__vk_fg_splat_push splat;
+    resolve_push resolve;
     compose_push compose;
 } push_block;
 
@@ -62,6 +72,7 @@ struct upf_vk_interpolate {
                                                          * frame and how many */
     int frame_count[UPF__VK_FRAMES_IN_FLIGHT_MAX];
     upf__vk_frame vf;                  /* a runner frame being described (large) */
+    float table[UPF__VK_FG_TABLE];     /* the 8-bit frames' decode tables (uploaded) */
     atomic_bool in_use;
 };
 
@@ -81,12 +92,46 @@ static upf__vk_pass_plan plan_of(int pass, const char *shader, uint32_t step_at,
                                 .variant_count = 1, .variant = { { .shader = shader } } };
 }
 
+bool upf__vk_fg_is_8bit(VkFormat format)
+{
+    return format == VK_FORMAT_R8G8B8A8_UNORM || format == VK_FORMAT_R8G8B8A8_SRGB ||
+           format == VK_FORMAT_B8G8R8A8_UNORM || format == VK_FORMAT_B8G8R8A8_SRGB;
+}
+
+void upf__vk_fg_bytes_extra(upf__vk_runner_params *rp, int W, int H,
+                            float table[UPF__VK_FG_TABLE])
+{
+    for (int c = 0; c < 256; c++) {
+        table[UPF__VK_FG_TABLE_SRGB + (unsigned)c] = upf_srgb8_to_linear_table[c];
+        table[UPF__VK_FG_TABLE_UNORM + (unsigned)c] = (float)c / 255.0f; /* upf__row_to_linear */
+    }
+    rp->extra[0] = (upf__vk_extra_plan){
+        .name = "the 8-bit frames", .kind = UPF__VK_EXTRA_STORAGE,
+        .bytes = ((VkDeviceSize)UPF__VK_FG_TABLE + 2 * (VkDeviceSize)W * (VkDeviceSize)H) * 4,
+        .upload = table, .upload_bytes = UPF__VK_FG_TABLE * sizeof(float) };
+    rp->extra_count = 1;
+}
+
+void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader)
+{
+    static const VkSpecializationMapEntry entry = { 0, 0, sizeof(VkBool32) };
+    static const VkBool32 on = VK_TRUE;
+    static const VkSpecializationInfo bytes = { 1, &entry, sizeof on, &on };
+    plan->variant_count = 2;
+    plan->variant[0] = (upf__vk_variant){ .shader = shader };
+    plan->variant[UPF__VK_FG_VARIANT_BYTES] = (upf__vk_variant){ .shader = shader,
+                                                                 .spec = &bytes };
+    plan->reads |= RES(UPF__VK_FG_BYTES);
+}
+
 int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool flow,
                      int *flow_first, int *flow_count)
 {
     int n = 0;
     at[UPF__VK_FG_GP_PREPARE] = n;
     plan[n] = plan_of(UPF__FG_PREPARE, "framegen/prepare", sizeof(upf__fg_prepare_con), true);
+    upf__vk_fg_bytes_variants(&plan[n], "framegen/prepare");
+    plan[n].writes = RES(UPF__VK_FG_BYTES);
     plan[n++].clear = RES(UPF__FG_HISTOGRAMS);
     at[UPF__VK_FG_GP_SCENE] = n;
     plan[n++] = plan_of(UPF__FG_SCENE_PASS, "framegen/scene", 0, true);
@@ -110,19 +155,23 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
     at[UPF__VK_FG_GP_FILL] = n;
     plan[n++] = plan_of(UPF__FG_FILL, "framegen/fill", sizeof(upf__fg_fill_con), true);
     at[UPF__VK_FG_GP_RESOLVE] = n;
-    plan[n++] = plan_of(UPF__FG_RESOLVE, "framegen/resolve", 0, true);
+    plan[n] = plan_of(UPF__FG_RESOLVE, "framegen/resolve", 0, true);
+    upf__vk_fg_bytes_variants(&plan[n++], "framegen/resolve");
     at[UPF__VK_FG_GP_INPAINT_DOWN] = n;
     plan[n++] = plan_of(UPF__FG_INPAINT, "framegen/inpaint", sizeof(upf__fg_inpaint_con), false);
     at[UPF__VK_FG_GP_INPAINT_UP] = n;
     plan[n++] = plan_of(UPF__FG_INPAINT, "framegen/inpaint", sizeof(upf__fg_inpaint_con), true);
-    const uint64_t compose_reads = RES(UPF__FG_INPAINTED) | RES(UPF__FG_LINEAR_PREV) |
-                                   RES(UPF__FG_LINEAR);
+    /* the compose makes the inpaint's level 0 (compose.glsl): it reads the resolved frame and
+     * the colour pyramid, not the inpainted frame, which no GPU pass writes */
+    const uint64_t compose_reads = RES(UPF__FG_RESOLVED) | RES(UPF__FG_COLOR_PYRAMID) |
+                                   RES(UPF__FG_LINEAR_PREV) | RES(UPF__FG_LINEAR);
     for (int hud = 0; hud < 2; hud++) {
         at[hud ? UPF__VK_FG_GP_COMPOSE_HUD : UPF__VK_FG_GP_COMPOSE] = n;
         plan[n] = plan_of(UPF__FG_COMPOSE, hud ? "framegen/compose_hud" : "framegen/compose", 0,
                           true);
         plan[n].own_masks = true; /* the HUD layer is bound only by the variant that reads it */
         plan[n].reads = compose_reads | (hud ? RES(UPF__FG_HUD) : 0);
+        upf__vk_fg_bytes_variants(&plan[n], hud ? "framegen/compose_hud" : "framegen/compose");
         plan[n++].writes = RES(UPF__FG_OUTPUT);
     }
     return n;
@@ -137,10 +186,10 @@ void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels
     }
 }
 
-void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
+void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, int least)
 {
     int lo = levels - 1; /* the least level of the tail */
-    while (lo > 0 && (int64_t)upf__fg_level_size(W, lo - 1) * upf__fg_level_size(H, lo - 1) <=
+    while (lo > least && (int64_t)upf__fg_level_size(W, lo - 1) * upf__fg_level_size(H, lo - 1) <=
                          UPF__VK_FG_UP_TAIL)
         lo--;
     int l = levels - 2;
@@ -149,7 +198,7 @@ void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
         pf->patch[pf->dispatches++] = (uint32_t)-(UPF__VK_FG_UP_TAIL_STEP + lo);
         l = lo - 1;
     }
-    for (; l >= 0; l--) {
+    for (; l >= least; l--) {
         pf->grid[pf->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
                                                  upf__fg_level_size(H, l));
         pf->patch[pf->dispatches++] = (uint32_t)-l;
@@ -219,7 +268,10 @@ static upf_result make_runner(upf_vk_interpolate *fg, const char *fn)
         /* the splats start at "nothing landed", the histograms at 0 */
         rp->surface_plan[i].clear_value = i == UPF__FG_HISTOGRAMS ? 0 : UPF__FG_NONE;
     }
+    /* no GPU pass writes or reads the inpainted frame (the compose makes it): its least buffer */
+    rp->width[UPF__FG_INPAINTED] = rp->height[UPF__FG_INPAINTED] = 0;
     host_rules(rp, fg->params.width, fg->params.height);
+    upf__vk_fg_bytes_extra(rp, fg->params.width, fg->params.height, fg->table);
     rp->gpu_pass_count = upf__vk_fg_plans(rp->gpu_pass, fg->at,
                                           fg->params.motion != UPF_VK_MOTION_VECTORS,
                                           &fg->flow_first, &fg->flow_count);
@@ -382,10 +434,24 @@ typedef struct record_plan {
     bool given;                       /* the camera from the host's matrices */
     float g[9];
     upf_rect rc[UPF__FG_COUNT + 1];   /* the host images' rectangles (prev_hud's last) */
+    bool bytes;                       /* both colours 8-bit: the 8-bit frames' variants */
+    uint32_t prev_table, cur_table;   /* their decode tables (table_of) */
 } record_plan;
 
-/* The pair's prepare (the colours to linear light; the luma pyramids for the flow) and scene
- * (the cut decided for the flow only). */
+static uint32_t srgb_format(VkFormat format)
+{
+    return format == VK_FORMAT_R8G8B8A8_SRGB || format == VK_FORMAT_B8G8R8A8_SRGB;
+}
+
+/* An 8-bit colour's decode table: sRGB (an SRGB format, or a UNORM view of sRGB values) or
+ * UNORM. */
+static uint32_t table_of(const upf_vk_image *im)
+{
+    return im->srgb || srgb_format(im->format) ? UPF__VK_FG_TABLE_SRGB : UPF__VK_FG_TABLE_UNORM;
+}
+
+/* The pair's prepare (the colours to linear light, or to the 8-bit frames when both are 8-bit;
+ * the luma pyramids for the flow) and scene (the cut decided for the flow only). */
 static void prepare_passes(const upf_vk_interpolate *fg, const upf_vk_interpolate_frame *f,
                            const record_plan *rp, push_block *push, upf__vk_frame *vf)
 {
@@ -400,9 +466,13 @@ static void prepare_passes(const upf_vk_interpolate *fg, const upf_vk_interpolat
     pp->cur_x = rp->rc[UPF__FG_COLOR].x, pp->cur_y = rp->rc[UPF__FG_COLOR].y;
     pp->prev_transfer = f->prev_color->srgb ? 1u : 0u;
     pp->cur_transfer = f->color->srgb ? 1u : 0u;
+    pp->prev_table = rp->prev_table, pp->cur_table = rp->cur_table;
+    pp->prev_device = srgb_format(f->prev_color->format);
+    pp->cur_device = srgb_format(f->color->format);
     upf__vk_pass_frame *pf = &vf->pass[fg->at[UPF__VK_FG_GP_PREPARE]];
     *pf = (upf__vk_pass_frame){ .run = true, .push = pp, .dispatches = 1,
-                                .grid = { upf__vk_grid8(W, H) } };
+                                .grid = { upf__vk_grid8(W, H) },
+                                .variant = rp->bytes ? UPF__VK_FG_VARIANT_BYTES : 0 };
     upf__vk_fg_down_dispatches(pf, W, H, pp->c.levels); /* the luma pyramids (the flow) */
     upf__fg_scene_con *sc = (upf__fg_scene_con *)push[UPF__VK_FG_GP_SCENE].bytes;
     *sc = *(const upf__fg_scene_con *)fg->ps.con[UPF__FG_SCENE_PASS];
@@ -520,13 +590,16 @@ static void resolve_passes(const upf_vk_interpolate *fg, const record_plan *rp, 
 {
     const upf__passes *ps = &fg->ps;
     const int W = fg->params.width, H = fg->params.height;
-    upf__fg_resolve_con *rc = (upf__fg_resolve_con *)push[UPF__VK_FG_GP_RESOLVE].bytes;
+    resolve_push *rs = &push[UPF__VK_FG_GP_RESOLVE].resolve;
+    upf__fg_resolve_con *rc = &rs->c;
     *rc = *(const upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE];
     rc->t = t;
     rc->blend = rp->method == UPF_INTERPOLATE_USED_BLEND;
     rc->visibility = rp->method == UPF_INTERPOLATE_USED_VECTORS;
+    rs->prev_table = rp->prev_table, rs->cur_table = rp->cur_table;
     vf->pass[fg->at[UPF__VK_FG_GP_RESOLVE]] = (upf__vk_pass_frame){
-        .run = true, .push = rc, .dispatches = 1, .grid = { upf__vk_grid8(W, H) } };
+        .run = true, .push = rs, .dispatches = 1, .grid = { upf__vk_grid8(W, H) },
+        .variant = rp->bytes ? UPF__VK_FG_VARIANT_BYTES : 0 };
     const upf__fg_inpaint_con *ic = ps->con[UPF__FG_INPAINT];
     upf__vk_pass_frame *down = &vf->pass[fg->at[UPF__VK_FG_GP_INPAINT_DOWN]];
     upf__vk_pass_frame *up = &vf->pass[fg->at[UPF__VK_FG_GP_INPAINT_UP]];
@@ -535,11 +608,12 @@ static void resolve_passes(const upf_vk_interpolate *fg, const record_plan *rp, 
     *down = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_DOWN].bytes };
     *up = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_UP].bytes };
     upf__vk_fg_down_dispatches(down, W, H, ic->levels);
-    upf__vk_fg_up_dispatches(up, W, H, ic->levels);
+    upf__vk_fg_up_dispatches(up, W, H, ic->levels, 1); /* level 0: the compose's */
 }
 
-/* A phase's compose into `out`: with this phase's HUD layer, as the CPU engine takes it (both:
- * N-1's below 0.5, N's from 0.5; either alone: that one), or the still-pixel rule. */
+/* A phase's compose into `out` (with the inpaint's last step, level 0's up): with this phase's
+ * HUD layer, as the CPU engine takes it (both: N-1's below 0.5, N's from 0.5; either alone:
+ * that one), or the still-pixel rule. */
 static void compose_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_frame *f,
                          const record_plan *rp, float t, const upf_vk_image *out,
                          const upf_rect *out_rect, push_block *push, upf__vk_frame *vf)
@@ -552,6 +626,8 @@ static void compose_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_
     cp->c = *(const upf__fg_compose_con *)fg->ps.con[UPF__FG_COMPOSE];
     cp->c.t = t;
     cp->c.hud = hud != NULL;
+    cp->levels = ((const upf__fg_inpaint_con *)fg->ps.con[UPF__FG_INPAINT])->levels;
+    cp->prev_table = rp->prev_table, cp->cur_table = rp->cur_table;
     cp->out_x = out_rect->x, cp->out_y = out_rect->y;
     cp->out_transfer = out->srgb ? 1u : 0u;
     if (hud) {
@@ -562,7 +638,8 @@ static void compose_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_
     vf->image[UPF__FG_HUD] = hud;
     vf->pass[fg->at[hud ? UPF__VK_FG_GP_COMPOSE_HUD : UPF__VK_FG_GP_COMPOSE]] =
         (upf__vk_pass_frame){ .run = true, .push = cp, .dispatches = 1,
-                              .grid = { upf__vk_grid8(fg->params.width, fg->params.height) } };
+                              .grid = { upf__vk_grid8(fg->params.width, fg->params.height) },
+                              .variant = rp->bytes ? UPF__VK_FG_VARIANT_BYTES : 0 };
 }
 
 /* Phase k's passes into vf: splat, fill (not for the blend), resolve, inpaint, compose. */
@@ -582,6 +659,9 @@ static upf_result decide(upf_vk_interpolate *fg, const char *fn, const upf_vk_in
 {
     upf__interpolate_method(fg->plan.params.motion, f->motion != NULL, f->depth != NULL,
                             f->reset, f->prev_id, f->id, &rp->method, &rp->why);
+    rp->bytes = upf__vk_fg_is_8bit(f->prev_color->format) &&
+                upf__vk_fg_is_8bit(f->color->format);
+    rp->prev_table = table_of(f->prev_color), rp->cur_table = table_of(f->color);
     rp->given = f->view_projection != NULL;
     if (rp->given) {
         upf_result r = upf__fg_camera_from_matrices(fg->ctx, fn, fg->params.width,

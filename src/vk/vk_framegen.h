@@ -11,8 +11,8 @@
 /* The engine's GPU passes, by role. upf__vk_fg_plans gives each one's index in the plan list
  * (the flow's passes, in an engine made for the flow, sit between vectors and camera, as the
  * CPU engine runs flow there). Per pair: prepare, scene, vectors or the flow's, camera; per phase: splat,
- * fill, resolve, inpaint down, inpaint up, compose (no HUD: the still-pixel rule) or compose
- * with the HUD layer. */
+ * fill, resolve, inpaint down, inpaint up (to level 1), compose (the inpaint's level 0 and
+ * the still-pixel rule) or compose with the HUD layer. */
 enum {
     UPF__VK_FG_GP_PREPARE = 0,
     UPF__VK_FG_GP_SCENE,
@@ -66,13 +66,38 @@ void upf__vk_fg_splat_frame(upf__vk_fg_splat_push *sp, float t, bool camera,
 #define UPF__VK_FG_DOWN_FUSED 4
 void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
 
-/* The inpaint's up steps (inpaint.comp): levels levels - 2 .. 0, one dispatch a level (grid:
- * the level's 8 x 8 tiles, patch: -l), except that the levels of at most UPF__VK_FG_UP_TAIL
- * pixels, when two or more, go in one dispatch of one workgroup (patch:
- * -(UPF__VK_FG_UP_TAIL_STEP + the least of them)). Appends them to pf. */
+/* The inpaint's up steps (inpaint.comp): levels levels - 2 .. least, one dispatch a level
+ * (grid: the level's 8 x 8 tiles, patch: -l), except that the levels of at most
+ * UPF__VK_FG_UP_TAIL pixels, when two or more, go in one dispatch of one workgroup (patch:
+ * -(UPF__VK_FG_UP_TAIL_STEP + the least of them)). Appends them to pf. The engine's least is
+ * 1: level 0's up step is the compose's (compose.glsl), which writes the output directly. */
 #define UPF__VK_FG_UP_TAIL 256
 #define UPF__VK_FG_UP_TAIL_STEP 256
-void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
+void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, int least);
+
+/* The 8-bit frames (issue 33 item 4: the resolve and the compose read 8 bytes a pixel of both
+ * frames, not the 32 of their linear RGBA32F surfaces, when both host colours are 8-bit), the
+ * engine's one extra binding: resource and shader binding UPF__VK_FG_BYTES. Its words:
+ * UPF__VK_FG_TABLE floats' bits, the decode tables the CPU uses (from UPF__VK_FG_TABLE_SRGB:
+ * upf_srgb8_to_linear_table; from UPF__VK_FG_TABLE_UNORM: c / 255.0f, as upf__row_to_linear),
+ * then N-1's pixels' codes (R | G << 8 | B << 16, a word a pixel), then N's. The passes that
+ * read or write it (prepare, resolve, compose) have a second pipeline,
+ * UPF__VK_FG_VARIANT_BYTES (specialisation constant 0, BYTES, true), in which prepare writes
+ * the codes instead of the linear surfaces and the resolve and the compose decode them:
+ * linear = table[code], the CPU's very floats. */
+#define UPF__VK_FG_BYTES UPF__FG_COUNT
+#define UPF__VK_FG_TABLE 512
+#define UPF__VK_FG_TABLE_SRGB 0u
+#define UPF__VK_FG_TABLE_UNORM 256u
+#define UPF__VK_FG_VARIANT_BYTES 1
+/* Fills table[] and makes the 8-bit frames rp's extra 0 for W x H frames (the caller keeps
+ * `table` while the runner lives: its first record uploads it). */
+void upf__vk_fg_bytes_extra(upf__vk_runner_params *rp, int W, int H,
+                            float table[UPF__VK_FG_TABLE]);
+/* The two pipelines of pass `shader` (prepare, resolve, compose, compose_hud) into *plan. */
+void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader);
+/* 1 for an 8-bit colour format (R8G8B8A8 or B8G8R8A8, UNORM or SRGB), else 0. */
+bool upf__vk_fg_is_8bit(VkFormat format);
 
 /* The engine's runner: its surfaces' buffers (upf__vk_runner_buffer, by UPF__FG_* index). */
 upf__vk_runner *upf__vk_interpolate_runner(upf_vk_interpolate *fg);

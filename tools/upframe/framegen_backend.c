@@ -13,6 +13,7 @@
 #include "scene/scene.h"
 #include "sequence/sequence.h"
 #ifdef UPF_HAVE_VULKAN
+#include "core/color.h"
 #include "core/pass.h"
 #include "framegen/framegen_passes.h"
 #include "vk/vk_framegen.h"
@@ -163,20 +164,21 @@ void tool_interpolate_destroy(tool_interpolate **pt)
  * (projection x view, now and at the earlier frame) for the rows with the host's camera. */
 typedef struct fg_pair {
     float *a, *b, *depth, *motion;
+    uint8_t *a8, *b8;                 /* a, b in 8-bit sRGB (upf_linear_to_srgb8), alpha 255 */
     double vp[16], prev_vp[16];
 } fg_pair;
 
 static void fg_pair_free(fg_pair *p)
 {
-    free(p->a), free(p->b), free(p->depth), free(p->motion);
+    free(p->a), free(p->b), free(p->depth), free(p->motion), free(p->a8), free(p->b8);
 }
 
 static upf_result fg_pair_render(upf_context *ctx, int w, int h, fg_pair *p)
 {
     const size_t n = (size_t)w * h;
     p->a = malloc(n * 16), p->b = malloc(n * 16), p->depth = malloc(n * 4);
-    p->motion = malloc(n * 8);
-    if (!p->a || !p->b || !p->depth || !p->motion)
+    p->motion = malloc(n * 8), p->a8 = malloc(n * 4), p->b8 = malloc(n * 4);
+    if (!p->a || !p->b || !p->depth || !p->motion || !p->a8 || !p->b8)
         return UPF_ERROR_OUT_OF_MEMORY;
     scene *sc = NULL;
     scene_camera cam;
@@ -189,6 +191,10 @@ static upf_result fg_pair_render(upf_context *ctx, int w, int h, fg_pair *p)
                                                .height = h), &sb, k ? &cam : NULL);
     }
     scene_destroy(&sc);
+    for (size_t i = 0; r == UPF_OK && i < 4 * n; i++) {
+        p->a8[i] = i % 4 == 3 ? 255 : upf_linear_to_srgb8(p->a[i]);
+        p->b8[i] = i % 4 == 3 ? 255 : upf_linear_to_srgb8(p->b[i]);
+    }
     if (r == UPF_OK) {
         seq_mat4_mul(cam.proj, cam.view, p->vp);
         seq_mat4_mul(cam.prev_proj, cam.prev_view, p->prev_vp);
@@ -209,13 +215,31 @@ typedef struct fg_row {
     int w, h, factor;
     bool flow;
     bool given;                       /* vectors with the host's cameras: no camera fit */
+    bool srgb8;                       /* 8-bit sRGB colours (the engine's 8-bit frames) */
     double pass_us[UPF_INTERPOLATE_PASS_COUNT], bytes[UPF_INTERPOLATE_PASS_COUNT];
     double pair_us, phase_us, total_us, record_us;
 } fg_row;
 
-/* Bytes each pass must move at least (each surface it reads or writes once, at its size and
- * format in the CPU engine's plan, which the GPU's runner allocates alike; the host images at
- * the bench's formats: RGBA32F colour, RG32F motion, R32F depth, RGBA8 output). */
+/* The surfaces pass p reads and writes on the GPU: the CPU pass's, but the compose makes the
+ * inpaint's last step (its up step at level 0, compose.glsl), so no GPU pass writes or reads
+ * the inpainted frame; the compose reads the resolved frame instead (and, at holes only, the
+ * colour pyramid's level 1: not counted; at most a quarter of a frame, where all are holes). */
+static void gpu_masks(const upf__pass_info *pi, int p, uint64_t *reads, uint64_t *writes)
+{
+    const uint64_t inpainted = 1ull << UPF__FG_INPAINTED;
+    *reads = pi->reads, *writes = pi->writes;
+    if (p == UPF__FG_INPAINT)
+        *writes &= ~inpainted;
+    if (p == UPF__FG_COMPOSE)
+        *reads = (*reads & ~inpainted) | 1ull << UPF__FG_RESOLVED;
+}
+
+/* Bytes each pass must move at least (each surface it reads or writes once on the GPU,
+ * gpu_masks, at its size and format in the CPU engine's plan, which the GPU's runner
+ * allocates alike; the host images at the bench's formats: RGBA32F colour, or RGBA8 in the
+ * srgb8 rows, RG32F motion, R32F depth, RGBA8 output). In the srgb8 rows the linear frames
+ * are the engine's 8-bit frames (vk_framegen.h UPF__VK_FG_BYTES): 4 bytes a pixel each, not
+ * 16 (their 2 KB of tables not counted). */
 static upf_result pass_bytes(upf_context *ctx, const fg_row *row, double *bytes,
                              upf__passes *ps)
 {
@@ -228,22 +252,25 @@ static upf_result pass_bytes(upf_context *ctx, const fg_row *row, double *bytes,
     if (r != UPF_OK)
         return r;
     const double px = (double)row->w * row->h;
-    double host[UPF__FG_OUTPUT + 1] = { 16 * px, 16 * px, 8 * px, 4 * px, 0, 4 * px };
+    const double colour = row->srgb8 ? 4 : 16;
+    double host[UPF__FG_OUTPUT + 1] = { colour * px, colour * px, 8 * px, 4 * px, 0, 4 * px };
     if (row->flow)
         host[UPF__FG_MOTION_IN] = host[UPF__FG_DEPTH_IN] = 0;
     for (int p = 0; p < UPF_INTERPOLATE_PASS_COUNT; p++) {
-        const upf__pass_info *pi = &ps->pass[p];
+        uint64_t reads, writes;
+        gpu_masks(&ps->pass[p], p, &reads, &writes);
         bytes[p] = 0;
         if (row->pass_us[p] <= 0) /* did not run */
             continue;
         for (int s = 0; s < ps->surface_count; s++) {
             if (row->given && p == UPF_INTERPOLATE_PASS_CAMERA && s != UPF__FG_CAMERA)
                 continue; /* the host's camera: the model from the constants alone */
-            const int uses = ((pi->reads >> s) & 1u) + ((pi->writes >> s) & 1u);
+            const int uses = (int)((reads >> s) & 1u) + (int)((writes >> s) & 1u);
             const upf__surface *sf = &ps->surface[s];
+            const bool codes = row->srgb8 && (s == UPF__FG_LINEAR_PREV || s == UPF__FG_LINEAR);
             const double b = s <= UPF__FG_OUTPUT ? host[s]
                 : (double)sf->width * sf->height *
-                      (double)upf__surface_format_bytes(ps->surface_info[s].format);
+                      (codes ? 4.0 : (double)upf__surface_format_bytes(ps->surface_info[s].format));
             bytes[p] += uses * b;
         }
     }
@@ -262,12 +289,15 @@ static upf_result time_row(upf_context *ctx, const fg_pair *pair, long frames, i
             .width = w, .height = h,
             .motion = row->flow ? UPF_INTERPOLATE_MOTION_FLOW : UPF_INTERPOLATE_MOTION_VECTORS,
             .max_factor = row->factor, .flags = UPF_INTERPOLATE_DEPTH_REVERSED,
-            .color_format = UPF_FORMAT_RGBA32F, .output_format = UPF_FORMAT_RGBA8_SRGB,
+            .color_format = row->srgb8 ? UPF_FORMAT_RGBA8_SRGB : UPF_FORMAT_RGBA32F,
+            .output_format = UPF_FORMAT_RGBA8_SRGB,
             .timestamps = 1 });
     if (!m)
         return upf_context_last_error(ctx, NULL);
-    const upf_image ia = { pair->a, w, h, 0, UPF_FORMAT_RGBA32F };
-    const upf_image ib = { pair->b, w, h, 0, UPF_FORMAT_RGBA32F };
+    const upf_image ia = row->srgb8 ? (upf_image){ pair->a8, w, h, 0, UPF_FORMAT_RGBA8_SRGB }
+                                    : (upf_image){ pair->a, w, h, 0, UPF_FORMAT_RGBA32F };
+    const upf_image ib = row->srgb8 ? (upf_image){ pair->b8, w, h, 0, UPF_FORMAT_RGBA8_SRGB }
+                                    : (upf_image){ pair->b, w, h, 0, UPF_FORMAT_RGBA32F };
     const upf_image im = { pair->motion, w, h, 0, UPF_FORMAT_RG32F };
     const upf_image id = { pair->depth, w, h, 0, UPF_FORMAT_R32F };
     uint8_t *out = malloc((size_t)w * h * 4 * (size_t)count);
@@ -320,7 +350,7 @@ static double device_bandwidth(const char *device, double given)
  * given by the host's matrices, or the flow. */
 static const char *row_motion(const fg_row *row)
 {
-    return row->flow ? "flow" : row->given ? "vec+cam" : "vectors";
+    return row->flow ? "flow" : row->given ? "vec+cam" : row->srgb8 ? "vec8" : "vectors";
 }
 
 /* Every surface's bytes on the device: the engine's runner's (its extras too: the uniform
@@ -361,7 +391,8 @@ static void print_row(const fg_row *row, const char *device, long frames, int wa
 {
     if (!*header) {
         printf("frame generation on %s: median GPU time of %ld records after %d warm-up "
-               "records, microseconds (timestamps); RGBA32F colour in, RGBA8 sRGB out; the "
+               "records, microseconds (timestamps); RGBA32F colour in (vec8: the vectors from "
+               "8-bit sRGB colour, RGBA8 views with srgb = 1), RGBA8 sRGB out; the "
                "passes from splat on per phase; floor: the bytes each pass must read and "
                "write over ", device, frames, warm);
         if (bandwidth > 0)
@@ -404,6 +435,7 @@ static void json_row(cli_json *j, const fg_row *row, double bandwidth,
     cli_json_size(j, row->w, row->h);
     cli_json_string(j, "motion", row->flow ? "flow" : "vectors");
     cli_json_string(j, "camera", row->flow ? "none" : row->given ? "given" : "fit");
+    cli_json_string(j, "colour", row->srgb8 ? "rgba8-srgb" : "rgba32f");
     cli_json_int(j, "factor", row->factor);
     cli_json_object(j, "passes_us");   /* per-phase passes: per phase */
     for (int p = 0; p < UPF_INTERPOLATE_PASS_COUNT; p++)
@@ -496,10 +528,11 @@ int tool_bench_vk_framegen(const int (*sizes)[2], int nsizes, long frames, int w
     for (int k = 0; k < nsizes && rc == CLI_EXIT_OK; k++) {
         fg_pair pair = { 0 };
         upf_result r = fg_pair_render(ctx, sizes[k][0], sizes[k][1], &pair);
-        /* the vectors (camera fitted), the vectors with the host's cameras, the flow */
-        for (int fl = 0; r == UPF_OK && fl < 3; fl++) {
+        /* the vectors (camera fitted), the vectors with the host's cameras, the flow, the
+         * vectors (camera fitted) from 8-bit sRGB colours (what emulators give) */
+        for (int fl = 0; r == UPF_OK && fl < 4; fl++) {
             fg_row row = { .device = device, .w = sizes[k][0], .h = sizes[k][1],
-                           .flow = fl == 2, .given = fl == 1 };
+                           .flow = fl == 2, .given = fl == 1, .srgb8 = fl == 3 };
             r = bench_rows(ctx, &pair, &row, frames, warm, ms, total, bandwidth, j, &header);
         }
         fg_pair_free(&pair);

@@ -1,10 +1,16 @@
 /* compose.glsl: the compose pass on the GPU (CPU reference: src/framegen/compose.c;
  * docs/FRAMEGEN.md, "compose"), shared by compose.comp (no HUD layer: the still-pixel rule)
  * and compose_hud.comp (COMPOSE_HUD: the HUD layer, binding 4, a sampled image, composited).
- * Reads: inpainted (binding 25), linear prev (6), linear (7). Writes: the output (binding 5,
- * a storage image written without a format qualifier, at its rectangle's offset; the device
- * converts to its format, an sRGB encode in the shader for sRGB values in a UNORM view,
- * out_transfer = 1).
+ * Reads: resolved (binding 23), the colour pyramid's level 1 (24), linear prev (6), linear
+ * (7), or with BYTES (specialisation constant 0: both host colours 8-bit) the 8-bit frames
+ * instead (30, vk_framegen.h UPF__VK_FG_BYTES: table[code], the CPU's floats). Writes: the
+ * output (binding 5, a storage image written without a format qualifier, at its rectangle's
+ * offset; the device converts to its format, an sRGB encode in the shader for sRGB values in
+ * a UNORM view, out_transfer = 1).
+ *
+ * The made frame c is the inpaint's last step, its up step at level 0 (inpaint.glsl,
+ * up_value: resolved where alpha is 1, else blended with the bilinear sample of level 1),
+ * fused here so that the full-resolution colour is not written to memory and read back.
  *
  * With a HUD (straight alpha a clamped to [0, 1], linear light; sRGB values in a UNORM view
  * decoded, hud_transfer = 1): o = c (1 - a) + h a, h itself where a = 1. Without: a still
@@ -19,7 +25,10 @@ layout(local_size_x = 8, local_size_y = 8) in;
 layout(set = 0, binding = 5) uniform writeonly image2D out_image;
 layout(set = 0, binding = 6, std430) readonly buffer Prev { vec4 prev[]; };
 layout(set = 0, binding = 7, std430) readonly buffer Cur { vec4 cur[]; };
-layout(set = 0, binding = 25, std430) readonly buffer Inpainted { vec4 inpainted[]; };
+layout(set = 0, binding = 23, std430) readonly buffer Resolved { vec4 resolved[]; };
+layout(set = 0, binding = 24, std430) readonly buffer Pyramid { vec4 pyramid[]; };
+layout(set = 0, binding = 30, std430) readonly buffer Bytes { uint bytes[]; };
+layout(constant_id = 0) const bool BYTES = false;
 #ifdef COMPOSE_HUD
 layout(set = 0, binding = 4) uniform texture2D hud_image;
 #endif
@@ -33,14 +42,31 @@ layout(push_constant) uniform Push {
     int hud_x, hud_y;
     uint out_transfer;                 /* 1: encode sRGB (a UNORM view holding sRGB) */
     uint hud_transfer;                 /* 1: decode sRGB */
+    int levels;                        /* of the colour pyramid, level 0 included */
+    uint prev_table, cur_table;        /* BYTES: each frame's decode table */
 } pc;
 
 #include "color.glsl"
+#include "inpaint.glsl"
+
+#define TABLE 512 /* the 8-bit frames' decode tables (vk_framegen.h UPF__VK_FG_TABLE) */
+
+/* pixel i of frame N-1 (from_prev) or N in linear light */
+vec3 texel(bool from_prev, int i)
+{
+    if (!BYTES)
+        return from_prev ? prev[i].rgb : cur[i].rgb;
+    const uint w = bytes[TABLE + (from_prev ? 0 : pc.width * pc.height) + i];
+    const uint t = from_prev ? pc.prev_table : pc.cur_table;
+    return vec3(uintBitsToFloat(bytes[t + (w & 255u)]),
+                uintBitsToFloat(bytes[t + ((w >> 8) & 255u)]),
+                uintBitsToFloat(bytes[t + (w >> 16)]));
+}
 
 bool equal_at(int x, int y)
 {
     const int i = y * pc.width + x;
-    const vec3 a = prev[i].rgb, b = cur[i].rgb;
+    const vec3 a = texel(true, i), b = texel(false, i);
     const float th = pc.still_threshold;
     for (int k = 0; k < 3; k++) {
         const float u = a[k] > 0.0 ? a[k] : 0.0, v = b[k] > 0.0 ? b[k] : 0.0;
@@ -54,7 +80,7 @@ bool equal_at(int x, int y)
 bool same_at(int x, int y)
 {
     const int i = y * pc.width + x;
-    return prev[i].rgb == cur[i].rgb;
+    return texel(true, i) == texel(false, i);
 }
 
 bool still(int x, int y)
@@ -90,7 +116,7 @@ void main()
     if (x >= pc.width || y >= pc.height)
         return;
     const int i = y * pc.width + x;
-    precise vec3 o = inpainted[i].rgb;
+    precise vec3 o = up_value(0, x, y).rgb;
 #ifdef COMPOSE_HUD
     vec4 h = texelFetch(hud_image, ivec2(pc.hud_x + x, pc.hud_y + y), 0);
     if (pc.hud_transfer == 1u)
@@ -102,7 +128,7 @@ void main()
         o = o * (1.0 - al) + h.rgb * al;
 #else
     if (pc.still_rule != 0u && still(x, y))
-        o = (1.0 - pc.t) * prev[i].rgb + pc.t * cur[i].rgb;
+        o = (1.0 - pc.t) * texel(true, i) + pc.t * texel(false, i);
 #endif
     vec3 v = o;
     if (pc.out_transfer == 1u)

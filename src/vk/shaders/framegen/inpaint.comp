@@ -1,20 +1,20 @@
 /* inpaint.comp: the inpaint pass on the GPU (CPU reference: src/framegen/inpaint.c;
- * docs/FRAMEGEN.md, "inpaint"). Reads: resolved (binding 23: alpha 1 where resolved, 0 in a
- * hole). Writes: the colour pyramid (24: levels 1.. stacked by rows, each as wide as level 0),
- * inpainted (25: alpha 1).
+ * docs/FRAMEGEN.md, "inpaint") but for its last step. Reads: resolved (binding 23: alpha 1
+ * where resolved, 0 in a hole). Writes: the colour pyramid (24: levels 1.. stacked by rows,
+ * each as wide as level 0).
  *
  * Push-pull (Gortler et al. 1996, "The lumigraph", 3.3), the step patched into the push
  * constants after the pass's constants: step l = 1, 5, 9, .. (below levels) makes levels
  * l .. l + 3 down in one dispatch (downs, through shared memory), each pixel the
  * alpha-weighted mean of its 2x2 children, alpha their sum capped at 1 (the coarsest level's
- * alpha then set to 1: no information at all is black); step -l (l >= 0) goes up at level l,
- * one dispatch a level, each pixel keeping alpha of itself and taking 1 - alpha of the
- * bilinear sample of the filled level l + 1, level 0 into inpainted; the small levels' up
- * steps (those of at most UPF__VK_FG_UP_TAIL pixels) go in one dispatch of one workgroup
- * (up_tail). The backend records the down steps and the up steps as two GPU passes of this
- * shader (upf__vk_fg_down_dispatches, upf__vk_fg_up_dispatches). A frame of one level (1 x 1)
- * is copied with alpha 1. Every operation `precise`, in the CPU's order. One invocation per
- * pixel of the level (of the down step's first), 8 x 8 a workgroup. */
+ * alpha then set to 1: no information at all is black); step -l (l >= 1) goes up at level l,
+ * one dispatch a level (inpaint.glsl, up_value); the small levels' up steps (those of at most
+ * UPF__VK_FG_UP_TAIL pixels) go in one dispatch of one workgroup (up_tail). Level 0's up step
+ * is the compose's (compose.glsl): the inpainted frame, which only the compose reads, is
+ * never written. The backend records the down steps and the up steps as two GPU passes of
+ * this shader (upf__vk_fg_down_dispatches, upf__vk_fg_up_dispatches down to level 1). Every
+ * operation `precise`, in the CPU's order. One invocation per pixel of the level (of the down
+ * step's first), 8 x 8 a workgroup. */
 #version 450
 
 #extension GL_GOOGLE_include_directive : require
@@ -23,7 +23,6 @@
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(set = 0, binding = 23, std430) readonly buffer Resolved { vec4 resolved[]; };
 layout(set = 0, binding = 24, std430) coherent buffer Pyramid { vec4 pyramid[]; };
-layout(set = 0, binding = 25, std430) writeonly buffer Inpainted { vec4 inpainted[]; };
 layout(push_constant) uniform Push {
     int width, height;
     int levels;         /* of the colour pyramid, level 0 included */
@@ -36,23 +35,7 @@ layout(push_constant) uniform Push {
 shared vec4 tile[85]; /* the down step's levels: 8 x 8, 4 x 4, 2 x 2, 1 x 1 */
 const int TILE_AT[4] = int[4](0, 64, 80, 84);
 
-int level_size(int size, int l)
-{
-    return (size + (1 << l) - 1) >> l;
-}
-
-int level_base(int l)
-{
-    int row = 0;
-    for (int k = 1; k < l; k++)
-        row += level_size(pc.height, k);
-    return row * pc.width;
-}
-
-vec4 level_at(int l, int x, int y)
-{
-    return l == 0 ? resolved[y * pc.width + x] : pyramid[level_base(l) + y * pc.width + x];
-}
+#include "inpaint.glsl"
 
 /* level l's pixel from its children c[k] (valid where ok[k]): the alpha-weighted mean */
 vec4 down_pixel(int l, vec4 c[4], bool ok[4])
@@ -101,38 +84,10 @@ void downs(int l0)
     }
 }
 
-/* the bilinear sample of level l + 1 at the centre of pixel (x, y) of level l */
-vec3 sample_parent(int l, int x, int y)
-{
-    const int w = level_size(pc.width, l + 1), h = level_size(pc.height, l + 1);
-    precise float px = (float(x) + 0.5) * 0.5, py = (float(y) + 0.5) * 0.5;
-    precise float fx = px - 0.5, fy = py - 0.5;
-    const int x0 = fx < 0.0 ? -1 : int(fx), y0 = fy < 0.0 ? -1 : int(fy);
-    precise float ax = fx - float(x0), ay = fy - float(y0);
-    const int xa = clamp(x0, 0, w - 1), xb = clamp(x0 + 1, 0, w - 1);
-    const int ya = clamp(y0, 0, h - 1), yb = clamp(y0 + 1, 0, h - 1);
-    const vec3 p00 = level_at(l + 1, xa, ya).rgb, p01 = level_at(l + 1, xb, ya).rgb;
-    const vec3 p10 = level_at(l + 1, xa, yb).rgb, p11 = level_at(l + 1, xb, yb).rgb;
-    precise vec3 top = p00 + ax * (p01 - p00);
-    precise vec3 bot = p10 + ax * (p11 - p10);
-    precise vec3 o = top + ay * (bot - top);
-    return o;
-}
-
+/* up at level l >= 1, into the pyramid (level 0: the compose's, compose.glsl) */
 void up(int l, int x, int y)
 {
-    const vec4 c = level_at(l, x, y);
-    precise vec4 o = c;
-    if (pc.levels < 2) {
-        o = vec4(c.rgb, 1.0);
-    } else if (c.a < 1.0) {
-        const vec3 p = sample_parent(l, x, y);
-        o = vec4(c.a * c.rgb + (1.0 - c.a) * p, 1.0);
-    }
-    if (l == 0)
-        inpainted[y * pc.width + x] = o;
-    else
-        pyramid[level_base(l) + y * pc.width + x] = o;
+    pyramid[level_base(l) + y * pc.width + x] = up_value(l, x, y);
 }
 
 /* Step -(UP_TAIL + lo): up at levels levels - 2 .. lo, all small, by this one workgroup, a
@@ -159,7 +114,7 @@ void main()
         up_tail(-pc.step - UP_TAIL);
         return;
     }
-    const int l = -pc.step;
+    const int l = -pc.step; /* >= 1 */
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
     if (x < level_size(pc.width, l) && y < level_size(pc.height, l))
         up(l, x, y);

@@ -2,13 +2,20 @@
  * docs/FRAMEGEN.md, "prepare"). Reads: colour prev (binding 0) and colour (1), sampled images
  * read with texelFetch at their rectangles' offsets. Writes: linear prev (6) and linear (7)
  * (RGBA float, alpha 1), luma prev (8) and luma (9) (r32f atlases, only with levels > 0: the
- * flow), histograms (10: r32ui 2 x 17 x 32, zeroed by the runner before the pass).
+ * flow), histograms (10: r32ui 2 x 17 x 32, zeroed by the runner before the pass); with
+ * BYTES the 8-bit frames' codes (30) instead of linear.
  *
  * Step 0 (the step patched into the push constants after the pass's constants): each pixel
  * to linear light (what texelFetch gives: the device decodes sRGB formats; sRGB values in a
  * UNORM view decoded here, transfer = 1), its luma sqrt(clamp(Rec. 709 luma, 0, 1)) into
  * level 0 and a count in its bin of the whole frame's histogram and its region's (4 x 4
- * regions: x * 4 / W, y * 4 / H): counted into the workgroup's own copy of both histograms in
+ * regions: x * 4 / W, y * 4 / H). With BYTES (specialisation constant 0: both host colours
+ * 8-bit) each pixel's 8-bit codes instead of its linear values, into the 8-bit frames (30,
+ * vk_framegen.h UPF__VK_FG_BYTES: the decode tables, then N-1's codes, then N's), the codes
+ * read back from what texelFetch gives (a UNORM view: c / 255, rounded; an SRGB format, which
+ * the device decodes: the code whose table value is nearest, by bisection on the midpoints),
+ * and its linear colour table[code], the CPU's floats, for the luma. Luma and histograms:
+ * counted into the workgroup's own copy of both histograms in
  * shared memory, then each non-zero bin added once per workgroup to the surface (one global
  * atomic per bin and workgroup, not two per pixel on a few hundred addresses; counts, so the
  * order does not matter and the sums are exact). A NaN or infinite float pixel, which the
@@ -29,12 +36,16 @@ layout(set = 0, binding = 7, std430) writeonly buffer Linear { vec4 linear_cur[]
 layout(set = 0, binding = 8, std430) buffer LumaPrev { float luma_prev[]; };
 layout(set = 0, binding = 9, std430) buffer Luma { float luma_cur[]; };
 layout(set = 0, binding = 10, std430) buffer Hist { uint hist[]; };
+layout(set = 0, binding = 30, std430) buffer Bytes { uint bytes[]; };
+layout(constant_id = 0) const bool BYTES = false;
 layout(push_constant) uniform Push {
     int width, height;
     int levels;          /* luma pyramid levels (0: none) */
     int step;            /* patched */
     int prev_x, prev_y, cur_x, cur_y;   /* the host rectangles' offsets */
     uint prev_transfer, cur_transfer;   /* 1: decode sRGB */
+    uint prev_table, cur_table;         /* BYTES: each frame's decode table */
+    uint prev_device, cur_device;       /* BYTES: 1, an SRGB format (the device decodes) */
 } pc;
 
 #include "color.glsl"
@@ -68,11 +79,44 @@ vec4 to_linear(vec4 c, uint transfer)
     return vec4(c.rgb, 1.0);
 }
 
+#define TABLE 512 /* the 8-bit frames' decode tables (vk_framegen.h UPF__VK_FG_TABLE) */
+
+float table_at(uint k)
+{
+    return uintBitsToFloat(bytes[k]);
+}
+
+/* the 8-bit code of a channel that texelFetch gave as v (device: an SRGB format, decoded) */
+uint code_of(float v, uint device)
+{
+    if (device == 0u)
+        return uint(clamp(v, 0.0, 1.0) * 255.0 + 0.5);
+    uint k = 0u; /* the largest k with v at or above the midpoint of table[k - 1], table[k] */
+    for (uint step = 128u; step > 0u; step >>= 1)
+        if (v >= 0.5 * (table_at(k + step - 1u) + table_at(k + step)))
+            k += step;
+    return k;
+}
+
+/* BYTES: frame f's pixel (x, y) to its codes in the 8-bit frames; its linear colour */
+vec4 to_bytes(int f, int x, int y)
+{
+    const vec4 c = f == 0 ? texelFetch(colour_prev, ivec2(pc.prev_x + x, pc.prev_y + y), 0)
+                          : texelFetch(colour, ivec2(pc.cur_x + x, pc.cur_y + y), 0);
+    const uint device = f == 0 ? pc.prev_device : pc.cur_device;
+    const uint table = f == 0 ? pc.prev_table : pc.cur_table;
+    const uvec3 k = uvec3(code_of(c.r, device), code_of(c.g, device), code_of(c.b, device));
+    bytes[TABLE + f * pc.width * pc.height + y * pc.width + x] = k.r | k.g << 8 | k.b << 16;
+    return vec4(table_at(table + k.r), table_at(table + k.g), table_at(table + k.b), 1.0);
+}
+
 void frame(int f, int x, int y)
 {
     const int i = y * pc.width + x;
     vec4 c;
-    if (f == 0)
+    if (BYTES)
+        c = to_bytes(f, x, y);
+    else if (f == 0)
         c = to_linear(texelFetch(colour_prev, ivec2(pc.prev_x + x, pc.prev_y + y), 0),
                       pc.prev_transfer);
     else
@@ -80,11 +124,13 @@ void frame(int f, int x, int y)
     const float l = upf_luma(c.r, c.g, c.b);
     const float v = upf_sqrt_rn(l > 0.0 ? (l < 1.0 ? l : 1.0) : 0.0);
     if (f == 0) {
-        linear_prev[i] = c;
+        if (!BYTES)
+            linear_prev[i] = c;
         if (pc.levels > 0)
             luma_prev[i] = v;
     } else {
-        linear_cur[i] = c;
+        if (!BYTES)
+            linear_cur[i] = c;
         if (pc.levels > 0)
             luma_cur[i] = v;
     }

@@ -1,7 +1,10 @@
 /* resolve.comp: the resolve pass on the GPU (CPU reference: src/framegen/resolve.c;
  * docs/FRAMEGEN.md, "resolve"). Reads: linear prev (binding 6), linear (7), motion_t (21),
- * motion (11), prev motion (15), camera (16), scene (26). Writes: resolved (23: RGBA, alpha
- * 1, or 0 where neither frame sees the pixel's surface).
+ * motion (11), prev motion (15), camera (16), scene (26); with BYTES (specialisation
+ * constant 0: both host colours 8-bit) the 8-bit frames (30, vk_framegen.h UPF__VK_FG_BYTES)
+ * instead of the linear ones, each texel table[code] (the CPU's floats: 4 bytes a texel read,
+ * not 16). Writes: resolved (23: RGBA, alpha 1, or 0 where neither frame sees the pixel's
+ * surface).
  *
  * Pixel q with motion m at t: A = N-1 at a = q + t m and B = N at b = q - (1 - t) m
  * (on the camera's curve with a model: a = H(t) q + t r, b = H(t - 1) q - (1 - t) r),
@@ -28,6 +31,8 @@ layout(set = 0, binding = 16, std430) readonly buffer Camera { float cam[]; };
 layout(set = 0, binding = 21, std430) readonly buffer MotionT { vec4 motion_t[]; };
 layout(set = 0, binding = 23, std430) writeonly buffer Resolved { vec4 resolved[]; };
 layout(set = 0, binding = 26, std430) readonly buffer Scene { float scene[]; };
+layout(set = 0, binding = 30, std430) readonly buffer Bytes { uint bytes[]; };
+layout(constant_id = 0) const bool BYTES = false;
 layout(push_constant) uniform Push {
     int width, height;
     float t;
@@ -35,6 +40,7 @@ layout(push_constant) uniform Push {
     uint visibility;
     float tolerance, tolerance_rel;
     float sharpness;
+    uint prev_table, cur_table; /* BYTES: each frame's decode table */
 } pc;
 
 #include "camera.glsl"
@@ -66,10 +72,23 @@ void lanczos3_weights(float f, out float w[6])
     }
 }
 
+#define TABLE 512 /* the 8-bit frames' decode tables (vk_framegen.h UPF__VK_FG_TABLE) */
+
+/* pixel i of frame N-1 (from_prev) or N in linear light */
+vec4 texel(bool from_prev, int i)
+{
+    if (!BYTES)
+        return from_prev ? prev[i] : cur[i];
+    const uint w = bytes[TABLE + (from_prev ? 0 : pc.width * pc.height) + i];
+    const uint t = from_prev ? pc.prev_table : pc.cur_table;
+    return vec4(uintBitsToFloat(bytes[t + (w & 255u)]),
+                uintBitsToFloat(bytes[t + ((w >> 8) & 255u)]),
+                uintBitsToFloat(bytes[t + (w >> 16)]), 1.0);
+}
+
 vec4 fetch(bool from_prev, int x, int y)
 {
-    const int i = clamp(y, 0, pc.height - 1) * pc.width + clamp(x, 0, pc.width - 1);
-    return from_prev ? prev[i] : cur[i];
+    return texel(from_prev, clamp(y, 0, pc.height - 1) * pc.width + clamp(x, 0, pc.width - 1));
 }
 
 /* upf__fg_sample4_lanczos */
@@ -131,7 +150,7 @@ bool resolve_plan(int x, int y, out vec2 a, out vec2 b, out float wa, out float 
     const float t = pc.t;
     a = vec2(0.0), b = vec2(0.0), wa = 0.0, wb = 0.0, o = vec4(0.0);
     if (pc.blend != 0u || scene[0] != 0.0) {
-        precise vec3 c = (1.0 - t) * prev[i].rgb + t * cur[i].rgb;
+        precise vec3 c = (1.0 - t) * texel(true, i).rgb + t * texel(false, i).rgb;
         o = vec4(c, 1.0);
         return true;
     }
