@@ -446,12 +446,18 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
                                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
     const upf_vk_image *images[UPF__SURFACES_MAX] = { 0 };
     images[UPF__FG_MOTION_IN] = &lm, images[UPF__FG_DEPTH_IN] = &ld;
-    struct { upf__fg_vectors_con con; uint32_t step; int32_t rect[4]; } push = { *con, 0, { 0 } };
-    const upf__vk_pass_plan plan = {
+    struct {
+        upf__fg_vectors_con con;
+        uint32_t step;
+        int32_t rect[4];
+        uint32_t table[2]; /* with the 8-bit frames: each frame's decode table */
+    } push = { *con, 0, { 0 }, { 0 } };
+    upf__vk_pass_plan plan = {
         .pass = UPF__FG_VECTORS, .stamp = true,
         .clear = UPF__VK_RES(UPF__FG_SPLAT_PREV) | UPF__VK_RES(UPF__FG_SPLAT_PREV_INDEX),
         .push_bytes = sizeof push, .patch_used = true, .patch_offset = sizeof *con,
         .variant_count = 1, .variant = { { "framegen/vectors", NULL, NULL } } };
+    upf__vk_fg_bytes_variants(&plan, "framegen/vectors"); /* as the engine's */
     const upf__vk_grid grid = { (W + 7) / 8, (H + 7) / 8, 1 };
     const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 9,
                                     .grid = { grid, grid, grid, grid, grid, grid, grid, grid,

@@ -39,6 +39,7 @@ typedef struct {
     upf__fg_vectors_con c;
     uint32_t step;
     int32_t motion_x, motion_y, depth_x, depth_y;
+    uint32_t prev_table, cur_table;   /* the 8-bit frames: each one's decode table */
 } vectors_push;
 typedef struct {
     upf__fg_compose_con c;
@@ -137,6 +138,7 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
     plan[n++] = plan_of(UPF__FG_SCENE_PASS, "framegen/scene", 0, true);
     at[UPF__VK_FG_GP_VECTORS] = n;
     plan[n] = plan_of(UPF__FG_VECTORS, "framegen/vectors", sizeof(upf__fg_vectors_con), true);
+    upf__vk_fg_bytes_variants(&plan[n], "framegen/vectors"); /* the shade rule's patches */
     plan[n++].clear = RES(UPF__FG_SPLAT_PREV) | RES(UPF__FG_SPLAT_PREV_INDEX);
     /* The flow's GPU passes (vk_framegen_flow.c), where the CPU engine runs `flow`: after
      * prepare and scene, before camera; only in an engine made for the flow. */
@@ -490,11 +492,12 @@ static void vectors_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_
     vp->c = *(const upf__fg_vectors_con *)fg->ps.con[UPF__FG_VECTORS];
     vp->motion_x = rp->rc[UPF__FG_MOTION_IN].x, vp->motion_y = rp->rc[UPF__FG_MOTION_IN].y;
     vp->depth_x = rp->rc[UPF__FG_DEPTH_IN].x, vp->depth_y = rp->rc[UPF__FG_DEPTH_IN].y;
+    vp->prev_table = rp->prev_table, vp->cur_table = rp->cur_table;
     vf->image[UPF__FG_MOTION_IN] = f->motion;
     vf->image[UPF__FG_DEPTH_IN] = f->depth;
     vf->pass[fg->at[UPF__VK_FG_GP_VECTORS]] = (upf__vk_pass_frame){
         .run = true, .push = vp, .dispatches = 9, .grid = { px, px, px, px, px, px, px, px, px },
-        .patch = { 0, 1, 2, 3, 4, 5, 6, 7, 8 } };
+        .patch = { 0, 1, 2, 3, 4, 5, 6, 7, 8 }, .variant = rp->bytes ? UPF__VK_FG_VARIANT_BYTES : 0 };
 }
 
 /* The pair's camera (not for the blend): the host's homography, or the fit to the vectors or

@@ -49,18 +49,12 @@ layout(push_constant) uniform Push {
 #include "color.glsl"
 #include "inpaint.glsl"
 
-#define TABLE 512 /* the 8-bit frames' decode tables (vk_framegen.h UPF__VK_FG_TABLE) */
+#include "frames.glsl"
 
 /* pixel i of frame N-1 (from_prev) or N in linear light */
 vec3 texel(bool from_prev, int i)
 {
-    if (!BYTES)
-        return from_prev ? prev[i].rgb : cur[i].rgb;
-    const uint w = bytes[TABLE + (from_prev ? 0 : pc.width * pc.height) + i];
-    const uint t = from_prev ? pc.prev_table : pc.cur_table;
-    return vec3(uintBitsToFloat(bytes[t + (w & 255u)]),
-                uintBitsToFloat(bytes[t + ((w >> 8) & 255u)]),
-                uintBitsToFloat(bytes[t + (w >> 16)]));
+    return frame_texel(from_prev, i).rgb;
 }
 
 bool equal_at(int x, int y)

@@ -72,23 +72,11 @@ void lanczos3_weights(float f, out float w[6])
     }
 }
 
-#define TABLE 512 /* the 8-bit frames' decode tables (vk_framegen.h UPF__VK_FG_TABLE) */
-
-/* pixel i of frame N-1 (from_prev) or N in linear light */
-vec4 texel(bool from_prev, int i)
-{
-    if (!BYTES)
-        return from_prev ? prev[i] : cur[i];
-    const uint w = bytes[TABLE + (from_prev ? 0 : pc.width * pc.height) + i];
-    const uint t = from_prev ? pc.prev_table : pc.cur_table;
-    return vec4(uintBitsToFloat(bytes[t + (w & 255u)]),
-                uintBitsToFloat(bytes[t + ((w >> 8) & 255u)]),
-                uintBitsToFloat(bytes[t + (w >> 16)]), 1.0);
-}
+#include "frames.glsl"
 
 vec4 fetch(bool from_prev, int x, int y)
 {
-    return texel(from_prev, clamp(y, 0, pc.height - 1) * pc.width + clamp(x, 0, pc.width - 1));
+    return frame_texel(from_prev, clamp(y, 0, pc.height - 1) * pc.width + clamp(x, 0, pc.width - 1));
 }
 
 /* upf__fg_sample4_lanczos */
@@ -150,7 +138,7 @@ bool resolve_plan(int x, int y, out vec2 a, out vec2 b, out float wa, out float 
     const float t = pc.t;
     a = vec2(0.0), b = vec2(0.0), wa = 0.0, wb = 0.0, o = vec4(0.0);
     if (pc.blend != 0u || scene[0] != 0.0) {
-        precise vec3 c = (1.0 - t) * texel(true, i).rgb + t * texel(false, i).rgb;
+        precise vec3 c = (1.0 - t) * frame_texel(true, i).rgb + t * frame_texel(false, i).rgb;
         o = vec4(c, 1.0);
         return true;
     }

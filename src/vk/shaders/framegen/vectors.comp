@@ -16,8 +16,9 @@
  *  3. each pixel of N-1: minus the vector of the surface of N that landed there, or a vector
  *     not known where none did;
  *  4. the shade rule (vectors.c, `shade`: a shadow moving over still ground) on each still
- *     pixel: the offset of the patch of N-1 (linear prev, binding 6) that matches its patch of
- *     N (linear, 7) as its vector, its priority one less;
+ *     pixel: the offset of the patch of N-1 (linear prev, binding 6; with BYTES the 8-bit
+ *     frames, 30: frames.glsl) that matches its patch of N (linear, 7) as its vector, its
+ *     priority one less;
  *  5. splat_prev and splat_prev_index cleared (0xffffffff), then 6, 7, 8: steps 1, 2, 3 again
  *     with the vectors the shade rule gave (the CPU pass skips them when it moved no pixel:
  *     the same cells).
@@ -37,6 +38,8 @@ layout(set = 0, binding = 13, std430) buffer SplatPrev { uint splat_prev[]; };
 layout(set = 0, binding = 14, std430) buffer SplatPrevIndex { uint splat_prev_index[]; };
 layout(set = 0, binding = 20, std430) buffer SplatLand { uint splat_land[]; };
 layout(set = 0, binding = 15, std430) buffer PrevMotion { vec2 prev_motion[]; };
+layout(set = 0, binding = 30, std430) readonly buffer Bytes { uint bytes[]; };
+layout(constant_id = 0) const bool BYTES = false;
 layout(push_constant) uniform Push {
     int width, height;                 /* upf__fg_vectors_con */
     int motion_width, motion_height;
@@ -47,6 +50,7 @@ layout(push_constant) uniform Push {
     uint step;                         /* patched: 0 .. 8 */
     int motion_x, motion_y;            /* the host rectangles' offsets */
     int depth_x, depth_y;
+    uint prev_table, cur_table;        /* BYTES: each frame's decode table */
 } pc;
 
 #define SPLAT_DEPTH splat_prev
@@ -67,6 +71,8 @@ bool still(vec2 v)
     precise float n = v.x * v.x + v.y * v.y;
     return n <= 0.0025;
 }
+
+#include "frames.glsl"
 
 float luma_of(vec4 p)
 {
@@ -95,8 +101,8 @@ bool shade(int x, int y, inout vec2 m)
     precise float e0 = 0.0;
     for (int k = 0; k < 25; k++) {
         const int i = (y + k / 5 - 2) * W + x + k % 5 - 2;
-        b[k] = luma_of(cur[i]);
-        e0 += abs(b[k] - luma_of(prev[i]));
+        b[k] = luma_of(frame_texel(false, i));
+        e0 += abs(b[k] - luma_of(frame_texel(true, i)));
     }
     precise float gate = 25.0 * pc.shade_threshold;
     if (!(e0 > gate))
@@ -109,7 +115,8 @@ bool shade(int x, int y, inout vec2 m)
         for (int dx = -r; dx <= r; dx++) {
             precise float sum = 0.0;
             for (int k = 0; k < 25; k++)
-                sum += abs(b[k] - luma_of(prev[(y + dy + k / 5 - 2) * W + x + dx + k % 5 - 2]));
+                sum += abs(b[k] - luma_of(frame_texel(true, (y + dy + k / 5 - 2) * W + x + dx
+                                                                  + k % 5 - 2)));
             if (sum < best) {
                 best = sum;
                 bx = dx;
