@@ -328,8 +328,9 @@ static float median_motion(const float *motion, int c, int x0, int y0, int x1, i
 }
 
 /* Random pyramids at w x h: every level random, N-1's level 0 N's shifted by (3, -2) with
- * noise. */
-static void random_case(gpu *g, int w, int h, int levels, int dispatches)
+ * noise; level 0 searched +-radius_fine around its best candidate (the engine's default 0:
+ * the candidates only). */
+static void random_case(gpu *g, int w, int h, int levels, int dispatches, int radius_fine)
 {
     upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
         .width = w, .height = h, .motion = UPF_INTERPOLATE_MOTION_FLOW));
@@ -337,6 +338,7 @@ static void random_case(gpu *g, int w, int h, int levels, int dispatches)
     if (!e)
         return;
     const upf__passes *ps = upf__interpolate_passes(e);
+    ((upf__fg_flow_con *)ps->con[UPF__FG_FLOW])->radius_fine = radius_fine;
     const size_t words = surface_bytes(ps, UPF__FG_LUMA) / 4;
     float *lp = malloc(words * 4), *lc = malloc(words * 4);
     test_rng rng = test_rng_make("test_vk_flow random pyramids");
@@ -348,7 +350,7 @@ static void random_case(gpu *g, int w, int h, int levels, int dispatches)
                                               UPF_CLAMP(x - 3, 0, w - 1)] +
                                     0.1f * test_rand_float(&rng);
     char what[64];
-    snprintf(what, sizeof what, "random pyramids at %dx%d", w, h);
+    snprintf(what, sizeof what, "random pyramids at %dx%d, level 0 +-%d", w, h, radius_fine);
     steps_case(g, ps, lp, lc, NULL, levels, dispatches, what);
     free(lp);
     free(lc);
@@ -359,10 +361,12 @@ static void test_steps(gpu *g)
 {
     /* 5 levels (five GPU passes; levels 2 .. 4 in one dispatch of one workgroup), 3 levels at
      * odd sizes (partial blocks and quads on every level; levels 1, 2 one dispatch), 1 level
-     * (the coarsest is level 0: no histograms, no small level) */
-    random_case(g, W, H, 5, 9);
-    random_case(g, 61, 37, 3, 6);
-    random_case(g, 13, 9, 1, 5);
+     * (the coarsest is level 0: no histograms, no small level); level 0 searched +-2 (the
+     * window) and not (the default: its candidates only) */
+    random_case(g, W, H, 5, 9, 2);
+    random_case(g, W, H, 5, 9, 0);
+    random_case(g, 61, 37, 3, 6, 2);
+    random_case(g, 13, 9, 1, 5, 0);
     for (int scene = 0; scene < 2; scene++) {
         upf_interpolate *e = engine_on(g->ctx, scene);
         if (!e)

@@ -20,9 +20,10 @@
  *     its L1 distance from the parent's vector (a smoothness prior: among equal matches the
  *     one that continues the coarser level's motion wins). The cheapest candidate is
  *     searched around, +-radius pixels (radius_coarse on the coarsest level, so a level l
- *     vector reaches radius_coarse 2^l: hundreds of pixels with 7 or 8 levels), except in a
- *     flat block (mean |gradient| below `flat`: sky, a bare wall), which keeps its
- *     candidate. Samples beyond the frame repeat its edge.
+ *     vector reaches radius_coarse 2^l: hundreds of pixels with 7 or 8 levels; radius_fine
+ *     on level 0, where 0 keeps the cheapest candidate: the refine's sub-pixel steps follow),
+ *     except in a flat block (mean |gradient| below `flat`: sky, a bare wall), which keeps
+ *     its candidate. Samples beyond the frame repeat its edge.
  *  2. A 3x3 vector median over the blocks (the one of the nine with the least sum of L1
  *     distances to the others; Astola, Haavisto and Neuvo 1990, "Vector median filters"):
  *     a block that matched the wrong place takes its neighbours' vector.
@@ -140,7 +141,7 @@ static void search_row(void *priv, int by, int worker)
     const flow_job *j = priv;
     const upf__fg_flow_con *c = j->con;
     const bool coarsest = j->level == c->levels - 1;
-    const int radius = coarsest ? c->radius_coarse : c->radius;
+    const int radius = coarsest ? c->radius_coarse : j->level == 0 ? c->radius_fine : c->radius;
     for (int d = 0; d < 2; d++) {
         const level_view *v = &j->view[d];
         for (int bx = 0; bx < j->bw; bx++) {
@@ -175,7 +176,7 @@ static void search_row(void *priv, int by, int worker)
                 if (s < best_cost)
                     best_cost = s, best[0] = cand[k][0], best[1] = cand[k][1];
             }
-            if (block_textured(v, x0, y0, c->flat)) {
+            if (radius > 0 && block_textured(v, x0, y0, c->flat)) {
                 const int cx = best[0], cy = best[1];
                 for (int dy = -radius; dy <= radius; dy++)
                     for (int dx = -radius; dx <= radius; dx++) {

@@ -160,7 +160,8 @@ typedef struct upf__fg_flow_con {
     int32_t width, height;
     int32_t levels;                   /* of the luma pyramids */
     int32_t radius_coarse, radius;    /* block search, +- pixels of the level: the coarsest
-                                       * level, the others */
+                                       * level, the others above level 0 */
+    int32_t radius_fine;              /* ... on level 0 (0: its candidates only) */
     int32_t refine;                   /* Lucas-Kanade iterations on level 0 */
     float penalty;                    /* block cost: SAD + penalty x pixels x L1 distance (px)
                                        * of the vector from the parent's */

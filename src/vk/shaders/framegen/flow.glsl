@@ -23,6 +23,7 @@ layout(push_constant) uniform Push {
     int width, height;                 /* upf__fg_flow_con */
     int levels;
     int radius_coarse, radius;
+    int radius_fine;
     int refine;
     float penalty, flat_;
     float consistency, consistency_rel;

@@ -14,8 +14,8 @@
  * candidate's SAD (4 lanes a candidate; the other frame read from the buffer: candidates lie
  * anywhere), lanes 28 .. 31 two rows each of the texture; lane k < n then adds candidate k's
  * rows in order, lane 31 the texture's; every lane then takes the cheapest candidate (the
- * first of equals, the CPU's walk). In a textured
- * block the other frame's window (block + radius on every side, edges repeated) is staged
+ * first of equals, the CPU's walk), and with a radius of 0 (level 0 by default: no window)
+ * that is the block's vector. In a textured block the other frame's window (block + radius on every side, edges repeated) is staged
  * and lane i costs window positions i, i + 32, ... (each a whole block SAD from shared
  * memory), keeping its least cost and, among equals, its least position; a tree over the
  * lanes then takes the least by (cost, position), and lane 0 keeps the candidate unless that
@@ -160,7 +160,7 @@ void search(int l, int bx, int by, int d)
     const view v = view_of(l);
     const bool valid = bx < v.bw && by < v.bh;
     const bool coarsest = l == pc.levels - 1;
-    const int radius = coarsest ? pc.radius_coarse : pc.radius;
+    const int radius = coarsest ? pc.radius_coarse : l == 0 ? pc.radius_fine : pc.radius;
     const int x0 = bx * B, y0 = by * B;
     const int bw = valid ? min(x0 + B, v.w) - x0 : 0, bh = valid ? min(y0 + B, v.h) - y0 : 0;
     precise float lambda = coarsest ? 0.0 : pc.penalty * float(bw * bh);
@@ -213,6 +213,12 @@ void search(int l, int bx, int by, int d)
         if (s_cost[blk][k] < bc)
             bc = s_cost[blk][k], b1 = k;
     const ivec2 centre = s_cand[blk][b1];
+    if (radius == 0) { /* no window (level 0 by default): the cheapest candidate; the radius
+                        * is the dispatch's, so every lane returns before the barriers */
+        if (lane == 0 && valid)
+            blocks[buf(d, 2) + by * blocks_of(pc.width) + bx] = vec2(centre);
+        return;
+    }
     const bool textured = s_tex[blk] != 0u;
     const int side = 2 * radius + 1, count = side * side, ws = B + 2 * radius;
     const bool staged = radius <= RMAX;
