@@ -6,7 +6,7 @@
  * coherent here (the workgroup reads what it wrote). 256 invocations: 8 blocks searched at
  * once, 32 lanes each; four histograms' medians at once, 64 lanes each. The windows are
  * staged up to +-2 (the levels below the coarsest); the coarsest's +-radius_coarse window is
- * read from the buffer (a few blocks). Shared memory about 11 KB. */
+ * read from the buffer (a few blocks). Shared memory about 13 KB. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
