@@ -20,9 +20,10 @@
  *     its L1 distance from the parent's vector (a smoothness prior: among equal matches the
  *     one that continues the coarser level's motion wins). The cheapest candidate is
  *     searched around, +-radius pixels (radius_coarse on the coarsest level, so a level l
- *     vector reaches radius_coarse 2^l: hundreds of pixels with 7 or 8 levels), except in a
- *     flat block (mean |gradient| below `flat`: sky, a bare wall), which keeps its
- *     candidate. Samples beyond the frame repeat its edge.
+ *     vector reaches radius_coarse 2^l: hundreds of pixels with 7 or 8 levels; radius_fine
+ *     on level 0, where 0 keeps the cheapest candidate: the refine's sub-pixel steps follow),
+ *     except in a flat block (mean |gradient| below `flat`: sky, a bare wall), which keeps
+ *     its candidate. Samples beyond the frame repeat its edge.
  *  2. A 3x3 vector median over the blocks (the one of the nine with the least sum of L1
  *     distances to the others; Astola, Haavisto and Neuvo 1990, "Vector median filters"):
  *     a block that matched the wrong place takes its neighbours' vector.
@@ -49,8 +50,8 @@
  *     measured worse on the rendered evaluation pairs: docs/FRAMEGEN.md.)
  * Work: one task per row of blocks, or of quads, or of pixels; per level the steps search,
  * vector median with the histograms, and the medians (src/vk/shaders/framegen/flow.comp: one
- * dispatch each, their count fixed by the size; the last two one dispatch on a small level:
- * upf__fg_flow_fused), then refine, choose and check on level 0.
+ * dispatch each, their count fixed by the size; the small levels, upf__fg_flow_fused, all
+ * in one: flow_small.comp), then refine, choose and check on level 0.
  * Everything in fp32, in an order a GPU follows word for word (every sum over a block or a
  * region per row, then over the rows; the refine's one reciprocal; the flat test a product,
  * not a quotient). */
@@ -140,7 +141,7 @@ static void search_row(void *priv, int by, int worker)
     const flow_job *j = priv;
     const upf__fg_flow_con *c = j->con;
     const bool coarsest = j->level == c->levels - 1;
-    const int radius = coarsest ? c->radius_coarse : c->radius;
+    const int radius = coarsest ? c->radius_coarse : j->level == 0 ? c->radius_fine : c->radius;
     for (int d = 0; d < 2; d++) {
         const level_view *v = &j->view[d];
         for (int bx = 0; bx < j->bw; bx++) {
@@ -175,7 +176,7 @@ static void search_row(void *priv, int by, int worker)
                 if (s < best_cost)
                     best_cost = s, best[0] = cand[k][0], best[1] = cand[k][1];
             }
-            if (block_textured(v, x0, y0, c->flat)) {
+            if (radius > 0 && block_textured(v, x0, y0, c->flat)) {
                 const int cx = best[0], cy = best[1];
                 for (int dy = -radius; dy <= radius; dy++)
                     for (int dx = -radius; dx <= radius; dx++) {
@@ -495,14 +496,18 @@ void upf__fg_flow_steps(const upf__pass_args *a, int stop)
         job.level = l;
         job.pbw = job.bw, job.pbh = job.bh;
         job.bw = (w + B - 1) / B, job.bh = (h + B - 1) / B;
+        /* the small levels (the coarsest: upf__fg_flow_fused) are one step together (one
+         * dispatch of one workgroup on the GPU), every other level's search, median and
+         * global a step each */
+        const bool small = l > 0 && upf__fg_flow_fused(job.bw, job.bh);
         /* the search; above level 0 the histograms start empty (the GPU zeroes them here) */
-        if (step++ >= stop)
+        if ((!small || l == con->levels - 1) && step++ >= stop)
             return;
         upf__parallel_for(a->ctx, search_row, &job, job.bh);
         if (l > 0)
             memset(hist, 0, sizeof(uint32_t) * 4 * UPF__FG_FLOW_BINS);
         /* the vector median, and above level 0 the histograms of its vectors */
-        if (step++ >= stop)
+        if (!small && step++ >= stop)
             return;
         upf__parallel_for(a->ctx, median_row, &job, job.bh);
         if (l > 0)
@@ -510,7 +515,7 @@ void upf__fg_flow_steps(const upf__pass_args *a, int stop)
         /* the level's global motion for the next: the median of each component over its
          * blocks, from their histograms */
         if (l > 0) {
-            if (!upf__fg_flow_fused(job.bw, job.bh) && step++ >= stop)
+            if (!small && step++ >= stop)
                 return;
             for (int k = 0; k < 4; k++)
                 global[k] = upf__fg_hist_median(hist + (size_t)k * UPF__FG_FLOW_BINS,

@@ -27,7 +27,8 @@
 #define FLOW_LEAST 8           /* the flow pyramid's smallest level: at least 8 pixels */
 #define FLOW_LEVELS_MAX 8      /* ... and at most 8 levels (motions to about 10 x 2^7 px) */
 #define FLOW_RADIUS_COARSE 8   /* block search on the coarsest level, +- pixels */
-#define FLOW_RADIUS 2          /* ... on the others */
+#define FLOW_RADIUS 2          /* ... on the others above level 0 */
+#define FLOW_RADIUS_FINE 0     /* ... on level 0: none, its candidates only (docs/FRAMEGEN.md) */
 #define FLOW_REFINE 3          /* Lucas-Kanade steps on level 0 */
 #define FLOW_PENALTY 0.002f    /* a pixel of distance from the parent's vector costs as much as
                                 * 0.002 of luma difference on every pixel of the block */
@@ -258,8 +259,8 @@ static void constants(upf__passes *ps, const upf_interpolate_params *p, int flow
         (float)(sy * (uv ? p->motion_height : 1) * H / p->motion_height),
         (p->flags & UPF_INTERPOLATE_DEPTH_REVERSED) != 0, SHADE_THRESHOLD, SHADE_RADIUS };
     *(upf__fg_flow_con *)ps->con[UPF__FG_FLOW] = (upf__fg_flow_con){
-        W, H, flow_levels, FLOW_RADIUS_COARSE, FLOW_RADIUS, FLOW_REFINE, FLOW_PENALTY,
-        FLOW_FLAT, FLOW_CONSISTENCY, FLOW_CONSISTENCY_REL };
+        W, H, flow_levels, FLOW_RADIUS_COARSE, FLOW_RADIUS, FLOW_RADIUS_FINE, FLOW_REFINE,
+        FLOW_PENALTY, FLOW_FLAT, FLOW_CONSISTENCY, FLOW_CONSISTENCY_REL };
     *(upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS] = (upf__fg_splat_con){ W, H, 0.5f };
     *(upf__fg_fill_con *)ps->con[UPF__FG_FILL] = (upf__fg_fill_con){ W, H, pyramid_levels, 0 };
     *(upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE] = (upf__fg_resolve_con){
