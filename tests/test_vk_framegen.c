@@ -61,6 +61,7 @@
 #include "test_util.h"
 #include "vk_test_util.h"
 
+#include "core/color.h"
 #include "framegen/framegen_passes.h"
 #include "vk/vk_framegen.h"
 #include "vk/vk_passes.h"
@@ -95,6 +96,10 @@ static size_t surface_bytes(const upf__passes *ps, int i)
 /* Runs GPU pass `plan` of the engine's tables `ps` alone on the surfaces `src` (by index, NULL:
  * not uploaded) and copies every surface it writes into `dst` (by index, NULL: not wanted).
  * Returns 0 when it ran. */
+/* When set, the 8-bit frames' extra buffer (UPF__VK_FG_BYTES) starts as these words: the
+ * decode tables (written by run_pass_images), then N-1's codes and N's, one word a pixel. */
+static uint32_t *bytes_in;
+
 static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_plan *plan,
                            const upf__vk_pass_frame *pf, void *const *src, void **dst,
                            const upf_vk_image *const *images, int count,
@@ -122,6 +127,10 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
     }
     static float table[UPF__VK_FG_TABLE];
     upf__vk_fg_bytes_extra(&rp, W, H, table); /* the engine's extra: the 8-bit frames */
+    if (bytes_in) { /* the 8-bit frames' codes given: the tables, then the codes */
+        memcpy(bytes_in, table, sizeof table);
+        rp.extra[0].upload = bytes_in, rp.extra[0].upload_bytes = rp.extra[0].bytes;
+    }
     for (int k = 0; k < count; k++)
         rp.gpu_pass[k] = plan[k];
     rp.gpu_pass_count = count;
@@ -403,7 +412,7 @@ static void compare_u32(const void *got, const void *want, int n, int width, con
  * `shaded`: the least number of pixels the shade rule must move. */
 static void vectors_case(gpu *g, const upf_interpolate_params *params, const float *motion_in,
                          const float *depth_in, const float *lin_prev, const float *lin,
-                         int shaded, const char *what)
+                         bool bytes, int shaded, const char *what)
 {
     static const float black[4 * N];
     lin_prev = lin_prev ? lin_prev : black;
@@ -451,7 +460,16 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
         uint32_t step;
         int32_t rect[4];
         uint32_t table[2]; /* with the 8-bit frames: each frame's decode table */
-    } push = { *con, 0, { 0 }, { 0 } };
+    } push = { *con, 0, { 0 }, { UPF__VK_FG_TABLE_SRGB, UPF__VK_FG_TABLE_SRGB } };
+    static uint32_t codes[UPF__VK_FG_TABLE + 2 * N]; /* bytes: the frames as sRGB codes */
+    for (int f = 0; bytes && f < 2; f++)
+        for (int i = 0; i < N; i++) {
+            const float *p = (f ? lin : lin_prev) + 4 * i;
+            codes[UPF__VK_FG_TABLE + f * N + i] = (uint32_t)upf_linear_to_srgb8(p[0]) |
+                                                  (uint32_t)upf_linear_to_srgb8(p[1]) << 8 |
+                                                  (uint32_t)upf_linear_to_srgb8(p[2]) << 16;
+        }
+    bytes_in = bytes ? codes : NULL;
     upf__vk_pass_plan plan = {
         .pass = UPF__FG_VECTORS, .stamp = true,
         .clear = UPF__VK_RES(UPF__FG_SPLAT_PREV) | UPF__VK_RES(UPF__FG_SPLAT_PREV_INDEX),
@@ -462,8 +480,11 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
     const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 9,
                                     .grid = { grid, grid, grid, grid, grid, grid, grid, grid,
                                               grid },
-                                    .patch = { 0, 1, 2, 3, 4, 5, 6, 7, 8 } };
-    if (run_pass_images(g, ps, &plan, &pf, in, out, images, 1, NULL, NULL) == 0) {
+                                    .patch = { 0, 1, 2, 3, 4, 5, 6, 7, 8 },
+                                    .variant = bytes ? UPF__VK_FG_VARIANT_BYTES : 0 };
+    const int rc = run_pass_images(g, ps, &plan, &pf, in, out, images, 1, NULL, NULL);
+    bytes_in = NULL;
+    if (rc == 0) {
         int landed = 0, moved = 0;
         for (int i = 0; i < N; i++) {
             landed += want_si[i] != UPF__FG_NONE;
@@ -500,10 +521,10 @@ static void test_vectors(gpu *g)
     vectors_case(g, upf_interpolate_params(.width = W, .height = H, .motion_width = MW,
                                             .motion_height = MH,
                                             .flags = UPF_INTERPOLATE_DEPTH_REVERSED),
-                 motion, depth, NULL, NULL, 0, "random at 31x19, reversed depth");
+                 motion, depth, NULL, NULL, false, 0, "random at 31x19, reversed depth");
     turn_motion(motion, depth, 0.05);
     vectors_case(g, upf_interpolate_params(.width = W, .height = H), motion, depth, NULL, NULL,
-                 0, "the turn with a near square");
+                 false, 0, "the turn with a near square");
     /* the shade rule: still ground (random texture) under a disc of shadow that moves 2 px
      * right and 1 down, and a still square beside it that moves 3 px left */
     static float prev[4 * N], cur[4 * N];
@@ -522,7 +543,14 @@ static void test_vectors(gpu *g)
         depth[i] = sq ? 0.25f : 0.5f;
     }
     vectors_case(g, upf_interpolate_params(.width = W, .height = H), motion, depth, prev, cur,
-                 20, "a shadow moving over still ground");
+                 false, 20, "a shadow moving over still ground");
+    /* the same from 8-bit frames (both host colours sRGB codes): the CPU on the codes' floats */
+    for (int i = 0; i < 4 * N; i++) {
+        prev[i] = upf_srgb8_to_linear_table[upf_linear_to_srgb8(prev[i])];
+        cur[i] = upf_srgb8_to_linear_table[upf_linear_to_srgb8(cur[i])];
+    }
+    vectors_case(g, upf_interpolate_params(.width = W, .height = H), motion, depth, prev, cur,
+                 true, 20, "a shadow moving over still ground, 8-bit frames");
 }
 
 /* ---- fill -------------------------------------------------------------------------------- */
