@@ -117,7 +117,7 @@ static void test_splat_order(void)
     for (int rev = 0; rev < 2; rev++) {
         pri[a] = upf__fg_depth_priority(0.7f, rev);
         pri[b] = upf__fg_depth_priority(0.3f, rev);
-        upf__fg_splat(ctx, W, H, motion, pri, 1.0f, NULL, depth, index, land);
+        upf__fg_splat(ctx, W, H, motion, pri, 1.0f, NULL, false, depth, index, land);
         const uint32_t k = index[1 * W + 8];
         CHECK(k != UPF__FG_NONE);
         /* forward: 0.3 is nearer (b); reversed: 0.7 is nearer (a) */
@@ -127,7 +127,7 @@ static void test_splat_order(void)
     }
     /* equal priorities: the lower index wins */
     pri[a] = pri[b] = 5;
-    upf__fg_splat(ctx, W, H, motion, pri, 1.0f, NULL, depth, index, land);
+    upf__fg_splat(ctx, W, H, motion, pri, 1.0f, NULL, false, depth, index, land);
     CHECK_EQ_INT((int)index[1 * W + 8], a);
     upf_context_destroy(&ctx);
 }
@@ -929,6 +929,40 @@ static void test_flow_turn(void)
     upf_context_destroy(&ctx);
 }
 
+/* Issue 35, the flow's camera fit and the edge rule together: on the turn above, the pixels
+ * of N that the camera model puts outside N-1 (what came into view) have no match there, and
+ * their vectors are the edge rule's guess (a block inward's whole vector, while a turn moves
+ * the sides faster than the middle). Kept as the residual of the camera's motion, that guess
+ * moved them off their place at t = 1/2, where only N sees them; now they move by the camera
+ * alone. The made frame's last 8 columns, where they land (the turn brings content in on the
+ * right), err by 0.0062 with the camera alone, 0.0088 with the guess's residual; the other
+ * strips as before (the left 8 columns, what the turn takes out of view, 0.0109 either way). */
+static void test_flow_turn_new_edge(void)
+{
+    upf_context *ctx = test_context(2);
+    img a = make(TU_W, TU_H, UPF_FORMAT_RGBA32F), b = make(TU_W, TU_H, UPF_FORMAT_RGBA32F);
+    img truth = make(TU_W, TU_H, UPF_FORMAT_RGBA32F), out = make(TU_W, TU_H, UPF_FORMAT_RGBA32F);
+    tu_frame(&a, NULL, NULL, 0.0, 0.0);
+    tu_frame(&b, NULL, NULL, TU_YAW, 0.0);
+    tu_frame(&truth, NULL, NULL, 0.5 * TU_YAW, 0.0);
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = TU_W, .height = TU_H, .motion = UPF_INTERPOLATE_MOTION_FLOW));
+    upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 0, 1, 0, NULL, NULL, 0 };
+    CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
+    const double s[4] = { mean_abs(&out, &truth, 0, 4, 8, TU_H - 4),
+                          mean_abs(&out, &truth, 8, 4, 16, TU_H - 4),
+                          mean_abs(&out, &truth, TU_W - 16, 4, TU_W - 8, TU_H - 4),
+                          mean_abs(&out, &truth, TU_W - 8, 4, TU_W, TU_H - 4) };
+    CHECKF(s[3] < 0.0075 && s[2] < 0.003 && s[1] < 0.002,
+           "flow turn, new edge: the last 8 columns err by %.4f, the 8 before %.4f, columns "
+           "8-15 %.4f", s[3], s[2], s[1]);
+    printf("flow turn, new edge: columns 0-7 %.4f, 8-15 %.4f, W-16..W-9 %.4f, W-8..W-1 %.4f\n",
+           s[0], s[1], s[2], s[3]);
+    upf_interpolate_destroy(&e);
+    free(a.f), free(b.f), free(truth.f), free(out.f);
+    upf_context_destroy(&ctx);
+}
+
 /* ---- the camera from the host's matrices equals the fitted one ---------------------------- */
 
 enum { CM_W = 160, CM_H = 90 };
@@ -1242,7 +1276,7 @@ static void test_splat_key32(void)
                         ref[ty * W + tx] = key;
                 }
             }
-        upf__fg_splat(ctx, W, H, motion, pri, shift, NULL, depth, index, land);
+        upf__fg_splat(ctx, W, H, motion, pri, shift, NULL, false, depth, index, land);
         int wrong = 0;
         for (int i = 0; i < W * H; i++) {
             const bool empty = ref[i] == UINT64_MAX;
@@ -1351,6 +1385,7 @@ int main(void)
     test_render_size_vectors();
     test_camera_model();
     test_flow_turn();
+    test_flow_turn_new_edge();
     test_camera_matrices();
     test_camera_rendered();
     test_sharper_side();

@@ -551,6 +551,10 @@ static void test_chain(gpu *g)
         printf("flow path on the GPU vs the CPU engine: mean abs diff %.3g, largest %.3g (the "
                "CPU's frame from the blend: %.3g)\n", mad, worst, moved / (3.0 * N));
         CHECKF(mad <= 0.001, "the made frame: mean absolute difference %g from the CPU's", mad);
+        /* a pixel's own rule (the camera alone for what came into view, issue 35) moves a few
+         * pixels by a texel or so, under the mean's tolerance: 0.0068 largest without it in
+         * splat.glsl, 3e-7 with it on lavapipe */
+        CHECKF(worst <= 0.001, "the made frame: largest difference %g from the CPU's", worst);
         CHECKF(moved / (3.0 * N) > 0.01, "the CPU's made frame is nearly the blend");
     } else {
         CHECK(!"the chain ran");

@@ -10,7 +10,8 @@
  * residual: parallax, moving objects), so that a hole takes its neighbours' residual and the
  * resolve the camera's motion at the hole itself (under a turn the motion changes across the
  * frame: a neighbour's whole vector is off by that change, most at the sides, where the
- * holes of what comes into view are). A pixel of
+ * holes of what comes into view are); with the flow a source pixel that the camera puts
+ * outside N-1 keeps none (splat.c: it moves by the camera alone). A pixel of
  * level l + 1 of the pyramid is, of its 2x2 children that have a motion, the one with the
  * largest priority value: the farthest surface, for what a moving surface uncovers is
  * what lies behind it (FSR 3.1's frame interpolation fills its vector holes from a pyramid
@@ -91,8 +92,12 @@ static void decode_row(void *priv, int y, int worker)
                 /* what the camera leaves of the source's vector */
                 const float px = (float)(src % (size_t)W) + 0.5f, py = (float)(src / (size_t)W) + 0.5f;
                 float gx, gy;
-                if (upf__fg_camera_apply(j->cam, j->g, px, py, &gx, &gy))
-                    o[0] -= gx - px, o[1] -= gy - py;
+                if (upf__fg_camera_apply(j->cam, j->g, px, py, &gx, &gy)) {
+                    if (j->con->flow_rank && upf__fg_camera_outside(W, j->con->height, gx, gy))
+                        o[0] = o[1] = 0.0f; /* came into view: the camera alone (splat.c) */
+                    else
+                        o[0] -= gx - px, o[1] -= gy - py;
+                }
             }
             o[2] = bits_float(j->depth[i]);
             o[3] = 0.0f;

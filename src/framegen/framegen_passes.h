@@ -197,12 +197,15 @@ typedef struct upf__fg_camera_con {
 typedef struct upf__fg_splat_con {
     int32_t width, height;
     float shift;                      /* 1 - t: a pixel of N lands at p + shift m */
+    uint32_t flow;                    /* 1 (flow): where the camera model puts a pixel of N
+                                       * outside N-1, it moves by the camera alone */
 } upf__fg_splat_con;
 
 typedef struct upf__fg_fill_con {
     int32_t width, height;
     int32_t levels;                   /* of the motion pyramid, level 0 included */
-    uint32_t flow_rank;               /* 1 (flow): consistent vectors fill alike, lost last */
+    uint32_t flow_rank;               /* 1 (flow): consistent vectors fill alike, lost last;
+                                       * a pixel the camera puts outside N-1 keeps no residual */
 } upf__fg_fill_con;
 
 typedef struct upf__fg_resolve_con {
@@ -280,8 +283,8 @@ float upf__fg_hist_median(const uint32_t *hist, uint32_t n);
  * (NULL or cam[0] = 0: none) to where the camera's homography to the power `shift` takes p,
  * plus shift times what the homography leaves of m. */
 void upf__fg_splat(upf_context *ctx, int width, int height, const float *motion,
-                   const uint32_t *priority, float shift, const float *cam, uint32_t *depth,
-                   uint32_t *index, uint32_t *land);
+                   const uint32_t *priority, float shift, const float *cam, bool flow,
+                   uint32_t *depth, uint32_t *index, uint32_t *land);
 
 /* camera.c: the camera model. upf__fg_camera_grid gives the fit's grid for a frame size;
  * upf__fg_camera_run is the pass on plain arrays (`sums` upf__fg_camera_blocks x
@@ -309,6 +312,14 @@ static inline bool upf__fg_camera_has(const float *cam)
 void upf__fg_camera_power(const float *cam, float s, float *m);
 bool upf__fg_camera_apply(const float *cam, const float *m, float x, float y, float *ox,
                           float *oy);
+/* Whether the camera's position (gx, gy) in N-1 of a pixel of N (centres at +0.5) lies outside
+ * the frame: content that came into view, which the optical flow cannot have matched (its
+ * vector there is the edge rule's guess), so the splat and the fill move it by the camera
+ * alone (docs/FRAMEGEN.md, "camera"; issue 35). */
+static inline bool upf__fg_camera_outside(int width, int height, float gx, float gy)
+{
+    return !(gx > 0.0f && gx < (float)width && gy > 0.0f && gy < (float)height);
+}
 
 /* The pyramid atlas layout: level l is ceil(w / 2^l) x ceil(h / 2^l), stored at row
  * upf__fg_level_row(h, l) of a surface `w` wide. */

@@ -261,7 +261,7 @@ static void constants(upf__passes *ps, const upf_interpolate_params *p, int flow
     *(upf__fg_flow_con *)ps->con[UPF__FG_FLOW] = (upf__fg_flow_con){
         W, H, flow_levels, FLOW_RADIUS_COARSE, FLOW_RADIUS, FLOW_RADIUS_FINE, FLOW_REFINE,
         FLOW_PENALTY, FLOW_FLAT, FLOW_CONSISTENCY, FLOW_CONSISTENCY_REL };
-    *(upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS] = (upf__fg_splat_con){ W, H, 0.5f };
+    *(upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS] = (upf__fg_splat_con){ W, H, 0.5f, 0 };
     *(upf__fg_fill_con *)ps->con[UPF__FG_FILL] = (upf__fg_fill_con){ W, H, pyramid_levels, 0 };
     *(upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE] = (upf__fg_resolve_con){
         W, H, 0.5f, 0, 1, RESOLVE_TOLERANCE, RESOLVE_TOLERANCE_REL, RESOLVE_SHARPNESS };
@@ -589,6 +589,8 @@ static upf_result run_phases(upf_interpolate *e, const char *fn, const upf_inter
     for (int k = 0; k < count && r == UPF_OK; k++) {
         const float t = (float)phases[k];
         ((upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS])->shift = 1.0f - t;
+        ((upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS])->flow =
+            method == UPF_INTERPOLATE_USED_FLOW;
         upf__fg_resolve_con *rc = ps->con[UPF__FG_RESOLVE];
         rc->t = t;
         rc->blend = blend;

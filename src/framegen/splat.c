@@ -22,7 +22,10 @@
  * 3.1's frame interpolation packs its priorities into 32-bit atomics too.) Pixels whose vector
  * is not known are not written. With a camera model (camera.c) the straight line
  * is the camera's curve instead: p lands where the homography to the power 1 - t takes it,
- * plus (1 - t) times what the homography leaves of m (parallax, moving objects).
+ * plus (1 - t) times what the homography leaves of m (parallax, moving objects). With the
+ * flow, a pixel that the homography puts outside N-1 (content that came into view: the flow
+ * had nothing to match it with, its vector is the edge rule's guess) keeps nothing of m and
+ * moves by the camera alone (docs/FRAMEGEN.md, "camera").
  * Work: one task per row to clear, one per row for each of the two steps. */
 #include <math.h>
 
@@ -34,6 +37,7 @@ typedef struct splat_job {
     const uint32_t *priority;
     float shift;
     const float *cam;          /* the camera model, or NULL: the straight line */
+    bool flow;                 /* the flow's vectors: the camera alone outside N-1 */
     float g[9], pw[9];         /* its homography N -> N-1 and the power `shift` of it */
     uint32_t *depth, *index, *land;
 } splat_job;
@@ -71,8 +75,9 @@ static bool landing(const splat_job *j, int x, int y, int *x0, int *y0)
         float gx, gy, sx, sy;
         if (upf__fg_camera_apply(j->cam, j->g, px, py, &gx, &gy) &&
             upf__fg_camera_apply(j->cam, j->pw, px, py, &sx, &sy)) {
-            qx = sx - 0.5f + j->shift * (mx - (gx - px));
-            qy = sy - 0.5f + j->shift * (my - (gy - py));
+            const bool alone = j->flow && upf__fg_camera_outside(W, H, gx, gy);
+            qx = sx - 0.5f + (alone ? 0.0f : j->shift * (mx - (gx - px)));
+            qy = sy - 0.5f + (alone ? 0.0f : j->shift * (my - (gy - py)));
         }
     }
     if (!(qx > -1.0f && qx < (float)W && qy > -1.0f && qy < (float)H))
@@ -128,11 +133,11 @@ static void index_row(void *priv, int y, int worker)
 }
 
 void upf__fg_splat(upf_context *ctx, int width, int height, const float *motion,
-                   const uint32_t *priority, float shift, const float *cam, uint32_t *depth,
-                   uint32_t *index, uint32_t *land)
+                   const uint32_t *priority, float shift, const float *cam, bool flow,
+                   uint32_t *depth, uint32_t *index, uint32_t *land)
 {
-    splat_job job = { width, height, motion, priority, shift, NULL, { 0 }, { 0 }, depth, index,
-                      land };
+    splat_job job = { width, height, motion, priority, shift, NULL, flow, { 0 }, { 0 }, depth,
+                      index, land };
     if (upf__fg_camera_has(cam)) {
         job.cam = cam;
         upf__fg_camera_power(cam, 1.0f, job.g);
@@ -149,7 +154,7 @@ upf_result upf__fg_splat_pass(const upf__pass_args *a)
     const upf__surface *s = a->surface;
     upf__fg_splat(a->ctx, con->width, con->height, s[UPF__FG_MOTION].data,
                   s[UPF__FG_PRIORITY].data, con->shift, s[UPF__FG_CAMERA].data,
-                  s[UPF__FG_SPLAT].data, s[UPF__FG_SPLAT_INDEX].data,
+                  con->flow != 0, s[UPF__FG_SPLAT].data, s[UPF__FG_SPLAT_INDEX].data,
                   s[UPF__FG_SPLAT_LAND].data);
     return UPF_OK;
 }

@@ -225,7 +225,7 @@ upf_result upf__fg_vectors_pass(const upf__pass_args *a)
                              "depth >= 0" : "vectors");
     for (int round = 0; round < 2; round++) {
         upf__fg_splat(a->ctx, con->width, con->height, job.out_motion, job.priority, 1.0f,
-                      NULL, s[UPF__FG_SPLAT_PREV].data, s[UPF__FG_SPLAT_PREV_INDEX].data,
+                      NULL, false, s[UPF__FG_SPLAT_PREV].data, s[UPF__FG_SPLAT_PREV_INDEX].data,
                       s[UPF__FG_SPLAT_LAND].data);
         upf__parallel_for(a->ctx, prev_row, &job, con->height);
         if (round == 1 || !(con->shade_threshold > 0.0f))

@@ -576,6 +576,7 @@ static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, f
     const upf__vk_grid px = upf__vk_grid8(W, H);
     upf__vk_fg_splat_push *sp = &push[UPF__VK_FG_GP_SPLAT].splat;
     sp->c = *(const upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS];
+    sp->c.flow = rp->method == UPF_INTERPOLATE_USED_FLOW;
     upf__vk_fg_splat_frame(sp, t, true, &vf->pass[fg->at[UPF__VK_FG_GP_SPLAT]]);
     upf__fg_fill_con *fc = (upf__fg_fill_con *)push[UPF__VK_FG_GP_FILL].bytes;
     *fc = *(const upf__fg_fill_con *)ps->con[UPF__FG_FILL];

@@ -46,4 +46,10 @@ bool cam_apply(float cx, float cy, float s, in float m[9], float x, float y, out
     return true;
 }
 
+/* upf__fg_camera_outside: the camera's position (gx, gy) in N-1 lies outside the frame */
+bool cam_outside(int W, int H, float gx, float gy)
+{
+    return !(gx > 0.0 && gx < float(W) && gy > 0.0 && gy < float(H));
+}
+
 #endif

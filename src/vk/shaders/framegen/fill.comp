@@ -85,7 +85,8 @@ void decode(int x, int y)
         float gx, gy;
         if (cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], g, px, py, gx, gy)) {
             precise float rx = m.x - (gx - px), ry = m.y - (gy - py);
-            ox = rx, oy = ry;
+            const bool alone = pc.flow_rank != 0u && cam_outside(pc.width, pc.height, gx, gy);
+            ox = alone ? 0.0 : rx, oy = alone ? 0.0 : ry; /* fill.c: the camera alone */
         }
     }
     motion_t[i] = uvec4(floatBitsToUint(ox), floatBitsToUint(oy), splat[i], 0u);

@@ -25,6 +25,7 @@ layout(set = 0, binding = 20, std430) buffer SplatLand { uint splat_land[]; };
 layout(push_constant) uniform Push {
     int width, height;
     float shift;        /* 1 - t */
+    uint flow;          /* 1: outside N-1 by the camera, the camera alone (splat.glsl) */
     uint step;          /* patched: SPLAT_POWERS, 0 priorities, 1 indices */
     float t;            /* the phase (shift = 1 - t, as the host computed it) */
 } pc;
@@ -105,7 +106,7 @@ void main()
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
     const bool in_frame = x < pc.width && y < pc.height;
     if (pc.step == 0u) { /* step 1 reads where each pixel landed: no camera */
-        splat_camera_setup();
+        splat_camera_setup(pc.flow != 0u);
         splat_priorities(x, y, pc.width, pc.height, pc.shift, in_frame);
     } else if (in_frame) {
         splat_pixel(x, y, pc.width, pc.height, pc.shift, 1u);

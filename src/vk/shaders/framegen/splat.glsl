@@ -24,12 +24,14 @@
 #ifdef SPLAT_CAMERA
 float splat_g[9], splat_pw[9]; /* each invocation's own copy of G and G^shift */
 bool splat_has;
+bool splat_flow; /* the flow's vectors: outside N-1 by the camera, the camera alone */
 
 /* Every invocation calls this first: the model and the phase's powers G and G^shift from the
  * camera surface (the splat's powers step wrote them: splat.comp). */
-void splat_camera_setup()
+void splat_camera_setup(bool flow)
 {
     splat_has = cam[CAM_HAS] != 0.0;
+    splat_flow = flow;
     if (splat_has)
         for (int i = 0; i < 9; i++)
             splat_g[i] = cam[CAM_POW_G + i], splat_pw[i] = cam[CAM_POW_SHIFT + i];
@@ -50,8 +52,9 @@ bool splat_landing(int x, int y, int W, int H, float shift, out int x0, out int 
         float gx, gy, sx, sy;
         if (cam_apply(cx, cy, s, splat_g, px, py, gx, gy) &&
             cam_apply(cx, cy, s, splat_pw, px, py, sx, sy)) {
-            precise float ax = sx - 0.5 + shift * (m.x - (gx - px));
-            precise float ay = sy - 0.5 + shift * (m.y - (gy - py));
+            const bool alone = splat_flow && cam_outside(W, H, gx, gy);
+            precise float ax = sx - 0.5 + (alone ? 0.0 : shift * (m.x - (gx - px)));
+            precise float ay = sy - 0.5 + (alone ? 0.0 : shift * (m.y - (gy - py)));
             qx = ax, qy = ay;
         }
     }
