@@ -95,8 +95,10 @@ float kernel_scale(float r, float conf, float speed, float ramp)
  * over the luma of the 3x3 samples around (ix, iy); along the edge a confident pixel's kernel
  * moves back toward a render pixel by `along` (conf; on a moving pixel times ratio_ramp),
  * across it back to the full output scale
- * 1 + (r - 1) conf (EDGE_MOVING: only a moving pixel's KERNEL_MOVING is undone) */
+ * 1 + (r - 1) conf by sat(EDGE_ACROSS a) (EDGE_MOVING: only a moving pixel's KERNEL_MOVING
+ * is undone) */
 const float EDGE_EPS = 1e-4;
+const float EDGE_ACROSS = 2.0;
 
 float edge_axis(int ix, int iy)
 {
@@ -118,8 +120,8 @@ void edge_kernel(float a, float conf, float along, float rx, float ry, inout flo
                  inout float ky)
 {
     const float fx = 1.0 + (rx - 1.0) * conf, fy = 1.0 + (ry - 1.0) * conf;
-    kx += ((fx - kx) * upf_sat(-a)) + ((1.0 - kx) * upf_sat(a) * along);
-    ky += ((fy - ky) * upf_sat(a)) + ((1.0 - ky) * upf_sat(-a) * along);
+    kx += ((fx - kx) * upf_sat(-EDGE_ACROSS * a)) + ((1.0 - kx) * upf_sat(a) * along);
+    ky += ((fy - ky) * upf_sat(EDGE_ACROSS * a)) + ((1.0 - ky) * upf_sat(-a) * along);
 }
 
 uint luma_code(float y)
