@@ -14,8 +14,8 @@
  *  - Ghosting: a square moving over a textured background; four frames after it uncovered a
  *    region, that region's error is within the bound of a fresh upsample (see test_ghosting).
  *  - Issue 34's rules on synthetic cases: still-camera shimmer of the static wall (the
- *    display's dead band), the PSNR of a pan over it, what a moving shadow leaves on a still
- *    camera, and a thin slanted wire's continuity on a still camera (THIN_LINE).
+ *    display's dead band), the PSNR of a pan over it, and what a moving shadow leaves on a
+ *    still camera.
  *  - Bad input: every argument of create and run, NaN colour and depth, NaN and huge motion,
  *    a frame time in seconds, sizes that do not match. */
 #include <sys/stat.h>
@@ -942,111 +942,6 @@ static void test_edge_comb(upf_context *ctx)
     CHECKF(vc < 2.0, "the vertical edge's comb along it: %.2f codes", vc);
 }
 
-/* A thin slanted line on a still camera (THIN_LINE in accumulate.c): a dark wire WIRE_T render
- * pixels thick over a flat grey, y = WIRE_Y0 + WIRE_SLOPE x, point-sampled at 2x with 16
- * Halton phases; coverage 1 (dark) where the sample falls within WIRE_T / 2 of the line. */
-#define WIRE_T 0.16
-#define WIRE_Y0 9.3
-#define WIRE_SLOPE 0.11
-
-static double wire_cover(double x, double y)
-{
-    return fabs(y - (WIRE_Y0 + WIRE_SLOPE * x)) * cos(atan(WIRE_SLOPE)) < 0.5 * WIRE_T;
-}
-
-static void wire_render(synth *s)
-{
-    for (int y = 0; y < s->h; y++)
-        for (int x = 0; x < s->w; x++) {
-            size_t i = (size_t)y * s->w + x;
-            float v = wire_cover(x + 0.5 + s->jx, y + 0.5 + s->jy) ? 0.02f : 0.4f;
-            s->color[4 * i] = s->color[4 * i + 1] = s->color[4 * i + 2] = v;
-            s->color[4 * i + 3] = 1.0f;
-            s->depth[i] = depth_of(10.0);
-            s->motion[2 * i] = s->motion[2 * i + 1] = 0.0f;
-        }
-}
-
-/* The wire's reference at the output (2x): each output pixel's coverage over 16x16 points. */
-static float *wire_reference(int ow, int oh)
-{
-    float *ref = malloc(16 * (size_t)ow * oh);
-    for (int Y = 0; Y < oh; Y++)
-        for (int X = 0; X < ow; X++) {
-            double cov = 0;
-            for (int k = 0; k < 256; k++)
-                cov += wire_cover((X + (k % 16 + 0.5) / 16) / 2, (Y + (k / 16 + 0.5) / 16) / 2);
-            float v = (float)(0.4 + (0.02 - 0.4) * cov / 256);
-            for (int c = 0; c < 3; c++)
-                ref[4 * ((size_t)Y * ow + X) + c] = v;
-            ref[4 * ((size_t)Y * ow + X) + 3] = 1.0f;
-        }
-    return ref;
-}
-
-/* Per output column, the reference's ridge contrast across y (8-bit sRGB luma codes) at the row
- * where it is largest near the line, and the output's there (the best of that row and its two
- * neighbours, as bench_temporal's thin_continuity); the share of columns where the output's is
- * below half the reference's (*gaps) and below a quarter (the return). */
-static double wire_gaps(const float *out, const float *ref, int ow, int oh, double *gaps)
-{
-    int n = 0, lost = 0, gone = 0;
-    for (int X = 4; X < ow - 4; X++) {
-        const int yc = (int)floor(2 * (WIRE_Y0 + WIRE_SLOPE * (X + 0.5) / 2));
-        double best = 0, o = -INFINITY;
-        int at = yc;
-        for (int Y = yc - 2; Y <= yc + 2; Y++) {
-            if (Y < 1 || Y >= oh - 1)
-                continue;
-            double c = luma_code(ref, (size_t)Y * ow + X) -
-                       0.5 * (luma_code(ref, (size_t)(Y - 1) * ow + X) +
-                              luma_code(ref, (size_t)(Y + 1) * ow + X));
-            if (-c > best)
-                best = -c, at = Y;
-        }
-        if (best < 4.0)
-            continue;
-        for (int Y = at - 1; Y <= at + 1; Y++) {
-            double c = luma_code(out, (size_t)Y * ow + X) -
-                       0.5 * (luma_code(out, (size_t)(Y - 1) * ow + X) +
-                              luma_code(out, (size_t)(Y + 1) * ow + X));
-            o = fmax(o, -c);
-        }
-        n++;
-        lost += o / best < 0.5;
-        gone += o / best < 0.25;
-    }
-    *gaps = n ? (double)lost / n : 1.0;
-    return n ? (double)gone / n : 1.0;
-}
-
-/* The wire's continuity after 16 frames (THIN_LINE): of the output columns it crosses, those where
- * the output draws less than half the reference's contrast. A column of the wire is hit in a
- * few of the 16 frames, and the frames that miss it washed the hits out: 29.9% of the columns
- * (11.4% below a quarter) without the rule, 4.9% (1.6%) with it. */
-static void test_thin_line(upf_context *ctx)
-{
-    const int w = 96, h = 24, ow = 192, oh = 48, frames = 16;
-    synth s = synth_make(w, h, 0, false);
-    upf_temporal *t = make_engine(ctx, w, h, ow, oh, 0, 0);
-    float *out = malloc(16 * (size_t)ow * oh), *ref = wire_reference(ow, oh);
-    upf_image img[3], oi = { out, ow, oh, 0, UPF_FORMAT_RGBA32F };
-    for (int n = 0; t && n < frames; n++) {
-        upf_jitter_offset(NULL, n, 16, &s.jx, &s.jy);
-        wire_render(&s);
-        upf_temporal_frame f = synth_frame(&s, img);
-        CHECK_OK(ctx, upf_temporal_run(t, &f, &oi));
-    }
-    double gaps, gone = wire_gaps(out, ref, ow, oh, &gaps);
-    printf("thin line: still wire 2x, gaps %.1f%%, below a quarter %.1f%%\n", 100 * gaps,
-           100 * gone);
-    CHECKF(gaps < 0.15, "the still wire's gaps after 16 frames: %.1f%% of its columns", 100 * gaps);
-    free(out);
-    free(ref);
-    upf_temporal_destroy(&t);
-    synth_free(&s);
-}
-
 /* The still samples' share follows the ratio (docs/TEMPORAL.md, still_share in accumulate.c):
  * at 1.5x a still, confident pixel's samples keep their whole weight. The static wall at 1.5x
  * (64x40 -> 96x60, 18 phases), PSNR of frames 24..31 against the supersampled wall, away from
@@ -1678,7 +1573,6 @@ int main(void)
     test_still_shimmer(c2);
     test_still_share_ratio(c2);
     test_edge_comb(c2);
-    test_thin_line(c2);
     test_pan(c2);
     test_fast_pan(c2);
     test_moving_shadow(c2);

@@ -330,79 +330,6 @@ static void edge_kernel(float a, float conf, float along, float rx, float ry, fl
     *ky += ((fy - *ky) * sat(EDGE_ACROSS * a)) + ((1.0f - *ky) * sat(-a) * along);
 }
 
-/* THIN_LINE: a lock on a still pixel keeps more of a thin line's hits when the history itself
- * draws a line through the pixel. A wire or a railing bar thinner than the jitter's spacing is
- * hit in a few frames of 16 a column (0 to 3 for the street's wire), and the frames that miss
- * it wash the hits out; keeping hits by the misses' weight moved the gaps, but the locks fire
- * on textures too, where it lost 0.5 to 2.7 dB. The gate (thin_gate): the history's luma holds
- * a ridge 1 or 2 output pixels wide, of at least THIN_RIDGE, through the pixel and along a run
- * of THIN_RUN pixels or more (each step along the line at most one pixel across), which a
- * texture's specks are not. Behind it, while the lock lives, the history is held out of the
- * clip (FSR 2's rule) and a frame whose sample misses the lock counts 1 - THIN_MISS life of its
- * weight. On the tuning still sequences: railing gaps 16.8% -> 15.1%, wires 12.1% -> 9.6%,
- * PSNR -0.02 / +0.01 dB (docs/TEMPORAL.md, "Thin features, a fourth time"). */
-#define THIN_RIDGE 0.01f
-#define THIN_RUN 6
-#define THIN_MISS 0.25f
-
-/* The luma of last frame's history at output pixel (x, y), edges repeated. */
-static inline float hist_luma(const acc_job *job, int x, int y)
-{
-    const upf__accumulate_con *c = job->con;
-    x = clampi(x, 0, c->out_width - 1), y = clampi(y, 0, c->out_height - 1);
-    return job->hist[((size_t)y * c->out_width + x) * 4];
-}
-
-/* Whether the history at (x, y) is a ridge of sign s (1 bright, -1 dark) across axis (ax, ay),
- * one pixel wide (both neighbours across at least THIN_RIDGE darker) or two (one neighbour
- * and the pixel beyond the other, which is not THIN_RIDGE / 2 brighter: the line's other half). */
-static bool hist_ridge(const acc_job *job, int x, int y, int ax, int ay, float s)
-{
-    const float t = THIN_RIDGE, v = hist_luma(job, x, y);
-    const float u1 = s * (v - hist_luma(job, x - ax, y - ay));
-    const float d1 = s * (v - hist_luma(job, x + ax, y + ay));
-    if (u1 >= t && d1 >= t)
-        return true;
-    const float u2 = s * (v - hist_luma(job, x - 2 * ax, y - 2 * ay));
-    const float d2 = s * (v - hist_luma(job, x + 2 * ax, y + 2 * ay));
-    return (u1 >= t && d2 >= t && d1 >= -0.5f * t) || (d1 >= t && u2 >= t && u1 >= -0.5f * t);
-}
-
-/* The length of the history's ridge through (X, Y) across axis (ax, ay) of sign s: steps along
- * the line (the other axis) each side while a ridge lies at most one pixel across from the
- * last, up to THIN_RUN steps a side; 0 if (X, Y) is not a ridge. */
-static int hist_run(const acc_job *job, int X, int Y, int ax, int ay, float s)
-{
-    if (!hist_ridge(job, X, Y, ax, ay, s))
-        return 0;
-    int n = 1;
-    for (int dir = -1; dir <= 1; dir += 2) {
-        int x = X, y = Y;
-        for (int k = 0; k < THIN_RUN; k++) {
-            x += ay * dir, y += ax * dir;
-            int j = 0;
-            static const int across[3] = { 0, -1, 1 };
-            while (j < 3 && !hist_ridge(job, x + ax * across[j], y + ay * across[j], ax, ay, s))
-                j++;
-            if (j == 3)
-                break;
-            x += ax * across[j], y += ay * across[j];
-            n++;
-        }
-    }
-    return n;
-}
-
-/* 1 where the history draws a line through output pixel (X, Y) (THIN_LINE), else 0. */
-static float thin_gate(const acc_job *job, int X, int Y)
-{
-    for (int axis = 0; axis < 2; axis++)
-        for (int s = -1; s <= 1; s += 2)
-            if (hist_run(job, X, Y, axis == 0, axis == 1, (float)s) >= THIN_RUN)
-                return 1.0f;
-    return 0.0f;
-}
-
 /* Re-expresses a history colour (YCoCg of the tonemapped, exposed colour) for a new exposure. */
 static void rescale_history(float *ycc, float scale)
 {
@@ -525,10 +452,6 @@ static void acc_row(void *priv, int Y, int worker)
         if (lock_now > 0.5f)
             life = 1.0f;
         life = sat(life);
-        /* THIN_LINE: a lock on a line of the history */
-        const float line = Wh > 0.0f && life > 0.0f && still * conf > 0.0f
-                               ? thin_gate(job, X, Y) * still * conf
-                               : 0.0f;
         if (Wh > 0.0f) {
             const float g = c->box_moving + (c->box_still - c->box_moving) * still * conf;
             float t = 1.0f, box_lo[3], box_hi[3];
@@ -549,9 +472,7 @@ static void acc_row(void *priv, int Y, int worker)
                 m1[ch] = mean;
             }
             t = t > 0.0f ? t : 0.0f;
-            /* the clip undone where a lock lives or the luma oscillates; wholly on a line */
-            const float relax = fmaxf(fmaxf(life, oscillates(l0, l1, l2, l3)), line) * still *
-                                (1.0f - react);
+            const float relax = fmaxf(life, oscillates(l0, l1, l2, l3)) * still * (1.0f - react);
             const float keep = t + (1.0f - t) * relax; /* the share of the offset kept */
             /* on a moving pixel each channel clamped into the box instead (the clamp's note
              * atop); the distrust below still counts the clip's move */
@@ -568,11 +489,9 @@ static void acc_row(void *priv, int Y, int worker)
             const float distrust = CLIP_DISTRUST_MOVING +
                                    (CLIP_DISTRUST_STILL - CLIP_DISTRUST_MOVING) * still;
             wh /= 1.0f + distrust * moved; /* a history the clip moved is trusted less */
-            /* a frame that misses a line's lock counts less (THIN_LINE) */
-            const float wc = lock_now > 0.5f ? wcur : wcur * (1.0f - THIN_MISS * line * life);
-            const float sum = wh + wc;
+            const float sum = wh + wcur;
             for (int ch = 0; ch < 3; ch++)
-                out[ch] = sum > 0.0f ? (wh * hist[ch] + wc * est[ch]) / sum : est[ch];
+                out[ch] = sum > 0.0f ? (wh * hist[ch] + wcur * est[ch]) / sum : est[ch];
             wnew = sum;
         } else {
             out[0] = est[0], out[1] = est[1], out[2] = est[2];

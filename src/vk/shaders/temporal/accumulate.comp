@@ -1,7 +1,6 @@
 /* accumulate.comp: the temporal engine's accumulate pass on the GPU (CPU reference:
  * src/temporal/accumulate.c, whose comment gives steps 1-7): each output pixel's new value from
- * this frame's jittered samples and the reprojected history, in the CPU's order of operations
- * (THIN_LINE too: the history's ridges through the pixel, read from binding 14).
+ * this frame's jittered samples and the reprojected history, in the CPU's order of operations.
  *
  * Reads: colour (binding 5), dilated motion (7), reactivity (10), locks (11) at render size;
  * fill (13, output size, with `fill`); the Lanczos table (12, the CPU's, uploaded once);
@@ -204,62 +203,6 @@ vec3 rescale_history(vec3 ycc, float scale)
     return upf_rgb_to_ycocg(upf_tonemap(rgb));
 }
 
-/* accumulate.c's THIN_LINE: the history's ridge through a pixel along a run (thin_gate) */
-const float THIN_RIDGE = 0.01;
-const int THIN_RUN = 6;
-const float THIN_MISS = 0.25;
-
-float hist_luma(int x, int y)
-{
-    return hist[upf_clampi(y, 0, pc.out_height - 1) * pc.out_width +
-                upf_clampi(x, 0, pc.out_width - 1)].x;
-}
-
-bool hist_ridge(int x, int y, int ax, int ay, float s)
-{
-    const float t = THIN_RIDGE, v = hist_luma(x, y);
-    const float u1 = s * (v - hist_luma(x - ax, y - ay));
-    const float d1 = s * (v - hist_luma(x + ax, y + ay));
-    if (u1 >= t && d1 >= t)
-        return true;
-    const float u2 = s * (v - hist_luma(x - 2 * ax, y - 2 * ay));
-    const float d2 = s * (v - hist_luma(x + 2 * ax, y + 2 * ay));
-    return (u1 >= t && d2 >= t && d1 >= -0.5 * t) || (d1 >= t && u2 >= t && u1 >= -0.5 * t);
-}
-
-int hist_run(int X, int Y, int ax, int ay, float s)
-{
-    if (!hist_ridge(X, Y, ax, ay, s))
-        return 0;
-    int n = 1;
-    for (int dir = -1; dir <= 1; dir += 2) {
-        int x = X, y = Y;
-        for (int k = 0; k < THIN_RUN; k++) {
-            x += ay * dir;
-            y += ax * dir;
-            int j = 0;
-            const int across[3] = int[3](0, -1, 1);
-            while (j < 3 && !hist_ridge(x + ax * across[j], y + ay * across[j], ax, ay, s))
-                j++;
-            if (j == 3)
-                break;
-            x += ax * across[j];
-            y += ay * across[j];
-            n++;
-        }
-    }
-    return n;
-}
-
-float thin_gate(int X, int Y)
-{
-    for (int axis = 0; axis < 2; axis++)
-        for (int s = -1; s <= 1; s += 2)
-            if (hist_run(X, Y, axis == 0 ? 1 : 0, axis == 1 ? 1 : 0, float(s)) >= THIN_RUN)
-                return 1.0;
-    return 0.0;
-}
-
 void main()
 {
     const int X = int(gl_GlobalInvocationID.x), Y = int(gl_GlobalInvocationID.y);
@@ -348,9 +291,6 @@ void main()
     if (lock_now > 0.5)
         life = 1.0;
     life = upf_sat(life);
-    /* THIN_LINE: a lock on a line of the history */
-    const float line = Wh > 0.0 && life > 0.0 && still * conf > 0.0 ? thin_gate(X, Y) * still * conf
-                                                                   : 0.0;
     if (Wh > 0.0) {
         const float g = pc.box_moving + (pc.box_still - pc.box_moving) * still * conf;
         float t = 1.0;
@@ -373,8 +313,7 @@ void main()
             m1[ch] = mean;
         }
         t = t > 0.0 ? t : 0.0;
-        const float relax = max(max(life, oscillates(l0, l1, l2, l3)), line) * still *
-                            (1.0 - react);
+        const float relax = max(life, oscillates(l0, l1, l2, l3)) * still * (1.0 - react);
         const float keep = t + (1.0 - t) * relax;
         /* a moving pixel clamps each channel into the box instead (accumulate.c) */
         const float clamp_share = (1.0 - still) * ramp;
@@ -390,10 +329,8 @@ void main()
         const float distrust = CLIP_DISTRUST_MOVING +
                                (CLIP_DISTRUST_STILL - CLIP_DISTRUST_MOVING) * still;
         wh /= 1.0 + distrust * moved;
-        /* a frame that misses a line's lock counts less (THIN_LINE) */
-        const float wc = lock_now > 0.5 ? wcur : wcur * (1.0 - THIN_MISS * line * life);
-        const float sum = wh + wc;
-        outc = sum > 0.0 ? (wh * h.rgb + wc * est) / sum : est;
+        const float sum = wh + wcur;
+        outc = sum > 0.0 ? (wh * h.rgb + wcur * est) / sum : est;
         wnew = sum;
     } else {
         outc = est;
