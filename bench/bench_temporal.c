@@ -623,7 +623,8 @@ static bool project(const scene_camera *c, const double *p, int W, int H, int ma
  * two neighbours across (a line drawn a pixel off still counts). Per crossing r = output
  * contrast / |c|: *gaps is the share of crossings with r < 1/2 (the feature lost there),
  * *dotted the coefficient of variation of r (std / mean: a line drawn in dots varies along it,
- * a continuous one, even if faint, does not). 0 and 0 for the reference itself. The brick's
+ * a continuous one, even if faint, does not). 0 and 0 for the reference itself. *missing is
+ * the share with r < 1/4 (a line missing there, not only faint), printed to stderr only. The brick's
  * joints and the windows' frames in these crops count too: they are lines of the same kind. */
 #define THIN_MIN 4.0
 #define THIN_LENGTH 6
@@ -674,10 +675,10 @@ static int ridge_line(uint8_t *ridge, int cw, int ch, int axis, int i, int *line
 }
 
 static int thin_continuity(const upf_image *ref, const upf_image *test, int cx, int cy, int cw,
-                           int ch, double *gaps, double *dotted)
+                           int ch, double *gaps, double *dotted, double *missing)
 {
     double sum = 0, sum2 = 0;
-    int n = 0, lost = 0;
+    int n = 0, lost = 0, gone = 0;
     uint8_t *ridge = malloc((size_t)cw * ch);
     double *con = malloc((size_t)cw * ch * sizeof *con);
     int *line = malloc((size_t)cw * ch * sizeof *line);
@@ -702,6 +703,7 @@ static int thin_continuity(const upf_image *ref, const upf_image *test, int cx, 
                 double r = best / fabs(c);
                 sum += r, sum2 += r * r, n++;
                 lost += r < 0.5;
+                gone += r < 0.25;
             }
         }
     }
@@ -710,6 +712,7 @@ static int thin_continuity(const upf_image *ref, const upf_image *test, int cx, 
     free(line);
     double mean = n ? sum / n : NAN, var = n ? sum2 / n - mean * mean : NAN;
     *gaps = n ? (double)lost / n : NAN;
+    *missing = n ? (double)gone / n : NAN;
     *dotted = n ? sqrt(var > 0 ? var : 0) / mean : NAN;
     return n;
 }
@@ -752,11 +755,13 @@ static void write_feature_crop(const char *dir, const feature *f, const refs *re
     for (int m = 0; m < N_SHEET && len > 0 && (size_t)len < md_size; m++) {
         if (!r->s[m].frames)
             continue;
-        double gaps, dotted;
+        double gaps, dotted, missing;
         int n = thin_continuity(&ref->srgb[ref->frames - 1].img, &r->last[m].img, cx, cy, CW,
-                                CH, &gaps, &dotted);
-        fprintf(stderr, "bench_temporal: %s, %s: thin crossings %d, gaps %.1f%%, dotted %.2f\n",
-                f->name, method_short[m], n, 100.0 * gaps, dotted);
+                                CH, &gaps, &dotted, &missing);
+        fprintf(stderr,
+                "bench_temporal: %s, %s: thin crossings %d, gaps %.1f%%, dotted %.2f "
+                "(below a quarter: %.1f%%)\n",
+                f->name, method_short[m], n, 100.0 * gaps, dotted, 100.0 * missing);
         if (first)
             len += snprintf(md + len, md_size - (size_t)len, "Thin features, %d crossings: ", n);
         len += snprintf(md + len, md_size - (size_t)len, "%s%s gaps %.1f%%, dotted %.2f",
