@@ -218,6 +218,9 @@ typedef struct upf__fg_resolve_con {
                                        * tolerance + tolerance_rel |m| of the one at t */
     float sharpness;                  /* both sides seen: each weighs exp(-sharpness d^2) more,
                                        * d (px) from its position to the nearest texel centre */
+    float snap;                       /* both sides seen (visibility 1): the share of the
+                                       * smaller weighted distance to a texel centre by which
+                                       * both positions move toward theirs (resolve.c) */
 } upf__fg_resolve_con;
 
 typedef struct upf__fg_inpaint_con {

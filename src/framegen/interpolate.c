@@ -38,6 +38,7 @@
 #define RESOLVE_TOLERANCE 1.0f /* a side sees the surface: vectors within 1 px ... */
 #define RESOLVE_TOLERANCE_REL 0.1f /* ... + 10% */
 #define RESOLVE_SHARPNESS 6.0f /* the fetch nearer a texel centre weighs more: exp(-6 d^2) */
+#define RESOLVE_SNAP 0.4f      /* vectors: positions toward their texel centres (resolve) */
 #define SHADE_THRESHOLD 0.01f  /* vectors: a still pixel's 5x5 patch differs by 0.01 of linear
                                 * luma on average between the frames: searched ... */
 #define SHADE_RADIUS 4         /* ... +- 4 px for what moved over it (a shadow) */
@@ -264,7 +265,8 @@ static void constants(upf__passes *ps, const upf_interpolate_params *p, int flow
     *(upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS] = (upf__fg_splat_con){ W, H, 0.5f, 0 };
     *(upf__fg_fill_con *)ps->con[UPF__FG_FILL] = (upf__fg_fill_con){ W, H, pyramid_levels, 0 };
     *(upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE] = (upf__fg_resolve_con){
-        W, H, 0.5f, 0, 1, RESOLVE_TOLERANCE, RESOLVE_TOLERANCE_REL, RESOLVE_SHARPNESS };
+        W, H, 0.5f, 0, 1, RESOLVE_TOLERANCE, RESOLVE_TOLERANCE_REL, RESOLVE_SHARPNESS,
+        RESOLVE_SNAP };
     *(upf__fg_inpaint_con *)ps->con[UPF__FG_INPAINT] =
         (upf__fg_inpaint_con){ W, H, pyramid_levels };
     *(upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE] = (upf__fg_compose_con){

@@ -23,7 +23,11 @@
  * where both sides see the surface: exp(-sharpness d^2), d the distance (px) of the side's
  * position from the nearest texel centre (an interpolated fetch blurs most half way between
  * texels, so the sharper side weighs more; it trusts the positions to a fraction of a pixel,
- * which flow's are not: docs/FRAMEGEN.md, "resolve"). When both weights are 0 the pixel is a
+ * which flow's are not: docs/FRAMEGEN.md, "resolve"). With game vectors, where both sides see
+ * the surface, each axis on which a and b lie on opposite sides of their nearest texel centres
+ * first moves both positions toward those centres (snap_axis: the two frames' texel grids
+ * interleave there, and a fetch nearer a texel is sharper), in opposite directions weighed so
+ * that (1 - t) vA a + t vB b does not move. When both weights are 0 the pixel is a
  * hole for the inpaint. With a camera model (camera.c) the two positions follow the
  * camera's curve: with H(s) the homography's power s, a = H(t) q + t r and
  * b = H(t - 1) q - (1 - t) r, where r, the part of the motion the camera does not explain,
@@ -67,6 +71,22 @@ static float off_centre2(float x, float y)
     const float dx = x - 0.5f - floorf(x), dy = y - 0.5f - floorf(y);
     const float ex = dx - roundf(dx), ey = dy - roundf(dy);
     return ex * ex + ey * ey;
+}
+
+/* The snap of one axis (docs/FRAMEGEN.md, "resolve"): positions pa in N-1 and pb in N with
+ * weights wa, wb (> 0); da, db the signed distances to their nearest texel centres. Where they
+ * have opposite signs, each moves toward its centre, wa's by k / wa and wb's by k / wb with
+ * k = snap min(wa |da|, wb |db|), so the weighted mean wa pa + wb pb stays (snap 1: the one
+ * nearer, in weight, lands on its centre). */
+static void snap_axis(float *pa, float *pb, float wa, float wb, float snap)
+{
+    const float da = floorf(*pa) + 0.5f - *pa, db = floorf(*pb) + 0.5f - *pb;
+    if (!(da * db < 0.0f))
+        return;
+    const float k = snap * fminf(wa * fabsf(da), wb * fabsf(db));
+    const float sa = k / wa, sb = k / wb;
+    *pa += da < 0.0f ? -sa : sa;
+    *pb += db < 0.0f ? -sb : sb;
 }
 
 static void resolve_row(void *priv, int y, int worker)
@@ -117,6 +137,10 @@ static void resolve_row(void *priv, int y, int worker)
         }
         float A[4] = { 0 }, Bc[4] = { 0 }, lo[4], hi[4], lo2[4], hi2[4];
         if (wa > 0.0f && wb > 0.0f) {
+            if (c->visibility) {
+                snap_axis(&ax, &bx, wa, wb, c->snap);
+                snap_axis(&ay, &by, wa, wb, c->snap);
+            }
             upf__fg_sample4_lanczos(j->prev, W, H, ax, ay, A, lo, hi);
             upf__fg_sample4_lanczos(j->cur, W, H, bx, by, Bc, lo2, hi2);
             if (c->visibility) {

@@ -10,8 +10,9 @@
  * (on the camera's curve with a model: a = H(t) q + t r, b = H(t - 1) q - (1 - t) r),
  * Lanczos-3 fetches (framegen_passes.h, upf__fg_sample4_lanczos, same taps and order), each
  * weighted by its nearness in time and whether its frame sees the surface (game vectors) or
- * the frame's edge (flow), the sharper side favoured, clamped as resolve.c says; the blend
- * (1 - t) A + t B at q when the host asks for it or the scene surface holds a cut.
+ * the frame's edge (flow), the sharper side favoured, both positions snapped toward their
+ * texel centres where they interleave (game vectors: snap_axis), clamped as resolve.c says;
+ * the blend (1 - t) A + t B at q when the host asks for it or the scene surface holds a cut.
  * The positions are `precise`, in the CPU's order; the Lanczos weights' sine and cosine and
  * the sharpness's exponential are the device's, within a few ulps of the C library's
  * (test_vk_framegen's tolerance). The camera's powers G^t and G^-(1 - t): from the camera
@@ -40,6 +41,7 @@ layout(push_constant) uniform Push {
     uint visibility;
     float tolerance, tolerance_rel;
     float sharpness;
+    float snap;
     uint prev_table, cur_table; /* BYTES: each frame's decode table */
 } pc;
 
@@ -166,12 +168,29 @@ bool resolve_plan(int x, int y, out vec2 a, out vec2 b, out float wa, out float 
     return !(wa + wb > 1e-4); /* o: 0, neither frame sees the surface */
 }
 
+/* resolve.c's snap_axis: where a and b lie on opposite sides of their nearest texel centres
+ * on this axis, both move toward them, weighed so that wa a + wb b stays */
+void snap_axis(inout float pa, inout float pb, float wa, float wb)
+{
+    const float da = floor(pa) + 0.5 - pa, db = floor(pb) + 0.5 - pb;
+    if (!(da * db < 0.0))
+        return;
+    const float k = pc.snap * min(wa * abs(da), wb * abs(db));
+    const float sa = k / wa, sb = k / wb;
+    pa += da < 0.0 ? -sa : sa;
+    pb += db < 0.0 ? -sb : sb;
+}
+
 /* resolve's second half: the samples, their blend */
 vec4 resolve_sample(vec2 a, vec2 b, float wa, float wb)
 {
-    const float ax = a.x, ay = a.y, bx = b.x, by = b.y;
+    precise float ax = a.x, ay = a.y, bx = b.x, by = b.y;
     vec4 A = vec4(0.0), B = vec4(0.0), lo, hi, lo2, hi2;
     if (wa > 0.0 && wb > 0.0) {
+        if (pc.visibility != 0u) {
+            snap_axis(ax, bx, wa, wb);
+            snap_axis(ay, by, wa, wb);
+        }
         A = sample_lanczos(true, ax, ay, lo, hi);
         B = sample_lanczos(false, bx, by, lo2, hi2);
         if (pc.visibility != 0u) {
