@@ -38,7 +38,7 @@ layout(local_size_x = 64) in;
 
 shared float r_h[4][SIDE][3];     /* per row: hxx, hxy, hyy */
 shared float r_g[2][4][SIDE][2];  /* per row, by the step's parity: gx, gy */
-shared vec2 r_grad[4][SIDE][16];  /* (ix, iy) of the region's pixels, by column then row */
+shared vec2 r_grad[4][SIDE][SIDE]; /* (ix, iy) of the region's pixels, by column then row */
 shared float r_own[4][OT * OTP];  /* own frame, rows y0 - 1 .., columns x0 - 1 .. */
 shared float r_win[4][WS * WSP];  /* other frame, rows wy0 .., columns wx0 .. (clamped) */
 
