@@ -1,5 +1,5 @@
-/* test_vk_flow.c: the optical flow's GPU passes (src/vk/vk_framegen_flow.c, shaders
- * src/vk/shaders/framegen/flow*.comp) against the CPU's flow pass (src/framegen/flow.c), on
+/* test_vk_flow.c: the optical flow's GPU passes (src/vk/vk_framegen_flow.c, shader
+ * src/vk/shaders/framegen/flow.comp) against the CPU's flow pass (src/framegen/flow.c), on
  * lavapipe with the validation layer and synchronization validation (any message fails).
  *
  *   steps   the GPU passes of upf__vk_fg_flow_plans / _frames cut after each dispatch (one
@@ -8,13 +8,12 @@
  *           vectors (this level's, the parent's, the search's), the histograms, the medians,
  *           then the refined vectors, motion, prev motion and priority, word for word, on
  *           random pyramids (each level random, N-1 level 0 a shift of N's plus noise) at
- *           200 x 136 (5 levels: 9 dispatches, five GPU passes; levels 2 .. 4 small enough
- *           for all their steps in one dispatch of one workgroup, level 1 not), 61 x 37 (3
- *           levels, partial blocks and quads) and 13 x 9 (1 level: no small level), and on
- *           the luma pyramids the CPU engine made of a rendered pan (with a square moving
- *           against it) and a rendered yaw turn at 200 x 136. On the rendered pairs the
- *           whole pass also equals the engine's own flow surfaces, and its vectors find the
- *           motion that was rendered.
+ *           200 x 136 (5 levels: 14 dispatches, four GPU passes; levels 2 .. 4 small enough
+ *           for median and global in one dispatch, level 1 not), 61 x 37 (3 levels, partial
+ *           blocks and quads) and 13 x 9 (1 level), and on the luma pyramids the CPU engine
+ *           made of a rendered pan (with a square moving against it) and a rendered yaw turn
+ *           at 200 x 136. On the rendered pairs the whole pass also equals the engine's own
+ *           flow surfaces, and its vectors find the motion that was rendered.
  *   chain   a made frame by the flow path in one frame of one runner: prepare (with the luma
  *           pyramids), scene, the flow's passes, camera, splat, fill, resolve, inpaint down
  *           and up, compose, from the host's RGBA32F frames of the rendered pan into an RGBA32F
@@ -361,13 +360,13 @@ static void random_case(gpu *g, int w, int h, int levels, int dispatches, int ra
 
 static void test_steps(gpu *g)
 {
-    /* 5 levels (five GPU passes; levels 2 .. 4 in one dispatch of one workgroup), 3 levels at
-     * odd sizes (partial blocks and quads on every level; levels 1, 2 one dispatch), 1 level
-     * (the coarsest is level 0: no histograms, no small level); level 0 searched +-2 (the
-     * window) and not (the default: its candidates only) */
-    random_case(g, W, H, 5, 9, 2);
-    random_case(g, W, H, 5, 9, 0);
-    random_case(g, 61, 37, 3, 6, 2);
+    /* 5 levels (four GPU passes; levels 2 .. 4 with median and global in one dispatch), 3
+     * levels at odd sizes (partial blocks and quads on every level; levels 1, 2 one dispatch),
+     * 1 level (the coarsest is level 0: no histograms); level 0 searched +-2 (the window) and
+     * not (the default: its candidates only) */
+    random_case(g, W, H, 5, 14, 2);
+    random_case(g, W, H, 5, 14, 0);
+    random_case(g, 61, 37, 3, 9, 2);
     random_case(g, 13, 9, 1, 5, 0);
     for (int scene = 0; scene < 2; scene++) {
         upf_interpolate *e = engine_on(g->ctx, scene);
@@ -389,7 +388,7 @@ static void test_steps(gpu *g)
             CHECKF(mx < -6.0f && mx > -10.0f, "the turn: median motion x %g (about -8)", mx);
         }
         steps_case(g, ps, ps->surface[UPF__FG_LUMA_PREV].data, ps->surface[UPF__FG_LUMA].data,
-                   engine, 5, 9, scene == 0 ? "the rendered pan" : "the rendered turn");
+                   engine, 5, 14, scene == 0 ? "the rendered pan" : "the rendered turn");
         upf_interpolate_destroy(&e);
     }
 }
@@ -661,7 +660,8 @@ static void print_dispatches(upf_context *ctx)
         uint32_t code[UPF__VK_FG_FLOW_DISPATCHES_MAX];
         upf__vk_grid grid[UPF__VK_FG_FLOW_DISPATCHES_MAX];
         const int n = upf__vk_fg_flow_dispatches(con, code, grid);
-        printf("flow at %dx%d: %d levels, %d dispatches (step level: workgroups of 64):",
+        printf("flow at %dx%d: %d levels, %d dispatches (step level: workgroups, of 64 "
+               "invocations but choose's (4) of 160):",
                size[k][0], size[k][1], con->levels, n);
         for (int i = 0; i < n; i++)
             printf(" %u:%u %u", code[i] & 15u, code[i] >> 4, grid[i].x * grid[i].y * grid[i].z);

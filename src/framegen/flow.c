@@ -50,8 +50,8 @@
  *     measured worse on the rendered evaluation pairs: docs/FRAMEGEN.md.)
  * Work: one task per row of blocks, or of quads, or of pixels; per level the steps search,
  * vector median with the histograms, and the medians (src/vk/shaders/framegen/flow.comp: one
- * dispatch each, their count fixed by the size; the small levels, upf__fg_flow_fused, all
- * in one: flow_small.comp), then refine, choose and check on level 0.
+ * dispatch each, their count fixed by the size; the last two one dispatch on a small level:
+ * upf__fg_flow_fused), then refine, choose and check on level 0.
  * Everything in fp32, in an order a GPU follows word for word (every sum over a block or a
  * region per row, then over the rows; the refine's one reciprocal; the flat test a product,
  * not a quotient). */
@@ -496,18 +496,14 @@ void upf__fg_flow_steps(const upf__pass_args *a, int stop)
         job.level = l;
         job.pbw = job.bw, job.pbh = job.bh;
         job.bw = (w + B - 1) / B, job.bh = (h + B - 1) / B;
-        /* the small levels (the coarsest: upf__fg_flow_fused) are one step together (one
-         * dispatch of one workgroup on the GPU), every other level's search, median and
-         * global a step each */
-        const bool small = l > 0 && upf__fg_flow_fused(job.bw, job.bh);
         /* the search; above level 0 the histograms start empty (the GPU zeroes them here) */
-        if ((!small || l == con->levels - 1) && step++ >= stop)
+        if (step++ >= stop)
             return;
         upf__parallel_for(a->ctx, search_row, &job, job.bh);
         if (l > 0)
             memset(hist, 0, sizeof(uint32_t) * 4 * UPF__FG_FLOW_BINS);
         /* the vector median, and above level 0 the histograms of its vectors */
-        if (!small && step++ >= stop)
+        if (step++ >= stop)
             return;
         upf__parallel_for(a->ctx, median_row, &job, job.bh);
         if (l > 0)
@@ -515,7 +511,7 @@ void upf__fg_flow_steps(const upf__pass_args *a, int stop)
         /* the level's global motion for the next: the median of each component over its
          * blocks, from their histograms */
         if (l > 0) {
-            if (!small && step++ >= stop)
+            if (!upf__fg_flow_fused(job.bw, job.bh) && step++ >= stop)
                 return;
             for (int k = 0; k < 4; k++)
                 global[k] = upf__fg_hist_median(hist + (size_t)k * UPF__FG_FLOW_BINS,

@@ -263,14 +263,13 @@ size_t upf__fg_compose_scratch_bytes(int threads, int width, int height);
 void upf__fg_flow_sizes(int width, int height, int *blocks_w, int *blocks_h);
 /* The flow pass's first `stop` steps (INT_MAX: the pass), numbered as the GPU's dispatches
  * (src/vk/vk_framegen_flow.h): per level from the coarsest search, median (with the
- * histograms above level 0) and, above level 0, the global medians (the levels that
- * upf__fg_flow_fused says are small, the coarsest, all three steps of all of them one step);
- * then refine (when con->refine > 0), choose, check. For the tests of the GPU's steps. */
+ * histograms above level 0) and, above level 0, the global medians (one step with the median
+ * on a level that upf__fg_flow_fused says is small); then refine (when con->refine > 0),
+ * choose, check. For the tests of the GPU's steps. */
 void upf__fg_flow_steps(const upf__pass_args *a, int stop);
-/* Whether a level above 0 of bw x bh blocks is small (the blocks of both directions at most
- * UPF__FG_FLOW_FUSE_MAX): on the GPU one workgroup does every small level's search, median
- * and global medians in one dispatch (flow_small.comp), a dispatch and its barrier fewer a
- * step. */
+/* Whether a level above 0 of bw x bh blocks takes its vector median and its global medians
+ * in one step: on the GPU one workgroup does both (the blocks of both directions at most
+ * UPF__FG_FLOW_FUSE_MAX: two a lane), a dispatch and its barrier fewer. */
 #define UPF__FG_FLOW_FUSE_MAX 128
 static inline bool upf__fg_flow_fused(int bw, int bh)
 {

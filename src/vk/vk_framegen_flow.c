@@ -1,8 +1,7 @@
 /* vk_framegen_flow.c: the optical flow's GPU passes and their per-frame descriptions
- * (vk_framegen_flow.h; the shaders: src/vk/shaders/framegen/flow_small.comp for the small
- * levels, flow.comp for the other levels' steps, flow_refine.comp, flow_choose.comp,
- * flow_check.comp for level 0's). Reads the flow's constants of the CPU engine's tables;
- * writes the runner's plans and frames. */
+ * (vk_framegen_flow.h; the shaders: src/vk/shaders/framegen/flow.comp for the levels' steps,
+ * flow_refine.comp, flow_choose.comp, flow_check.comp for level 0's). Reads the flow's
+ * constants of the CPU engine's tables; writes the runner's plans and frames. */
 #include <stddef.h>
 #include <string.h>
 
@@ -25,13 +24,12 @@ int upf__vk_fg_flow_dispatches(const upf__fg_flow_con *con, uint32_t *code, upf_
         const int bw = blocks_of(upf__fg_level_size(con->width, l));
         const int bh = blocks_of(upf__fg_level_size(con->height, l));
         const uint32_t lv = (uint32_t)l << 4;
-        if (l > 0 && upf__fg_flow_fused(bw, bh)) { /* the small levels: one workgroup */
-            if (l == con->levels - 1)
-                code[n] = UPF__VK_FG_FLOW_SMALL | lv, grid[n++] = (upf__vk_grid){ 1, 1, 1 };
-            continue;
-        }
         code[n] = UPF__VK_FG_FLOW_SEARCH | lv;
         grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 1) / 2, (uint32_t)bh, 2 }; /* 2 blocks */
+        if (l > 0 && upf__fg_flow_fused(bw, bh)) { /* one workgroup: median and global */
+            code[n] = UPF__VK_FG_FLOW_MEDIAN_GLOBAL | lv, grid[n++] = (upf__vk_grid){ 1, 1, 1 };
+            continue;
+        }
         code[n] = UPF__VK_FG_FLOW_MEDIAN | lv, grid[n++] = grid_of(bw, bh, 2);
         if (l > 0)
             code[n] = UPF__VK_FG_FLOW_GLOBAL | lv, grid[n++] = (upf__vk_grid){ 4, 1, 1 };
@@ -40,22 +38,22 @@ int upf__vk_fg_flow_dispatches(const upf__fg_flow_con *con, uint32_t *code, upf_
     if (con->refine > 0) /* 4 blocks a workgroup */
         code[n] = UPF__VK_FG_FLOW_REFINE, grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 3) / 4,
                                                                       (uint32_t)bh, 2 };
-    code[n] = UPF__VK_FG_FLOW_CHOOSE; /* 12 quads of a row a workgroup */
-    grid[n++] = (upf__vk_grid){ (uint32_t)((con->width + 1) / 2 + 11) / 12,
-                                (uint32_t)(con->height + 1) / 2, 2 };
+    /* two regions a workgroup, region (rx, ry) the 8x8 pixels from (8 rx - 4, 8 ry - 4) */
+    code[n] = UPF__VK_FG_FLOW_CHOOSE;
+    grid[n++] = (upf__vk_grid){ (uint32_t)((con->width + 11) / 8 + 1) / 2,
+                                (uint32_t)(con->height + 11) / 8, 2 };
     code[n] = UPF__VK_FG_FLOW_CHECK, grid[n++] = grid_of(con->width, con->height, 1);
     return n;
 }
 
-/* Plan k's shader: the small levels first, the other levels' steps in the next
- * UPF__VK_FG_FLOW_LEVEL_PLANS, then one each for refine, choose and check (a dispatch each). */
+/* Plan k's shader: the levels' steps in the first UPF__VK_FG_FLOW_LEVEL_PLANS, then one each
+ * for refine, choose and check (a dispatch each). */
 static const char *shader_of(int k)
 {
     static const char *const tail[3] = { "framegen/flow_refine", "framegen/flow_choose",
                                          "framegen/flow_check" };
-    return k == 0                              ? "framegen/flow_small"
-           : k <= UPF__VK_FG_FLOW_LEVEL_PLANS ? "framegen/flow"
-                                               : tail[k - 1 - UPF__VK_FG_FLOW_LEVEL_PLANS];
+    return k < UPF__VK_FG_FLOW_LEVEL_PLANS ? "framegen/flow"
+                                           : tail[k - UPF__VK_FG_FLOW_LEVEL_PLANS];
 }
 
 int upf__vk_fg_flow_plans(upf__vk_pass_plan *plan)
@@ -84,10 +82,9 @@ void upf__vk_fg_flow_frames(const upf__passes *ps, upf__vk_pass_frame *pf,
     uint32_t code[UPF__VK_FG_FLOW_DISPATCHES_MAX];
     upf__vk_grid grid[UPF__VK_FG_FLOW_DISPATCHES_MAX];
     const int n = upf__vk_fg_flow_dispatches(con, code, grid);
-    /* the small levels' dispatch (if any), then the levels' (search, median, global) */
-    const int first = n > 0 && (code[0] & 15u) == UPF__VK_FG_FLOW_SMALL ? 1 : 0;
-    int levels = first;
-    while (levels < n && (code[levels] & 15u) < UPF__VK_FG_FLOW_REFINE)
+    int levels = 0; /* the levels' dispatches (search, median, global) come first */
+    while (levels < n && ((code[levels] & 15u) < UPF__VK_FG_FLOW_REFINE ||
+                          (code[levels] & 15u) == UPF__VK_FG_FLOW_MEDIAN_GLOBAL))
         levels++;
     for (int k = 0; k < UPF__VK_FG_FLOW_PLANS_MAX; k++) {
         upf__vk_fg_flow_push p;
@@ -100,13 +97,11 @@ void upf__vk_fg_flow_frames(const upf__passes *ps, upf__vk_pass_frame *pf,
     }
     /* the levels' last pass takes their last UPF__VK_DISPATCH_MAX dispatches, the one before
      * it those before, ...: the first ones may be left empty */
-    if (first)
-        add(&pf[0], code[0], grid[0]);
-    const int skip = UPF__VK_FG_FLOW_LEVEL_PLANS * UPF__VK_DISPATCH_MAX - (levels - first);
-    for (int j = first; j < levels; j++)
-        add(&pf[1 + (j - first + skip) / UPF__VK_DISPATCH_MAX], code[j], grid[j]);
+    const int skip = UPF__VK_FG_FLOW_LEVEL_PLANS * UPF__VK_DISPATCH_MAX - levels;
+    for (int j = 0; j < levels; j++)
+        add(&pf[(j + skip) / UPF__VK_DISPATCH_MAX], code[j], grid[j]);
     /* refine, choose, check: a pass each (refine's left out without refine steps) */
     for (int j = levels; j < n; j++)
-        add(&pf[1 + UPF__VK_FG_FLOW_LEVEL_PLANS + (int)(code[j] & 15u) - UPF__VK_FG_FLOW_REFINE],
+        add(&pf[UPF__VK_FG_FLOW_LEVEL_PLANS + (int)(code[j] & 15u) - UPF__VK_FG_FLOW_REFINE],
             code[j], grid[j]);
 }

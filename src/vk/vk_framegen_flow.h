@@ -1,28 +1,27 @@
-/* vk_framegen_flow.h: the optical flow's GPU passes (shaders src/vk/shaders/framegen/
- * flow_small.comp, flow.comp, flow_refine.comp, flow_choose.comp, flow_check.comp; CPU
- * reference src/framegen/flow.c; docs/FRAMEGEN.md, "flow"), for the frame generation backend
- * to record between its scene and camera passes.
+/* vk_framegen_flow.h: the optical flow's GPU passes (shaders src/vk/shaders/framegen/flow.comp,
+ * flow_refine.comp, flow_choose.comp, flow_check.comp; CPU reference src/framegen/flow.c;
+ * docs/FRAMEGEN.md, "flow"), for the frame generation backend to record between its scene and
+ * camera passes.
  *
  * upf__vk_fg_flow_plans appends the flow's GPU passes to a runner's table (at `plan`: up to
  * UPF__VK_FG_FLOW_PLANS_MAX of them) and returns how many it wrote. Every one has
  * .pass = UPF__FG_FLOW and the CPU pass's masks (reads luma prev and luma; writes motion,
  * priority, prev motion, flow blocks, flow hist, flow global: the engine's surfaces, bound at
- * their surface indices), one pipeline each ("framegen/flow_small" for the first,
- * "framegen/flow" for the next UPF__VK_FG_FLOW_LEVEL_PLANS, then "framegen/flow_refine",
- * "framegen/flow_choose", "framegen/flow_check": a SPIR-V per step, so that each step's
- * shared memory and registers set its own occupancy), push constants upf__vk_fg_flow_push
- * (the flow's constants, then the step code each dispatch patches); the last has the
- * timestamp. No clear: the search zeroes the histograms itself.
+ * their surface indices), one pipeline each ("framegen/flow" for the first
+ * UPF__VK_FG_FLOW_LEVEL_PLANS, then "framegen/flow_refine", "framegen/flow_choose",
+ * "framegen/flow_check": a SPIR-V per step, so that each step's shared memory and registers
+ * set its own occupancy), push constants upf__vk_fg_flow_push (the flow's constants, then the
+ * step code each dispatch patches); the last has the timestamp. No clear: the search zeroes
+ * the histograms itself.
  *
  * upf__vk_fg_flow_frames fills their per-frame descriptions pf[0 .. n - 1] (n as the plans
  * returned) and their push constants push[0 .. n - 1] from the CPU engine's tables `ps`
  * (upf__interpolate_passes of an engine made for the flow: its UPF__FG_FLOW constants, whose
- * width, height and levels give every dispatch): the dispatches in order (the levels above
- * 0 that upf__fg_flow_fused says are small, the coarsest, all in one dispatch of one
- * workgroup; per other level from the coarsest: search, median (+ histograms), global
- * (levels above 0); then refine (when the constants ask for it), choose and check on level
- * 0), each with its grid and its code (step | level << 4): the small levels' in the first
- * pass (not run when there are none), the other levels' dispatches cut into the next
+ * width, height and levels give every dispatch): the dispatches in order (per level
+ * from the coarsest: search, median (+ histograms), global (levels above 0; on a level that
+ * upf__fg_flow_fused says is small one dispatch of one workgroup for both); then refine
+ * (when the constants ask for it), choose and check on level 0), each with its grid and its
+ * code (step | level << 4): the levels' dispatches cut into the first
  * UPF__VK_FG_FLOW_LEVEL_PLANS passes of UPF__VK_DISPATCH_MAX dispatches from the end (run =
  * false for a first one left empty), then refine, choose and check a pass each (refine's not
  * run without refine steps; the last, stamped pass always runs). It
@@ -43,10 +42,9 @@
 #define UPF__VK_FG_FLOW_DISPATCHES_MAX (3 * (UPF__FG_LEVELS_MAX - 1) + 5)
 #define UPF__VK_FG_FLOW_LEVEL_PLANS \
     ((3 * (UPF__FG_LEVELS_MAX - 1) + 2 + UPF__VK_DISPATCH_MAX - 1) / UPF__VK_DISPATCH_MAX)
-#define UPF__VK_FG_FLOW_PLANS_MAX (1 + UPF__VK_FG_FLOW_LEVEL_PLANS + 3)
+#define UPF__VK_FG_FLOW_PLANS_MAX (UPF__VK_FG_FLOW_LEVEL_PLANS + 3)
 
-/* The steps of flow.comp and flow_small.comp (the low 4 bits of a dispatch's code; the level
- * above them). */
+/* The steps of flow.comp (the low 4 bits of a dispatch's code; the level above them). */
 enum upf__vk_fg_flow_step {
     UPF__VK_FG_FLOW_SEARCH = 0,
     UPF__VK_FG_FLOW_MEDIAN,
@@ -54,10 +52,10 @@ enum upf__vk_fg_flow_step {
     UPF__VK_FG_FLOW_REFINE,
     UPF__VK_FG_FLOW_CHOOSE,
     UPF__VK_FG_FLOW_CHECK,
-    UPF__VK_FG_FLOW_SMALL /* the small levels (upf__fg_flow_fused), one workgroup: flow_small */
+    UPF__VK_FG_FLOW_MEDIAN_GLOBAL /* median and global in one workgroup (upf__fg_flow_fused) */
 };
 
-/* The flow shaders' push constants. */
+/* flow.comp's push constants. */
 typedef struct upf__vk_fg_flow_push {
     upf__fg_flow_con con;
     uint32_t code;                /* patched per dispatch: step | level << 4 */

@@ -19,23 +19,415 @@
  *            on the order);
  *  2 global  (levels above 0) four workgroups, one per histogram: its median, the value of
  *            sorted index n / 2 (upf__fg_hist_median);
- The small levels (those above 0 that upf__fg_flow_fused says are small: a few blocks, where
- * a dispatch and its barrier cost more than the work) are not these steps' but
- * flow_small.comp's: all of them in one dispatch of one workgroup.
+ *  6 median + global  on a level above 0 that upf__fg_flow_fused says is small (a few
+ *            blocks: a dispatch and barrier cost more than the work), both in one workgroup.
  *
  * Same results as the CPU, word for word: the block vectors are integers here; every sum is
  * `precise`, in the CPU's order (a SAD or a texture: each row's sum left to right, then the
  * rows' in order, as flow.c's block_sad and block_textured; one lane sums a whole block, so
  * it follows that order exactly). The CPU's early exit of a SAD once it reaches the best cost
  * changes no choice (its partial sum is already >= the best, the whole one no smaller), so
- * the GPU sums every SAD whole. 64 invocations a workgroup; the steps are flow_levels.glsl's
- * (with flow_small.comp's). */
+ * the GPU sums every SAD whole. 64 invocations a workgroup. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = 64) in;
-#define NBLK 2 /* blocks a workgroup searches at once, 32 lanes each */
-#define RMAX 8 /* the search windows staged in shared memory up to +-RMAX */
 #include "flow.glsl"
-#include "flow_levels.glsl"
+
+/* ---- 0: search ----------------------------------------------------------------------------- */
+
+/* Two blocks a workgroup, 32 lanes each. The block's own pixels (and the row and column after
+ * them, for its texture) are staged in shared memory, and lane k < n loads candidate k (into
+ * shared memory: no array indexed by lane). Lanes 0 .. 27 each sum two rows of a
+ * candidate's SAD (4 lanes a candidate; the other frame read from the buffer: candidates lie
+ * anywhere), lanes 28 .. 31 two rows each of the texture; lane k < n then adds candidate k's
+ * rows in order, lane 31 the texture's; every lane then takes the cheapest candidate (the
+ * first of equals, the CPU's walk), and with a radius of 0 (level 0 by default: no window)
+ * that is the block's vector. In a textured block the other frame's window (block + radius
+ * on every side, edges repeated) is staged and lane i costs window positions i, i + 32, ... (each a whole block SAD from shared
+ * memory), keeping its least cost and, among equals, its least position; a tree over the
+ * lanes then takes the least by (cost, position), and lane 0 keeps the candidate unless that
+ * cost is strictly less: the CPU's walk over the window in order, which replaces only on a strictly
+ * lower cost, picks that same position. Loads: the frame (luma or luma prev) is chosen once a
+ * loop, not a load (the workgroup's direction decides it), and a whole block (all but the
+ * frame's right and bottom edge) takes loops without a test a pixel, so that every load of a
+ * loop is issued at once. */
+#define LANES 32
+#define OWN (B + 1)                /* the staged own tile's side */
+#define RMAX 8                     /* windows staged up to +-RMAX (wider ones: from the buffer) */
+#define WMAX (B + 2 * RMAX)
+shared float s_own[2][OWN * OWN];
+shared float s_win[2][WMAX * WMAX];
+shared float s_crow[2][7][B];      /* the candidates' row sums */
+shared float s_trow[2][B];         /* the texture's row sums */
+shared float s_cost[2][8];         /* the candidates' costs */
+shared ivec2 s_cand[2][8];         /* the candidates */
+shared uint s_tex[2];              /* the block is textured */
+shared float s_lc[2][LANES];       /* each lane's least window cost and its position */
+shared int s_lj[2][LANES];
+
+/* Candidate k of block (bx, by) (k < n: 7 below the coarsest level, 1 on it): k < 5 twice
+ * the vector of the parent block and of its four neighbours, 5 twice the parent level's
+ * global motion, then zero. */
+ivec2 candidate(int k, int bx, int by, int d, int l)
+{
+    if (l == pc.levels - 1 || k == 6)
+        return ivec2(0);
+    if (k == 5)
+        return ivec2(int(round(2.0 * global_v[2 * d])), int(round(2.0 * global_v[2 * d + 1])));
+    const view p = view_of(l + 1);
+    const ivec2 nb = k == 0 ? ivec2(0, 0) : k == 1 ? ivec2(-1, 0) : k == 2 ? ivec2(1, 0)
+                   : k == 3 ? ivec2(0, -1) : ivec2(0, 1);
+    const int px = clamp(bx / 2 + nb.x, 0, p.bw - 1);
+    const int py = clamp(by / 2 + nb.y, 0, p.bh - 1);
+    const vec2 pv = blocks[buf(d, 1 - cur_of(l)) + py * blocks_of(pc.width) + px];
+    return ivec2(int(round(2.0 * pv.x)), int(round(2.0 * pv.y)));
+}
+
+/* The cost of vector c (the SAD plus the penalty): flow.c's COST. */
+float cost_of(float sad, ivec2 c, ivec2 pred, float lambda)
+{
+    precise float s = sad + lambda * float(abs(c.x - pred.x) + abs(c.y - pred.y));
+    return s;
+}
+
+/* Row y of the SAD of the block (bw x bh at (x0, y0), staged) against frame BUF at offset o,
+ * edges repeated (the pixels outside a partial block skipped): a function per frame. */
+#define ROW_BUFFER(NAME, BUF)                                                                \
+    float NAME(view v, int blk, int x0, int y0, int y, int bw, ivec2 o)                       \
+    {                                                                                         \
+        precise float row = 0.0;                                                              \
+        const int ry = v.off + clamp(y0 + y + o.y, 0, v.h - 1) * pc.width;                    \
+        const int s0 = y * OWN;                                                               \
+        if (bw == B && x0 + o.x >= 0 && x0 + o.x + B <= v.w) {                                \
+            const int r = ry + x0 + o.x;                                                      \
+            [[unroll]] for (int x = 0; x < B; x++)                                            \
+                row += abs(s_own[blk][s0 + x] - BUF[r + x]);                                  \
+        } else {                                                                              \
+            [[unroll]] for (int x = 0; x < B; x++)                                            \
+                if (x < bw)                                                                   \
+                    row += abs(s_own[blk][s0 + x] - BUF[ry + clamp(x0 + x + o.x, 0, v.w - 1)]); \
+        }                                                                                     \
+        return row;                                                                           \
+    }
+ROW_BUFFER(row_buffer_cur, luma_cur)
+ROW_BUFFER(row_buffer_prev, luma_prev)
+
+/* The same in the other frame of direction d. */
+float row_buffer(int d, view v, int blk, int x0, int y0, int y, int bw, ivec2 o)
+{
+    return d == 0 ? row_buffer_prev(v, blk, x0, y0, y, bw, o)
+                  : row_buffer_cur(v, blk, x0, y0, y, bw, o);
+}
+
+float sad_buffer(int d, view v, int blk, int x0, int y0, int bw, int bh, ivec2 o)
+{
+    precise float sum = 0.0;
+    for (int y = 0; y < bh; y++)
+        sum += row_buffer(d, v, blk, x0, y0, y, bw, o);
+    return sum;
+}
+
+/* The same against the staged window (side ws), the block at (p.x, p.y) of it; a whole
+ * block without a test a pixel. */
+float sad_window(int blk, int bw, int bh, int ws, ivec2 p)
+{
+    precise float sum = 0.0;
+    if (bw == B && bh == B) {
+        [[unroll]] for (int y = 0; y < B; y++) {
+            precise float row = 0.0;
+            const int w0 = (y + p.y) * ws + p.x;
+            [[unroll]] for (int x = 0; x < B; x++)
+                row += abs(s_own[blk][y * OWN + x] - s_win[blk][w0 + x]);
+            sum += row;
+        }
+        return sum;
+    }
+    [[unroll]] for (int y = 0; y < B; y++)
+        if (y < bh) {
+            precise float row = 0.0;
+            const int w0 = (y + p.y) * ws + p.x;
+            [[unroll]] for (int x = 0; x < B; x++)
+                if (x < bw)
+                    row += abs(s_own[blk][y * OWN + x] - s_win[blk][w0 + x]);
+            sum += row;
+        }
+    return sum;
+}
+
+/* Row y of flow.c's block_textured on the staged tile: the |gradient|s of its first tw
+ * pixels. */
+float row_texture(int blk, int y, int tw)
+{
+    precise float row = 0.0;
+    [[unroll]] for (int x = 0; x < B; x++)
+        if (x < tw) {
+            const float r = s_own[blk][y * OWN + x];
+            row += abs(s_own[blk][y * OWN + x + 1] - r) + abs(s_own[blk][(y + 1) * OWN + x] - r);
+        }
+    return row;
+}
+
+/* Frame BUF's level (view v) at tile origin (x, y) + (i % side, i / side) into shared array
+ * DST from lane `lane` on, LANES apart, edges repeated (no clamps for a tile inside the
+ * level). */
+#define STAGE_TILE(DST, BUF, count, side, x, y)                                               \
+    if ((x) >= 0 && (y) >= 0 && (x) + (side) <= v.w && (y) + (side) <= v.h) {                \
+        for (int i = lane; i < (count); i += LANES)                                           \
+            DST[i] = BUF[v.off + ((y) + i / (side)) * pc.width + (x) + i % (side)];            \
+    } else {                                                                                  \
+        for (int i = lane; i < (count); i += LANES)                                           \
+            DST[i] = BUF[v.off + clamp((y) + i / (side), 0, v.h - 1) * pc.width +             \
+                         clamp((x) + i % (side), 0, v.w - 1)];                                \
+    }
+
+/* Workgroup (x, y, d): blocks (2x, y) and (2x + 1, y) of direction d. */
+void search(int l)
+{
+    const int t = int(gl_LocalInvocationIndex), blk = t >> 5, lane = t & (LANES - 1);
+    const int bx = int(gl_WorkGroupID.x) * 2 + blk, by = int(gl_WorkGroupID.y);
+    const int d = int(gl_WorkGroupID.z);
+    const view v = view_of(l);
+    const bool valid = bx < v.bw && by < v.bh;
+    const bool coarsest = l == pc.levels - 1;
+    const int radius = coarsest ? pc.radius_coarse : l == 0 ? pc.radius_fine : pc.radius;
+    const int x0 = bx * B, y0 = by * B;
+    const int bw = valid ? min(x0 + B, v.w) - x0 : 0, bh = valid ? min(y0 + B, v.h) - y0 : 0;
+    precise float lambda = coarsest ? 0.0 : pc.penalty * float(bw * bh);
+    if (!valid) {
+        for (int i = lane; i < OWN * OWN; i += LANES)
+            s_own[blk][i] = 0.0;
+    } else if (d == 0) {
+        STAGE_TILE(s_own[blk], luma_cur, OWN * OWN, OWN, x0, y0)
+    } else {
+        STAGE_TILE(s_own[blk], luma_prev, OWN * OWN, OWN, x0, y0)
+    }
+    const int n = coarsest ? 1 : 7;
+    if (lane < n)
+        s_cand[blk][lane] = candidate(lane, bx, by, d, l);
+    /* the texture's rows y0 .. ty1 - 1, columns x0 .. tx1 - 1 */
+    const int tw = min(x0 + B, v.w - 1) - x0, th = min(y0 + B, v.h - 1) - y0;
+    barrier();
+    const ivec2 pred = s_cand[blk][0]; /* the parent's own vector (zero on the coarsest level) */
+    if (lane < 28) {
+        const int k = lane >> 2;
+        const ivec2 ck = s_cand[blk][min(k, n - 1)];
+        for (int r = 2 * (lane & 3); k < n && r < 2 * (lane & 3) + 2; r++)
+            s_crow[blk][k][r] = valid && r < bh ? row_buffer(d, v, blk, x0, y0, r, bw, ck)
+                                                : 0.0;
+    } else {
+        for (int r = 2 * (lane - 28); r < 2 * (lane - 28) + 2; r++)
+            s_trow[blk][r] = valid && r < th ? row_texture(blk, r, tw) : 0.0;
+    }
+    barrier();
+    /* each row's sum, then the rows' in order (flow.c's block_sad and block_textured) */
+    if (lane < n) {
+        precise float sum = 0.0;
+        for (int r = 0; r < bh; r++)
+            sum += s_crow[blk][lane][r];
+        s_cost[blk][lane] = valid ? cost_of(sum, s_cand[blk][lane], pred, lambda) : inf();
+    }
+    if (lane == LANES - 1) {
+        precise float sum = 0.0;
+        for (int r = 0; r < th; r++)
+            sum += s_trow[blk][r];
+        const int tn = max(tw, 0) * max(th, 0);
+        precise float tlim = pc.flat_ * float(tn);
+        s_tex[blk] = valid && (tn > 0 ? sum >= tlim : 0.0 >= pc.flat_) ? 1u : 0u;
+    }
+    barrier();
+    /* the cheapest candidate, the first of equals */
+    int b1 = 0;
+    float bc = inf();
+    for (int k = 0; k < n; k++)
+        if (s_cost[blk][k] < bc)
+            bc = s_cost[blk][k], b1 = k;
+    const ivec2 centre = s_cand[blk][b1];
+    if (radius == 0) { /* no window (level 0 by default): the cheapest candidate; the radius
+                        * is the dispatch's, so every lane returns before the barriers */
+        if (lane == 0 && valid)
+            blocks[buf(d, 2) + by * blocks_of(pc.width) + bx] = vec2(centre);
+        return;
+    }
+    const bool textured = s_tex[blk] != 0u;
+    const int side = 2 * radius + 1, count = side * side, ws = B + 2 * radius;
+    const bool staged = radius <= RMAX;
+    if (textured && staged) {
+        const int wx = x0 + centre.x - radius, wy = y0 + centre.y - radius;
+        if (d == 0) {
+            STAGE_TILE(s_win[blk], luma_prev, ws * ws, ws, wx, wy)
+        } else {
+            STAGE_TILE(s_win[blk], luma_cur, ws * ws, ws, wx, wy)
+        }
+    }
+    barrier();
+    /* this lane's window positions, in order, skipping the centre */
+    float lc = inf();
+    int lj = count;
+    for (int j = lane; textured && j < count; j += LANES) {
+        if (j == count / 2)
+            continue;
+        const ivec2 p = ivec2(j % side, j / side), o = centre + p - ivec2(radius);
+        const float sad = staged ? sad_window(blk, bw, bh, ws, p)
+                                 : sad_buffer(d, v, blk, x0, y0, bw, bh, o);
+        const float c = cost_of(sad, o, pred, lambda);
+        if (c < lc)
+            lc = c, lj = j;
+    }
+    s_lc[blk][lane] = lc, s_lj[blk][lane] = lj;
+    barrier();
+    /* the least (cost, position) over the lanes, pairwise in a tree (a total order: any
+     * grouping gives the same) */
+    for (int h = LANES / 2; h > 0; h >>= 1) {
+        if (lane < h) {
+            const float c = s_lc[blk][lane + h];
+            const int j = s_lj[blk][lane + h];
+            if (c < lc || (c == lc && j < lj))
+                lc = c, lj = j;
+            s_lc[blk][lane] = lc, s_lj[blk][lane] = lj;
+        }
+        barrier();
+    }
+    if (lane == 0 && valid) {
+        const ivec2 best = lc < bc ? centre + ivec2(lj % side, lj / side) - ivec2(radius)
+                                   : centre;
+        blocks[buf(d, 2) + by * blocks_of(pc.width) + bx] = vec2(best);
+    }
+}
+
+/* Every invocation of the dispatch zeroes its share of the four histograms. */
+void zero_hist()
+{
+    const uvec3 g = gl_NumWorkGroups, w = gl_WorkGroupID;
+    const uint threads = g.x * g.y * g.z * 64u;
+    const uint id = ((w.z * g.y + w.y) * g.x + w.x) * 64u + gl_LocalInvocationIndex;
+    for (uint i = id; i < 4u * BINS; i += threads)
+        hist[i] = 0u;
+}
+
+/* ---- 1: median (+ histograms) -------------------------------------------------------------- */
+
+/* flow.c's hist_bin: bins of 1 px centred on -BINS / 2 .. BINS / 2 - 1, the ends taking what
+ * lies beyond. */
+int hist_bin(float v)
+{
+    precise float b = floor(v + 0.5) + float(BINS / 2);
+    return b <= 0.0 ? 0 : b >= float(BINS - 1) ? BINS - 1 : int(b);
+}
+
+void median(int bx, int by, int d, int l)
+{
+    const view v = view_of(l);
+    if (bx >= v.bw || by >= v.bh)
+        return;
+    const int bs = blocks_of(pc.width), raw = buf(d, 2);
+    vec2 c[9];
+    int n = 0;
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+            const int x = bx + dx, y = by + dy;
+            if (x < 0 || y < 0 || x >= v.bw || y >= v.bh)
+                continue;
+            c[n++] = blocks[raw + y * bs + x];
+        }
+    int best = 0;
+    float best_sum = inf();
+    for (int a = 0; a < n; a++) {
+        precise float sum = 0.0;
+        for (int b = 0; b < n; b++)
+            sum += abs(c[a].x - c[b].x) + abs(c[a].y - c[b].y);
+        if (sum < best_sum)
+            best_sum = sum, best = a;
+    }
+    const vec2 o = c[best];
+    blocks[buf(d, cur_of(l)) + by * bs + bx] = o;
+    if (l > 0) {
+        atomicAdd(hist[(2 * d) * BINS + hist_bin(o.x)], 1u);
+        atomicAdd(hist[(2 * d + 1) * BINS + hist_bin(o.y)], 1u);
+    }
+}
+
+/* ---- 2: global (the histograms' medians) --------------------------------------------------- */
+
+shared uint part[64];
+shared uint g_count;
+
+/* Workgroup k (0..3): histogram k's median over the level's n blocks, into global[k]. The CPU
+ * walks the bins (upf__fg_hist_median): the first bin b of 0 .. BINS - 2 whose count and those
+ * below exceed n / 2, else BINS - 1. The running count never falls, so the bins it walks past
+ * (those whose count and those below are at most n / 2) are a prefix of 0 .. BINS - 2, and b is
+ * how many they are: each invocation loads its 64 bins at once, sums them, adds the sums of
+ * the chunks below its own (shared memory) and counts its bins the walk passes, and the counts
+ * are added (integers: the order does not matter). No serial walk: a latency or two. */
+void global_median(uint k, int l)
+{
+    const uint t = gl_LocalInvocationIndex;
+    const uint per = BINS / 64u;
+    uint h[BINS / 64];
+    uint s = 0u;
+    [[unroll]] for (uint b = 0u; b < per; b++) {
+        h[b] = hist[k * BINS + t * per + b];
+        s += h[b];
+    }
+    part[t] = s;
+    if (t == 0u)
+        g_count = 0u;
+    barrier();
+    const view v = view_of(l);
+    const uint n = uint(v.bw * v.bh), half_n = n / 2u;
+    uint c = 0u;
+    [[unroll]] for (uint i = 0u; i < 64u; i++)
+        c += i < t ? part[i] : 0u;
+    uint passed = 0u;
+    [[unroll]] for (uint b = 0u; b < per; b++) {
+        c += h[b];
+        passed += t * per + b < uint(BINS - 1) && c <= half_n ? 1u : 0u;
+    }
+    atomicAdd(g_count, passed);
+    barrier();
+    if (t == 0u)
+        global_v[k] = n > 0u ? float(int(g_count) - BINS / 2) : 0.0;
+}
+
+/* ---- 1 + 2 on a small level: one workgroup ------------------------------------------------ */
+
+/* The level's vector medians (both directions, its blocks in turn over the invocations) with
+ * their histograms, then the four histograms' medians: the histograms' atomic adds are made
+ * visible to the workgroup (the buffer is coherent) before they are read. */
+void median_global(int l)
+{
+    const view v = view_of(l);
+    const int nb = v.bw * v.bh;
+    for (int i = int(gl_LocalInvocationIndex); i < 2 * nb; i += 64) {
+        const int j = i % nb;
+        median(j % v.bw, j / v.bw, i / nb, l);
+    }
+    memoryBarrierBuffer();
+    barrier();
+    for (uint k = 0u; k < 4u; k++) {
+        global_median(k, l);
+        barrier(); /* part and g_count are the next histogram's */
+    }
+}
+
+void main()
+{
+    const uint step = pc.code & 15u;
+    const int l = int(pc.code >> 4u);
+    if (step == STEP_SEARCH) {
+        if (l > 0)
+            zero_hist();
+        search(l);
+    } else if (step == STEP_MEDIAN) {
+        /* 8x8 blocks a workgroup */
+        const uint t = gl_LocalInvocationIndex;
+        const int x = int(gl_WorkGroupID.x * 8u + (t & 7u));
+        const int y = int(gl_WorkGroupID.y * 8u + (t >> 3u));
+        median(x, y, int(gl_WorkGroupID.z), l);
+    } else if (step == STEP_GLOBAL) {
+        global_median(gl_WorkGroupID.x, l);
+    } else if (step == STEP_MEDIAN_GLOBAL) {
+        median_global(l);
+    }
+}

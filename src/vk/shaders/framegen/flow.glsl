@@ -13,12 +13,9 @@ layout(set = 0, binding = 9, std430) readonly buffer Luma { float luma_cur[]; };
 layout(set = 0, binding = 11, std430) buffer Motion { vec2 motion[]; };
 layout(set = 0, binding = 12, std430) writeonly buffer Priority { uint priority[]; };
 layout(set = 0, binding = 15, std430) buffer PrevMotion { vec2 prev_motion[]; };
-#ifndef FLOW_COHERENT
-#define FLOW_COHERENT /* flow_small.comp: coherent (one workgroup reads what it wrote) */
-#endif
-layout(set = 0, binding = 27, std430) FLOW_COHERENT buffer Blocks { vec2 blocks[]; };
+layout(set = 0, binding = 27, std430) buffer Blocks { vec2 blocks[]; };
 layout(set = 0, binding = 28, std430) coherent buffer Hist { uint hist[]; };
-layout(set = 0, binding = 29, std430) FLOW_COHERENT buffer Global { float global_v[]; };
+layout(set = 0, binding = 29, std430) buffer Global { float global_v[]; };
 layout(push_constant) uniform Push {
     int width, height;                 /* upf__fg_flow_con */
     int levels;
@@ -40,7 +37,7 @@ layout(push_constant) uniform Push {
 #define STEP_REFINE 3u
 #define STEP_CHOOSE 4u
 #define STEP_CHECK 5u
-#define STEP_SMALL 6u /* the small levels in one workgroup (flow_small.comp) */
+#define STEP_MEDIAN_GLOBAL 6u /* median and global in one workgroup */
 
 int level_size(int size, int l)
 {
@@ -58,13 +55,6 @@ int level_row(int l)
 int blocks_of(int size)
 {
     return (size + B - 1) / B;
-}
-
-/* upf__fg_flow_fused: a level above 0 of bw x bh blocks is small (the blocks of both
- * directions at most UPF__FG_FLOW_FUSE_MAX) */
-bool small_level(int bw, int bh)
-{
-    return 2 * bw * bh <= 128;
 }
 
 /* The level being worked on: its size, where it starts in the atlas, its blocks. */

@@ -11,10 +11,14 @@
  * leave it (more steps than 3, or a rounding) reads its texels from the buffer instead (the
  * same texels). The gradients and their row sums (hxx, hxy, hyy) do not depend on the vector:
  * each lane computes its row's once from the tile, in the CPU's order along the row, keeping
- * the gradients in shared memory; lane 0 adds the rows' once (the same
- * floats as the CPU's, which recomputes the identical sums every step). Per step each lane
- * sums only its row's mismatch terms (gx, gy), the bilinear sample of the other frame at the
- * moved vector from the window, and lane 0 adds the rows in order and takes the step.
+ * the gradients in shared memory; the rows' are added once (the same floats as the CPU's,
+ * which recomputes the identical sums every step). Per step each lane sums only its row's
+ * mismatch terms (gx, gy), the bilinear sample of the other frame at the moved vector from
+ * the window, and every lane of the block then adds the rows in order and takes the step
+ * itself (the same floats in each: one barrier a step, the rows' sums kept apart by the
+ * step's parity). Shared memory is laid out for a lane a row: the tiles' rows at an odd
+ * stride and the gradients by column, so that a load of the block's 12 lanes touches 12
+ * banks.
  * `precise` sums, a correctly rounded reciprocal (exact.glsl). Directions by z. Its own SPIR-V
  * (flow.glsl says why). */
 #version 450
@@ -27,31 +31,32 @@ layout(local_size_x = 64) in;
 #define M 2           /* flow.c's REFINE_MARGIN */
 #define SIDE (B + 2 * M)
 #define OT (SIDE + 2) /* the own tile: the region and a pixel around it */
+#define OTP (OT + 1)  /* its rows' stride: odd, so a lane a row reads a bank each */
 #define WM 4          /* the window's margin around the region at the first vector's floor */
 #define WS (SIDE + 2 * WM)
+#define WSP (WS + 1)  /* the window's rows' stride: odd, as OTP */
 
-shared vec2 r_vec[4];
-shared bool r_done[4];
-shared float r_h[4][SIDE][3];  /* per row: hxx, hxy, hyy */
-shared float r_g[4][SIDE][2];  /* per row and step: gx, gy */
-shared vec2 r_grad[4][SIDE][SIDE]; /* (ix, iy) of the region's pixels */
-shared float r_own[4][OT * OT];    /* own frame, rows y0 - 1 .., columns x0 - 1 .. */
-shared float r_win[4][WS * WS];    /* other frame, rows wy0 .., columns wx0 .. (clamped) */
+shared float r_h[4][SIDE][3];     /* per row: hxx, hxy, hyy */
+shared float r_g[2][4][SIDE][2];  /* per row, by the step's parity: gx, gy */
+shared vec2 r_grad[4][SIDE][SIDE]; /* (ix, iy) of the region's pixels, by column then row */
+shared float r_own[4][OT * OTP];  /* own frame, rows y0 - 1 .., columns x0 - 1 .. */
+shared float r_win[4][WS * WSP];  /* other frame, rows wy0 .., columns wx0 .. (clamped) */
 
 /* Block blk's tiles: its 16 lanes load them, the own frame's (tile origin (ox, oy)) and the
  * other's (origin (wx, wy)), every coordinate clamped into the frame (no clamps where a tile
  * lies inside it). */
-#define STAGE_TILE(DST, BUF, SIDE_, X, Y)                                                     \
+#define STAGE_TILE(DST, BUF, SIDE_, STRIDE_, X, Y)                                            \
     if ((X) >= 0 && (Y) >= 0 && (X) + SIDE_ <= W && (Y) + SIDE_ <= H) {                       \
         [[unroll]] for (int i = int(lane); i < SIDE_ * SIDE_; i += 16)                       \
-            DST[i] = BUF[((Y) + i / SIDE_) * W + (X) + i % SIDE_];                            \
+            DST[i / SIDE_ * STRIDE_ + i % SIDE_] = BUF[((Y) + i / SIDE_) * W + (X) + i % SIDE_]; \
     } else {                                                                                  \
         [[unroll]] for (int i = int(lane); i < SIDE_ * SIDE_; i += 16)                       \
-            DST[i] = BUF[clamp((Y) + i / SIDE_, 0, H - 1) * W + clamp((X) + i % SIDE_, 0, W - 1)]; \
+            DST[i / SIDE_ * STRIDE_ + i % SIDE_] =                                            \
+                BUF[clamp((Y) + i / SIDE_, 0, H - 1) * W + clamp((X) + i % SIDE_, 0, W - 1)]; \
     }
 #define STAGE(OWNBUF, OTHERBUF)                                                               \
-    STAGE_TILE(r_own[blk], OWNBUF, OT, ox, oy)                                                \
-    STAGE_TILE(r_win[blk], OTHERBUF, WS, wx, wy)
+    STAGE_TILE(r_own[blk], OWNBUF, OT, OTP, ox, oy)                                           \
+    STAGE_TILE(r_win[blk], OTHERBUF, WS, WSP, wx, wy)
 
 /* Column x of upf__fg_sample1 at horizontal position px: its first texel unclamped (the
  * second is one more) and weight. */
@@ -82,10 +87,10 @@ vec2 row_mismatch(int d, uint blk, uint lane, int x0, int n, int y, vec2 vec, in
     column(float(x0) + 0.5 + vec.x, u_first, w_unused);
     column(float(x0 + n - 1) + 0.5 + vec.x, u_last, w_unused);
     const bool inside = u_first >= wx && u_last + 1 < wx + WS && va >= wy && va + 1 < wy + WS;
-    const int own0 = (int(lane) + 1) * OT + 1; /* the row's own pixels in the tile */
+    const int own0 = (int(lane) + 1) * OTP + 1; /* the row's own pixels in the tile */
     precise float gx = 0.0, gy = 0.0;
     if (inside) {
-        const int r0 = (va - wy) * WS - wx, r1 = r0 + WS;
+        const int r0 = (va - wy) * WSP - wx, r1 = r0 + WSP;
         [[unroll]] for (int c = 0; c < SIDE; c++)
             if (c < n) {
                 int ua;
@@ -97,7 +102,7 @@ vec2 row_mismatch(int d, uint blk, uint lane, int x0, int n, int y, vec2 vec, in
                 precise float top = a + wx_ * (b - a);
                 precise float bot = e + wx_ * (g - e);
                 precise float o = top + wy_ * (bot - top);
-                const vec2 q = r_grad[blk][lane][c];
+                const vec2 q = r_grad[blk][c][lane];
                 precise float err = o - r_own[blk][own0 + c];
                 gx += q.x * err, gy += q.y * err;
             }
@@ -114,7 +119,7 @@ vec2 row_mismatch(int d, uint blk, uint lane, int x0, int n, int y, vec2 vec, in
             precise float top = a + wx_ * (b - a);
             precise float bot = e + wx_ * (g - e);
             precise float o = top + wy_ * (bot - top);
-            const vec2 q = r_grad[blk][lane][c];
+            const vec2 q = r_grad[blk][c][lane];
             precise float err = o - r_own[blk][own0 + c];
             gx += q.x * err, gy += q.y * err;
         }
@@ -146,49 +151,46 @@ void main()
             STAGE(luma_prev, luma_cur)
         }
     }
-    if (lane == 0u) {
-        r_vec[blk] = first;
-        r_done[blk] = !valid;
-    }
     barrier();
     if (row) {
         /* the region's row y: tile row lane + 1, columns 1 .. n */
-        const int o = (int(lane) + 1) * OT + 1;
+        const int o = (int(lane) + 1) * OTP + 1;
         precise float hxx = 0.0, hxy = 0.0, hyy = 0.0;
         [[unroll]] for (int c = 0; c < SIDE; c++)
             if (c < n) {
                 precise float ix = 0.5 * (r_own[blk][o + c + 1] - r_own[blk][o + c - 1]);
-                precise float iy = 0.5 * (r_own[blk][o + c + OT] - r_own[blk][o + c - OT]);
+                precise float iy = 0.5 * (r_own[blk][o + c + OTP] - r_own[blk][o + c - OTP]);
                 hxx += ix * ix, hxy += ix * iy, hyy += iy * iy;
-                r_grad[blk][lane][c] = vec2(ix, iy);
+                r_grad[blk][c][lane] = vec2(ix, iy);
             }
         r_h[blk][lane][0] = hxx, r_h[blk][lane][1] = hxy, r_h[blk][lane][2] = hyy;
     }
     barrier();
-    /* lane 0: the rows' sums of the gradient products, once */
+    /* every lane of the block: the rows' sums of the gradient products, once, and each step
+     * (the same floats in every lane: no second barrier a step, nothing to share) */
     precise float hxx = 0.0, hxy = 0.0, hyy = 0.0;
-    if (lane == 0u)
-        [[unroll]] for (int r = 0; r < SIDE; r++)
-            if (r < rows)
-                hxx += r_h[blk][r][0], hxy += r_h[blk][r][1], hyy += r_h[blk][r][2];
+    [[unroll]] for (int r = 0; r < SIDE; r++)
+        if (r < rows)
+            hxx += r_h[blk][r][0], hxy += r_h[blk][r][1], hyy += r_h[blk][r][2];
+    vec2 vec = first;
+    bool done = !valid;
     for (int it = 0; it < pc.refine; it++) {
-        const vec2 vec = r_vec[blk];
-        const bool done = r_done[blk];
+        const int par = it & 1; /* the step's sums, apart from the next step's */
         if (!done && row) {
             const vec2 g = row_mismatch(d, blk, lane, x0, n, y, vec, wx, wy);
-            r_g[blk][lane][0] = g.x, r_g[blk][lane][1] = g.y;
+            r_g[par][blk][lane][0] = g.x, r_g[par][blk][lane][1] = g.y;
         }
         barrier();
-        if (lane == 0u && !done) {
+        if (!done) {
             precise float gx = 0.0, gy = 0.0;
             [[unroll]] for (int r = 0; r < SIDE; r++)
                 if (r < rows)
-                    gx += r_g[blk][r][0], gy += r_g[blk][r][1];
+                    gx += r_g[par][blk][r][0], gy += r_g[par][blk][r][1];
             precise float det = hxx * hyy - hxy * hxy;
             precise float tr = hxx + hyy;
             precise float lim = 1e-4 * tr * tr;
             if (!(det > lim) || !(tr > 1e-6)) {
-                r_done[blk] = true;
+                done = true;
             } else {
                 const float inv = upf_rcp_rn(det);
                 precise float dx = -(hyy * gx - hxy * gy) * inv;
@@ -196,13 +198,12 @@ void main()
                 dx = clamp(dx, -1.0, 1.0);
                 dy = clamp(dy, -1.0, 1.0);
                 precise vec2 nv = vec + vec2(dx, dy);
-                r_vec[blk] = nv;
+                vec = nv;
                 precise float step_len = abs(dx) + abs(dy);
-                r_done[blk] = step_len < 0.01;
+                done = step_len < 0.01;
             }
         }
-        barrier();
     }
     if (lane == 0u && valid)
-        blocks[at] = r_vec[blk];
+        blocks[at] = vec;
 }
