@@ -147,7 +147,7 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
     n += *flow_count;
     at[UPF__VK_FG_GP_CUT] = flow ? n : -1;
     if (flow)
-        plan[n++] = plan_of(UPF__FG_CUT, "framegen/cut", 0, true);
+        plan[n++] = plan_of(UPF__FG_CUT, "framegen/cut", sizeof(upf__fg_cut_con), true);
     at[UPF__VK_FG_GP_CAMERA] = n;
     plan[n++] = plan_of(UPF__FG_CAMERA_PASS, "framegen/camera", sizeof(upf__fg_camera_con), true);
     at[UPF__VK_FG_GP_SPLAT] = n;
@@ -529,6 +529,18 @@ void upf__vk_fg_camera_frame(const upf__fg_camera_con *cc, upf__vk_pass_frame *c
         cf->patch[k] = (uint32_t)k;
 }
 
+void upf__vk_fg_cut_frame(const upf__fg_cut_con *cc, upf__vk_pass_frame *cf)
+{
+    const uint64_t n = (uint64_t)cc->width * (uint64_t)cc->height;
+    cf->run = true;
+    cf->dispatches = 2;
+    cf->grid[0] = (upf__vk_grid){ (uint32_t)UPF_MAX((n + UPF__VK_FG_CUT_PIXELS - 1) /
+                                                    UPF__VK_FG_CUT_PIXELS, 1), 1, 1 };
+    cf->patch[0] = 0;
+    cf->grid[1] = (upf__vk_grid){ 1, 1, 1 };
+    cf->patch[1] = 1;
+}
+
 /* The pair's passes into vf (push blocks in push[]): prepare, scene, vectors (or the flow's),
  * camera. */
 static void pair_passes(const upf_vk_interpolate *fg, const upf_vk_interpolate_frame *f,
@@ -543,8 +555,8 @@ static void pair_passes(const upf_vk_interpolate *fg, const upf_vk_interpolate_f
         upf__fg_cut_con *cc = (upf__fg_cut_con *)push[UPF__VK_FG_GP_CUT].bytes;
         *cc = *(const upf__fg_cut_con *)fg->ps.con[UPF__FG_CUT];
         cc->enabled = 1;
-        vf->pass[fg->at[UPF__VK_FG_GP_CUT]] = (upf__vk_pass_frame){
-            .run = true, .push = cc, .dispatches = 1, .grid = { { 1, 1, 1 } } };
+        vf->pass[fg->at[UPF__VK_FG_GP_CUT]] = (upf__vk_pass_frame){ .push = cc };
+        upf__vk_fg_cut_frame(cc, &vf->pass[fg->at[UPF__VK_FG_GP_CUT]]);
     }
     if (rp->method != UPF_INTERPOLATE_USED_BLEND)
         camera_pass(fg, rp, push, vf);

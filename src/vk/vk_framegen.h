@@ -44,6 +44,14 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
  * workgroup at step 0 (the host's homography, or no model). */
 void upf__vk_fg_camera_frame(const upf__fg_camera_con *cc, upf__vk_pass_frame *cf);
 
+/* The cut pass's dispatches into *cf (run, grids, steps; its push constants are the
+ * caller's: the pass's constants, then the step): step 0 the count of lost pixels,
+ * UPF__VK_FG_CUT_PIXELS a workgroup, added with one atomic per workgroup into the scene
+ * surface's fourth word (which the scene pass zeroes), then step 1 the decision, one
+ * workgroup (cut.comp). */
+#define UPF__VK_FG_CUT_PIXELS 8192
+void upf__vk_fg_cut_frame(const upf__fg_cut_con *cc, upf__vk_pass_frame *cf);
+
 /* The splat's push constants (splat.comp): its constants, the step (patched), the phase. */
 typedef struct upf__vk_fg_splat_push {
     upf__fg_splat_con c;
