@@ -14,12 +14,15 @@
  *   over the invocations); counts and the residual histogram by integer atomics in shared
  *   memory (exact);
  * - solve: one workgroup, the blocks' rows by the same tree (invocation i blocks i, i + 256,
- *   ... and i + 128, i + 384, ...), the counts by integer sums, the median bin as the number
- *   of bins whose running count is under half (each invocation its bins'), then one
- *   invocation: the next threshold, a new fit by Gaussian elimination with partial pivoting
- *   (rounds 0-3), and at the end the model when a third of the pixels lie within pc.near: det
- *   1 and its logarithm (two Denman-Beavers square roots of eight steps, log(I + X) to 16
- *   terms, times 4).
+ *   ... and i + 128, i + 384, ...; rows i and i + 128 loaded before any sum, so that the
+ *   loads are in flight together), the counts by integer sums (any order: 16 loads in
+ *   flight an invocation, added by shared atomics), the median bin as the number of bins
+ *   whose running count is under half (each invocation its bins', the running count from 16
+ *   groups' sums), then one invocation: the next threshold, a new fit by Gaussian
+ *   elimination with partial pivoting (rounds 0-3), and at the end the model when a third of
+ *   the pixels lie within pc.near: det 1 and its logarithm (two Denman-Beavers square roots
+ *   of eight steps, log(I + X) to 16 terms, times 4; the series' coefficients each by its
+ *   own invocation before the series, not in its chain).
  * The arithmetic is `precise`, in camera.c's order, the divisions and roots correctly rounded
  * (exact.glsl), so lavapipe gives the CPU's floats bit for bit. */
 #version 450
@@ -58,13 +61,17 @@ layout(push_constant) uniform Push {
 #define ROUNDS 5
 #define FG_INVALID 1e30
 #define WG 128
+#define WG_LOG 7
 #define BLOCK 256
 #define NSUM 44                /* the float sums of a row: SUM_ATA and SUM_ATB */
 #define NCNT (3 + BINS)        /* used, near, all, the histogram */
+#define CBATCH 16              /* the solve's count loads in flight an invocation */
+#define GROUPS 16              /* the median's groups of BINS / GROUPS bins */
 
 shared float red[NSUM * WG];  /* the tree's values: sum k of slot i at k WG + i */
 shared uint cnt[NCNT];
 shared uint below;             /* bins whose running count is under half */
+shared uint gsum[GROUPS];      /* the histogram's counts by groups of BINS / GROUPS bins */
 
 float det3(in float m[9])
 {
@@ -74,6 +81,7 @@ float det3(in float m[9])
 }
 
 shared float Y[9], Z[9], YI[9], ZI[9], X[9], P[9], S[9]; /* camera.c's mat_log's matrices */
+shared float C[17];            /* the series' coefficients (k odd ? 1 : -1) / k, k = 2 .. 16 */
 shared uint bad;               /* 1: no model (camera.c's false) */
 
 /* Element j of the inverse of m as camera.c's mat_inv (its cofactor over the determinant);
@@ -101,6 +109,8 @@ bool inv3(in float m[9], int j, out float q)
 bool finish(in float g0[9])
 {
     const int lid = int(gl_LocalInvocationIndex);
+    if (lid >= 2 && lid <= 16) /* each by its own invocation, not in the series' chain */
+        C[lid] = upf_fdiv_rn((lid & 1) != 0 ? 1.0 : -1.0, float(lid));
     if (lid == 0) {
         const float d = det3(g0);
         bad = !(abs(d) > 1e-6) || isinf(d) || isnan(d) ? 1u : 0u;
@@ -161,8 +171,7 @@ bool finish(in float g0[9])
         }
         barrier();
         if (lid < 9) {
-            const float c = upf_fdiv_rn((k & 1) != 0 ? 1.0 : -1.0, float(k));
-            precise float v = S[lid] + c * q;
+            precise float v = S[lid] + C[k] * q;
             P[lid] = q, S[lid] = v;
         }
         barrier();
@@ -259,10 +268,11 @@ void pixel_terms(int round, int p, out float l[NSUM])
 void tree()
 {
     const int lid = int(gl_LocalInvocationIndex);
-    for (int h = WG / 2; h >= 1; h /= 2) {
+    for (int lg = WG_LOG - 1; lg >= 0; lg--) {
+        const int h = 1 << lg;
         barrier();
         for (int q = lid; q < h * NSUM; q += WG) {
-            const int k = q / h, i = q - k * h;
+            const int k = q >> lg, i = q & (h - 1);
             precise float v = red[k * WG + i] + red[k * WG + i + h];
             red[k * WG + i] = v;
         }
@@ -373,31 +383,62 @@ int blocks()
 bool solve(int round)
 {
     const int lid = int(gl_LocalInvocationIndex), nb = blocks();
+    /* rows lid and lid + WG (nb <= BLOCK but for grids above 65536 pixels) loaded before any
+     * sum, so that their loads are in flight together */
+    const int j0 = min(lid, nb - 1), j1 = min(lid + WG, nb - 1);
+    float x0[NSUM], x1[NSUM];
+    for (int k = 0; k < NSUM; k++)
+        x0[k] = sums[j0 * ROW + k], x1[k] = sums[j1 * ROW + k];
+    for (int c = lid; c < NCNT; c += WG)
+        cnt[c] = 0u;
+    if (lid == 0)
+        below = 0u;
     for (int k = 0; k < NSUM; k++) {
         precise float a = 0.0, b = 0.0;
-        for (int j = lid; j < nb; j += BLOCK)
+        if (lid < nb)
+            a = a + x0[k];
+        for (int j = lid + BLOCK; j < nb; j += BLOCK)
             a = a + sums[j * ROW + k];
-        for (int j = lid + WG; j < nb; j += BLOCK)
+        if (lid + WG < nb)
+            b = b + x1[k];
+        for (int j = lid + WG + BLOCK; j < nb; j += BLOCK)
             b = b + sums[j * ROW + k];
         precise float v = a + b;
         red[k * WG + lid] = v;
     }
-    for (int c = lid; c < NCNT; c += WG) {
-        const int k = c < 3 ? SUM_USED + c : SUM_HIST + c - 3;
-        uint n = 0u;
-        for (int j = 0; j < nb; j++)
-            n += uint(sums[j * ROW + k]);
-        cnt[c] = n;
+    barrier(); /* cnt zeroed */
+    /* the counts (exact integers, any order): item q = row q / NCNT, count q % NCNT, CBATCH
+     * loads in flight an invocation, added by shared atomics */
+    const int items = nb * NCNT;
+    for (int q0 = 0; q0 < items; q0 += WG * CBATCH) {
+        uint v[CBATCH];
+        for (int u = 0; u < CBATCH; u++) {
+            const int q = min(q0 + u * WG + lid, items - 1), j = q / NCNT, c = q - j * NCNT;
+            v[u] = uint(sums[j * ROW + (c < 3 ? SUM_USED + c : SUM_HIST + c - 3)]);
+        }
+        for (int u = 0; u < CBATCH; u++) {
+            const int q = q0 + u * WG + lid;
+            if (q < items && v[u] != 0u)
+                atomicAdd(cnt[q % NCNT], v[u]);
+        }
     }
-    if (lid == 0)
-        below = 0u;
     tree();
     if (round > 0) {
         /* camera.c's median bin b: the bins 0 .. BINS - 2 whose running count n has 2 n < all
          * (a prefix, the counts being >= 0) */
-        for (int c = lid; c < BINS - 1; c += WG) {
+        if (lid < GROUPS) {
             uint n = 0u;
-            for (int q = 0; q <= c; q++)
+            for (int q = 0; q < BINS / GROUPS; q++)
+                n += cnt[3 + lid * (BINS / GROUPS) + q];
+            gsum[lid] = n;
+        }
+        barrier();
+        for (int c = lid; c < BINS - 1; c += WG) {
+            const int gc = c / (BINS / GROUPS);
+            uint n = 0u;
+            for (int q = 0; q < gc; q++)
+                n += gsum[q];
+            for (int q = gc * (BINS / GROUPS); q <= c; q++)
                 n += cnt[3 + q];
             if (2u * n < cnt[2])
                 atomicAdd(below, 1u);
