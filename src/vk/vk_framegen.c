@@ -272,6 +272,7 @@ static upf_result make_runner(upf_vk_interpolate *fg, const char *fn)
     }
     /* no GPU pass writes or reads the inpainted frame (the compose makes it): its least buffer */
     rp->width[UPF__FG_INPAINTED] = rp->height[UPF__FG_INPAINTED] = 0;
+    rp->height[UPF__FG_CAMERA_SUMS] *= UPF__VK_FG_CAMERA_SUM_BUFFERS;
     host_rules(rp, fg->params.width, fg->params.height);
     upf__vk_fg_bytes_extra(rp, fg->params.width, fg->params.height, fg->table);
     rp->gpu_pass_count = upf__vk_fg_plans(rp->gpu_pass, fg->at,
@@ -523,9 +524,9 @@ void upf__vk_fg_camera_frame(const upf__fg_camera_con *cc, upf__vk_pass_frame *c
     const bool fit = cc->fit && !cc->given;
     const uint32_t blocks = (uint32_t)upf__fg_camera_blocks(cc->grid_w, cc->grid_h);
     cf->run = true;
-    cf->dispatches = fit ? 10 : 1;
+    cf->dispatches = fit ? UPF__VK_FG_CAMERA_STEPS : 1;
     for (int k = 0; k < cf->dispatches; k++)
-        cf->grid[k] = (upf__vk_grid){ k % 2 == 0 && fit ? blocks : 1, 1, 1 },
+        cf->grid[k] = (upf__vk_grid){ fit && k < UPF__VK_FG_CAMERA_STEPS - 1 ? blocks : 1, 1, 1 },
         cf->patch[k] = (uint32_t)k;
 }
 

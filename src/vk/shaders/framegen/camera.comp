@@ -6,8 +6,14 @@
  * constants (a barrier between the dispatches; vk_framegen.c's upf__vk_fg_camera_frame gives
  * them). Step 0 initialises the camera surface (workgroup 0's first invocation; with the
  * host's homography (given) its model at once: one dispatch of one workgroup). With fit, step
- * 0 is also round 0's reduction, then steps 2r - 1 (the solve of round r - 1) and 2r (the
- * reduction of round r), step 9 the last solve and the model:
+ * 0 is also round 0's reduction; steps r = 1 .. 4 run in every workgroup of the reduction
+ * the solve of round r - 1 (each workgroup the same floats from the same rows and state;
+ * workgroup 0 stores the state) and then its block of round r's reduction: round r's rows
+ * go to buffer r & 1 of the sums (two buffers: a step reads the one and writes the other,
+ * the last round's rows in the CPU's place) and the state after round r to slot r & 1 of
+ * the camera surface (ST_*), so that no workgroup reads what another writes in the same
+ * dispatch; step 5, one workgroup, the last solve and the model (before: ten dispatches,
+ * each solve a dispatch of its own):
  * - reduction: one workgroup per block of 256 grid pixels (row-major), invocation i its pixels
  *   i and i + 128, the terms of their normal equations added (the tree's first level) into
  *   shared memory, then the rest of camera.c's pairwise tree (h = 64 .. 1, the 44 sums spread
@@ -39,7 +45,7 @@ layout(push_constant) uniform Push {
     float g[9];
     float near;        /* px: a pixel agrees with the fit within this */
     float spread;      /* the next threshold: max(0.5, spread x the median residual) */
-    int step;          /* patched: 0 .. 11 */
+    int step;          /* patched: 0 .. 5 */
 } pc;
 
 #include "camera.glsl"
@@ -48,6 +54,17 @@ layout(push_constant) uniform Push {
 #define CAM_NEAR 14
 #define CAM_ALL 15
 #define CAM_G 16
+/* The fit's state (threshold, near, all, G) by the workgroup in shared memory (st), between
+ * the steps in one of two slots of the camera surface: the state after round r's solve in
+ * slot r & 1, slot 0 camera.c's layout (CAM_THR .. CAM_G + 8), slot 1 in the powers' floats
+ * (zeroed again by the last step, as camera.c leaves them) */
+#define ST_THR 0
+#define ST_NEAR 1
+#define ST_ALL 2
+#define ST_G 3
+#define ST_COUNT 12
+#define CAM_SLOT0 CAM_THR
+#define CAM_SLOT1 40
 #define CAM_FLOATS 64 /* UPF__FG_CAMERA_FLOATS: the model, then the powers (camera.glsl) */
 #define SUM_ATA 0
 #define SUM_ATB 36
@@ -70,6 +87,7 @@ layout(push_constant) uniform Push {
 
 shared float red[NSUM * WG];  /* the tree's values: sum k of slot i at k WG + i */
 shared uint cnt[NCNT];
+shared float st[ST_COUNT];     /* the fit's state (ST_*) */
 shared uint below;             /* bins whose running count is under half */
 shared uint gsum[GROUPS];      /* the histogram's counts by groups of BINS / GROUPS bins */
 
@@ -200,9 +218,20 @@ void init()
         cam[CAM_S] = 0.5 * float(max(pc.width, pc.height));
         cam[CAM_THR] = 1.0 / 0.0;
         cam[CAM_G] = 1.0, cam[CAM_G + 4] = 1.0, cam[CAM_G + 8] = 1.0;
+        if (pc.fit != 0u && pc.given == 0u) { /* the state before round 0, for step 1 */
+            cam[CAM_SLOT1 + ST_THR] = 1.0 / 0.0;
+            cam[CAM_SLOT1 + ST_G] = 1.0, cam[CAM_SLOT1 + ST_G + 4] = 1.0;
+            cam[CAM_SLOT1 + ST_G + 8] = 1.0;
+        }
     }
     if (pc.given != 0u && finish(pc.g))
         cam[CAM_HAS] = 1.0;
+}
+
+/* The fit's blocks of BLOCK grid pixels (upf__fg_camera_blocks). */
+int blocks()
+{
+    return max((pc.grid_w * pc.grid_h + BLOCK - 1) / BLOCK, 1);
 }
 
 /* The normalisation (camera.c's init: the camera surface's centre and scale). */
@@ -233,7 +262,7 @@ void pixel_terms(int round, int p, out float l[NSUM])
     if (round > 0) {
         float g[9];
         for (int i = 0; i < 9; i++)
-            g[i] = cam[CAM_G + i];
+            g[i] = st[ST_G + i];
         precise float w = g[6] * u + g[7] * v + g[8];
         precise float e = 1.0 / 0.0;
         if (w > 1e-6) {
@@ -246,7 +275,7 @@ void pixel_terms(int round, int p, out float l[NSUM])
         atomicAdd(cnt[2], 1u);
         if (e <= pc.near)
             atomicAdd(cnt[1], 1u);
-        if (!(e <= cam[CAM_THR]))
+        if (!(e <= st[ST_THR]))
             return;
     }
     precise float nu = -u * u2, nv = -v * u2, mu = -u * v2, mv = -v * v2;
@@ -295,7 +324,7 @@ void reduce(int round, int blk)
         red[k * WG + lid] = v;
     }
     tree();
-    const int o = blk * ROW;
+    const int o = ((round & 1) * blocks() + blk) * ROW; /* buffer round & 1 */
     for (int k = lid; k < ROW; k += WG) {
         float v = 0.0;
         if (k < NSUM)
@@ -370,25 +399,20 @@ void solve8()
     }
     const float gn[9] = float[9](1.0 + x[0], x[1], x[2], x[3], 1.0 + x[4], x[5], x[6], x[7], 1.0);
     for (int i = 0; i < 9; i++)
-        cam[CAM_G + i] = gn[i];
-}
-
-int blocks()
-{
-    return max((pc.grid_w * pc.grid_h + BLOCK - 1) / BLOCK, 1);
+        st[ST_G + i] = gn[i];
 }
 
 /* The solve step of round `round` (camera.c's solve_step), in every invocation of the
  * workgroup; true in invocation 0. */
 bool solve(int round)
 {
-    const int lid = int(gl_LocalInvocationIndex), nb = blocks();
+    const int lid = int(gl_LocalInvocationIndex), nb = blocks(), at = (round & 1) * nb * ROW;
     /* rows lid and lid + WG (nb <= BLOCK but for grids above 65536 pixels) loaded before any
      * sum, so that their loads are in flight together */
     const int j0 = min(lid, nb - 1), j1 = min(lid + WG, nb - 1);
     float x0[NSUM], x1[NSUM];
     for (int k = 0; k < NSUM; k++)
-        x0[k] = sums[j0 * ROW + k], x1[k] = sums[j1 * ROW + k];
+        x0[k] = sums[at + j0 * ROW + k], x1[k] = sums[at + j1 * ROW + k];
     for (int c = lid; c < NCNT; c += WG)
         cnt[c] = 0u;
     if (lid == 0)
@@ -398,11 +422,11 @@ bool solve(int round)
         if (lid < nb)
             a = a + x0[k];
         for (int j = lid + BLOCK; j < nb; j += BLOCK)
-            a = a + sums[j * ROW + k];
+            a = a + sums[at + j * ROW + k];
         if (lid + WG < nb)
             b = b + x1[k];
         for (int j = lid + WG + BLOCK; j < nb; j += BLOCK)
-            b = b + sums[j * ROW + k];
+            b = b + sums[at + j * ROW + k];
         precise float v = a + b;
         red[k * WG + lid] = v;
     }
@@ -414,7 +438,7 @@ bool solve(int round)
         uint v[CBATCH];
         for (int u = 0; u < CBATCH; u++) {
             const int q = min(q0 + u * WG + lid, items - 1), j = q / NCNT, c = q - j * NCNT;
-            v[u] = uint(sums[j * ROW + (c < 3 ? SUM_USED + c : SUM_HIST + c - 3)]);
+            v[u] = uint(sums[at + j * ROW + (c < 3 ? SUM_USED + c : SUM_HIST + c - 3)]);
         }
         for (int u = 0; u < CBATCH; u++) {
             const int q = q0 + u * WG + lid;
@@ -448,9 +472,9 @@ bool solve(int round)
     if (lid == 0) {
         const float used = float(cnt[0]);
         if (round > 0) {
-            cam[CAM_NEAR] = float(cnt[1]), cam[CAM_ALL] = float(cnt[2]);
+            st[ST_NEAR] = float(cnt[1]), st[ST_ALL] = float(cnt[2]);
             precise float thr = pc.spread * float(int(below) + 1) * RESID_STEP;
-            cam[CAM_THR] = max(0.5, thr);
+            st[ST_THR] = max(0.5, thr);
         }
         /* the last round only measures; too few pixels keep the fit */
         go = round == ROUNDS - 1 || used < 16.0 ? 0u : 1u;
@@ -467,6 +491,22 @@ bool solve(int round)
     return lid == 0;
 }
 
+/* The state after round r's solve: from its slot into st, and from st into its slot. */
+void load_state(int r)
+{
+    const int lid = int(gl_LocalInvocationIndex);
+    if (lid < ST_COUNT)
+        st[lid] = cam[((r & 1) == 0 ? CAM_SLOT0 : CAM_SLOT1) + lid];
+    barrier();
+}
+
+void store_state(int r)
+{
+    const int lid = int(gl_LocalInvocationIndex);
+    if (lid < ST_COUNT)
+        cam[((r & 1) == 0 ? CAM_SLOT0 : CAM_SLOT1) + lid] = st[lid];
+}
+
 void main()
 {
     const int wg = int(gl_WorkGroupID.x), lid = int(gl_LocalInvocationIndex);
@@ -480,19 +520,26 @@ void main()
     }
     if (!fit)
         return;
-    const int round = pc.step / 2;
-    if ((pc.step & 1) == 0) {
-        reduce(round, wg);
+    /* step s: the solve of round s - 1 (every workgroup the same floats), then round s's
+     * reduction, or at step ROUNDS (one workgroup) the model */
+    const int round = pc.step - 1;
+    load_state(round - 1);
+    solve(round);
+    barrier();
+    if (round < ROUNDS - 1) {
+        if (wg == 0)
+            store_state(round);
+        reduce(round + 1, wg);
         return;
     }
-    solve(round);
-    if (round < ROUNDS - 1)
-        return;
+    store_state(round); /* round 4: slot 0, camera.c's layout */
+    if (lid < ST_COUNT)
+        cam[CAM_SLOT1 + lid] = 0.0;
     float g[9];
     for (int k = 0; k < 9; k++)
-        g[k] = cam[CAM_G + k];
+        g[k] = st[ST_G + k];
     if (lid == 0)
-        keep = cam[CAM_ALL] > 0.0 && cam[CAM_NEAR] * 3.0 >= cam[CAM_ALL] ? 1u : 0u;
+        keep = st[ST_ALL] > 0.0 && st[ST_NEAR] * 3.0 >= st[ST_ALL] ? 1u : 0u;
     barrier();
     if (keep != 0u && finish(g))
         cam[CAM_HAS] = 1.0;
