@@ -9,7 +9,8 @@
  *           equal) for game vectors (no pyramid) and for the flow (the luma pyramids):
  *           linear, every level of the luma pyramids and the histograms, exactly. (The
  *           device's decoding of other formats and the sRGB transfer: not tested here.)
- *   camera  the fit on the engine's turn (a model), on random vectors (none), the host's
+ *   camera  the fit on the engine's turn (a model; also with only its right third known,
+ *           where the elimination swaps rows), on random vectors (none), the host's
  *           homography, no fit: the camera surface and the last round's sums exactly (the
  *           shaders' divisions, square and cube roots are correctly rounded: exact.glsl).
  *   splat   random vectors (quarter pixels, a twentieth not known) and priorities 0..3 (many
@@ -1253,6 +1254,14 @@ static void test_camera(gpu *g)
         noisy[i] = ((const float *)ps->surface[UPF__FG_MOTION].data)[i] +
                    (float)test_rand_int(&nr, -8, 8) / 16.0f;
     CHECK(camera_case(g, ps, &fc, noisy, "the turn with noise, fitted as the flow's"));
+    /* only the right third known (x > 0.33 in the normalised coordinates): the sum of u then
+     * exceeds that of u^2, so the elimination swaps rows (its pivot search is tested) */
+    static float right[2 * N];
+    memcpy(right, ps->surface[UPF__FG_MOTION].data, sizeof right);
+    for (int i = 0; i < N; i++)
+        if (i % W < 2 * W / 3)
+            right[2 * i] = UPF__FG_INVALID;
+    CHECK(camera_case(g, ps, &con, right, "the turn, its right third known"));
     static float motion[2 * N];
     test_rng rng = test_rng_make("test_vk_framegen camera");
     for (int i = 0; i < 2 * N; i++)

@@ -21,7 +21,7 @@
  *   memory (exact);
  * - solve: one workgroup, the blocks' rows by the same tree (invocation i blocks i, i + 256,
  *   ... and i + 128, i + 384, ...; rows i and i + 128 loaded before any sum, so that the
- *   loads are in flight together), the counts by integer sums (any order: 16 loads in
+ *   loads are in flight together), the counts by integer sums (any order: 32 loads in
  *   flight an invocation, added by shared atomics), the median bin as the number of bins
  *   whose running count is under half (each invocation its bins', the running count from 16
  *   groups' sums), then one invocation: the next threshold, a new fit by Gaussian
@@ -82,7 +82,7 @@ layout(push_constant) uniform Push {
 #define BLOCK 256
 #define NSUM 44                /* the float sums of a row: SUM_ATA and SUM_ATB */
 #define NCNT (3 + BINS)        /* used, near, all, the histogram */
-#define CBATCH 16              /* the solve's count loads in flight an invocation */
+#define CBATCH 32              /* the solve's count loads in flight an invocation */
 #define GROUPS 16              /* the median's groups of BINS / GROUPS bins */
 
 shared float red[NSUM * WG];  /* the tree's values: sum k of slot i at k WG + i */
@@ -350,11 +350,17 @@ void solve8()
     const int lid = int(gl_LocalInvocationIndex);
     for (int col = 0; col < 8; col++) {
         if (lid == 0) {
+            /* the column loaded at once, then camera.c's comparisons in its order (best is
+             * always |A[piv][col]|) on registers, not a load after each choice */
+            float v[8];
+            for (int r = 0; r < 8; r++)
+                v[r] = abs(A[8 * r + col]);
             int piv = col;
-            for (int r = col + 1; r < 8; r++)
-                if (abs(A[8 * r + col]) > abs(A[8 * piv + col]))
-                    piv = r;
-            pivot = abs(A[8 * piv + col]) > 1e-12 ? piv : -1;
+            float best = abs(A[8 * col + col]);
+            for (int r = 0; r < 8; r++) /* constant bounds: v in registers */
+                if (r > col && v[r] > best)
+                    piv = r, best = v[r];
+            pivot = best > 1e-12 ? piv : -1;
         }
         barrier();
         const int piv = pivot;
