@@ -413,28 +413,32 @@ void solve8()
 bool solve(int round)
 {
     const int lid = int(gl_LocalInvocationIndex), nb = blocks(), at = (round & 1) * nb * ROW;
-    /* rows lid and lid + WG (nb <= BLOCK but for grids above 65536 pixels) loaded before any
-     * sum, so that their loads are in flight together */
-    const int j0 = min(lid, nb - 1), j1 = min(lid + WG, nb - 1);
-    float x0[NSUM], x1[NSUM];
-    for (int k = 0; k < NSUM; k++)
-        x0[k] = sums[at + j0 * ROW + k], x1[k] = sums[at + j1 * ROW + k];
+    /* the last round only measures: its normal equations are not summed (nor solved) */
+    const bool fits = round < ROUNDS - 1;
     for (int c = lid; c < NCNT; c += WG)
         cnt[c] = 0u;
     if (lid == 0)
         below = 0u;
-    for (int k = 0; k < NSUM; k++) {
-        precise float a = 0.0, b = 0.0;
-        if (lid < nb)
-            a = a + x0[k];
-        for (int j = lid + BLOCK; j < nb; j += BLOCK)
-            a = a + sums[at + j * ROW + k];
-        if (lid + WG < nb)
-            b = b + x1[k];
-        for (int j = lid + WG + BLOCK; j < nb; j += BLOCK)
-            b = b + sums[at + j * ROW + k];
-        precise float v = a + b;
-        red[k * WG + lid] = v;
+    /* rows lid and lid + WG (nb <= BLOCK but for grids above 65536 pixels) loaded before any
+     * sum, so that their loads are in flight together */
+    const int j0 = min(lid, nb - 1), j1 = min(lid + WG, nb - 1);
+    if (fits) {
+        float x0[NSUM], x1[NSUM];
+        for (int k = 0; k < NSUM; k++)
+            x0[k] = sums[at + j0 * ROW + k], x1[k] = sums[at + j1 * ROW + k];
+        for (int k = 0; k < NSUM; k++) {
+            precise float a = 0.0, b = 0.0;
+            if (lid < nb)
+                a = a + x0[k];
+            for (int j = lid + BLOCK; j < nb; j += BLOCK)
+                a = a + sums[at + j * ROW + k];
+            if (lid + WG < nb)
+                b = b + x1[k];
+            for (int j = lid + WG + BLOCK; j < nb; j += BLOCK)
+                b = b + sums[at + j * ROW + k];
+            precise float v = a + b;
+            red[k * WG + lid] = v;
+        }
     }
     barrier(); /* cnt zeroed */
     /* the counts (exact integers, any order): item q = row q / NCNT, count q % NCNT, CBATCH
@@ -452,7 +456,10 @@ bool solve(int round)
                 atomicAdd(cnt[q % NCNT], v[u]);
         }
     }
-    tree();
+    if (fits)
+        tree(); /* ends with a barrier */
+    else
+        barrier();
     if (round > 0) {
         /* camera.c's median bin b: the bins 0 .. BINS - 2 whose running count n has 2 n < all
          * (a prefix, the counts being >= 0) */
@@ -483,9 +490,9 @@ bool solve(int round)
             st[ST_THR] = max(0.5, thr);
         }
         /* the last round only measures; too few pixels keep the fit */
-        go = round == ROUNDS - 1 || used < 16.0 ? 0u : 1u;
+        go = !fits || used < 16.0 ? 0u : 1u;
         int k = 0;
-        for (int r = 0; r < 8; r++) {
+        for (int r = 0; r < 8 && go != 0u; r++) {
             for (int q = r; q < 8; q++, k++)
                 A[8 * r + q] = A[8 * q + r] = red[(SUM_ATA + k) * WG];
             Bv[r] = red[(SUM_ATB + r) * WG];
