@@ -9,7 +9,8 @@
  *           equal) for game vectors (no pyramid) and for the flow (the luma pyramids):
  *           linear, every level of the luma pyramids and the histograms, exactly. (The
  *           device's decoding of other formats and the sRGB transfer: not tested here.)
- *   camera  the fit on the engine's turn (a model), on random vectors (none), the host's
+ *   camera  the fit on the engine's turn (a model; also with only its right third known,
+ *           where the elimination swaps rows), on random vectors (none), the host's
  *           homography, no fit: the camera surface and the last round's sums exactly (the
  *           shaders' divisions, square and cube roots are correctly rounded: exact.glsl).
  *   splat   random vectors (quarter pixels, a twentieth not known) and priorities 0..3 (many
@@ -44,14 +45,21 @@
  *           empty ones; the decision and both distances exactly (the same sums in the same
  *           order).
  *   cut     random priorities with a fifth, half (rounded down), half and a pixel, all but
- *           3 and all of them lost (UPF__FG_LOST): the decision exactly, the share within 2.5 ulp (a
- *           shader's division); the scene pass's cut kept; nothing written when not enabled.
+ *           3 and all of them lost (UPF__FG_LOST), at 61 x 37 (one workgroup of the count) and
+ *           200 x 170 (five, their counts added by atomics): the decision exactly, the share
+ *           within 2.5 ulp (a shader's division); the scene pass's cut kept; nothing written
+ *           when not enabled. (The counter zeroed between pairs: test_vk_interpolate.)
  *   the vectors path: every pass above in one frame of one runner (prepare, scene,
  *           vectors, camera, splat, fill, resolve, inpaint down and up, compose), from the host's
  *           RGBA32F frames, RG32F vectors and R32F depth of the rendered turn with a near
  *           square into an RGBA32F storage image, against the CPU engine's upf_interpolate_run
  *           at t = 1/2: a mean absolute difference within 0.001 (lavapipe: 4.8e-8, the
- *           largest 3.6e-7, printed). Without the camera's fit it is 0.0079. */
+ *           largest 3.6e-7, printed). Without the camera's fit it is 0.0079.
+ *
+ * UPF_VK_CAMERA_TIMING=frames[:WxH] times the camera pass's dispatches instead of testing (at
+ * 1920x1080 and 3840x2160 unless a size is given; not in ctest): the fit on a homography's
+ * motion with outliers, then the host's homography; per k the median GPU time of the first k
+ * dispatches (run with UPF_VK_TEST_NO_VALIDATION=1 on a GPU). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -112,6 +120,8 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
         .surface_count = ps->surface_count, .slots = 1 };
     for (int i = 0; i < ps->surface_count; i++) {
         rp.width[i] = ps->surface[i].width, rp.height[i] = ps->surface[i].height;
+        if (i == UPF__FG_CAMERA_SUMS) /* the GPU's two buffers of rows, as the engine's */
+            rp.height[i] *= UPF__VK_FG_CAMERA_SUM_BUFFERS;
         const upf__surface_role role = ps->surface_info[i].role;
         if (i == UPF__FG_COLOR_PREV || i == UPF__FG_COLOR) /* the engine's: 8-bit too */
             rp.host[i] = upf__vk_rule_colour("a colour", "test");
@@ -1244,6 +1254,14 @@ static void test_camera(gpu *g)
         noisy[i] = ((const float *)ps->surface[UPF__FG_MOTION].data)[i] +
                    (float)test_rand_int(&nr, -8, 8) / 16.0f;
     CHECK(camera_case(g, ps, &fc, noisy, "the turn with noise, fitted as the flow's"));
+    /* only the right third known (x > 0.33 in the normalised coordinates): the sum of u then
+     * exceeds that of u^2, so the elimination swaps rows (its pivot search is tested) */
+    static float right[2 * N];
+    memcpy(right, ps->surface[UPF__FG_MOTION].data, sizeof right);
+    for (int i = 0; i < N; i++)
+        if (i % W < 2 * W / 3)
+            right[2 * i] = UPF__FG_INVALID;
+    CHECK(camera_case(g, ps, &con, right, "the turn, its right third known"));
     static float motion[2 * N];
     test_rng rng = test_rng_make("test_vk_framegen camera");
     for (int i = 0; i < 2 * N; i++)
@@ -1465,11 +1483,13 @@ static float cut_case(gpu *g, const upf__passes *ps, const uint32_t *priority, f
     in[UPF__FG_SCENE] = (void *)in_scene;
     cpu[UPF__FG_SCENE] = want, out[UPF__FG_SCENE] = got;
     cpu_pass(g->ctx, ps, UPF__FG_CUT, &con, cpu);
+    struct { upf__fg_cut_con con; uint32_t step; } push = { con, 0 };
     const upf__vk_pass_plan plan = { .pass = UPF__FG_CUT, .stamp = true,
-                                     .push_bytes = sizeof con, .variant_count = 1,
+                                     .push_bytes = sizeof push, .patch_used = true,
+                                     .patch_offset = sizeof con, .variant_count = 1,
                                      .variant = { { "framegen/cut", NULL, NULL } } };
-    const upf__vk_pass_frame pf = { .run = true, .push = &con, .dispatches = 1,
-                                    .grid = { { 1, 1, 1 } } };
+    upf__vk_pass_frame pf = { .push = &push };
+    upf__vk_fg_cut_frame(&con, &pf); /* the engine's dispatches: the count, the decision */
     if (run_pass(g, ps, &plan, &pf, in, out))
         return -1.0f;
     for (int k = 0; k < 3; k++)
@@ -1480,36 +1500,159 @@ static float cut_case(gpu *g, const upf__passes *ps, const uint32_t *priority, f
     return want[0];
 }
 
-static void test_cut(gpu *g)
+/* The cut cases on an engine's size (ps): the count spread over ceil(n / 8192) workgroups. */
+static void cut_cases(gpu *g, const upf__passes *ps, test_rng *rng)
 {
-    engine_run er = engine_on_turn(g->ctx);
-    if (!er.ps)
-        return;
-    const int n = er.ps->surface[UPF__FG_PRIORITY].width * er.ps->surface[UPF__FG_PRIORITY].height;
+    const int n = ps->surface[UPF__FG_PRIORITY].width * ps->surface[UPF__FG_PRIORITY].height;
     uint32_t *pri = malloc(sizeof(uint32_t) * (size_t)n);
-    test_rng rng = test_rng_make("test_vk_framegen cut");
     /* lost shares around the threshold (a half), exactly at it, and all */
     const int lost[5] = { n / 5, n / 2, n / 2 + 1, n - 3, n };
     for (int c = 0; c < 5; c++) {
         for (int i = 0; i < n; i++)
-            pri[i] = test_rand_u32(&rng) | 1u; /* odd: never UPF__FG_LOST */
+            pri[i] = test_rand_u32(rng) | 1u; /* odd: never UPF__FG_LOST */
         for (int k = 0; k < lost[c]; k++) { /* lost[c] distinct random pixels */
-            int i = test_rand_int(&rng, 0, n - 1);
+            int i = test_rand_int(rng, 0, n - 1);
             while (pri[i] == UPF__FG_LOST)
                 i = (i + 1) % n;
             pri[i] = UPF__FG_LOST;
         }
         char what[64];
         snprintf(what, sizeof what, "%d of %d lost", lost[c], n);
-        const float cut = cut_case(g, er.ps, pri, 0.0f, 1, what);
+        const float cut = cut_case(g, ps, pri, 0.0f, 1, what);
         CHECKF(cut == (2 * lost[c] > n ? 2.0f : 0.0f), "%s: the CPU's decision %g", what, cut);
         if (c == 4) {
-            CHECK(cut_case(g, er.ps, pri, 1.0f, 1, "the scene pass's cut kept") == 1.0f);
-            CHECK(cut_case(g, er.ps, pri, 0.0f, 0, "a cut, not enabled") == 0.0f);
+            CHECK(cut_case(g, ps, pri, 1.0f, 1, "the scene pass's cut kept") == 1.0f);
+            CHECK(cut_case(g, ps, pri, 0.0f, 0, "a cut, not enabled") == 0.0f);
         }
     }
     free(pri);
+}
+
+/* The engine's 61 x 37 (one workgroup of the count) and 200 x 170 (34000 pixels: five, the
+ * last one partly outside the frame). */
+static void test_cut(gpu *g)
+{
+    test_rng rng = test_rng_make("test_vk_framegen cut");
+    engine_run er = engine_on_turn(g->ctx);
+    if (!er.ps)
+        return;
+    cut_cases(g, er.ps, &rng);
     upf_interpolate_destroy(&er.e);
+    upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
+        .width = 200, .height = 170, .motion = UPF_INTERPOLATE_MOTION_FLOW));
+    CHECK(e != NULL);
+    if (e)
+        cut_cases(g, upf__interpolate_passes(e), &rng);
+    upf_interpolate_destroy(&e);
+}
+
+/* ---- timing (UPF_VK_CAMERA_TIMING, not in ctest) ------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The camera pass's GPU time at w x h: the fit (game vectors' constants) on a homography's
+ * motion (a small turn with some pitch and zoom) with every seventh grid pixel an outlier and
+ * a tenth invalid, then the host's homography (one dispatch). For each k, the median over
+ * `frames` frames of the time of the first k dispatches, printed with the difference from
+ * k - 1 (what dispatch k adds: its work and its barrier). */
+static void time_camera(gpu *g, int w, int h, int frames)
+{
+    upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
+        .width = w, .height = h, .motion = UPF_INTERPOLATE_MOTION_VECTORS));
+    CHECK(e != NULL);
+    if (!e)
+        return;
+    const upf__passes *ps = upf__interpolate_passes(e);
+    upf__fg_camera_con con = *(const upf__fg_camera_con *)ps->con[UPF__FG_CAMERA_PASS];
+    con.fit = 1, con.given = 0;
+    float *motion = malloc(sizeof(float) * 2 * (size_t)w * (size_t)h);
+    test_rng rng = test_rng_make("test_vk_framegen camera timing");
+    const double sc = 0.5 * UPF_MAX(w, h);
+    for (int y = 0; y < h && motion; y++)
+        for (int x = 0; x < w; x++) {
+            const double u = (x + 0.5 - 0.5 * w) / sc, v = (y + 0.5 - 0.5 * h) / sc;
+            const double q = 1 + 0.02 * u - 0.01 * v;
+            float *m = &motion[2 * ((size_t)y * w + x)];
+            m[0] = (float)(((1.01 * u + 0.03 * v + 0.02) / q - u) * sc);
+            m[1] = (float)(((-0.02 * u + 0.99 * v - 0.01) / q - v) * sc);
+            const int k = test_rand_int(&rng, 0, 69);
+            if (k < 10)
+                m[0] += (float)test_rand_int(&rng, -80, 80) / 4.0f;
+            else if (k < 17)
+                m[0] = UPF__FG_INVALID;
+        }
+    static upf__vk_runner_params rp; /* large: not on the stack */
+    rp = (upf__vk_runner_params){
+        .ctx = g->ctx, .fn = "test", .dev = &g->t->lend, .vk = &g->vk, .caps = &g->caps,
+        .pass = ps->pass, .pass_count = ps->pass_count, .surface = ps->surface_info,
+        .surface_count = ps->surface_count, .slots = 1, .timestamps = true };
+    for (int i = 0; i < ps->surface_count; i++) {
+        const upf__surface_role role = ps->surface_info[i].role;
+        const bool used = i == UPF__FG_MOTION || i == UPF__FG_CAMERA || i == UPF__FG_CAMERA_SUMS;
+        rp.width[i] = used ? ps->surface[i].width : 0;
+        rp.height[i] = used ? ps->surface[i].height : 0;
+        if (i == UPF__FG_CAMERA_SUMS)
+            rp.height[i] *= UPF__VK_FG_CAMERA_SUM_BUFFERS;
+        if (role == UPF__SURFACE_INPUT || role == UPF__SURFACE_OUTPUT)
+            rp.host[i] = (upf__vk_host_rule){ .formats = host_formats_of(i), .format_count = 1,
+                                              .max_width = 1, .max_height = 1 };
+        rp.surface_plan[i].clear_value = UPF__FG_NONE;
+    }
+    rp.surface_plan[UPF__FG_MOTION] = (upf__vk_surface_plan){
+        .upload = motion, .upload_bytes = surface_bytes(ps, UPF__FG_MOTION) };
+    static float table[UPF__VK_FG_TABLE];
+    upf__vk_fg_bytes_extra(&rp, 1, 1, table);
+    struct { upf__fg_camera_con con; int32_t step; } push = { con, 0 };
+    rp.gpu_pass[0] = (upf__vk_pass_plan){
+        .pass = UPF__FG_CAMERA_PASS, .stamp = true, .push_bytes = sizeof push,
+        .patch_used = true, .patch_offset = sizeof con, .variant_count = 1,
+        .variant = { { "framegen/camera", NULL, NULL } } };
+    rp.gpu_pass_count = 1;
+    upf__vk_runner *run = motion ? upf__vk_runner_create(&rp) : NULL;
+    CHECK(run != NULL);
+    double *t = calloc((size_t)frames, sizeof *t);
+    for (int given = 0; run && t && given < 2; given++) {
+        push.con.given = (uint32_t)given;
+        const float turn[9] = { 0.9995f, 0.01f, 0.03f, -0.005f, 1.0f, 0.002f, -0.03f, 0.0f,
+                                0.9995f };
+        memcpy(push.con.g, turn, sizeof turn);
+        upf__vk_pass_frame pf = { .push = &push };
+        upf__vk_fg_camera_frame(&push.con, &pf);
+        const int n = pf.dispatches;
+        printf("camera timing at %dx%d (%s; grid %d x %d every %d px, %d blocks; %s): "
+               "dispatch, step, workgroups, median ms of the first k, what it adds\n", w, h,
+               given ? "the host's homography" : "the fit", con.grid_w, con.grid_h, con.step,
+               upf__fg_camera_blocks(con.grid_w, con.grid_h), g->caps.props.deviceName);
+        double last = 0.0;
+        for (int k = 1; k <= n; k++) {
+            static upf__vk_frame f;
+            for (int i = 0; i < frames; i++) {
+                memset(&f, 0, sizeof f);
+                f.pass[0] = pf;
+                f.pass[0].dispatches = k;
+                VkCommandBuffer cmd = vkt_begin(g->t);
+                CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
+                CHECK(vkt_submit(g->t) == 0);
+                double ms[UPF__PASSES_MAX] = { 0 };
+                CHECK_OK(g->ctx, upf__vk_runner_timings(run, "test", ms, &t[i]));
+            }
+            qsort(t, (size_t)frames, sizeof *t, cmp_double);
+            printf("  %2d  %u  %4u  %.4f  %+.4f\n", k, pf.patch[k - 1],
+                   pf.grid[k - 1].x * pf.grid[k - 1].y * pf.grid[k - 1].z, t[frames / 2],
+                   t[frames / 2] - last);
+            last = t[frames / 2];
+        }
+        printf("camera (%s) at %dx%d: %.4f ms (median of %d frames)\n",
+               given ? "the host's homography" : "the fit", w, h, last, frames);
+    }
+    free(t);
+    upf__vk_runner_destroy(&run);
+    free(motion);
+    upf_interpolate_destroy(&e);
 }
 
 int main(void)
@@ -1525,6 +1668,16 @@ int main(void)
     if (upf__vk_load(ctx, "test", &t.lend, &g.vk) != UPF_OK ||
         upf__vk_check(ctx, "test", &t.lend, &g.vk, &g.caps) != UPF_OK) {
         CHECK(!"the device loads");
+    } else if (getenv("UPF_VK_CAMERA_TIMING")) {
+        /* frames[:WxH] (else 1920x1080 and 3840x2160), the tests skipped */
+        const char *timing = getenv("UPF_VK_CAMERA_TIMING");
+        int frames = atoi(timing), w = 0, h = 0;
+        const char *at = strchr(timing, ':');
+        if (at && sscanf(at + 1, "%dx%d", &w, &h) == 2)
+            time_camera(&g, w, h, UPF_MAX(frames, 1));
+        else
+            for (int k = 0; k < 2; k++)
+                time_camera(&g, k ? 3840 : 1920, k ? 2160 : 1080, UPF_MAX(frames, 1));
     } else {
         test_prepare(&g);
         test_camera(&g);

@@ -21,7 +21,8 @@
  *   _AUTO): turn at factor 3 and pan at 2 without vectors, the both engine with vectors (the
  *   vectors' frame) and without (the flow's), the flow engine given vectors (ignored), and
  *   the cut, where the flow path's scene pass blends, and two shots of one map (the forest's
- *   cut), which only the flow's cut pass blends;
+ *   cut), which only the flow's cut pass blends, then the turn through the same engine (not
+ *   a cut: the cut pass's counter zeroed between pairs);
  *   two records before a wait (frames in flight 2, factor 3), different pairs: both right;
  *   and timings (per pass, summed over the phases) after the wait;
  *   8-bit sRGB colours and HUD layers (an SRGB view, UNORM views with srgb = 1) into RGBA8
@@ -336,6 +337,14 @@ static void test_flow(gpu *g, scene *sc)
             vec[0][i] = 0.5f * cut->a[i] + 0.5f * cut->b[i];
         CHECKF(mean_abs_diff(want[0], vec[0]) < 1e-6, "two shots of one map: the CPU's frame "
                "is %g from the blend (expected the blend)", mean_abs_diff(want[0], vec[0]));
+        /* the next pair through the same engine, the turn: no cut, as on the CPU, only if its
+         * scene pass zeroed the cut pass's counter (the scene surface's fourth word, which
+         * the last pair left holding its share's bits: counted on, the turn would blend) */
+        run_case(g, turn, &flow, half, 1, "turn after the two shots, flow", want);
+        for (int i = 0; i < 4 * N; i++)
+            vec[0][i] = 0.5f * turn->a[i] + 0.5f * turn->b[i];
+        CHECKF(mean_abs_diff(want[0], vec[0]) > 0.002, "the turn's frame is %g from the blend "
+               "(expected apart)", mean_abs_diff(want[0], vec[0]));
     }
     scene_destroy(&forest);
     free(turn), free(pan), free(cut), free(want), free(vec);

@@ -12,7 +12,8 @@
  * block in the other frame, the match does not come back. A cut: more than `lost` of N's
  * pixels fail the check (measured: docs/QUALITY.md, "Frame generation"). With `enabled` 0
  * (game vectors) the pass writes nothing. One task, the pixels in order (the shader,
- * cut.comp: one workgroup, its invocations' counts summed in shared memory). */
+ * cut.comp: an exact integer count in any order, spread over the whole GPU, each workgroup's
+ * count added atomically, then one invocation decides as here). */
 #include "framegen/framegen_passes.h"
 
 upf_result upf__fg_cut_pass(const upf__pass_args *a)

@@ -147,7 +147,7 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
     n += *flow_count;
     at[UPF__VK_FG_GP_CUT] = flow ? n : -1;
     if (flow)
-        plan[n++] = plan_of(UPF__FG_CUT, "framegen/cut", 0, true);
+        plan[n++] = plan_of(UPF__FG_CUT, "framegen/cut", sizeof(upf__fg_cut_con), true);
     at[UPF__VK_FG_GP_CAMERA] = n;
     plan[n++] = plan_of(UPF__FG_CAMERA_PASS, "framegen/camera", sizeof(upf__fg_camera_con), true);
     at[UPF__VK_FG_GP_SPLAT] = n;
@@ -272,6 +272,7 @@ static upf_result make_runner(upf_vk_interpolate *fg, const char *fn)
     }
     /* no GPU pass writes or reads the inpainted frame (the compose makes it): its least buffer */
     rp->width[UPF__FG_INPAINTED] = rp->height[UPF__FG_INPAINTED] = 0;
+    rp->height[UPF__FG_CAMERA_SUMS] *= UPF__VK_FG_CAMERA_SUM_BUFFERS;
     host_rules(rp, fg->params.width, fg->params.height);
     upf__vk_fg_bytes_extra(rp, fg->params.width, fg->params.height, fg->table);
     rp->gpu_pass_count = upf__vk_fg_plans(rp->gpu_pass, fg->at,
@@ -523,10 +524,22 @@ void upf__vk_fg_camera_frame(const upf__fg_camera_con *cc, upf__vk_pass_frame *c
     const bool fit = cc->fit && !cc->given;
     const uint32_t blocks = (uint32_t)upf__fg_camera_blocks(cc->grid_w, cc->grid_h);
     cf->run = true;
-    cf->dispatches = fit ? 10 : 1;
+    cf->dispatches = fit ? UPF__VK_FG_CAMERA_STEPS : 1;
     for (int k = 0; k < cf->dispatches; k++)
-        cf->grid[k] = (upf__vk_grid){ k % 2 == 0 && fit ? blocks : 1, 1, 1 },
+        cf->grid[k] = (upf__vk_grid){ fit && k < UPF__VK_FG_CAMERA_STEPS - 1 ? blocks : 1, 1, 1 },
         cf->patch[k] = (uint32_t)k;
+}
+
+void upf__vk_fg_cut_frame(const upf__fg_cut_con *cc, upf__vk_pass_frame *cf)
+{
+    const uint64_t n = (uint64_t)cc->width * (uint64_t)cc->height;
+    cf->run = true;
+    cf->dispatches = 2;
+    cf->grid[0] = (upf__vk_grid){ (uint32_t)UPF_MAX((n + UPF__VK_FG_CUT_PIXELS - 1) /
+                                                    UPF__VK_FG_CUT_PIXELS, 1), 1, 1 };
+    cf->patch[0] = 0;
+    cf->grid[1] = (upf__vk_grid){ 1, 1, 1 };
+    cf->patch[1] = 1;
 }
 
 /* The pair's passes into vf (push blocks in push[]): prepare, scene, vectors (or the flow's),
@@ -543,8 +556,8 @@ static void pair_passes(const upf_vk_interpolate *fg, const upf_vk_interpolate_f
         upf__fg_cut_con *cc = (upf__fg_cut_con *)push[UPF__VK_FG_GP_CUT].bytes;
         *cc = *(const upf__fg_cut_con *)fg->ps.con[UPF__FG_CUT];
         cc->enabled = 1;
-        vf->pass[fg->at[UPF__VK_FG_GP_CUT]] = (upf__vk_pass_frame){
-            .run = true, .push = cc, .dispatches = 1, .grid = { { 1, 1, 1 } } };
+        vf->pass[fg->at[UPF__VK_FG_GP_CUT]] = (upf__vk_pass_frame){ .push = cc };
+        upf__vk_fg_cut_frame(cc, &vf->pass[fg->at[UPF__VK_FG_GP_CUT]]);
     }
     if (rp->method != UPF_INTERPOLATE_USED_BLEND)
         camera_pass(fg, rp, push, vf);

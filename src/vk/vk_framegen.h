@@ -39,10 +39,25 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
                      int *flow_first, int *flow_count);
 
 /* The camera pass's dispatches into *cf (run, grids, steps; its push constants are the
- * caller's): with `fit` (and not `given`) ten, steps 0 .. 9 (round r's reduction over the
- * blocks of the fit's grid at steps 2r, its solve in one workgroup at 2r + 1), else one
- * workgroup at step 0 (the host's homography, or no model). */
+ * caller's): with `fit` (and not `given`) UPF__VK_FG_CAMERA_STEPS, steps 0 .. 5: step 0
+ * round 0's reduction over the blocks of the fit's grid, steps 1 .. 4 over the blocks too,
+ * each workgroup the solve of the round before (the same floats in all) then its block of
+ * this round's reduction, step 5 the last solve and the model in one workgroup; else one
+ * workgroup at step 0 (the host's homography, or no model). On the GPU the camera sums
+ * surface has UPF__VK_FG_CAMERA_SUM_BUFFERS times the CPU's rows (round r's rows in buffer
+ * r & 1: a step reads the one and writes the other; the last round's in the CPU's place):
+ * the engine's runner and a test's that runs the pass make it so. */
+#define UPF__VK_FG_CAMERA_STEPS 6
+#define UPF__VK_FG_CAMERA_SUM_BUFFERS 2
 void upf__vk_fg_camera_frame(const upf__fg_camera_con *cc, upf__vk_pass_frame *cf);
+
+/* The cut pass's dispatches into *cf (run, grids, steps; its push constants are the
+ * caller's: the pass's constants, then the step): step 0 the count of lost pixels,
+ * UPF__VK_FG_CUT_PIXELS a workgroup, added with one atomic per workgroup into the scene
+ * surface's fourth word (which the scene pass zeroes), then step 1 the decision, one
+ * workgroup (cut.comp). */
+#define UPF__VK_FG_CUT_PIXELS 8192
+void upf__vk_fg_cut_frame(const upf__fg_cut_con *cc, upf__vk_pass_frame *cf);
 
 /* The splat's push constants (splat.comp): its constants, the step (patched), the phase. */
 typedef struct upf__vk_fg_splat_push {

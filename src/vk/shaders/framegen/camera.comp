@@ -6,20 +6,29 @@
  * constants (a barrier between the dispatches; vk_framegen.c's upf__vk_fg_camera_frame gives
  * them). Step 0 initialises the camera surface (workgroup 0's first invocation; with the
  * host's homography (given) its model at once: one dispatch of one workgroup). With fit, step
- * 0 is also round 0's reduction, then steps 2r - 1 (the solve of round r - 1) and 2r (the
- * reduction of round r), step 9 the last solve and the model:
+ * 0 is also round 0's reduction; steps r = 1 .. 4 run in every workgroup of the reduction
+ * the solve of round r - 1 (each workgroup the same floats from the same rows and state;
+ * workgroup 0 stores the state) and then its block of round r's reduction: round r's rows
+ * go to buffer r & 1 of the sums (two buffers: a step reads the one and writes the other,
+ * the last round's rows in the CPU's place) and the state after round r to slot r & 1 of
+ * the camera surface (ST_*), so that no workgroup reads what another writes in the same
+ * dispatch; step 5, one workgroup, the last solve and the model (before: ten dispatches,
+ * each solve a dispatch of its own):
  * - reduction: one workgroup per block of 256 grid pixels (row-major), invocation i its pixels
  *   i and i + 128, the terms of their normal equations added (the tree's first level) into
  *   shared memory, then the rest of camera.c's pairwise tree (h = 64 .. 1, the 44 sums spread
  *   over the invocations); counts and the residual histogram by integer atomics in shared
  *   memory (exact);
  * - solve: one workgroup, the blocks' rows by the same tree (invocation i blocks i, i + 256,
- *   ... and i + 128, i + 384, ...), the counts by integer sums, the median bin as the number
- *   of bins whose running count is under half (each invocation its bins'), then one
- *   invocation: the next threshold, a new fit by Gaussian elimination with partial pivoting
- *   (rounds 0-3), and at the end the model when a third of the pixels lie within pc.near: det
- *   1 and its logarithm (two Denman-Beavers square roots of eight steps, log(I + X) to 16
- *   terms, times 4).
+ *   ... and i + 128, i + 384, ...; rows i and i + 128 loaded before any sum, so that the
+ *   loads are in flight together), the counts by integer sums (any order: 32 loads in
+ *   flight an invocation, added by shared atomics), the median bin as the number of bins
+ *   whose running count is under half (each invocation its bins', the running count from 16
+ *   groups' sums), then one invocation: the next threshold, a new fit by Gaussian
+ *   elimination with partial pivoting (rounds 0-3), and at the end the model when a third of
+ *   the pixels lie within pc.near: det 1 and its logarithm (two Denman-Beavers square roots
+ *   of eight steps, log(I + X) to 16 terms, times 4; the series' coefficients each by its
+ *   own invocation before the series, not in its chain).
  * The arithmetic is `precise`, in camera.c's order, the divisions and roots correctly rounded
  * (exact.glsl), so lavapipe gives the CPU's floats bit for bit. */
 #version 450
@@ -36,7 +45,7 @@ layout(push_constant) uniform Push {
     float g[9];
     float near;        /* px: a pixel agrees with the fit within this */
     float spread;      /* the next threshold: max(0.5, spread x the median residual) */
-    int step;          /* patched: 0 .. 11 */
+    int step;          /* patched: 0 .. 5 */
 } pc;
 
 #include "camera.glsl"
@@ -45,6 +54,17 @@ layout(push_constant) uniform Push {
 #define CAM_NEAR 14
 #define CAM_ALL 15
 #define CAM_G 16
+/* The fit's state (threshold, near, all, G) by the workgroup in shared memory (st), between
+ * the steps in one of two slots of the camera surface: the state after round r's solve in
+ * slot r & 1, slot 0 camera.c's layout (CAM_THR .. CAM_G + 8), slot 1 in the powers' floats
+ * (zeroed again by the last step, as camera.c leaves them) */
+#define ST_THR 0
+#define ST_NEAR 1
+#define ST_ALL 2
+#define ST_G 3
+#define ST_COUNT 12
+#define CAM_SLOT0 CAM_THR
+#define CAM_SLOT1 40
 #define CAM_FLOATS 64 /* UPF__FG_CAMERA_FLOATS: the model, then the powers (camera.glsl) */
 #define SUM_ATA 0
 #define SUM_ATB 36
@@ -58,13 +78,18 @@ layout(push_constant) uniform Push {
 #define ROUNDS 5
 #define FG_INVALID 1e30
 #define WG 128
+#define WG_LOG 7
 #define BLOCK 256
 #define NSUM 44                /* the float sums of a row: SUM_ATA and SUM_ATB */
 #define NCNT (3 + BINS)        /* used, near, all, the histogram */
+#define CBATCH 32              /* the solve's count loads in flight an invocation */
+#define GROUPS 16              /* the median's groups of BINS / GROUPS bins */
 
 shared float red[NSUM * WG];  /* the tree's values: sum k of slot i at k WG + i */
 shared uint cnt[NCNT];
+shared float st[ST_COUNT];     /* the fit's state (ST_*) */
 shared uint below;             /* bins whose running count is under half */
+shared uint gsum[GROUPS];      /* the histogram's counts by groups of BINS / GROUPS bins */
 
 float det3(in float m[9])
 {
@@ -74,6 +99,7 @@ float det3(in float m[9])
 }
 
 shared float Y[9], Z[9], YI[9], ZI[9], X[9], P[9], S[9]; /* camera.c's mat_log's matrices */
+shared float C[17];            /* the series' coefficients (k odd ? 1 : -1) / k, k = 2 .. 16 */
 shared uint bad;               /* 1: no model (camera.c's false) */
 
 /* Element j of the inverse of m as camera.c's mat_inv (its cofactor over the determinant);
@@ -101,6 +127,8 @@ bool inv3(in float m[9], int j, out float q)
 bool finish(in float g0[9])
 {
     const int lid = int(gl_LocalInvocationIndex);
+    if (lid >= 2 && lid <= 16) /* each by its own invocation, not in the series' chain */
+        C[lid] = upf_fdiv_rn((lid & 1) != 0 ? 1.0 : -1.0, float(lid));
     if (lid == 0) {
         const float d = det3(g0);
         bad = !(abs(d) > 1e-6) || isinf(d) || isnan(d) ? 1u : 0u;
@@ -161,8 +189,7 @@ bool finish(in float g0[9])
         }
         barrier();
         if (lid < 9) {
-            const float c = upf_fdiv_rn((k & 1) != 0 ? 1.0 : -1.0, float(k));
-            precise float v = S[lid] + c * q;
+            precise float v = S[lid] + C[k] * q;
             P[lid] = q, S[lid] = v;
         }
         barrier();
@@ -191,9 +218,20 @@ void init()
         cam[CAM_S] = 0.5 * float(max(pc.width, pc.height));
         cam[CAM_THR] = 1.0 / 0.0;
         cam[CAM_G] = 1.0, cam[CAM_G + 4] = 1.0, cam[CAM_G + 8] = 1.0;
+        if (pc.fit != 0u && pc.given == 0u) { /* the state before round 0, for step 1 */
+            cam[CAM_SLOT1 + ST_THR] = 1.0 / 0.0;
+            cam[CAM_SLOT1 + ST_G] = 1.0, cam[CAM_SLOT1 + ST_G + 4] = 1.0;
+            cam[CAM_SLOT1 + ST_G + 8] = 1.0;
+        }
     }
     if (pc.given != 0u && finish(pc.g))
         cam[CAM_HAS] = 1.0;
+}
+
+/* The fit's blocks of BLOCK grid pixels (upf__fg_camera_blocks). */
+int blocks()
+{
+    return max((pc.grid_w * pc.grid_h + BLOCK - 1) / BLOCK, 1);
 }
 
 /* The normalisation (camera.c's init: the camera surface's centre and scale). */
@@ -224,7 +262,7 @@ void pixel_terms(int round, int p, out float l[NSUM])
     if (round > 0) {
         float g[9];
         for (int i = 0; i < 9; i++)
-            g[i] = cam[CAM_G + i];
+            g[i] = st[ST_G + i];
         precise float w = g[6] * u + g[7] * v + g[8];
         precise float e = 1.0 / 0.0;
         if (w > 1e-6) {
@@ -237,7 +275,7 @@ void pixel_terms(int round, int p, out float l[NSUM])
         atomicAdd(cnt[2], 1u);
         if (e <= pc.near)
             atomicAdd(cnt[1], 1u);
-        if (!(e <= cam[CAM_THR]))
+        if (!(e <= st[ST_THR]))
             return;
     }
     precise float nu = -u * u2, nv = -v * u2, mu = -u * v2, mv = -v * v2;
@@ -259,10 +297,11 @@ void pixel_terms(int round, int p, out float l[NSUM])
 void tree()
 {
     const int lid = int(gl_LocalInvocationIndex);
-    for (int h = WG / 2; h >= 1; h /= 2) {
+    for (int lg = WG_LOG - 1; lg >= 0; lg--) {
+        const int h = 1 << lg;
         barrier();
         for (int q = lid; q < h * NSUM; q += WG) {
-            const int k = q / h, i = q - k * h;
+            const int k = q >> lg, i = q & (h - 1);
             precise float v = red[k * WG + i] + red[k * WG + i + h];
             red[k * WG + i] = v;
         }
@@ -285,7 +324,7 @@ void reduce(int round, int blk)
         red[k * WG + lid] = v;
     }
     tree();
-    const int o = blk * ROW;
+    const int o = ((round & 1) * blocks() + blk) * ROW; /* buffer round & 1 */
     for (int k = lid; k < ROW; k += WG) {
         float v = 0.0;
         if (k < NSUM)
@@ -311,11 +350,17 @@ void solve8()
     const int lid = int(gl_LocalInvocationIndex);
     for (int col = 0; col < 8; col++) {
         if (lid == 0) {
+            /* the column loaded at once, then camera.c's comparisons in its order (best is
+             * always |A[piv][col]|) on registers, not a load after each choice */
+            float v[8];
+            for (int r = 0; r < 8; r++)
+                v[r] = abs(A[8 * r + col]);
             int piv = col;
-            for (int r = col + 1; r < 8; r++)
-                if (abs(A[8 * r + col]) > abs(A[8 * piv + col]))
-                    piv = r;
-            pivot = abs(A[8 * piv + col]) > 1e-12 ? piv : -1;
+            float best = abs(A[8 * col + col]);
+            for (int r = 0; r < 8; r++) /* constant bounds: v in registers */
+                if (r > col && v[r] > best)
+                    piv = r, best = v[r];
+            pivot = best > 1e-12 ? piv : -1;
         }
         barrier();
         const int piv = pivot;
@@ -360,44 +405,77 @@ void solve8()
     }
     const float gn[9] = float[9](1.0 + x[0], x[1], x[2], x[3], 1.0 + x[4], x[5], x[6], x[7], 1.0);
     for (int i = 0; i < 9; i++)
-        cam[CAM_G + i] = gn[i];
-}
-
-int blocks()
-{
-    return max((pc.grid_w * pc.grid_h + BLOCK - 1) / BLOCK, 1);
+        st[ST_G + i] = gn[i];
 }
 
 /* The solve step of round `round` (camera.c's solve_step), in every invocation of the
  * workgroup; true in invocation 0. */
 bool solve(int round)
 {
-    const int lid = int(gl_LocalInvocationIndex), nb = blocks();
-    for (int k = 0; k < NSUM; k++) {
-        precise float a = 0.0, b = 0.0;
-        for (int j = lid; j < nb; j += BLOCK)
-            a = a + sums[j * ROW + k];
-        for (int j = lid + WG; j < nb; j += BLOCK)
-            b = b + sums[j * ROW + k];
-        precise float v = a + b;
-        red[k * WG + lid] = v;
-    }
-    for (int c = lid; c < NCNT; c += WG) {
-        const int k = c < 3 ? SUM_USED + c : SUM_HIST + c - 3;
-        uint n = 0u;
-        for (int j = 0; j < nb; j++)
-            n += uint(sums[j * ROW + k]);
-        cnt[c] = n;
-    }
+    const int lid = int(gl_LocalInvocationIndex), nb = blocks(), at = (round & 1) * nb * ROW;
+    /* the last round only measures: its normal equations are not summed (nor solved) */
+    const bool fits = round < ROUNDS - 1;
+    for (int c = lid; c < NCNT; c += WG)
+        cnt[c] = 0u;
     if (lid == 0)
         below = 0u;
-    tree();
+    /* rows lid and lid + WG (nb <= BLOCK but for grids above 65536 pixels) loaded before any
+     * sum, so that their loads are in flight together */
+    const int j0 = min(lid, nb - 1), j1 = min(lid + WG, nb - 1);
+    if (fits) {
+        float x0[NSUM], x1[NSUM];
+        for (int k = 0; k < NSUM; k++)
+            x0[k] = sums[at + j0 * ROW + k], x1[k] = sums[at + j1 * ROW + k];
+        for (int k = 0; k < NSUM; k++) {
+            precise float a = 0.0, b = 0.0;
+            if (lid < nb)
+                a = a + x0[k];
+            for (int j = lid + BLOCK; j < nb; j += BLOCK)
+                a = a + sums[at + j * ROW + k];
+            if (lid + WG < nb)
+                b = b + x1[k];
+            for (int j = lid + WG + BLOCK; j < nb; j += BLOCK)
+                b = b + sums[at + j * ROW + k];
+            precise float v = a + b;
+            red[k * WG + lid] = v;
+        }
+    }
+    barrier(); /* cnt zeroed */
+    /* the counts (exact integers, any order): item q = row q / NCNT, count q % NCNT, CBATCH
+     * loads in flight an invocation, added by shared atomics */
+    const int items = nb * NCNT;
+    for (int q0 = 0; q0 < items; q0 += WG * CBATCH) {
+        uint v[CBATCH];
+        for (int u = 0; u < CBATCH; u++) {
+            const int q = min(q0 + u * WG + lid, items - 1), j = q / NCNT, c = q - j * NCNT;
+            v[u] = uint(sums[at + j * ROW + (c < 3 ? SUM_USED + c : SUM_HIST + c - 3)]);
+        }
+        for (int u = 0; u < CBATCH; u++) {
+            const int q = q0 + u * WG + lid;
+            if (q < items && v[u] != 0u)
+                atomicAdd(cnt[q % NCNT], v[u]);
+        }
+    }
+    if (fits)
+        tree(); /* ends with a barrier */
+    else
+        barrier();
     if (round > 0) {
         /* camera.c's median bin b: the bins 0 .. BINS - 2 whose running count n has 2 n < all
          * (a prefix, the counts being >= 0) */
-        for (int c = lid; c < BINS - 1; c += WG) {
+        if (lid < GROUPS) {
             uint n = 0u;
-            for (int q = 0; q <= c; q++)
+            for (int q = 0; q < BINS / GROUPS; q++)
+                n += cnt[3 + lid * (BINS / GROUPS) + q];
+            gsum[lid] = n;
+        }
+        barrier();
+        for (int c = lid; c < BINS - 1; c += WG) {
+            const int gc = c / (BINS / GROUPS);
+            uint n = 0u;
+            for (int q = 0; q < gc; q++)
+                n += gsum[q];
+            for (int q = gc * (BINS / GROUPS); q <= c; q++)
                 n += cnt[3 + q];
             if (2u * n < cnt[2])
                 atomicAdd(below, 1u);
@@ -407,14 +485,14 @@ bool solve(int round)
     if (lid == 0) {
         const float used = float(cnt[0]);
         if (round > 0) {
-            cam[CAM_NEAR] = float(cnt[1]), cam[CAM_ALL] = float(cnt[2]);
+            st[ST_NEAR] = float(cnt[1]), st[ST_ALL] = float(cnt[2]);
             precise float thr = pc.spread * float(int(below) + 1) * RESID_STEP;
-            cam[CAM_THR] = max(0.5, thr);
+            st[ST_THR] = max(0.5, thr);
         }
         /* the last round only measures; too few pixels keep the fit */
-        go = round == ROUNDS - 1 || used < 16.0 ? 0u : 1u;
+        go = !fits || used < 16.0 ? 0u : 1u;
         int k = 0;
-        for (int r = 0; r < 8; r++) {
+        for (int r = 0; r < 8 && go != 0u; r++) {
             for (int q = r; q < 8; q++, k++)
                 A[8 * r + q] = A[8 * q + r] = red[(SUM_ATA + k) * WG];
             Bv[r] = red[(SUM_ATB + r) * WG];
@@ -424,6 +502,22 @@ bool solve(int round)
     if (go != 0u)
         solve8();
     return lid == 0;
+}
+
+/* The state after round r's solve: from its slot into st, and from st into its slot. */
+void load_state(int r)
+{
+    const int lid = int(gl_LocalInvocationIndex);
+    if (lid < ST_COUNT)
+        st[lid] = cam[((r & 1) == 0 ? CAM_SLOT0 : CAM_SLOT1) + lid];
+    barrier();
+}
+
+void store_state(int r)
+{
+    const int lid = int(gl_LocalInvocationIndex);
+    if (lid < ST_COUNT)
+        cam[((r & 1) == 0 ? CAM_SLOT0 : CAM_SLOT1) + lid] = st[lid];
 }
 
 void main()
@@ -439,19 +533,26 @@ void main()
     }
     if (!fit)
         return;
-    const int round = pc.step / 2;
-    if ((pc.step & 1) == 0) {
-        reduce(round, wg);
+    /* step s: the solve of round s - 1 (every workgroup the same floats), then round s's
+     * reduction, or at step ROUNDS (one workgroup) the model */
+    const int round = pc.step - 1;
+    load_state(round - 1);
+    solve(round);
+    barrier();
+    if (round < ROUNDS - 1) {
+        if (wg == 0)
+            store_state(round);
+        reduce(round + 1, wg);
         return;
     }
-    solve(round);
-    if (round < ROUNDS - 1)
-        return;
+    store_state(round); /* round 4: slot 0, camera.c's layout */
+    if (lid < ST_COUNT)
+        cam[CAM_SLOT1 + lid] = 0.0;
     float g[9];
     for (int k = 0; k < 9; k++)
-        g[k] = cam[CAM_G + k];
+        g[k] = st[ST_G + k];
     if (lid == 0)
-        keep = cam[CAM_ALL] > 0.0 && cam[CAM_NEAR] * 3.0 >= cam[CAM_ALL] ? 1u : 0u;
+        keep = st[ST_ALL] > 0.0 && st[ST_NEAR] * 3.0 >= st[ST_ALL] ? 1u : 0u;
     barrier();
     if (keep != 0u && finish(g))
         cam[CAM_HAS] = 1.0;

@@ -1,7 +1,7 @@
 /* scene.comp: the scene pass on the GPU (CPU reference: src/framegen/scene.c; docs/FRAMEGEN.md,
  * "scene"). Reads: histograms (binding 10: r32ui, 2 frames x 17 x 32 bins, the whole frame
  * then 4 x 4 regions). Writes: scene (binding 26: r32f 4 x 1: 1 for a cut else 0, the whole
- * frame's distance, the median region's, 0).
+ * frame's distance, the median region's, 0: the cut pass's counter, zeroed here once a pair).
  *
  * One workgroup of 17 invocations: invocation k the L1 distance of the two frames' histograms
  * of region k (0 the whole frame) as a share of its pixels, summed bin by bin in the CPU's
@@ -54,5 +54,5 @@ void main()
     scene[0] = pc.enabled != 0u && global > pc.global_cut && regions > pc.regions_cut ? 1.0 : 0.0;
     scene[1] = global;
     scene[2] = regions;
-    scene[3] = 0.0;
+    scene[3] = 0.0; /* the cut pass's counter (cut.comp, step 0): its bits 0 */
 }
