@@ -3,7 +3,7 @@
  * motion (11), prev motion (15), camera (16), scene (26); with BYTES (specialisation
  * constant 0: both host colours 8-bit) the 8-bit frames (30, vk_framegen.h UPF__VK_FG_BYTES)
  * instead of the linear ones, each texel table[code] (the CPU's floats: 4 bytes a texel read,
- * not 16). Writes: resolved (23: RGBA, alpha 1, or 0 where neither frame sees the pixel's
+ * not 16; the tables staged in shared memory per workgroup, frames.glsl). Writes: resolved (23: RGBA, alpha 1, or 0 where neither frame sees the pixel's
  * surface).
  *
  * Pixel q with motion m at t: A = N-1 at a = q + t m and B = N at b = q - (1 - t) m
@@ -72,6 +72,7 @@ void lanczos3_weights(float f, out float w[6])
     }
 }
 
+#define FRAMES_SHARED_TABLES /* 72 texels a pixel: the decode tables in shared memory */
 #include "frames.glsl"
 
 vec4 fetch(bool from_prev, int x, int y)
@@ -196,6 +197,7 @@ vec4 resolve_sample(vec2 a, vec2 b, float wa, float wb)
 void main()
 {
     res_has = pc.blend == 0u && scene[0] == 0.0 && cam[CAM_HAS] != 0.0;
+    frames_stage_tables(); /* BYTES: every invocation, before any return */
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
     if (x >= pc.width || y >= pc.height)
         return;
