@@ -75,12 +75,9 @@ void lanczos3_weights(float f, out float w[6])
 #define FRAMES_SHARED_TABLES /* 72 texels a pixel: the decode tables in shared memory */
 #include "frames.glsl"
 
-vec4 fetch(bool from_prev, int x, int y)
-{
-    return frame_texel(from_prev, clamp(y, 0, pc.height - 1) * pc.width + clamp(x, 0, pc.width - 1));
-}
-
-/* upf__fg_sample4_lanczos */
+/* upf__fg_sample4_lanczos: the same taps (edges clamped) in the same order; each window's six
+ * columns and six rows clamped once (12 clamps, not two a tap: 36 taps a window, 72 a pixel
+ * that both frames see), a tap's index then one addition */
 vec4 sample_lanczos(bool from_prev, float x, float y, out vec4 lo, out vec4 hi)
 {
     x -= 0.5, y -= 0.5;
@@ -93,11 +90,16 @@ vec4 sample_lanczos(bool from_prev, float x, float y, out vec4 lo, out vec4 hi)
     for (int i = 0; i < 6; i++)
         sx += wx[i], sy += wy[i];
     const float norm = 1.0 / (sx * sy);
+    int col[6], row[6];
+    for (int i = 0; i < 6; i++) {
+        col[i] = clamp(x0 - 2 + i, 0, pc.width - 1);
+        row[i] = clamp(y0 - 2 + i, 0, pc.height - 1) * pc.width;
+    }
     vec4 acc = vec4(0.0);
     lo = vec4(1.0 / 0.0), hi = vec4(-1.0 / 0.0);
     for (int j = 0; j < 6; j++)
         for (int i = 0; i < 6; i++) {
-            const vec4 p = fetch(from_prev, x0 - 2 + i, y0 - 2 + j);
+            const vec4 p = frame_texel(from_prev, row[j] + col[i]);
             acc += (wx[i] * wy[j]) * p;
             if ((i == 2 || i == 3) && (j == 2 || j == 3))
                 lo = min(lo, p), hi = max(hi, p);
