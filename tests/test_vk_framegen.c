@@ -1101,7 +1101,8 @@ static void bytes_case(gpu *g, const upf__passes *ps, VkFormat pfmt, int psrgb, 
     const int bytes = UPF__VK_FG_VARIANT_BYTES;
     upf__vk_pass_frame pf[5] = {
         { .run = true, .push = &pp, .dispatches = 1, .grid = { px }, .variant = bytes },
-        { .run = true, .push = &rp, .dispatches = 1, .grid = { px }, .variant = bytes },
+        { .run = true, .push = &rp, .dispatches = 1,
+          .grid = { upf__vk_fg_resolve_grid(W, H, true) }, .variant = bytes },
         { .run = true, .push = &ip }, { .run = true, .push = &ip },
         { .run = true, .push = &cp, .dispatches = 1, .grid = { px }, .variant = bytes } };
     upf__vk_fg_down_dispatches(&pf[2], W, H, icon->levels);

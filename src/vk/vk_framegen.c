@@ -113,6 +113,14 @@ void upf__vk_fg_bytes_extra(upf__vk_runner_params *rp, int W, int H,
     rp->extra_count = 1;
 }
 
+upf__vk_grid upf__vk_fg_resolve_grid(int W, int H, bool bytes)
+{
+    const uint32_t gw = UPF__VK_FG_RESOLVE_BYTES_W, gh = UPF__VK_FG_RESOLVE_BYTES_H;
+    if (!bytes)
+        return upf__vk_grid8(W, H);
+    return (upf__vk_grid){ ((uint32_t)W + gw - 1) / gw, ((uint32_t)H + gh - 1) / gh, 1 };
+}
+
 void upf__vk_fg_tiles_extra(upf__vk_runner_params *rp, int W, int H)
 {
     const VkDeviceSize tiles = (VkDeviceSize)((W + UPF__VK_FG_TILE - 1) / UPF__VK_FG_TILE) *
@@ -145,13 +153,16 @@ void upf__vk_fg_tile_plans(upf__vk_pass_plan *fill, upf__vk_pass_plan *inpaint_d
 
 void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader)
 {
-    static const VkSpecializationMapEntry entry = { 0, 0, sizeof(VkBool32) };
-    static const VkBool32 on = VK_TRUE;
-    static const VkSpecializationInfo bytes = { 1, &entry, sizeof on, &on };
+    static const VkSpecializationMapEntry entry[3] = { { 0, 0, sizeof(VkBool32) },
+                                                       { 1, 4, 4 }, { 2, 8, 4 } };
+    static const uint32_t on[3] = { VK_TRUE, UPF__VK_FG_RESOLVE_BYTES_W,
+                                    UPF__VK_FG_RESOLVE_BYTES_H };
+    static const VkSpecializationInfo bytes = { 1, entry, 4, on };
+    static const VkSpecializationInfo resolve = { 3, entry, sizeof on, on };
     plan->variant_count = 2;
     plan->variant[0] = (upf__vk_variant){ .shader = shader };
-    plan->variant[UPF__VK_FG_VARIANT_BYTES] = (upf__vk_variant){ .shader = shader,
-                                                                 .spec = &bytes };
+    plan->variant[UPF__VK_FG_VARIANT_BYTES] = (upf__vk_variant){
+        .shader = shader, .spec = strcmp(shader, "framegen/resolve") ? &bytes : &resolve };
     plan->reads |= RES(UPF__VK_FG_BYTES);
 }
 
@@ -649,7 +660,8 @@ static void resolve_passes(const upf_vk_interpolate *fg, const record_plan *rp, 
     rc->visibility = rp->method == UPF_INTERPOLATE_USED_VECTORS;
     rs->prev_table = rp->prev_table, rs->cur_table = rp->cur_table;
     vf->pass[fg->at[UPF__VK_FG_GP_RESOLVE]] = (upf__vk_pass_frame){
-        .run = true, .push = rs, .dispatches = 1, .grid = { upf__vk_grid8(W, H) },
+        .run = true, .push = rs, .dispatches = 1,
+        .grid = { upf__vk_fg_resolve_grid(W, H, rp->bytes) },
         .variant = rp->bytes ? UPF__VK_FG_VARIANT_BYTES : 0 };
     const upf__fg_inpaint_con *ic = ps->con[UPF__FG_INPAINT];
     upf__vk_pass_frame *down = &vf->pass[fg->at[UPF__VK_FG_GP_INPAINT_DOWN]];

@@ -124,8 +124,14 @@ void upf__vk_fg_fill_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels
  * `table` while the runner lives: its first record uploads it). */
 void upf__vk_fg_bytes_extra(upf__vk_runner_params *rp, int W, int H,
                             float table[UPF__VK_FG_TABLE]);
-/* The two pipelines of pass `shader` (prepare, resolve, compose, compose_hud) into *plan. */
+/* The two pipelines of pass `shader` (prepare, resolve, compose, compose_hud) into *plan;
+ * the resolve's BYTES pipeline with workgroups of UPF__VK_FG_RESOLVE_BYTES_W x
+ * UPF__VK_FG_RESOLVE_BYTES_H (specialisation constants 1 and 2: a warp a row of 32 pixels,
+ * each tap's codes then one or two cache lines), whose grid upf__vk_fg_resolve_grid gives. */
 void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader);
+#define UPF__VK_FG_RESOLVE_BYTES_W 32
+#define UPF__VK_FG_RESOLVE_BYTES_H 2
+upf__vk_grid upf__vk_fg_resolve_grid(int W, int H, bool bytes);
 /* 1 for an 8-bit colour format (R8G8B8A8 or B8G8R8A8, UNORM or SRGB), else 0. */
 bool upf__vk_fg_is_8bit(VkFormat format);
 

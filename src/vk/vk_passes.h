@@ -54,9 +54,10 @@
  * (the rule above) at the DRAW_INDIRECT stage: in a runner with an indirect pass every
  * barrier's source stages include DRAW_INDIRECT, and a barrier while a write to an indirect
  * buffer is pending makes it visible to DRAW_INDIRECT's INDIRECT_COMMAND_READ too; the
- * barriers around the transfers below do the same. Two dispatches of one pass that writes anything are ordered as two passes
- * (the rule above: WAW). One VkMemoryBarrier rather than a buffer barrier per resource: the
- * same dependency on every driver, one call (GPU drivers do buffer barriers as global ones).
+ * barriers around the transfers below do the same. Two dispatches of one pass that writes
+ * anything are ordered as two passes (the rule above: WAW). One VkMemoryBarrier rather than
+ * a buffer barrier per resource: the same dependency on every driver, one call (GPU drivers
+ * do buffer barriers as global ones).
  * Around the passes, as docs/VULKAN.md "Barriers recorded" lists:
  *   in   compute + transfer -> transfer + compute, shader and transfer writes -> transfer
  *        writes, shader reads and writes (the previous frame and the host's copies into our

@@ -3,8 +3,8 @@
  * motion (11), prev motion (15), camera (16), scene (26); with BYTES (specialisation
  * constant 0: both host colours 8-bit) the 8-bit frames (30, vk_framegen.h UPF__VK_FG_BYTES)
  * instead of the linear ones, each texel table[code] (the CPU's floats: 4 bytes a texel read,
- * not 16; the tables staged in shared memory per workgroup, frames.glsl). Writes: resolved (23: RGBA, alpha 1, or 0 where neither frame sees the pixel's
- * surface).
+ * not 16; the tables staged in shared memory per workgroup, frames.glsl). Writes: resolved
+ * (23: RGBA, alpha 1, or 0 where neither frame sees the pixel's surface).
  *
  * Pixel q with motion m at t: A = N-1 at a = q + t m and B = N at b = q - (1 - t) m
  * (on the camera's curve with a model: a = H(t) q + t r, b = H(t - 1) q - (1 - t) r),
@@ -18,11 +18,16 @@
  * surface (the splat's powers step computed them, camera.glsl). The taps are loads from
  * memory: the GPU's L1 serves a window's neighbours (a shared-memory tile of the workgroup's
  * windows, with three barriers and shared atomics, made the pass 2.4x slower on an H100:
- * 400 us at 1080p, not 166). One invocation per pixel, 8 x 8 a workgroup. */
+ * 400 us at 1080p, not 166). One invocation per pixel, 8 x 8 a workgroup (BYTES: 32 x 2). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
 layout(local_size_x = 8, local_size_y = 8) in;
+/* The BYTES pipeline's workgroup is 32 x 2 (specialisation constants 1 and 2; vk_framegen.h
+ * UPF__VK_FG_RESOLVE_BYTES_W): a warp then covers a row of 32 pixels, so a tap's 4-byte codes
+ * span one or two cache lines, not the four of an 8 x 4 block (whose 16-byte RGBA32F taps
+ * fill four lines anyway: the float pipeline keeps 8 x 8). */
+layout(local_size_x_id = 1, local_size_y_id = 2) in;
 layout(set = 0, binding = 6, std430) readonly buffer Prev { vec4 prev[]; };
 layout(set = 0, binding = 7, std430) readonly buffer Cur { vec4 cur[]; };
 layout(set = 0, binding = 11, std430) readonly buffer Motion { vec2 motion[]; };
