@@ -23,18 +23,20 @@
  *           priority, the splat to t = 0, its index and prev motion, exactly.
  *   fill    the engine's splat on the turn with its camera, and random blobs of holes with
  *           priorities that tie and whose bits are a NaN's, with and without the camera, and
- *           with priorities all apart:
- *           motion_t and every level of the motion pyramid, exactly (word for word).
+ *           with priorities all apart, holes in two tiles only, no hole at all:
+ *           motion_t and every level of the motion pyramid, exactly (word for word), and
+ *           the tile list (each 16 x 16 tile with a hole listed once, no other).
  *   resolve the engine's surfaces on the turn with its camera, with visibility and without
  *           (as the flow), the scene pass's cut and the host's blend: within 2e-5 of the CPU
  *           on every channel (the positions are the CPU's floats; the Lanczos weights' sines
  *           and the sharpness's exponential are the device's, a few ulps from the C
  *           library's: lavapipe differs by 3e-7 at most, printed).
- *   inpaint a block of holes and scattered ones in random colour, none (a copy), and the
- *           engine's resolved frame on the turn, as the engine runs it (inpaint.comp down and
- *           up to level 1, level 0 in the compose, compose.glsl, without the still-pixel
- *           rule): the compose's output against inpainted and every level of the colour
- *           pyramid, exactly (word for word; the shader's arithmetic is `precise`).
+ *   inpaint a block of holes and scattered ones in random colour, holes in two tiles only,
+ *           none (a copy), and the engine's resolved frame on the turn, as the engine runs
+ *           it (inpaint.comp down and up to level 1, level 1 over the tile list, level 0 in
+ *           the compose, compose.glsl, without the still-pixel rule): the compose's output
+ *           against inpainted and every level of the colour pyramid, exactly (word for word;
+ *           the shader's arithmetic is `precise`), and the tile list.
  *   compose (the resolved frame without holes: its level 0 is it) random colour with a band
  *           equal in both frames, a one-pixel line the very same,
  *           a band nearly equal, at t = 1/2 and 1/4 (the still-pixel rule), and an RGBA32F
