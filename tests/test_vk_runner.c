@@ -16,7 +16,16 @@
  * the barriers the runner records (counted through its function table: one before each
  * dispatch that reads what an earlier one wrote, none else), the timestamps (0 for the pass
  * that did not run, the passes summing to the total), the bytes it reports, and the host-image
- * checks and record refusals (nothing recorded). */
+ * checks and record refusals (nothing recorded).
+ *
+ * And a list engine of two passes for indirect dispatches (upf__vk_pass_plan.indirect):
+ *   mark        items -> the list (cleared each frame): the odd items' indices by an atomic
+ *               count, the count a VkDispatchIndirectCommand's x
+ *   work        two indirect dispatches over the list, a workgroup an item: out = item + 1,
+ *               then out += item + 2 (out cleared each frame)
+ * over three frames (some items odd, none, all): out exactly the CPU's, the barrier before an
+ * indirect dispatch making the list's writes visible to DRAW_INDIRECT (synchronization
+ * validation reports it otherwise). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -473,6 +482,104 @@ static void test_toy(vkt *t, upf_context *ctx)
     upf__vk_runner_destroy(&run);
 }
 
+/* ---- indirect dispatches: the list engine ---------------------------------------------------- */
+
+enum { L_ITEMS, L_LIST, L_OUT, L_COUNT };
+enum { LP_MARK, LP_WORK, LP_COUNT };
+#define ITEMS 300
+typedef struct list_con { int32_t n; uint32_t step; } list_con;
+
+static const upf__surface_info list_surfaces[L_COUNT] = {
+    [L_ITEMS] = { "items", "the items", UPF__SURFACE_R32UI, UPF__SURFACE_TABLE, 0, NULL },
+    [L_LIST] = { "list", "the odd items", UPF__SURFACE_R32UI, UPF__SURFACE_INTERMEDIATE, 0, NULL },
+    [L_OUT] = { "out", "the result", UPF__SURFACE_R32UI, UPF__SURFACE_INTERMEDIATE, 0, NULL },
+};
+#define S UPF__SURF
+static const upf__pass_info list_passes[LP_COUNT] = {
+    [LP_MARK] = { "mark", "mark", S(L_ITEMS), S(L_LIST), -1, sizeof(int32_t), NULL },
+    [LP_WORK] = { "work", "work", S(L_ITEMS) | S(L_LIST), S(L_OUT), -1, sizeof(list_con), NULL },
+};
+#undef S
+
+/* One frame over `items` (uploaded as the table before the runner is made: a runner a frame);
+ * out compared with the CPU's. */
+static void list_frame(vkt *t, upf_context *ctx, const upf__vk_funcs *vk,
+                       const upf__vk_caps *caps, const uint32_t *items, const char *what)
+{
+    static upf__vk_runner_params rp;
+    rp = (upf__vk_runner_params){
+        .ctx = ctx, .fn = "list_create", .dev = &t->lend, .vk = vk, .caps = caps,
+        .pass = list_passes, .pass_count = LP_COUNT, .surface = list_surfaces,
+        .surface_count = L_COUNT, .slots = 1 };
+    rp.width[L_ITEMS] = rp.width[L_OUT] = ITEMS, rp.width[L_LIST] = 4 + ITEMS;
+    rp.height[L_ITEMS] = rp.height[L_LIST] = rp.height[L_OUT] = 1;
+    rp.surface_plan[L_ITEMS] = (upf__vk_surface_plan){ .upload = items,
+                                                       .upload_bytes = ITEMS * 4 };
+    rp.gpu_pass_count = LP_COUNT;
+    rp.gpu_pass[LP_MARK] = (upf__vk_pass_plan){
+        .pass = LP_MARK, .stamp = true, .clear = UPF__VK_RES(L_LIST),
+        .push_bytes = sizeof(int32_t), .variant_count = 1,
+        .variant = { { "toy/mark", NULL, toy_shader("toy/mark") } } };
+    rp.gpu_pass[LP_WORK] = (upf__vk_pass_plan){
+        .pass = LP_WORK, .stamp = true, .clear = UPF__VK_RES(L_OUT),
+        .indirect = UPF__VK_RES(L_LIST), .push_bytes = sizeof(list_con), .patch_used = true,
+        .patch_offset = offsetof(list_con, step), .variant_count = 1,
+        .variant = { { "toy/work", NULL, toy_shader("toy/work") } } };
+    upf__vk_runner *run = upf__vk_runner_create(&rp);
+    const char *m = "";
+    upf_context_last_error(ctx, &m);
+    CHECKF(run != NULL, "list_create: %s", m);
+    if (!run)
+        return;
+    static upf__vk_frame f;
+    memset(&f, 0, sizeof f);
+    const list_con con = { ITEMS, 0 };
+    f.pass[LP_MARK] = (upf__vk_pass_frame){ .run = true, .push = &con, .dispatches = 1,
+                                            .grid = { { (ITEMS + 63) / 64, 1, 1 } } };
+    f.pass[LP_WORK] = (upf__vk_pass_frame){ .run = true, .push = &con, .dispatches = 2,
+                                            .patch = { 1, 2 }, .indirect = { true, true } };
+    VkCommandBuffer cmd = vkt_begin(t);
+    CHECK_OK(ctx, upf__vk_runner_record(run, "test", cmd, &f));
+    VkDeviceSize bytes = 0;
+    const VkBuffer ob = upf__vk_runner_buffer(run, L_OUT, &bytes);
+    vkt_buffer down = vkt_buffer_make(t, ITEMS * 4);
+    vkt_record_copy(cmd, ob, down.buffer, ITEMS * 4);
+    if (vkt_submit(t) == 0) {
+        const uint32_t *got = down.map;
+        int wrong = 0, listed = 0;
+        for (int i = 0; i < ITEMS; i++) {
+            const uint32_t want = items[i] & 1u ? 2u * items[i] + 3u : 0u;
+            wrong += got[i] != want;
+            listed += (int)(items[i] & 1u);
+        }
+        CHECKF(wrong == 0, "%s: %d of %d items wrong (%d listed)", what, wrong, ITEMS, listed);
+    }
+    vkt_buffer_free(t, &down);
+    upf__vk_runner_destroy(&run);
+}
+
+static void test_indirect(vkt *t, upf_context *ctx)
+{
+    upf__vk_funcs vk;
+    upf__vk_caps caps;
+    if (upf__vk_load(ctx, "test", &t->lend, &vk) != UPF_OK ||
+        upf__vk_check(ctx, "test", &t->lend, &vk, &caps) != UPF_OK) {
+        CHECK(!"the device loads");
+        return;
+    }
+    static uint32_t items[ITEMS];
+    test_rng rng = test_rng_make("test_vk_runner indirect");
+    for (int i = 0; i < ITEMS; i++)
+        items[i] = (uint32_t)test_rand_int(&rng, 0, 1000) * (i % 7 == 3 ? 1u : 2u);
+    list_frame(t, ctx, &vk, &caps, items, "some items odd");
+    for (int i = 0; i < ITEMS; i++)
+        items[i] = 2u * (uint32_t)i;
+    list_frame(t, ctx, &vk, &caps, items, "no item odd (no workgroup)");
+    for (int i = 0; i < ITEMS; i++)
+        items[i] = 2u * (uint32_t)i + 1u;
+    list_frame(t, ctx, &vk, &caps, items, "every item odd");
+}
+
 int main(void)
 {
     upf_context *ctx = test_context(1);
@@ -483,6 +590,7 @@ int main(void)
         return rc;
     }
     test_toy(&t, ctx);
+    test_indirect(&t, ctx);
     vkt_finish(&t);
     upf_context_destroy(&ctx);
     return test_finish("test_vk_runner");

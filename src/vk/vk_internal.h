@@ -38,6 +38,7 @@
     X(vkUpdateDescriptorSets)                                                                  \
     X(vkCreateQueryPool) X(vkDestroyQueryPool) X(vkGetQueryPoolResults)                        \
     X(vkCmdBindPipeline) X(vkCmdBindDescriptorSets) X(vkCmdPushConstants) X(vkCmdDispatch)     \
+    X(vkCmdDispatchIndirect)                                                                   \
     X(vkCmdPipelineBarrier) X(vkCmdFillBuffer) X(vkCmdUpdateBuffer) X(vkCmdResetQueryPool)     \
     X(vkCmdWriteTimestamp) X(vkCmdCopyBuffer) X(vkCreateSampler) X(vkDestroySampler)     \
     X(vkCreateImage) X(vkDestroyImage) X(vkGetImageMemoryRequirements) X(vkBindImageMemory)    \

@@ -46,6 +46,7 @@ typedef struct gpu_pass {
     upf__vk_pass_plan plan;         /* its variants' spec pointers not kept */
     uint64_t reads, writes, binds;  /* the masks in use; binds = reads | writes */
     bool writes_history;            /* it writes a HISTORY_NEXT (the parity flips) */
+    int indirect_res;               /* its indirect dispatches' buffer, or -1 */
     int stamp_index;                /* its timestamp's index after the first, or -1 */
     VkDeviceSize ubo_offset;        /* its region in slot 0 of the constants buffer */
     VkDescriptorSetLayout dsl;
@@ -68,6 +69,7 @@ struct upf__vk_runner {
     int gp_count;
     int slots, parities;
     int stamps;                     /* timestamps a slot: the first and one per stamped pass */
+    uint64_t indirect;              /* every pass's indirect buffer (INDIRECT_BUFFER usage) */
 
     VkDeviceMemory memory;
     VkDeviceSize total;
@@ -332,9 +334,10 @@ static upf_result make_buffers(upf__vk_runner *r, const char *fn)
             return e;
         if (res->kind != RES_BUFFER && res->kind != RES_HISTORY)
             continue;
-        const VkBufferUsageFlags usage = res->type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                             ? VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT
-                                             : VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+        const VkBufferUsageFlags usage =
+            (res->type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER ? VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT
+                                                            : VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) |
+            (r->indirect & UPF__VK_RES(i) ? VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT : 0);
         if ((e = make_buffer(r, fn, res->bytes, usage, &res->buf)) != UPF_OK)
             return e;
     }
@@ -403,6 +406,16 @@ static upf_result plan_masks(upf__vk_runner *r, const char *fn, gpu_pass *g)
     for (int i = 0; i < r->surface_count; i++)
         if ((writes & UPF__VK_RES(i)) && r->surface[i].role == UPF__SURFACE_HISTORY_NEXT)
             g->writes_history = true;
+    g->indirect_res = -1;
+    for (int i = 0; i < r->res_count; i++)
+        if (pl->indirect == UPF__VK_RES(i) && r->res[i].kind == RES_BUFFER &&
+            r->res[i].type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER)
+            g->indirect_res = i;
+    if (pl->indirect && g->indirect_res < 0)
+        return upf__fail(r->ctx, UPF_ERROR_INTERNAL, "%s: GPU pass of %s: its indirect buffer "
+                         "(mask 0x%llx) is not one storage buffer", fn, r->pass[pl->pass].name,
+                         (unsigned long long)pl->indirect);
+    r->indirect |= pl->indirect;
     if (pl->ubo_bytes && (pl->ubo_binding < 64 && (g->binds & UPF__VK_RES(pl->ubo_binding))))
         return upf__fail(r->ctx, UPF_ERROR_INTERNAL, "%s: GPU pass of %s: its constants' "
                          "binding %u is a resource's", fn, r->pass[pl->pass].name,
@@ -934,6 +947,13 @@ static upf_result check_frame(upf__vk_runner *r, const char *fn, const upf__vk_f
             return upf__fail(r->ctx, UPF_ERROR_INTERNAL, "%s: the %s pass's frame is out of "
                              "range (variant %d, %d dispatches)", fn, name, pf->variant,
                              pf->dispatches);
+        for (int d = 0; d < pf->dispatches; d++)
+            if (pf->indirect[d] && (g->indirect_res < 0 || pf->indirect_at[d] % 4 ||
+                                    (VkDeviceSize)pf->indirect_at[d] + 12 >
+                                        r->res[g->indirect_res].bytes))
+                return upf__fail(r->ctx, UPF_ERROR_INTERNAL, "%s: the %s pass's indirect "
+                                 "dispatch %d is out of range (byte %u)", fn, name, d,
+                                 pf->indirect_at[d]);
         for (int i = 0; i < r->surface_count; i++)
             if ((g->binds & UPF__VK_RES(i)) && r->res[i].kind == RES_HOST && !f->image[i])
                 return upf__fail(r->ctx, UPF_ERROR_INTERNAL, "%s: the %s pass runs without "
@@ -1011,6 +1031,18 @@ static uint32_t image_barriers(const upf__vk_runner *r, const upf__vk_frame *f, 
     return n;
 }
 
+/* DRAW_INDIRECT (where indirect dispatches read their counts) in a runner that has any, and
+ * its access. */
+static VkPipelineStageFlags indirect_stage(const upf__vk_runner *r)
+{
+    return r->indirect ? VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT : 0;
+}
+
+static VkAccessFlags indirect_access(const upf__vk_runner *r)
+{
+    return r->indirect ? VK_ACCESS_INDIRECT_COMMAND_READ_BIT : 0;
+}
+
 static void fill(const upf__vk_runner *r, VkCommandBuffer cmd, int i, int parity)
 {
     r->vk.vkCmdFillBuffer(cmd, buffer_at(r, i, parity), 0, VK_WHOLE_SIZE, r->res[i].clear_value);
@@ -1050,14 +1082,17 @@ static void record_transfers(upf__vk_runner *r, VkCommandBuffer cmd, const upf__
  * with it, the fill, the fill visible to the passes after. */
 static void record_late_clears(upf__vk_runner *r, VkCommandBuffer cmd, uint64_t late)
 {
-    memory_barrier(r, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                   VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, 0, NULL);
+    const VkPipelineStageFlags ind = indirect_stage(r);
+    memory_barrier(r, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | ind,
+                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                   VK_ACCESS_TRANSFER_WRITE_BIT, 0, NULL);
     for (int i = 0; i < r->res_count; i++)
         if (late & UPF__VK_RES(i))
             fill(r, cmd, i, r->parity);
-    memory_barrier(r, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_TRANSFER_WRITE_BIT,
-                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, 0, NULL);
+    memory_barrier(r, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | ind, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | indirect_access(r),
+                   0, NULL);
 }
 
 /* Pending accesses since the last barrier, by resource bit. */
@@ -1065,19 +1100,24 @@ typedef struct pending {
     uint64_t written, read;
 } pending;
 
-/* A barrier before a dispatch reading `reads` and writing `writes` where an earlier one
- * since the last barrier wrote what it touches (RAW, WAW: the writes made visible) or read
- * what it writes (WAR: the execution order only). */
+/* A barrier before a dispatch reading `reads` (its indirect buffer among them) and writing
+ * `writes` where an earlier one since the last barrier wrote what it touches (RAW, WAW: the
+ * writes made visible) or read what it writes (WAR: the execution order only). Any pending
+ * write is made visible by it (to DRAW_INDIRECT's indirect reads too where an indirect
+ * buffer was written), since the pending state starts over after it. */
 static void hazard_barrier(const upf__vk_runner *r, VkCommandBuffer cmd, pending *pd,
                            uint64_t reads, uint64_t writes)
 {
     const bool after_write = ((reads | writes) & pd->written) != 0;
     const bool after_read = (writes & pd->read) != 0;
     if (after_write || after_read) {
-        memory_barrier(r, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                       after_write ? VK_ACCESS_SHADER_WRITE_BIT : 0,
-                       after_write ? VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT : 0,
+        const bool to_indirect = (pd->written & r->indirect) != 0;
+        memory_barrier(r, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | indirect_stage(r),
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                           (to_indirect ? VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT : 0),
+                       pd->written ? VK_ACCESS_SHADER_WRITE_BIT : 0,
+                       (pd->written ? VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT : 0) |
+                           (to_indirect ? VK_ACCESS_INDIRECT_COMMAND_READ_BIT : 0),
                        0, NULL);
         pd->written = pd->read = 0;
     }
@@ -1097,7 +1137,8 @@ static void record_pass(upf__vk_runner *r, VkCommandBuffer cmd, const upf__vk_fr
     if (g->plan.push_bytes)
         memcpy(push, pf->push, g->plan.push_bytes);
     for (int d = 0; d < pf->dispatches; d++) {
-        hazard_barrier(r, cmd, pd, g->reads, g->writes);
+        hazard_barrier(r, cmd, pd, g->reads | (pf->indirect[d] ? g->plan.indirect : 0),
+                       g->writes);
         if (d == 0) {
             vk->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipe[pf->variant]);
             vk->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->layout, 0, 1,
@@ -1108,7 +1149,10 @@ static void record_pass(upf__vk_runner *r, VkCommandBuffer cmd, const upf__vk_fr
         if (g->plan.push_bytes && (d == 0 || g->plan.patch_used))
             vk->vkCmdPushConstants(cmd, g->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                                    g->plan.push_bytes, push);
-        vk->vkCmdDispatch(cmd, pf->grid[d].x, pf->grid[d].y, pf->grid[d].z);
+        if (pf->indirect[d])
+            vk->vkCmdDispatchIndirect(cmd, r->res[g->indirect_res].buf, pf->indirect_at[d]);
+        else
+            vk->vkCmdDispatch(cmd, pf->grid[d].x, pf->grid[d].y, pf->grid[d].z);
     }
 }
 
@@ -1161,15 +1205,19 @@ upf_result upf__vk_runner_record(upf__vk_runner *r, const char *fn, VkCommandBuf
     const int slot = (int)(r->frames % (uint64_t)r->slots);
     bind_images(r, f, slot);
     const VkAccessFlags rw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-    memory_barrier(r, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+    memory_barrier(r, cmd,
+                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
+                       indirect_stage(r),
                    VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                    VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                    VK_ACCESS_TRANSFER_WRITE_BIT | rw, 0, NULL);
     record_transfers(r, cmd, f, slot, hoisted);
     VkImageMemoryBarrier ib[UPF__SURFACES_MAX];
     uint32_t ni = image_barriers(r, f, true, ib);
-    memory_barrier(r, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_TRANSFER_WRITE_BIT, rw | VK_ACCESS_UNIFORM_READ_BIT, ni, ib);
+    memory_barrier(r, cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | indirect_stage(r),
+                   VK_ACCESS_TRANSFER_WRITE_BIT,
+                   rw | VK_ACCESS_UNIFORM_READ_BIT | indirect_access(r), ni, ib);
     if (r->queries) {
         const uint32_t q0 = (uint32_t)(slot * r->stamps);
         r->vk.vkCmdResetQueryPool(cmd, r->queries, q0, (uint32_t)r->stamps);

@@ -49,10 +49,15 @@
  * Barriers. The record keeps, per resource, whether a dispatch since the last barrier wrote
  * or read it; before a dispatch that reads or writes what such a dispatch wrote (RAW, WAW), or
  * writes what one read (WAR), it records one compute -> compute memory barrier (shader writes
- * -> shader reads and writes; a WAR alone needs only the execution dependency, no access),
- * none otherwise. Two dispatches of one pass that writes anything are ordered as two passes
- * (the rule above: WAW). One VkMemoryBarrier rather than a buffer barrier per resource: the
- * same dependency on every driver, one call (GPU drivers do buffer barriers as global ones).
+ * -> shader reads and writes when a write is pending; a WAR alone needs only the execution
+ * dependency, no access), none otherwise. An indirect dispatch reads its buffer as a read
+ * (the rule above) at the DRAW_INDIRECT stage: in a runner with an indirect pass every
+ * barrier's source stages include DRAW_INDIRECT, and a barrier while a write to an indirect
+ * buffer is pending makes it visible to DRAW_INDIRECT's INDIRECT_COMMAND_READ too; the
+ * barriers around the transfers below do the same. Two dispatches of one pass that writes
+ * anything are ordered as two passes (the rule above: WAW). One VkMemoryBarrier rather than
+ * a buffer barrier per resource: the same dependency on every driver, one call (GPU drivers
+ * do buffer barriers as global ones).
  * Around the passes, as docs/VULKAN.md "Barriers recorded" lists:
  *   in   compute + transfer -> transfer + compute, shader and transfer writes -> transfer
  *        writes, shader reads and writes (the previous frame and the host's copies into our
@@ -197,6 +202,11 @@ typedef struct upf__vk_pass_plan {
     uint64_t reads, writes;      /* UPF__VK_RES() masks */
     uint64_t clear;              /* buffers filled with their clear_value before this pass,
                                   * each frame it runs (a sum, an atomic's start) */
+    uint64_t indirect;           /* UPF__VK_RES() of the one buffer its indirect dispatches
+                                  * take their workgroup counts from (a
+                                  * VkDispatchIndirectCommand an earlier dispatch wrote: a tile
+                                  * list's count), or 0. A storage buffer (a surface or an
+                                  * extra, not a history): made with INDIRECT_BUFFER usage */
     bool stamp;                  /* a timestamp after it when it ran: it ends CPU pass `pass` */
     uint32_t push_bytes;         /* push constants, 0 .. UPF__VK_PUSH_MAX, a multiple of 4 */
     uint32_t patch_offset;       /* where each dispatch's patch value goes in the push
@@ -319,6 +329,10 @@ typedef struct upf__vk_pass_frame {
     int dispatches;              /* 0 .. UPF__VK_DISPATCH_MAX */
     upf__vk_grid grid[UPF__VK_DISPATCH_MAX];
     uint32_t patch[UPF__VK_DISPATCH_MAX]; /* written at patch_offset before each dispatch */
+    bool indirect[UPF__VK_DISPATCH_MAX]; /* dispatch d by vkCmdDispatchIndirect from the
+                                  * plan's indirect buffer at byte indirect_at[d] (its grid[d]
+                                  * unused) */
+    uint32_t indirect_at[UPF__VK_DISPATCH_MAX]; /* a multiple of 4, 12 bytes within it */
 } upf__vk_pass_frame;
 
 /* A frame. */

@@ -3,8 +3,8 @@
  * motion (11), prev motion (15), camera (16), scene (26); with BYTES (specialisation
  * constant 0: both host colours 8-bit) the 8-bit frames (30, vk_framegen.h UPF__VK_FG_BYTES)
  * instead of the linear ones, each texel table[code] (the CPU's floats: 4 bytes a texel read,
- * not 16). Writes: resolved (23: RGBA, alpha 1, or 0 where neither frame sees the pixel's
- * surface).
+ * not 16; the tables staged in shared memory per workgroup, frames.glsl). Writes: resolved
+ * (23: RGBA, alpha 1, or 0 where neither frame sees the pixel's surface).
  *
  * Pixel q with motion m at t: A = N-1 at a = q + t m and B = N at b = q - (1 - t) m
  * (on the camera's curve with a model: a = H(t) q + t r, b = H(t - 1) q - (1 - t) r),
@@ -19,11 +19,16 @@
  * surface (the splat's powers step computed them, camera.glsl). The taps are loads from
  * memory: the GPU's L1 serves a window's neighbours (a shared-memory tile of the workgroup's
  * windows, with three barriers and shared atomics, made the pass 2.4x slower on an H100:
- * 400 us at 1080p, not 166). One invocation per pixel, 8 x 8 a workgroup. */
+ * 400 us at 1080p, not 166). One invocation per pixel, 8 x 8 a workgroup (BYTES: 32 x 2). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
 layout(local_size_x = 8, local_size_y = 8) in;
+/* The BYTES pipeline's workgroup is 32 x 2 (specialisation constants 1 and 2; vk_framegen.h
+ * UPF__VK_FG_RESOLVE_BYTES_W): a warp then covers a row of 32 pixels, so a tap's 4-byte codes
+ * span one or two cache lines, not the four of an 8 x 4 block (whose 16-byte RGBA32F taps
+ * fill four lines anyway: the float pipeline keeps 8 x 8). */
+layout(local_size_x_id = 1, local_size_y_id = 2) in;
 layout(set = 0, binding = 6, std430) readonly buffer Prev { vec4 prev[]; };
 layout(set = 0, binding = 7, std430) readonly buffer Cur { vec4 cur[]; };
 layout(set = 0, binding = 11, std430) readonly buffer Motion { vec2 motion[]; };
@@ -74,14 +79,12 @@ void lanczos3_weights(float f, out float w[6])
     }
 }
 
+#define FRAMES_SHARED_TABLES /* 72 texels a pixel: the decode tables in shared memory */
 #include "frames.glsl"
 
-vec4 fetch(bool from_prev, int x, int y)
-{
-    return frame_texel(from_prev, clamp(y, 0, pc.height - 1) * pc.width + clamp(x, 0, pc.width - 1));
-}
-
-/* upf__fg_sample4_lanczos */
+/* upf__fg_sample4_lanczos: the same taps (edges clamped) in the same order; each window's six
+ * columns and six rows clamped once (12 clamps, not two a tap: 36 taps a window, 72 a pixel
+ * that both frames see), a tap's index then one addition */
 vec4 sample_lanczos(bool from_prev, float x, float y, out vec4 lo, out vec4 hi)
 {
     x -= 0.5, y -= 0.5;
@@ -94,11 +97,16 @@ vec4 sample_lanczos(bool from_prev, float x, float y, out vec4 lo, out vec4 hi)
     for (int i = 0; i < 6; i++)
         sx += wx[i], sy += wy[i];
     const float norm = 1.0 / (sx * sy);
+    int col[6], row[6];
+    for (int i = 0; i < 6; i++) {
+        col[i] = clamp(x0 - 2 + i, 0, pc.width - 1);
+        row[i] = clamp(y0 - 2 + i, 0, pc.height - 1) * pc.width;
+    }
     vec4 acc = vec4(0.0);
     lo = vec4(1.0 / 0.0), hi = vec4(-1.0 / 0.0);
     for (int j = 0; j < 6; j++)
         for (int i = 0; i < 6; i++) {
-            const vec4 p = fetch(from_prev, x0 - 2 + i, y0 - 2 + j);
+            const vec4 p = frame_texel(from_prev, row[j] + col[i]);
             acc += (wx[i] * wy[j]) * p;
             if ((i == 2 || i == 3) && (j == 2 || j == 3))
                 lo = min(lo, p), hi = max(hi, p);
@@ -215,6 +223,7 @@ vec4 resolve_sample(vec2 a, vec2 b, float wa, float wb)
 void main()
 {
     res_has = pc.blend == 0u && scene[0] == 0.0 && cam[CAM_HAS] != 0.0;
+    frames_stage_tables(); /* BYTES: every invocation, before any return */
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
     if (x >= pc.width || y >= pc.height)
         return;
