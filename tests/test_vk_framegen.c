@@ -472,10 +472,8 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
     bytes_in = bytes ? codes : NULL;
     upf__vk_pass_plan plan = {
         .pass = UPF__FG_VECTORS, .stamp = true,
-        .clear = UPF__VK_RES(UPF__FG_SPLAT_PREV) | UPF__VK_RES(UPF__FG_SPLAT_PREV_INDEX),
-        .push_bytes = sizeof push, .patch_used = true, .patch_offset = sizeof *con,
-        .variant_count = 1, .variant = { { "framegen/vectors", NULL, NULL } } };
-    upf__vk_fg_bytes_variants(&plan, "framegen/vectors"); /* as the engine's */
+        .push_bytes = sizeof push, .patch_used = true, .patch_offset = sizeof *con };
+    upf__vk_fg_vectors_plan(&plan); /* as the engine's */
     const upf__vk_grid grid = { (W + 7) / 8, (H + 7) / 8, 1 };
     const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 9,
                                     .grid = { grid, grid, grid, grid, grid, grid, grid, grid,
@@ -544,6 +542,28 @@ static void test_vectors(gpu *g)
     }
     vectors_case(g, upf_interpolate_params(.width = W, .height = H), motion, depth, prev, cur,
                  false, 20, "a shadow moving over still ground");
+    /* the shadow at the frame's left edge (no candidate within radius + 2 of it) and beside the
+     * moving square (a changed patch with a moving pixel in its window is left alone): the
+     * GPU's tiles at an edge and the window test (vectors.comp, shade_tile) */
+    static float prev2[4 * N], cur2[4 * N], motion2[2 * N];
+    for (int i = 0; i < N; i++) {
+        const int x = i % W, y = i / W;
+        const float d0 = (float)((x - 9) * (x - 9) + (y - 18) * (y - 18));
+        const float d1 = (float)((x - 11) * (x - 11) + (y - 20) * (y - 20));
+        const float v = 0.3f + 0.3f * (float)test_rand_int(&rng, 0, 1000) / 1000.0f;
+        const float lp = d0 < 64.0f ? 0.35f : 1.0f, lc = d1 < 64.0f ? 0.35f : 1.0f;
+        for (int k = 0; k < 3; k++)
+            prev2[4 * i + k] = lp * v, cur2[4 * i + k] = lc * v;
+        prev2[4 * i + 3] = cur2[4 * i + 3] = 1.0f;
+        const bool sq = x >= 24 && x < 32 && y >= 12 && y < 22;
+        motion2[2 * i] = sq ? -3.0f : 0.0f;
+        motion2[2 * i + 1] = 0.0f;
+        depth[i] = sq ? 0.25f : 0.5f;
+    }
+    vectors_case(g, upf_interpolate_params(.width = W, .height = H), motion2, depth, prev2, cur2,
+                 false, 10, "a shadow at the frame's edge beside a moving square");
+    for (int i = 0; i < N; i++) /* the square of the cases below again */
+        depth[i] = motion[2 * i] != 0.0f ? 0.25f : 0.5f;
     /* the same from 8-bit frames (both host colours sRGB codes): the CPU on the codes' floats */
     for (int i = 0; i < 4 * N; i++) {
         prev[i] = upf_srgb8_to_linear_table[upf_linear_to_srgb8(prev[i])];

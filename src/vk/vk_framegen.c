@@ -110,7 +110,9 @@ void upf__vk_fg_bytes_extra(upf__vk_runner_params *rp, int W, int H,
         .name = "the 8-bit frames", .kind = UPF__VK_EXTRA_STORAGE,
         .bytes = ((VkDeviceSize)UPF__VK_FG_TABLE + 2 * (VkDeviceSize)W * (VkDeviceSize)H) * 4,
         .upload = table, .upload_bytes = UPF__VK_FG_TABLE * sizeof(float) };
-    rp->extra_count = 1;
+    rp->extra[UPF__VK_FG_SHADED - UPF__FG_COUNT] = (upf__vk_extra_plan){
+        .name = "the shade flag", .kind = UPF__VK_EXTRA_STORAGE, .bytes = 16, .clear_value = 0 };
+    rp->extra_count = 2;
 }
 
 void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader)
@@ -123,6 +125,15 @@ void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader)
     plan->variant[UPF__VK_FG_VARIANT_BYTES] = (upf__vk_variant){ .shader = shader,
                                                                  .spec = &bytes };
     plan->reads |= RES(UPF__VK_FG_BYTES);
+}
+
+void upf__vk_fg_vectors_plan(upf__vk_pass_plan *plan)
+{
+    upf__vk_fg_bytes_variants(plan, "framegen/vectors"); /* the shade rule's patches */
+    plan->clear = RES(UPF__FG_SPLAT_PREV) | RES(UPF__FG_SPLAT_PREV_INDEX) |
+                  RES(UPF__VK_FG_SHADED);
+    plan->reads |= RES(UPF__VK_FG_SHADED);
+    plan->writes |= RES(UPF__VK_FG_SHADED);
 }
 
 int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool flow,
@@ -138,8 +149,7 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
     plan[n++] = plan_of(UPF__FG_SCENE_PASS, "framegen/scene", 0, true);
     at[UPF__VK_FG_GP_VECTORS] = n;
     plan[n] = plan_of(UPF__FG_VECTORS, "framegen/vectors", sizeof(upf__fg_vectors_con), true);
-    upf__vk_fg_bytes_variants(&plan[n], "framegen/vectors"); /* the shade rule's patches */
-    plan[n++].clear = RES(UPF__FG_SPLAT_PREV) | RES(UPF__FG_SPLAT_PREV_INDEX);
+    upf__vk_fg_vectors_plan(&plan[n++]);
     /* The flow's GPU passes (vk_framegen_flow.c), where the CPU engine runs `flow`: after
      * prepare and scene, before camera; only in an engine made for the flow. */
     *flow_first = n;

@@ -86,16 +86,24 @@ void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, 
  * the codes instead of the linear surfaces and the resolve and the compose decode them:
  * linear = table[code], the CPU's very floats. */
 #define UPF__VK_FG_BYTES UPF__FG_COUNT
+/* The engine's second extra binding: one word the vectors pass clears (0) and its shade step
+ * (4) sets (1) when the shade rule moved a pixel; its steps 5 to 8 (the second splat to t = 0)
+ * do nothing while it is 0, as the CPU pass skips them (vectors.comp). 16 bytes. */
+#define UPF__VK_FG_SHADED (UPF__FG_COUNT + 1)
 #define UPF__VK_FG_TABLE 512
 #define UPF__VK_FG_TABLE_SRGB 0u
 #define UPF__VK_FG_TABLE_UNORM 256u
 #define UPF__VK_FG_VARIANT_BYTES 1
 /* Fills table[] and makes the 8-bit frames rp's extra 0 for W x H frames (the caller keeps
- * `table` while the runner lives: its first record uploads it). */
+ * `table` while the runner lives: its first record uploads it), and the shade flag its extra
+ * 1 (UPF__VK_FG_SHADED). */
 void upf__vk_fg_bytes_extra(upf__vk_runner_params *rp, int W, int H,
                             float table[UPF__VK_FG_TABLE]);
 /* The two pipelines of pass `shader` (prepare, resolve, compose, compose_hud) into *plan. */
 void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader);
+/* The vectors pass's plan beyond its pipelines: the 8-bit frames' variants, the splat to t = 0
+ * cleared before it and the shade flag (cleared, read and written). */
+void upf__vk_fg_vectors_plan(upf__vk_pass_plan *plan);
 /* 1 for an 8-bit colour format (R8G8B8A8 or B8G8R8A8, UNORM or SRGB), else 0. */
 bool upf__vk_fg_is_8bit(VkFormat format);
 

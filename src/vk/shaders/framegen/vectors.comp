@@ -3,7 +3,8 @@
  * R32F or a depth format's depth aspect), sampled images read with texelFetch at their
  * rectangles' offsets (the push constants' tail). Writes: motion (11), priority (12),
  * splat_prev (13) and splat_prev_index (14) (filled with 0xffffffff by the runner before the
- * pass), splat_land (20: where each pixel landed), prev motion (15).
+ * pass), splat_land (20: where each pixel landed), prev motion (15), the shade flag (31,
+ * UPF__VK_FG_SHADED: cleared to 0 by the runner before the pass).
  *
  * Nine dispatches, the step patched into the push constants (a barrier between each):
  *  0. each output pixel takes the vector and depth of the motion-size pixel it lies in
@@ -18,10 +19,10 @@
  *  4. the shade rule (vectors.c, `shade`: a shadow moving over still ground) on each still
  *     pixel: the offset of the patch of N-1 (linear prev, binding 6; with BYTES the 8-bit
  *     frames, 30: frames.glsl) that matches its patch of N (linear, 7) as its vector, its
- *     priority one less;
+ *     priority one less, and the shade flag set;
  *  5. splat_prev and splat_prev_index cleared (0xffffffff), then 6, 7, 8: steps 1, 2, 3 again
- *     with the vectors the shade rule gave (the CPU pass skips them when it moved no pixel:
- *     the same cells).
+ *     with the vectors the shade rule gave; all four only when the shade flag is set (the CPU
+ *     pass skips them when it moved no pixel: the same cells).
  * One invocation per pixel, 8 x 8 a workgroup; grid ceil(W / 8) x ceil(H / 8). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -39,6 +40,7 @@ layout(set = 0, binding = 14, std430) buffer SplatPrevIndex { uint splat_prev_in
 layout(set = 0, binding = 20, std430) buffer SplatLand { uint splat_land[]; };
 layout(set = 0, binding = 15, std430) buffer PrevMotion { vec2 prev_motion[]; };
 layout(set = 0, binding = 30, std430) readonly buffer Bytes { uint bytes[]; };
+layout(set = 0, binding = 31, std430) buffer Shaded { uint shaded[]; }; /* UPF__VK_FG_SHADED */
 layout(constant_id = 0) const bool BYTES = false;
 layout(push_constant) uniform Push {
     int width, height;                 /* upf__fg_vectors_con */
@@ -149,6 +151,8 @@ void take(int x, int y)
 
 void main()
 {
+    if (pc.step >= 5u && shaded[0] == 0u)
+        return; /* the shade rule moved nothing: round 1's cells stand (the CPU's skip) */
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
     if (x >= pc.width || y >= pc.height)
         return;
@@ -162,6 +166,7 @@ void main()
             motion[i] = m;
             const uint pri = priority[i];
             priority[i] = pri - (pri > 0u ? 1u : 0u); /* over the still surface it moves on */
+            atomicOr(shaded[0], 1u); /* steps 5 to 8 run */
         }
     } else if (pc.step == 5u) {
         splat_prev[i] = FG_NONE;
