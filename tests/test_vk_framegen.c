@@ -1092,10 +1092,10 @@ static void test_bytes(gpu *g)
 
 /* ---- prepare ----------------------------------------------------------------------------- */
 
-static void prepare_case(gpu *g, upf_interpolate_motion motion, const char *what)
+static void prepare_case(gpu *g, upf_interpolate_motion motion, int w, int h, const char *what)
 {
     upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
-        .width = W, .height = H, .motion = motion));
+        .width = w, .height = h, .motion = motion));
     CHECK(e != NULL);
     if (!e)
         return;
@@ -1103,7 +1103,7 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, const char *what
     upf__fg_prepare_con con = *(const upf__fg_prepare_con *)ps->con[UPF__FG_PREPARE];
     con.levels = 0;
     while (ps->surface[UPF__FG_LUMA].height > 0 &&
-           upf__fg_atlas_rows(H, 0, con.levels) < ps->surface[UPF__FG_LUMA].height)
+           upf__fg_atlas_rows(h, 0, con.levels) < ps->surface[UPF__FG_LUMA].height)
         con.levels++;
     static float a[4 * N], b[4 * N];
     test_rng rng = test_rng_make("test_vk_framegen prepare");
@@ -1111,7 +1111,7 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, const char *what
         a[i] = test_rand_float(&rng) * 1.4f - 0.1f;
         b[i] = (i / 4) % 7 == 0 ? a[i] : test_rand_float(&rng);
     }
-    const upf_image ia = { a, W, H, 0, UPF_FORMAT_RGBA32F }, ib = { b, W, H, 0,
+    const upf_image ia = { a, w, h, 0, UPF_FORMAT_RGBA32F }, ib = { b, w, h, 0,
                                                                    UPF_FORMAT_RGBA32F };
     const upf_image *cimg[UPF__SURFACES_MAX] = { 0 };
     cimg[UPF__FG_COLOR_PREV] = &ia, cimg[UPF__FG_COLOR] = &ib;
@@ -1126,8 +1126,8 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, const char *what
     static int scratch[2 * H];
     cpu_pass_images(g->ctx, ps, UPF__FG_PREPARE, &con, want, cimg, scratch, sizeof scratch);
 
-    vkt_image pi = vkt_sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, a);
-    vkt_image ci = vkt_sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, b);
+    vkt_image pi = vkt_sampled_image(g->t, w, h, VK_FORMAT_R32G32B32A32_SFLOAT, 16, a);
+    vkt_image ci = vkt_sampled_image(g->t, w, h, VK_FORMAT_R32G32B32A32_SFLOAT, 16, b);
     const upf_vk_image lp = vkt_lend(&pi, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
                                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
     const upf_vk_image lc = vkt_lend(&ci, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
@@ -1137,25 +1137,25 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, const char *what
     prepare_push push = { con, 0, { 0 }, { 0 }, { 0 }, { 0 } };
     const upf__vk_pass_plan plan = prepare_plan();
     upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1,
-                              .grid = { upf__vk_grid8(W, H) } };
-    upf__vk_fg_down_dispatches(&pf, W, H, con.levels); /* as the engine: four levels a dispatch */
+                              .grid = { upf__vk_grid8(w, h) } };
+    upf__vk_fg_down_dispatches(&pf, w, h, con.levels); /* as the engine: four levels a dispatch */
     if (run_pass_images(g, ps, &plan, &pf, in, got, images, 1, NULL, NULL) == 0)
         for (int k = 0; k < 5; k++) {
             const size_t bytes = surface_bytes(ps, outs[k]);
             if (outs[k] == UPF__FG_LUMA_PREV || outs[k] == UPF__FG_LUMA) {
                 /* each level's pixels: the atlas is as wide as level 0 */
                 for (int l = 0; l < con.levels; l++)
-                    for (int y = 0; y < upf__fg_level_size(H, l); y++) {
-                        const size_t o = ((size_t)upf__fg_level_row(H, l) + y) * W;
+                    for (int y = 0; y < upf__fg_level_size(h, l); y++) {
+                        const size_t o = ((size_t)upf__fg_level_row(h, l) + y) * w;
                         char name[48];
                         snprintf(name, sizeof name, "%s level %d row %d",
                                  ps->surface_info[outs[k]].name, l, y);
                         compare_u32((const float *)got[outs[k]] + o,
-                                    (const float *)want[outs[k]] + o, upf__fg_level_size(W, l),
-                                    upf__fg_level_size(W, l), what, name);
+                                    (const float *)want[outs[k]] + o, upf__fg_level_size(w, l),
+                                    upf__fg_level_size(w, l), what, name);
                     }
             } else if (bytes) {
-                compare_u32(got[outs[k]], want[outs[k]], (int)(bytes / 4), W, what,
+                compare_u32(got[outs[k]], want[outs[k]], (int)(bytes / 4), w, what,
                             ps->surface_info[outs[k]].name);
             }
         }
@@ -1170,8 +1170,10 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, const char *what
 
 static void test_prepare(gpu *g)
 {
-    prepare_case(g, UPF_INTERPOLATE_MOTION_VECTORS, "game vectors (no pyramid)");
-    prepare_case(g, UPF_INTERPOLATE_MOTION_FLOW, "optical flow (luma pyramids)");
+    prepare_case(g, UPF_INTERPOLATE_MOTION_VECTORS, W, H, "game vectors (no pyramid)");
+    prepare_case(g, UPF_INTERPOLATE_MOTION_FLOW, W, H, "optical flow (luma pyramids)");
+    /* under 32 x 32: a workgroup's pixels in up to 4 regions a side (prepare.comp's slots) */
+    prepare_case(g, UPF_INTERPOLATE_MOTION_VECTORS, 29, 13, "game vectors at 29 x 13");
 }
 
 /* ---- camera ------------------------------------------------------------------------------ */

@@ -15,10 +15,12 @@
  * read back from what texelFetch gives (a UNORM view: c / 255, rounded; an SRGB format, which
  * the device decodes: the code whose table value is nearest, by bisection on the midpoints),
  * and its linear colour table[code], the CPU's floats, for the luma. Luma and histograms:
- * counted into the workgroup's own copy of both histograms in
- * shared memory, then each non-zero bin added once per workgroup to the surface (one global
- * atomic per bin and workgroup, not two per pixel on a few hundred addresses; counts, so the
- * order does not matter and the sums are exact). A NaN or infinite float pixel, which the
+ * counted in shared memory into the workgroup's bins of the regions its pixels lie in (one
+ * shared atomic a pixel and frame, at most 2 x 2 regions a workgroup: 256 counters to clear
+ * and read, not the 1088 of both whole histograms), then each non-zero bin added once per
+ * workgroup to the surface, and the whole frame's bins as the sums of the regions' (one
+ * global atomic per bin and workgroup, not two per pixel on a few hundred addresses; counts,
+ * so the order does not matter and the sums are exact). A NaN or infinite float pixel, which the
  * CPU pass refuses with UPF_ERROR_BAD_DATA, is black here (nothing is read back). Steps
  * l = 1, 5, 9, .. below levels: levels l .. l + 3 of each luma pyramid (downs: four levels a
  * dispatch, through shared memory), each the 2x2 mean of the level below (last row or column
@@ -52,10 +54,14 @@ layout(push_constant) uniform Push {
 
 #define BINS 32
 #define REGIONS 17
-#define COUNTS (2 * REGIONS * BINS)
 #define GROUP 64 /* invocations of a workgroup */
 
-shared uint counts[COUNTS]; /* step 0: this workgroup's histograms, as the surface's */
+/* Step 0: this workgroup's counts, per frame, per region its 8 x 8 pixels touch (at most 2
+ * x 2 slots when the regions are at least 8 pixels wide and high, a frame of 32 x 32 or more;
+ * else at most 4 a side) and bin; the whole frame's bins are the sums of its regions' (made
+ * when the workgroup adds its counts to the surface). */
+#define SLOTS_MAX 16
+shared uint counts[2 * SLOTS_MAX * BINS];
 
 int level_size(int size, int l)
 {
@@ -110,6 +116,13 @@ vec4 to_bytes(int f, int x, int y)
     return vec4(table_at(table + k.r), table_at(table + k.g), table_at(table + k.b), 1.0);
 }
 
+/* The region slots a workgroup keeps, a side: 2 where a region is at least 8 pixels wide (high),
+ * else 4 (every region of that side). */
+ivec2 slot_sides()
+{
+    return ivec2(pc.width >= 32 ? 2 : 4, pc.height >= 32 ? 2 : 4);
+}
+
 void frame(int f, int x, int y)
 {
     const int i = y * pc.width + x;
@@ -135,10 +148,9 @@ void frame(int f, int x, int y)
             luma_cur[i] = v;
     }
     const int bin = clamp(int(v * float(BINS)), 0, BINS - 1);
-    const int region = 1 + (y * 4 / pc.height) * 4 + x * 4 / pc.width;
-    const int base = f * REGIONS * BINS;
-    atomicAdd(counts[base + bin], 1u);
-    atomicAdd(counts[base + region * BINS + bin], 1u);
+    const ivec2 o = ivec2(gl_WorkGroupID.xy) * 8, sides = slot_sides();
+    const int sx = x * 4 / pc.width - o.x * 4 / pc.width, sy = y * 4 / pc.height - o.y * 4 / pc.height;
+    atomicAdd(counts[((f * sides.y + sy) * sides.x + sx) * BINS + bin], 1u);
 }
 
 #define DOWN_FUSED 4 /* pyramid levels a down step makes (vk_framegen.h, UPF__VK_FG_DOWN_FUSED) */
@@ -185,8 +197,11 @@ void downs(int l0)
 /* step 0: every invocation of the workgroup reaches the barriers */
 void frames(int x, int y)
 {
-    const uint me = gl_LocalInvocationIndex;
-    for (uint k = me; k < COUNTS; k += GROUP)
+    const int me = int(gl_LocalInvocationIndex);
+    const ivec2 sides = slot_sides(), r0 = ivec2(gl_WorkGroupID.xy) * 8 * 4 /
+                                           ivec2(pc.width, pc.height); /* the first region */
+    const int slots = sides.x * sides.y, used = 2 * slots * BINS;
+    for (int k = me; k < used; k += GROUP)
         counts[k] = 0u;
     barrier();
     if (x < pc.width && y < pc.height) {
@@ -194,10 +209,19 @@ void frames(int x, int y)
         frame(1, x, y);
     }
     barrier();
-    for (uint k = me; k < COUNTS; k += GROUP) {
+    for (int k = me; k < used; k += GROUP) { /* each region's bins */
         const uint n = counts[k];
+        const int f = k / (slots * BINS), s = k / BINS % slots;
+        const int region = 1 + (r0.y + s / sides.x) * 4 + r0.x + s % sides.x;
         if (n != 0u)
-            atomicAdd(hist[k], n);
+            atomicAdd(hist[(f * REGIONS + region) * BINS + k % BINS], n);
+    }
+    for (int k = me; k < 2 * BINS; k += GROUP) { /* the whole frame's: the regions' sums */
+        uint n = 0u;
+        for (int s = 0; s < slots; s++)
+            n += counts[(k / BINS * slots + s) * BINS + k % BINS];
+        if (n != 0u)
+            atomicAdd(hist[k / BINS * REGIONS * BINS + k % BINS], n);
     }
 }
 
