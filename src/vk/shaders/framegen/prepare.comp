@@ -92,16 +92,30 @@ float table_at(uint k)
     return uintBitsToFloat(bytes[k]);
 }
 
-/* the 8-bit code of a channel that texelFetch gave as v (device: an SRGB format, decoded) */
+/* the midpoint of the sRGB table's values k - 1 and k (1 <= k <= 255) */
+float midpoint(int k)
+{
+    return 0.5 * (table_at(uint(k - 1)) + table_at(uint(k)));
+}
+
+/* the 8-bit code of a channel that texelFetch gave as v (device: an SRGB format, decoded):
+ * the largest k with v at or above midpoint(k) (0 for none, NaN), the code whose table value
+ * is nearest. The midpoints rise with k, so a walk from any start ends there; it starts at
+ * the sRGB encoding of v (IEC 61966-2-1), a step or two away, not at a bisection's 8 steps
+ * of two dependent loads each. */
 uint code_of(float v, uint device)
 {
     if (device == 0u)
         return uint(clamp(v, 0.0, 1.0) * 255.0 + 0.5);
-    uint k = 0u; /* the largest k with v at or above the midpoint of table[k - 1], table[k] */
-    for (uint step = 128u; step > 0u; step >>= 1)
-        if (v >= 0.5 * (table_at(k + step - 1u) + table_at(k + step)))
-            k += step;
-    return k;
+    if (!(v >= midpoint(1)))
+        return 0u;
+    const float s = v <= 0.0031308 ? 12.92 * v : 1.055 * pow(min(v, 1.0), 1.0 / 2.4) - 0.055;
+    int k = clamp(int(s * 255.0 + 0.5), 1, 255);
+    while (k < 255 && v >= midpoint(k + 1))
+        k++;
+    while (k > 1 && !(v >= midpoint(k)))
+        k--;
+    return uint(k);
 }
 
 /* BYTES: frame f's pixel (x, y) to its codes in the 8-bit frames; its linear colour */
