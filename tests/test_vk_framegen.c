@@ -1105,9 +1105,17 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, int w, int h, co
     while (ps->surface[UPF__FG_LUMA].height > 0 &&
            upf__fg_atlas_rows(h, 0, con.levels) < ps->surface[UPF__FG_LUMA].height)
         con.levels++;
-    static float a[4 * N], b[4 * N];
+    float *a = malloc(sizeof(float) * 4 * (size_t)w * h), *b = malloc(sizeof(float) * 4 *
+                                                                        (size_t)w * h);
+    int *scratch = malloc(sizeof(int) * 2 * (size_t)h);
+    CHECK(a && b && scratch);
+    if (!a || !b || !scratch) {
+        free(a), free(b), free(scratch);
+        upf_interpolate_destroy(&e);
+        return;
+    }
     test_rng rng = test_rng_make("test_vk_framegen prepare");
-    for (int i = 0; i < 4 * N; i++) {
+    for (int i = 0; i < 4 * w * h; i++) {
         a[i] = test_rand_float(&rng) * 1.4f - 0.1f;
         b[i] = (i / 4) % 7 == 0 ? a[i] : test_rand_float(&rng);
     }
@@ -1123,8 +1131,8 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, int w, int h, co
         want[outs[k]] = calloc(1, surface_bytes(ps, outs[k]) + 16);
         got[outs[k]] = calloc(1, surface_bytes(ps, outs[k]) + 16);
     }
-    static int scratch[2 * H];
-    cpu_pass_images(g->ctx, ps, UPF__FG_PREPARE, &con, want, cimg, scratch, sizeof scratch);
+    cpu_pass_images(g->ctx, ps, UPF__FG_PREPARE, &con, want, cimg, scratch,
+                    sizeof(int) * 2 * (size_t)h);
 
     vkt_image pi = vkt_sampled_image(g->t, w, h, VK_FORMAT_R32G32B32A32_SFLOAT, 16, a);
     vkt_image ci = vkt_sampled_image(g->t, w, h, VK_FORMAT_R32G32B32A32_SFLOAT, 16, b);
@@ -1136,9 +1144,8 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, int w, int h, co
     images[UPF__FG_COLOR_PREV] = &lp, images[UPF__FG_COLOR] = &lc;
     prepare_push push = { con, 0, { 0 }, { 0 }, { 0 }, { 0 } };
     const upf__vk_pass_plan plan = prepare_plan();
-    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1,
-                              .grid = { upf__vk_grid8(w, h) } };
-    upf__vk_fg_down_dispatches(&pf, w, h, con.levels); /* as the engine: four levels a dispatch */
+    upf__vk_pass_frame pf = { .run = true, .push = &push };
+    upf__vk_fg_prepare_dispatches(&pf, w, h, con.levels); /* as the engine's */
     if (run_pass_images(g, ps, &plan, &pf, in, got, images, 1, NULL, NULL) == 0)
         for (int k = 0; k < 5; k++) {
             const size_t bytes = surface_bytes(ps, outs[k]);
@@ -1159,8 +1166,9 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, int w, int h, co
                             ps->surface_info[outs[k]].name);
             }
         }
-    CHECKF(motion != UPF_INTERPOLATE_MOTION_FLOW || con.levels >= 3, "%s: %d levels", what,
-           con.levels);
+    CHECKF(motion != UPF_INTERPOLATE_MOTION_FLOW || con.levels >= (w > 100 ? 5 : 3),
+           "%s: %d levels", what, con.levels);
+    free(a), free(b), free(scratch);
     for (int k = 0; k < 5; k++)
         free(want[outs[k]]), free(got[outs[k]]);
     vkt_image_free(g->t, &pi);
@@ -1174,6 +1182,8 @@ static void test_prepare(gpu *g)
     prepare_case(g, UPF_INTERPOLATE_MOTION_FLOW, W, H, "optical flow (luma pyramids)");
     /* under 32 x 32: a workgroup's pixels in up to 4 regions a side (prepare.comp's slots) */
     prepare_case(g, UPF_INTERPOLATE_MOTION_VECTORS, 29, 13, "game vectors at 29 x 13");
+    /* five levels: step 0 makes levels 1 to 3, a down step level 4 */
+    prepare_case(g, UPF_INTERPOLATE_MOTION_FLOW, 203, 141, "optical flow at 203 x 141");
 }
 
 /* ---- camera ------------------------------------------------------------------------------ */

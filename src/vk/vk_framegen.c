@@ -189,6 +189,17 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
     return n;
 }
 
+void upf__vk_fg_prepare_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
+{
+    pf->grid[pf->dispatches] = upf__vk_grid8(W, H);
+    pf->patch[pf->dispatches++] = 0;
+    for (int l = 1 + UPF__VK_FG_PREPARE_FUSED; l < levels; l += UPF__VK_FG_DOWN_FUSED) {
+        pf->grid[pf->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
+                                                 upf__fg_level_size(H, l));
+        pf->patch[pf->dispatches++] = (uint32_t)l;
+    }
+}
+
 void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
 {
     for (int l = 1; l < levels; l += UPF__VK_FG_DOWN_FUSED) {
@@ -482,10 +493,9 @@ static void prepare_passes(const upf_vk_interpolate *fg, const upf_vk_interpolat
     pp->prev_device = srgb_format(f->prev_color->format);
     pp->cur_device = srgb_format(f->color->format);
     upf__vk_pass_frame *pf = &vf->pass[fg->at[UPF__VK_FG_GP_PREPARE]];
-    *pf = (upf__vk_pass_frame){ .run = true, .push = pp, .dispatches = 1,
-                                .grid = { upf__vk_grid8(W, H) },
+    *pf = (upf__vk_pass_frame){ .run = true, .push = pp,
                                 .variant = rp->bytes ? UPF__VK_FG_VARIANT_BYTES : 0 };
-    upf__vk_fg_down_dispatches(pf, W, H, pp->c.levels); /* the luma pyramids (the flow) */
+    upf__vk_fg_prepare_dispatches(pf, W, H, pp->c.levels); /* the luma pyramids (the flow) */
     upf__fg_scene_con *sc = (upf__fg_scene_con *)push[UPF__VK_FG_GP_SCENE].bytes;
     *sc = *(const upf__fg_scene_con *)fg->ps.con[UPF__FG_SCENE_PASS];
     sc->enabled = flow;

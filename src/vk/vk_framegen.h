@@ -65,6 +65,10 @@ void upf__vk_fg_splat_frame(upf__vk_fg_splat_push *sp, float t, bool camera,
  * patch: l). */
 #define UPF__VK_FG_DOWN_FUSED 4
 void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
+/* prepare's (prepare.comp): its step 0, 8 x 8 pixels a workgroup, also makes levels 1 .. 3 of
+ * its tile (UPF__VK_FG_PREPARE_FUSED); appends step 0 and the down steps from level 4 on. */
+#define UPF__VK_FG_PREPARE_FUSED 3
+void upf__vk_fg_prepare_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
 
 /* The inpaint's up steps (inpaint.comp): levels levels - 2 .. least, one dispatch a level
  * (grid: the level's 8 x 8 tiles, patch: -l), except that the levels of at most

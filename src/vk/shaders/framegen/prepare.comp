@@ -21,10 +21,11 @@
  * workgroup to the surface, and the whole frame's bins as the sums of the regions' (one
  * global atomic per bin and workgroup, not two per pixel on a few hundred addresses; counts,
  * so the order does not matter and the sums are exact). A NaN or infinite float pixel, which the
- * CPU pass refuses with UPF_ERROR_BAD_DATA, is black here (nothing is read back). Steps
- * l = 1, 5, 9, .. below levels: levels l .. l + 3 of each luma pyramid (downs: four levels a
- * dispatch, through shared memory), each the 2x2 mean of the level below (last row or column
- * repeated). The arithmetic is `precise`, in the CPU's order. One invocation per pixel of
+ * CPU pass refuses with UPF_ERROR_BAD_DATA, is black here (nothing is read back). Step 0
+ * also makes levels 1 .. 3 of each luma pyramid below its 8 x 8 pixels (from its level 0 in
+ * shared memory), steps l = 4, 8, .. below levels levels l .. l + 3 (downs: four levels a
+ * dispatch, through shared memory; upf__vk_fg_prepare_dispatches), each the 2x2 mean of the
+ * level below (last row or column repeated). The arithmetic is `precise`, in the CPU's order. One invocation per pixel of
  * the level (of the down step's first), 8 x 8 a workgroup. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -62,6 +63,10 @@ layout(push_constant) uniform Push {
  * when the workgroup adds its counts to the surface). */
 #define SLOTS_MAX 16
 shared uint counts[2 * SLOTS_MAX * BINS];
+
+#define DOWN_FUSED 4 /* pyramid levels a down step makes (vk_framegen.h, UPF__VK_FG_DOWN_FUSED) */
+shared float tile[2][85]; /* the down step's levels of each pyramid: 8 x 8, 4 x 4, 2 x 2, 1 x 1 */
+const int TILE_AT[4] = int[4](0, 64, 80, 84);
 
 int level_size(int size, int l)
 {
@@ -161,27 +166,28 @@ void frame(int f, int x, int y)
         if (pc.levels > 0)
             luma_cur[i] = v;
     }
+    if (pc.levels > 1) /* level 0 of the tile, for the levels step 0 makes (downs) */
+        tile[f][gl_LocalInvocationIndex] = v;
     const int bin = clamp(int(v * float(BINS)), 0, BINS - 1);
     const ivec2 o = ivec2(gl_WorkGroupID.xy) * 8, sides = slot_sides();
     const int sx = x * 4 / pc.width - o.x * 4 / pc.width, sy = y * 4 / pc.height - o.y * 4 / pc.height;
     atomicAdd(counts[((f * sides.y + sy) * sides.x + sx) * BINS + bin], 1u);
 }
 
-#define DOWN_FUSED 4 /* pyramid levels a down step makes (vk_framegen.h, UPF__VK_FG_DOWN_FUSED) */
-shared float tile[2][85]; /* the down step's levels of each pyramid: 8 x 8, 4 x 4, 2 x 2, 1 x 1 */
-const int TILE_AT[4] = int[4](0, 64, 80, 84);
 
 /* Step l0 >= 1: levels l0 .. l0 + DOWN_FUSED - 1 (at most levels - 1) of both pyramids in one
  * dispatch. A workgroup makes 8 x 8 pixels of level l0 from level l0 - 1 in memory, then from
  * those (kept in shared memory) the 4 x 4 of level l0 + 1 below them, 2 x 2, 1 x 1: a
  * pixel's children (the last row or column repeated) are in its workgroup's tile, so each
- * level is what a dispatch of its own gives. Every invocation calls this. */
-void downs(int l0)
+ * level is what a dispatch of its own gives. `fused` (step 0, l0 = 1): level 0's 8 x 8 are in
+ * the tile already (frame), and levels 1 .. 3 (UPF__VK_FG_PREPARE_FUSED) are its 4 x 4, 2 x 2,
+ * 1 x 1. Every invocation calls this. */
+void downs(int l0, bool fused)
 {
     const int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
-    const int last = min(l0 + DOWN_FUSED - 1, pc.levels - 1);
+    const int last = min(l0 + DOWN_FUSED - (fused ? 2 : 1), pc.levels - 1);
     for (int l = l0; l <= last; l++) {
-        const int s = l - l0, n = 8 >> s; /* the tile's side at level l */
+        const int s = l - l0 + (fused ? 1 : 0), n = 8 >> s; /* the tile's side at level l */
         const int w = level_size(pc.width, l - 1), h = level_size(pc.height, l - 1);
         const int x = int(gl_WorkGroupID.x) * n + lx, y = int(gl_WorkGroupID.y) * n + ly;
         if (lx < n && ly < n && x < level_size(pc.width, l) && y < level_size(pc.height, l)) {
@@ -223,6 +229,8 @@ void frames(int x, int y)
         frame(1, x, y);
     }
     barrier();
+    if (pc.levels > 1)
+        downs(1, true);
     for (int k = me; k < used; k += GROUP) { /* each region's bins */
         const uint n = counts[k];
         const int f = k / (slots * BINS), s = k / BINS % slots;
@@ -245,5 +253,5 @@ void main()
     if (pc.step == 0)
         frames(x, y);
     else
-        downs(pc.step);
+        downs(pc.step, false);
 }
