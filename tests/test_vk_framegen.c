@@ -485,10 +485,8 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
     bytes_in = bytes ? codes : NULL;
     upf__vk_pass_plan plan = {
         .pass = UPF__FG_VECTORS, .stamp = true,
-        .clear = UPF__VK_RES(UPF__FG_SPLAT_PREV) | UPF__VK_RES(UPF__FG_SPLAT_PREV_INDEX),
-        .push_bytes = sizeof push, .patch_used = true, .patch_offset = sizeof *con,
-        .variant_count = 1, .variant = { { "framegen/vectors", NULL, NULL } } };
-    upf__vk_fg_bytes_variants(&plan, "framegen/vectors"); /* as the engine's */
+        .push_bytes = sizeof push, .patch_used = true, .patch_offset = sizeof *con };
+    upf__vk_fg_vectors_plan(&plan); /* as the engine's */
     const upf__vk_grid grid = { (W + 7) / 8, (H + 7) / 8, 1 };
     const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 9,
                                     .grid = { grid, grid, grid, grid, grid, grid, grid, grid,
@@ -557,6 +555,28 @@ static void test_vectors(gpu *g)
     }
     vectors_case(g, upf_interpolate_params(.width = W, .height = H), motion, depth, prev, cur,
                  false, 20, "a shadow moving over still ground");
+    /* the shadow at the frame's left edge (no candidate within radius + 2 of it) and beside the
+     * moving square (a changed patch with a moving pixel in its window is left alone): the
+     * GPU's tiles at an edge and the window test (vectors.comp, shade_tile) */
+    static float prev2[4 * N], cur2[4 * N], motion2[2 * N];
+    for (int i = 0; i < N; i++) {
+        const int x = i % W, y = i / W;
+        const float d0 = (float)((x - 9) * (x - 9) + (y - 18) * (y - 18));
+        const float d1 = (float)((x - 11) * (x - 11) + (y - 20) * (y - 20));
+        const float v = 0.3f + 0.3f * (float)test_rand_int(&rng, 0, 1000) / 1000.0f;
+        const float lp = d0 < 64.0f ? 0.35f : 1.0f, lc = d1 < 64.0f ? 0.35f : 1.0f;
+        for (int k = 0; k < 3; k++)
+            prev2[4 * i + k] = lp * v, cur2[4 * i + k] = lc * v;
+        prev2[4 * i + 3] = cur2[4 * i + 3] = 1.0f;
+        const bool sq = x >= 24 && x < 32 && y >= 12 && y < 22;
+        motion2[2 * i] = sq ? -3.0f : 0.0f;
+        motion2[2 * i + 1] = 0.0f;
+        depth[i] = sq ? 0.25f : 0.5f;
+    }
+    vectors_case(g, upf_interpolate_params(.width = W, .height = H), motion2, depth, prev2, cur2,
+                 false, 10, "a shadow at the frame's edge beside a moving square");
+    for (int i = 0; i < N; i++) /* the square of the cases below again */
+        depth[i] = motion[2 * i] != 0.0f ? 0.25f : 0.5f;
     /* the same from 8-bit frames (both host colours sRGB codes): the CPU on the codes' floats */
     for (int i = 0; i < 4 * N; i++) {
         prev[i] = upf_srgb8_to_linear_table[upf_linear_to_srgb8(prev[i])];
@@ -1161,10 +1181,10 @@ static void test_bytes(gpu *g)
 
 /* ---- prepare ----------------------------------------------------------------------------- */
 
-static void prepare_case(gpu *g, upf_interpolate_motion motion, const char *what)
+static void prepare_case(gpu *g, upf_interpolate_motion motion, int w, int h, const char *what)
 {
     upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
-        .width = W, .height = H, .motion = motion));
+        .width = w, .height = h, .motion = motion));
     CHECK(e != NULL);
     if (!e)
         return;
@@ -1172,15 +1192,23 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, const char *what
     upf__fg_prepare_con con = *(const upf__fg_prepare_con *)ps->con[UPF__FG_PREPARE];
     con.levels = 0;
     while (ps->surface[UPF__FG_LUMA].height > 0 &&
-           upf__fg_atlas_rows(H, 0, con.levels) < ps->surface[UPF__FG_LUMA].height)
+           upf__fg_atlas_rows(h, 0, con.levels) < ps->surface[UPF__FG_LUMA].height)
         con.levels++;
-    static float a[4 * N], b[4 * N];
+    float *a = malloc(sizeof(float) * 4 * (size_t)w * h), *b = malloc(sizeof(float) * 4 *
+                                                                        (size_t)w * h);
+    int *scratch = malloc(sizeof(int) * 2 * (size_t)h);
+    CHECK(a && b && scratch);
+    if (!a || !b || !scratch) {
+        free(a), free(b), free(scratch);
+        upf_interpolate_destroy(&e);
+        return;
+    }
     test_rng rng = test_rng_make("test_vk_framegen prepare");
-    for (int i = 0; i < 4 * N; i++) {
+    for (int i = 0; i < 4 * w * h; i++) {
         a[i] = test_rand_float(&rng) * 1.4f - 0.1f;
         b[i] = (i / 4) % 7 == 0 ? a[i] : test_rand_float(&rng);
     }
-    const upf_image ia = { a, W, H, 0, UPF_FORMAT_RGBA32F }, ib = { b, W, H, 0,
+    const upf_image ia = { a, w, h, 0, UPF_FORMAT_RGBA32F }, ib = { b, w, h, 0,
                                                                    UPF_FORMAT_RGBA32F };
     const upf_image *cimg[UPF__SURFACES_MAX] = { 0 };
     cimg[UPF__FG_COLOR_PREV] = &ia, cimg[UPF__FG_COLOR] = &ib;
@@ -1192,11 +1220,11 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, const char *what
         want[outs[k]] = calloc(1, surface_bytes(ps, outs[k]) + 16);
         got[outs[k]] = calloc(1, surface_bytes(ps, outs[k]) + 16);
     }
-    static int scratch[2 * H];
-    cpu_pass_images(g->ctx, ps, UPF__FG_PREPARE, &con, want, cimg, scratch, sizeof scratch);
+    cpu_pass_images(g->ctx, ps, UPF__FG_PREPARE, &con, want, cimg, scratch,
+                    sizeof(int) * 2 * (size_t)h);
 
-    vkt_image pi = vkt_sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, a);
-    vkt_image ci = vkt_sampled_image(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 16, b);
+    vkt_image pi = vkt_sampled_image(g->t, w, h, VK_FORMAT_R32G32B32A32_SFLOAT, 16, a);
+    vkt_image ci = vkt_sampled_image(g->t, w, h, VK_FORMAT_R32G32B32A32_SFLOAT, 16, b);
     const upf_vk_image lp = vkt_lend(&pi, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
                                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
     const upf_vk_image lc = vkt_lend(&ci, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
@@ -1205,31 +1233,31 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, const char *what
     images[UPF__FG_COLOR_PREV] = &lp, images[UPF__FG_COLOR] = &lc;
     prepare_push push = { con, 0, { 0 }, { 0 }, { 0 }, { 0 } };
     const upf__vk_pass_plan plan = prepare_plan();
-    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1,
-                              .grid = { upf__vk_grid8(W, H) } };
-    upf__vk_fg_down_dispatches(&pf, W, H, con.levels); /* as the engine: four levels a dispatch */
+    upf__vk_pass_frame pf = { .run = true, .push = &push };
+    upf__vk_fg_prepare_dispatches(&pf, w, h, con.levels); /* as the engine's */
     if (run_pass_images(g, ps, &plan, &pf, in, got, images, 1, NULL, NULL) == 0)
         for (int k = 0; k < 5; k++) {
             const size_t bytes = surface_bytes(ps, outs[k]);
             if (outs[k] == UPF__FG_LUMA_PREV || outs[k] == UPF__FG_LUMA) {
                 /* each level's pixels: the atlas is as wide as level 0 */
                 for (int l = 0; l < con.levels; l++)
-                    for (int y = 0; y < upf__fg_level_size(H, l); y++) {
-                        const size_t o = ((size_t)upf__fg_level_row(H, l) + y) * W;
+                    for (int y = 0; y < upf__fg_level_size(h, l); y++) {
+                        const size_t o = ((size_t)upf__fg_level_row(h, l) + y) * w;
                         char name[48];
                         snprintf(name, sizeof name, "%s level %d row %d",
                                  ps->surface_info[outs[k]].name, l, y);
                         compare_u32((const float *)got[outs[k]] + o,
-                                    (const float *)want[outs[k]] + o, upf__fg_level_size(W, l),
-                                    upf__fg_level_size(W, l), what, name);
+                                    (const float *)want[outs[k]] + o, upf__fg_level_size(w, l),
+                                    upf__fg_level_size(w, l), what, name);
                     }
             } else if (bytes) {
-                compare_u32(got[outs[k]], want[outs[k]], (int)(bytes / 4), W, what,
+                compare_u32(got[outs[k]], want[outs[k]], (int)(bytes / 4), w, what,
                             ps->surface_info[outs[k]].name);
             }
         }
-    CHECKF(motion != UPF_INTERPOLATE_MOTION_FLOW || con.levels >= 3, "%s: %d levels", what,
-           con.levels);
+    CHECKF(motion != UPF_INTERPOLATE_MOTION_FLOW || con.levels >= (w > 100 ? 5 : 3),
+           "%s: %d levels", what, con.levels);
+    free(a), free(b), free(scratch);
     for (int k = 0; k < 5; k++)
         free(want[outs[k]]), free(got[outs[k]]);
     vkt_image_free(g->t, &pi);
@@ -1239,8 +1267,12 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, const char *what
 
 static void test_prepare(gpu *g)
 {
-    prepare_case(g, UPF_INTERPOLATE_MOTION_VECTORS, "game vectors (no pyramid)");
-    prepare_case(g, UPF_INTERPOLATE_MOTION_FLOW, "optical flow (luma pyramids)");
+    prepare_case(g, UPF_INTERPOLATE_MOTION_VECTORS, W, H, "game vectors (no pyramid)");
+    prepare_case(g, UPF_INTERPOLATE_MOTION_FLOW, W, H, "optical flow (luma pyramids)");
+    /* under 32 x 32: a workgroup's pixels in up to 4 regions a side (prepare.comp's slots) */
+    prepare_case(g, UPF_INTERPOLATE_MOTION_VECTORS, 29, 13, "game vectors at 29 x 13");
+    /* five levels: step 0 makes levels 1 to 3, a down step level 4 */
+    prepare_case(g, UPF_INTERPOLATE_MOTION_FLOW, 203, 141, "optical flow at 203 x 141");
 }
 
 /* ---- camera ------------------------------------------------------------------------------ */

@@ -156,8 +156,11 @@ typedef struct upf__fg_vectors_con {
     uint32_t depth_reversed;          /* 1: larger depth is nearer */
     float shade_threshold;            /* a still pixel whose 5 x 5 patch's mean luma difference
                                        * between the frames is above this is searched (0: off) */
-    int32_t shade_radius;             /* ... for the patch of N-1 that matches, +- pixels */
+    int32_t shade_radius;             /* ... for the patch of N-1 that matches, +- pixels
+                                       * (at most UPF__FG_SHADE_RADIUS_MAX) */
 } upf__fg_vectors_con;
+/* The largest shade radius the GPU's tiles hold (vectors.comp, SHADE_RADIUS_MAX). */
+#define UPF__FG_SHADE_RADIUS_MAX 8
 
 typedef struct upf__fg_flow_con {
     int32_t width, height;

@@ -42,6 +42,7 @@
 #define SHADE_THRESHOLD 0.01f  /* vectors: a still pixel's 5x5 patch differs by 0.01 of linear
                                 * luma on average between the frames: searched ... */
 #define SHADE_RADIUS 4         /* ... +- 4 px for what moved over it (a shadow) */
+_Static_assert(SHADE_RADIUS <= UPF__FG_SHADE_RADIUS_MAX, "vectors.comp's tiles");
 #define STILL_THRESHOLD (2.0f / 255.0f) /* still pixels: within 2/255 (square-root light) */
 #define CUT_GLOBAL 0.25f       /* a cut: the whole frame's histograms differ by a quarter ... */
 #define CUT_REGIONS 0.5f       /* ... and the median region's by half */

@@ -110,7 +110,9 @@ void upf__vk_fg_bytes_extra(upf__vk_runner_params *rp, int W, int H,
         .name = "the 8-bit frames", .kind = UPF__VK_EXTRA_STORAGE,
         .bytes = ((VkDeviceSize)UPF__VK_FG_TABLE + 2 * (VkDeviceSize)W * (VkDeviceSize)H) * 4,
         .upload = table, .upload_bytes = UPF__VK_FG_TABLE * sizeof(float) };
-    rp->extra_count = 1;
+    rp->extra[UPF__VK_FG_SHADED - UPF__FG_COUNT] = (upf__vk_extra_plan){
+        .name = "the shade flag", .kind = UPF__VK_EXTRA_STORAGE, .bytes = 16, .clear_value = 0 };
+    rp->extra_count = 2;
 }
 
 upf__vk_grid upf__vk_fg_resolve_grid(int W, int H, bool bytes)
@@ -126,10 +128,10 @@ void upf__vk_fg_tiles_extra(upf__vk_runner_params *rp, int W, int H)
     const VkDeviceSize tiles = (VkDeviceSize)((W + UPF__VK_FG_TILE - 1) / UPF__VK_FG_TILE) *
                                (VkDeviceSize)((H + UPF__VK_FG_TILE - 1) / UPF__VK_FG_TILE);
     for (int k = 0; k < 2; k++)
-        rp->extra[1 + k] = (upf__vk_extra_plan){
+        rp->extra[UPF__VK_FG_TILES_FILL - UPF__FG_COUNT + k] = (upf__vk_extra_plan){
             .name = k ? "the inpaint's tile list" : "the fill's tile list",
             .kind = UPF__VK_EXTRA_STORAGE, .bytes = (UPF__VK_FG_TILES_AT + tiles) * 4 };
-    rp->extra_count = 3;
+    rp->extra_count = UPF__VK_FG_TILES_INPAINT - UPF__FG_COUNT + 1;
 }
 
 void upf__vk_fg_tile_plans(upf__vk_pass_plan *fill, upf__vk_pass_plan *inpaint_down,
@@ -166,6 +168,15 @@ void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader)
     plan->reads |= RES(UPF__VK_FG_BYTES);
 }
 
+void upf__vk_fg_vectors_plan(upf__vk_pass_plan *plan)
+{
+    upf__vk_fg_bytes_variants(plan, "framegen/vectors"); /* the shade rule's patches */
+    plan->clear = RES(UPF__FG_SPLAT_PREV) | RES(UPF__FG_SPLAT_PREV_INDEX) |
+                  RES(UPF__VK_FG_SHADED);
+    plan->reads |= RES(UPF__VK_FG_SHADED);
+    plan->writes |= RES(UPF__VK_FG_SHADED);
+}
+
 int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool flow,
                      int *flow_first, int *flow_count)
 {
@@ -179,8 +190,7 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
     plan[n++] = plan_of(UPF__FG_SCENE_PASS, "framegen/scene", 0, true);
     at[UPF__VK_FG_GP_VECTORS] = n;
     plan[n] = plan_of(UPF__FG_VECTORS, "framegen/vectors", sizeof(upf__fg_vectors_con), true);
-    upf__vk_fg_bytes_variants(&plan[n], "framegen/vectors"); /* the shade rule's patches */
-    plan[n++].clear = RES(UPF__FG_SPLAT_PREV) | RES(UPF__FG_SPLAT_PREV_INDEX);
+    upf__vk_fg_vectors_plan(&plan[n++]);
     /* The flow's GPU passes (vk_framegen_flow.c), where the CPU engine runs `flow`: after
      * prepare and scene, before camera; only in an engine made for the flow. */
     *flow_first = n;
@@ -220,6 +230,17 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
         plan[n++].writes = RES(UPF__FG_OUTPUT);
     }
     return n;
+}
+
+void upf__vk_fg_prepare_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
+{
+    pf->grid[pf->dispatches] = upf__vk_grid8(W, H);
+    pf->patch[pf->dispatches++] = 0;
+    for (int l = 1 + UPF__VK_FG_PREPARE_FUSED; l < levels; l += UPF__VK_FG_DOWN_FUSED) {
+        pf->grid[pf->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
+                                                 upf__fg_level_size(H, l));
+        pf->patch[pf->dispatches++] = (uint32_t)l;
+    }
 }
 
 void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
@@ -534,10 +555,9 @@ static void prepare_passes(const upf_vk_interpolate *fg, const upf_vk_interpolat
     pp->prev_device = srgb_format(f->prev_color->format);
     pp->cur_device = srgb_format(f->color->format);
     upf__vk_pass_frame *pf = &vf->pass[fg->at[UPF__VK_FG_GP_PREPARE]];
-    *pf = (upf__vk_pass_frame){ .run = true, .push = pp, .dispatches = 1,
-                                .grid = { upf__vk_grid8(W, H) },
+    *pf = (upf__vk_pass_frame){ .run = true, .push = pp,
                                 .variant = rp->bytes ? UPF__VK_FG_VARIANT_BYTES : 0 };
-    upf__vk_fg_down_dispatches(pf, W, H, pp->c.levels); /* the luma pyramids (the flow) */
+    upf__vk_fg_prepare_dispatches(pf, W, H, pp->c.levels); /* the luma pyramids (the flow) */
     upf__fg_scene_con *sc = (upf__fg_scene_con *)push[UPF__VK_FG_GP_SCENE].bytes;
     *sc = *(const upf__fg_scene_con *)fg->ps.con[UPF__FG_SCENE_PASS];
     sc->enabled = flow;

@@ -80,6 +80,10 @@ void upf__vk_fg_splat_frame(upf__vk_fg_splat_push *sp, float t, bool camera,
  * patch: l). */
 #define UPF__VK_FG_DOWN_FUSED 4
 void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
+/* prepare's (prepare.comp): its step 0, 8 x 8 pixels a workgroup, also makes levels 1 .. 3 of
+ * its tile (UPF__VK_FG_PREPARE_FUSED); appends step 0 and the down steps from level 4 on. */
+#define UPF__VK_FG_PREPARE_FUSED 3
+void upf__vk_fg_prepare_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
 
 /* The inpaint's up steps (inpaint.comp): levels levels - 2 .. least, one dispatch a level
  * (grid: the level's 8 x 8 tiles, patch: -l), except that the levels of at most
@@ -93,8 +97,8 @@ void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels
 void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, int least);
 
 /* The tile lists (issue 33 item 4: the fill and the inpaint work at full resolution only
- * where there are holes). Two extra bindings after the 8-bit frames, resources and shader
- * bindings UPF__VK_FG_TILES_FILL and UPF__VK_FG_TILES_INPAINT, each: a
+ * where there are holes). Two extra bindings after the 8-bit frames and the shade flag: resources and shader
+ * bindings UPF__VK_FG_TILES_FILL and UPF__VK_FG_TILES_INPAINT (after the shade flag), each: a
  * VkDispatchIndirectCommand (x the tiles listed, y = z = 1), a word unused, then the listed
  * tiles of UPF__VK_FG_TILE x UPF__VK_FG_TILE pixels of level 0 (tx | ty << 16), in no fixed
  * order (the work on one tile does not depend on another's). Cleared to 0 before the pass
@@ -104,12 +108,12 @@ void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, 
  * last step (the holes filled) and the inpaint's up step at level 1 are indirect dispatches
  * over the list, a workgroup a tile: exactly the CPU's values, since those steps change
  * nothing outside such tiles. */
-#define UPF__VK_FG_TILES_FILL (UPF__FG_COUNT + 1)
-#define UPF__VK_FG_TILES_INPAINT (UPF__FG_COUNT + 2)
+#define UPF__VK_FG_TILES_FILL (UPF__FG_COUNT + 2)
+#define UPF__VK_FG_TILES_INPAINT (UPF__FG_COUNT + 3)
 #define UPF__VK_FG_TILE 16
 #define UPF__VK_FG_TILES_AT 4 /* the list's first tile, in words */
 #define UPF__VK_FG_UP_TILES_STEP 512 /* inpaint.comp's up step at level 1 over the list */
-/* Makes the tile lists rp's extras 1 and 2 for W x H frames (after upf__vk_fg_bytes_extra). */
+/* Makes the tile lists rp's extras 2 and 3 for W x H frames (after upf__vk_fg_bytes_extra). */
 void upf__vk_fg_tiles_extra(upf__vk_runner_params *rp, int W, int H);
 /* The fill's plan and the inpaint's down and up plans take their tile list (masks, clear,
  * indirect); NULL: not given. */
@@ -131,12 +135,17 @@ void upf__vk_fg_fill_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels
  * the codes instead of the linear surfaces and the resolve and the compose decode them:
  * linear = table[code], the CPU's very floats. */
 #define UPF__VK_FG_BYTES UPF__FG_COUNT
+/* The engine's second extra binding: one word the vectors pass clears (0) and its shade step
+ * (4) sets (1) when the shade rule moved a pixel; its steps 5 to 8 (the second splat to t = 0)
+ * do nothing while it is 0, as the CPU pass skips them (vectors.comp). 16 bytes. */
+#define UPF__VK_FG_SHADED (UPF__FG_COUNT + 1)
 #define UPF__VK_FG_TABLE 512
 #define UPF__VK_FG_TABLE_SRGB 0u
 #define UPF__VK_FG_TABLE_UNORM 256u
 #define UPF__VK_FG_VARIANT_BYTES 1
 /* Fills table[] and makes the 8-bit frames rp's extra 0 for W x H frames (the caller keeps
- * `table` while the runner lives: its first record uploads it). */
+ * `table` while the runner lives: its first record uploads it), and the shade flag its extra
+ * 1 (UPF__VK_FG_SHADED). */
 void upf__vk_fg_bytes_extra(upf__vk_runner_params *rp, int W, int H,
                             float table[UPF__VK_FG_TABLE]);
 /* The two pipelines of pass `shader` (prepare, resolve, compose, compose_hud) into *plan;
@@ -147,6 +156,9 @@ void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader);
 #define UPF__VK_FG_RESOLVE_BYTES_W 32
 #define UPF__VK_FG_RESOLVE_BYTES_H 2
 upf__vk_grid upf__vk_fg_resolve_grid(int W, int H, bool bytes);
+/* The vectors pass's plan beyond its pipelines: the 8-bit frames' variants, the splat to t = 0
+ * cleared before it and the shade flag (cleared, read and written). */
+void upf__vk_fg_vectors_plan(upf__vk_pass_plan *plan);
 /* 1 for an 8-bit colour format (R8G8B8A8 or B8G8R8A8, UNORM or SRGB), else 0. */
 bool upf__vk_fg_is_8bit(VkFormat format);
 

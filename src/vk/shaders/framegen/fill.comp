@@ -9,7 +9,7 @@
  * the camera surface; a hole where nothing landed), each invocation the 2x2 pixels below a
  * pixel of level 1, and makes levels 1 .. 4 from them (the downs of step 1, so motion_t is
  * not read back for them), and lists the 16 x 16 tiles of level 0 that hold a hole (binding
- * 31, the fill's tile list: vk_framegen.h UPF__VK_FG_TILES_FILL; an atomic count a tile, the
+ * 32, the fill's tile list: vk_framegen.h UPF__VK_FG_TILES_FILL; an atomic count a tile, the
  * count in the indirect dispatch's x); steps l = 5, 9, .. below levels make levels l .. l + 3
  * (downs: four levels a dispatch, through shared memory), each pixel the farthest (largest
  * priority) of its 2x2 children that have a motion, the first of equals (step 1 makes levels
@@ -31,7 +31,7 @@ layout(set = 0, binding = 18, std430) readonly buffer Splat { uint splat[]; };
 layout(set = 0, binding = 19, std430) readonly buffer SplatIndex { uint splat_index[]; };
 layout(set = 0, binding = 21, std430) buffer MotionT { uvec4 motion_t[]; };
 layout(set = 0, binding = 22, std430) buffer Pyramid { uvec4 pyramid[]; };
-layout(set = 0, binding = 31, std430) buffer Tiles { uint tiles[]; }; /* x, y, z, -, tiles */
+layout(set = 0, binding = 32, std430) buffer Tiles { uint tiles[]; }; /* x, y, z, -, tiles */
 layout(push_constant) uniform Push {
     int width, height;
     int levels;         /* of the motion pyramid, level 0 included */

@@ -11,7 +11,7 @@
  * one dispatch a level (inpaint.glsl, up_value); the small levels' up steps (those of at most
  * UPF__VK_FG_UP_TAIL pixels) go in one dispatch of one workgroup (up_tail). Step 1 also
  * lists the 16 x 16 tiles of level 0 (its workgroups') that hold a pixel with alpha not >= 1
- * (binding 32, the inpaint's tile list: vk_framegen.h UPF__VK_FG_TILES_INPAINT; an atomic
+ * (binding 33, the inpaint's tile list: vk_framegen.h UPF__VK_FG_TILES_INPAINT; an atomic
  * count a tile, the count in the indirect dispatch's x), and the up step of level 1 goes over
  * them alone (step -(UP_TILES + 1), dispatched indirectly, a workgroup a listed tile): the up
  * step changes only a pixel with alpha below 1, and a pixel of level 1 has alpha 1 unless one
@@ -30,7 +30,7 @@
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(set = 0, binding = 23, std430) readonly buffer Resolved { vec4 resolved[]; };
 layout(set = 0, binding = 24, std430) coherent buffer Pyramid { vec4 pyramid[]; };
-layout(set = 0, binding = 32, std430) buffer Tiles { uint tiles[]; }; /* x, y, z, -, tiles */
+layout(set = 0, binding = 33, std430) buffer Tiles { uint tiles[]; }; /* x, y, z, -, tiles */
 layout(push_constant) uniform Push {
     int width, height;
     int levels;         /* of the colour pyramid, level 0 included */

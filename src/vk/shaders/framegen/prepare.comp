@@ -15,14 +15,17 @@
  * read back from what texelFetch gives (a UNORM view: c / 255, rounded; an SRGB format, which
  * the device decodes: the code whose table value is nearest, by bisection on the midpoints),
  * and its linear colour table[code], the CPU's floats, for the luma. Luma and histograms:
- * counted into the workgroup's own copy of both histograms in
- * shared memory, then each non-zero bin added once per workgroup to the surface (one global
- * atomic per bin and workgroup, not two per pixel on a few hundred addresses; counts, so the
- * order does not matter and the sums are exact). A NaN or infinite float pixel, which the
- * CPU pass refuses with UPF_ERROR_BAD_DATA, is black here (nothing is read back). Steps
- * l = 1, 5, 9, .. below levels: levels l .. l + 3 of each luma pyramid (downs: four levels a
- * dispatch, through shared memory), each the 2x2 mean of the level below (last row or column
- * repeated). The arithmetic is `precise`, in the CPU's order. One invocation per pixel of
+ * counted in shared memory into the workgroup's bins of the regions its pixels lie in (one
+ * shared atomic a pixel and frame, at most 2 x 2 regions a workgroup: 256 counters to clear
+ * and read, not the 1088 of both whole histograms), then each non-zero bin added once per
+ * workgroup to the surface, and the whole frame's bins as the sums of the regions' (one
+ * global atomic per bin and workgroup, not two per pixel on a few hundred addresses; counts,
+ * so the order does not matter and the sums are exact). A NaN or infinite float pixel, which the
+ * CPU pass refuses with UPF_ERROR_BAD_DATA, is black here (nothing is read back). Step 0
+ * also makes levels 1 .. 3 of each luma pyramid below its 8 x 8 pixels (from its level 0 in
+ * shared memory), steps l = 4, 8, .. below levels levels l .. l + 3 (downs: four levels a
+ * dispatch, through shared memory; upf__vk_fg_prepare_dispatches), each the 2x2 mean of the
+ * level below (last row or column repeated). The arithmetic is `precise`, in the CPU's order. One invocation per pixel of
  * the level (of the down step's first), 8 x 8 a workgroup. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -52,10 +55,18 @@ layout(push_constant) uniform Push {
 
 #define BINS 32
 #define REGIONS 17
-#define COUNTS (2 * REGIONS * BINS)
 #define GROUP 64 /* invocations of a workgroup */
 
-shared uint counts[COUNTS]; /* step 0: this workgroup's histograms, as the surface's */
+/* Step 0: this workgroup's counts, per frame, per region its 8 x 8 pixels touch (at most 2
+ * x 2 slots when the regions are at least 8 pixels wide and high, a frame of 32 x 32 or more;
+ * else at most 4 a side) and bin; the whole frame's bins are the sums of its regions' (made
+ * when the workgroup adds its counts to the surface). */
+#define SLOTS_MAX 16
+shared uint counts[2 * SLOTS_MAX * BINS];
+
+#define DOWN_FUSED 4 /* pyramid levels a down step makes (vk_framegen.h, UPF__VK_FG_DOWN_FUSED) */
+shared float tile[2][85]; /* the down step's levels of each pyramid: 8 x 8, 4 x 4, 2 x 2, 1 x 1 */
+const int TILE_AT[4] = int[4](0, 64, 80, 84);
 
 int level_size(int size, int l)
 {
@@ -86,16 +97,30 @@ float table_at(uint k)
     return uintBitsToFloat(bytes[k]);
 }
 
-/* the 8-bit code of a channel that texelFetch gave as v (device: an SRGB format, decoded) */
+/* the midpoint of the sRGB table's values k - 1 and k (1 <= k <= 255) */
+float midpoint(int k)
+{
+    return 0.5 * (table_at(uint(k - 1)) + table_at(uint(k)));
+}
+
+/* the 8-bit code of a channel that texelFetch gave as v (device: an SRGB format, decoded):
+ * the largest k with v at or above midpoint(k) (0 for none, NaN), the code whose table value
+ * is nearest. The midpoints rise with k, so a walk from any start ends there; it starts at
+ * the sRGB encoding of v (IEC 61966-2-1), a step or two away, not at a bisection's 8 steps
+ * of two dependent loads each. */
 uint code_of(float v, uint device)
 {
     if (device == 0u)
         return uint(clamp(v, 0.0, 1.0) * 255.0 + 0.5);
-    uint k = 0u; /* the largest k with v at or above the midpoint of table[k - 1], table[k] */
-    for (uint step = 128u; step > 0u; step >>= 1)
-        if (v >= 0.5 * (table_at(k + step - 1u) + table_at(k + step)))
-            k += step;
-    return k;
+    if (!(v >= midpoint(1)))
+        return 0u;
+    const float s = v <= 0.0031308 ? 12.92 * v : 1.055 * pow(min(v, 1.0), 1.0 / 2.4) - 0.055;
+    int k = clamp(int(s * 255.0 + 0.5), 1, 255);
+    while (k < 255 && v >= midpoint(k + 1))
+        k++;
+    while (k > 1 && !(v >= midpoint(k)))
+        k--;
+    return uint(k);
 }
 
 /* BYTES: frame f's pixel (x, y) to its codes in the 8-bit frames; its linear colour */
@@ -108,6 +133,13 @@ vec4 to_bytes(int f, int x, int y)
     const uvec3 k = uvec3(code_of(c.r, device), code_of(c.g, device), code_of(c.b, device));
     bytes[TABLE + f * pc.width * pc.height + y * pc.width + x] = k.r | k.g << 8 | k.b << 16;
     return vec4(table_at(table + k.r), table_at(table + k.g), table_at(table + k.b), 1.0);
+}
+
+/* The region slots a workgroup keeps, a side: 2 where a region is at least 8 pixels wide (high),
+ * else 4 (every region of that side). */
+ivec2 slot_sides()
+{
+    return ivec2(pc.width >= 32 ? 2 : 4, pc.height >= 32 ? 2 : 4);
 }
 
 void frame(int f, int x, int y)
@@ -134,28 +166,28 @@ void frame(int f, int x, int y)
         if (pc.levels > 0)
             luma_cur[i] = v;
     }
+    if (pc.levels > 1) /* level 0 of the tile, for the levels step 0 makes (downs) */
+        tile[f][gl_LocalInvocationIndex] = v;
     const int bin = clamp(int(v * float(BINS)), 0, BINS - 1);
-    const int region = 1 + (y * 4 / pc.height) * 4 + x * 4 / pc.width;
-    const int base = f * REGIONS * BINS;
-    atomicAdd(counts[base + bin], 1u);
-    atomicAdd(counts[base + region * BINS + bin], 1u);
+    const ivec2 o = ivec2(gl_WorkGroupID.xy) * 8, sides = slot_sides();
+    const int sx = x * 4 / pc.width - o.x * 4 / pc.width, sy = y * 4 / pc.height - o.y * 4 / pc.height;
+    atomicAdd(counts[((f * sides.y + sy) * sides.x + sx) * BINS + bin], 1u);
 }
 
-#define DOWN_FUSED 4 /* pyramid levels a down step makes (vk_framegen.h, UPF__VK_FG_DOWN_FUSED) */
-shared float tile[2][85]; /* the down step's levels of each pyramid: 8 x 8, 4 x 4, 2 x 2, 1 x 1 */
-const int TILE_AT[4] = int[4](0, 64, 80, 84);
 
 /* Step l0 >= 1: levels l0 .. l0 + DOWN_FUSED - 1 (at most levels - 1) of both pyramids in one
  * dispatch. A workgroup makes 8 x 8 pixels of level l0 from level l0 - 1 in memory, then from
  * those (kept in shared memory) the 4 x 4 of level l0 + 1 below them, 2 x 2, 1 x 1: a
  * pixel's children (the last row or column repeated) are in its workgroup's tile, so each
- * level is what a dispatch of its own gives. Every invocation calls this. */
-void downs(int l0)
+ * level is what a dispatch of its own gives. `fused` (step 0, l0 = 1): level 0's 8 x 8 are in
+ * the tile already (frame), and levels 1 .. 3 (UPF__VK_FG_PREPARE_FUSED) are its 4 x 4, 2 x 2,
+ * 1 x 1. Every invocation calls this. */
+void downs(int l0, bool fused)
 {
     const int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
-    const int last = min(l0 + DOWN_FUSED - 1, pc.levels - 1);
+    const int last = min(l0 + DOWN_FUSED - (fused ? 2 : 1), pc.levels - 1);
     for (int l = l0; l <= last; l++) {
-        const int s = l - l0, n = 8 >> s; /* the tile's side at level l */
+        const int s = l - l0 + (fused ? 1 : 0), n = 8 >> s; /* the tile's side at level l */
         const int w = level_size(pc.width, l - 1), h = level_size(pc.height, l - 1);
         const int x = int(gl_WorkGroupID.x) * n + lx, y = int(gl_WorkGroupID.y) * n + ly;
         if (lx < n && ly < n && x < level_size(pc.width, l) && y < level_size(pc.height, l)) {
@@ -185,8 +217,11 @@ void downs(int l0)
 /* step 0: every invocation of the workgroup reaches the barriers */
 void frames(int x, int y)
 {
-    const uint me = gl_LocalInvocationIndex;
-    for (uint k = me; k < COUNTS; k += GROUP)
+    const int me = int(gl_LocalInvocationIndex);
+    const ivec2 sides = slot_sides(), r0 = ivec2(gl_WorkGroupID.xy) * 8 * 4 /
+                                           ivec2(pc.width, pc.height); /* the first region */
+    const int slots = sides.x * sides.y, used = 2 * slots * BINS;
+    for (int k = me; k < used; k += GROUP)
         counts[k] = 0u;
     barrier();
     if (x < pc.width && y < pc.height) {
@@ -194,10 +229,21 @@ void frames(int x, int y)
         frame(1, x, y);
     }
     barrier();
-    for (uint k = me; k < COUNTS; k += GROUP) {
+    if (pc.levels > 1)
+        downs(1, true);
+    for (int k = me; k < used; k += GROUP) { /* each region's bins */
         const uint n = counts[k];
+        const int f = k / (slots * BINS), s = k / BINS % slots;
+        const int region = 1 + (r0.y + s / sides.x) * 4 + r0.x + s % sides.x;
         if (n != 0u)
-            atomicAdd(hist[k], n);
+            atomicAdd(hist[(f * REGIONS + region) * BINS + k % BINS], n);
+    }
+    for (int k = me; k < 2 * BINS; k += GROUP) { /* the whole frame's: the regions' sums */
+        uint n = 0u;
+        for (int s = 0; s < slots; s++)
+            n += counts[(k / BINS * slots + s) * BINS + k % BINS];
+        if (n != 0u)
+            atomicAdd(hist[k / BINS * REGIONS * BINS + k % BINS], n);
     }
 }
 
@@ -207,5 +253,5 @@ void main()
     if (pc.step == 0)
         frames(x, y);
     else
-        downs(pc.step);
+        downs(pc.step, false);
 }

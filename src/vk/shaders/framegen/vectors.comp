@@ -3,7 +3,8 @@
  * R32F or a depth format's depth aspect), sampled images read with texelFetch at their
  * rectangles' offsets (the push constants' tail). Writes: motion (11), priority (12),
  * splat_prev (13) and splat_prev_index (14) (filled with 0xffffffff by the runner before the
- * pass), splat_land (20: where each pixel landed), prev motion (15).
+ * pass), splat_land (20: where each pixel landed), prev motion (15), the shade flag (31,
+ * UPF__VK_FG_SHADED: cleared to 0 by the runner before the pass).
  *
  * Nine dispatches, the step patched into the push constants (a barrier between each):
  *  0. each output pixel takes the vector and depth of the motion-size pixel it lies in
@@ -18,10 +19,11 @@
  *  4. the shade rule (vectors.c, `shade`: a shadow moving over still ground) on each still
  *     pixel: the offset of the patch of N-1 (linear prev, binding 6; with BYTES the 8-bit
  *     frames, 30: frames.glsl) that matches its patch of N (linear, 7) as its vector, its
- *     priority one less;
+ *     priority one less, and the shade flag set (shade_tile: a workgroup without a still
+ *     pixel reads nothing more, the frames' luma and the stillness staged in shared memory);
  *  5. splat_prev and splat_prev_index cleared (0xffffffff), then 6, 7, 8: steps 1, 2, 3 again
- *     with the vectors the shade rule gave (the CPU pass skips them when it moved no pixel:
- *     the same cells).
+ *     with the vectors the shade rule gave; all four only when the shade flag is set (the CPU
+ *     pass skips them when it moved no pixel: the same cells).
  * One invocation per pixel, 8 x 8 a workgroup; grid ceil(W / 8) x ceil(H / 8). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -39,6 +41,7 @@ layout(set = 0, binding = 14, std430) buffer SplatPrevIndex { uint splat_prev_in
 layout(set = 0, binding = 20, std430) buffer SplatLand { uint splat_land[]; };
 layout(set = 0, binding = 15, std430) buffer PrevMotion { vec2 prev_motion[]; };
 layout(set = 0, binding = 30, std430) readonly buffer Bytes { uint bytes[]; };
+layout(set = 0, binding = 31, std430) buffer Shaded { uint shaded[]; }; /* UPF__VK_FG_SHADED */
 layout(constant_id = 0) const bool BYTES = false;
 layout(push_constant) uniform Push {
     int width, height;                 /* upf__fg_vectors_con */
@@ -80,53 +83,126 @@ float luma_of(vec4 p)
     return l;
 }
 
-/* vectors.c's still_around: every pixel within e still in N and in N-1. */
-bool still_around(int x, int y, int e)
+/* Step 4, the shade rule (vectors.c's `shade`), for the workgroup's 8 x 8 pixels; every
+ * invocation calls it (barriers). What the CPU computes per pixel from the frames is staged
+ * once per workgroup in shared memory: the luma of N over the tile +- 2 (the patches), of N-1
+ * over the tile +- e (e = radius + 2: every patch the search compares) and, only when a
+ * pixel passes the gate, a bit per pixel of the tile +- e: still in N and in N-1 (one word a
+ * row: still_around is 13 row masks). The sums are the CPU's, in its order, over the same
+ * floats (luma_of is `precise`); the gate, the window and the search are the CPU's tests. */
+#define TILE 8
+#define SHADE_RADIUS_MAX 8 /* framegen_passes.h UPF__FG_SHADE_RADIUS_MAX */
+#define SIDE_N (TILE + 4)
+#define SIDE_MAX (TILE + 2 * (SHADE_RADIUS_MAX + 2)) /* at most 32: a row mask in a word */
+shared float lum_n[SIDE_N * SIDE_N];
+shared float lum_p[SIDE_MAX * SIDE_MAX];
+shared uint still_rows[SIDE_MAX];
+shared uint any_candidate, any_gate, any_moved;
+
+/* Stages N's luma (side SIDE_N from o - 2) and N-1's (side `side` from o - e), edges clamped
+ * (a pixel whose patches reach past an edge is not a candidate). */
+void stage_luma(ivec2 o, int e, int side, int li)
 {
-    for (int py = y - e; py <= y + e; py++)
-        for (int px = x - e; px <= x + e; px++)
-            if (!still(game_vector(px, py)) || !still(prev_motion[py * pc.width + px]))
-                return false;
+    const int W = pc.width, H = pc.height;
+    for (int k = li; k < SIDE_N * SIDE_N; k += TILE * TILE) {
+        const int tx = clamp(o.x - 2 + k % SIDE_N, 0, W - 1);
+        const int ty = clamp(o.y - 2 + k / SIDE_N, 0, H - 1);
+        lum_n[k] = luma_of(frame_texel(false, ty * W + tx));
+    }
+    for (int k = li; k < side * side; k += TILE * TILE) {
+        const int tx = clamp(o.x - e + k % side, 0, W - 1);
+        const int ty = clamp(o.y - e + k / side, 0, H - 1);
+        lum_p[k] = luma_of(frame_texel(true, ty * W + tx));
+    }
+}
+
+/* Stages still_rows: bit c of row j when pixel o - e + (c, j) is still in N (the game's
+ * vector) and in N-1 (prev motion known and still); still_rows was zeroed before a barrier. */
+void stage_still(ivec2 o, int e, int side, int li)
+{
+    const int W = pc.width, H = pc.height;
+    for (int k = li; k < side * side; k += TILE * TILE) {
+        const int tx = clamp(o.x - e + k % side, 0, W - 1);
+        const int ty = clamp(o.y - e + k / side, 0, H - 1);
+        if (still(game_vector(tx, ty)) && still(prev_motion[ty * W + tx]))
+            atomicOr(still_rows[k / side], 1u << uint(k % side));
+    }
+}
+
+/* The CPU's patch sum: |N's patch at l - |N-1's patch at l + d|, k = 0 .. 24 in order (l: the
+ * pixel's place in the tile; e: N-1's tile margin). */
+float patch_sad(ivec2 l, ivec2 d, int e, int side)
+{
+    precise float sum = 0.0;
+    for (int k = 0; k < 25; k++)
+        sum += abs(lum_n[(l.y + k / 5) * SIDE_N + l.x + k % 5] -
+                   lum_p[(l.y + e + d.y + k / 5 - 2) * side + l.x + e + d.x + k % 5 - 2]);
+    return sum;
+}
+
+/* vectors.c's still_around from the row masks: the 2e + 1 rows of the window all set. */
+bool still_window(ivec2 l, int e)
+{
+    const uint mask = ((1u << uint(2 * e + 1)) - 1u) << uint(l.x);
+    for (int j = 0; j <= 2 * e; j++)
+        if ((still_rows[l.y + j] & mask) != mask)
+            return false;
     return true;
 }
 
-/* vectors.c's shade, word for word: the offset of the patch of N-1 that matches the 5 x 5
- * patch of N around a still pixel that changed, or false. */
-bool shade(int x, int y, inout vec2 m)
+void shade_tile()
 {
-    const int W = pc.width, H = pc.height, r = pc.shade_radius, e = r + 2;
-    if (!(pc.shade_threshold > 0.0) || x < e || y < e || x >= W - e || y >= H - e)
-        return false;
-    float b[25];
-    precise float e0 = 0.0;
-    for (int k = 0; k < 25; k++) {
-        const int i = (y + k / 5 - 2) * W + x + k % 5 - 2;
-        b[k] = luma_of(frame_texel(false, i));
-        e0 += abs(b[k] - luma_of(frame_texel(true, i)));
-    }
+    const int W = pc.width, H = pc.height, r = pc.shade_radius, e = r + 2, side = TILE + 2 * e;
+    const ivec2 o = ivec2(gl_WorkGroupID.xy) * TILE, l = ivec2(gl_LocalInvocationID.xy);
+    const int li = int(gl_LocalInvocationIndex), x = o.x + l.x, y = o.y + l.y, i = y * W + x;
+    bool cand = pc.shade_threshold > 0.0 && x >= e && y >= e && x < W - e && y < H - e;
+    if (cand)
+        cand = still(motion[i]);
+    if (li == 0)
+        any_candidate = any_gate = any_moved = 0u;
+    if (li < SIDE_MAX)
+        still_rows[li] = 0u;
+    barrier();
+    if (cand)
+        atomicOr(any_candidate, 1u);
+    barrier();
+    if (any_candidate == 0u) /* no still pixel: the common case of a moving camera */
+        return;
+    stage_luma(o, e, side, li);
+    barrier();
+    precise float e0 = 0.0; /* the gate: the patch's sum of |luma N - luma N-1| */
+    for (int k = 0; k < 25; k++)
+        e0 += abs(lum_n[(l.y + k / 5) * SIDE_N + l.x + k % 5] -
+                  lum_p[(l.y + e + k / 5 - 2) * side + l.x + e + k % 5 - 2]);
     precise float gate = 25.0 * pc.shade_threshold;
-    if (!(e0 > gate))
-        return false;
-    if (!still_around(x, y, e))
-        return false;
-    precise float best = 0.5 * e0;
+    cand = cand && e0 > gate;
+    if (cand)
+        atomicOr(any_gate, 1u);
+    barrier();
+    if (any_gate == 0u) /* no patch changed */
+        return;
+    stage_still(o, e, side, li);
+    barrier();
     int bx = 0, by = 0;
-    for (int dy = -r; dy <= r; dy++)
-        for (int dx = -r; dx <= r; dx++) {
-            precise float sum = 0.0;
-            for (int k = 0; k < 25; k++)
-                sum += abs(b[k] - luma_of(frame_texel(true, (y + dy + k / 5 - 2) * W + x + dx
-                                                                  + k % 5 - 2)));
-            if (sum < best) {
-                best = sum;
-                bx = dx;
-                by = dy;
+    if (cand && still_window(l, e)) {
+        precise float best = 0.5 * e0;
+        for (int dy = -r; dy <= r; dy++)
+            for (int dx = -r; dx <= r; dx++) {
+                const float sum = patch_sad(l, ivec2(dx, dy), e, side);
+                if (sum < best) {
+                    best = sum;
+                    bx = dx;
+                    by = dy;
+                }
             }
-        }
+    }
     if (bx == 0 && by == 0)
-        return false;
-    m = vec2(float(bx), float(by));
-    return true;
+        return;
+    motion[i] = vec2(float(bx), float(by));
+    const uint pri = priority[i];
+    priority[i] = pri - (pri > 0u ? 1u : 0u); /* over the still surface it moves on */
+    if (atomicOr(any_moved, 1u) == 0u)
+        atomicOr(shaded[0], 1u); /* steps 5 to 8 run */
 }
 
 void take(int x, int y)
@@ -149,6 +225,12 @@ void take(int x, int y)
 
 void main()
 {
+    if (pc.step == 4u) {
+        shade_tile();
+        return;
+    }
+    if (pc.step >= 5u && shaded[0] == 0u)
+        return; /* the shade rule moved nothing: round 1's cells stand (the CPU's skip) */
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
     if (x >= pc.width || y >= pc.height)
         return;
@@ -156,13 +238,6 @@ void main()
     const uint step = pc.step < 5u ? pc.step : pc.step - 5u; /* 6, 7, 8: 1, 2, 3 again */
     if (pc.step == 0u) {
         take(x, y);
-    } else if (pc.step == 4u) {
-        vec2 m = motion[i];
-        if (still(m) && shade(x, y, m)) {
-            motion[i] = m;
-            const uint pri = priority[i];
-            priority[i] = pri - (pri > 0u ? 1u : 0u); /* over the still surface it moves on */
-        }
     } else if (pc.step == 5u) {
         splat_prev[i] = FG_NONE;
         splat_prev_index[i] = FG_NONE;
