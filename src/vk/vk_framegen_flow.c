@@ -38,10 +38,9 @@ int upf__vk_fg_flow_dispatches(const upf__fg_flow_con *con, uint32_t *code, upf_
     if (con->refine > 0) /* 4 blocks a workgroup */
         code[n] = UPF__VK_FG_FLOW_REFINE, grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 3) / 4,
                                                                       (uint32_t)bh, 2 };
-    /* two regions a workgroup, region (rx, ry) the 8x8 pixels from (8 rx - 4, 8 ry - 4) */
-    code[n] = UPF__VK_FG_FLOW_CHOOSE;
-    grid[n++] = (upf__vk_grid){ (uint32_t)((con->width + 11) / 8 + 1) / 2,
-                                (uint32_t)(con->height + 11) / 8, 2 };
+    code[n] = UPF__VK_FG_FLOW_CHOOSE; /* 12 quads of a row a workgroup */
+    grid[n++] = (upf__vk_grid){ (uint32_t)((con->width + 1) / 2 + 11) / 12,
+                                (uint32_t)(con->height + 1) / 2, 2 };
     code[n] = UPF__VK_FG_FLOW_CHECK, grid[n++] = grid_of(con->width, con->height, 1);
     return n;
 }

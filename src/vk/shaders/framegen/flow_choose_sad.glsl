@@ -1,35 +1,15 @@
-/* flow_choose_sad.glsl: flow_choose.comp's reads of the other frame, included once per frame
- * (QUAD_SAD and STAGE_WINDOWS the functions' names, OTHER the frame's buffer: luma or luma
- * prev) so that its loads read one buffer without a branch a load (the workgroup's direction
- * picks the function). Reads the other frame and flow_choose.comp's s_own and s_cand; writes
- * its s_win. */
-
-/* Region reg's five candidates' windows (WSIDE x WSIDE texels each, origin window_origin's,
- * edges repeated) into s_win, by the region's lanes u = 0 .. RL - 1, every load at once. */
-void STAGE_WINDOWS(int reg, int u, int rx, int ry)
-{
-    const int W = pc.width, H = pc.height;
-    [[unroll]] for (int n = 0; n < (5 * WSIDE * WSIDE + RL - 1) / RL; n++) {
-        const int i = u + n * RL;
-        if (i < 5 * WSIDE * WSIDE) {
-            const int k = i / (WSIDE * WSIDE), p = i - k * (WSIDE * WSIDE);
-            const ivec2 o = window_origin(rx, ry, s_cand[reg][k]);
-            const int x = clamp(o.x + p % WSIDE, 0, W - 1);
-            const int y = clamp(o.y + p / WSIDE, 0, H - 1);
-            s_win[reg][k][p] = OTHER[y * W + x];
-        }
-    }
-}
-
-/* SAD of the 4x4 pixels around the quad at (x0, y0) (its own pixels at o0 of region reg's
- * s_own) at a sub-pixel vector, read from the buffer (where its texels leave the staged
- * window), the other frame bilinear as upf__fg_sample1: one running sum in the CPU's order.
+/* flow_choose_sad.glsl: flow_choose.comp's quad SAD, included once per frame (QUAD_SAD the
+ * function's name, OTHER the frame's buffer: luma or luma prev) so that its loads read one
+ * buffer without a branch a load (the workgroup's direction picks the function). Reads the
+ * other frame and flow_choose.comp's s_own; writes nothing. */
+/* SAD of the 4x4 pixels around the quad at (x0, y0) (column c0 of s_own) at a sub-pixel
+ * vector, the other frame bilinear as upf__fg_sample1: one running sum in the CPU's order.
  * A sample's column (its two texels and weight) depends on x alone, its row on y alone; where
  * the four columns' texels run on without a gap (xa of one is xb of the one before) and the
  * rows' too (everywhere but where rounding moves a floor), the 16 samples read a 5x5 grid of
  * texels, loaded once; else each sample reads its four. The same texels and arithmetic
  * either way. */
-float QUAD_SAD(int x0, int y0, int reg, int o0, vec2 m)
+float QUAD_SAD(int x0, int y0, int c0, vec2 m)
 {
     const int W = pc.width, H = pc.height;
     int xa[4], xb[4], ya[4], yb[4];
@@ -59,7 +39,7 @@ float QUAD_SAD(int x0, int y0, int reg, int o0, vec2 m)
                 precise float top = t[r][c] + fx[c] * (t[r][c + 1] - t[r][c]);
                 precise float bot = t[r + 1][c] + fx[c] * (t[r + 1][c + 1] - t[r + 1][c]);
                 precise float o = top + fy[r] * (bot - top);
-                sum += abs(s_own[reg][o0 + r * OSIDE + c] - o);
+                sum += abs(s_own[r][c0 + c] - o);
             }
     } else {
         [[unroll]] for (int r = 0; r < 4; r++)
@@ -69,7 +49,7 @@ float QUAD_SAD(int x0, int y0, int reg, int o0, vec2 m)
                 precise float top = a + fx[c] * (b - a);
                 precise float bot = e + fx[c] * (g - e);
                 precise float o = top + fy[r] * (bot - top);
-                sum += abs(s_own[reg][o0 + r * OSIDE + c] - o);
+                sum += abs(s_own[r][c0 + c] - o);
             }
     }
     return sum;
