@@ -655,8 +655,7 @@ static void print_dispatches(upf_context *ctx)
         uint32_t code[UPF__VK_FG_FLOW_DISPATCHES_MAX];
         upf__vk_grid grid[UPF__VK_FG_FLOW_DISPATCHES_MAX];
         const int n = upf__vk_fg_flow_dispatches(con, code, grid);
-        printf("flow at %dx%d: %d levels, %d dispatches (step level: workgroups, of 64 "
-               "invocations but choose's (4) of 160):",
+        printf("flow at %dx%d: %d levels, %d dispatches (step level: workgroups of 64):",
                size[k][0], size[k][1], con->levels, n);
         for (int i = 0; i < n; i++)
             printf(" %u:%u %u", code[i] & 15u, code[i] >> 4, grid[i].x * grid[i].y * grid[i].z);
