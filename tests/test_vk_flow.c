@@ -85,7 +85,6 @@ static upf__vk_runner_params *runner_params(gpu *g, const upf__passes *ps, void 
     }
     static float table[UPF__VK_FG_TABLE];
     upf__vk_fg_bytes_extra(&rp, W, H, table); /* the engine's extra: the 8-bit frames */
-    upf__vk_fg_tiles_extra(&rp, W, H);        /* and its tile lists */
     return &rp;
 }
 
@@ -460,9 +459,13 @@ static int chain(const upf__passes *ps, upf__vk_pass_plan *plan, upf__vk_pass_fr
     n++;
     const upf__fg_fill_con *fc = ps->con[UPF__FG_FILL];
     plan[n] = plan_of(UPF__FG_FILL, "framegen/fill", sizeof *fc, true);
-    upf__vk_fg_tile_plans(&plan[n], NULL, NULL);
-    pf[n] = (upf__vk_pass_frame){ .run = true, .push = push_of(push[n], fc, sizeof *fc) };
-    upf__vk_fg_fill_dispatches(&pf[n], W, H, fc->levels); /* over the tile list, as the engine */
+    pf[n] = (upf__vk_pass_frame){ .run = true, .dispatches = fc->levels + 1,
+                                  .push = push_of(push[n], fc, sizeof *fc) };
+    for (int l = 0; l <= fc->levels; l++) {
+        const int k = l == fc->levels ? 0 : l;
+        pf[n].grid[l] = grid_px(upf__fg_level_size(W, k), upf__fg_level_size(H, k));
+        pf[n].patch[l] = (uint32_t)l;
+    }
     n++;
     plan[n] = plan_of(UPF__FG_RESOLVE, "framegen/resolve", 0, true);
     pf[n] = (upf__vk_pass_frame){ .run = true, .dispatches = 1, .grid = { px },
@@ -472,12 +475,14 @@ static int chain(const upf__passes *ps, upf__vk_pass_plan *plan, upf__vk_pass_fr
     for (int k = 0; k < 2; k++, n++) {
         plan[n] = plan_of(UPF__FG_INPAINT, "framegen/inpaint", sizeof *ic, k == 1);
         pf[n] = (upf__vk_pass_frame){ .run = true, .push = push_of(push[n], ic, sizeof *ic) };
+        /* down: levels 1 .. levels - 1; up: levels - 2 .. 1 (level 0: the compose's) */
+        pf[n].dispatches = k == 0 ? ic->levels - 1 : ic->levels - 2;
+        for (int j = 0; j < pf[n].dispatches; j++) {
+            const int l = k == 0 ? j + 1 : ic->levels - 2 - j;
+            pf[n].grid[j] = grid_px(upf__fg_level_size(W, l), upf__fg_level_size(H, l));
+            pf[n].patch[j] = k == 0 ? (uint32_t)l : (uint32_t)-l;
+        }
     }
-    upf__vk_fg_tile_plans(NULL, &plan[n - 2], &plan[n - 1]);
-    /* down: levels 1 .. levels - 1; up: levels - 2 .. 1 (level 0: the compose's), as the
-     * engine records them */
-    upf__vk_fg_down_dispatches(&pf[n - 2], W, H, ic->levels);
-    upf__vk_fg_up_dispatches(&pf[n - 1], W, H, ic->levels, 1);
     plan[n] = plan_of(UPF__FG_COMPOSE, "framegen/compose", 0, true);
     plan[n].own_masks = true; /* with the inpaint's level 0 (compose.glsl) */
     plan[n].reads |= UPF__VK_RES(UPF__FG_RESOLVED) | UPF__VK_RES(UPF__FG_COLOR_PYRAMID) |

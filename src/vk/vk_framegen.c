@@ -123,36 +123,6 @@ upf__vk_grid upf__vk_fg_resolve_grid(int W, int H, bool bytes)
     return (upf__vk_grid){ ((uint32_t)W + gw - 1) / gw, ((uint32_t)H + gh - 1) / gh, 1 };
 }
 
-void upf__vk_fg_tiles_extra(upf__vk_runner_params *rp, int W, int H)
-{
-    const VkDeviceSize tiles = (VkDeviceSize)((W + UPF__VK_FG_TILE - 1) / UPF__VK_FG_TILE) *
-                               (VkDeviceSize)((H + UPF__VK_FG_TILE - 1) / UPF__VK_FG_TILE);
-    for (int k = 0; k < 2; k++)
-        rp->extra[UPF__VK_FG_TILES_FILL - UPF__FG_COUNT + k] = (upf__vk_extra_plan){
-            .name = k ? "the inpaint's tile list" : "the fill's tile list",
-            .kind = UPF__VK_EXTRA_STORAGE, .bytes = (UPF__VK_FG_TILES_AT + tiles) * 4 };
-    rp->extra_count = UPF__VK_FG_TILES_INPAINT - UPF__FG_COUNT + 1;
-}
-
-void upf__vk_fg_tile_plans(upf__vk_pass_plan *fill, upf__vk_pass_plan *inpaint_down,
-                           upf__vk_pass_plan *inpaint_up)
-{
-    if (fill) {
-        fill->writes |= RES(UPF__VK_FG_TILES_FILL);
-        fill->clear |= RES(UPF__VK_FG_TILES_FILL);
-        fill->indirect = RES(UPF__VK_FG_TILES_FILL);
-    }
-    if (inpaint_down) {
-        inpaint_down->writes |= RES(UPF__VK_FG_TILES_INPAINT);
-        inpaint_down->clear |= RES(UPF__VK_FG_TILES_INPAINT);
-    }
-    if (inpaint_up) { /* the shader binds the list writable: every dispatch counts as a write */
-        inpaint_up->reads |= RES(UPF__VK_FG_TILES_INPAINT);
-        inpaint_up->writes |= RES(UPF__VK_FG_TILES_INPAINT);
-        inpaint_up->indirect = RES(UPF__VK_FG_TILES_INPAINT);
-    }
-}
-
 void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader)
 {
     static const VkSpecializationMapEntry entry[3] = { { 0, 0, sizeof(VkBool32) },
@@ -206,8 +176,7 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
     plan[n].writes = RES(UPF__FG_CAMERA); /* the phase's powers (upf__vk_fg_splat_frame) */
     plan[n++].clear = RES(UPF__FG_SPLAT) | RES(UPF__FG_SPLAT_INDEX);
     at[UPF__VK_FG_GP_FILL] = n;
-    plan[n] = plan_of(UPF__FG_FILL, "framegen/fill", sizeof(upf__fg_fill_con), true);
-    upf__vk_fg_tile_plans(&plan[n++], NULL, NULL);
+    plan[n++] = plan_of(UPF__FG_FILL, "framegen/fill", sizeof(upf__fg_fill_con), true);
     at[UPF__VK_FG_GP_RESOLVE] = n;
     plan[n] = plan_of(UPF__FG_RESOLVE, "framegen/resolve", 0, true);
     upf__vk_fg_bytes_variants(&plan[n++], "framegen/resolve");
@@ -215,7 +184,6 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
     plan[n++] = plan_of(UPF__FG_INPAINT, "framegen/inpaint", sizeof(upf__fg_inpaint_con), false);
     at[UPF__VK_FG_GP_INPAINT_UP] = n;
     plan[n++] = plan_of(UPF__FG_INPAINT, "framegen/inpaint", sizeof(upf__fg_inpaint_con), true);
-    upf__vk_fg_tile_plans(NULL, &plan[n - 2], &plan[n - 1]);
     /* the compose makes the inpaint's level 0 (compose.glsl): it reads the resolved frame and
      * the colour pyramid, not the inpainted frame, which no GPU pass writes */
     const uint64_t compose_reads = RES(UPF__FG_RESOLVED) | RES(UPF__FG_COLOR_PYRAMID) |
@@ -265,27 +233,10 @@ void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, 
         l = lo - 1;
     }
     for (; l >= least; l--) {
-        const bool tiled = l == 1;
         pf->grid[pf->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
                                                  upf__fg_level_size(H, l));
-        pf->indirect[pf->dispatches] = tiled;
-        pf->indirect_at[pf->dispatches] = 0;
-        pf->patch[pf->dispatches++] = (uint32_t)-(tiled ? UPF__VK_FG_UP_TILES_STEP + l : l);
+        pf->patch[pf->dispatches++] = (uint32_t)-l;
     }
-}
-
-void upf__vk_fg_fill_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
-{
-    pf->grid[pf->dispatches] = upf__vk_grid8(upf__fg_level_size(W, 1), upf__fg_level_size(H, 1));
-    pf->patch[pf->dispatches++] = 0;
-    for (int l = 1 + UPF__VK_FG_DOWN_FUSED; l < levels; l += UPF__VK_FG_DOWN_FUSED) {
-        pf->grid[pf->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
-                                                 upf__fg_level_size(H, l));
-        pf->patch[pf->dispatches++] = (uint32_t)l;
-    }
-    pf->indirect[pf->dispatches] = true;
-    pf->indirect_at[pf->dispatches] = 0;
-    pf->patch[pf->dispatches++] = (uint32_t)levels;
 }
 
 static void host_rules(upf__vk_runner_params *rp, int w, int h)
@@ -356,7 +307,6 @@ static upf_result make_runner(upf_vk_interpolate *fg, const char *fn)
     rp->height[UPF__FG_CAMERA_SUMS] *= UPF__VK_FG_CAMERA_SUM_BUFFERS;
     host_rules(rp, fg->params.width, fg->params.height);
     upf__vk_fg_bytes_extra(rp, fg->params.width, fg->params.height, fg->table);
-    upf__vk_fg_tiles_extra(rp, fg->params.width, fg->params.height);
     rp->gpu_pass_count = upf__vk_fg_plans(rp->gpu_pass, fg->at,
                                           fg->params.motion != UPF_VK_MOTION_VECTORS,
                                           &fg->flow_first, &fg->flow_count);
@@ -667,6 +617,7 @@ static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, f
 {
     const upf__passes *ps = &fg->ps;
     const int W = fg->params.width, H = fg->params.height;
+    const upf__vk_grid px = upf__vk_grid8(W, H);
     upf__vk_fg_splat_push *sp = &push[UPF__VK_FG_GP_SPLAT].splat;
     sp->c = *(const upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS];
     sp->c.flow = rp->method == UPF_INTERPOLATE_USED_FLOW;
@@ -675,8 +626,10 @@ static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, f
     *fc = *(const upf__fg_fill_con *)ps->con[UPF__FG_FILL];
     fc->flow_rank = rp->method == UPF_INTERPOLATE_USED_FLOW;
     upf__vk_pass_frame *ff = &vf->pass[fg->at[UPF__VK_FG_GP_FILL]];
-    *ff = (upf__vk_pass_frame){ .run = true, .push = fc };
-    upf__vk_fg_fill_dispatches(ff, W, H, fc->levels);
+    *ff = (upf__vk_pass_frame){ .run = true, .push = fc, .dispatches = 1, .grid = { px } };
+    upf__vk_fg_down_dispatches(ff, W, H, fc->levels);  /* steps 1, 5, .. (patch 0: decode) */
+    ff->grid[ff->dispatches] = px;                     /* the last step fills level 0 */
+    ff->patch[ff->dispatches++] = (uint32_t)fc->levels;
 }
 
 /* A phase's resolve and inpaint (down to each level, then up). */

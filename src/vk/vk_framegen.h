@@ -88,41 +88,11 @@ void upf__vk_fg_prepare_dispatches(upf__vk_pass_frame *pf, int W, int H, int lev
 /* The inpaint's up steps (inpaint.comp): levels levels - 2 .. least, one dispatch a level
  * (grid: the level's 8 x 8 tiles, patch: -l), except that the levels of at most
  * UPF__VK_FG_UP_TAIL pixels, when two or more, go in one dispatch of one workgroup (patch:
- * -(UPF__VK_FG_UP_TAIL_STEP + the least of them)), and level 1 outside that tail goes over
- * the inpaint's tile list (indirect; patch -(UPF__VK_FG_UP_TILES_STEP + 1)). Appends them to
- * pf. The engine's least is
+ * -(UPF__VK_FG_UP_TAIL_STEP + the least of them)). Appends them to pf. The engine's least is
  * 1: level 0's up step is the compose's (compose.glsl), which writes the output directly. */
 #define UPF__VK_FG_UP_TAIL 256
 #define UPF__VK_FG_UP_TAIL_STEP 256
 void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, int least);
-
-/* The tile lists (issue 33 item 4: the fill and the inpaint work at full resolution only
- * where there are holes). Two extra bindings after the 8-bit frames and the shade flag: resources and shader
- * bindings UPF__VK_FG_TILES_FILL and UPF__VK_FG_TILES_INPAINT (after the shade flag), each: a
- * VkDispatchIndirectCommand (x the tiles listed, y = z = 1), a word unused, then the listed
- * tiles of UPF__VK_FG_TILE x UPF__VK_FG_TILE pixels of level 0 (tx | ty << 16), in no fixed
- * order (the work on one tile does not depend on another's). Cleared to 0 before the pass
- * that lists (the fill; the inpaint's down steps); its first dispatch lists the tiles with a
- * hole (the fill's decode: a splat cell where nothing landed; the inpaint's first down: a
- * resolved pixel whose alpha is not >= 1) by an atomic count, and writes y and z. The fill's
- * last step (the holes filled) and the inpaint's up step at level 1 are indirect dispatches
- * over the list, a workgroup a tile: exactly the CPU's values, since those steps change
- * nothing outside such tiles. */
-#define UPF__VK_FG_TILES_FILL (UPF__FG_COUNT + 2)
-#define UPF__VK_FG_TILES_INPAINT (UPF__FG_COUNT + 3)
-#define UPF__VK_FG_TILE 16
-#define UPF__VK_FG_TILES_AT 4 /* the list's first tile, in words */
-#define UPF__VK_FG_UP_TILES_STEP 512 /* inpaint.comp's up step at level 1 over the list */
-/* Makes the tile lists rp's extras 2 and 3 for W x H frames (after upf__vk_fg_bytes_extra). */
-void upf__vk_fg_tiles_extra(upf__vk_runner_params *rp, int W, int H);
-/* The fill's plan and the inpaint's down and up plans take their tile list (masks, clear,
- * indirect); NULL: not given. */
-void upf__vk_fg_tile_plans(upf__vk_pass_plan *fill, upf__vk_pass_plan *inpaint_down,
-                           upf__vk_pass_plan *inpaint_up);
-/* The fill's dispatches for a W x H frame into *pf (appended): step 0 (decode, levels 1 .. 4,
- * the list; a workgroup per 16 x 16 pixels), the down steps from level 5, then the holes
- * filled over the list (indirect, patch `levels`). */
-void upf__vk_fg_fill_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
 
 /* The 8-bit frames (issue 33 item 4: the resolve and the compose read 8 bytes a pixel of both
  * frames, not the 32 of their linear RGBA32F surfaces, when both host colours are 8-bit), the

@@ -6,17 +6,11 @@
  * Dispatches, the step patched into the push constants after the pass's constants (a barrier
  * between each): step 0 decodes the splat (the landed pixel's motion, with a camera model
  * what the camera's homography G leaves of it, G as the splat's powers step wrote it into
- * the camera surface; a hole where nothing landed), each invocation the 2x2 pixels below a
- * pixel of level 1, and makes levels 1 .. 4 from them (the downs of step 1, so motion_t is
- * not read back for them), and lists the 16 x 16 tiles of level 0 that hold a hole (binding
- * 32, the fill's tile list: vk_framegen.h UPF__VK_FG_TILES_FILL; an atomic count a tile, the
- * count in the indirect dispatch's x); steps l = 5, 9, .. below levels make levels l .. l + 3
- * (downs: four levels a dispatch, through shared memory), each pixel the farthest (largest
- * priority) of its 2x2 children that have a motion, the first of equals (step 1 makes levels
- * 1 .. 4 from motion_t, as step 0 does); step `levels` (dispatched indirectly, a workgroup a
- * listed tile, 4 pixels an invocation) fills each hole of level 0 from the first level whose
- * ancestor has a motion and the two above, the farthest of the 3x3 around the ancestor: only
- * a hole changes there, so the tiles without one need no work. With flow_rank (optical
+ * the camera surface; a hole where nothing landed); steps l = 1, 5, 9, .. below levels make
+ * levels l .. l + 3 (downs: four levels a dispatch, through shared memory), each pixel the
+ * farthest (largest priority) of its 2x2 children that have a motion, the first of equals;
+ * step `levels` fills each hole of level 0 from the first level whose ancestor has a motion
+ * and the two above, the farthest of the 3x3 around the ancestor. With flow_rank (optical
  * flow: a priority is a speed) every consistent vector ranks alike and a lost one (FG_LOST)
  * below them (fill_rank). The buffers are read and written as words (uvec4), so the
  * priority's bits pass through as they are (a reversed depth's bits can be a NaN's). One
@@ -31,7 +25,6 @@ layout(set = 0, binding = 18, std430) readonly buffer Splat { uint splat[]; };
 layout(set = 0, binding = 19, std430) readonly buffer SplatIndex { uint splat_index[]; };
 layout(set = 0, binding = 21, std430) buffer MotionT { uvec4 motion_t[]; };
 layout(set = 0, binding = 22, std430) buffer Pyramid { uvec4 pyramid[]; };
-layout(set = 0, binding = 32, std430) buffer Tiles { uint tiles[]; }; /* x, y, z, -, tiles */
 layout(push_constant) uniform Push {
     int width, height;
     int levels;         /* of the motion pyramid, level 0 included */
@@ -74,19 +67,13 @@ uvec4 level_at(int l, int x, int y)
     return l == 0 ? motion_t[y * pc.width + x] : pyramid[level_base(l) + y * pc.width + x];
 }
 
-#define TILE 16      /* a listed tile's side (vk_framegen.h UPF__VK_FG_TILE) */
-#define TILES_AT 4   /* the tile list's first tile (after the indirect dispatch's words) */
-shared bool tile_hole;
-
-/* pixel (x, y) of motion_t from the splat */
-uvec4 decode(int x, int y)
+void decode(int x, int y)
 {
     const int i = y * pc.width + x;
     const uint k = splat_index[i];
     if (k == FG_NONE) {
         motion_t[i] = HOLE;
-        tile_hole = true;
-        return HOLE;
+        return;
     }
     const vec2 m = motion[k];
     float ox = m.x, oy = m.y;
@@ -102,9 +89,7 @@ uvec4 decode(int x, int y)
             ox = alone ? 0.0 : rx, oy = alone ? 0.0 : ry; /* fill.c: the camera alone */
         }
     }
-    const uvec4 o = uvec4(floatBitsToUint(ox), floatBitsToUint(oy), splat[i], 0u);
-    motion_t[i] = o;
-    return o;
+    motion_t[i] = uvec4(floatBitsToUint(ox), floatBitsToUint(oy), splat[i], 0u);
 }
 
 /* the farthest of the children with a motion, the first of equals (fill.c's order) */
@@ -119,7 +104,7 @@ void consider(uvec4 c, inout uvec4 best, inout bool found)
  * those (kept in shared memory) the 4 x 4 of level l0 + 1 below them, 2 x 2, 1 x 1: a
  * pixel's children are in its workgroup's tile, so each level is what a dispatch of its own
  * gives, with a barrier instead of a dispatch between levels. Every invocation calls this. */
-void downs(int l0, uvec4 kid[4])
+void downs(int l0)
 {
     const int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
     const int last = min(l0 + DOWN_FUSED - 1, pc.levels - 1);
@@ -136,8 +121,7 @@ void downs(int l0, uvec4 kid[4])
                     continue;
                 const int ci = TILE_AT[s > 0 ? s - 1 : 0] + (2 * ly + (k >> 1)) * 2 * n +
                                2 * lx + (k & 1);
-                consider(s > 0 ? tile[ci] : pc.step == 0 ? kid[k] : level_at(l - 1, cx, cy),
-                         best, found);
+                consider(s == 0 ? level_at(l - 1, cx, cy) : tile[ci], best, found);
             }
             pyramid[level_base(l) + y * pc.width + x] = best;
             tile[TILE_AT[s] + ly * n + lx] = best;
@@ -148,8 +132,6 @@ void downs(int l0, uvec4 kid[4])
 
 void up(int x, int y)
 {
-    if (x >= pc.width || y >= pc.height)
-        return;
     const int i = y * pc.width + x;
     const uvec4 o = motion_t[i];
     if (o.w == 0u)
@@ -177,49 +159,17 @@ void up(int x, int y)
         motion_t[i] = uvec4(best.xyz, o.w);
 }
 
-/* Step 0: the 2x2 pixels of level 0 below this invocation's pixel of level 1 decoded (the
- * workgroup's 16 x 16 tile), levels 1 .. 4 made from them, the tile listed if it holds a
- * hole. Every invocation calls this. */
-void decode_tile()
-{
-    if (gl_LocalInvocationIndex == 0u)
-        tile_hole = false;
-    barrier();
-    uvec4 kid[4];
-    for (int k = 0; k < 4; k++) {
-        const int x = 2 * int(gl_GlobalInvocationID.x) + (k & 1);
-        const int y = 2 * int(gl_GlobalInvocationID.y) + (k >> 1);
-        kid[k] = x < pc.width && y < pc.height ? decode(x, y) : HOLE;
-    }
-    if (pc.levels > 1)
-        downs(1, kid);
-    barrier();
-    if (gl_LocalInvocationIndex == 0u) {
-        if (gl_WorkGroupID.x == 0u && gl_WorkGroupID.y == 0u)
-            tiles[1] = tiles[2] = 1u; /* the indirect dispatch's y and z */
-        if (tile_hole)
-            tiles[TILES_AT + atomicAdd(tiles[0], 1u)] = gl_WorkGroupID.x | gl_WorkGroupID.y << 16;
-    }
-}
-
-/* Step levels: the holes of listed tile gl_WorkGroupID.x filled, 4 pixels an invocation */
-void up_tile()
-{
-    const uint t = tiles[TILES_AT + gl_WorkGroupID.x];
-    const int x0 = int(t & 0xffffu) * TILE + int(gl_LocalInvocationID.x);
-    const int y0 = int(t >> 16) * TILE + int(gl_LocalInvocationID.y);
-    for (int k = 0; k < 4; k++)
-        up(x0 + 8 * (k & 1), y0 + 8 * (k >> 1));
-}
-
 void main()
 {
     if (pc.step > 0 && pc.step < pc.levels) {
-        const uvec4 none[4] = uvec4[4](HOLE, HOLE, HOLE, HOLE);
-        downs(pc.step, none);
-    } else if (pc.step == 0) {
-        decode_tile();
-    } else {
-        up_tile();
+        downs(pc.step);
+        return;
     }
+    const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
+    if (x >= pc.width || y >= pc.height)
+        return;
+    if (pc.step == 0)
+        decode(x, y);
+    else
+        up(x, y);
 }

@@ -9,14 +9,7 @@
  * alpha-weighted mean of its 2x2 children, alpha their sum capped at 1 (the coarsest level's
  * alpha then set to 1: no information at all is black); step -l (l >= 1) goes up at level l,
  * one dispatch a level (inpaint.glsl, up_value); the small levels' up steps (those of at most
- * UPF__VK_FG_UP_TAIL pixels) go in one dispatch of one workgroup (up_tail). Step 1 also
- * lists the 16 x 16 tiles of level 0 (its workgroups') that hold a pixel with alpha not >= 1
- * (binding 33, the inpaint's tile list: vk_framegen.h UPF__VK_FG_TILES_INPAINT; an atomic
- * count a tile, the count in the indirect dispatch's x), and the up step of level 1 goes over
- * them alone (step -(UP_TILES + 1), dispatched indirectly, a workgroup a listed tile): the up
- * step changes only a pixel with alpha below 1, and a pixel of level 1 has alpha 1 unless one
- * of its 2x2 children's is not >= 1 (the down's sum is then >= 1), so the tiles not listed
- * need no work. Level 0's up step
+ * UPF__VK_FG_UP_TAIL pixels) go in one dispatch of one workgroup (up_tail). Level 0's up step
  * is the compose's (compose.glsl): the inpainted frame, which only the compose reads, is
  * never written. The backend records the down steps and the up steps as two GPU passes of
  * this shader (upf__vk_fg_down_dispatches, upf__vk_fg_up_dispatches down to level 1). Every
@@ -30,7 +23,6 @@
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(set = 0, binding = 23, std430) readonly buffer Resolved { vec4 resolved[]; };
 layout(set = 0, binding = 24, std430) coherent buffer Pyramid { vec4 pyramid[]; };
-layout(set = 0, binding = 33, std430) buffer Tiles { uint tiles[]; }; /* x, y, z, -, tiles */
 layout(push_constant) uniform Push {
     int width, height;
     int levels;         /* of the colour pyramid, level 0 included */
@@ -40,11 +32,6 @@ layout(push_constant) uniform Push {
 #define DOWN_FUSED 4 /* pyramid levels a down step makes (vk_framegen.h, UPF__VK_FG_DOWN_FUSED) */
 #define UP_TAIL 256  /* the up steps' tail step: -(UP_TAIL + lo) (UPF__VK_FG_UP_TAIL_STEP) */
 #define GROUP 64     /* invocations of a workgroup */
-#define UP_TILES 512 /* the up step of level 1 over the listed tiles: -(UP_TILES + 1)
-                      * (UPF__VK_FG_UP_TILES_STEP) */
-#define TILE 16      /* a listed tile's side (vk_framegen.h UPF__VK_FG_TILE) */
-#define TILES_AT 4   /* the tile list's first tile (after the indirect dispatch's words) */
-shared bool tile_hole;
 shared vec4 tile[85]; /* the down step's levels: 8 x 8, 4 x 4, 2 x 2, 1 x 1 */
 const int TILE_AT[4] = int[4](0, 64, 80, 84);
 
@@ -75,9 +62,6 @@ void downs(int l0)
 {
     const int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
     const int last = min(l0 + DOWN_FUSED - 1, pc.levels - 1);
-    if (l0 == 1 && gl_LocalInvocationIndex == 0u)
-        tile_hole = false;
-    barrier();
     for (int l = l0; l <= last; l++) {
         const int s = l - l0, n = 8 >> s;               /* the tile's side at level l */
         const int cw = level_size(pc.width, l - 1), ch = level_size(pc.height, l - 1);
@@ -91,20 +75,12 @@ void downs(int l0)
                                2 * lx + (k & 1);
                 ok[k] = cx < cw && cy < ch;
                 c[k] = !ok[k] ? vec4(0.0) : s == 0 ? level_at(l - 1, cx, cy) : tile[ci];
-                if (l == 1 && ok[k] && !(c[k].a >= 1.0))
-                    tile_hole = true;
             }
             const vec4 o = down_pixel(l, c, ok);
             pyramid[level_base(l) + y * pc.width + x] = o;
             tile[TILE_AT[s] + ly * n + lx] = o;
         }
         barrier();
-    }
-    if (l0 == 1 && gl_LocalInvocationIndex == 0u) {
-        if (gl_WorkGroupID.x == 0u && gl_WorkGroupID.y == 0u)
-            tiles[1] = tiles[2] = 1u; /* the indirect dispatch's y and z */
-        if (tile_hole)
-            tiles[TILES_AT + atomicAdd(tiles[0], 1u)] = gl_WorkGroupID.x | gl_WorkGroupID.y << 16;
     }
 }
 
@@ -132,14 +108,6 @@ void main()
 {
     if (pc.step > 0) {
         downs(pc.step);
-        return;
-    }
-    if (-pc.step == UP_TILES + 1) { /* level 1 of listed tile gl_WorkGroupID.x */
-        const uint t = tiles[TILES_AT + gl_WorkGroupID.x];
-        const int x = int(t & 0xffffu) * (TILE / 2) + int(gl_LocalInvocationID.x);
-        const int y = int(t >> 16) * (TILE / 2) + int(gl_LocalInvocationID.y);
-        if (x < level_size(pc.width, 1) && y < level_size(pc.height, 1))
-            up(1, x, y);
         return;
     }
     if (-pc.step >= UP_TAIL) {
