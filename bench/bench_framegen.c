@@ -365,8 +365,9 @@ static void gpu_section(const gpu_path *g, double bl)
     out("### The GPU path (device %s)\n\nThe same pairs and phases made again by the GPU engine "
         "(`--backend vulkan`: `upf_vk_interpolate` in managed mode, the first device; frames "
         "uploaded as RGBA32F, the made frames read back as RGBA32F and scored as the CPU's, "
-        "8-bit sRGB, no FLIP). The blend column is the CPU's (the blend is the same "
-        "arithmetic).\n\n| path | t | flow PSNR (GPU) | vectors PSNR (GPU) | flow SSIM (GPU) "
+        "8-bit sRGB, no FLIP); the blend in the bars is the CPU's of the table above (the GPU "
+        "path is scored for the flow and the vectors; the real clips, the HUD and the crops are "
+        "the CPU's only).\n\n| path | t | flow PSNR (GPU) | vectors PSNR (GPU) | flow SSIM (GPU) "
         "| vectors SSIM (GPU) |\n|---|---|---|---|---|---|\n", g->device);
     for (int pi = 0; pi < N_PATHS; pi++)
         for (int ph = 0; ph < N_PHASES; ph++) {
