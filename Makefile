@@ -24,8 +24,12 @@ CMAKE_FLAGS ?=
 REAL_FRAMES ?= ../shared/data/real
 # The same for frame generation: folders of consecutive game frames (f000.png .. f004.png).
 REAL_FG ?= ../shared/data/real-fg
+# Where the build has the Vulkan backend (CMake's UPF_VULKAN), the GPU engine's made frames are
+# scored too (bench_framegen --backend vulkan, the first Vulkan device; it fails without one:
+# FRAMEGEN_BACKEND=cpu scores the CPU path alone).
+FRAMEGEN_BACKEND ?= $(shell grep -qs '^UPF_VULKAN:BOOL=ON' build/CMakeCache.txt && echo vulkan || echo cpu)
 FRAMEGEN_QUALITY = ./build/bench/bench_framegen --out docs --command "make quality-framegen" \
-	$$(test -d $(REAL_FG) && echo --real-fg $(REAL_FG))
+	$$(test -d $(REAL_FG) && echo --real-fg $(REAL_FG)) --backend $(FRAMEGEN_BACKEND)
 
 # Optional: real-game training and evaluation pairs, one folder per game (tools/gamedata makes
 # them; not in the repository), and the leave-one-game-out model sets that score them

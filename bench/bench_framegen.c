@@ -6,7 +6,7 @@
  *
  *   bench_framegen [--out DOCS_DIR] [--size WxH] [--spp N] [--pairs N] [--scenes LIST]
  *                  [--paths LIST] [--real-fg DIR] [--python PATH] [--threads N]
- *                  [--command TEXT] [--matrices 1]
+ *                  [--command TEXT] [--matrices 1] [--backend cpu|vulkan]
  *
  * Rendered: per scene and path of the evaluation set (docs/SCENES.md seeds), `pairs` pairs of
  * frames 1/30 s apart (at 0.3 s, 1.0 s, 1.7 s, ...), each rendered at `size` with `spp`
@@ -19,7 +19,11 @@
  * f(k) is the true midpoint of f(k-1) and f(k+1) and f(k+1), f(k+2) the true phases 1/3 and
  * 2/3 between f(k) and f(k+3)): blend, flow, and bench/dis_interpolate.py (OpenCV DIS MEDIUM,
  * both ways, each frame warped toward t with cv2.remap, averaged) run by --python. Numbers
- * only, no pictures (the game's art is not ours to ship). */
+ * only, no pictures (the game's art is not ours to ship).
+ * --backend vulkan: every rendered pair's flow and vectors frames are also made by the GPU
+ * engine (managed mode, the first device), scored the same way, and compared with the CPU's
+ * (mean absolute difference, linear RGB); a table "The GPU path" follows the CPU's bars (the
+ * CPU tables stay as they are; the real clips, the HUD and the crops are the CPU's only). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,6 +37,9 @@
 #include "framegen/framegen_passes.h"
 #include "imageio/image_io.h"
 #include "scene/scene.h"
+#ifdef UPF_HAVE_VULKAN
+#include "vk/vk_framegen_managed.h"
+#endif
 
 enum { M_BLEND, M_FLOW, M_VECTORS, M_DIS, N_METHODS };
 static const char *const method_names[N_METHODS] = { "blend", "optical flow", "motion vectors",
@@ -254,6 +261,152 @@ static void write_sheet(const char *dir, const char *name, const upf_image *trut
     imageio_free(&sheet);
 }
 
+/* ---- the GPU path (--backend vulkan) --------------------------------------------------- */
+
+/* The GPU engines of the flow and the vectors (managed mode, the first device), their made
+ * frames at the three phases (linear RGBA32F), the scores of those frames per path, phase and
+ * method (as cell[]), and their largest mean absolute difference from the CPU's made frame. */
+typedef struct gpu_path {
+#ifdef UPF_HAVE_VULKAN
+    upf__vk_interpolate_managed *eng[3]; /* [M_FLOW], [M_VECTORS]; [M_BLEND] NULL */
+#endif
+    char device[256];
+    imageio_image made[3][N_PHASES], srgb;
+    score cell[N_PATHS][N_PHASES][3];
+    double mad_max;
+    long frames;
+    char mad_where[128];
+} gpu_path;
+
+static void gpu_create(gpu_path *g, int w, int h)
+{
+    memset(g, 0, sizeof *g);
+#ifdef UPF_HAVE_VULKAN
+    static const upf_interpolate_motion how[3] = { 0, UPF_INTERPOLATE_MOTION_FLOW,
+                                                   UPF_INTERPOLATE_MOTION_VECTORS };
+    for (int m = M_FLOW; m <= M_VECTORS; m++) {
+        g->eng[m] = upf__vk_interpolate_managed_create(ctx, &(upf__vk_interpolate_managed_params){
+            .device_index = -1, .width = w, .height = h, .motion = how[m],
+            .max_factor = N_PHASES + 1, .flags = UPF_INTERPOLATE_DEPTH_REVERSED,
+            .color_format = UPF_FORMAT_RGBA32F, .output_format = UPF_FORMAT_RGBA32F });
+        if (!g->eng[m])
+            check(upf_context_last_error(ctx, NULL), "--backend vulkan: the GPU engine");
+        for (int ph = 0; ph < N_PHASES; ph++)
+            g->made[m][ph] = alloc_image(w, h, UPF_FORMAT_RGBA32F);
+    }
+    snprintf(g->device, sizeof g->device, "%s",
+             upf__vk_interpolate_managed_device_name(g->eng[M_FLOW]));
+    g->srgb = alloc_image(w, h, UPF_FORMAT_RGBA8_SRGB);
+    fprintf(stderr, "bench_framegen: the GPU path on %s\n", g->device);
+#else
+    (void)w, (void)h;
+    die("--backend vulkan: this build has no Vulkan backend (UPF_VULKAN=OFF); use --backend cpu");
+#endif
+}
+
+static void gpu_destroy(gpu_path *g)
+{
+#ifdef UPF_HAVE_VULKAN
+    for (int m = M_FLOW; m <= M_VECTORS; m++) {
+        upf__vk_interpolate_managed_destroy(&g->eng[m]);
+        for (int ph = 0; ph < N_PHASES; ph++)
+            imageio_free(&g->made[m][ph]);
+    }
+    imageio_free(&g->srgb);
+#else
+    (void)g;
+#endif
+}
+
+/* The GPU's made frames of the pair f at the three phases, one submission a method. */
+static void gpu_run(gpu_path *g, const upf_interpolate_frames *f)
+{
+#ifdef UPF_HAVE_VULKAN
+    for (int m = M_FLOW; m <= M_VECTORS; m++) {
+        const upf_image *outs[N_PHASES];
+        for (int ph = 0; ph < N_PHASES; ph++)
+            outs[ph] = &g->made[m][ph].img;
+        check(upf__vk_interpolate_managed_run(g->eng[m], f, phases, N_PHASES, outs),
+              "upf__vk_interpolate_managed_run");
+    }
+#else
+    (void)g, (void)f;
+#endif
+}
+
+/* Scores the GPU's made frame of method m at phase ph against the truth as the CPU's (8-bit
+ * sRGB, no FLIP) into s, and its mean absolute difference from the CPU's linear made frame. */
+static void gpu_measure(gpu_path *g, score *s, int m, int ph, const upf_image *truth,
+                        const upf_image *cpu, const char *where)
+{
+    const upf_image *gm = &g->made[m][ph].img;
+    check(upf_resample(ctx, gm, &g->srgb.img, UPF_FILTER_BILINEAR), "8-bit copy");
+    measure(s, truth, &g->srgb.img, false);
+    const float *a = cpu->data, *b = gm->data;
+    double sum = 0;
+    const size_t n = (size_t)gm->width * gm->height;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            sum += fabs((double)a[4 * i + k] - (double)b[4 * i + k]);
+    const double mad = sum / (3.0 * (double)n);
+    if (mad > g->mad_max || !g->frames) {
+        g->mad_max = mad;
+        snprintf(g->mad_where, sizeof g->mad_where, "%s, %s, t = %s", where, method_names[m],
+                 phase_names[ph]);
+    }
+    g->frames++;
+}
+
+/* The section's table of the GPU path and its bars (bl: the CPU's blend at t = 1/2, all). */
+static void gpu_section(const gpu_path *g, double bl)
+{
+    score all[N_PHASES][3];
+    memset(all, 0, sizeof all);
+    out("### The GPU path (device %s)\n\nThe same pairs and phases made again by the GPU engine "
+        "(`--backend vulkan`: `upf_vk_interpolate` in managed mode, the first device; frames "
+        "uploaded as RGBA32F, the made frames read back as RGBA32F and scored as the CPU's, "
+        "8-bit sRGB, no FLIP); the blend in the bars is the CPU's of the table above (the GPU "
+        "path is scored for the flow and the vectors; the real clips, the HUD and the crops are "
+        "the CPU's only).\n\n| path | t | flow PSNR (GPU) | vectors PSNR (GPU) | flow SSIM (GPU) "
+        "| vectors SSIM (GPU) |\n|---|---|---|---|---|---|\n", g->device);
+    for (int pi = 0; pi < N_PATHS; pi++)
+        for (int ph = 0; ph < N_PHASES; ph++) {
+            const score *s = g->cell[pi][ph];
+            if (!s[M_FLOW].n)
+                continue;
+            for (int m = M_FLOW; m <= M_VECTORS; m++)
+                add(&all[ph][m], &s[m]);
+            if (ph == 0)
+                out("| %s | 1/2 | %.2f | %.2f | %.4f | %.4f |\n", path_label[pi],
+                    mean_psnr(&s[M_FLOW]), mean_psnr(&s[M_VECTORS]),
+                    s[M_FLOW].ssim / s[M_FLOW].n, s[M_VECTORS].ssim / s[M_VECTORS].n);
+        }
+    for (int ph = 0; ph < N_PHASES && all[0][M_FLOW].n; ph++)
+        out("| **all** | %s | %.2f | %.2f | %.4f | %.4f |\n", phase_names[ph],
+            mean_psnr(&all[ph][M_FLOW]), mean_psnr(&all[ph][M_VECTORS]),
+            all[ph][M_FLOW].ssim / all[ph][M_FLOW].n,
+            all[ph][M_VECTORS].ssim / all[ph][M_VECTORS].n);
+    if (!all[0][M_FLOW].n)
+        return;
+    const double fl = mean_psnr(&all[0][M_FLOW]), v = mean_psnr(&all[0][M_VECTORS]);
+    out("\n| bar (the GPU path) | measured | met |\n|---|---|---|\n");
+    out("| rendered, t = 1/2: vectors - blend >= 6 dB | %.2f - %.2f = %+.2f dB | %s |\n", v, bl,
+        v - bl, v - bl >= 6 ? "yes" : "**no**");
+    out("| rendered, t = 1/2: vectors - optical flow >= 2 dB | %.2f - %.2f = %+.2f dB | %s |\n",
+        v, fl, v - fl, v - fl >= 2 ? "yes" : "**no**");
+    out("| rendered, t = 1/2: optical flow - blend >= 3 dB | %.2f - %.2f = %+.2f dB | %s |\n", fl,
+        bl, fl - bl, fl - bl >= 3 ? "yes" : "**no**");
+    for (int ph = 1; ph < N_PHASES; ph++) {
+        const double d = mean_psnr(&all[ph][M_VECTORS]) - v;
+        out("| rendered: vectors at t = %s within 0.5 dB of t = 1/2 | %.2f vs %.2f (%+.2f dB) | "
+            "%s |\n", phase_names[ph], mean_psnr(&all[ph][M_VECTORS]), v, d,
+            fabs(d) <= 0.5 ? "yes" : "**no**");
+    }
+    out("| the GPU's made frames within a mean absolute difference of 0.001 of the CPU's "
+        "(linear RGB on [0, 1]), the largest of %ld frames | %.2e (%s) | %s |\n\n", g->frames,
+        g->mad_max, g->mad_where, g->mad_max <= 0.001 ? "yes" : "**no**");
+}
+
 /* ---- real clips ----------------------------------------------------------------------- */
 
 #define MAX_CLIPS 16
@@ -321,7 +474,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: bench_framegen [--out DOCS_DIR] [--size WxH] [--spp N] [--pairs N] "
                     "[--scenes LIST] [--paths LIST] [--real-fg DIR] [--python PATH] "
-                    "[--threads N] [--command TEXT] [--matrices 1]\n");
+                    "[--threads N] [--command TEXT] [--matrices 1] [--backend cpu|vulkan]\n");
     exit(1);
 }
 
@@ -332,6 +485,7 @@ int main(int argc, char **argv)
 {
     const char *out_dir = NULL, *scenes = NULL, *paths = NULL, *real_dir = NULL;
     const char *python = "/usr/bin/python3", *command = NULL;
+    bool use_gpu = false;
     int W = 480, H = 270, spp = 16, pairs = 2, threads = 0;
     for (int i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -360,6 +514,11 @@ int main(int argc, char **argv)
             command = v;
         else if (!strcmp(a, "--matrices"))
             use_matrices = atoi(v) != 0;
+        else if (!strcmp(a, "--backend")) {
+            if (strcmp(v, "cpu") != 0 && strcmp(v, "vulkan") != 0)
+                usage();
+            use_gpu = !strcmp(v, "vulkan");
+        }
         else
             usage();
     }
@@ -389,6 +548,14 @@ int main(int argc, char **argv)
     }
     score cell[N_PATHS][N_PHASES][3];
     memset(cell, 0, sizeof cell);
+    static gpu_path gpu;
+    imageio_image lin[3]; /* with --backend vulkan: the CPU's flow and vectors frames, linear */
+    memset(lin, 0, sizeof lin);
+    if (use_gpu) {
+        gpu_create(&gpu, W, H);
+        for (int m = M_FLOW; m <= M_VECTORS; m++)
+            lin[m] = alloc_image(W, H, UPF_FORMAT_RGBA32F);
+    }
     score redge[N_PATHS][3][N_EDGES]; /* t = 1/2 */
     memset(redge, 0, sizeof redge);
     int cuts[3] = { 0 };
@@ -427,11 +594,25 @@ int main(int argc, char **argv)
                     view_projection(b.cam.prev_proj, b.cam.prev_view, vp[1]);
                     f.view_projection = vp[0], f.prev_view_projection = vp[1];
                 }
+                if (use_gpu)
+                    gpu_run(&gpu, &f);
                 for (int ph = 0; ph < N_PHASES; ph++) {
                     render(sc, pi, t0 + phases[ph] / FPS, spp, &truth);
                     for (int m = 0; m < 3; m++) {
-                        check(upf_interpolate_run(eng[m], &f, phases[ph], &made[m].img),
-                              "upf_interpolate_run");
+                        if (use_gpu && m != M_BLEND) {
+                            /* the CPU's frame in linear RGBA32F, then 8-bit as before */
+                            char where[96];
+                            check(upf_interpolate_run(eng[m], &f, phases[ph], &lin[m].img),
+                                  "upf_interpolate_run");
+                            check(upf_resample(ctx, &lin[m].img, &made[m].img,
+                                               UPF_FILTER_BILINEAR), "8-bit copy");
+                            snprintf(where, sizeof where, "%s-%s pair %d", all_scenes[si],
+                                     all_paths[pi], k + 1);
+                            gpu_measure(&gpu, &gpu.cell[pi][ph][m], m, ph, &truth.srgb.img,
+                                        &lin[m].img, where);
+                        } else
+                            check(upf_interpolate_run(eng[m], &f, phases[ph], &made[m].img),
+                                  "upf_interpolate_run");
                         upf_interpolate_method used;
                         upf_interpolate_last_method(eng[m], &used, NULL);
                         if (m && used == UPF_INTERPOLATE_USED_BLEND && ph == 0)
@@ -475,6 +656,11 @@ int main(int argc, char **argv)
     for (int m = 0; m < 3; m++) {
         imageio_free(&made[m]);
         upf_interpolate_destroy(&eng[m]);
+    }
+    if (use_gpu) {
+        gpu_destroy(&gpu);
+        for (int m = M_FLOW; m <= M_VECTORS; m++)
+            imageio_free(&lin[m]);
     }
 
     /* ---- real clips ---- */
@@ -809,6 +995,8 @@ int main(int argc, char **argv)
         }
         out("\n");
     }
+    if (use_gpu && all[0][0].n)
+        gpu_section(&gpu, mean_psnr(&all[0][0]));
     if (sheets) {
         out("Crops at t = 1/2 (the true frame, the blend, optical flow, motion vectors; the "
             "busiest 160x100 of the truth, 2x nearest neighbour; the last pair of each):\n\n");
