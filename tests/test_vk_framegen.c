@@ -1239,33 +1239,51 @@ static bool camera_case(gpu *g, const upf__passes *ps, const upf__fg_camera_con 
 /* A grid of 200 x 170 pixels (step 1): 133 blocks, so the solve's invocations add a second
  * block (i + 128) before the tree, where the turn's 9 blocks leave it zeros; a homography's
  * motion with every seventh pixel an outlier and a tenth invalid. */
-static void camera_large(gpu *g)
+/* A vectors engine of w x h and its camera pass's constants set to fit (not given). */
+static upf_interpolate *camera_engine(gpu *g, int w, int h, upf__fg_camera_con *con)
 {
-    enum { LW = 200, LH = 170 };
     upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
-        .width = LW, .height = LH, .motion = UPF_INTERPOLATE_MOTION_VECTORS));
+        .width = w, .height = h, .motion = UPF_INTERPOLATE_MOTION_VECTORS));
     CHECK(e != NULL);
     if (!e)
-        return;
-    const upf__passes *ps = upf__interpolate_passes(e);
-    upf__fg_camera_con con = *(const upf__fg_camera_con *)ps->con[UPF__FG_CAMERA_PASS];
-    con.fit = 1, con.given = 0;
-    CHECK(con.step == 1 && upf__fg_camera_blocks(con.grid_w, con.grid_h) == 133);
-    static float motion[2 * LW * LH];
-    test_rng rng = test_rng_make("test_vk_framegen camera_large");
-    for (int y = 0; y < LH; y++)
-        for (int x = 0; x < LW; x++) {
-            const double u = (x + 0.5 - 100) / 100, v = (y + 0.5 - 85) / 100;
-            const double w = 1 + 0.02 * u - 0.01 * v;
-            float *m = &motion[2 * (y * LW + x)];
-            m[0] = (float)(((1.01 * u + 0.03 * v + 0.02) / w - u) * 100);
-            m[1] = (float)(((-0.02 * u + 0.99 * v - 0.01) / w - v) * 100);
-            const int k = test_rand_int(&rng, 0, 69);
+        return NULL;
+    *con = *(const upf__fg_camera_con *)upf__interpolate_passes(e)->con[UPF__FG_CAMERA_PASS];
+    con->fit = 1, con->given = 0;
+    return e;
+}
+
+/* w x h game vectors of a homography about the frame's centre (coordinates over half the
+ * larger side), every seventh pixel an outlier and a tenth invalid, from rng. */
+static void homography_motion(float *motion, int w, int h, test_rng *rng)
+{
+    const double sc = 0.5 * UPF_MAX(w, h);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const double u = (x + 0.5 - 0.5 * w) / sc, v = (y + 0.5 - 0.5 * h) / sc;
+            const double q = 1 + 0.02 * u - 0.01 * v;
+            float *m = &motion[2 * ((size_t)y * w + x)];
+            m[0] = (float)(((1.01 * u + 0.03 * v + 0.02) / q - u) * sc);
+            m[1] = (float)(((-0.02 * u + 0.99 * v - 0.01) / q - v) * sc);
+            const int k = test_rand_int(rng, 0, 69);
             if (k < 10)
-                m[0] += (float)test_rand_int(&rng, -80, 80) / 4.0f;
+                m[0] += (float)test_rand_int(rng, -80, 80) / 4.0f;
             else if (k < 17)
                 m[0] = UPF__FG_INVALID;
         }
+}
+
+static void camera_large(gpu *g)
+{
+    enum { LW = 200, LH = 170 };
+    upf__fg_camera_con con;
+    upf_interpolate *e = camera_engine(g, LW, LH, &con);
+    if (!e)
+        return;
+    const upf__passes *ps = upf__interpolate_passes(e);
+    CHECK(con.step == 1 && upf__fg_camera_blocks(con.grid_w, con.grid_h) == 133);
+    static float motion[2 * LW * LH];
+    test_rng rng = test_rng_make("test_vk_framegen camera_large");
+    homography_motion(motion, LW, LH, &rng);
     CHECK(camera_case(g, ps, &con, motion, "200 x 170, 133 blocks"));
     upf_interpolate_destroy(&e);
 }
@@ -1596,30 +1614,15 @@ static int cmp_double(const void *a, const void *b)
  * k - 1 (what dispatch k adds: its work and its barrier). */
 static void time_camera(gpu *g, int w, int h, int frames)
 {
-    upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
-        .width = w, .height = h, .motion = UPF_INTERPOLATE_MOTION_VECTORS));
-    CHECK(e != NULL);
+    upf__fg_camera_con con;
+    upf_interpolate *e = camera_engine(g, w, h, &con);
     if (!e)
         return;
     const upf__passes *ps = upf__interpolate_passes(e);
-    upf__fg_camera_con con = *(const upf__fg_camera_con *)ps->con[UPF__FG_CAMERA_PASS];
-    con.fit = 1, con.given = 0;
     float *motion = malloc(sizeof(float) * 2 * (size_t)w * (size_t)h);
     test_rng rng = test_rng_make("test_vk_framegen camera timing");
-    const double sc = 0.5 * UPF_MAX(w, h);
-    for (int y = 0; y < h && motion; y++)
-        for (int x = 0; x < w; x++) {
-            const double u = (x + 0.5 - 0.5 * w) / sc, v = (y + 0.5 - 0.5 * h) / sc;
-            const double q = 1 + 0.02 * u - 0.01 * v;
-            float *m = &motion[2 * ((size_t)y * w + x)];
-            m[0] = (float)(((1.01 * u + 0.03 * v + 0.02) / q - u) * sc);
-            m[1] = (float)(((-0.02 * u + 0.99 * v - 0.01) / q - v) * sc);
-            const int k = test_rand_int(&rng, 0, 69);
-            if (k < 10)
-                m[0] += (float)test_rand_int(&rng, -80, 80) / 4.0f;
-            else if (k < 17)
-                m[0] = UPF__FG_INVALID;
-        }
+    if (motion)
+        homography_motion(motion, w, h, &rng);
     static upf__vk_runner_params rp; /* large: not on the stack */
     rp = (upf__vk_runner_params){
         .ctx = g->ctx, .fn = "test", .dev = &g->t->lend, .vk = &g->vk, .caps = &g->caps,

@@ -415,15 +415,21 @@ static void run_frame(vkt *t, upf_context *ctx, upf__vk_runner *run, toy_host *h
     CHECK_EQ_INT(upf__vk_runner_parity(run), (k + 1) % 2);
 }
 
+/* The lent device's functions and capabilities (a failed check when they do not load). */
+static bool load_device(vkt *t, upf_context *ctx, upf__vk_funcs *vk, upf__vk_caps *caps)
+{
+    const bool ok = upf__vk_load(ctx, "test", &t->lend, vk) == UPF_OK &&
+                    upf__vk_check(ctx, "test", &t->lend, vk, caps) == UPF_OK;
+    CHECK(ok && "the device loads");
+    return ok;
+}
+
 static void test_toy(vkt *t, upf_context *ctx)
 {
     upf__vk_funcs vk;
     upf__vk_caps caps;
-    if (upf__vk_load(ctx, "test", &t->lend, &vk) != UPF_OK ||
-        upf__vk_check(ctx, "test", &t->lend, &vk, &caps) != UPF_OK) {
-        CHECK(!"the device loads");
+    if (!load_device(t, ctx, &vk, &caps))
         return;
-    }
     real_barrier = vk.vkCmdPipelineBarrier;
     vk.vkCmdPipelineBarrier = count_barrier;
     upf__vk_runner *run = toy_create(ctx, &t->lend, &vk, &caps);
@@ -562,11 +568,8 @@ static void test_indirect(vkt *t, upf_context *ctx)
 {
     upf__vk_funcs vk;
     upf__vk_caps caps;
-    if (upf__vk_load(ctx, "test", &t->lend, &vk) != UPF_OK ||
-        upf__vk_check(ctx, "test", &t->lend, &vk, &caps) != UPF_OK) {
-        CHECK(!"the device loads");
+    if (!load_device(t, ctx, &vk, &caps))
         return;
-    }
     static uint32_t items[ITEMS];
     test_rng rng = test_rng_make("test_vk_runner indirect");
     for (int i = 0; i < ITEMS; i++)
