@@ -4,13 +4,15 @@ bounds each pass"; docs/VULKAN.md, "Measuring the shaders").
 
     scripts/vk_probe.py OUT [SHADERS]
 
-writes OUT/<variant>/spatial/<shader>.spv, compiled with glslangValidator from
-src/vk/shaders/spatial (or SHADERS/spatial), for a build made with -DUPF_VK_PROBE=ON, which
+writes OUT/<variant>/spatial/<shader>.spv (and for `empty` framegen/ and temporal/ too),
+compiled with glslangValidator from src/vk/shaders (or SHADERS), for a build made with -DUPF_VK_PROBE=ON, which
 loads them in place of its own (shader "spatial/<shader>") when UPF_VK_SHADER_DIR=OUT/<variant>
 is set (`upframe bench --backend vulkan` then times them).
 The variants keep each pass's bindings, workgroup size and grid; their pictures are wrong on
 purpose, only their times matter:
-  empty      every pass an empty main(): the cost of launching its grid and its barrier
+  empty      every pass an empty main(): the cost of launching its grid and its barrier (the
+             spatial passes, and every frame generation and temporal shader: OUT/empty/
+             framegen/*.spv, OUT/empty/temporal/*.spv)
   c_store    compose stores a constant: launch, grid and the destination's writes
   c_s1       compose up to its taps (phase 1), then a store
   c_s12      ... and the vertical sums and the map's samples (phase 2)
@@ -31,8 +33,8 @@ src = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file_
                                                           'src', 'vk', 'shaders')
 
 
-def compile_to(text, name, variant):
-    d = os.path.join(out, variant, 'spatial')
+def compile_to(text, name, variant, engine='spatial'):
+    d = os.path.join(out, variant, engine)
     os.makedirs(d, exist_ok=True)
     comp = os.path.join(d, name + '.comp')
     with open(comp, 'w') as f:
@@ -51,15 +53,41 @@ def read(name):
         return f.read()
 
 
-SIZE = re.compile(r'layout\(local_size_x = (\w+), local_size_y = (\d+), local_size_z = 1\) in;')
-for name in ['convert', 'smaa_edges', 'smaa_weights', 'smaa_blend', 'detail', 'detail_coopmat',
-             'compose']:
-    m = SIZE.search(read(name))
-    x = m.group(1)
-    if not x.isdigit():  # detail_coopmat: THREADS (32 * SUBGROUPS)
-        x = str(32 * int(re.search(r'#define SUBGROUPS (\d+)', read(name)).group(1)))
-    compile_to('#version 450\nlayout(local_size_x = %s, local_size_y = %s) in;\n'
-               'void main() {}\n' % (x, m.group(2)), name, 'empty')
+# The empty variant of every shader: its workgroup-size lines
+# (from the .comp, or the .glsl of its folder that it includes; each `#define` those lines
+# name kept) before an empty main(): a pass's time is then its grids' launch and its barriers.
+LOCAL = re.compile(r'^layout\((local_size_[^)]*)\) in;', re.M)
+DEFINE = re.compile(r'^#define (\w+) .*$', re.M)
+for engine in ['spatial', 'framegen', 'temporal']:
+    folder = os.path.join(src, engine)
+    for comp in sorted(f for f in os.listdir(folder) if f.endswith('.comp')):
+        with open(os.path.join(folder, comp)) as f:
+            text = f.read()
+        for inc in re.findall(r'#include "(\w+\.glsl)"', text):
+            if os.path.exists(os.path.join(folder, inc)):
+                with open(os.path.join(folder, inc)) as f:
+                    text += f.read()
+        sizes = [m.group(0) for m in LOCAL.finditer(text)]
+        if not sizes:
+            sys.exit('vk_probe.py: %s/%s has no workgroup size' % (engine, comp))
+        defines, need = [], list(sizes)  # the defines the sizes name, and those they name
+        for m in reversed(list(DEFINE.finditer(text))):
+            if any(re.search(r'\b%s\b' % m.group(1), line) for line in need):
+                defines.insert(0, m.group(0))
+                need.append(m.group(0))
+        body = '#version 450\n%s\n%s\nvoid main() {}\n' % ('\n'.join(defines), '\n'.join(sizes))
+        compile_to(body, comp[:-5], 'empty', engine)
+
+
+def cut_at(text, marker, variant):
+    """text up to marker, or None (and a note) where the shader no longer has it: the
+    spatial variants below were written for an older compose, convert and detail."""
+    if marker in text:
+        return text[:text.index(marker)]
+    print('vk_probe.py: %s not made (its shader no longer has %r)' % (variant,
+                                                                      marker.strip().splitlines()[0]))
+    return None
+
 
 compose = read('compose')
 STORE = ('    for (int r = 0; r < PPT; r++) {\n'
@@ -74,19 +102,23 @@ for variant, marker, value in [
         ('c_s1', '    /* 2. The vertical sums', 'vec4(base_w[lq.x][0], base_w[AX + lq.y][0], 0, 1)'),
         ('c_s12', '    /* 3. o and its luma', 'vsum[lq.y][lq.x] + dsamp[r]'),
         ('c_s123', '    /* 4. The sharpen', 'own[r] + vec4(lum[lq.y + 1][lq.x + 1])')]:
-    compile_to(compose[:compose.index(marker)] + STORE.replace('@V', value), 'compose', variant)
+    head = cut_at(compose, marker, variant)
+    if head is not None:
+        compile_to(head + STORE.replace('@V', value), 'compose', variant)
 ENCODE = ('o.rgb = vec3(upf_linear_to_srgb(clamp(o.r, 0.0, 1.0)),\n'
           '                         upf_linear_to_srgb(clamp(o.g, 0.0, 1.0)),\n'
           '                         upf_linear_to_srgb(clamp(o.b, 0.0, 1.0)));')
-assert ENCODE in compose
-compile_to(compose.replace(ENCODE, 'o.rgb = sqrt(clamp(o.rgb, 0.0, 1.0));'), 'compose', 'c_noenc')
+if cut_at(compose, ENCODE, 'c_noenc') is not None:
+    compile_to(compose.replace(ENCODE, 'o.rgb = sqrt(clamp(o.rgb, 0.0, 1.0));'), 'compose',
+               'c_noenc')
 
-convert = read('convert')
-compile_to(convert[:convert.index('    /* The workgroup')] + '}\n', 'convert', 'cv_noreduce')
+head = cut_at(read('convert'), '    /* The workgroup', 'cv_noreduce')
+if head is not None:
+    compile_to(head + '}\n', 'convert', 'cv_noreduce')
 
-detail = read('detail_coopmat')
-cut = detail.index('    const uint sg = tid >> 5u')
-compile_to(detail[:cut] + '''    for (uint k = tid; k < 48u * 48u; k += uint(THREADS)) {
+head = cut_at(read('detail_coopmat'), '    const uint sg = tid >> 5u', 'd_patch')
+if head is not None:
+    compile_to(head + '''    for (uint k = tid; k < 48u * 48u; k += uint(THREADS)) {
         ivec2 p = ivec2(gl_WorkGroupID.xy) * 48 + ivec2(int(k % 48u), int(k / 48u));
         if (p.x < pc.map_width && p.y < pc.map_height)
             detail_store(p, luma_patch[k % uint(patch_size() * patch_size())]);
