@@ -10,10 +10,12 @@
 # BEFORE and AFTER each hold an `upframe` and its libupframe.so.0 (the build with 8 x 8
 # workgroups, main at 5c8c1a3, and this one); LIB the other shared libraries they need (as for
 # scripts/vk_gpu_run.sh); OUT receives workgroups.txt, before.1.txt, after.1.txt, before.2.txt,
-# after.2.txt. With EMPTY=1 and both builds made with -DUPF_VK_PROBE=ON, it also times each
+# after.2.txt. With PROBE=1 and both builds made with -DUPF_VK_PROBE=ON, it also times each
 # build with every temporal shader an empty main() of its own workgroup size (8 x 8 before,
 # 16 x 16 after; glslangValidator needed, or EMPTY_DIR holding e8/ and e16/ made by it
-# elsewhere): before.empty.txt, after.empty.txt, the cost of launching the grids and barriers.
+# elsewhere): before.empty.txt, after.empty.txt, the cost of launching the grids and barriers;
+# and the driver's statistics of each build's pipelines (registers, shared memory; one frame,
+# UPF_VK_PIPELINE_STATS=1): before.stats.txt, after.stats.txt.
 set -u
 before=$1 after=$2 lib=$3 out=$4 frames=${5:-500}
 mkdir -p "$out"
@@ -43,11 +45,11 @@ BEGIN {
   }
 }' | tee "$out/workgroups.txt"
 
-bench() { # DIR NAME [SHADER_DIR]
+bench() { # DIR NAME [SHADER_DIR [FRAMES]]
   echo "== $2"
   env LD_LIBRARY_PATH="$1:$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     ${3:+UPF_VK_SHADER_DIR="$3"} timeout 400 "$1/upframe" bench --backend vulkan \
-    --frames "$frames" --no-spatial --no-framegen > "$out/$2.txt" 2>&1
+    --frames "${4:-$frames}" --no-spatial --no-framegen > "$out/$2.txt" 2>&1
   echo "rc=$?" >> "$out/$2.txt"
   grep -E "^[0-9]+x[0-9]+->|^case|rc=" "$out/$2.txt"
 }
@@ -56,7 +58,7 @@ for round in 1 2; do
   bench "$after" after.$round
 done
 
-[ "${EMPTY:-0}" = 1 ] || exit 0
+[ "${PROBE:-0}" = 1 ] || exit 0
 empty=${EMPTY_DIR:-$out/empty}
 for s in 8 16; do
   [ -d "$empty/e$s/temporal" ] && continue
@@ -71,3 +73,9 @@ for s in 8 16; do
 done
 bench "$before" before.empty "$empty/e8"
 bench "$after" after.empty "$empty/e16"
+export UPF_VK_PIPELINE_STATS=1
+bench "$before" before.stats "" 1
+bench "$after" after.stats "" 1
+for b in before after; do
+  echo "== $b: the temporal pipelines"; grep "pipeline stats temporal/" "$out/$b.stats.txt" | sort -u
+done
