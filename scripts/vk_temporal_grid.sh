@@ -12,11 +12,33 @@
 # scripts/vk_gpu_run.sh); OUT receives workgroups.txt, before.1.txt, after.1.txt, before.2.txt,
 # after.2.txt. With PROBE=1 and both builds made with -DUPF_VK_PROBE=ON, it also times each
 # build with every temporal shader an empty main() of its own workgroup size (8 x 8 before,
-# 16 x 16 after; glslangValidator needed, or EMPTY_DIR holding e8/ and e16/ made by it
-# elsewhere): before.empty.txt, after.empty.txt, the cost of launching the grids and barriers;
+# 16 x 16 after; glslangValidator needed, or EMPTY_DIR holding e8/ and e16/ made elsewhere by
+# `scripts/vk_temporal_grid.sh --empty EMPTY_DIR`): before.empty.txt, after.empty.txt, the cost
+# of launching the grids and barriers;
 # and the driver's statistics of each build's pipelines (registers, shared memory; one frame,
 # UPF_VK_PIPELINE_STATS=1): before.stats.txt, after.stats.txt.
 set -u
+make_empty() { # DIR: DIR/e8/temporal/*.spv and DIR/e16/temporal/*.spv
+  for s in 8 16; do
+    [ -d "$1/e$s/temporal" ] && continue
+    mkdir -p "$1/e$s/temporal"
+    for n in camera_motion reconstruct_dilate reconstruct_dilate_camera disocclusion \
+             disocclusion_reactive locks accumulate sharpen; do
+      printf '#version 450\nlayout(local_size_x = %d, local_size_y = %d) in;\nvoid main() {}\n' \
+        $s $s > "$1/e$s/temporal/$n.comp"
+      glslangValidator -V --target-env vulkan1.1 -o "$1/e$s/temporal/$n.spv" \
+        "$1/e$s/temporal/$n.comp" > /dev/null || { echo "no empty shaders"; return 1; }
+    done
+  done
+}
+if [ $# -lt 4 ] && [ "${1:-}" != --empty ]; then
+  echo "usage: $0 BEFORE AFTER LIB OUT [FRAMES], or $0 --empty DIR" >&2
+  exit 2
+fi
+if [ "$1" = --empty ]; then
+  make_empty "$2"
+  exit
+fi
 before=$1 after=$2 lib=$3 out=$4 frames=${5:-500}
 mkdir -p "$out"
 if ! ls /usr/share/vulkan/icd.d/*nvidia* /etc/vulkan/icd.d/*nvidia* >/dev/null 2>&1 &&
@@ -60,17 +82,7 @@ done
 
 [ "${PROBE:-0}" = 1 ] || exit 0
 empty=${EMPTY_DIR:-$out/empty}
-for s in 8 16; do
-  [ -d "$empty/e$s/temporal" ] && continue
-  mkdir -p "$empty/e$s/temporal"
-  for n in camera_motion reconstruct_dilate reconstruct_dilate_camera disocclusion \
-           disocclusion_reactive locks accumulate sharpen; do
-    printf '#version 450\nlayout(local_size_x = %d, local_size_y = %d) in;\nvoid main() {}\n' \
-      $s $s > "$empty/e$s/temporal/$n.comp"
-    glslangValidator -V --target-env vulkan1.1 -o "$empty/e$s/temporal/$n.spv" \
-      "$empty/e$s/temporal/$n.comp" > /dev/null || { echo "no empty shaders"; exit 1; }
-  done
-done
+make_empty "$empty" || exit 1
 bench "$before" before.empty "$empty/e8"
 bench "$after" after.empty "$empty/e16"
 export UPF_VK_PIPELINE_STATS=1
