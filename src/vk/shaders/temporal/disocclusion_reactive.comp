@@ -1,10 +1,10 @@
 /* disocclusion_reactive.comp: the disocclusion pass, with the host's reactive mask (disocclusion.glsl).
- * Local size 8 x 8; grid ceil(W / 8) x ceil(H / 8). */
+ * Local size 16 x 16; grid ceil(W / 16) x ceil(H / 16). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_samplerless_texture_functions : require
 
-layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
+layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
 
 #define REACTIVE 1
 #include "disocclusion.glsl"

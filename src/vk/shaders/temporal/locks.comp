@@ -2,11 +2,11 @@
  * whose comment gives the rule): 1 on a thin feature, else 0.
  *
  * Reads: colour (binding 5, vec4, A the tonemapped luma). Writes: locks (11, float).
- * Local size 8 x 8, one invocation per render pixel; grid ceil(W / 8) x ceil(H / 8). */
+ * Local size 16 x 16, one invocation per render pixel; grid ceil(W / 16) x ceil(H / 16). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
-layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
+layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
 
 #include "temporal_common.glsl"
 

@@ -16,7 +16,7 @@
  * (or becomes Inf once decoded and exposed) is taken as black; a depth that is NaN counts as
  * the sky (UPF_Z_FAR) and is never nearer than its neighbours; motion that is NaN or Inf
  * becomes UPF_MV_INVALID, as on the CPU (docs/VULKAN.md, "Bad input on the GPU").
- * Local size 8 x 8; grid ceil(W / 8) x ceil(H / 8). */
+ * Local size 16 x 16; grid ceil(W / 16) x ceil(H / 16). */
 #include "color.glsl"
 #include "temporal_common.glsl"
 

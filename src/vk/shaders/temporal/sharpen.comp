@@ -6,11 +6,11 @@
  * uint: the shown colour's offset from it). Writes: the output (20, a storage image without format qualifier, at the output rectangle's offset; the
  * format's own conversion is the device's store). dst_transfer 1: the output is a UNORM view
  * of sRGB data, encoded here (IEC 61966-2-1, float).
- * Local size 8 x 8, one invocation per output pixel; grid ceil(W / 8) x ceil(H / 8). */
+ * Local size 16 x 16, one invocation per output pixel; grid ceil(W / 16) x ceil(H / 16). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
-layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
+layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
 
 #include "color.glsl"
 #include "temporal_common.glsl"
