@@ -674,20 +674,63 @@ static int ridge_line(uint8_t *ridge, int cw, int ch, int axis, int i, int *line
     return n;
 }
 
+/* The next crossing along axis `axis` from crop pixel i in direction dir (one step along, at
+ * most one across, straight ahead first) in `ratio` (NAN where no crossing), or -1. */
+static int next_crossing(const double *ratio, int cw, int ch, int axis, int i, int dir)
+{
+    static const int across[3] = { 0, -1, 1 };
+    for (int j = 0; j < 3; j++) {
+        const int x = i % cw + (axis == 0 ? across[j] : dir);
+        const int y = i / cw + (axis == 0 ? dir : across[j]);
+        if (x >= 0 && y >= 0 && x < cw && y < ch && !isnan(ratio[y * cw + x]))
+            return y * cw + x;
+    }
+    return -1;
+}
+
+/* Whether the gap at crossing i (ratio below half) lies in a gap of at most 3 crossings
+ * between two drawn runs (ratio at least half) of `run` crossings or more, one each side
+ * along the line: what a bridge along the line from runs of that length could reach. */
+static bool gap_between_runs(const double *ratio, int cw, int ch, int axis, int i, int run)
+{
+    int skipped = 0;
+    for (int dir = -1; dir <= 1; dir += 2) {
+        int p = i, drawn = 0;
+        while ((p = next_crossing(ratio, cw, ch, axis, p, dir)) >= 0) {
+            if (ratio[p] >= 0.5)
+                drawn++;
+            else if (drawn)
+                break;
+            else
+                skipped++;
+        }
+        if (drawn < run)
+            return false;
+    }
+    return skipped <= 2;
+}
+
+/* The continuity of the crop's thin lines (the crossings of the reference's ridges; see the
+ * crop's notes in the output): gaps, dotted and the share below a quarter; between[k], the
+ * gaps that lie between two drawn runs of 6, 3 or 1 crossings (k = 0, 1, 2; gap_between_runs). */
 static int thin_continuity(const upf_image *ref, const upf_image *test, int cx, int cy, int cw,
-                           int ch, double *gaps, double *dotted, double *missing)
+                           int ch, double *gaps, double *dotted, double *missing, int between[3])
 {
     double sum = 0, sum2 = 0;
     int n = 0, lost = 0, gone = 0;
     uint8_t *ridge = malloc((size_t)cw * ch);
     double *con = malloc((size_t)cw * ch * sizeof *con);
     int *line = malloc((size_t)cw * ch * sizeof *line);
-    if (!ridge || !con || !line)
+    double *ratio = malloc((size_t)cw * ch * sizeof *ratio);
+    if (!ridge || !con || !line || !ratio)
         die("out of memory");
+    between[0] = between[1] = between[2] = 0;
     for (int axis = 0; axis < 2; axis++) {
         const int dx = axis == 0, dy = axis == 1;
-        for (int i = 0; i < cw * ch; i++)
+        for (int i = 0; i < cw * ch; i++) {
             ridge[i] = is_ridge(ref, cx + i % cw, cy + i / cw, dx, dy, &con[i]);
+            ratio[i] = NAN;
+        }
         for (int i = 0; i < cw * ch; i++) {
             if (ridge[i] != 1)
                 continue;
@@ -701,12 +744,18 @@ static int thin_continuity(const upf_image *ref, const upf_image *test, int cx, 
                     best = fmax(best, c > 0 ? t : -t);
                 }
                 double r = best / fabs(c);
+                ratio[line[k]] = r;
                 sum += r, sum2 += r * r, n++;
                 lost += r < 0.5;
                 gone += r < 0.25;
             }
         }
+        static const int runs[3] = { 6, 3, 1 };
+        for (int i = 0; i < cw * ch; i++)
+            for (int k = 0; k < 3 && ratio[i] < 0.5; k++)
+                between[k] += gap_between_runs(ratio, cw, ch, axis, i, runs[k]);
     }
+    free(ratio);
     free(ridge);
     free(con);
     free(line);
@@ -756,12 +805,15 @@ static void write_feature_crop(const char *dir, const feature *f, const refs *re
         if (!r->s[m].frames)
             continue;
         double gaps, dotted, missing;
+        int between[3];
         int n = thin_continuity(&ref->srgb[ref->frames - 1].img, &r->last[m].img, cx, cy, CW,
-                                CH, &gaps, &dotted, &missing);
+                                CH, &gaps, &dotted, &missing, between);
         fprintf(stderr,
                 "bench_temporal: %s, %s: thin crossings %d, gaps %.1f%%, dotted %.2f "
-                "(below a quarter: %.1f%%)\n",
-                f->name, method_short[m], n, 100.0 * gaps, dotted, 100.0 * missing);
+                "(below a quarter: %.1f%%; gaps of 1-3 crossings between drawn runs of 6 / 3 / 1: "
+                "%d / %d / %d)\n",
+                f->name, method_short[m], n, 100.0 * gaps, dotted, 100.0 * missing, between[0],
+                between[1], between[2]);
         if (first)
             len += snprintf(md + len, md_size - (size_t)len, "Thin features, %d crossings: ", n);
         len += snprintf(md + len, md_size - (size_t)len, "%s%s gaps %.1f%%, dotted %.2f",
