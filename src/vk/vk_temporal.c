@@ -276,7 +276,10 @@ static void describe(const frame_push *push, const upf_vk_temporal_frame *f,
     vf->image[UPF__TP_MOTION] = f->motion;
     vf->image[UPF__TP_REACTIVE] = f->reactive;
     vf->image[UPF__TP_OUTPUT] = out;
-    const upf__vk_grid rg = grid16(rw, rh), og = grid16(ow, oh);
+    /* accumulate keeps 8 x 8: at 16 x 16 it measured slower on an H100 (142.4 -> 145.1 us at
+     * 2048x1152, 471.4 -> 479.9 at 4K; docs/TEMPORAL.md "On the GPU"): a heavy pass hides its
+     * launches behind its work, and its larger workgroups cost it occupancy. */
+    const upf__vk_grid rg = grid16(rw, rh), og = grid16(ow, oh), acc = upf__vk_grid8(ow, oh);
     const struct { int gp; bool run; const void *push; upf__vk_grid grid; } on[GP_COUNT] = {
         { GP_CAMERA_MOTION, camera_motion, &push->cm, rg },
         { GP_RECONSTRUCT, !camera_motion, &push->rec, rg },
@@ -284,7 +287,7 @@ static void describe(const frame_push *push, const upf_vk_temporal_frame *f,
         { GP_DISOCCLUSION, !f->reactive, &push->dis, rg },
         { GP_DISOCCLUSION_REACTIVE, f->reactive != NULL, &push->dis, rg },
         { GP_LOCKS, true, &push->locks, rg },
-        { GP_ACCUMULATE, true, &push->acc, og },
+        { GP_ACCUMULATE, true, &push->acc, acc },
         { GP_SHARPEN, true, &push->sharpen, og },
     };
     for (int k = 0; k < GP_COUNT; k++)

@@ -8,11 +8,11 @@
  * Co, Cg and the accumulated weight), state next (17, uint) and display next (19, uint: the
  * shown colour's offset, step 8). The backend alternates the three pairs' buffers (the
  * runner's parity), so 14/16/18 always hold what the previous frame wrote.
- * Local size 16 x 16, one invocation per output pixel; grid ceil(W / 16) x ceil(H / 16). */
+ * Local size 8 x 8, one invocation per output pixel; grid ceil(W / 8) x ceil(H / 8). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
-layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
+layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
 
 layout(set = 0, binding = 12, std430) readonly buffer Lanczos { float lanczos[]; };
 #define UPF_LANCZOS_TABLE 1
