@@ -105,10 +105,18 @@ void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, 
  * the codes instead of the linear surfaces and the resolve and the compose decode them:
  * linear = table[code], the CPU's very floats. */
 #define UPF__VK_FG_BYTES UPF__FG_COUNT
-/* The engine's second extra binding: one word the vectors pass clears (0) and its shade step
- * (4) sets (1) when the shade rule moved a pixel; its steps 5 to 8 (the second splat to t = 0)
- * do nothing while it is 0, as the CPU pass skips them (vectors.comp). 16 bytes. */
+/* The engine's second extra binding: a VkDispatchIndirectCommand the vectors pass clears (0:
+ * no workgroups) and its shade step (3) sets to its own grid when the shade rule moved a
+ * pixel; its steps 4 to 7 (the second splat to t = 0) are indirect dispatches of those
+ * counts, so an empty grid when it moved none, as the CPU pass skips them (vectors.comp).
+ * 16 bytes. */
 #define UPF__VK_FG_SHADED (UPF__FG_COUNT + 1)
+/* The vectors pass's dispatches (vectors.comp): UPF__VK_FG_VECTORS_STEPS steps (patch: the
+ * step), 16 x 16 pixels a workgroup, those from UPF__VK_FG_VECTORS_SHADED_FROM on indirect
+ * from the shade flag. Sets pf's dispatches. */
+#define UPF__VK_FG_VECTORS_STEPS 8
+#define UPF__VK_FG_VECTORS_SHADED_FROM 4
+void upf__vk_fg_vectors_dispatches(upf__vk_pass_frame *pf, int W, int H);
 #define UPF__VK_FG_TABLE 512
 #define UPF__VK_FG_TABLE_SRGB 0u
 #define UPF__VK_FG_TABLE_UNORM 256u
@@ -127,7 +135,7 @@ void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader);
 #define UPF__VK_FG_RESOLVE_BYTES_H 2
 upf__vk_grid upf__vk_fg_resolve_grid(int W, int H, bool bytes);
 /* The vectors pass's plan beyond its pipelines: the 8-bit frames' variants, the splat to t = 0
- * cleared before it and the shade flag (cleared, read and written). */
+ * cleared before it and the shade flag (cleared, read and written; its indirect buffer). */
 void upf__vk_fg_vectors_plan(upf__vk_pass_plan *plan);
 /* 1 for an 8-bit colour format (R8G8B8A8 or B8G8R8A8, UNORM or SRGB), else 0. */
 bool upf__vk_fg_is_8bit(VkFormat format);
