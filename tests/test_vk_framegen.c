@@ -1208,7 +1208,8 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, int w, int h, co
                             ps->surface_info[outs[k]].name);
             }
         }
-    CHECKF(motion != UPF_INTERPOLATE_MOTION_FLOW || con.levels >= (w > 100 ? 5 : 3),
+    CHECKF(motion != UPF_INTERPOLATE_MOTION_FLOW ||
+           con.levels >= (w >= 300 ? 6 : w > 100 ? 5 : 3),
            "%s: %d levels", what, con.levels);
     free(a), free(b), free(scratch);
     for (int k = 0; k < 5; k++)
@@ -1222,10 +1223,13 @@ static void test_prepare(gpu *g)
 {
     prepare_case(g, UPF_INTERPOLATE_MOTION_VECTORS, W, H, "game vectors (no pyramid)");
     prepare_case(g, UPF_INTERPOLATE_MOTION_FLOW, W, H, "optical flow (luma pyramids)");
-    /* under 32 x 32: a workgroup's pixels in up to 4 regions a side (prepare.comp's slots) */
+    /* under 64 x 64 (W x H too): a workgroup's pixels in up to 4 regions a side (prepare.comp's
+     * slots); 203 x 141: at most 2 */
     prepare_case(g, UPF_INTERPOLATE_MOTION_VECTORS, 29, 13, "game vectors at 29 x 13");
-    /* five levels: step 0 makes levels 1 to 3, a down step level 4 */
+    /* five levels: step 0 makes levels 1 to 4 */
     prepare_case(g, UPF_INTERPOLATE_MOTION_FLOW, 203, 141, "optical flow at 203 x 141");
+    /* six levels: step 0 makes levels 1 to 4, a down step level 5 */
+    prepare_case(g, UPF_INTERPOLATE_MOTION_FLOW, 300, 270, "optical flow at 300 x 270");
 }
 
 /* ---- camera ------------------------------------------------------------------------------ */

@@ -220,11 +220,10 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
 
 void upf__vk_fg_prepare_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
 {
-    pf->grid[pf->dispatches] = upf__vk_grid8(W, H);
+    pf->grid[pf->dispatches] = grid16(W, H);
     pf->patch[pf->dispatches++] = 0;
-    for (int l = 1 + UPF__VK_FG_PREPARE_FUSED; l < levels; l += UPF__VK_FG_DOWN_FUSED) {
-        pf->grid[pf->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
-                                                 upf__fg_level_size(H, l));
+    for (int l = 1 + UPF__VK_FG_PREPARE_FUSED; l < levels; l += UPF__VK_FG_PREPARE_DOWN_FUSED) {
+        pf->grid[pf->dispatches] = grid16(upf__fg_level_size(W, l), upf__fg_level_size(H, l));
         pf->patch[pf->dispatches++] = (uint32_t)l;
     }
 }

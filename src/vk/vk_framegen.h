@@ -73,16 +73,19 @@ typedef struct upf__vk_fg_splat_push {
  * (patch 0) and the indices (1), 8 x 8 pixels a workgroup. */
 void upf__vk_fg_splat_frame(upf__vk_fg_splat_push *sp, float t, bool camera,
                             upf__vk_pass_frame *pf);
-/* The down steps of the fill's motion pyramid, the inpaint's colour pyramid and prepare's luma
- * pyramids (fill.comp, inpaint.comp, prepare.comp: downs): one dispatch makes UPF__VK_FG_DOWN_FUSED levels, l .. l + 3, each
+/* The down steps of the fill's motion pyramid and the inpaint's colour pyramid (fill.comp,
+ * inpaint.comp: downs): one dispatch makes UPF__VK_FG_DOWN_FUSED levels, l .. l + 3, each
  * workgroup 8 x 8 pixels of level l and the pixels below them. Appends to pf the dispatches
  * that make levels 1 .. levels - 1 of a W x H frame's pyramid (grid: level l's 8 x 8 tiles,
  * patch: l). */
 #define UPF__VK_FG_DOWN_FUSED 4
 void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
-/* prepare's (prepare.comp): its step 0, 8 x 8 pixels a workgroup, also makes levels 1 .. 3 of
- * its tile (UPF__VK_FG_PREPARE_FUSED); appends step 0 and the down steps from level 4 on. */
-#define UPF__VK_FG_PREPARE_FUSED 3
+/* prepare's luma pyramids (prepare.comp), 16 x 16 pixels a workgroup: its step 0 also makes
+ * levels 1 .. 4 of its tile (UPF__VK_FG_PREPARE_FUSED), each down step from level 5 on
+ * UPF__VK_FG_PREPARE_DOWN_FUSED levels (l .. l + 4: 16 x 16 pixels of level l and those below
+ * them). Appends step 0 and the down steps (grid: level l's 16 x 16 tiles, patch: l). */
+#define UPF__VK_FG_PREPARE_FUSED 4
+#define UPF__VK_FG_PREPARE_DOWN_FUSED 5
 void upf__vk_fg_prepare_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
 
 /* The inpaint's up steps (inpaint.comp): levels levels - 2 .. least, one dispatch a level
