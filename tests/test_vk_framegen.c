@@ -48,8 +48,8 @@
  *           HUD layer with alphas 0, 1, 1/2, 1/4 and 1.5, into an RGBA32F storage image:
  *           exactly. (The other output and HUD formats and sRGB transfers: not tested here.)
  *   scene   random histograms: near ones, disjoint ones, a pan-like change of a few regions,
- *           empty ones; the decision and both distances exactly (the same sums in the same
- *           order).
+ *           empty ones, every region at one distance (ties: the shader's ranks); the
+ *           decision and both distances exactly (the same sums in the same order).
  *   cut     random priorities with a fifth, half (rounded down), half and a pixel, all but
  *           3 and all of them lost (UPF__FG_LOST), at 61 x 37 (one workgroup of the count) and
  *           200 x 170 (five, their counts added by atomics): the decision exactly, the share
@@ -1524,8 +1524,9 @@ static void test_scene(gpu *g)
     enum { B = UPF__FG_HIST_BINS, R = UPF__FG_HIST_REGIONS };
     static uint32_t hist[2 * R * B];
     test_rng rng = test_rng_make("test_vk_framegen scene");
-    for (int c = 0; c < 5; c++) {
-        /* 0: near; 1: disjoint (a cut); 2: 6 regions changed (a pan); 3: empty; 4: random */
+    for (int c = 0; c < 6; c++) {
+        /* 0: near; 1: disjoint (a cut); 2: 6 regions changed (a pan); 3: empty; 4: random;
+         * 5: every region the same distance (ties: the shader's ranks) */
         for (int r = 0; r < R; r++)
             for (int b = 0; b < B; b++) {
                 const uint32_t v = (uint32_t)test_rand_int(&rng, 0, 50);
@@ -1534,7 +1535,9 @@ static void test_scene(gpu *g)
                 hist[j] = c == 0 ? v + (uint32_t)test_rand_int(&rng, 0, 2)
                         : c == 1 ? (b < B / 2 ? 0 : 3 * v)
                         : c == 2 ? (r >= 1 && r <= 6 ? (uint32_t)test_rand_int(&rng, 0, 99) : v)
-                        : c == 3 ? 0 : (uint32_t)test_rand_int(&rng, 0, 50);
+                        : c == 3 ? 0 : c == 5 ? 0 : (uint32_t)test_rand_int(&rng, 0, 50);
+                if (c == 5) /* every region's distance 0.494: no cut */
+                    hist[i] = (uint32_t)b, hist[j] = b < 8 ? 1 : 0;
                 if (c == 1 && b < B / 2)
                     hist[i] = 3 * v;
                 if (c == 1 && b >= B / 2)
