@@ -19,7 +19,7 @@
 #define BINS 32
 #define REGIONS 17
 
-layout(local_size_x = REGIONS * BINS) in;
+layout(local_size_x = 544) in; /* REGIONS x BINS */
 layout(set = 0, binding = 10, std430) readonly buffer Hist { uint hist[]; };
 layout(set = 0, binding = 26, std430) writeonly buffer Scene { float scene[]; };
 layout(push_constant) uniform Push {
