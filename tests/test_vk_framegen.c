@@ -21,7 +21,11 @@
  *   vectors random host vectors and depth at a render size below the frames' (nearest
  *           sampling, the scale, reversed depth, -0 depth, ties) and the rendered turn with
  *           a near square at the frames' size, from RG32F and R32F sampled images: motion,
- *           priority, the splat to t = 0, its index and prev motion, exactly.
+ *           priority, the splat to t = 0, its index and prev motion, exactly; the shade
+ *           rule on a shadow over still ground (also from 8-bit frames) and at the frame's
+ *           edge beside a moving square, at the engine's radius and the largest (8: the
+ *           tile's stillness rows in two words), and the second splat's indirect grid:
+ *           step 3's where the rule moved a pixel, empty where it moved none.
  *   fill    the engine's splat on the turn with its camera, and random blobs of holes with
  *           priorities that tie and whose bits are a NaN's, with and without the camera, and
  *           with priorities all apart, holes in two tiles only, no hole at all:
@@ -44,8 +48,8 @@
  *           HUD layer with alphas 0, 1, 1/2, 1/4 and 1.5, into an RGBA32F storage image:
  *           exactly. (The other output and HUD formats and sRGB transfers: not tested here.)
  *   scene   random histograms: near ones, disjoint ones, a pan-like change of a few regions,
- *           empty ones; the decision and both distances exactly (the same sums in the same
- *           order).
+ *           empty ones, every region at one distance (ties: the shader's ranks); the
+ *           decision and both distances exactly (the same sums in the same order).
  *   cut     random priorities with a fifth, half (rounded down), half and a pixel, all but
  *           3 and all of them lost (UPF__FG_LOST), at 61 x 37 (one workgroup of the count) and
  *           200 x 170 (five, their counts added by atomics): the decision exactly, the share
@@ -167,7 +171,7 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
     CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
     vkt_buffer down[UPF__SURFACES_MAX] = { { 0 } };
     const uint64_t writes = ps->pass[plan->pass].writes | plan->writes;
-    for (int i = 0; i <= UPF__VK_FG_BYTES; i++) { /* the surfaces, then the 8-bit frames */
+    for (int i = 0; i <= UPF__VK_FG_SHADED; i++) { /* the surfaces, then the engine's extras */
         VkDeviceSize bytes = 0;
         VkBuffer b = upf__vk_runner_buffer(run, i, &bytes);
         if (i < ps->surface_count)
@@ -181,7 +185,7 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
         vkt_record_download(cmd, out_image, VK_IMAGE_LAYOUT_GENERAL, out_down);
     const int rc = vkt_submit(g->t);
     CHECK(rc == 0);
-    for (int i = 0; i <= UPF__VK_FG_BYTES; i++)
+    for (int i = 0; i <= UPF__VK_FG_SHADED; i++)
         if (down[i].buffer) {
             if (rc == 0)
                 memcpy(dst[i], down[i].map, (size_t)down[i].size);
@@ -421,10 +425,11 @@ static void compare_u32(const void *got, const void *want, int n, int width, con
 
 /* The vectors pass of an engine made with `params` on host vectors and depth of its motion
  * size, and linear frames N-1 and N (RGBA; NULL: black, where the shade rule moves nothing);
- * `shaded`: the least number of pixels the shade rule must move. */
+ * `shaded`: the least number of pixels the shade rule must move; `radius`: its search radius
+ * (0: the engine's). */
 static void vectors_case(gpu *g, const upf_interpolate_params *params, const float *motion_in,
                          const float *depth_in, const float *lin_prev, const float *lin,
-                         bool bytes, int shaded, const char *what)
+                         bool bytes, int shaded, int radius, const char *what)
 {
     static const float black[4 * N];
     lin_prev = lin_prev ? lin_prev : black;
@@ -456,7 +461,11 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
     out[UPF__FG_MOTION] = got_m, out[UPF__FG_PRIORITY] = got_p;
     out[UPF__FG_SPLAT_PREV] = got_s, out[UPF__FG_SPLAT_PREV_INDEX] = got_si;
     out[UPF__FG_PREV_MOTION] = got_pm;
-    const upf__fg_vectors_con *con = ps->con[UPF__FG_VECTORS];
+    uint32_t flag[4] = { 0 }; /* the shade flag: steps 4 to 7's workgroups */
+    out[UPF__VK_FG_SHADED] = flag;
+    upf__fg_vectors_con vc = *(const upf__fg_vectors_con *)ps->con[UPF__FG_VECTORS];
+    vc.shade_radius = radius ? radius : vc.shade_radius;
+    const upf__fg_vectors_con *con = &vc;
     cpu_pass_images(g->ctx, ps, UPF__FG_VECTORS, con, cpu, cimg, scratch, sizeof scratch);
 
     vkt_image mi = vkt_sampled_image(g->t, mw, mh, VK_FORMAT_R32G32_SFLOAT, 8, motion_in);
@@ -486,12 +495,9 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
         .pass = UPF__FG_VECTORS, .stamp = true,
         .push_bytes = sizeof push, .patch_used = true, .patch_offset = sizeof *con };
     upf__vk_fg_vectors_plan(&plan); /* as the engine's */
-    const upf__vk_grid grid = { (W + 7) / 8, (H + 7) / 8, 1 };
-    const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 9,
-                                    .grid = { grid, grid, grid, grid, grid, grid, grid, grid,
-                                              grid },
-                                    .patch = { 0, 1, 2, 3, 4, 5, 6, 7, 8 },
-                                    .variant = bytes ? UPF__VK_FG_VARIANT_BYTES : 0 };
+    upf__vk_pass_frame pf = { .run = true, .push = &push,
+                              .variant = bytes ? UPF__VK_FG_VARIANT_BYTES : 0 };
+    upf__vk_fg_vectors_dispatches(&pf, W, H); /* as the engine's: steps 4 to 7 indirect */
     const int rc = run_pass_images(g, ps, &plan, &pf, in, out, images, 1, NULL, NULL);
     bytes_in = NULL;
     if (rc == 0) {
@@ -505,6 +511,13 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
                landed, N);
         CHECKF(moved >= shaded, "%s: the shade rule moved %d pixels (expected %d or more)", what,
                moved, shaded);
+        /* the second splat's grid: step 3's where the rule moved a pixel, else empty (the
+         * frames of the cases without `shaded` are black: it moves none) */
+        const upf__vk_grid sg = pf.grid[UPF__VK_FG_VECTORS_SHADED_FROM];
+        CHECKF(shaded ? flag[0] == sg.x && flag[1] == sg.y && flag[2] == 1
+                      : !flag[0] && !flag[1] && !flag[2],
+               "%s: the second splat's workgroups %u x %u x %u (expected %s)", what, flag[0],
+               flag[1], flag[2], shaded ? "step 3's grid" : "none");
         compare_u32(got_m, want_m, 2 * N, W, what, "motion");
         compare_u32(got_p, want_p, N, W, what, "priority");
         compare_u32(got_s, want_s, N, W, what, "splat_prev");
@@ -531,10 +544,10 @@ static void test_vectors(gpu *g)
     vectors_case(g, upf_interpolate_params(.width = W, .height = H, .motion_width = MW,
                                             .motion_height = MH,
                                             .flags = UPF_INTERPOLATE_DEPTH_REVERSED),
-                 motion, depth, NULL, NULL, false, 0, "random at 31x19, reversed depth");
+                 motion, depth, NULL, NULL, false, 0, 0, "random at 31x19, reversed depth");
     turn_motion(motion, depth, 0.05);
     vectors_case(g, upf_interpolate_params(.width = W, .height = H), motion, depth, NULL, NULL,
-                 false, 0, "the turn with a near square");
+                 false, 0, 0, "the turn with a near square");
     /* the shade rule: still ground (random texture) under a disc of shadow that moves 2 px
      * right and 1 down, and a still square beside it that moves 3 px left */
     static float prev[4 * N], cur[4 * N];
@@ -553,7 +566,11 @@ static void test_vectors(gpu *g)
         depth[i] = sq ? 0.25f : 0.5f;
     }
     vectors_case(g, upf_interpolate_params(.width = W, .height = H), motion, depth, prev, cur,
-                 false, 20, "a shadow moving over still ground");
+                 false, 20, 0, "a shadow moving over still ground");
+    /* the largest radius: the tile +- e 36 pixels wide, its rows' stillness in two words */
+    vectors_case(g, upf_interpolate_params(.width = W, .height = H), motion, depth, prev, cur,
+                 false, 20, UPF__FG_SHADE_RADIUS_MAX, "a shadow moving over still ground, "
+                 "radius 8");
     /* the shadow at the frame's left edge (no candidate within radius + 2 of it) and beside the
      * moving square (a changed patch with a moving pixel in its window is left alone): the
      * GPU's tiles at an edge and the window test (vectors.comp, shade_tile) */
@@ -573,7 +590,19 @@ static void test_vectors(gpu *g)
         depth[i] = sq ? 0.25f : 0.5f;
     }
     vectors_case(g, upf_interpolate_params(.width = W, .height = H), motion2, depth, prev2, cur2,
-                 false, 10, "a shadow at the frame's edge beside a moving square");
+                 false, 10, 0, "a shadow at the frame's edge beside a moving square");
+    /* the largest radius with the square at x = 23 moving right (N-1's cells 23 .. 25 not
+     * seen by N): the windows of the shadow's pixels x = 13 .. 15 (the first tile's columns
+     * 12 .. 15) reach them only in their rows' second words (vectors.comp, still_window) */
+    for (int i = 0; i < N; i++) {
+        const int x = i % W, y = i / W;
+        const bool sq = x >= 23 && x < 31 && y >= 12 && y < 22;
+        motion2[2 * i] = sq ? 3.0f : 0.0f;
+        depth[i] = sq ? 0.25f : 0.5f;
+    }
+    vectors_case(g, upf_interpolate_params(.width = W, .height = H), motion2, depth, prev2, cur2,
+                 false, 1, UPF__FG_SHADE_RADIUS_MAX, "a shadow at the frame's edge beside a "
+                 "moving square, radius 8");
     for (int i = 0; i < N; i++) /* the square of the cases below again */
         depth[i] = motion[2 * i] != 0.0f ? 0.25f : 0.5f;
     /* the same from 8-bit frames (both host colours sRGB codes): the CPU on the codes' floats */
@@ -582,7 +611,7 @@ static void test_vectors(gpu *g)
         cur[i] = upf_srgb8_to_linear_table[upf_linear_to_srgb8(cur[i])];
     }
     vectors_case(g, upf_interpolate_params(.width = W, .height = H), motion, depth, prev, cur,
-                 true, 20, "a shadow moving over still ground, 8-bit frames");
+                 true, 20, 0, "a shadow moving over still ground, 8-bit frames");
 }
 
 /* ---- fill -------------------------------------------------------------------------------- */
@@ -1179,7 +1208,8 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, int w, int h, co
                             ps->surface_info[outs[k]].name);
             }
         }
-    CHECKF(motion != UPF_INTERPOLATE_MOTION_FLOW || con.levels >= (w > 100 ? 5 : 3),
+    CHECKF(motion != UPF_INTERPOLATE_MOTION_FLOW ||
+           con.levels >= (w >= 300 ? 6 : w > 100 ? 5 : 3),
            "%s: %d levels", what, con.levels);
     free(a), free(b), free(scratch);
     for (int k = 0; k < 5; k++)
@@ -1193,10 +1223,13 @@ static void test_prepare(gpu *g)
 {
     prepare_case(g, UPF_INTERPOLATE_MOTION_VECTORS, W, H, "game vectors (no pyramid)");
     prepare_case(g, UPF_INTERPOLATE_MOTION_FLOW, W, H, "optical flow (luma pyramids)");
-    /* under 32 x 32: a workgroup's pixels in up to 4 regions a side (prepare.comp's slots) */
+    /* under 64 x 64 (W x H too): a workgroup's pixels in up to 4 regions a side (prepare.comp's
+     * slots); 203 x 141: at most 2 */
     prepare_case(g, UPF_INTERPOLATE_MOTION_VECTORS, 29, 13, "game vectors at 29 x 13");
-    /* five levels: step 0 makes levels 1 to 3, a down step level 4 */
+    /* five levels: step 0 makes levels 1 to 4 */
     prepare_case(g, UPF_INTERPOLATE_MOTION_FLOW, 203, 141, "optical flow at 203 x 141");
+    /* six levels: step 0 makes levels 1 to 4, a down step level 5 */
+    prepare_case(g, UPF_INTERPOLATE_MOTION_FLOW, 300, 270, "optical flow at 300 x 270");
 }
 
 /* ---- camera ------------------------------------------------------------------------------ */
@@ -1491,8 +1524,9 @@ static void test_scene(gpu *g)
     enum { B = UPF__FG_HIST_BINS, R = UPF__FG_HIST_REGIONS };
     static uint32_t hist[2 * R * B];
     test_rng rng = test_rng_make("test_vk_framegen scene");
-    for (int c = 0; c < 5; c++) {
-        /* 0: near; 1: disjoint (a cut); 2: 6 regions changed (a pan); 3: empty; 4: random */
+    for (int c = 0; c < 6; c++) {
+        /* 0: near; 1: disjoint (a cut); 2: 6 regions changed (a pan); 3: empty; 4: random;
+         * 5: every region the same distance (ties: the shader's ranks) */
         for (int r = 0; r < R; r++)
             for (int b = 0; b < B; b++) {
                 const uint32_t v = (uint32_t)test_rand_int(&rng, 0, 50);
@@ -1501,7 +1535,9 @@ static void test_scene(gpu *g)
                 hist[j] = c == 0 ? v + (uint32_t)test_rand_int(&rng, 0, 2)
                         : c == 1 ? (b < B / 2 ? 0 : 3 * v)
                         : c == 2 ? (r >= 1 && r <= 6 ? (uint32_t)test_rand_int(&rng, 0, 99) : v)
-                        : c == 3 ? 0 : (uint32_t)test_rand_int(&rng, 0, 50);
+                        : c == 3 ? 0 : c == 5 ? 0 : (uint32_t)test_rand_int(&rng, 0, 50);
+                if (c == 5) /* every region's distance 0.494: no cut */
+                    hist[i] = (uint32_t)b, hist[j] = b < 8 ? 1 : 0;
                 if (c == 1 && b < B / 2)
                     hist[i] = 3 * v;
                 if (c == 1 && b >= B / 2)

@@ -12,7 +12,8 @@
  * median of the 16 regions' distances (the mean of the 8th and 9th smallest) by more than
  * `regions`: a pan that brings a bright sky into view changes the whole frame's histogram, but
  * not that of most regions. With `enabled` 0 (game vectors: the host says when it cuts) the
- * decision is 0. One task (a shader: one workgroup of 16 invocations, a region each). */
+ * decision is 0. One task (a shader: one workgroup, an invocation a region's sum and its
+ * rank among the regions' distances in place of the sort: scene.comp). */
 #include <math.h>
 
 #include "framegen/framegen_passes.h"

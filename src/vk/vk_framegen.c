@@ -145,6 +145,24 @@ void upf__vk_fg_vectors_plan(upf__vk_pass_plan *plan)
                   RES(UPF__VK_FG_SHADED);
     plan->reads |= RES(UPF__VK_FG_SHADED);
     plan->writes |= RES(UPF__VK_FG_SHADED);
+    plan->indirect = RES(UPF__VK_FG_SHADED); /* steps 4 to 7's workgroups */
+}
+
+/* The workgroups of 16 x 16 that cover w x h. */
+static upf__vk_grid grid16(int w, int h)
+{
+    return (upf__vk_grid){ (uint32_t)(w + 15) / 16, (uint32_t)(h + 15) / 16, 1 };
+}
+
+void upf__vk_fg_vectors_dispatches(upf__vk_pass_frame *pf, int W, int H)
+{
+    pf->dispatches = UPF__VK_FG_VECTORS_STEPS;
+    for (int d = 0; d < UPF__VK_FG_VECTORS_STEPS; d++) {
+        pf->grid[d] = grid16(W, H);
+        pf->patch[d] = (uint32_t)d;
+        pf->indirect[d] = d >= UPF__VK_FG_VECTORS_SHADED_FROM; /* the shade flag's counts */
+        pf->indirect_at[d] = 0;
+    }
 }
 
 int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool flow,
@@ -202,11 +220,10 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
 
 void upf__vk_fg_prepare_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
 {
-    pf->grid[pf->dispatches] = upf__vk_grid8(W, H);
+    pf->grid[pf->dispatches] = grid16(W, H);
     pf->patch[pf->dispatches++] = 0;
-    for (int l = 1 + UPF__VK_FG_PREPARE_FUSED; l < levels; l += UPF__VK_FG_DOWN_FUSED) {
-        pf->grid[pf->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
-                                                 upf__fg_level_size(H, l));
+    for (int l = 1 + UPF__VK_FG_PREPARE_FUSED; l < levels; l += UPF__VK_FG_PREPARE_DOWN_FUSED) {
+        pf->grid[pf->dispatches] = grid16(upf__fg_level_size(W, l), upf__fg_level_size(H, l));
         pf->patch[pf->dispatches++] = (uint32_t)l;
     }
 }
@@ -519,7 +536,6 @@ static void prepare_passes(const upf_vk_interpolate *fg, const upf_vk_interpolat
 static void vectors_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_frame *f,
                          const record_plan *rp, push_block *push, upf__vk_frame *vf)
 {
-    const upf__vk_grid px = upf__vk_grid8(fg->params.width, fg->params.height);
     vectors_push *vp = &push[UPF__VK_FG_GP_VECTORS].vectors;
     vp->c = *(const upf__fg_vectors_con *)fg->ps.con[UPF__FG_VECTORS];
     vp->motion_x = rp->rc[UPF__FG_MOTION_IN].x, vp->motion_y = rp->rc[UPF__FG_MOTION_IN].y;
@@ -527,9 +543,10 @@ static void vectors_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_
     vp->prev_table = rp->prev_table, vp->cur_table = rp->cur_table;
     vf->image[UPF__FG_MOTION_IN] = f->motion;
     vf->image[UPF__FG_DEPTH_IN] = f->depth;
-    vf->pass[fg->at[UPF__VK_FG_GP_VECTORS]] = (upf__vk_pass_frame){
-        .run = true, .push = vp, .dispatches = 9, .grid = { px, px, px, px, px, px, px, px, px },
-        .patch = { 0, 1, 2, 3, 4, 5, 6, 7, 8 }, .variant = rp->bytes ? UPF__VK_FG_VARIANT_BYTES : 0 };
+    upf__vk_pass_frame *pf = &vf->pass[fg->at[UPF__VK_FG_GP_VECTORS]];
+    *pf = (upf__vk_pass_frame){ .run = true, .push = vp,
+                                .variant = rp->bytes ? UPF__VK_FG_VARIANT_BYTES : 0 };
+    upf__vk_fg_vectors_dispatches(pf, fg->params.width, fg->params.height);
 }
 
 /* The pair's camera (not for the blend): the host's homography, or the fit to the vectors or

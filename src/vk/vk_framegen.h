@@ -73,16 +73,19 @@ typedef struct upf__vk_fg_splat_push {
  * (patch 0) and the indices (1), 8 x 8 pixels a workgroup. */
 void upf__vk_fg_splat_frame(upf__vk_fg_splat_push *sp, float t, bool camera,
                             upf__vk_pass_frame *pf);
-/* The down steps of the fill's motion pyramid, the inpaint's colour pyramid and prepare's luma
- * pyramids (fill.comp, inpaint.comp, prepare.comp: downs): one dispatch makes UPF__VK_FG_DOWN_FUSED levels, l .. l + 3, each
+/* The down steps of the fill's motion pyramid and the inpaint's colour pyramid (fill.comp,
+ * inpaint.comp: downs): one dispatch makes UPF__VK_FG_DOWN_FUSED levels, l .. l + 3, each
  * workgroup 8 x 8 pixels of level l and the pixels below them. Appends to pf the dispatches
  * that make levels 1 .. levels - 1 of a W x H frame's pyramid (grid: level l's 8 x 8 tiles,
  * patch: l). */
 #define UPF__VK_FG_DOWN_FUSED 4
 void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
-/* prepare's (prepare.comp): its step 0, 8 x 8 pixels a workgroup, also makes levels 1 .. 3 of
- * its tile (UPF__VK_FG_PREPARE_FUSED); appends step 0 and the down steps from level 4 on. */
-#define UPF__VK_FG_PREPARE_FUSED 3
+/* prepare's luma pyramids (prepare.comp), 16 x 16 pixels a workgroup: its step 0 also makes
+ * levels 1 .. 4 of its tile (UPF__VK_FG_PREPARE_FUSED), each down step from level 5 on
+ * UPF__VK_FG_PREPARE_DOWN_FUSED levels (l .. l + 4: 16 x 16 pixels of level l and those below
+ * them). Appends step 0 and the down steps (grid: level l's 16 x 16 tiles, patch: l). */
+#define UPF__VK_FG_PREPARE_FUSED 4
+#define UPF__VK_FG_PREPARE_DOWN_FUSED 5
 void upf__vk_fg_prepare_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
 
 /* The inpaint's up steps (inpaint.comp): levels levels - 2 .. least, one dispatch a level
@@ -105,10 +108,18 @@ void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, 
  * the codes instead of the linear surfaces and the resolve and the compose decode them:
  * linear = table[code], the CPU's very floats. */
 #define UPF__VK_FG_BYTES UPF__FG_COUNT
-/* The engine's second extra binding: one word the vectors pass clears (0) and its shade step
- * (4) sets (1) when the shade rule moved a pixel; its steps 5 to 8 (the second splat to t = 0)
- * do nothing while it is 0, as the CPU pass skips them (vectors.comp). 16 bytes. */
+/* The engine's second extra binding: a VkDispatchIndirectCommand the vectors pass clears (0:
+ * no workgroups) and its shade step (3) sets to its own grid when the shade rule moved a
+ * pixel; its steps 4 to 7 (the second splat to t = 0) are indirect dispatches of those
+ * counts, so an empty grid when it moved none, as the CPU pass skips them (vectors.comp).
+ * 16 bytes. */
 #define UPF__VK_FG_SHADED (UPF__FG_COUNT + 1)
+/* The vectors pass's dispatches (vectors.comp): UPF__VK_FG_VECTORS_STEPS steps (patch: the
+ * step), 16 x 16 pixels a workgroup, those from UPF__VK_FG_VECTORS_SHADED_FROM on indirect
+ * from the shade flag. Sets pf's dispatches. */
+#define UPF__VK_FG_VECTORS_STEPS 8
+#define UPF__VK_FG_VECTORS_SHADED_FROM 4
+void upf__vk_fg_vectors_dispatches(upf__vk_pass_frame *pf, int W, int H);
 #define UPF__VK_FG_TABLE 512
 #define UPF__VK_FG_TABLE_SRGB 0u
 #define UPF__VK_FG_TABLE_UNORM 256u
@@ -127,7 +138,7 @@ void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader);
 #define UPF__VK_FG_RESOLVE_BYTES_H 2
 upf__vk_grid upf__vk_fg_resolve_grid(int W, int H, bool bytes);
 /* The vectors pass's plan beyond its pipelines: the 8-bit frames' variants, the splat to t = 0
- * cleared before it and the shade flag (cleared, read and written). */
+ * cleared before it and the shade flag (cleared, read and written; its indirect buffer). */
 void upf__vk_fg_vectors_plan(upf__vk_pass_plan *plan);
 /* 1 for an 8-bit colour format (R8G8B8A8 or B8G8R8A8, UNORM or SRGB), else 0. */
 bool upf__vk_fg_is_8bit(VkFormat format);

@@ -20,18 +20,20 @@
  * and read, not the 1088 of both whole histograms), then each non-zero bin added once per
  * workgroup to the surface, and the whole frame's bins as the sums of the regions' (one
  * global atomic per bin and workgroup, not two per pixel on a few hundred addresses; counts,
- * so the order does not matter and the sums are exact). A NaN or infinite float pixel, which the
- * CPU pass refuses with UPF_ERROR_BAD_DATA, is black here (nothing is read back). Step 0
- * also makes levels 1 .. 3 of each luma pyramid below its 8 x 8 pixels (from its level 0 in
- * shared memory), steps l = 4, 8, .. below levels levels l .. l + 3 (downs: four levels a
- * dispatch, through shared memory; upf__vk_fg_prepare_dispatches), each the 2x2 mean of the
- * level below (last row or column repeated). The arithmetic is `precise`, in the CPU's order. One invocation per pixel of
- * the level (of the down step's first), 8 x 8 a workgroup. */
+ * so the order does not matter and the sums are exact). A NaN or infinite float pixel, which
+ * the CPU pass refuses with UPF_ERROR_BAD_DATA, is black here (nothing is read back). Step 0
+ * also makes levels 1 .. 4 of each luma pyramid below its 16 x 16 pixels (from its level 0
+ * in shared memory), steps l = 5, 10, .. levels l .. l + 4 (downs: five levels a dispatch,
+ * through shared memory; upf__vk_fg_prepare_dispatches), each the 2x2 mean of the level
+ * below (last row or column repeated). The arithmetic is `precise`, in the CPU's order. One
+ * invocation per pixel of the level (of the down step's first), 16 x 16 a workgroup (256
+ * pixels: launching a workgroup costs the same whatever its size, docs/FRAMEGEN.md "On the
+ * GPU"). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_samplerless_texture_functions : require
 
-layout(local_size_x = 8, local_size_y = 8) in;
+layout(local_size_x = 16, local_size_y = 16) in;
 layout(set = 0, binding = 0) uniform texture2D colour_prev;
 layout(set = 0, binding = 1) uniform texture2D colour;
 layout(set = 0, binding = 6, std430) writeonly buffer LinearPrev { vec4 linear_prev[]; };
@@ -55,18 +57,19 @@ layout(push_constant) uniform Push {
 
 #define BINS 32
 #define REGIONS 17
-#define GROUP 64 /* invocations of a workgroup */
+#define TILE 16 /* a workgroup's pixels a side */
+#define GROUP (TILE * TILE) /* invocations of a workgroup */
 
-/* Step 0: this workgroup's counts, per frame, per region its 8 x 8 pixels touch (at most 2
- * x 2 slots when the regions are at least 8 pixels wide and high, a frame of 32 x 32 or more;
- * else at most 4 a side) and bin; the whole frame's bins are the sums of its regions' (made
- * when the workgroup adds its counts to the surface). */
+/* Step 0: this workgroup's counts, per frame, per region its 16 x 16 pixels touch (at most 2
+ * x 2 slots when the regions are at least 16 pixels wide and high, a frame of 64 x 64 or
+ * more; else at most 4 a side) and bin; the whole frame's bins are the sums of its regions'
+ * (made when the workgroup adds its counts to the surface). */
 #define SLOTS_MAX 16
 shared uint counts[2 * SLOTS_MAX * BINS];
 
-#define DOWN_FUSED 4 /* pyramid levels a down step makes (vk_framegen.h, UPF__VK_FG_DOWN_FUSED) */
-shared float tile[2][85]; /* the down step's levels of each pyramid: 8 x 8, 4 x 4, 2 x 2, 1 x 1 */
-const int TILE_AT[4] = int[4](0, 64, 80, 84);
+#define DOWN_FUSED 5 /* levels a down step makes (vk_framegen.h, UPF__VK_FG_PREPARE_DOWN_FUSED) */
+shared float tile[2][341]; /* the down step's levels of each pyramid: 16 x 16, 8 x 8 .. 1 x 1 */
+const int TILE_AT[5] = int[5](0, 256, 320, 336, 340);
 
 int level_size(int size, int l)
 {
@@ -135,11 +138,11 @@ vec4 to_bytes(int f, int x, int y)
     return vec4(table_at(table + k.r), table_at(table + k.g), table_at(table + k.b), 1.0);
 }
 
-/* The region slots a workgroup keeps, a side: 2 where a region is at least 8 pixels wide (high),
- * else 4 (every region of that side). */
+/* The region slots a workgroup keeps, a side: 2 where a region is at least 16 pixels wide
+ * (high), else 4 (every region of that side). */
 ivec2 slot_sides()
 {
-    return ivec2(pc.width >= 32 ? 2 : 4, pc.height >= 32 ? 2 : 4);
+    return ivec2(pc.width >= 4 * TILE ? 2 : 4, pc.height >= 4 * TILE ? 2 : 4);
 }
 
 void frame(int f, int x, int y)
@@ -169,25 +172,25 @@ void frame(int f, int x, int y)
     if (pc.levels > 1) /* level 0 of the tile, for the levels step 0 makes (downs) */
         tile[f][gl_LocalInvocationIndex] = v;
     const int bin = clamp(int(v * float(BINS)), 0, BINS - 1);
-    const ivec2 o = ivec2(gl_WorkGroupID.xy) * 8, sides = slot_sides();
+    const ivec2 o = ivec2(gl_WorkGroupID.xy) * TILE, sides = slot_sides();
     const int sx = x * 4 / pc.width - o.x * 4 / pc.width, sy = y * 4 / pc.height - o.y * 4 / pc.height;
     atomicAdd(counts[((f * sides.y + sy) * sides.x + sx) * BINS + bin], 1u);
 }
 
 
 /* Step l0 >= 1: levels l0 .. l0 + DOWN_FUSED - 1 (at most levels - 1) of both pyramids in one
- * dispatch. A workgroup makes 8 x 8 pixels of level l0 from level l0 - 1 in memory, then from
- * those (kept in shared memory) the 4 x 4 of level l0 + 1 below them, 2 x 2, 1 x 1: a
- * pixel's children (the last row or column repeated) are in its workgroup's tile, so each
- * level is what a dispatch of its own gives. `fused` (step 0, l0 = 1): level 0's 8 x 8 are in
- * the tile already (frame), and levels 1 .. 3 (UPF__VK_FG_PREPARE_FUSED) are its 4 x 4, 2 x 2,
- * 1 x 1. Every invocation calls this. */
+ * dispatch. A workgroup makes 16 x 16 pixels of level l0 from level l0 - 1 in memory, then
+ * from those (kept in shared memory) the 8 x 8 of level l0 + 1 below them, 4 x 4, 2 x 2,
+ * 1 x 1: a pixel's children (the last row or column repeated) are in its workgroup's tile, so
+ * each level is what a dispatch of its own gives. `fused` (step 0, l0 = 1): level 0's 16 x 16
+ * are in the tile already (frame), and levels 1 .. 4 (UPF__VK_FG_PREPARE_FUSED) are its
+ * 8 x 8 .. 1 x 1. Every invocation calls this. */
 void downs(int l0, bool fused)
 {
     const int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
     const int last = min(l0 + DOWN_FUSED - (fused ? 2 : 1), pc.levels - 1);
     for (int l = l0; l <= last; l++) {
-        const int s = l - l0 + (fused ? 1 : 0), n = 8 >> s; /* the tile's side at level l */
+        const int s = l - l0 + (fused ? 1 : 0), n = TILE >> s; /* the tile's side at level l */
         const int w = level_size(pc.width, l - 1), h = level_size(pc.height, l - 1);
         const int x = int(gl_WorkGroupID.x) * n + lx, y = int(gl_WorkGroupID.y) * n + ly;
         if (lx < n && ly < n && x < level_size(pc.width, l) && y < level_size(pc.height, l)) {
@@ -218,7 +221,7 @@ void downs(int l0, bool fused)
 void frames(int x, int y)
 {
     const int me = int(gl_LocalInvocationIndex);
-    const ivec2 sides = slot_sides(), r0 = ivec2(gl_WorkGroupID.xy) * 8 * 4 /
+    const ivec2 sides = slot_sides(), r0 = ivec2(gl_WorkGroupID.xy) * TILE * 4 /
                                            ivec2(pc.width, pc.height); /* the first region */
     const int slots = sides.x * sides.y, used = 2 * slots * BINS;
     for (int k = me; k < used; k += GROUP)

@@ -4,32 +4,39 @@
  * rectangles' offsets (the push constants' tail). Writes: motion (11), priority (12),
  * splat_prev (13) and splat_prev_index (14) (filled with 0xffffffff by the runner before the
  * pass), splat_land (20: where each pixel landed), prev motion (15), the shade flag (31,
- * UPF__VK_FG_SHADED: cleared to 0 by the runner before the pass).
+ * UPF__VK_FG_SHADED: an indirect dispatch's workgroup counts, cleared to 0 by the runner
+ * before the pass).
  *
- * Nine dispatches, the step patched into the push constants (a barrier between each):
+ * Eight dispatches, the step patched into the push constants (a barrier between each):
  *  0. each output pixel takes the vector and depth of the motion-size pixel it lies in
  *     (nearest: y * motion_height / height, integer), the vector times the scale, the
  *     priority the depth's float bits (complemented for reversed depth); a vector or depth
  *     that is NaN, infinite or (depth) negative gives a vector not known and the last
  *     priority: the CPU pass fails on it with UPF_ERROR_BAD_DATA, which a frame on the GPU
- *     cannot (nothing is read back), so the pixel is left out of the splat instead;
- *  1, 2. N splatted to t = 0 (splat.glsl, shift 1, no camera): priorities, then indices;
- *  3. each pixel of N-1: minus the vector of the surface of N that landed there, or a vector
+ *     cannot (nothing is read back), so the pixel is left out of the splat instead; then the
+ *     invocation splats its own pixel to t = 0 (splat.glsl step 0, shift 1, no camera: the
+ *     priorities; it reads back only what it wrote);
+ *  1. the splat's indices (splat.glsl step 1);
+ *  2. each pixel of N-1: minus the vector of the surface of N that landed there, or a vector
  *     not known where none did;
- *  4. the shade rule (vectors.c, `shade`: a shadow moving over still ground) on each still
+ *  3. the shade rule (vectors.c, `shade`: a shadow moving over still ground) on each still
  *     pixel: the offset of the patch of N-1 (linear prev, binding 6; with BYTES the 8-bit
  *     frames, 30: frames.glsl) that matches its patch of N (linear, 7) as its vector, its
  *     priority one less, and the shade flag set (shade_tile: a workgroup without a still
  *     pixel reads nothing more, the frames' luma and the stillness staged in shared memory);
- *  5. splat_prev and splat_prev_index cleared (0xffffffff), then 6, 7, 8: steps 1, 2, 3 again
- *     with the vectors the shade rule gave; all four only when the shade flag is set (the CPU
- *     pass skips them when it moved no pixel: the same cells).
- * One invocation per pixel, 8 x 8 a workgroup; grid ceil(W / 8) x ceil(H / 8). */
+ *  4. splat_prev and splat_prev_index cleared (0xffffffff), then 5, 6, 7: steps 0 (the splat
+ *     alone), 1, 2 again with the vectors the shade rule gave. These four are indirect
+ *     dispatches (vkCmdDispatchIndirect) whose workgroup counts are the shade flag's words 0
+ *     .. 2: cleared to 0 by the runner, so an empty grid (the CPU pass skips them when the
+ *     rule moved no pixel: the same cells), set by step 3 to its own grid when it moved one.
+ * One invocation per pixel, 16 x 16 a workgroup (256 pixels: launching a workgroup costs the
+ * same whatever its size, docs/FRAMEGEN.md "On the GPU"); grid ceil(W / 16) x ceil(H / 16)
+ * (upf__vk_fg_vectors_dispatches). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_samplerless_texture_functions : require
 
-layout(local_size_x = 8, local_size_y = 8) in;
+layout(local_size_x = 16, local_size_y = 16) in;
 layout(set = 0, binding = 2) uniform texture2D motion_in;
 layout(set = 0, binding = 3) uniform texture2D depth_in;
 layout(set = 0, binding = 6, std430) readonly buffer Prev { vec4 prev[]; };
@@ -50,7 +57,7 @@ layout(push_constant) uniform Push {
     uint depth_reversed;
     float shade_threshold;
     int shade_radius;
-    uint step;                         /* patched: 0 .. 8 */
+    uint step;                         /* patched: 0 .. 7 */
     int motion_x, motion_y;            /* the host rectangles' offsets */
     int depth_x, depth_y;
     uint prev_table, cur_table;        /* BYTES: each frame's decode table */
@@ -83,20 +90,22 @@ float luma_of(vec4 p)
     return l;
 }
 
-/* Step 4, the shade rule (vectors.c's `shade`), for the workgroup's 8 x 8 pixels; every
+/* Step 3, the shade rule (vectors.c's `shade`), for the workgroup's 16 x 16 pixels; every
  * invocation calls it (barriers). What the CPU computes per pixel from the frames is staged
  * once per workgroup in shared memory: the luma of N over the tile +- 2 (the patches), of N-1
  * over the tile +- e (e = radius + 2: every patch the search compares) and, only when a
- * pixel passes the gate, a bit per pixel of the tile +- e: still in N and in N-1 (one word a
- * row: still_around is 13 row masks). The sums are the CPU's, in its order, over the same
- * floats (luma_of is `precise`); the gate, the window and the search are the CPU's tests. */
-#define TILE 8
+ * pixel passes the gate, a bit per pixel of the tile +- e: still in N and in N-1 (two words
+ * a row, the tile +- e being up to 36 wide: still_around is 2e + 1 row masks). The sums are
+ * the CPU's, in its order, over the same floats (luma_of is `precise`); the gate, the window
+ * and the search are the CPU's tests. */
+#define TILE 16
+#define GROUP (TILE * TILE) /* invocations of a workgroup */
 #define SHADE_RADIUS_MAX 8 /* framegen_passes.h UPF__FG_SHADE_RADIUS_MAX */
 #define SIDE_N (TILE + 4)
-#define SIDE_MAX (TILE + 2 * (SHADE_RADIUS_MAX + 2)) /* at most 32: a row mask in a word */
+#define SIDE_MAX (TILE + 2 * (SHADE_RADIUS_MAX + 2)) /* at most 64: a row mask in two words */
 shared float lum_n[SIDE_N * SIDE_N];
 shared float lum_p[SIDE_MAX * SIDE_MAX];
-shared uint still_rows[SIDE_MAX];
+shared uint still_rows[2 * SIDE_MAX]; /* row j: bits 0 .. 31 in word 2j, 32 .. in 2j + 1 */
 shared uint any_candidate, any_gate, any_moved;
 
 /* Stages N's luma (side SIDE_N from o - 2) and N-1's (side `side` from o - e), edges clamped
@@ -104,12 +113,12 @@ shared uint any_candidate, any_gate, any_moved;
 void stage_luma(ivec2 o, int e, int side, int li)
 {
     const int W = pc.width, H = pc.height;
-    for (int k = li; k < SIDE_N * SIDE_N; k += TILE * TILE) {
+    for (int k = li; k < SIDE_N * SIDE_N; k += GROUP) {
         const int tx = clamp(o.x - 2 + k % SIDE_N, 0, W - 1);
         const int ty = clamp(o.y - 2 + k / SIDE_N, 0, H - 1);
         lum_n[k] = luma_of(frame_texel(false, ty * W + tx));
     }
-    for (int k = li; k < side * side; k += TILE * TILE) {
+    for (int k = li; k < side * side; k += GROUP) {
         const int tx = clamp(o.x - e + k % side, 0, W - 1);
         const int ty = clamp(o.y - e + k / side, 0, H - 1);
         lum_p[k] = luma_of(frame_texel(true, ty * W + tx));
@@ -121,11 +130,11 @@ void stage_luma(ivec2 o, int e, int side, int li)
 void stage_still(ivec2 o, int e, int side, int li)
 {
     const int W = pc.width, H = pc.height;
-    for (int k = li; k < side * side; k += TILE * TILE) {
+    for (int k = li; k < side * side; k += GROUP) {
         const int tx = clamp(o.x - e + k % side, 0, W - 1);
         const int ty = clamp(o.y - e + k / side, 0, H - 1);
         if (still(game_vector(tx, ty)) && still(prev_motion[ty * W + tx]))
-            atomicOr(still_rows[k / side], 1u << uint(k % side));
+            atomicOr(still_rows[2 * (k / side) + (k % side) / 32], 1u << uint(k % side % 32));
     }
 }
 
@@ -140,12 +149,20 @@ float patch_sad(ivec2 l, ivec2 d, int e, int side)
     return sum;
 }
 
-/* vectors.c's still_around from the row masks: the 2e + 1 rows of the window all set. */
+/* The mask of bits a .. b clipped to 0 .. 31 (0 when none): a row word's part of a span. */
+uint bits(int a, int b)
+{
+    a = max(a, 0), b = min(b, 31);
+    return a > b ? 0u : (0xffffffffu >> uint(31 - (b - a))) << uint(a);
+}
+
+/* vectors.c's still_around from the row masks: the 2e + 1 rows of the window all set (its
+ * columns l.x .. l.x + 2e, in a row's two words). */
 bool still_window(ivec2 l, int e)
 {
-    const uint mask = ((1u << uint(2 * e + 1)) - 1u) << uint(l.x);
+    const uint lo = bits(l.x, l.x + 2 * e), hi = bits(l.x - 32, l.x + 2 * e - 32);
     for (int j = 0; j <= 2 * e; j++)
-        if ((still_rows[l.y + j] & mask) != mask)
+        if ((still_rows[2 * (l.y + j)] & lo) != lo || (still_rows[2 * (l.y + j) + 1] & hi) != hi)
             return false;
     return true;
 }
@@ -160,7 +177,7 @@ void shade_tile()
         cand = still(motion[i]);
     if (li == 0)
         any_candidate = any_gate = any_moved = 0u;
-    if (li < SIDE_MAX)
+    if (li < 2 * SIDE_MAX)
         still_rows[li] = 0u;
     barrier();
     if (cand)
@@ -201,8 +218,11 @@ void shade_tile()
     motion[i] = vec2(float(bx), float(by));
     const uint pri = priority[i];
     priority[i] = pri - (pri > 0u ? 1u : 0u); /* over the still surface it moves on */
-    if (atomicOr(any_moved, 1u) == 0u)
-        atomicOr(shaded[0], 1u); /* steps 5 to 8 run */
+    if (atomicOr(any_moved, 1u) == 0u) { /* steps 4 to 7 run, on this grid */
+        atomicMax(shaded[0], gl_NumWorkGroups.x);
+        atomicMax(shaded[1], gl_NumWorkGroups.y);
+        atomicMax(shaded[2], 1u);
+    }
 }
 
 void take(int x, int y)
@@ -225,24 +245,24 @@ void take(int x, int y)
 
 void main()
 {
-    if (pc.step == 4u) {
+    if (pc.step == 3u) {
         shade_tile();
         return;
     }
-    if (pc.step >= 5u && shaded[0] == 0u)
-        return; /* the shade rule moved nothing: round 1's cells stand (the CPU's skip) */
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
     if (x >= pc.width || y >= pc.height)
         return;
     const int i = y * pc.width + x;
-    const uint step = pc.step < 5u ? pc.step : pc.step - 5u; /* 6, 7, 8: 1, 2, 3 again */
-    if (pc.step == 0u) {
-        take(x, y);
-    } else if (pc.step == 5u) {
+    const uint step = pc.step < 4u ? pc.step : pc.step - 5u; /* 5, 6, 7: 0, 1, 2 again */
+    if (pc.step == 4u) {
         splat_prev[i] = FG_NONE;
         splat_prev_index[i] = FG_NONE;
-    } else if (step <= 2u) {
-        splat_pixel(x, y, pc.width, pc.height, 1.0, step - 1u);
+        return;
+    }
+    if (pc.step == 0u)
+        take(x, y);
+    if (step <= 1u) {
+        splat_pixel(x, y, pc.width, pc.height, 1.0, step);
     } else {
         const uint k = splat_prev_index[i];
         prev_motion[i] = k == FG_NONE ? vec2(FG_INVALID, 0.0) : -motion[k];
