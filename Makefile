@@ -25,8 +25,10 @@ REAL_FRAMES ?= ../shared/data/real
 # The same for frame generation: folders of consecutive game frames (f000.png .. f004.png).
 REAL_FG ?= ../shared/data/real-fg
 # Where the build has the Vulkan backend (CMake's UPF_VULKAN), the GPU engine's made frames are
-# scored too (bench_framegen --backend vulkan, the first Vulkan device; it fails without one:
-# FRAMEGEN_BACKEND=cpu scores the CPU path alone).
+# scored too, every one (the rendered pairs, the real clips and the HUD's: bench_framegen
+# --backend vulkan, the first Vulkan device; it fails without one: FRAMEGEN_BACKEND=cpu scores
+# the CPU path alone). On lavapipe that makes the run several times longer (1226 s against
+# 164 s for the CPU path with the rendered pairs' GPU frames alone, the 2-CPU machine shared).
 FRAMEGEN_BACKEND ?= $(shell grep -qs '^UPF_VULKAN:BOOL=ON' build/CMakeCache.txt && echo vulkan || echo cpu)
 FRAMEGEN_QUALITY = ./build/bench/bench_framegen --out docs --command "make quality-framegen" \
 	$$(test -d $(REAL_FG) && echo --real-fg $(REAL_FG)) --backend $(FRAMEGEN_BACKEND)
