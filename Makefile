@@ -25,8 +25,11 @@ REAL_FRAMES ?= ../shared/data/real
 # The same for frame generation: folders of consecutive game frames (f000.png .. f004.png).
 REAL_FG ?= ../shared/data/real-fg
 # Where the build has the Vulkan backend (CMake's UPF_VULKAN), the GPU engine's made frames are
-# scored too (bench_framegen --backend vulkan, the first Vulkan device; it fails without one:
-# FRAMEGEN_BACKEND=cpu scores the CPU path alone).
+# scored too, every one (the rendered pairs, the real clips and the HUD's: bench_framegen
+# --backend vulkan, the first Vulkan device; it fails without one: FRAMEGEN_BACKEND=cpu scores
+# the CPU path alone). On lavapipe that makes the run about 3 times longer (a subset, --pairs 1
+# --scenes courtyard --paths pan,turn and two clips: 99 s cpu, 299 s vulkan, one after the
+# other on the shared 2-CPU machine; the whole run took 1226 s there).
 FRAMEGEN_BACKEND ?= $(shell grep -qs '^UPF_VULKAN:BOOL=ON' build/CMakeCache.txt && echo vulkan || echo cpu)
 FRAMEGEN_QUALITY = ./build/bench/bench_framegen --out docs --command "make quality-framegen" \
 	$$(test -d $(REAL_FG) && echo --real-fg $(REAL_FG)) --backend $(FRAMEGEN_BACKEND)

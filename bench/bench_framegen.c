@@ -20,10 +20,13 @@
  * 2/3 between f(k) and f(k+3)): blend, flow, and bench/dis_interpolate.py (OpenCV DIS MEDIUM,
  * both ways, each frame warped toward t with cv2.remap, averaged) run by --python. Numbers
  * only, no pictures (the game's art is not ours to ship).
- * --backend vulkan: every rendered pair's flow and vectors frames are also made by the GPU
- * engine (managed mode, the first device), scored the same way, and compared with the CPU's
- * (mean absolute difference, linear RGB); a table "The GPU path" follows the CPU's bars (the
- * CPU tables stay as they are; the real clips, the HUD and the crops are the CPU's only). */
+ * --backend vulkan: every made frame above (the rendered pairs' blend, flow and vectors; the
+ * real clips' blend and flow at 1/2, 1/3 and 2/3, and the flow on the cuts between clips; the
+ * HUD's three methods, with the HUD layers) is also made by the GPU engine (managed mode, the
+ * first device), scored the same way, and compared with the CPU's (mean absolute difference,
+ * linear RGB); the crops get the GPU's flow and vectors as two more columns. "The GPU path"
+ * follows the CPU's bars: its tables, then every bar with both paths' numbers (a bar either
+ * misses is printed as missed, and which). The CPU tables stay as they are. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -239,20 +242,21 @@ static void hud_measure(hud_score *hs, const view *a, const view *b, const view 
     }
 }
 
-static void write_sheet(const char *dir, const char *name, const upf_image *truth,
-                        const imageio_image *made)
+/* A row of crops: col[0] the truth (its busiest crop), then the CPU's blend, flow and
+ * vectors, then (n == 6) the GPU's flow and vectors. */
+static void write_sheet(const char *dir, const char *name, const upf_image *const *col, int n)
 {
     enum { CW = 160, CH = 100, Z = 2, LH = 18 };
+    static const char *const label[6] = { "true frame", "blend", "optical flow",
+                                          "motion vectors", "flow (GPU)", "vectors (GPU)" };
     int cx, cy;
-    bench_busiest_crop(truth, CW, CH, &cx, &cy);
-    imageio_image sheet = alloc_image(4 * (CW * Z + 4), CH * Z + LH, UPF_FORMAT_RGBA8_SRGB);
+    bench_busiest_crop(col[0], CW, CH, &cx, &cy);
+    imageio_image sheet = alloc_image(n * (CW * Z + 4), CH * Z + LH, UPF_FORMAT_RGBA8_SRGB);
     uint8_t *p = sheet.img.data;
     for (size_t i = 0; i < (size_t)sheet.img.width * sheet.img.height; i++)
         p[4 * i + 3] = 255;
-    bench_sheet_put(&sheet.img, 0, LH, truth, cx, cy, CW, CH, Z, "true frame");
-    for (int m = 0; m < 3; m++)
-        bench_sheet_put(&sheet.img, 1 + m, LH, &made[m].img, cx, cy, CW, CH, Z,
-                        method_names[m]);
+    for (int k = 0; k < n; k++)
+        bench_sheet_put(&sheet.img, k, LH, col[k], cx, cy, CW, CH, Z, label[k]);
     char path[4096], err[IMAGEIO_ERR_SIZE];
     snprintf(path, sizeof path, "%s/quality/framegen-%s.png", dir, name);
     if (imageio_write_png(path, &sheet.img, 8, err) != UPF_OK)
@@ -263,148 +267,172 @@ static void write_sheet(const char *dir, const char *name, const upf_image *trut
 
 /* ---- the GPU path (--backend vulkan) --------------------------------------------------- */
 
-/* The GPU engines of the flow and the vectors (managed mode, the first device), their made
- * frames at the three phases (linear RGBA32F), the scores of those frames per path, phase and
- * method (as cell[]), and their largest mean absolute difference from the CPU's made frame. */
-typedef struct gpu_path {
+/* The methods of the HUD measurement (the CPU's and the GPU's rows alike). */
+enum { H_RULE, H_NO_RULE, H_LAYER, N_HUD };
+static const char *const hud_names[N_HUD] = {
+    "optical flow, HUD in the frames, still-pixel rule (default)",
+    "optical flow, HUD in the frames, rule off (UPF_INTERPOLATE_NO_STILL_RULE)",
+    "motion vectors, HUD-less frames + the HUD layer" };
+
+/* A GPU engine (managed mode, the first device) and its made frames at up to N_PHASES phases
+ * (linear RGBA32F, the engine's size). */
+typedef struct gpu_eng {
 #ifdef UPF_HAVE_VULKAN
-    upf__vk_interpolate_managed *eng[3]; /* [M_FLOW], [M_VECTORS]; [M_BLEND] NULL */
+    upf__vk_interpolate_managed *m;
 #endif
-    char device[256];
-    imageio_image made[3][N_PHASES], srgb;
-    score cell[N_PATHS][N_PHASES][3];
-    double mad_max;
+    int w, h;
+    imageio_image made[N_PHASES];
+} gpu_eng;
+
+/* The largest mean absolute difference of a GPU made frame from the CPU's (linear RGB on
+ * [0, 1]) over `frames` frames, and where it was. */
+typedef struct mad_track {
+    double max;
     long frames;
-    char mad_where[128];
+    char where[160];
+} mad_track;
+
+enum { G_RENDERED, G_REAL, G_HUD, N_GPARTS };
+
+/* The GPU path: its engines for the rendered pairs ([M_BLEND], [M_FLOW], [M_VECTORS]), its
+ * scores of the rendered pairs (as cell[]), of the HUD (as hud[]), and the differences from
+ * the CPU's frames per part (the real clips' scores are in each clip). */
+typedef struct gpu_path {
+    char device[256];
+    gpu_eng eng[3];
+    imageio_image srgb; /* an 8-bit copy of a made frame, the rendered size */
+    score cell[N_PATHS][N_PHASES][3];
+    hud_score hud[N_HUD];
+    mad_track mad[N_GPARTS];
 } gpu_path;
 
-static void gpu_create(gpu_path *g, int w, int h)
+/* Makes e for w x h frames of `color` (HUD layers of `hud`, 0: none); the device's name into
+ * device (256 bytes) unless NULL. Dies with the engine's message where there is no device. */
+static void gpu_eng_create(gpu_eng *e, int w, int h, upf_interpolate_motion how, unsigned flags,
+                           upf_format color, upf_format hud, char *device)
 {
-    memset(g, 0, sizeof *g);
+    memset(e, 0, sizeof *e);
 #ifdef UPF_HAVE_VULKAN
-    static const upf_interpolate_motion how[3] = { 0, UPF_INTERPOLATE_MOTION_FLOW,
-                                                   UPF_INTERPOLATE_MOTION_VECTORS };
-    for (int m = M_FLOW; m <= M_VECTORS; m++) {
-        g->eng[m] = upf__vk_interpolate_managed_create(ctx, &(upf__vk_interpolate_managed_params){
-            .device_index = -1, .width = w, .height = h, .motion = how[m],
-            .max_factor = N_PHASES + 1, .flags = UPF_INTERPOLATE_DEPTH_REVERSED,
-            .color_format = UPF_FORMAT_RGBA32F, .output_format = UPF_FORMAT_RGBA32F });
-        if (!g->eng[m])
-            check(upf_context_last_error(ctx, NULL), "--backend vulkan: the GPU engine");
-        for (int ph = 0; ph < N_PHASES; ph++)
-            g->made[m][ph] = alloc_image(w, h, UPF_FORMAT_RGBA32F);
-    }
-    snprintf(g->device, sizeof g->device, "%s",
-             upf__vk_interpolate_managed_device_name(g->eng[M_FLOW]));
-    g->srgb = alloc_image(w, h, UPF_FORMAT_RGBA8_SRGB);
-    fprintf(stderr, "bench_framegen: the GPU path on %s\n", g->device);
+    e->m = upf__vk_interpolate_managed_create(ctx, &(upf__vk_interpolate_managed_params){
+        .device_index = -1, .width = w, .height = h, .motion = how,
+        .max_factor = N_PHASES + 1, .flags = flags, .color_format = color, .hud_format = hud,
+        .output_format = UPF_FORMAT_RGBA32F });
+    if (!e->m)
+        check(upf_context_last_error(ctx, NULL), "--backend vulkan: the GPU engine");
+    e->w = w, e->h = h;
+    for (int ph = 0; ph < N_PHASES; ph++)
+        e->made[ph] = alloc_image(w, h, UPF_FORMAT_RGBA32F);
+    if (device)
+        snprintf(device, 256, "%s", upf__vk_interpolate_managed_device_name(e->m));
 #else
-    (void)w, (void)h;
+    (void)e, (void)w, (void)h, (void)how, (void)flags, (void)color, (void)hud, (void)device;
     die("--backend vulkan: this build has no Vulkan backend (UPF_VULKAN=OFF); use --backend cpu");
 #endif
 }
 
+static void gpu_eng_destroy(gpu_eng *e)
+{
+#ifdef UPF_HAVE_VULKAN
+    upf__vk_interpolate_managed_destroy(&e->m);
+#endif
+    for (int ph = 0; ph < N_PHASES; ph++)
+        imageio_free(&e->made[ph]);
+    e->w = e->h = 0;
+}
+
+/* The GPU's made frames of the pair f at ph[0 .. n - 1] into e->made[0 .. n - 1], one
+ * submission. */
+static void gpu_eng_run(gpu_eng *e, const upf_interpolate_frames *f, const double *ph, int n)
+{
+#ifdef UPF_HAVE_VULKAN
+    const upf_image *outs[N_PHASES];
+    for (int k = 0; k < n; k++)
+        outs[k] = &e->made[k].img;
+    check(upf__vk_interpolate_managed_run(e->m, f, ph, n, outs),
+          "upf__vk_interpolate_managed_run");
+#else
+    (void)e, (void)f, (void)ph, (void)n;
+#endif
+}
+
+static void gpu_create(gpu_path *g, int w, int h)
+{
+    static const upf_interpolate_motion how[3] = { UPF_INTERPOLATE_MOTION_BLEND,
+                                                   UPF_INTERPOLATE_MOTION_FLOW,
+                                                   UPF_INTERPOLATE_MOTION_VECTORS };
+    memset(g, 0, sizeof *g);
+    for (int m = 0; m < 3; m++)
+        gpu_eng_create(&g->eng[m], w, h, how[m], UPF_INTERPOLATE_DEPTH_REVERSED,
+                       UPF_FORMAT_RGBA32F, 0, m ? NULL : g->device);
+    g->srgb = alloc_image(w, h, UPF_FORMAT_RGBA8_SRGB);
+    fprintf(stderr, "bench_framegen: the GPU path on %s\n", g->device);
+}
+
 static void gpu_destroy(gpu_path *g)
 {
-#ifdef UPF_HAVE_VULKAN
-    for (int m = M_FLOW; m <= M_VECTORS; m++) {
-        upf__vk_interpolate_managed_destroy(&g->eng[m]);
-        for (int ph = 0; ph < N_PHASES; ph++)
-            imageio_free(&g->made[m][ph]);
-    }
+    for (int m = 0; m < 3; m++)
+        gpu_eng_destroy(&g->eng[m]);
     imageio_free(&g->srgb);
-#else
-    (void)g;
-#endif
 }
 
-/* The GPU's made frames of the pair f at the three phases, one submission a method. */
-static void gpu_run(gpu_path *g, const upf_interpolate_frames *f)
+/* Adds the GPU's linear made frame `gpu` against the CPU's `cpu` (linear RGBA32F, the same
+ * size) to t: the mean absolute difference over the pixels' R, G and B. */
+static void mad_add(mad_track *t, const upf_image *cpu, const upf_image *gpu, const char *where)
 {
-#ifdef UPF_HAVE_VULKAN
-    for (int m = M_FLOW; m <= M_VECTORS; m++) {
-        const upf_image *outs[N_PHASES];
-        for (int ph = 0; ph < N_PHASES; ph++)
-            outs[ph] = &g->made[m][ph].img;
-        check(upf__vk_interpolate_managed_run(g->eng[m], f, phases, N_PHASES, outs),
-              "upf__vk_interpolate_managed_run");
-    }
-#else
-    (void)g, (void)f;
-#endif
-}
-
-/* Scores the GPU's made frame of method m at phase ph against the truth as the CPU's (8-bit
- * sRGB, no FLIP) into s, and its mean absolute difference from the CPU's linear made frame. */
-static void gpu_measure(gpu_path *g, score *s, int m, int ph, const upf_image *truth,
-                        const upf_image *cpu, const char *where)
-{
-    const upf_image *gm = &g->made[m][ph].img;
-    check(upf_resample(ctx, gm, &g->srgb.img, UPF_FILTER_BILINEAR), "8-bit copy");
-    measure(s, truth, &g->srgb.img, false);
-    const float *a = cpu->data, *b = gm->data;
+    const float *a = cpu->data, *b = gpu->data;
     double sum = 0;
-    const size_t n = (size_t)gm->width * gm->height;
+    const size_t n = (size_t)gpu->width * gpu->height;
     for (size_t i = 0; i < n; i++)
         for (int k = 0; k < 3; k++)
             sum += fabs((double)a[4 * i + k] - (double)b[4 * i + k]);
     const double mad = sum / (3.0 * (double)n);
-    if (mad > g->mad_max || !g->frames) {
-        g->mad_max = mad;
-        snprintf(g->mad_where, sizeof g->mad_where, "%s, %s, t = %s", where, method_names[m],
-                 phase_names[ph]);
+    if (mad > t->max || !t->frames) {
+        t->max = mad;
+        snprintf(t->where, sizeof t->where, "%s", where);
     }
-    g->frames++;
+    t->frames++;
 }
 
-/* The section's table of the GPU path and its bars (bl: the CPU's blend at t = 1/2, all). */
-static void gpu_section(const gpu_path *g, double bl)
+/* The GPU's linear made frame `lin` as 8-bit sRGB into srgb (its size), scored against the
+ * truth as the CPU's into s (no FLIP). */
+static void gpu_score(score *s, const upf_image *truth, const upf_image *lin,
+                      const imageio_image *srgb)
 {
-    score all[N_PHASES][3];
-    memset(all, 0, sizeof all);
-    out("### The GPU path (device %s)\n\nThe same pairs and phases made again by the GPU engine "
-        "(`--backend vulkan`: `upf_vk_interpolate` in managed mode, the first device; frames "
-        "uploaded as RGBA32F, the made frames read back as RGBA32F and scored as the CPU's, "
-        "8-bit sRGB, no FLIP); the blend in the bars is the CPU's of the table above (the GPU "
-        "path is scored for the flow and the vectors; the real clips, the HUD and the crops are "
-        "the CPU's only).\n\n| path | t | flow PSNR (GPU) | vectors PSNR (GPU) | flow SSIM (GPU) "
-        "| vectors SSIM (GPU) |\n|---|---|---|---|---|---|\n", g->device);
-    for (int pi = 0; pi < N_PATHS; pi++)
-        for (int ph = 0; ph < N_PHASES; ph++) {
-            const score *s = g->cell[pi][ph];
-            if (!s[M_FLOW].n)
-                continue;
-            for (int m = M_FLOW; m <= M_VECTORS; m++)
-                add(&all[ph][m], &s[m]);
-            if (ph == 0)
-                out("| %s | 1/2 | %.2f | %.2f | %.4f | %.4f |\n", path_label[pi],
-                    mean_psnr(&s[M_FLOW]), mean_psnr(&s[M_VECTORS]),
-                    s[M_FLOW].ssim / s[M_FLOW].n, s[M_VECTORS].ssim / s[M_VECTORS].n);
-        }
-    for (int ph = 0; ph < N_PHASES && all[0][M_FLOW].n; ph++)
-        out("| **all** | %s | %.2f | %.2f | %.4f | %.4f |\n", phase_names[ph],
-            mean_psnr(&all[ph][M_FLOW]), mean_psnr(&all[ph][M_VECTORS]),
-            all[ph][M_FLOW].ssim / all[ph][M_FLOW].n,
-            all[ph][M_VECTORS].ssim / all[ph][M_VECTORS].n);
-    if (!all[0][M_FLOW].n)
-        return;
-    const double fl = mean_psnr(&all[0][M_FLOW]), v = mean_psnr(&all[0][M_VECTORS]);
-    out("\n| bar (the GPU path) | measured | met |\n|---|---|---|\n");
-    out("| rendered, t = 1/2: vectors - blend >= 6 dB | %.2f - %.2f = %+.2f dB | %s |\n", v, bl,
-        v - bl, v - bl >= 6 ? "yes" : "**no**");
-    out("| rendered, t = 1/2: vectors - optical flow >= 2 dB | %.2f - %.2f = %+.2f dB | %s |\n",
-        v, fl, v - fl, v - fl >= 2 ? "yes" : "**no**");
-    out("| rendered, t = 1/2: optical flow - blend >= 3 dB | %.2f - %.2f = %+.2f dB | %s |\n", fl,
-        bl, fl - bl, fl - bl >= 3 ? "yes" : "**no**");
-    for (int ph = 1; ph < N_PHASES; ph++) {
-        const double d = mean_psnr(&all[ph][M_VECTORS]) - v;
-        out("| rendered: vectors at t = %s within 0.5 dB of t = 1/2 | %.2f vs %.2f (%+.2f dB) | "
-            "%s |\n", phase_names[ph], mean_psnr(&all[ph][M_VECTORS]), v, d,
-            fabs(d) <= 0.5 ? "yes" : "**no**");
-    }
-    out("| the GPU's made frames within a mean absolute difference of 0.001 of the CPU's "
-        "(linear RGB on [0, 1]), the largest of %ld frames | %.2e (%s) | %s |\n\n", g->frames,
-        g->mad_max, g->mad_where, g->mad_max <= 0.001 ? "yes" : "**no**");
+    check(upf_resample(ctx, lin, &srgb->img, UPF_FILTER_BILINEAR), "8-bit copy");
+    measure(s, truth, &srgb->img, false);
+}
+
+/* The "met" cell of a bar measured on both paths: yes only where both meet it. */
+static const char *met_both(bool cpu, bool gpu)
+{
+    return cpu && gpu ? "yes" : cpu ? "**no** (the GPU path)" : gpu ? "**no** (the CPU path)"
+                                                                   : "**no** (both paths)";
+}
+
+/* A bar "a - b >= bar" of both paths: their numbers and whether each meets it. */
+static void bar_diff(const char *name, const double cpu[2], const double gpu[2], double bar)
+{
+    const double dc = cpu[0] - cpu[1], dg = gpu[0] - gpu[1];
+    out("| %s | %.2f - %.2f = %+.2f dB | %.2f - %.2f = %+.2f dB | %s |\n", name, cpu[0], cpu[1],
+        dc, gpu[0], gpu[1], dg, met_both(dc >= bar, dg >= bar));
+}
+
+/* A bar "within `bar` dB of t = 1/2" of both paths: the phase's number, t = 1/2's. */
+static void bar_phase(const char *name, const double cpu[2], const double gpu[2], double bar)
+{
+    const double dc = cpu[0] - cpu[1], dg = gpu[0] - gpu[1];
+    out("| %s | %.2f vs %.2f (%+.2f dB) | %.2f vs %.2f (%+.2f dB) | %s |\n", name, cpu[0],
+        cpu[1], dc, gpu[0], gpu[1], dg, met_both(fabs(dc) <= bar, fabs(dg) <= bar));
+}
+
+static double hud_mean(const hud_score *h)
+{
+    return h->n ? h->sum / (3.0 * h->n) : 0.0;
+}
+
+static double hud_exact(const hud_score *h)
+{
+    return h->n ? 100.0 * h->exact / h->n : 0.0;
 }
 
 /* ---- real clips ----------------------------------------------------------------------- */
@@ -417,6 +445,7 @@ typedef struct clip {
     imageio_image f[CLIP_FRAMES];
     score s[N_PHASES][N_METHODS];
     score edge[N_METHODS][N_EDGES]; /* t = 1/2 */
+    score gpu[N_PHASES][2];         /* --backend vulkan: the GPU's blend and flow */
     double lost_max;                /* the flow's largest share of lost vectors */
     int blended, runs;              /* pairs the flow path blended, of its runs */
 } clip;
@@ -446,6 +475,7 @@ static int load_clips(const char *dir, clip *clips)
         snprintf(clips[n].name, sizeof clips[n].name, "%s", line);
         memset(clips[n].s, 0, sizeof clips[n].s);
         memset(clips[n].edge, 0, sizeof clips[n].edge);
+        memset(clips[n].gpu, 0, sizeof clips[n].gpu);
         clips[n].lost_max = 0, clips[n].blended = clips[n].runs = 0;
         n++;
     }
@@ -468,6 +498,168 @@ static int clip_jobs(job *j)
         j[n++] = (job){ k, k + 3, 2, k + 2 };
     }
     return n;
+}
+
+/* ---- the GPU path's section ----------------------------------------------------------- */
+
+/* The rendered pairs' table of the GPU path; its "all" rows into all. */
+static void gpu_rendered_table(const gpu_path *g, score all[N_PHASES][3])
+{
+    out("| path | t | blend PSNR | flow PSNR | vectors PSNR | blend SSIM | flow SSIM | vectors "
+        "SSIM |\n|---|---|---|---|---|---|---|---|\n");
+    memset(all, 0, sizeof(score) * N_PHASES * 3);
+    for (int pi = 0; pi < N_PATHS; pi++)
+        for (int ph = 0; ph < N_PHASES; ph++) {
+            const score *s = g->cell[pi][ph];
+            if (!s[M_FLOW].n)
+                continue;
+            for (int m = 0; m < 3; m++)
+                add(&all[ph][m], &s[m]);
+            if (ph == 0)
+                out("| %s | 1/2 | %.2f | %.2f | %.2f | %.4f | %.4f | %.4f |\n", path_label[pi],
+                    mean_psnr(&s[0]), mean_psnr(&s[1]), mean_psnr(&s[2]), s[0].ssim / s[0].n,
+                    s[1].ssim / s[1].n, s[2].ssim / s[2].n);
+        }
+    for (int ph = 0; ph < N_PHASES && all[0][M_FLOW].n; ph++) {
+        const score *s = all[ph];
+        out("| **all** | %s | %.2f | %.2f | %.2f | %.4f | %.4f | %.4f |\n", phase_names[ph],
+            mean_psnr(&s[0]), mean_psnr(&s[1]), mean_psnr(&s[2]), s[0].ssim / s[0].n,
+            s[1].ssim / s[1].n, s[2].ssim / s[2].n);
+    }
+    out("\n");
+}
+
+/* The real clips' table of the GPU path (DIS's numbers are the CPU run's); its "all" rows
+ * into all ([0] blend, [1] flow, [2] DIS). */
+static void gpu_real_table(const clip *clips, int nclips, score all[N_PHASES][3])
+{
+    out("| clip | t | pairs | blend PSNR | flow PSNR | DIS PSNR | blend SSIM | flow SSIM | DIS "
+        "SSIM |\n|---|---|---|---|---|---|---|---|---|\n");
+    memset(all, 0, sizeof(score) * N_PHASES * 3);
+    for (int c = 0; c <= nclips; c++)
+        for (int ph = 0; ph < N_PHASES; ph++) {
+            const score *s[3];
+            if (c < nclips) {
+                s[0] = &clips[c].gpu[ph][M_BLEND], s[1] = &clips[c].gpu[ph][M_FLOW];
+                s[2] = &clips[c].s[ph][M_DIS];
+                for (int k = 0; k < 3; k++)
+                    add(&all[ph][k], s[k]);
+            } else
+                s[0] = &all[ph][0], s[1] = &all[ph][1], s[2] = &all[ph][2];
+            out("| %s | %s | %d |", ph ? "" : c < nclips ? clips[c].name : "**all**",
+                phase_names[ph], s[0]->n);
+            for (int k = 0; k < 3; k++)
+                out(s[k]->n ? " %.2f |" : " - |", mean_psnr(s[k]));
+            for (int k = 0; k < 3; k++)
+                out(s[k]->n ? " %.4f |" : " - |", s[k]->n ? s[k]->ssim / s[k]->n : 0.0);
+            out("\n");
+        }
+    out("\n");
+}
+
+/* "The GPU path": its tables (rendered pairs, real clips, HUD), then every bar with both
+ * paths' numbers (cpu: the rendered "all" rows, real: the clips' "all" rows, hud: the HUD
+ * rows of the CPU path), and the GPU's largest differences from the CPU's frames. */
+static void gpu_section(const gpu_path *g, const score cpu[N_PHASES][3], const clip *clips,
+                        int nclips, const score real[N_PHASES][N_METHODS], bool have_dis,
+                        const hud_score hud[N_HUD], int hud_pairs)
+{
+    score all[N_PHASES][3], rall[N_PHASES][3];
+    out("### The GPU path (device %s)\n\nThe same frames, phases and measures made again by "
+        "the GPU engine (`--backend vulkan`: `upf_vk_interpolate` in managed mode, the first "
+        "device; frames uploaded in their formats (RGBA32F rendered, 8-bit sRGB real), the "
+        "made frames read back as RGBA32F and scored as the CPU's, 8-bit sRGB, no FLIP). "
+        "Rendered sequences:\n\n", g->device);
+    gpu_rendered_table(g, all);
+    if (nclips) {
+        out("Real game clips (the same pairs and truths; DIS as above):\n\n");
+        gpu_real_table(clips, nclips, rall);
+    }
+    if (hud_pairs) {
+        out("The HUD (the same %d pairs; the HUD layers uploaded as RGBA32F):\n\n| method | HUD "
+            "pixels | mean error | largest | exact |\n|---|---|---|---|---|\n", hud_pairs);
+        for (int m = 0; m < N_HUD; m++)
+            out("| %s | %ld | %.3f | %.0f | %.2f%% |\n", hud_names[m], g->hud[m].n,
+                hud_mean(&g->hud[m]), g->hud[m].worst, hud_exact(&g->hud[m]));
+        out("\n");
+    }
+    if (!all[0][M_FLOW].n)
+        return;
+    out("The bars on both paths (issue 33: every bar met by the GPU path too, its made frames "
+        "within a mean absolute difference of 0.001 of the CPU's):\n\n| bar | the CPU path | "
+        "the GPU path | met by both |\n|---|---|---|---|\n");
+    const double cb = mean_psnr(&cpu[0][0]), cf = mean_psnr(&cpu[0][1]);
+    const double cv = mean_psnr(&cpu[0][2]), gb = mean_psnr(&all[0][0]);
+    const double gf = mean_psnr(&all[0][1]), gv = mean_psnr(&all[0][2]);
+    bar_diff("rendered, t = 1/2: vectors - blend >= 6 dB", (double[]){ cv, cb },
+             (double[]){ gv, gb }, 6);
+    bar_diff("rendered, t = 1/2: vectors - optical flow >= 2 dB", (double[]){ cv, cf },
+             (double[]){ gv, gf }, 2);
+    bar_diff("rendered, t = 1/2: optical flow - blend >= 3 dB", (double[]){ cf, cb },
+             (double[]){ gf, gb }, 3);
+    for (int ph = 1; ph < N_PHASES; ph++) {
+        char name[96];
+        snprintf(name, sizeof name, "rendered: vectors at t = %s within 0.5 dB of t = 1/2",
+                 phase_names[ph]);
+        bar_phase(name, (double[]){ mean_psnr(&cpu[ph][2]), cv },
+                  (double[]){ mean_psnr(&all[ph][2]), gv }, 0.5);
+    }
+    if (nclips && have_dis)
+        bar_diff("real clips, t = 1/2: optical flow - OpenCV DIS >= 0.5 dB",
+                 (double[]){ mean_psnr(&real[0][M_FLOW]), mean_psnr(&real[0][M_DIS]) },
+                 (double[]){ mean_psnr(&rall[0][1]), mean_psnr(&rall[0][2]) }, 0.5);
+    if (hud_pairs) {
+        const hud_score *cl = &hud[H_LAYER], *gl = &g->hud[H_LAYER];
+        out("| HUD layer given: HUD pixels equal the HUD exactly | %.2f%% exact | %.2f%% exact "
+            "| %s |\n", hud_exact(cl), hud_exact(gl),
+            met_both(cl->n && cl->exact == cl->n, gl->n && gl->exact == gl->n));
+        const double cr = hud_mean(&hud[H_RULE]), gr = hud_mean(&g->hud[H_RULE]);
+        out("| no HUD layer: still-pixel rule keeps a still HUD within 1/255 on average | %.3f / "
+            "255 (rule off: %.3f) | %.3f / 255 (rule off: %.3f) | %s |\n", cr,
+            hud_mean(&hud[H_NO_RULE]), gr, hud_mean(&g->hud[H_NO_RULE]),
+            met_both(hud[H_RULE].n && cr <= 1.0, g->hud[H_RULE].n && gr <= 1.0));
+    }
+    static const char *const part[N_GPARTS] = { "rendered pairs", "real clips (and the cuts "
+                                                "between them)", "the HUD's pairs" };
+    for (int k = 0; k < N_GPARTS; k++)
+        if (g->mad[k].frames)
+            out("| %s: the GPU's made frames within a mean absolute difference of 0.001 of the "
+                "CPU's (linear RGB on [0, 1]), the largest of %ld frames | - | %.2e (%s) | "
+                "%s |\n", part[k], g->mad[k].frames, g->mad[k].max, g->mad[k].where,
+                g->mad[k].max <= 0.001 ? "yes" : "**no**");
+    out("\n");
+}
+
+/* e made again for w x h frames of `color` where it is not of that size (real clips). */
+static void gpu_eng_fit(gpu_eng *e, int w, int h, upf_interpolate_motion how, upf_format color)
+{
+    if (e->w == w && e->h == h)
+        return;
+    gpu_eng_destroy(e);
+    gpu_eng_create(e, w, h, how, 0, color, 0, NULL);
+}
+
+/* The GPU's blend and flow (ge[M_BLEND], ge[M_FLOW]) of clip c's job j, scored into c->gpu
+ * and against the CPU's linear frames cpu[M_BLEND], cpu[M_FLOW] of the same job. The jobs of
+ * phases 1/3 and 2/3 come in pairs (clip_jobs): the first makes both in one record. */
+static void gpu_clip_job(gpu_path *g, gpu_eng ge[2], clip *c, const job *j,
+                         const upf_interpolate_frames *f, const imageio_image cpu[2],
+                         const imageio_image *srgb)
+{
+    static const upf_interpolate_motion how[2] = { UPF_INTERPOLATE_MOTION_BLEND,
+                                                   UPF_INTERPOLATE_MOTION_FLOW };
+    const upf_image *truth = &c->f[j->truth].img;
+    const int k = j->phase == 2 ? 1 : 0; /* the made frame of this job's phase */
+    for (int m = 0; m < 2; m++) {
+        gpu_eng_fit(&ge[m], truth->width, truth->height, how[m], c->f[j->a].img.format);
+        if (j->phase != 2)
+            gpu_eng_run(&ge[m], f, &phases[j->phase], j->phase ? 2 : 1);
+        gpu_score(&c->gpu[j->phase][m], truth, &ge[m].made[k].img, srgb);
+        char where[160];
+        snprintf(where, sizeof where, "%.60s f%03d-f%03d, %s, t = %s", c->name, j->a, j->b,
+                 method_names[m], phase_names[j->phase]);
+        mad_add(&g->mad[G_REAL], &cpu[m].img, &ge[m].made[k].img, where);
+    }
 }
 
 static void usage(void)
@@ -549,11 +741,11 @@ int main(int argc, char **argv)
     score cell[N_PATHS][N_PHASES][3];
     memset(cell, 0, sizeof cell);
     static gpu_path gpu;
-    imageio_image lin[3]; /* with --backend vulkan: the CPU's flow and vectors frames, linear */
+    imageio_image lin[3]; /* with --backend vulkan: the CPU's made frames, linear */
     memset(lin, 0, sizeof lin);
     if (use_gpu) {
         gpu_create(&gpu, W, H);
-        for (int m = M_FLOW; m <= M_VECTORS; m++)
+        for (int m = 0; m < 3; m++)
             lin[m] = alloc_image(W, H, UPF_FORMAT_RGBA32F);
     }
     score redge[N_PATHS][3][N_EDGES]; /* t = 1/2 */
@@ -565,9 +757,11 @@ int main(int argc, char **argv)
     view_alloc(&a, W, H);
     view_alloc(&b, W, H);
     view_alloc(&truth, W, H);
-    imageio_image made[3];
+    imageio_image made[3], gcrop[2]; /* gcrop: the GPU's flow and vectors for the crops */
     for (int m = 0; m < 3; m++)
         made[m] = alloc_image(W, H, UPF_FORMAT_RGBA8_SRGB);
+    for (int m = 0; m < 2; m++)
+        gcrop[m] = alloc_image(W, H, UPF_FORMAT_RGBA8_SRGB);
     int sheets = 0;
     char sheet_names[N_SCENES * N_PATHS][64];
     for (int si = 0; si < N_SCENES; si++) {
@@ -595,21 +789,25 @@ int main(int argc, char **argv)
                     f.view_projection = vp[0], f.prev_view_projection = vp[1];
                 }
                 if (use_gpu)
-                    gpu_run(&gpu, &f);
+                    for (int m = 0; m < 3; m++)
+                        gpu_eng_run(&gpu.eng[m], &f, phases, N_PHASES);
                 for (int ph = 0; ph < N_PHASES; ph++) {
                     render(sc, pi, t0 + phases[ph] / FPS, spp, &truth);
                     for (int m = 0; m < 3; m++) {
-                        if (use_gpu && m != M_BLEND) {
+                        if (use_gpu) {
                             /* the CPU's frame in linear RGBA32F, then 8-bit as before */
-                            char where[96];
+                            char where[160];
                             check(upf_interpolate_run(eng[m], &f, phases[ph], &lin[m].img),
                                   "upf_interpolate_run");
                             check(upf_resample(ctx, &lin[m].img, &made[m].img,
                                                UPF_FILTER_BILINEAR), "8-bit copy");
-                            snprintf(where, sizeof where, "%s-%s pair %d", all_scenes[si],
-                                     all_paths[pi], k + 1);
-                            gpu_measure(&gpu, &gpu.cell[pi][ph][m], m, ph, &truth.srgb.img,
-                                        &lin[m].img, where);
+                            snprintf(where, sizeof where, "%s-%s pair %d, %s, t = %s",
+                                     all_scenes[si], all_paths[pi], k + 1, method_names[m],
+                                     phase_names[ph]);
+                            gpu_score(&gpu.cell[pi][ph][m], &truth.srgb.img,
+                                      &gpu.eng[m].made[ph].img, &gpu.srgb);
+                            mad_add(&gpu.mad[G_RENDERED], &lin[m].img, &gpu.eng[m].made[ph].img,
+                                    where);
                         } else
                             check(upf_interpolate_run(eng[m], &f, phases[ph], &made[m].img),
                                   "upf_interpolate_run");
@@ -636,7 +834,14 @@ int main(int argc, char **argv)
                         check(upf_interpolate_run(eng[m], &f, 0.5, &made[m].img), "run");
                     snprintf(sheet_names[sheets], sizeof sheet_names[0], "%s-%s",
                              all_scenes[si], all_paths[pi]);
-                    write_sheet(out_dir, sheet_names[sheets], &truth.srgb.img, made);
+                    const upf_image *cols[6] = { &truth.srgb.img, &made[0].img, &made[1].img,
+                                                 &made[2].img, &gcrop[0].img, &gcrop[1].img };
+                    if (use_gpu) /* the GPU's flow and vectors of this pair at t = 1/2 */
+                        for (int m = M_FLOW; m <= M_VECTORS; m++)
+                            check(upf_resample(ctx, &gpu.eng[m].made[0].img,
+                                               &gcrop[m - M_FLOW].img, UPF_FILTER_BILINEAR),
+                                  "8-bit copy");
+                    write_sheet(out_dir, sheet_names[sheets], cols, use_gpu ? 6 : 4);
                     sheets++;
                 }
             }
@@ -655,18 +860,20 @@ int main(int argc, char **argv)
     view_free(&truth);
     for (int m = 0; m < 3; m++) {
         imageio_free(&made[m]);
+        imageio_free(&lin[m]);
         upf_interpolate_destroy(&eng[m]);
     }
-    if (use_gpu) {
+    for (int m = 0; m < 2; m++)
+        imageio_free(&gcrop[m]);
+    if (use_gpu)
         gpu_destroy(&gpu);
-        for (int m = M_FLOW; m <= M_VECTORS; m++)
-            imageio_free(&lin[m]);
-    }
 
     /* ---- real clips ---- */
     static clip clips[MAX_CLIPS];
     int nclips = real_dir ? load_clips(real_dir, clips) : 0;
     bool have_dis = false;
+    gpu_eng ge[2]; /* with --backend vulkan: the GPU's blend and flow at the clips' size */
+    memset(ge, 0, sizeof ge);
     for (int c = 0; c < nclips; c++) {
         const int w = clips[c].f[0].img.width, h = clips[c].f[0].img.height;
         upf_interpolate *e[2];
@@ -676,7 +883,13 @@ int main(int argc, char **argv)
             if (!e[m])
                 check(upf_context_last_error(ctx, NULL), "upf_interpolate_create");
         }
-        imageio_image o = alloc_image(w, h, UPF_FORMAT_RGBA8_SRGB);
+        imageio_image o = alloc_image(w, h, UPF_FORMAT_RGBA8_SRGB), go = { 0 }, clin[2];
+        memset(clin, 0, sizeof clin);
+        if (use_gpu) {
+            go = alloc_image(w, h, UPF_FORMAT_RGBA8_SRGB);
+            for (int m = 0; m < 2; m++)
+                clin[m] = alloc_image(w, h, UPF_FORMAT_RGBA32F);
+        }
         job jobs[16];
         const int nj = clip_jobs(jobs);
         char list[4096], cmd[8400];
@@ -687,7 +900,12 @@ int main(int argc, char **argv)
             upf_interpolate_frames f = { &clips[c].f[j->a].img, &clips[c].f[j->b].img, NULL,
                                          NULL, NULL, NULL, 0, 1, 0, NULL, NULL, 0 };
             for (int m = 0; m < 2; m++) {
-                check(upf_interpolate_run(e[m], &f, phases[j->phase], &o.img), "run");
+                if (use_gpu) { /* the CPU's frame in linear RGBA32F, then 8-bit as before */
+                    check(upf_interpolate_run(e[m], &f, phases[j->phase], &clin[m].img), "run");
+                    check(upf_resample(ctx, &clin[m].img, &o.img, UPF_FILTER_BILINEAR),
+                          "8-bit copy");
+                } else
+                    check(upf_interpolate_run(e[m], &f, phases[j->phase], &o.img), "run");
                 measure(&clips[c].s[j->phase][m], &clips[c].f[j->truth].img, &o.img,
                         j->phase == 0);
                 if (j->phase == 0)
@@ -700,6 +918,8 @@ int main(int argc, char **argv)
                     clips[c].lost_max = fmax(clips[c].lost_max, lost_share(e[m]));
                 }
             }
+            if (use_gpu)
+                gpu_clip_job(&gpu, ge, &clips[c], j, &f, clin, &go);
             if (jf)
                 fprintf(jf, "%s/%s/f%03d.png %s/%s/f%03d.png %.17g /tmp/bench_framegen_%d_%d.png\n",
                         real_dir, clips[c].name, j->a, real_dir, clips[c].name, j->b,
@@ -734,6 +954,11 @@ int main(int argc, char **argv)
                 clips[c].name, mean_psnr(&clips[c].s[0][0]), mean_psnr(&clips[c].s[0][1]),
                 mean_psnr(&clips[c].s[0][M_DIS]));
         imageio_free(&o);
+        if (use_gpu) {
+            imageio_free(&go);
+            for (int m = 0; m < 2; m++)
+                imageio_free(&clin[m]);
+        }
         for (int m = 0; m < 2; m++)
             upf_interpolate_destroy(&e[m]);
     }
@@ -753,6 +978,18 @@ int main(int argc, char **argv)
             imageio_image o = alloc_image(fa->width, fa->height, UPF_FORMAT_RGBA8_SRGB);
             upf_interpolate_frames f = { fa, fb, NULL, NULL, NULL, NULL, 0, 1, 0, NULL, NULL, 0 };
             check(upf_interpolate_run(ce, &f, 0.5, &o.img), "run");
+            if (use_gpu) { /* the GPU's flow on the cut against the CPU's (the blend) */
+                imageio_image cl = alloc_image(fa->width, fa->height, UPF_FORMAT_RGBA32F);
+                char where[160];
+                check(upf_interpolate_run(ce, &f, 0.5, &cl.img), "run");
+                gpu_eng_fit(&ge[M_FLOW], fa->width, fa->height, UPF_INTERPOLATE_MOTION_FLOW,
+                            fa->format);
+                gpu_eng_run(&ge[M_FLOW], &f, phases, 1);
+                snprintf(where, sizeof where, "the cut %.60s -> %.60s, t = 1/2", clips[c].name,
+                         clips[d].name);
+                mad_add(&gpu.mad[G_REAL], &cl.img, &ge[M_FLOW].made[0].img, where);
+                imageio_free(&cl);
+            }
             upf_interpolate_method used;
             upf_interpolate_last_method(ce, &used, NULL);
             cut_blended += used == UPF_INTERPOLATE_USED_BLEND;
@@ -760,13 +997,10 @@ int main(int argc, char **argv)
             imageio_free(&o);
             upf_interpolate_destroy(&ce);
         }
+    for (int m = 0; m < 2; m++)
+        gpu_eng_destroy(&ge[m]);
 
     /* ---- the HUD: each scene's pan and fast turn, a pair at 1.0 s, t = 1/2 ---- */
-    enum { H_RULE, H_NO_RULE, H_LAYER, N_HUD };
-    static const char *const hud_names[N_HUD] = {
-        "optical flow, HUD in the frames, still-pixel rule (default)",
-        "optical flow, HUD in the frames, rule off (UPF_INTERPOLATE_NO_STILL_RULE)",
-        "motion vectors, HUD-less frames + the HUD layer" };
     hud_score hud[N_HUD];
     memset(hud, 0, sizeof hud);
     int hud_pairs = 0;
@@ -775,14 +1009,22 @@ int main(int argc, char **argv)
         static const upf_interpolate_motion hm[N_HUD] = { UPF_INTERPOLATE_MOTION_FLOW,
                                                          UPF_INTERPOLATE_MOTION_FLOW,
                                                          UPF_INTERPOLATE_MOTION_VECTORS };
+        gpu_eng hg[N_HUD]; /* with --backend vulkan: the same three on the GPU */
+        imageio_image hlin = { 0 }, go = { 0 };
         for (int m = 0; m < N_HUD; m++) {
+            const unsigned flags = UPF_INTERPOLATE_DEPTH_REVERSED |
+                                   (m == H_NO_RULE ? UPF_INTERPOLATE_NO_STILL_RULE : 0);
             he[m] = upf_interpolate_create(ctx, upf_interpolate_params(
-                .width = W, .height = H, .motion = hm[m],
-                .flags = UPF_INTERPOLATE_DEPTH_REVERSED |
-                         (m == H_NO_RULE ? UPF_INTERPOLATE_NO_STILL_RULE : 0)));
+                .width = W, .height = H, .motion = hm[m], .flags = flags));
             if (!he[m])
                 check(upf_context_last_error(ctx, NULL), "upf_interpolate_create");
+            if (use_gpu)
+                gpu_eng_create(&hg[m], W, H, hm[m], flags, UPF_FORMAT_RGBA32F,
+                               m == H_LAYER ? UPF_FORMAT_RGBA32F : 0, NULL);
         }
+        if (use_gpu)
+            hlin = alloc_image(W, H, UPF_FORMAT_RGBA32F), go = alloc_image(W, H,
+                                                                          UPF_FORMAT_RGBA8_SRGB);
         view_alloc(&a, W, H);
         view_alloc(&b, W, H);
         view_alloc(&truth, W, H);
@@ -807,7 +1049,22 @@ int main(int argc, char **argv)
                         layer ? &b.motion.img : NULL, layer ? &b.depth.img : NULL,
                         layer ? &a.hud.img : NULL, layer ? &b.hud.img : NULL, 0, 1, 0,
                         NULL, NULL, 0 };
-                    check(upf_interpolate_run(he[m], &f, 0.5, &o.img), "upf_interpolate_run");
+                    if (use_gpu) { /* the CPU's frame in linear RGBA32F, then 8-bit */
+                        char where[160];
+                        check(upf_interpolate_run(he[m], &f, 0.5, &hlin.img),
+                              "upf_interpolate_run");
+                        check(upf_resample(ctx, &hlin.img, &o.img, UPF_FILTER_BILINEAR),
+                              "8-bit copy");
+                        gpu_eng_run(&hg[m], &f, phases, 1);
+                        check(upf_resample(ctx, &hg[m].made[0].img, &go.img,
+                                           UPF_FILTER_BILINEAR), "8-bit copy");
+                        hud_measure(&gpu.hud[m], &a, &b, &truth, &go.img);
+                        snprintf(where, sizeof where, "%s-%s, %s", all_scenes[si],
+                                 all_paths[pi], hud_names[m]);
+                        mad_add(&gpu.mad[G_HUD], &hlin.img, &hg[m].made[0].img, where);
+                    } else
+                        check(upf_interpolate_run(he[m], &f, 0.5, &o.img),
+                              "upf_interpolate_run");
                     hud_measure(&hud[m], &a, &b, &truth, &o.img);
                 }
                 hud_pairs++;
@@ -818,8 +1075,13 @@ int main(int argc, char **argv)
         view_free(&a);
         view_free(&b);
         view_free(&truth);
-        for (int m = 0; m < N_HUD; m++)
+        for (int m = 0; m < N_HUD; m++) {
             upf_interpolate_destroy(&he[m]);
+            if (use_gpu)
+                gpu_eng_destroy(&hg[m]);
+        }
+        imageio_free(&hlin);
+        imageio_free(&go);
     }
 
     /* ---- the section ---- */
@@ -996,10 +1258,11 @@ int main(int argc, char **argv)
         out("\n");
     }
     if (use_gpu && all[0][0].n)
-        gpu_section(&gpu, mean_psnr(&all[0][0]));
+        gpu_section(&gpu, all, clips, nclips, real, have_dis, hud, hud_pairs);
     if (sheets) {
-        out("Crops at t = 1/2 (the true frame, the blend, optical flow, motion vectors; the "
-            "busiest 160x100 of the truth, 2x nearest neighbour; the last pair of each):\n\n");
+        out("Crops at t = 1/2 (the true frame, the blend, optical flow, motion vectors%s; the "
+            "busiest 160x100 of the truth, 2x nearest neighbour; the last pair of each):\n\n",
+            use_gpu ? ", then the GPU path's optical flow and motion vectors" : "");
         for (int k = 0; k < sheets; k++)
             out("![%s](quality/framegen-%s.png)\n", sheet_names[k], sheet_names[k]);
         out("\n");
