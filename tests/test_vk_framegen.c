@@ -122,8 +122,8 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
         .surface_count = ps->surface_count, .slots = 1 };
     for (int i = 0; i < ps->surface_count; i++) {
         rp.width[i] = ps->surface[i].width, rp.height[i] = ps->surface[i].height;
-        if (i == UPF__FG_CAMERA_SUMS) /* the GPU's two buffers of rows, as the engine's */
-            rp.height[i] *= UPF__VK_FG_CAMERA_SUM_BUFFERS;
+        if (i == UPF__FG_CAMERA_SUMS) /* the GPU's rows and totals, as the engine's */
+            rp.height[i] = UPF__VK_FG_CAMERA_SUM_ROWS(rp.height[i]);
         const upf__surface_role role = ps->surface_info[i].role;
         if (i == UPF__FG_COLOR_PREV || i == UPF__FG_COLOR) /* the engine's: 8-bit too */
             rp.host[i] = upf__vk_rule_colour("a colour", "test");
@@ -1634,7 +1634,7 @@ static void time_camera(gpu *g, int w, int h, int frames)
         rp.width[i] = used ? ps->surface[i].width : 0;
         rp.height[i] = used ? ps->surface[i].height : 0;
         if (i == UPF__FG_CAMERA_SUMS)
-            rp.height[i] *= UPF__VK_FG_CAMERA_SUM_BUFFERS;
+            rp.height[i] = UPF__VK_FG_CAMERA_SUM_ROWS(rp.height[i]);
         if (role == UPF__SURFACE_INPUT || role == UPF__SURFACE_OUTPUT)
             rp.host[i] = (upf__vk_host_rule){ .formats = host_formats_of(i), .format_count = 1,
                                               .max_width = 1, .max_height = 1 };
