@@ -456,6 +456,17 @@ void solve(int round)
     const int lid = int(gl_LocalInvocationIndex), nb = blocks(), at = (round & 1) * nb * ROW;
     /* the last round only measures: its normal equations are not summed (nor solved) */
     const bool fits = round < ROUNDS - 1;
+    /* the loads that do not depend on each other first, all in flight together: the state
+     * after the round before (into st below, before the first barrier: nothing reads st
+     * sooner), the round's totals (NCNT = 2 WG + 3), then the rows */
+    const float sv = lid < ST_COUNT ? cam[((round & 1) == 0 ? CAM_SLOT1 : CAM_SLOT0) + lid]
+                                    : 0.0;
+    uint t0 = 0u, t1 = 0u, t2 = 0u;
+    if (round > 0) {
+        t0 = sums[totals(round) + lid], t1 = sums[totals(round) + lid + WG];
+        if (lid + 2 * WG < NCNT)
+            t2 = sums[totals(round) + lid + 2 * WG];
+    }
     if (round == 0 && lid == 0)
         cnt[0] = 0u;
     if (lid == 0)
@@ -483,6 +494,8 @@ void solve(int round)
             red[k * WG + lid] = v;
         }
     }
+    if (lid < ST_COUNT)
+        st[lid] = sv;
     /* the counts (exact integers, any order): round 0's used from its rows, added by shared
      * atomics, a later round's from its totals */
     if (round == 0) {
@@ -490,8 +503,9 @@ void solve(int round)
         for (int j = lid; j < nb; j += WG)
             atomicAdd(cnt[0], uint(uintBitsToFloat(sums[at + j * ROW + SUM_USED])));
     } else {
-        for (int c = lid; c < NCNT; c += WG)
-            cnt[c] = sums[totals(round) + c];
+        cnt[lid] = t0, cnt[lid + WG] = t1;
+        if (lid + 2 * WG < NCNT)
+            cnt[lid + 2 * WG] = t2;
     }
     if (fits)
         tree(); /* ends with a barrier */
@@ -538,15 +552,7 @@ void solve(int round)
     solve8();
 }
 
-/* The state after round r's solve: from its slot into st, and from st into its slot. */
-void load_state(int r)
-{
-    const int lid = int(gl_LocalInvocationIndex);
-    if (lid < ST_COUNT)
-        st[lid] = cam[((r & 1) == 0 ? CAM_SLOT0 : CAM_SLOT1) + lid];
-    barrier();
-}
-
+/* The state after round r's solve from st into its slot (solve loads the one before). */
 void store_state(int r)
 {
     const int lid = int(gl_LocalInvocationIndex);
@@ -573,7 +579,6 @@ void main()
     /* step s: the solve of round s - 1 (every workgroup the same floats), then round s's
      * reduction, or at step ROUNDS (one workgroup) the model */
     const int round = pc.step - 1;
-    load_state(round - 1);
     solve(round);
     barrier();
     if (round < ROUNDS - 1) {
