@@ -70,19 +70,28 @@ float upf_next_down(float v)
 
 /* Steps q to the correctly rounded value: up while the midpoint above q lies below the exact
  * value, down while the midpoint above q's lower neighbour does not (MID_BELOW(v, a, b) says
- * whether the midpoint above v lies below the exact value of the operands a, b). */
+ * whether the midpoint above v lies below the exact value of the operands a, b). The first
+ * step's two tests are made before either is taken (independent: in flight together, not one
+ * after the other), and where neither holds q is the value at once (the usual case: the
+ * hardware's quotient or root rounded to nearest); else the steps from q as before, the same
+ * value. */
 #define UPF_STEP_TO_NEAREST(q, MID_BELOW, a, b)                                               \
-    for (int i_ = 0; i_ < 6; i_++) {                                                          \
-        if (MID_BELOW(q, a, b)) {                                                             \
-            q = upf_next_up(q);                                                               \
-            continue;                                                                         \
+    {                                                                                         \
+        const bool up_ = MID_BELOW(q, a, b), low_ = MID_BELOW(upf_next_down(q), a, b);        \
+        if (up_ || !low_) {                                                                   \
+            for (int i_ = 0; i_ < 6; i_++) {                                                  \
+                if (MID_BELOW(q, a, b)) {                                                     \
+                    q = upf_next_up(q);                                                       \
+                    continue;                                                                 \
+                }                                                                             \
+                float lower_ = upf_next_down(q);                                              \
+                if (!MID_BELOW(lower_, a, b)) {                                               \
+                    q = lower_;                                                               \
+                    continue;                                                                 \
+                }                                                                             \
+                break;                                                                        \
+            }                                                                                 \
         }                                                                                     \
-        float lower_ = upf_next_down(q);                                                      \
-        if (!MID_BELOW(lower_, a, b)) {                                                       \
-            q = lower_;                                                                       \
-            continue;                                                                         \
-        }                                                                                     \
-        break;                                                                                \
     }
 
 /* ---- square root ---- */
