@@ -282,16 +282,17 @@ void put(int k, float q, bool add)
     }
 }
 
-/* Grid pixel p's terms of the normal equations (zeros where it is left out) into red's slot
- * of this invocation (stored, or with `add` added); its counts and histogram bin into cnt
- * (camera.c's pixel_terms). The loops unrolled, every array index a constant: registers, no
- * local memory. */
-void pixel_terms(int round, int p, bool add)
+/* Grid pixel p against the fit and threshold in st (camera.c's pixel_terms up to its terms):
+ * its normalised position (u, v) and motion (du, dv); bin its residual's histogram bin (-1:
+ * not counted: outside the grid, an invalid vector or round 0), nr whether it is within
+ * pc.near, use whether its terms go into the sums. No store: the two pixels of an invocation
+ * are computed side by side (their loads and correctly rounded divisions in flight together). */
+void pixel(int round, int p, out bool use, out int bin, out bool nr, out vec4 uvd)
 {
     float cx, cy, s;
     norm(cx, cy, s);
     precise float is = upf_rcp_rn(s);
-    bool use = p < pc.grid_w * pc.grid_h;
+    use = p < pc.grid_w * pc.grid_h;
     const int x = pc.step_px / 2 + (p % pc.grid_w) * pc.step_px;
     const int y = pc.step_px / 2 + (p / pc.grid_w) * pc.step_px;
     vec2 m = vec2(0.0);
@@ -299,8 +300,11 @@ void pixel_terms(int round, int p, bool add)
         m = motion[y * pc.width + x];
     use = use && m.x < FG_INVALID * 0.5;
     precise float u = (float(x) + 0.5 - cx) * is, v = (float(y) + 0.5 - cy) * is;
-    precise float du = m.x * is, dv = m.y * is, u2 = u + du, v2 = v + dv;
+    precise float du = m.x * is, dv = m.y * is;
+    uvd = vec4(u, v, du, dv);
+    bin = -1, nr = false;
     if (use && round > 0) {
+        precise float u2 = u + du, v2 = v + dv;
         const float g0 = st[ST_G], g1 = st[ST_G + 1], g2 = st[ST_G + 2], g3 = st[ST_G + 3];
         const float g4 = st[ST_G + 4], g5 = st[ST_G + 5], g6 = st[ST_G + 6];
         const float g7 = st[ST_G + 7], g8 = st[ST_G + 8];
@@ -312,14 +316,31 @@ void pixel_terms(int round, int p, bool add)
             e = upf_sqrt_rn(ex * ex + ey * ey) * s;
         }
         precise float b = upf_fdiv_rn(e, RESID_STEP);
-        atomicAdd(cnt[3 + (b < float(BINS - 1) ? int(b) : BINS - 1)], 1u);
-        atomicAdd(cnt[2], 1u);
-        if (e <= pc.near)
-            atomicAdd(cnt[1], 1u);
+        bin = b < float(BINS - 1) ? int(b) : BINS - 1;
+        nr = e <= pc.near;
         use = e <= st[ST_THR];
+    }
+}
+
+/* The pixel's counts and histogram bin into cnt (integer atomics: exact in any order). */
+void count(bool use, int bin, bool nr)
+{
+    if (bin >= 0) {
+        atomicAdd(cnt[3 + bin], 1u);
+        atomicAdd(cnt[2], 1u);
+        if (nr)
+            atomicAdd(cnt[1], 1u);
     }
     if (use)
         atomicAdd(cnt[0], 1u);
+}
+
+/* The pixel's terms of the normal equations (zeros where it is left out) into red's slot of
+ * this invocation (stored, or with `add` added). The loops unrolled, every array index a
+ * constant: registers, no local memory. */
+void terms(bool use, vec4 uvd, bool add)
+{
+    precise float u = uvd.x, v = uvd.y, du = uvd.z, dv = uvd.w, u2 = u + du, v2 = v + dv;
     precise float nu = -u * u2, nv = -v * u2, mu = -u * v2, mv = -v * v2;
     const float rx[8] = float[8](u, v, 1, 0, 0, 0, nu, nv);
     const float ry[8] = float[8](0, 0, 0, u, v, 1, mu, mv);
@@ -365,8 +386,15 @@ void reduce(int round, int blk)
     for (int c = lid; c < NCNT; c += WG)
         cnt[c] = 0u;
     barrier();
-    pixel_terms(round, BLOCK * blk + lid, false);
-    pixel_terms(round, BLOCK * blk + lid + WG, true);
+    bool use0, use1, nr0, nr1;
+    int bin0, bin1;
+    vec4 p0, p1;
+    pixel(round, BLOCK * blk + lid, use0, bin0, nr0, p0);
+    pixel(round, BLOCK * blk + lid + WG, use1, bin1, nr1, p1);
+    count(use0, bin0, nr0);
+    count(use1, bin1, nr1);
+    terms(use0, p0, false);
+    terms(use1, p1, true);
     tree();
     const int o = ((round & 1) * blocks() + blk) * ROW; /* buffer round & 1 */
     for (int k = lid; k < ROW; k += WG) {
