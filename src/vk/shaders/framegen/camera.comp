@@ -358,13 +358,17 @@ void terms(bool use, vec4 uvd, bool add)
 void tree()
 {
     const int lid = int(gl_LocalInvocationIndex);
-    for (int lg = WG_LOG - 1; lg >= 0; lg--) {
+    /* unrolled (a level's loads issued together): item q = lid + n WG of the h NSUM, sum k of
+     * slot i */
+    [[unroll]] for (int lg = WG_LOG - 1; lg >= 0; lg--) {
         const int h = 1 << lg;
         barrier();
-        for (int q = lid; q < h * NSUM; q += WG) {
-            const int k = q >> lg, i = q & (h - 1);
-            precise float v = red[k * WG + i] + red[k * WG + i + h];
-            red[k * WG + i] = v;
+        [[unroll]] for (int n = 0; n < (h * NSUM + WG - 1) / WG; n++) {
+            const int q = lid + n * WG, k = q >> lg, i = q & (h - 1);
+            if (q < h * NSUM) {
+                precise float v = red[k * WG + i] + red[k * WG + i + h];
+                red[k * WG + i] = v;
+            }
         }
     }
     barrier();
@@ -544,19 +548,20 @@ void solve(int round)
          * (a prefix, the counts being >= 0) */
         if (lid < GROUPS) {
             uint n = 0u;
-            for (int q = 0; q < BINS / GROUPS; q++)
+            [[unroll]] for (int q = 0; q < BINS / GROUPS; q++) /* loads together */
                 n += cnt[3 + lid * (BINS / GROUPS) + q];
             gsum[lid] = n;
         }
         barrier();
-        for (int c = lid; c < BINS - 1; c += WG) {
-            const int gc = c / (BINS / GROUPS);
+        [[unroll]] for (int u = 0; u < (BINS - 1 + WG - 1) / WG; u++) {
+            const int c = lid + u * WG, gc = c / (BINS / GROUPS), g0 = gc * (BINS / GROUPS);
+            /* constant bounds, the terms outside the prefix zero (integers: any order) */
             uint n = 0u;
-            for (int q = 0; q < gc; q++)
-                n += gsum[q];
-            for (int q = gc * (BINS / GROUPS); q <= c; q++)
-                n += cnt[3 + q];
-            if (2u * n < cnt[2])
+            [[unroll]] for (int q = 0; q < GROUPS; q++)
+                n += q < gc ? gsum[q] : 0u;
+            [[unroll]] for (int q = 0; q < BINS / GROUPS; q++)
+                n += g0 + q <= c ? cnt[3 + min(g0 + q, BINS - 1)] : 0u;
+            if (c < BINS - 1 && 2u * n < cnt[2])
                 atomicAdd(below, 1u);
         }
         barrier();
