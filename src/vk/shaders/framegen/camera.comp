@@ -419,7 +419,7 @@ void reduce(int round, int blk)
 
 /* The normal equations being solved, in two buffers (buffer b's matrix at AM[64 b], its
  * right-hand side at BM[8 b]: a column's step reads the one and writes the other) */
-shared float AM[128], BM[16];
+shared float AM[128], BM[16], XS[8]; /* XS: the back substitution's unknowns */
 shared uint keep;                 /* 1: the last round keeps a model (a third within near) */
 
 /* camera.c's solve8 on AM and BM (buffer 0), one barrier a column: every invocation makes
@@ -465,20 +465,21 @@ void solve8()
     }
     if (lid != 0)
         return;
-    /* eight columns: the result in buffer 0 */
-    float x[8] = float[8](0, 0, 0, 0, 0, 0, 0, 0);
-    [[unroll]] for (int i = 7; i >= 0; i--) {
+    /* eight columns: the result in buffer 0; the unknowns in shared memory (a loop with one
+     * copy of the correctly rounded division, not eight unrolled, and no local memory) */
+    for (int i = 7; i >= 0; i--) {
         precise float v = BM[i];
-        [[unroll]] for (int j = i + 1; j < 8; j++)
-            v -= AM[8 * i + j] * x[j];
+        for (int j = i + 1; j < 8; j++)
+            v -= AM[8 * i + j] * XS[j];
         precise float q = upf_fdiv_rn(v, AM[8 * i + i]);
-        x[i] = q;
+        XS[i] = q;
         if (isinf(q) || isnan(q))
             return;
     }
-    const float gn[9] = float[9](1.0 + x[0], x[1], x[2], x[3], 1.0 + x[4], x[5], x[6], x[7], 1.0);
-    [[unroll]] for (int i = 0; i < 9; i++)
-        st[ST_G + i] = gn[i];
+    precise float g0 = 1.0 + XS[0], g4 = 1.0 + XS[4];
+    st[ST_G] = g0, st[ST_G + 1] = XS[1], st[ST_G + 2] = XS[2], st[ST_G + 3] = XS[3];
+    st[ST_G + 4] = g4, st[ST_G + 5] = XS[5], st[ST_G + 6] = XS[6], st[ST_G + 7] = XS[7];
+    st[ST_G + 8] = 1.0;
 }
 
 /* The solve step of round `round` (camera.c's solve_step), in every invocation of the
