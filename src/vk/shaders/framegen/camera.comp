@@ -88,7 +88,9 @@ layout(push_constant) uniform Push {
 #define BLOCK 256
 #define NSUM 44                /* the float sums of a row: SUM_ATA and SUM_ATB */
 #define NCNT (3 + BINS)        /* used, near, all, the histogram */
-#define CBATCH 32              /* the solve's count loads in flight an invocation */
+#if 3 + BINS > 3 * WG
+#error "the solve loads the NCNT totals three an invocation"
+#endif
 #define GROUPS 16              /* the median's groups of BINS / GROUPS bins */
 
 shared float red[NSUM * WG];  /* the tree's values: sum k of slot i at k WG + i */
