@@ -71,6 +71,8 @@ static upf__vk_runner_params *runner_params(gpu *g, const upf__passes *ps, void 
         .surface_count = ps->surface_count, .slots = 1 };
     for (int i = 0; i < ps->surface_count; i++) {
         rp.width[i] = ps->surface[i].width, rp.height[i] = ps->surface[i].height;
+        if (i == UPF__FG_CAMERA_SUMS) /* the GPU's rows and totals, as the engine's */
+            rp.height[i] = UPF__VK_FG_CAMERA_SUM_ROWS(rp.height[i]);
         const upf__surface_role role = ps->surface_info[i].role;
         if (role == UPF__SURFACE_INPUT || role == UPF__SURFACE_OUTPUT)
             rp.host[i] = (upf__vk_host_rule){ .formats = &rgba, .format_count = 1,

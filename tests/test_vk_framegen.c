@@ -65,7 +65,8 @@
  * UPF_VK_CAMERA_TIMING=frames[:WxH] times the camera pass's dispatches instead of testing (at
  * 1920x1080 and 3840x2160 unless a size is given; not in ctest): the fit on a homography's
  * motion with outliers, then the host's homography; per k the median GPU time of the first k
- * dispatches (run with UPF_VK_TEST_NO_VALIDATION=1 on a GPU). */
+ * dispatches, the k interleaved within each frame after a warm-up (run with
+ * UPF_VK_TEST_NO_VALIDATION=1 on a GPU). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -126,8 +127,8 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
         .surface_count = ps->surface_count, .slots = 1 };
     for (int i = 0; i < ps->surface_count; i++) {
         rp.width[i] = ps->surface[i].width, rp.height[i] = ps->surface[i].height;
-        if (i == UPF__FG_CAMERA_SUMS) /* the GPU's two buffers of rows, as the engine's */
-            rp.height[i] *= UPF__VK_FG_CAMERA_SUM_BUFFERS;
+        if (i == UPF__FG_CAMERA_SUMS) /* the GPU's rows and totals, as the engine's */
+            rp.height[i] = UPF__VK_FG_CAMERA_SUM_ROWS(rp.height[i]);
         const upf__surface_role role = ps->surface_info[i].role;
         if (i == UPF__FG_COLOR_PREV || i == UPF__FG_COLOR) /* the engine's: 8-bit too */
             rp.host[i] = upf__vk_rule_colour("a colour", "test");
@@ -1647,7 +1648,25 @@ static int cmp_double(const void *a, const void *b)
  * motion (a small turn with some pitch and zoom) with every seventh grid pixel an outlier and
  * a tenth invalid, then the host's homography (one dispatch). For each k, the median over
  * `frames` frames of the time of the first k dispatches, printed with the difference from
- * k - 1 (what dispatch k adds: its work and its barrier). */
+ * k - 1 (what dispatch k adds: its work and its barrier). The k are interleaved within each
+ * frame (frame i times k = 1 .. n one after another) after `frames` untimed frames of the
+ * whole pass, so that the GPU's clocks ramping up from idle fall on no k more than another
+ * (timed one k after another, the first k ran at lower clocks: at 1920x1080, the first case
+ * timed, the prefix times went 0.32, 0.59, 0.87, then 0.22 ms on an H100). */
+static double time_camera_k(gpu *g, upf__vk_runner *run, const upf__vk_pass_frame *pf, int k)
+{
+    static upf__vk_frame f;
+    memset(&f, 0, sizeof f);
+    f.pass[0] = *pf;
+    f.pass[0].dispatches = k;
+    VkCommandBuffer cmd = vkt_begin(g->t);
+    CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
+    CHECK(vkt_submit(g->t) == 0);
+    double ms[UPF__PASSES_MAX] = { 0 }, total = 0.0;
+    CHECK_OK(g->ctx, upf__vk_runner_timings(run, "test", ms, &total));
+    return total;
+}
+
 static void time_camera(gpu *g, int w, int h, int frames)
 {
     upf__fg_camera_con con;
@@ -1670,7 +1689,7 @@ static void time_camera(gpu *g, int w, int h, int frames)
         rp.width[i] = used ? ps->surface[i].width : 0;
         rp.height[i] = used ? ps->surface[i].height : 0;
         if (i == UPF__FG_CAMERA_SUMS)
-            rp.height[i] *= UPF__VK_FG_CAMERA_SUM_BUFFERS;
+            rp.height[i] = UPF__VK_FG_CAMERA_SUM_ROWS(rp.height[i]);
         if (role == UPF__SURFACE_INPUT || role == UPF__SURFACE_OUTPUT)
             rp.host[i] = (upf__vk_host_rule){ .formats = host_formats_of(i), .format_count = 1,
                                               .max_width = 1, .max_height = 1 };
@@ -1688,7 +1707,7 @@ static void time_camera(gpu *g, int w, int h, int frames)
     rp.gpu_pass_count = 1;
     upf__vk_runner *run = motion ? upf__vk_runner_create(&rp) : NULL;
     CHECK(run != NULL);
-    double *t = calloc((size_t)frames, sizeof *t);
+    double *t = calloc((size_t)frames * UPF__VK_FG_CAMERA_STEPS, sizeof *t);
     for (int given = 0; run && t && given < 2; given++) {
         push.con.given = (uint32_t)given;
         const float turn[9] = { 0.9995f, 0.01f, 0.03f, -0.005f, 1.0f, 0.002f, -0.03f, 0.0f,
@@ -1701,24 +1720,19 @@ static void time_camera(gpu *g, int w, int h, int frames)
                "dispatch, step, workgroups, median ms of the first k, what it adds\n", w, h,
                given ? "the host's homography" : "the fit", con.grid_w, con.grid_h, con.step,
                upf__fg_camera_blocks(con.grid_w, con.grid_h), g->caps.props.deviceName);
+        for (int i = 0; i < frames; i++) /* the clocks up */
+            (void)time_camera_k(g, run, &pf, n);
+        for (int i = 0; i < frames; i++)
+            for (int k = 1; k <= n; k++)
+                t[(size_t)(k - 1) * (size_t)frames + (size_t)i] = time_camera_k(g, run, &pf, k);
         double last = 0.0;
         for (int k = 1; k <= n; k++) {
-            static upf__vk_frame f;
-            for (int i = 0; i < frames; i++) {
-                memset(&f, 0, sizeof f);
-                f.pass[0] = pf;
-                f.pass[0].dispatches = k;
-                VkCommandBuffer cmd = vkt_begin(g->t);
-                CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
-                CHECK(vkt_submit(g->t) == 0);
-                double ms[UPF__PASSES_MAX] = { 0 };
-                CHECK_OK(g->ctx, upf__vk_runner_timings(run, "test", ms, &t[i]));
-            }
-            qsort(t, (size_t)frames, sizeof *t, cmp_double);
+            double *tk = t + (size_t)(k - 1) * (size_t)frames;
+            qsort(tk, (size_t)frames, sizeof *tk, cmp_double);
             printf("  %2d  %u  %4u  %.4f  %+.4f\n", k, pf.patch[k - 1],
-                   pf.grid[k - 1].x * pf.grid[k - 1].y * pf.grid[k - 1].z, t[frames / 2],
-                   t[frames / 2] - last);
-            last = t[frames / 2];
+                   pf.grid[k - 1].x * pf.grid[k - 1].y * pf.grid[k - 1].z, tk[frames / 2],
+                   tk[frames / 2] - last);
+            last = tk[frames / 2];
         }
         printf("camera (%s) at %dx%d: %.4f ms (median of %d frames)\n",
                given ? "the host's homography" : "the fit", w, h, last, frames);

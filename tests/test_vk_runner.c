@@ -25,7 +25,10 @@
  *               then out += item + 2 (out cleared each frame)
  * over three frames (some items odd, none, all): out exactly the CPU's, the barrier before an
  * indirect dispatch making the list's writes visible to DRAW_INDIRECT (synchronization
- * validation reports it otherwise). */
+ * validation reports it otherwise).
+ *
+ * And exact.glsl's correctly rounded quotient started up to 4 ulps off either way
+ * (toy/exact.comp; lavapipe's own division never is): every result C's quotient. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -583,6 +586,116 @@ static void test_indirect(vkt *t, upf_context *ctx)
     list_frame(t, ctx, &vk, &caps, items, "every item odd");
 }
 
+/* ---- exact.glsl's stepping: the exact engine --------------------------------------------- */
+
+enum { E_PAIRS, E_OUT, E_COUNT };
+#define PAIRS 2304 /* 256 quotients x the offsets -4 .. 4 ulps */
+
+static const upf__surface_info exact_surfaces[E_COUNT] = {
+    [E_PAIRS] = { "pairs", "a, b, an offset", UPF__SURFACE_R32UI, UPF__SURFACE_TABLE, 0, NULL },
+    [E_OUT] = { "out", "the quotients", UPF__SURFACE_R32UI, UPF__SURFACE_INTERMEDIATE, 0, NULL },
+};
+static const upf__pass_info exact_passes[1] = {
+    { "exact", "exact", UPF__SURF(E_PAIRS), UPF__SURF(E_OUT), -1, sizeof(int32_t), NULL },
+};
+
+static uint32_t bits_of(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    return u;
+}
+
+static float float_of(uint32_t u)
+{
+    float v;
+    memcpy(&v, &u, 4);
+    return v;
+}
+
+/* A random float of either sign with an exponent in [-20, 20]. */
+static float random_float(test_rng *rng)
+{
+    const uint32_t e = (uint32_t)(127 + test_rand_int(rng, -20, 20));
+    const uint32_t m = (uint32_t)test_rand_int(rng, 0, (1 << 23) - 1);
+    return float_of((uint32_t)test_rand_int(rng, 0, 1) << 31 | e << 23 | m);
+}
+
+/* exact.glsl's upf_fdiv_rn_from started up to 4 ulps off the device's quotient either way
+ * (toy/exact.comp): every result the C quotient's bits. Lavapipe divides correctly rounded,
+ * so the library's shaders never take these steps there; a device whose division is a few
+ * ulps off takes them on every pass that divides. */
+static void test_exact(vkt *t, upf_context *ctx)
+{
+    upf__vk_funcs vk;
+    upf__vk_caps caps;
+    if (!load_device(t, ctx, &vk, &caps))
+        return;
+    static uint32_t pairs[4 * PAIRS];
+    test_rng rng = test_rng_make("test_vk_runner exact");
+    /* a few quotients at binade edges (1, 2, 1/2: the step down crosses to smaller ulps),
+     * then random ones */
+    const float edge[][2] = { { 3, 3 }, { 1, 3 }, { 2, 1 }, { -1, 2 }, { 1.5f, -1.5f },
+                              { 7, 7.0000005f }, { 1, 0.99999994f }, { 0x1p-10f, 3 } };
+    for (int i = 0; i < PAIRS / 9; i++) {
+        const int ne = (int)(sizeof edge / sizeof edge[0]);
+        const float a = i < ne ? edge[i][0] : random_float(&rng);
+        const float b = i < ne ? edge[i][1] : random_float(&rng);
+        for (int k = 0; k < 9; k++) {
+            uint32_t *p = pairs + 4 * (9 * i + k);
+            p[0] = bits_of(a), p[1] = bits_of(b), p[2] = (uint32_t)(k - 4), p[3] = 0;
+        }
+    }
+    static upf__vk_runner_params rp;
+    rp = (upf__vk_runner_params){
+        .ctx = ctx, .fn = "exact_create", .dev = &t->lend, .vk = &vk, .caps = &caps,
+        .pass = exact_passes, .pass_count = 1, .surface = exact_surfaces,
+        .surface_count = E_COUNT, .slots = 1 };
+    rp.width[E_PAIRS] = 4 * PAIRS, rp.width[E_OUT] = PAIRS;
+    rp.height[E_PAIRS] = rp.height[E_OUT] = 1;
+    rp.surface_plan[E_PAIRS] = (upf__vk_surface_plan){ .upload = pairs,
+                                                       .upload_bytes = sizeof pairs };
+    rp.gpu_pass_count = 1;
+    rp.gpu_pass[0] = (upf__vk_pass_plan){
+        .pass = 0, .push_bytes = sizeof(int32_t), .variant_count = 1,
+        .variant = { { "toy/exact", NULL, toy_shader("toy/exact") } } };
+    upf__vk_runner *run = upf__vk_runner_create(&rp);
+    const char *m = "";
+    upf_context_last_error(ctx, &m);
+    CHECKF(run != NULL, "exact_create: %s", m);
+    if (!run)
+        return;
+    static upf__vk_frame f;
+    memset(&f, 0, sizeof f);
+    const int32_t n = PAIRS;
+    f.pass[0] = (upf__vk_pass_frame){ .run = true, .push = &n, .dispatches = 1,
+                                      .grid = { { (PAIRS + 63) / 64, 1, 1 } } };
+    VkCommandBuffer cmd = vkt_begin(t);
+    CHECK_OK(ctx, upf__vk_runner_record(run, "test", cmd, &f));
+    VkDeviceSize bytes = 0;
+    const VkBuffer ob = upf__vk_runner_buffer(run, E_OUT, &bytes);
+    vkt_buffer down = vkt_buffer_make(t, PAIRS * 4);
+    vkt_record_copy(cmd, ob, down.buffer, PAIRS * 4);
+    if (vkt_submit(t) == 0) {
+        const uint32_t *got = down.map;
+        int wrong = 0, first = -1;
+        for (int i = 0; i < PAIRS; i++) {
+            const float want = float_of(pairs[4 * i]) / float_of(pairs[4 * i + 1]);
+            if (got[i] != bits_of(want) && first < 0)
+                first = i;
+            wrong += got[i] != bits_of(want);
+        }
+        CHECKF(wrong == 0, "exact.glsl's quotient from a start off by up to 4 ulps: %d of %d "
+               "wrong (the first %.9g / %.9g from %d ulps: %.9g)", wrong, PAIRS,
+               first < 0 ? 0.0 : (double)float_of(pairs[4 * first]),
+               first < 0 ? 0.0 : (double)float_of(pairs[4 * first + 1]),
+               first < 0 ? 0 : (int)pairs[4 * first + 2],
+               first < 0 ? 0.0 : (double)float_of(got[first]));
+    }
+    vkt_buffer_free(t, &down);
+    upf__vk_runner_destroy(&run);
+}
+
 int main(void)
 {
     upf_context *ctx = test_context(1);
@@ -594,6 +707,7 @@ int main(void)
     }
     test_toy(&t, ctx);
     test_indirect(&t, ctx);
+    test_exact(&t, ctx);
     vkt_finish(&t);
     upf_context_destroy(&ctx);
     return test_finish("test_vk_runner");

@@ -321,7 +321,7 @@ static upf_result make_runner(upf_vk_interpolate *fg, const char *fn)
     }
     /* no GPU pass writes or reads the inpainted frame (the compose makes it): its least buffer */
     rp->width[UPF__FG_INPAINTED] = rp->height[UPF__FG_INPAINTED] = 0;
-    rp->height[UPF__FG_CAMERA_SUMS] *= UPF__VK_FG_CAMERA_SUM_BUFFERS;
+    rp->height[UPF__FG_CAMERA_SUMS] = UPF__VK_FG_CAMERA_SUM_ROWS(rp->height[UPF__FG_CAMERA_SUMS]);
     host_rules(rp, fg->params.width, fg->params.height);
     upf__vk_fg_bytes_extra(rp, fg->params.width, fg->params.height, fg->table);
     rp->gpu_pass_count = upf__vk_fg_plans(rp->gpu_pass, fg->at,

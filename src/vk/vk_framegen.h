@@ -45,10 +45,16 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
  * this round's reduction, step 5 the last solve and the model in one workgroup; else one
  * workgroup at step 0 (the host's homography, or no model). On the GPU the camera sums
  * surface has UPF__VK_FG_CAMERA_SUM_BUFFERS times the CPU's rows (round r's rows in buffer
- * r & 1: a step reads the one and writes the other; the last round's in the CPU's place):
- * the engine's runner and a test's that runs the pass make it so. */
+ * r & 1: a step reads the one and writes the other; the last round's in the CPU's place)
+ * and then UPF__VK_FG_CAMERA_TOTAL_ROWS rows where rounds 1 .. 4 add up their counts (4 x
+ * (3 + UPF__FG_CAMERA_BINS) integers, which step 0 zeroes): UPF__VK_FG_CAMERA_SUM_ROWS of
+ * the CPU's rows; the engine's runner and a test's that runs the pass make it so. */
 #define UPF__VK_FG_CAMERA_STEPS 6
 #define UPF__VK_FG_CAMERA_SUM_BUFFERS 2
+#define UPF__VK_FG_CAMERA_TOTAL_ROWS \
+    ((4 * (3 + UPF__FG_CAMERA_BINS) + UPF__FG_CAMERA_ROW - 1) / UPF__FG_CAMERA_ROW)
+#define UPF__VK_FG_CAMERA_SUM_ROWS(cpu_rows) \
+    (UPF__VK_FG_CAMERA_SUM_BUFFERS * (cpu_rows) + UPF__VK_FG_CAMERA_TOTAL_ROWS)
 void upf__vk_fg_camera_frame(const upf__fg_camera_con *cc, upf__vk_pass_frame *cf);
 
 /* The cut pass's dispatches into *cf (run, grids, steps; its push constants are the

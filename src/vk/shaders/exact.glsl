@@ -70,19 +70,19 @@ float upf_next_down(float v)
 
 /* Steps q to the correctly rounded value: up while the midpoint above q lies below the exact
  * value, down while the midpoint above q's lower neighbour does not (MID_BELOW(v, a, b) says
- * whether the midpoint above v lies below the exact value of the operands a, b). */
+ * whether the midpoint above v lies below the exact value of the operands a, b). Each step's
+ * two tests are made before either is taken (independent: in flight together, not one after
+ * the other; the second unused where the first holds): the same steps and value. */
 #define UPF_STEP_TO_NEAREST(q, MID_BELOW, a, b)                                               \
     for (int i_ = 0; i_ < 6; i_++) {                                                          \
-        if (MID_BELOW(q, a, b)) {                                                             \
+        const float lower_ = upf_next_down(q);                                                \
+        const bool up_ = MID_BELOW(q, a, b), low_ = MID_BELOW(lower_, a, b);                  \
+        if (up_)                                                                              \
             q = upf_next_up(q);                                                               \
-            continue;                                                                         \
-        }                                                                                     \
-        float lower_ = upf_next_down(q);                                                      \
-        if (!MID_BELOW(lower_, a, b)) {                                                       \
+        else if (!low_)                                                                       \
             q = lower_;                                                                       \
-            continue;                                                                         \
-        }                                                                                     \
-        break;                                                                                \
+        else                                                                                  \
+            break;                                                                            \
     }
 
 /* ---- square root ---- */
@@ -201,9 +201,18 @@ bool upf_fdiv_mid_below(float q, uvec2 ab, int ed)
  * a normal number (else the hardware's quotient). With a = A * 2^Fa, b = B * 2^Fb, the
  * magnitude is A / (B * 2^(Fb - Fa)), which upf_quot_mid_below tests exactly (A, B < 2^24;
  * the shift it needs is 23 to 25 bits when q is near the quotient). */
+float upf_fdiv_rn_from(float a, float b, float q);
+
 float upf_fdiv_rn(float a, float b)
 {
-    float q = a / b;
+    return upf_fdiv_rn_from(a, b, a / b);
+}
+
+/* upf_fdiv_rn from q, the hardware's quotient a / b (or any float within 6 ulps of the
+ * correctly rounded one, of its sign: test_vk_runner's exact case starts it up to 4 ulps off,
+ * where lavapipe's own division never is). */
+float upf_fdiv_rn_from(float a, float b, float q)
+{
     if (a == 0.0 || isinf(q) || isnan(q) || abs(q) < 1.17549435e-38)
         return q;
     uint A, B;

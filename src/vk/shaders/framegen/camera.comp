@@ -15,29 +15,35 @@
  * dispatch; step 5, one workgroup, the last solve and the model (before: ten dispatches,
  * each solve a dispatch of its own):
  * - reduction: one workgroup per block of 256 grid pixels (row-major), invocation i its pixels
- *   i and i + 128, the terms of their normal equations added (the tree's first level) into
- *   shared memory, then the rest of camera.c's pairwise tree (h = 64 .. 1, the 44 sums spread
- *   over the invocations); counts and the residual histogram by integer atomics in shared
- *   memory (exact);
+ *   i and i + 128, the terms of their normal equations stored and added (the tree's first
+ *   level) straight into shared memory, then the rest of camera.c's pairwise tree (h = 64 ..
+ *   1, the 44 sums spread over the invocations); counts and the residual histogram by integer
+ *   atomics in shared memory (exact), from round 1 on also added to the round's totals in the
+ *   sums surface (global integer atomics; step 0 zeroes them);
  * - solve: one workgroup, the blocks' rows by the same tree (invocation i blocks i, i + 256,
- *   ... and i + 128, i + 384, ...; rows i and i + 128 loaded before any sum, so that the
- *   loads are in flight together), the counts by integer sums (any order: 32 loads in
- *   flight an invocation, added by shared atomics), the median bin as the number of bins
- *   whose running count is under half (each invocation its bins', the running count from 16
- *   groups' sums), then one invocation: the next threshold, a new fit by Gaussian
- *   elimination with partial pivoting (rounds 0-3), and at the end the model when a third of
- *   the pixels lie within pc.near: det 1 and its logarithm (two Denman-Beavers square roots
- *   of eight steps, log(I + X) to 16 terms, times 4; the series' coefficients each by its
- *   own invocation before the series, not in its chain).
+ *   ... and i + 128, i + 384, ...; a row's 44 loads in flight together), the counts from the
+ *   round's totals (NCNT loads, not every row's: round 0's count of used pixels from its rows),
+ *   the median bin as the number of bins whose running count is under half (each invocation
+ *   its bins', the running count from 16 groups' sums), the next threshold, a new fit by
+ *   Gaussian elimination with partial pivoting (rounds 0-3: an invocation per element of the
+ *   matrix and right-hand side, one barrier a column), and at the end the model when a third
+ *   of the pixels lie within pc.near: det 1 and its logarithm (two Denman-Beavers square
+ *   roots of eight steps, log(I + X) to 16 terms, times 4: an invocation per element, one
+ *   barrier a step; the series' coefficients each by its own invocation before the series).
+ * Arrays outside shared memory are indexed only in unrolled loops (constant indices, so that
+ * they can live in registers): before, NVIDIA's compiler put 944 bytes an invocation in local
+ * memory (arrays indexed at run time, passed to functions), each access in the serial chain
+ * a round trip to memory.
  * The arithmetic is `precise`, in camera.c's order, the divisions and roots correctly rounded
  * (exact.glsl), so lavapipe gives the CPU's floats bit for bit. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = 128) in;
 layout(set = 0, binding = 11, std430) readonly buffer Motion { vec2 motion[]; };
 layout(set = 0, binding = 16, std430) buffer Camera { float cam[]; };
-layout(set = 0, binding = 17, std430) buffer Sums { float sums[]; };
+layout(set = 0, binding = 17, std430) buffer Sums { uint sums[]; }; /* floats by their bits */
 layout(push_constant) uniform Push {
     int width, height;
     int step_px, grid_w, grid_h;
@@ -82,7 +88,9 @@ layout(push_constant) uniform Push {
 #define BLOCK 256
 #define NSUM 44                /* the float sums of a row: SUM_ATA and SUM_ATB */
 #define NCNT (3 + BINS)        /* used, near, all, the histogram */
-#define CBATCH 32              /* the solve's count loads in flight an invocation */
+#if 3 + BINS > 3 * WG
+#error "the solve loads the NCNT totals three an invocation"
+#endif
 #define GROUPS 16              /* the median's groups of BINS / GROUPS bins */
 
 shared float red[NSUM * WG];  /* the tree's values: sum k of slot i at k WG + i */
@@ -91,121 +99,143 @@ shared float st[ST_COUNT];     /* the fit's state (ST_*) */
 shared uint below;             /* bins whose running count is under half */
 shared uint gsum[GROUPS];      /* the histogram's counts by groups of BINS / GROUPS bins */
 
-float det3(in float m[9])
+/* camera.c's mat_det of the matrix m0 .. m8 (row-major), its operations in its order */
+float det9(float m0, float m1, float m2, float m3, float m4, float m5, float m6, float m7,
+           float m8)
 {
-    precise float d = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
-                      m[2] * (m[3] * m[7] - m[4] * m[6]);
+    precise float d = m0 * (m4 * m8 - m5 * m7) - m1 * (m3 * m8 - m5 * m6) +
+                      m2 * (m3 * m7 - m4 * m6);
     return d;
 }
 
-shared float Y[9], Z[9], YI[9], ZI[9], X[9], P[9], S[9]; /* camera.c's mat_log's matrices */
+/* camera.c's mat_log's matrices, in two buffers each (a step reads the one and writes the
+ * other: one barrier a step): Y and Z (the Denman-Beavers iterates: buffer b's Y at YZ[18 b],
+ * its Z at YZ[18 b + 9]), P (the series' power: buffer b at P[9 b]), X = Y - I */
+shared float YZ[36], P[18], X[9];
 shared float C[17];            /* the series' coefficients (k odd ? 1 : -1) / k, k = 2 .. 16 */
 shared uint bad;               /* 1: no model (camera.c's false) */
 
-/* Element j of the inverse of m as camera.c's mat_inv (its cofactor over the determinant);
- * false where m has none. */
-bool inv3(in float m[9], int j, out float q)
+/* The entries of m whose products make element j of camera.c's mat_inv's cofactor matrix:
+ * m[e.x] m[e.y] - m[e.z] m[e.w] (a switch, not an array indexed at run time: no local
+ * memory). */
+ivec4 cofactor(int j)
+{
+    switch (j) {
+    case 0: return ivec4(4, 8, 5, 7);
+    case 1: return ivec4(2, 7, 1, 8);
+    case 2: return ivec4(1, 5, 2, 4);
+    case 3: return ivec4(5, 6, 3, 8);
+    case 4: return ivec4(0, 8, 2, 6);
+    case 5: return ivec4(2, 3, 0, 5);
+    case 6: return ivec4(3, 7, 4, 6);
+    case 7: return ivec4(1, 6, 0, 7);
+    default: return ivec4(0, 4, 1, 3);
+    }
+}
+
+/* Element e of the inverse of the matrix YZ[b .. b + 8] as camera.c's mat_inv (its cofactor
+ * over the determinant); false where the matrix has none. */
+bool inv3(int b, ivec4 e, out float q)
 {
     q = 0.0;
-    const float d = det3(m);
+    const float d = det9(YZ[b], YZ[b + 1], YZ[b + 2], YZ[b + 3], YZ[b + 4], YZ[b + 5],
+                         YZ[b + 6], YZ[b + 7], YZ[b + 8]);
     if (!(abs(d) > 1e-20) || isinf(d) || isnan(d))
         return false;
-    const ivec4 c[9] = ivec4[9](ivec4(4, 8, 5, 7), ivec4(2, 7, 1, 8), ivec4(1, 5, 2, 4),
-                                ivec4(5, 6, 3, 8), ivec4(0, 8, 2, 6), ivec4(2, 3, 0, 5),
-                                ivec4(3, 7, 4, 6), ivec4(1, 6, 0, 7), ivec4(0, 4, 1, 3));
-    const ivec4 e = c[j];
-    precise float r = m[e.x] * m[e.y] - m[e.z] * m[e.w];
+    precise float r = YZ[b + e.x] * YZ[b + e.y] - YZ[b + e.z] * YZ[b + e.w];
     q = upf_fdiv_rn(r, d);
     return true;
 }
 
-/* camera.c's finish and mat_log of g0, by the whole workgroup: invocation 0 the determinant
- * and the sums, invocations 0 .. 17 the elements of the two inverses of each Denman-Beavers
- * step, invocations 0 .. 8 the elements of the matrix products and sums (each element by
- * camera.c's operations: the same floats). Writes the logarithm to the camera surface and
- * returns true (in invocation 0) when there is a model; call in uniform control flow. */
-bool finish(in float g0[9])
+/* camera.c's finish and mat_log of G (the host's pc.g when `given`, else the fit's st), by
+ * the whole workgroup: invocation 0 the determinant and the scaled G; in each Denman-Beavers
+ * step invocation j < 9 element j of Y's inverse and then element j of the next Z (Z's own
+ * plus it, halved), invocation 9 + j element j of Z's inverse and then of the next Y; in
+ * each step of the series invocation j < 9 element j of the next power and of the sum (the
+ * sum in its registers); one barrier a step. Each element by camera.c's operations: the same
+ * floats. camera.c returns at the first failure; here each invocation notes its failures and
+ * the steps run on (a fixed count, nothing written), one shared flag at the end. Writes the
+ * logarithm to the camera surface and returns true (in invocation 0) when there is a model;
+ * call in uniform control flow. */
+bool finish(bool given)
 {
     const int lid = int(gl_LocalInvocationIndex);
+    bool ok = true;
     if (lid >= 2 && lid <= 16) /* each by its own invocation, not in the series' chain */
         C[lid] = upf_fdiv_rn((lid & 1) != 0 ? 1.0 : -1.0, float(lid));
     if (lid == 0) {
-        const float d = det3(g0);
+        float g[9];
+        [[unroll]] for (int i = 0; i < 9; i++)
+            g[i] = given ? pc.g[i] : st[ST_G + i];
+        const float d = det9(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8]);
         bad = !(abs(d) > 1e-6) || isinf(d) || isnan(d) ? 1u : 0u;
         const float k = upf_fdiv_rn(1.0, upf_cbrt_rn(d)); /* camera.c: 1 / cbrt(d) */
-        for (int i = 0; i < 9; i++)
-            Y[i] = g0[i] * k;
+        [[unroll]] for (int i = 0; i < 9; i++) {
+            precise float y = g[i] * k;
+            YZ[i] = y;
+        }
     }
+    if (lid < 9)
+        YZ[9 + lid] = lid % 4 == 0 ? 1.0 : 0.0;
     barrier();
     if (bad != 0u)
         return false;
+    /* invocation lid < 18: element j of the inverse of matrix m (0: Y, 1: Z) */
+    const int m = lid < 9 ? 0 : 1, j = lid - 9 * m;
+    const ivec4 e = cofactor(j);
+    int cur = 0;
     for (int r = 0; r < 2; r++) {
-        if (lid < 9)
-            Z[lid] = lid % 4 == 0 ? 1.0 : 0.0;
-        barrier();
-        for (int it = 0; it < 8; it++) {
-            if (lid < 18) {
-                float m[9];
-                for (int i = 0; i < 9; i++)
-                    m[i] = lid < 9 ? Y[i] : Z[i];
-                float q;
-                if (!inv3(m, lid % 9, q))
-                    atomicOr(bad, 1u);
-                if (lid < 9)
-                    YI[lid] = q;
-                else
-                    ZI[lid - 9] = q;
-            }
+        if (r == 1) { /* the second root starts again from Z = I */
+            if (lid < 9)
+                YZ[18 * cur + 9 + lid] = lid % 4 == 0 ? 1.0 : 0.0;
             barrier();
-            if (bad != 0u)
-                return false;
-            if (lid < 9) {
-                precise float a = 0.5 * (Y[lid] + ZI[lid]), b = 0.5 * (Z[lid] + YI[lid]);
-                Y[lid] = a, Z[lid] = b;
+        }
+        for (int it = 0; it < 8; it++, cur ^= 1) {
+            if (lid < 18) {
+                float q;
+                ok = inv3(18 * cur + 9 * m, e, q) && ok;
+                /* camera.c: y = (y + zi) / 2, z = (z + yi) / 2 */
+                const int o = 9 * (1 - m) + j; /* the other matrix's element j */
+                precise float v = 0.5 * (YZ[18 * cur + o] + q);
+                YZ[18 * (cur ^ 1) + o] = v;
             }
             barrier();
         }
     }
+    /* 16 steps: the result in buffer cur = 0 */
+    float sum = 0.0;
     if (lid < 9) {
-        const float x = lid % 4 == 0 ? Y[lid] - 1.0 : Y[lid];
-        X[lid] = x, P[lid] = x, S[lid] = x;
+        const float x = lid % 4 == 0 ? YZ[lid] - 1.0 : YZ[lid];
+        X[lid] = x, P[lid] = x, sum = x;
     }
     barrier();
     if (lid == 0) {
         precise float n = 0.0;
-        for (int i = 0; i < 9; i++)
+        [[unroll]] for (int i = 0; i < 9; i++)
             n += X[i] * X[i];
-        bad = n < 0.25 ? 0u : 1u;
+        ok = ok && n < 0.25;
     }
+    int pb = 0;
+    for (int k = 2; k <= 16; k++, pb ^= 1) {
+        if (lid < 9) {
+            const int i = lid / 3, c = lid - 3 * i, a = 9 * pb + 3 * i;
+            precise float r = P[a] * X[c] + P[a + 1] * X[3 + c] + P[a + 2] * X[6 + c];
+            precise float v = sum + C[k] * r;
+            P[9 * (pb ^ 1) + lid] = r, sum = v;
+        }
+        barrier();
+    }
+    precise float out_v = 4.0 * sum;
+    if (lid < 9 && (isinf(out_v) || isnan(out_v)))
+        ok = false;
+    if (!ok)
+        atomicOr(bad, 1u);
     barrier();
     if (bad != 0u)
         return false;
-    for (int k = 2; k <= 16; k++) {
-        float q = 0.0;
-        if (lid < 9) {
-            const int i = lid / 3, j = lid - 3 * i;
-            precise float r = P[3 * i] * X[j] + P[3 * i + 1] * X[3 + j] + P[3 * i + 2] * X[6 + j];
-            q = r;
-        }
-        barrier();
-        if (lid < 9) {
-            precise float v = S[lid] + C[k] * q;
-            P[lid] = q, S[lid] = v;
-        }
-        barrier();
-    }
-    if (lid < 9) {
-        precise float v = 4.0 * S[lid];
-        X[lid] = v;
-        if (isinf(v) || isnan(v))
-            atomicOr(bad, 1u);
-    }
-    barrier();
-    if (bad != 0u || lid != 0)
-        return false;
-    for (int i = 0; i < 9; i++)
-        cam[CAM_LOG + i] = X[i];
-    return true;
+    if (lid < 9)
+        cam[CAM_LOG + lid] = out_v;
+    return lid == 0;
 }
 
 /* camera.c's init (invocation 0), and with the host's homography its model (the workgroup). */
@@ -224,7 +254,7 @@ void init()
             cam[CAM_SLOT1 + ST_G + 8] = 1.0;
         }
     }
-    if (pc.given != 0u && finish(pc.g))
+    if (pc.given != 0u && finish(true))
         cam[CAM_HAS] = 1.0;
 }
 
@@ -241,88 +271,136 @@ void norm(out float cx, out float cy, out float s)
     s = 0.5 * float(max(pc.width, pc.height));
 }
 
-/* Grid pixel p's terms of the normal equations (zeros where it is left out) into l; its
- * counts and histogram bin into cnt (camera.c's pixel_terms). */
-void pixel_terms(int round, int p, out float l[NSUM])
+/* Term k of slot lid of red: q stored, or with `add` added to what is there (the tree's first
+ * level: camera.c's l[i][k] + l2[k], the same float addition). */
+void put(int k, float q, bool add)
 {
-    for (int k = 0; k < NSUM; k++)
-        l[k] = 0.0;
-    if (p >= pc.grid_w * pc.grid_h)
-        return;
+    const int i = k * WG + int(gl_LocalInvocationIndex);
+    if (add) {
+        precise float v = red[i] + q;
+        red[i] = v;
+    } else {
+        red[i] = q;
+    }
+}
+
+/* Grid pixel p against the fit and threshold in st (camera.c's pixel_terms up to its terms):
+ * its normalised position (u, v) and motion (du, dv); bin its residual's histogram bin (-1:
+ * not counted: outside the grid, an invalid vector or round 0), nr whether it is within
+ * pc.near, use whether its terms go into the sums. No store: the two pixels of an invocation
+ * are computed side by side (their loads and correctly rounded divisions in flight together). */
+void pixel(int round, int p, out bool use, out int bin, out bool nr, out vec4 uvd)
+{
     float cx, cy, s;
     norm(cx, cy, s);
     precise float is = upf_rcp_rn(s);
+    use = p < pc.grid_w * pc.grid_h;
     const int x = pc.step_px / 2 + (p % pc.grid_w) * pc.step_px;
     const int y = pc.step_px / 2 + (p / pc.grid_w) * pc.step_px;
-    const vec2 m = motion[y * pc.width + x];
-    if (!(m.x < FG_INVALID * 0.5))
-        return;
+    vec2 m = vec2(0.0);
+    if (use)
+        m = motion[y * pc.width + x];
+    use = use && m.x < FG_INVALID * 0.5;
     precise float u = (float(x) + 0.5 - cx) * is, v = (float(y) + 0.5 - cy) * is;
-    precise float du = m.x * is, dv = m.y * is, u2 = u + du, v2 = v + dv;
-    if (round > 0) {
-        float g[9];
-        for (int i = 0; i < 9; i++)
-            g[i] = st[ST_G + i];
-        precise float w = g[6] * u + g[7] * v + g[8];
+    precise float du = m.x * is, dv = m.y * is;
+    uvd = vec4(u, v, du, dv);
+    bin = -1, nr = false;
+    if (use && round > 0) {
+        precise float u2 = u + du, v2 = v + dv;
+        const float g0 = st[ST_G], g1 = st[ST_G + 1], g2 = st[ST_G + 2], g3 = st[ST_G + 3];
+        const float g4 = st[ST_G + 4], g5 = st[ST_G + 5], g6 = st[ST_G + 6];
+        const float g7 = st[ST_G + 7], g8 = st[ST_G + 8];
+        precise float w = g6 * u + g7 * v + g8;
         precise float e = 1.0 / 0.0;
         if (w > 1e-6) {
-            precise float ex = upf_fdiv_rn(g[0] * u + g[1] * v + g[2], w) - u2;
-            precise float ey = upf_fdiv_rn(g[3] * u + g[4] * v + g[5], w) - v2;
+            precise float ex = upf_fdiv_rn(g0 * u + g1 * v + g2, w) - u2;
+            precise float ey = upf_fdiv_rn(g3 * u + g4 * v + g5, w) - v2;
             e = upf_sqrt_rn(ex * ex + ey * ey) * s;
         }
         precise float b = upf_fdiv_rn(e, RESID_STEP);
-        atomicAdd(cnt[3 + (b < float(BINS - 1) ? int(b) : BINS - 1)], 1u);
-        atomicAdd(cnt[2], 1u);
-        if (e <= pc.near)
-            atomicAdd(cnt[1], 1u);
-        if (!(e <= st[ST_THR]))
-            return;
+        bin = b < float(BINS - 1) ? int(b) : BINS - 1;
+        nr = e <= pc.near;
+        use = e <= st[ST_THR];
     }
+}
+
+/* The pixel's counts and histogram bin into cnt (integer atomics: exact in any order). */
+void count(bool use, int bin, bool nr)
+{
+    if (bin >= 0) {
+        atomicAdd(cnt[3 + bin], 1u);
+        atomicAdd(cnt[2], 1u);
+        if (nr)
+            atomicAdd(cnt[1], 1u);
+    }
+    if (use)
+        atomicAdd(cnt[0], 1u);
+}
+
+/* The pixel's terms of the normal equations (zeros where it is left out) into red's slot of
+ * this invocation (stored, or with `add` added). The loops unrolled, every array index a
+ * constant: registers, no local memory. */
+void terms(bool use, vec4 uvd, bool add)
+{
+    precise float u = uvd.x, v = uvd.y, du = uvd.z, dv = uvd.w, u2 = u + du, v2 = v + dv;
     precise float nu = -u * u2, nv = -v * u2, mu = -u * v2, mv = -v * v2;
     const float rx[8] = float[8](u, v, 1, 0, 0, 0, nu, nv);
     const float ry[8] = float[8](0, 0, 0, u, v, 1, mu, mv);
-    int k = 0;
-    for (int a = 0; a < 8; a++) {
-        for (int b = a; b < 8; b++, k++) {
+    [[unroll]] for (int a = 0; a < 8; a++) {
+        [[unroll]] for (int b = a; b < 8; b++) {
             precise float q = rx[a] * rx[b] + ry[a] * ry[b];
-            l[SUM_ATA + k] = q;
+            put(SUM_ATA + 8 * a - a * (a - 1) / 2 + b - a, use ? q : 0.0, add);
         }
         precise float q = rx[a] * du + ry[a] * dv;
-        l[SUM_ATB + a] = q;
+        put(SUM_ATB + a, use ? q : 0.0, add);
     }
-    atomicAdd(cnt[0], 1u);
 }
 
 /* camera.c's tree_sum on red (its first level, h = 128, already added by the caller). */
 void tree()
 {
     const int lid = int(gl_LocalInvocationIndex);
-    for (int lg = WG_LOG - 1; lg >= 0; lg--) {
+    /* unrolled (a level's loads issued together): item q = lid + n WG of the h NSUM, sum k of
+     * slot i */
+    [[unroll]] for (int lg = WG_LOG - 1; lg >= 0; lg--) {
         const int h = 1 << lg;
         barrier();
-        for (int q = lid; q < h * NSUM; q += WG) {
-            const int k = q >> lg, i = q & (h - 1);
-            precise float v = red[k * WG + i] + red[k * WG + i + h];
-            red[k * WG + i] = v;
+        [[unroll]] for (int n = 0; n < (h * NSUM + WG - 1) / WG; n++) {
+            const int q = lid + n * WG, k = q >> lg, i = q & (h - 1);
+            if (q < h * NSUM) {
+                precise float v = red[k * WG + i] + red[k * WG + i + h];
+                red[k * WG + i] = v;
+            }
         }
     }
     barrier();
 }
 
-/* Round `round`'s row of camera sums for block blk (camera.c's reduce_block). */
+/* Where round r's counts (r = 1 .. 4: used, near, all, the histogram; NCNT uints) are added
+ * up: after the sums' two buffers of rows (UPF__VK_FG_CAMERA_TOTAL_ROWS rows) */
+int totals(int r)
+{
+    return 2 * blocks() * ROW + (r - 1) * NCNT;
+}
+
+/* Round `round`'s row of camera sums for block blk (camera.c's reduce_block); from round 1
+ * on its counts also added to the round's totals (integer atomics: exact in any order; the
+ * solve then loads NCNT totals, not the counts of every row). */
 void reduce(int round, int blk)
 {
     const int lid = int(gl_LocalInvocationIndex);
     for (int c = lid; c < NCNT; c += WG)
         cnt[c] = 0u;
     barrier();
-    float l0[NSUM], l1[NSUM];
-    pixel_terms(round, BLOCK * blk + lid, l0);
-    pixel_terms(round, BLOCK * blk + lid + WG, l1);
-    for (int k = 0; k < NSUM; k++) {
-        precise float v = l0[k] + l1[k];
-        red[k * WG + lid] = v;
-    }
+    bool use0, use1, nr0, nr1;
+    int bin0, bin1;
+    vec4 p0, p1;
+    pixel(round, BLOCK * blk + lid, use0, bin0, nr0, p0);
+    pixel(round, BLOCK * blk + lid + WG, use1, bin1, nr1, p1);
+    count(use0, bin0, nr0);
+    count(use1, bin1, nr1);
+    terms(use0, p0, false);
+    terms(use1, p1, true);
     tree();
     const int o = ((round & 1) * blocks() + blk) * ROW; /* buffer round & 1 */
     for (int k = lid; k < ROW; k += WG) {
@@ -333,128 +411,136 @@ void reduce(int round, int blk)
             v = float(cnt[k - SUM_USED]);
         else if (k >= SUM_HIST)
             v = float(cnt[3 + k - SUM_HIST]);
-        sums[o + k] = v;
+        sums[o + k] = floatBitsToUint(v);
     }
+    if (round > 0)
+        for (int c = lid; c < NCNT; c += WG)
+            if (cnt[c] != 0u)
+                atomicAdd(sums[totals(round) + c], cnt[c]);
 }
 
-shared float A[64], Bv[8], F[8]; /* the normal equations being solved, the row factors */
-shared int pivot;                 /* the column's pivot row, -1: singular */
-shared uint go;                   /* 1: a new fit this round */
+/* The normal equations being solved, in two buffers (buffer b's matrix at AM[64 b], its
+ * right-hand side at BM[8 b]: a column's step reads the one and writes the other) */
+shared float AM[128], BM[16], XS[8]; /* XS: the back substitution's unknowns */
 shared uint keep;                 /* 1: the last round keeps a model (a third within near) */
 
-/* camera.c's solve8 on A and Bv, each column's pivot search by invocation 0, its swap, row
- * factors and row updates in parallel (each element by camera.c's operations: the same
- * floats), then the back substitution by invocation 0, which writes the fit G = I + D. */
+/* camera.c's solve8 on AM and BM (buffer 0), one barrier a column: every invocation makes
+ * camera.c's pivot search (the same comparisons in its order, the same row), then invocation
+ * 9 r + k (r, k < 8; k = 8 the right-hand side) element k of row r after the column's swap
+ * and row update, into the other buffer (a row below the column: its factor, the quotient of
+ * its element of the column and the pivot's, by each of its invocations, the same float;
+ * each element by camera.c's operations: the same floats); then the back substitution by
+ * invocation 0, which writes the fit G = I + D to st. */
 void solve8()
 {
     const int lid = int(gl_LocalInvocationIndex);
-    for (int col = 0; col < 8; col++) {
-        if (lid == 0) {
-            /* the column loaded at once, then camera.c's comparisons in its order (best is
-             * always |A[piv][col]|) on registers, not a load after each choice */
-            float v[8];
-            for (int r = 0; r < 8; r++)
-                v[r] = abs(A[8 * r + col]);
-            int piv = col;
-            float best = abs(A[8 * col + col]);
-            for (int r = 0; r < 8; r++) /* constant bounds: v in registers */
-                if (r > col && v[r] > best)
-                    piv = r, best = v[r];
-            pivot = best > 1e-12 ? piv : -1;
+    const int r = lid / 9, k = lid - 9 * r; /* row r, column k (8: the right-hand side) */
+    int cur = 0;
+    for (int col = 0; col < 8; col++, cur ^= 1) {
+        const int a = 64 * cur, bb = 8 * cur;
+        int piv = col;
+        float best = abs(AM[a + 8 * col + col]);
+        for (int q = col + 1; q < 8; q++) {
+            const float v = abs(AM[a + 8 * q + col]);
+            if (v > best)
+                piv = q, best = v;
         }
-        barrier();
-        const int piv = pivot;
-        if (piv < 0)
-            return;
-        if (lid < 8) {
-            const float t = A[8 * col + lid];
-            A[8 * col + lid] = A[8 * piv + lid], A[8 * piv + lid] = t;
-        } else if (lid == 8) {
-            const float t = Bv[col];
-            Bv[col] = Bv[piv], Bv[piv] = t;
-        }
-        barrier();
-        if (lid > col && lid < 8) {
-            precise float f = upf_fdiv_rn(A[8 * lid + col], A[8 * col + col]);
-            F[lid] = f;
-        }
-        barrier();
-        const int r = lid / 9, k = lid - 9 * r; /* row r, column k (8: the right-hand side) */
-        if (r < 8 && r > col && k >= col) {
-            if (k < 8) {
-                precise float q = A[8 * r + k] - F[r] * A[8 * col + k];
-                A[8 * r + k] = q;
-            } else {
-                precise float q = Bv[r] - F[r] * Bv[col];
-                Bv[r] = q;
+        if (!(best > 1e-12))
+            return; /* the same in every invocation */
+        if (r < 8) {
+            /* row r after the swap of rows col and piv was row src */
+            const int src = r == col ? piv : r == piv ? col : r;
+            const float old = k < 8 ? AM[a + 8 * src + k] : BM[bb + src];
+            float nv = old;
+            if (r > col && k >= col) {
+                precise float f = upf_fdiv_rn(AM[a + 8 * src + col], AM[a + 8 * piv + col]);
+                const float pv = k < 8 ? AM[a + 8 * piv + k] : BM[bb + piv];
+                precise float q = old - f * pv;
+                nv = q;
             }
+            if (k < 8)
+                AM[64 - a + 8 * r + k] = nv;
+            else
+                BM[8 - bb + r] = nv;
         }
         barrier();
     }
     if (lid != 0)
         return;
-    float x[8] = float[8](0, 0, 0, 0, 0, 0, 0, 0);
-    for (int r = 7; r >= 0; r--) {
-        precise float v = Bv[r];
-        for (int k = r + 1; k < 8; k++)
-            v -= A[8 * r + k] * x[k];
-        precise float q = upf_fdiv_rn(v, A[8 * r + r]);
-        x[r] = q;
+    /* eight columns: the result in buffer 0; the unknowns in shared memory (a loop with one
+     * copy of the correctly rounded division, not eight unrolled, and no local memory) */
+    for (int i = 7; i >= 0; i--) {
+        precise float v = BM[i];
+        for (int j = i + 1; j < 8; j++)
+            v -= AM[8 * i + j] * XS[j];
+        precise float q = upf_fdiv_rn(v, AM[8 * i + i]);
+        XS[i] = q;
         if (isinf(q) || isnan(q))
             return;
     }
-    const float gn[9] = float[9](1.0 + x[0], x[1], x[2], x[3], 1.0 + x[4], x[5], x[6], x[7], 1.0);
-    for (int i = 0; i < 9; i++)
-        st[ST_G + i] = gn[i];
+    precise float g0 = 1.0 + XS[0], g4 = 1.0 + XS[4];
+    st[ST_G] = g0, st[ST_G + 1] = XS[1], st[ST_G + 2] = XS[2], st[ST_G + 3] = XS[3];
+    st[ST_G + 4] = g4, st[ST_G + 5] = XS[5], st[ST_G + 6] = XS[6], st[ST_G + 7] = XS[7];
+    st[ST_G + 8] = 1.0;
 }
 
 /* The solve step of round `round` (camera.c's solve_step), in every invocation of the
- * workgroup; true in invocation 0. */
-bool solve(int round)
+ * workgroup. */
+void solve(int round)
 {
     const int lid = int(gl_LocalInvocationIndex), nb = blocks(), at = (round & 1) * nb * ROW;
     /* the last round only measures: its normal equations are not summed (nor solved) */
     const bool fits = round < ROUNDS - 1;
-    for (int c = lid; c < NCNT; c += WG)
-        cnt[c] = 0u;
+    /* the loads that do not depend on each other first, all in flight together: the state
+     * after the round before (into st below, before the first barrier: nothing reads st
+     * sooner), the round's totals (NCNT = 2 WG + 3), then the rows */
+    const float sv = lid < ST_COUNT ? cam[((round & 1) == 0 ? CAM_SLOT1 : CAM_SLOT0) + lid]
+                                    : 0.0;
+    uint t0 = 0u, t1 = 0u, t2 = 0u;
+    if (round > 0) {
+        t0 = sums[totals(round) + lid], t1 = sums[totals(round) + lid + WG];
+        if (lid + 2 * WG < NCNT)
+            t2 = sums[totals(round) + lid + 2 * WG];
+    }
+    if (round == 0 && lid == 0)
+        cnt[0] = 0u;
     if (lid == 0)
         below = 0u;
-    /* rows lid and lid + WG (nb <= BLOCK but for grids above 65536 pixels) loaded before any
-     * sum, so that their loads are in flight together */
-    const int j0 = min(lid, nb - 1), j1 = min(lid + WG, nb - 1);
+    /* camera.c's first level of the tree: a (rows lid, lid + BLOCK, ...) + b (rows lid + WG,
+     * lid + WG + BLOCK, ...), a into red first, then b added; each loop unrolled, its loads
+     * in flight together and no array (rows beyond lid + WG only where nb > WG: grids of over
+     * 32768 pixels) */
     if (fits) {
-        float x0[NSUM], x1[NSUM];
-        for (int k = 0; k < NSUM; k++)
-            x0[k] = sums[at + j0 * ROW + k], x1[k] = sums[at + j1 * ROW + k];
-        for (int k = 0; k < NSUM; k++) {
-            precise float a = 0.0, b = 0.0;
+        [[unroll]] for (int k = 0; k < NSUM; k++) {
+            precise float a = 0.0;
             if (lid < nb)
-                a = a + x0[k];
+                a = a + uintBitsToFloat(sums[at + lid * ROW + k]);
             for (int j = lid + BLOCK; j < nb; j += BLOCK)
-                a = a + sums[at + j * ROW + k];
+                a = a + uintBitsToFloat(sums[at + j * ROW + k]);
+            red[k * WG + lid] = a;
+        }
+        [[unroll]] for (int k = 0; k < NSUM; k++) {
+            precise float b = 0.0;
             if (lid + WG < nb)
-                b = b + x1[k];
+                b = b + uintBitsToFloat(sums[at + (lid + WG) * ROW + k]);
             for (int j = lid + WG + BLOCK; j < nb; j += BLOCK)
-                b = b + sums[at + j * ROW + k];
-            precise float v = a + b;
+                b = b + uintBitsToFloat(sums[at + j * ROW + k]);
+            precise float v = red[k * WG + lid] + b;
             red[k * WG + lid] = v;
         }
     }
-    barrier(); /* cnt zeroed */
-    /* the counts (exact integers, any order): item q = row q / NCNT, count q % NCNT, CBATCH
-     * loads in flight an invocation, added by shared atomics */
-    const int items = nb * NCNT;
-    for (int q0 = 0; q0 < items; q0 += WG * CBATCH) {
-        uint v[CBATCH];
-        for (int u = 0; u < CBATCH; u++) {
-            const int q = min(q0 + u * WG + lid, items - 1), j = q / NCNT, c = q - j * NCNT;
-            v[u] = uint(sums[at + j * ROW + (c < 3 ? SUM_USED + c : SUM_HIST + c - 3)]);
-        }
-        for (int u = 0; u < CBATCH; u++) {
-            const int q = q0 + u * WG + lid;
-            if (q < items && v[u] != 0u)
-                atomicAdd(cnt[q % NCNT], v[u]);
-        }
+    if (lid < ST_COUNT)
+        st[lid] = sv;
+    /* the counts (exact integers, any order): round 0's used from its rows, added by shared
+     * atomics, a later round's from its totals */
+    if (round == 0) {
+        barrier(); /* cnt[0] zeroed */
+        for (int j = lid; j < nb; j += WG)
+            atomicAdd(cnt[0], uint(uintBitsToFloat(sums[at + j * ROW + SUM_USED])));
+    } else {
+        cnt[lid] = t0, cnt[lid + WG] = t1;
+        if (lid + 2 * WG < NCNT)
+            cnt[lid + 2 * WG] = t2;
     }
     if (fits)
         tree(); /* ends with a barrier */
@@ -465,54 +551,44 @@ bool solve(int round)
          * (a prefix, the counts being >= 0) */
         if (lid < GROUPS) {
             uint n = 0u;
-            for (int q = 0; q < BINS / GROUPS; q++)
+            [[unroll]] for (int q = 0; q < BINS / GROUPS; q++) /* loads together */
                 n += cnt[3 + lid * (BINS / GROUPS) + q];
             gsum[lid] = n;
         }
         barrier();
-        for (int c = lid; c < BINS - 1; c += WG) {
-            const int gc = c / (BINS / GROUPS);
+        [[unroll]] for (int u = 0; u < (BINS - 1 + WG - 1) / WG; u++) {
+            const int c = lid + u * WG, gc = c / (BINS / GROUPS), g0 = gc * (BINS / GROUPS);
+            /* constant bounds, the terms outside the prefix zero (integers: any order) */
             uint n = 0u;
-            for (int q = 0; q < gc; q++)
-                n += gsum[q];
-            for (int q = gc * (BINS / GROUPS); q <= c; q++)
-                n += cnt[3 + q];
-            if (2u * n < cnt[2])
+            [[unroll]] for (int q = 0; q < GROUPS; q++)
+                n += q < gc ? gsum[q] : 0u;
+            [[unroll]] for (int q = 0; q < BINS / GROUPS; q++)
+                n += g0 + q <= c ? cnt[3 + min(g0 + q, BINS - 1)] : 0u;
+            if (c < BINS - 1 && 2u * n < cnt[2])
                 atomicAdd(below, 1u);
         }
         barrier();
     }
-    if (lid == 0) {
-        const float used = float(cnt[0]);
-        if (round > 0) {
-            st[ST_NEAR] = float(cnt[1]), st[ST_ALL] = float(cnt[2]);
-            precise float thr = pc.spread * float(int(below) + 1) * RESID_STEP;
-            st[ST_THR] = max(0.5, thr);
-        }
-        /* the last round only measures; too few pixels keep the fit */
-        go = !fits || used < 16.0 ? 0u : 1u;
-        int k = 0;
-        for (int r = 0; r < 8 && go != 0u; r++) {
-            for (int q = r; q < 8; q++, k++)
-                A[8 * r + q] = A[8 * q + r] = red[(SUM_ATA + k) * WG];
-            Bv[r] = red[(SUM_ATB + r) * WG];
-        }
+    if (lid == 0 && round > 0) {
+        st[ST_NEAR] = float(cnt[1]), st[ST_ALL] = float(cnt[2]);
+        precise float thr = pc.spread * float(int(below) + 1) * RESID_STEP;
+        st[ST_THR] = max(0.5, thr);
+    }
+    /* the last round only measures; too few pixels keep the fit (the same in every
+     * invocation) */
+    if (!fits || float(cnt[0]) < 16.0)
+        return;
+    if (lid < 64) { /* the symmetric matrix from its upper triangle, the right-hand side */
+        const int r = lid >> 3, q = lid & 7, lo = min(r, q), hi = max(r, q);
+        AM[lid] = red[(SUM_ATA + 8 * lo - lo * (lo - 1) / 2 + hi - lo) * WG];
+        if (lid < 8)
+            BM[lid] = red[(SUM_ATB + lid) * WG];
     }
     barrier();
-    if (go != 0u)
-        solve8();
-    return lid == 0;
+    solve8();
 }
 
-/* The state after round r's solve: from its slot into st, and from st into its slot. */
-void load_state(int r)
-{
-    const int lid = int(gl_LocalInvocationIndex);
-    if (lid < ST_COUNT)
-        st[lid] = cam[((r & 1) == 0 ? CAM_SLOT0 : CAM_SLOT1) + lid];
-    barrier();
-}
-
+/* The state after round r's solve from st into its slot (solve loads the one before). */
 void store_state(int r)
 {
     const int lid = int(gl_LocalInvocationIndex);
@@ -527,6 +603,9 @@ void main()
     if (pc.step == 0) {
         if (wg == 0)
             init();
+        if (fit && wg == 0) /* rounds 1 .. 4's totals, which steps 1 .. 4 add to */
+            for (int c = lid; c < 4 * NCNT; c += WG)
+                sums[totals(1) + c] = 0u;
         if (fit)
             reduce(0, wg); /* reads nothing init writes */
         return;
@@ -536,7 +615,6 @@ void main()
     /* step s: the solve of round s - 1 (every workgroup the same floats), then round s's
      * reduction, or at step ROUNDS (one workgroup) the model */
     const int round = pc.step - 1;
-    load_state(round - 1);
     solve(round);
     barrier();
     if (round < ROUNDS - 1) {
@@ -548,12 +626,9 @@ void main()
     store_state(round); /* round 4: slot 0, camera.c's layout */
     if (lid < ST_COUNT)
         cam[CAM_SLOT1 + lid] = 0.0;
-    float g[9];
-    for (int k = 0; k < 9; k++)
-        g[k] = st[ST_G + k];
     if (lid == 0)
         keep = st[ST_ALL] > 0.0 && st[ST_NEAR] * 3.0 >= st[ST_ALL] ? 1u : 0u;
     barrier();
-    if (keep != 0u && finish(g))
+    if (keep != 0u && finish(false))
         cam[CAM_HAS] = 1.0;
 }
