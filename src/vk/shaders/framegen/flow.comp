@@ -20,7 +20,9 @@
  *  2 global  (levels above 0) four workgroups, one per histogram: its median, the value of
  *            sorted index n / 2 (upf__fg_hist_median);
  *  6 median + global  on a level above 0 that upf__fg_flow_fused says is small (a few
- *            blocks: a dispatch and barrier cost more than the work), both in one workgroup.
+ *            blocks: a dispatch and barrier cost more than the work), both in one workgroup,
+ *            the medians from the level's vectors (at most 64 a direction) instead of the
+ *            4096 bins of each histogram (the same values: median_global says why).
  *
  * Same results as the CPU, word for word: the block vectors are integers here; every sum is
  * `precise`, in the CPU's order (a SAD or a texture: each row's sum left to right, then the
@@ -34,6 +36,8 @@
 
 layout(local_size_x = 64) in;
 #include "flow.glsl"
+#include "flow_search.glsl"
+#include "flow_median.glsl"
 
 /* ---- 0: search ----------------------------------------------------------------------------- */
 
@@ -66,31 +70,6 @@ shared ivec2 s_cand[2][8];         /* the candidates */
 shared uint s_tex[2];              /* the block is textured */
 shared float s_lc[2][LANES];       /* each lane's least window cost and its position */
 shared int s_lj[2][LANES];
-
-/* Candidate k of block (bx, by) (k < n: 7 below the coarsest level, 1 on it): k < 5 twice
- * the vector of the parent block and of its four neighbours, 5 twice the parent level's
- * global motion, then zero. */
-ivec2 candidate(int k, int bx, int by, int d, int l)
-{
-    if (l == pc.levels - 1 || k == 6)
-        return ivec2(0);
-    if (k == 5)
-        return ivec2(int(round(2.0 * global_v[2 * d])), int(round(2.0 * global_v[2 * d + 1])));
-    const view p = view_of(l + 1);
-    const ivec2 nb = k == 0 ? ivec2(0, 0) : k == 1 ? ivec2(-1, 0) : k == 2 ? ivec2(1, 0)
-                   : k == 3 ? ivec2(0, -1) : ivec2(0, 1);
-    const int px = clamp(bx / 2 + nb.x, 0, p.bw - 1);
-    const int py = clamp(by / 2 + nb.y, 0, p.bh - 1);
-    const vec2 pv = blocks[buf(d, 1 - cur_of(l)) + py * blocks_of(pc.width) + px];
-    return ivec2(int(round(2.0 * pv.x)), int(round(2.0 * pv.y)));
-}
-
-/* The cost of vector c (the SAD plus the penalty): flow.c's COST. */
-float cost_of(float sad, ivec2 c, ivec2 pred, float lambda)
-{
-    precise float s = sad + lambda * float(abs(c.x - pred.x) + abs(c.y - pred.y));
-    return s;
-}
 
 /* Row y of the SAD of the block (bw x bh at (x0, y0), staged) against frame BUF at offset o,
  * edges repeated (the pixels outside a partial block skipped): a function per frame. */
@@ -306,47 +285,7 @@ void zero_hist()
         hist[i] = 0u;
 }
 
-/* ---- 1: median (+ histograms) -------------------------------------------------------------- */
-
-/* flow.c's hist_bin: bins of 1 px centred on -BINS / 2 .. BINS / 2 - 1, the ends taking what
- * lies beyond. */
-int hist_bin(float v)
-{
-    precise float b = floor(v + 0.5) + float(BINS / 2);
-    return b <= 0.0 ? 0 : b >= float(BINS - 1) ? BINS - 1 : int(b);
-}
-
-void median(int bx, int by, int d, int l)
-{
-    const view v = view_of(l);
-    if (bx >= v.bw || by >= v.bh)
-        return;
-    const int bs = blocks_of(pc.width), raw = buf(d, 2);
-    vec2 c[9];
-    int n = 0;
-    for (int dy = -1; dy <= 1; dy++)
-        for (int dx = -1; dx <= 1; dx++) {
-            const int x = bx + dx, y = by + dy;
-            if (x < 0 || y < 0 || x >= v.bw || y >= v.bh)
-                continue;
-            c[n++] = blocks[raw + y * bs + x];
-        }
-    int best = 0;
-    float best_sum = inf();
-    for (int a = 0; a < n; a++) {
-        precise float sum = 0.0;
-        for (int b = 0; b < n; b++)
-            sum += abs(c[a].x - c[b].x) + abs(c[a].y - c[b].y);
-        if (sum < best_sum)
-            best_sum = sum, best = a;
-    }
-    const vec2 o = c[best];
-    blocks[buf(d, cur_of(l)) + by * bs + bx] = o;
-    if (l > 0) {
-        atomicAdd(hist[(2 * d) * BINS + hist_bin(o.x)], 1u);
-        atomicAdd(hist[(2 * d + 1) * BINS + hist_bin(o.y)], 1u);
-    }
-}
+/* ---- 1: median (+ histograms): flow_median.glsl ------------------------------------------- */
 
 /* ---- 2: global (the histograms' medians) --------------------------------------------------- */
 
@@ -392,22 +331,39 @@ void global_median(uint k, int l)
 
 /* ---- 1 + 2 on a small level: one workgroup ------------------------------------------------ */
 
+#define FUSE_MAX 128 /* UPF__FG_FLOW_FUSE_MAX: the blocks of both directions on a small level */
+shared int s_bin[4][FUSE_MAX / 2]; /* histogram k's bin of each block's vector */
+
 /* The level's vector medians (both directions, its blocks in turn over the invocations) with
- * their histograms, then the four histograms' medians: the histograms' atomic adds are made
- * visible to the workgroup (the buffer is coherent) before they are read. */
+ * their histograms, then the four histograms' medians, from the vectors themselves rather
+ * than the 4096 bins: histogram k (2d + component) holds one bin b_j per block j of the n
+ * (at most FUSE_MAX / 2: upf__fg_flow_fused), and the bin upf__fg_hist_median
+ * walks to, the first whose count and those below exceed n / 2, is the sorted b's element
+ * n / 2 (the counts through bin c exceed n / 2 exactly when that element is at most c): the
+ * block whose bin has fewer than n / 2 + 1 bins below it and more than n / 2 at or below it
+ * (the first such block where several share the bin) writes it. Integers: exact. */
 void median_global(int l)
 {
     const view v = view_of(l);
-    const int nb = v.bw * v.bh;
-    for (int i = int(gl_LocalInvocationIndex); i < 2 * nb; i += 64) {
-        const int j = i % nb;
-        median(j % v.bw, j / v.bw, i / nb, l);
+    const int nb = v.bw * v.bh, t = int(gl_LocalInvocationIndex);
+    for (int i = t; i < 2 * nb; i += 64) {
+        const int j = i % nb, d = i / nb;
+        const vec2 o = median(j % v.bw, j / v.bw, d, l);
+        s_bin[2 * d][j] = hist_bin(o.x), s_bin[2 * d + 1][j] = hist_bin(o.y);
     }
-    memoryBarrierBuffer();
     barrier();
-    for (uint k = 0u; k < 4u; k++) {
-        global_median(k, l);
-        barrier(); /* part and g_count are the next histogram's */
+    const int half_n = nb / 2;
+    for (int k = 0; k < 4 && t < nb; k++) {
+        const int b = s_bin[k][t];
+        int below = 0, at_most = 0, same_before = 0;
+        for (int j = 0; j < nb; j++) {
+            const int c = s_bin[k][j];
+            below += c < b ? 1 : 0;
+            at_most += c <= b ? 1 : 0;
+            same_before += c == b && j < t ? 1 : 0;
+        }
+        if (below <= half_n && half_n < at_most && same_before == 0)
+            global_v[k] = float(b - BINS / 2);
     }
 }
 

@@ -1,0 +1,52 @@
+/* flow_median.glsl: the 3x3 vector median of a level's searched block vectors and, above
+ * level 0, their histograms (flow.c's median_row and hist_row; flow.comp's step 1 on every
+ * level, flow_level0.comp's on level 0). Reads the searched vectors (27); writes the level's
+ * vectors (27) and the histograms (28). */
+#ifndef UPF_FLOW_MEDIAN_GLSL
+#define UPF_FLOW_MEDIAN_GLSL
+
+/* flow.c's hist_bin: bins of 1 px centred on -BINS / 2 .. BINS / 2 - 1, the ends taking what
+ * lies beyond. */
+int hist_bin(float v)
+{
+    precise float b = floor(v + 0.5) + float(BINS / 2);
+    return b <= 0.0 ? 0 : b >= float(BINS - 1) ? BINS - 1 : int(b);
+}
+
+/* Block (bx, by) of direction d: its vector median, written to the level's vectors (and
+ * above level 0 counted into the histograms); returns it (zero outside the level, where
+ * nothing is written). */
+vec2 median(int bx, int by, int d, int l)
+{
+    const view v = view_of(l);
+    if (bx >= v.bw || by >= v.bh)
+        return vec2(0.0);
+    const int bs = blocks_of(pc.width), raw = buf(d, 2);
+    vec2 c[9];
+    int n = 0;
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+            const int x = bx + dx, y = by + dy;
+            if (x < 0 || y < 0 || x >= v.bw || y >= v.bh)
+                continue;
+            c[n++] = blocks[raw + y * bs + x];
+        }
+    int best = 0;
+    float best_sum = inf();
+    for (int a = 0; a < n; a++) {
+        precise float sum = 0.0;
+        for (int b = 0; b < n; b++)
+            sum += abs(c[a].x - c[b].x) + abs(c[a].y - c[b].y);
+        if (sum < best_sum)
+            best_sum = sum, best = a;
+    }
+    const vec2 o = c[best];
+    blocks[buf(d, cur_of(l)) + by * bs + bx] = o;
+    if (l > 0) {
+        atomicAdd(hist[(2 * d) * BINS + hist_bin(o.x)], 1u);
+        atomicAdd(hist[(2 * d + 1) * BINS + hist_bin(o.y)], 1u);
+    }
+    return o;
+}
+
+#endif /* UPF_FLOW_MEDIAN_GLSL */
