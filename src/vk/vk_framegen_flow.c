@@ -7,11 +7,6 @@
 
 #include "vk/vk_framegen_flow.h"
 
-static upf__vk_grid grid_of(int w, int h, int z)
-{
-    return (upf__vk_grid){ (uint32_t)(w + 7) / 8, (uint32_t)(h + 7) / 8, (uint32_t)z };
-}
-
 static int blocks_of(int size)
 {
     return (size + UPF__FG_BLOCK - 1) / UPF__FG_BLOCK;
@@ -40,18 +35,13 @@ int upf__vk_fg_flow_dispatches(const upf__fg_flow_con *con, uint32_t *code, upf_
         const int bh = blocks_of(upf__fg_level_size(con->height, l));
         const uint32_t lv = (uint32_t)l << 4;
         code[n] = UPF__VK_FG_FLOW_SEARCH | lv;
-        if (l == 0 && level0_own(con)) { /* flow_level0.comp: 8 blocks, then 16x16 */
-            grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 7) / 8, (uint32_t)bh, 2 };
-            code[n] = UPF__VK_FG_FLOW_MEDIAN;
-            grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 15) / 16, (uint32_t)(bh + 15) / 16, 2 };
-            continue;
-        }
-        grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 1) / 2, (uint32_t)bh, 2 }; /* 2 blocks */
+        grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 7) / 8, (uint32_t)bh, 2 }; /* 8 blocks */
         if (l > 0 && upf__fg_flow_fused(bw, bh)) { /* one workgroup: median and global */
             code[n] = UPF__VK_FG_FLOW_MEDIAN_GLOBAL | lv, grid[n++] = (upf__vk_grid){ 1, 1, 1 };
             continue;
         }
-        code[n] = UPF__VK_FG_FLOW_MEDIAN | lv, grid[n++] = grid_of(bw, bh, 2);
+        code[n] = UPF__VK_FG_FLOW_MEDIAN | lv; /* 16x16 blocks */
+        grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 15) / 16, (uint32_t)(bh + 15) / 16, 2 };
         if (l > 0)
             code[n] = UPF__VK_FG_FLOW_GLOBAL | lv, grid[n++] = (upf__vk_grid){ 4, 1, 1 };
     }
