@@ -8,7 +8,7 @@
  *           vectors (this level's, the parent's, the search's), the histograms, the medians,
  *           then the refined vectors, motion, prev motion and priority, word for word, on
  *           random pyramids (each level random, N-1 level 0 a shift of N's plus noise) at
- *           200 x 136 (5 levels: 14 dispatches, four or five GPU passes; levels 2 .. 4
+ *           200 x 136 (5 levels: 13 dispatches, four or five GPU passes; levels 2 .. 4
  *           small enough for median and global in one dispatch, level 1 not), 61 x 37 (3
  *           levels, partial blocks and quads) and 13 x 9 (1 level), and on the luma
  *           pyramids the CPU engine
@@ -335,8 +335,10 @@ static float median_motion(const float *motion, int c, int x0, int y0, int x1, i
 
 /* Random pyramids at w x h: every level random, N-1's level 0 N's shifted by (3, -2) with
  * noise; level 0 searched +-radius_fine around its best candidate (the engine's default 0:
- * the candidates only). */
-static void random_case(gpu *g, int w, int h, int levels, int dispatches, int radius_fine)
+ * the candidates only), `refine` Lucas-Kanade steps (the engine's 3; 0: level 0's median a
+ * dispatch of its own, not flow_refine.comp's). */
+static void random_case(gpu *g, int w, int h, int levels, int dispatches, int radius_fine,
+                        int refine)
 {
     upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
         .width = w, .height = h, .motion = UPF_INTERPOLATE_MOTION_FLOW));
@@ -345,6 +347,7 @@ static void random_case(gpu *g, int w, int h, int levels, int dispatches, int ra
         return;
     const upf__passes *ps = upf__interpolate_passes(e);
     ((upf__fg_flow_con *)ps->con[UPF__FG_FLOW])->radius_fine = radius_fine;
+    ((upf__fg_flow_con *)ps->con[UPF__FG_FLOW])->refine = refine;
     const size_t words = surface_bytes(ps, UPF__FG_LUMA) / 4;
     float *lp = malloc(words * 4), *lc = malloc(words * 4);
     test_rng rng = test_rng_make("test_vk_flow random pyramids");
@@ -356,7 +359,8 @@ static void random_case(gpu *g, int w, int h, int levels, int dispatches, int ra
                                               UPF_CLAMP(x - 3, 0, w - 1)] +
                                     0.1f * test_rand_float(&rng);
     char what[64];
-    snprintf(what, sizeof what, "random pyramids at %dx%d, level 0 +-%d", w, h, radius_fine);
+    snprintf(what, sizeof what, "random pyramids at %dx%d, level 0 +-%d, %d refine steps", w,
+             h, radius_fine, refine);
     steps_case(g, ps, lp, lc, NULL, levels, dispatches, what);
     free(lp);
     free(lc);
@@ -369,12 +373,14 @@ static void test_steps(gpu *g)
      * levels at odd sizes (partial blocks and quads on every level; levels 1, 2 one dispatch),
      * 1 level (the coarsest is level 0: no histograms); level 0 searched +-2 (the window:
      * flow.comp) and not (the default: its candidates only, flow_level0.comp below a coarser
-     * level; at 61 x 37 its partial blocks) */
-    random_case(g, W, H, 5, 14, 2);
-    random_case(g, W, H, 5, 14, 0);
-    random_case(g, 61, 37, 3, 9, 2);
-    random_case(g, 61, 37, 3, 9, 0);
-    random_case(g, 13, 9, 1, 5, 0);
+     * level; at 61 x 37 its partial blocks); level 0's median in flow_refine.comp (3 steps,
+     * the default) and without refine steps its own dispatch */
+    random_case(g, W, H, 5, 13, 2, 3);
+    random_case(g, W, H, 5, 13, 0, 3);
+    random_case(g, W, H, 5, 13, 0, 0);
+    random_case(g, 61, 37, 3, 8, 2, 3);
+    random_case(g, 61, 37, 3, 8, 0, 3);
+    random_case(g, 13, 9, 1, 4, 0, 3);
     for (int scene = 0; scene < 2; scene++) {
         upf_interpolate *e = engine_on(g->ctx, scene);
         if (!e)
@@ -395,7 +401,7 @@ static void test_steps(gpu *g)
             CHECKF(mx < -6.0f && mx > -10.0f, "the turn: median motion x %g (about -8)", mx);
         }
         steps_case(g, ps, ps->surface[UPF__FG_LUMA_PREV].data, ps->surface[UPF__FG_LUMA].data,
-                   engine, 5, 14, scene == 0 ? "the rendered pan" : "the rendered turn");
+                   engine, 5, 13, scene == 0 ? "the rendered pan" : "the rendered turn");
         upf_interpolate_destroy(&e);
     }
 }

@@ -36,6 +36,8 @@ int upf__vk_fg_flow_dispatches(const upf__fg_flow_con *con, uint32_t *code, upf_
         const uint32_t lv = (uint32_t)l << 4;
         code[n] = UPF__VK_FG_FLOW_SEARCH | lv;
         grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 7) / 8, (uint32_t)bh, 2 }; /* 8 blocks */
+        if (l == 0 && con->refine > 0)
+            continue; /* level 0's median: flow_refine.comp's, before its steps */
         if (l > 0 && upf__fg_flow_fused(bw, bh)) { /* one workgroup: median and global */
             code[n] = UPF__VK_FG_FLOW_MEDIAN_GLOBAL | lv, grid[n++] = (upf__vk_grid){ 1, 1, 1 };
             continue;

@@ -16,7 +16,8 @@
  *            other frame read from the buffer: candidates lie anywhere), and lane 0 adds each
  *            candidate's rows in order, adds its penalty and keeps the cheapest (the first of
  *            equals): flow.c's order word for word (each row left to right, then the rows).
- *  1 median  the 3x3 vector median (flow_median.glsl), 16x16 blocks a workgroup.
+ *  1 median  the 3x3 vector median (flow_median.glsl), 16x16 blocks a workgroup, where the
+ *            constants ask for no refine steps (else flow_refine.comp takes it).
  * The CPU's early exit of a SAD once it reaches the best cost changes no choice (flow.comp
  * says why), so every SAD is summed whole. */
 #version 450

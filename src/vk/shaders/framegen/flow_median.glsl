@@ -13,14 +13,10 @@ int hist_bin(float v)
     return b <= 0.0 ? 0 : b >= float(BINS - 1) ? BINS - 1 : int(b);
 }
 
-/* Block (bx, by) of direction d: its vector median, written to the level's vectors (and
- * above level 0 counted into the histograms); returns it (zero outside the level, where
- * nothing is written). */
-vec2 median(int bx, int by, int d, int l)
+/* Block (bx, by) of direction d (inside the level): its vector median. */
+vec2 median_of(int bx, int by, int d, int l)
 {
     const view v = view_of(l);
-    if (bx >= v.bw || by >= v.bh)
-        return vec2(0.0);
     const int bs = blocks_of(pc.width), raw = buf(d, 2);
     vec2 c[9];
     int n = 0;
@@ -40,8 +36,19 @@ vec2 median(int bx, int by, int d, int l)
         if (sum < best_sum)
             best_sum = sum, best = a;
     }
-    const vec2 o = c[best];
-    blocks[buf(d, cur_of(l)) + by * bs + bx] = o;
+    return c[best];
+}
+
+/* Block (bx, by) of direction d: its vector median, written to the level's vectors (and
+ * above level 0 counted into the histograms); returns it (zero outside the level, where
+ * nothing is written). */
+vec2 median(int bx, int by, int d, int l)
+{
+    const view v = view_of(l);
+    if (bx >= v.bw || by >= v.bh)
+        return vec2(0.0);
+    const vec2 o = median_of(bx, by, d, l);
+    blocks[buf(d, cur_of(l)) + by * blocks_of(pc.width) + bx] = o;
     if (l > 0) {
         atomicAdd(hist[(2 * d) * BINS + hist_bin(o.x)], 1u);
         atomicAdd(hist[(2 * d + 1) * BINS + hist_bin(o.y)], 1u);

@@ -1,6 +1,9 @@
 /* flow_refine.comp: the optical flow's step 3 on level 0 (flow.c's refine_row; docs/FRAMEGEN.md,
  * "flow"): `refine` Lucas-Kanade steps per block over the block and 2 pixels around it.
- * Reads luma (9), luma prev (8) and level 0's block vectors (27); writes those vectors.
+ * Reads luma (9), luma prev (8) and level 0's searched block vectors (27); writes level 0's
+ * vectors (27). Level 0's vector median (flow.c's median_row) is this dispatch's too: each
+ * block's lanes take its median first (flow_median.glsl), the vector its steps start from,
+ * a dispatch and its barrier fewer (the CPU counts the two as one step).
  *
  * Eight blocks a workgroup, 16 invocations each (lane r: row r of the block's region, at most
  * 12 of them; eight, not the four of 64 invocations, as launching a workgroup costs about the
@@ -29,6 +32,7 @@
 
 layout(local_size_x = 128) in;
 #include "flow.glsl"
+#include "flow_median.glsl"
 
 #define M 2           /* flow.c's REFINE_MARGIN */
 #define SIDE (B + 2 * M)
@@ -144,7 +148,9 @@ void main()
     const int n = x1 - x0, rows = y1 - y0;
     const int y = y0 + int(lane);
     const bool row = valid && int(lane) < rows; /* this lane's row is in the region */
-    const vec2 first = valid ? blocks[at] : vec2(0.0);
+    /* level 0's vector median of the block (flow_median.glsl; every lane the same, from the
+     * search's vectors): the vector the steps start from, written at the end with them */
+    const vec2 first = valid ? median_of(bx, by, d, 0) : vec2(0.0);
     const int ox = x0 - 1, oy = y0 - 1;
     const int wx = x0 + int(floor(first.x)) - WM, wy = y0 + int(floor(first.y)) - WM;
     if (valid) {
