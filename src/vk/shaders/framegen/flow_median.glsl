@@ -13,30 +13,33 @@ int hist_bin(float v)
     return b <= 0.0 ? 0 : b >= float(BINS - 1) ? BINS - 1 : int(b);
 }
 
-/* Block (bx, by) of direction d (inside the level): its vector median. */
+/* Block (bx, by) of direction d (inside the level): its vector median. The nine neighbours
+ * unrolled, those outside the level skipped (the CPU's list, in its order), and the best
+ * kept as a vector, not an index: no array indexed at run time (which a GPU may keep in
+ * local memory). */
 vec2 median_of(int bx, int by, int d, int l)
 {
     const view v = view_of(l);
     const int bs = blocks_of(pc.width), raw = buf(d, 2);
     vec2 c[9];
-    int n = 0;
-    for (int dy = -1; dy <= 1; dy++)
-        for (int dx = -1; dx <= 1; dx++) {
-            const int x = bx + dx, y = by + dy;
-            if (x < 0 || y < 0 || x >= v.bw || y >= v.bh)
-                continue;
-            c[n++] = blocks[raw + y * bs + x];
-        }
-    int best = 0;
-    float best_sum = inf();
-    for (int a = 0; a < n; a++) {
-        precise float sum = 0.0;
-        for (int b = 0; b < n; b++)
-            sum += abs(c[a].x - c[b].x) + abs(c[a].y - c[b].y);
-        if (sum < best_sum)
-            best_sum = sum, best = a;
+    bool in_[9];
+    [[unroll]] for (int k = 0; k < 9; k++) {
+        const int x = bx + k % 3 - 1, y = by + k / 3 - 1;
+        in_[k] = x >= 0 && y >= 0 && x < v.bw && y < v.bh;
+        c[k] = in_[k] ? blocks[raw + y * bs + x] : vec2(0.0);
     }
-    return c[best];
+    vec2 best = c[4]; /* the block itself: always inside */
+    float best_sum = inf();
+    [[unroll]] for (int a = 0; a < 9; a++)
+        if (in_[a]) {
+            precise float sum = 0.0;
+            [[unroll]] for (int b = 0; b < 9; b++)
+                if (in_[b])
+                    sum += abs(c[a].x - c[b].x) + abs(c[a].y - c[b].y);
+            if (sum < best_sum)
+                best_sum = sum, best = c[a];
+        }
+    return best;
 }
 
 /* Block (bx, by) of direction d: its vector median, written to the level's vectors (and
