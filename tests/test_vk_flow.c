@@ -8,12 +8,17 @@
  *           vectors (this level's, the parent's, the search's), the histograms, the medians,
  *           then the refined vectors, motion, prev motion and priority, word for word, on
  *           random pyramids (each level random, N-1 level 0 a shift of N's plus noise) at
- *           200 x 136 (5 levels: 14 dispatches, four GPU passes; levels 2 .. 4 small enough
- *           for median and global in one dispatch, level 1 not), 61 x 37 (3 levels, partial
- *           blocks and quads) and 13 x 9 (1 level), and on the luma pyramids the CPU engine
+ *           200 x 136 (5 levels: 13 dispatches, four or five GPU passes; levels 2 .. 4
+ *           small enough for median and global in one dispatch, level 1 not), 61 x 37 (3
+ *           levels, partial blocks and quads) and 13 x 9 (1 level), and on the luma
+ *           pyramids the CPU engine
  *           made of a rendered pan (with a square moving against it) and a rendered yaw turn
  *           at 200 x 136. On the rendered pairs the whole pass also equals the engine's own
  *           flow surfaces, and its vectors find the motion that was rendered.
+ *   small medians  flow.comp's step 6 (a small level's vector median and medians in one
+ *           workgroup, the medians from the vectors) alone on random whole-pixel vectors,
+ *           against flow.c's definitions, word for word: varied histograms, which the
+ *           pyramids above seldom give.
  *   chain   a made frame by the flow path in one frame of one runner: prepare (with the luma
  *           pyramids), scene, the flow's passes, camera, splat, fill, resolve, inpaint down
  *           and up, compose, from the host's RGBA32F frames of the rendered pan into an RGBA32F
@@ -332,8 +337,10 @@ static float median_motion(const float *motion, int c, int x0, int y0, int x1, i
 
 /* Random pyramids at w x h: every level random, N-1's level 0 N's shifted by (3, -2) with
  * noise; level 0 searched +-radius_fine around its best candidate (the engine's default 0:
- * the candidates only). */
-static void random_case(gpu *g, int w, int h, int levels, int dispatches, int radius_fine)
+ * the candidates only), `refine` Lucas-Kanade steps (the engine's 3; 0: level 0's median a
+ * dispatch of its own, not flow_refine.comp's). */
+static void random_case(gpu *g, int w, int h, int levels, int dispatches, int radius_fine,
+                        int refine)
 {
     upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
         .width = w, .height = h, .motion = UPF_INTERPOLATE_MOTION_FLOW));
@@ -342,6 +349,7 @@ static void random_case(gpu *g, int w, int h, int levels, int dispatches, int ra
         return;
     const upf__passes *ps = upf__interpolate_passes(e);
     ((upf__fg_flow_con *)ps->con[UPF__FG_FLOW])->radius_fine = radius_fine;
+    ((upf__fg_flow_con *)ps->con[UPF__FG_FLOW])->refine = refine;
     const size_t words = surface_bytes(ps, UPF__FG_LUMA) / 4;
     float *lp = malloc(words * 4), *lc = malloc(words * 4);
     test_rng rng = test_rng_make("test_vk_flow random pyramids");
@@ -353,7 +361,8 @@ static void random_case(gpu *g, int w, int h, int levels, int dispatches, int ra
                                               UPF_CLAMP(x - 3, 0, w - 1)] +
                                     0.1f * test_rand_float(&rng);
     char what[64];
-    snprintf(what, sizeof what, "random pyramids at %dx%d, level 0 +-%d", w, h, radius_fine);
+    snprintf(what, sizeof what, "random pyramids at %dx%d, level 0 +-%d, %d refine steps", w,
+             h, radius_fine, refine);
     steps_case(g, ps, lp, lc, NULL, levels, dispatches, what);
     free(lp);
     free(lc);
@@ -364,12 +373,16 @@ static void test_steps(gpu *g)
 {
     /* 5 levels (four GPU passes; levels 2 .. 4 with median and global in one dispatch), 3
      * levels at odd sizes (partial blocks and quads on every level; levels 1, 2 one dispatch),
-     * 1 level (the coarsest is level 0: no histograms); level 0 searched +-2 (the window) and
-     * not (the default: its candidates only) */
-    random_case(g, W, H, 5, 14, 2);
-    random_case(g, W, H, 5, 14, 0);
-    random_case(g, 61, 37, 3, 9, 2);
-    random_case(g, 13, 9, 1, 5, 0);
+     * 1 level (the coarsest is level 0: no histograms); level 0 searched +-2 (the window:
+     * flow.comp) and not (the default: its candidates only, flow_level0.comp below a coarser
+     * level; at 61 x 37 its partial blocks); level 0's median in flow_refine.comp (3 steps,
+     * the default) and without refine steps its own dispatch */
+    random_case(g, W, H, 5, 13, 2, 3);
+    random_case(g, W, H, 5, 13, 0, 3);
+    random_case(g, W, H, 5, 13, 0, 0);
+    random_case(g, 61, 37, 3, 8, 2, 3);
+    random_case(g, 61, 37, 3, 8, 0, 3);
+    random_case(g, 13, 9, 1, 4, 0, 3);
     for (int scene = 0; scene < 2; scene++) {
         upf_interpolate *e = engine_on(g->ctx, scene);
         if (!e)
@@ -390,9 +403,143 @@ static void test_steps(gpu *g)
             CHECKF(mx < -6.0f && mx > -10.0f, "the turn: median motion x %g (about -8)", mx);
         }
         steps_case(g, ps, ps->surface[UPF__FG_LUMA_PREV].data, ps->surface[UPF__FG_LUMA].data,
-                   engine, 5, 14, scene == 0 ? "the rendered pan" : "the rendered turn");
+                   engine, 5, 13, scene == 0 ? "the rendered pan" : "the rendered turn");
         upf_interpolate_destroy(&e);
     }
+}
+
+/* ---- the small levels' medians on diverse vectors ------------------------------------------ */
+
+/* flow.c's median_row on direction d's searched vectors `raw` (bw x bh blocks, bs apart) into
+ * `out`: of the 3x3 around each block, the one with the least summed L1 distance to the
+ * others, the first of equals (whole pixels here: the sums are exact). */
+static void vector_median(const float *raw, int bw, int bh, int bs, float *out)
+{
+    for (int by = 0; by < bh; by++)
+        for (int bx = 0; bx < bw; bx++) {
+            const float *c[9];
+            int n = 0;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++)
+                    if (bx + dx >= 0 && by + dy >= 0 && bx + dx < bw && by + dy < bh)
+                        c[n++] = raw + 2 * ((size_t)(by + dy) * bs + bx + dx);
+            int best = 0;
+            float best_sum = INFINITY;
+            for (int a = 0; a < n; a++) {
+                float sum = 0.0f;
+                for (int b = 0; b < n; b++)
+                    sum += fabsf(c[a][0] - c[b][0]) + fabsf(c[a][1] - c[b][1]);
+                if (sum < best_sum)
+                    best_sum = sum, best = a;
+            }
+            out[2 * ((size_t)by * bs + bx)] = c[best][0];
+            out[2 * ((size_t)by * bs + bx) + 1] = c[best][1];
+        }
+}
+
+/* flow.comp's step 6 (a small level's vector median and its four histograms' medians in one
+ * workgroup, the medians from the level's vectors rather than the bins) alone, on searched
+ * vectors of random whole pixels (-12 .. 12, and a few beyond the histograms' ends): medians
+ * of varied histograms, which the pyramids of test_steps seldom give (their small levels'
+ * vectors mostly alike after the vector median). Against flow.c's definitions: the vector
+ * median, upf__fg_hist_add, upf__fg_hist_median; every flow blocks, hist and global word. */
+static void test_small_medians(gpu *g)
+{
+    upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
+        .width = W, .height = H, .motion = UPF_INTERPOLATE_MOTION_FLOW));
+    CHECK(e != NULL);
+    if (!e)
+        return;
+    const upf__passes *ps = upf__interpolate_passes(e);
+    const upf__fg_flow_con *con = ps->con[UPF__FG_FLOW];
+    const int bs = (W + UPF__FG_BLOCK - 1) / UPF__FG_BLOCK, bhs = (H + UPF__FG_BLOCK - 1) /
+                                                                   UPF__FG_BLOCK;
+    const size_t one = (size_t)2 * bs * bhs; /* floats of one block buffer */
+    const size_t bb = surface_bytes(ps, UPF__FG_FLOW_BLOCKS);
+    const size_t hb = surface_bytes(ps, UPF__FG_FLOW_HIST), gb = surface_bytes(ps,
+                                                                          UPF__FG_FLOW_GLOBAL);
+    test_rng rng = test_rng_make("test_vk_flow small medians");
+    int cases = 0;
+    for (int l = con->levels - 1; l > 0; l--)
+        for (int trial = 0; trial < 2; trial++) {
+            const int bw = (upf__fg_level_size(W, l) + UPF__FG_BLOCK - 1) / UPF__FG_BLOCK;
+            const int bh = (upf__fg_level_size(H, l) + UPF__FG_BLOCK - 1) / UPF__FG_BLOCK;
+            if (!upf__fg_flow_fused(bw, bh))
+                continue;
+            cases++;
+            float *blocks = malloc(bb), *want = malloc(bb);
+            uint32_t *hist = calloc(1, hb), *want_hist = calloc(1, hb);
+            float *global = calloc(1, gb), want_global[4];
+            for (size_t i = 0; i < bb / 4; i++)
+                blocks[i] = (float)test_rand_int(&rng, -12, 12);
+            for (int i = 0; i < 4; i++) { /* a few beyond the histograms' ends */
+                const int x = test_rand_int(&rng, 0, bw - 1), y = test_rand_int(&rng, 0, bh - 1);
+                blocks[(3 * (i & 1) + 2) * one + 2 * ((size_t)y * bs + x) + (i >> 1)] =
+                    (float)(i < 2 ? 3000 : -3000);
+            }
+            memcpy(want, blocks, bb);
+            const int cur = (con->levels - 1 - l) & 1;
+            for (int d = 0; d < 2; d++) {
+                float *out = want + (3 * d + cur) * one;
+                vector_median(blocks + (3 * d + 2) * one, bw, bh, bs, out);
+                for (int y = 0; y < bh; y++)
+                    for (int x = 0; x < bw; x++)
+                        for (int k = 0; k < 2; k++)
+                            upf__fg_hist_add(want_hist + (size_t)(2 * d + k) *
+                                             UPF__FG_FLOW_BINS, out[2 * ((size_t)y * bs + x) + k]);
+            }
+            for (int k = 0; k < 4; k++)
+                want_global[k] = upf__fg_hist_median(want_hist + (size_t)k * UPF__FG_FLOW_BINS,
+                                                     (uint32_t)(bw * bh));
+            void *up[UPF__SURFACES_MAX] = { 0 };
+            up[UPF__FG_FLOW_BLOCKS] = blocks, up[UPF__FG_FLOW_HIST] = hist;
+            up[UPF__FG_FLOW_GLOBAL] = global;
+            upf__vk_runner_params *rp = runner_params(g, ps, up);
+            rp->gpu_pass[0] = (upf__vk_pass_plan){
+                .pass = UPF__FG_FLOW, .push_bytes = sizeof(upf__vk_fg_flow_push),
+                .patch_used = true, .patch_offset = offsetof(upf__vk_fg_flow_push, code),
+                .variant_count = 1, .variant = { { "framegen/flow", NULL, NULL } } };
+            rp->gpu_pass_count = 1;
+            upf__vk_runner *run = make_runner(g, rp);
+            if (run) {
+                static upf__vk_frame f;
+                memset(&f, 0, sizeof f);
+                const uint32_t code = UPF__VK_FG_FLOW_MEDIAN_GLOBAL | (uint32_t)l << 4;
+                upf__vk_fg_flow_push push = { *con, code };
+                f.pass[0] = (upf__vk_pass_frame){ .run = true, .push = &push, .dispatches = 1,
+                                                  .grid = { { 1, 1, 1 } }, .patch = { code } };
+                VkCommandBuffer cmd = vkt_begin(g->t);
+                CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
+                const int outs[3] = { UPF__FG_FLOW_BLOCKS, UPF__FG_FLOW_HIST,
+                                      UPF__FG_FLOW_GLOBAL };
+                const void *wants[3] = { want, want_hist, want_global };
+                vkt_buffer down[3];
+                for (int k = 0; k < 3; k++) {
+                    VkDeviceSize bytes = 0;
+                    VkBuffer b = upf__vk_runner_buffer(run, outs[k], &bytes);
+                    down[k] = vkt_buffer_make(g->t, surface_bytes(ps, outs[k]));
+                    vkt_record_copy(cmd, b, down[k].buffer, surface_bytes(ps, outs[k]));
+                }
+                const int rc = vkt_submit(g->t);
+                CHECK(rc == 0);
+                for (int k = 0; k < 3 && rc == 0; k++) {
+                    size_t first = 0;
+                    const size_t words = surface_bytes(ps, outs[k]) / 4;
+                    const int d = diff_words(down[k].map, wants[k], words, &first);
+                    CHECKF(d == 0, "small medians, level %d (%dx%d blocks): %s: %d of %zu words "
+                           "differ; first word %zu: GPU %08x, CPU %08x", l, bw, bh,
+                           ps->surface_info[outs[k]].name, d, words, first,
+                           ((const uint32_t *)down[k].map)[first],
+                           ((const uint32_t *)wants[k])[first]);
+                }
+                for (int k = 0; k < 3; k++)
+                    vkt_buffer_free(g->t, &down[k]);
+                upf__vk_runner_destroy(&run);
+            }
+            free(blocks), free(want), free(hist), free(want_hist), free(global);
+        }
+    CHECKF(cases >= 4, "small medians: %d cases (want the small levels of %dx%d)", cases, W, H);
+    upf_interpolate_destroy(&e);
 }
 
 /* ---- the flow path, every pass in one frame ----------------------------------------------- */
@@ -662,7 +809,7 @@ static void print_dispatches(upf_context *ctx)
         uint32_t code[UPF__VK_FG_FLOW_DISPATCHES_MAX];
         upf__vk_grid grid[UPF__VK_FG_FLOW_DISPATCHES_MAX];
         const int n = upf__vk_fg_flow_dispatches(con, code, grid);
-        printf("flow at %dx%d: %d levels, %d dispatches (step level: workgroups of 64):",
+        printf("flow at %dx%d: %d levels, %d dispatches (step:level workgroups):",
                size[k][0], size[k][1], con->levels, n);
         for (int i = 0; i < n; i++)
             printf(" %u:%u %u", code[i] & 15u, code[i] >> 4, grid[i].x * grid[i].y * grid[i].z);
@@ -699,6 +846,7 @@ int main(void)
                     time_flow(&g, k ? 3840 : 1920, k ? 2160 : 1080, UPF_MAX(frames, 1));
         } else {
             test_steps(&g);
+            test_small_medians(&g);
             test_chain(&g);
         }
     }

@@ -51,7 +51,8 @@
  * Work: one task per row of blocks, or of quads, or of pixels; per level the steps search,
  * vector median with the histograms, and the medians (src/vk/shaders/framegen/flow.comp: one
  * dispatch each, their count fixed by the size; the last two one dispatch on a small level:
- * upf__fg_flow_fused), then refine, choose and check on level 0.
+ * upf__fg_flow_fused), then refine (one step with level 0's vector median), choose and
+ * check on level 0.
  * Everything in fp32, in an order a GPU follows word for word (every sum over a block or a
  * region per row, then over the rows; the refine's one reciprocal; the flat test a product,
  * not a quotient). */
@@ -519,14 +520,12 @@ void upf__fg_flow_steps(const upf__pass_args *a, int stop)
         }
         cur = 1 - cur;
     }
-    /* level 0's vectors are in buf[d][1 - cur] */
+    /* level 0's vectors are in buf[d][1 - cur]; the refine is one step with level 0's vector
+     * median (the GPU's flow_refine.comp takes each block's median, then refines it) */
     for (int d = 0; d < 2; d++)
         job.vec[d] = buf[d][1 - cur];
-    if (con->refine > 0) {
-        if (step++ >= stop)
-            return;
+    if (con->refine > 0)
         upf__parallel_for(a->ctx, refine_row, &job, job.bh);
-    }
     job.field[0] = s[UPF__FG_MOTION].data;
     job.field[1] = s[UPF__FG_PREV_MOTION].data;
     job.priority = s[UPF__FG_PRIORITY].data;

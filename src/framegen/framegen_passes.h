@@ -267,8 +267,8 @@ void upf__fg_flow_sizes(int width, int height, int *blocks_w, int *blocks_h);
 /* The flow pass's first `stop` steps (INT_MAX: the pass), numbered as the GPU's dispatches
  * (src/vk/vk_framegen_flow.h): per level from the coarsest search, median (with the
  * histograms above level 0) and, above level 0, the global medians (one step with the median
- * on a level that upf__fg_flow_fused says is small); then refine (when con->refine > 0),
- * choose, check. For the tests of the GPU's steps. */
+ * on a level that upf__fg_flow_fused says is small); then refine (when con->refine > 0: in
+ * level 0's median step), choose, check. For the tests of the GPU's steps. */
 void upf__fg_flow_steps(const upf__pass_args *a, int stop);
 /* Whether a level above 0 of bw x bh blocks takes its vector median and its global medians
  * in one step: on the GPU one workgroup does both (the blocks of both directions at most

@@ -1,20 +1,30 @@
 /* vk_framegen_flow.c: the optical flow's GPU passes and their per-frame descriptions
  * (vk_framegen_flow.h; the shaders: src/vk/shaders/framegen/flow.comp for the levels' steps,
- * flow_refine.comp, flow_choose.comp, flow_check.comp for level 0's). Reads the flow's
- * constants of the CPU engine's tables; writes the runner's plans and frames. */
+ * flow_level0.comp, flow_refine.comp, flow_choose.comp, flow_check.comp for level 0's). Reads
+ * the flow's constants of the CPU engine's tables; writes the runner's plans and frames. */
 #include <stddef.h>
 #include <string.h>
 
 #include "vk/vk_framegen_flow.h"
 
-static upf__vk_grid grid_of(int w, int h, int z)
-{
-    return (upf__vk_grid){ (uint32_t)(w + 7) / 8, (uint32_t)(h + 7) / 8, (uint32_t)z };
-}
-
 static int blocks_of(int size)
 {
     return (size + UPF__FG_BLOCK - 1) / UPF__FG_BLOCK;
+}
+
+/* Whether level 0's search and median are flow_level0.comp's: its candidates only (no window)
+ * below a coarser level. */
+static bool level0_own(const upf__fg_flow_con *con)
+{
+    return con->levels > 1 && con->radius_fine == 0;
+}
+
+/* Whether dispatch `code` is flow_level0.comp's. */
+static bool in_level0(const upf__fg_flow_con *con, uint32_t code)
+{
+    const uint32_t step = code & 15u;
+    return level0_own(con) && code >> 4 == 0 &&
+           (step == UPF__VK_FG_FLOW_SEARCH || step == UPF__VK_FG_FLOW_MEDIAN);
 }
 
 int upf__vk_fg_flow_dispatches(const upf__fg_flow_con *con, uint32_t *code, upf__vk_grid *grid)
@@ -25,32 +35,38 @@ int upf__vk_fg_flow_dispatches(const upf__fg_flow_con *con, uint32_t *code, upf_
         const int bh = blocks_of(upf__fg_level_size(con->height, l));
         const uint32_t lv = (uint32_t)l << 4;
         code[n] = UPF__VK_FG_FLOW_SEARCH | lv;
-        grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 1) / 2, (uint32_t)bh, 2 }; /* 2 blocks */
+        grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 7) / 8, (uint32_t)bh, 2 }; /* 8 blocks */
+        if (l == 0 && con->refine > 0)
+            continue; /* level 0's median: flow_refine.comp's, before its steps */
         if (l > 0 && upf__fg_flow_fused(bw, bh)) { /* one workgroup: median and global */
             code[n] = UPF__VK_FG_FLOW_MEDIAN_GLOBAL | lv, grid[n++] = (upf__vk_grid){ 1, 1, 1 };
             continue;
         }
-        code[n] = UPF__VK_FG_FLOW_MEDIAN | lv, grid[n++] = grid_of(bw, bh, 2);
+        code[n] = UPF__VK_FG_FLOW_MEDIAN | lv; /* 16x16 blocks */
+        grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 15) / 16, (uint32_t)(bh + 15) / 16, 2 };
         if (l > 0)
             code[n] = UPF__VK_FG_FLOW_GLOBAL | lv, grid[n++] = (upf__vk_grid){ 4, 1, 1 };
     }
     const int bw = blocks_of(con->width), bh = blocks_of(con->height);
-    if (con->refine > 0) /* 4 blocks a workgroup */
-        code[n] = UPF__VK_FG_FLOW_REFINE, grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 3) / 4,
+    if (con->refine > 0) /* 8 blocks a workgroup */
+        code[n] = UPF__VK_FG_FLOW_REFINE, grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 7) / 8,
                                                                       (uint32_t)bh, 2 };
-    code[n] = UPF__VK_FG_FLOW_CHOOSE; /* 12 quads of a row a workgroup */
-    grid[n++] = (upf__vk_grid){ (uint32_t)((con->width + 1) / 2 + 11) / 12,
+    code[n] = UPF__VK_FG_FLOW_CHOOSE; /* 48 quads of a row a workgroup */
+    grid[n++] = (upf__vk_grid){ (uint32_t)((con->width + 1) / 2 + 47) / 48,
                                 (uint32_t)(con->height + 1) / 2, 2 };
-    code[n] = UPF__VK_FG_FLOW_CHECK, grid[n++] = grid_of(con->width, con->height, 1);
+    code[n] = UPF__VK_FG_FLOW_CHECK; /* 16x16 pixels a workgroup */
+    grid[n++] = (upf__vk_grid){ (uint32_t)(con->width + 15) / 16,
+                                (uint32_t)(con->height + 15) / 16, 1 };
     return n;
 }
 
-/* Plan k's shader: the levels' steps in the first UPF__VK_FG_FLOW_LEVEL_PLANS, then one each
- * for refine, choose and check (a dispatch each). */
+/* Plan k's shader: the levels' steps in the first UPF__VK_FG_FLOW_LEVEL_PLANS, then level 0's
+ * search and median (flow_level0.comp, two dispatches) and one each for refine, choose and
+ * check (a dispatch each). */
 static const char *shader_of(int k)
 {
-    static const char *const tail[3] = { "framegen/flow_refine", "framegen/flow_choose",
-                                         "framegen/flow_check" };
+    static const char *const tail[4] = { "framegen/flow_level0", "framegen/flow_refine",
+                                         "framegen/flow_choose", "framegen/flow_check" };
     return k < UPF__VK_FG_FLOW_LEVEL_PLANS ? "framegen/flow"
                                            : tail[k - UPF__VK_FG_FLOW_LEVEL_PLANS];
 }
@@ -82,8 +98,9 @@ void upf__vk_fg_flow_frames(const upf__passes *ps, upf__vk_pass_frame *pf,
     upf__vk_grid grid[UPF__VK_FG_FLOW_DISPATCHES_MAX];
     const int n = upf__vk_fg_flow_dispatches(con, code, grid);
     int levels = 0; /* the levels' dispatches (search, median, global) come first */
-    while (levels < n && ((code[levels] & 15u) < UPF__VK_FG_FLOW_REFINE ||
-                          (code[levels] & 15u) == UPF__VK_FG_FLOW_MEDIAN_GLOBAL))
+    while (levels < n && !in_level0(con, code[levels]) &&
+           ((code[levels] & 15u) < UPF__VK_FG_FLOW_REFINE ||
+            (code[levels] & 15u) == UPF__VK_FG_FLOW_MEDIAN_GLOBAL))
         levels++;
     for (int k = 0; k < UPF__VK_FG_FLOW_PLANS_MAX; k++) {
         upf__vk_fg_flow_push p;
@@ -99,8 +116,11 @@ void upf__vk_fg_flow_frames(const upf__passes *ps, upf__vk_pass_frame *pf,
     const int skip = UPF__VK_FG_FLOW_LEVEL_PLANS * UPF__VK_DISPATCH_MAX - levels;
     for (int j = 0; j < levels; j++)
         add(&pf[(j + skip) / UPF__VK_DISPATCH_MAX], code[j], grid[j]);
-    /* refine, choose, check: a pass each (refine's left out without refine steps) */
+    /* level 0's search and median (flow_level0.comp, when its own), refine, choose, check: a
+     * pass each (refine's left out without refine steps) */
     for (int j = levels; j < n; j++)
-        add(&pf[UPF__VK_FG_FLOW_LEVEL_PLANS + (int)(code[j] & 15u) - UPF__VK_FG_FLOW_REFINE],
+        add(&pf[UPF__VK_FG_FLOW_LEVEL_PLANS +
+                (in_level0(con, code[j]) ? 0
+                                         : 1 + (int)(code[j] & 15u) - UPF__VK_FG_FLOW_REFINE)],
             code[j], grid[j]);
 }

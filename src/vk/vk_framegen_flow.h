@@ -8,10 +8,11 @@
  * .pass = UPF__FG_FLOW and the CPU pass's masks (reads luma prev and luma; writes motion,
  * priority, prev motion, flow blocks, flow hist, flow global: the engine's surfaces, bound at
  * their surface indices), one pipeline each ("framegen/flow" for the first
- * UPF__VK_FG_FLOW_LEVEL_PLANS, then "framegen/flow_refine", "framegen/flow_choose",
- * "framegen/flow_check": a SPIR-V per step, so that each step's shared memory and registers
- * set its own occupancy), push constants upf__vk_fg_flow_push (the flow's constants, then the
- * step code each dispatch patches); the last has the timestamp. No clear: the search zeroes
+ * UPF__VK_FG_FLOW_LEVEL_PLANS, then "framegen/flow_level0", "framegen/flow_refine",
+ * "framegen/flow_choose", "framegen/flow_check": a SPIR-V per step, so that each step's
+ * shared memory and registers set its own occupancy), push constants upf__vk_fg_flow_push
+ * (the flow's constants, then the step code each dispatch patches); the last has the
+ * timestamp. No clear: the search zeroes
  * the histograms itself.
  *
  * upf__vk_fg_flow_frames fills their per-frame descriptions pf[0 .. n - 1] (n as the plans
@@ -23,8 +24,11 @@
  * (when the constants ask for it), choose and check on level 0), each with its grid and its
  * code (step | level << 4): the levels' dispatches cut into the first
  * UPF__VK_FG_FLOW_LEVEL_PLANS passes of UPF__VK_DISPATCH_MAX dispatches from the end (run =
- * false for a first one left empty), then refine, choose and check a pass each (refine's not
- * run without refine steps; the last, stamped pass always runs). It
+ * false for a first one left empty), but level 0's search and median in the next pass
+ * (flow_level0.comp) where level 0 takes its candidates only below a coarser level
+ * (radius_fine 0; else flow.comp's, and that pass does not run), then refine, choose and
+ * check a pass each (refine's not run without refine steps; the last, stamped pass always
+ * runs). It
  * reads nothing else and writes only pf[0 .. n - 1] and push[0 .. n - 1]; pf must not be
  * freed before the record (it points into push).
  *
@@ -37,12 +41,12 @@
 
 /* The flow's dispatches at most: 3 per level above 0, 2 on level 0, refine, choose, check
  * (UPF__FG_LEVELS_MAX levels). The levels' (search, median, global) go in passes of
- * UPF__VK_DISPATCH_MAX (shader flow.comp); refine, choose and check take a pass each (their
- * own shaders). */
+ * UPF__VK_DISPATCH_MAX (shader flow.comp); level 0's search and median (flow_level0.comp,
+ * where it applies), refine, choose and check take a pass each (their own shaders). */
 #define UPF__VK_FG_FLOW_DISPATCHES_MAX (3 * (UPF__FG_LEVELS_MAX - 1) + 5)
 #define UPF__VK_FG_FLOW_LEVEL_PLANS \
     ((3 * (UPF__FG_LEVELS_MAX - 1) + 2 + UPF__VK_DISPATCH_MAX - 1) / UPF__VK_DISPATCH_MAX)
-#define UPF__VK_FG_FLOW_PLANS_MAX (UPF__VK_FG_FLOW_LEVEL_PLANS + 3)
+#define UPF__VK_FG_FLOW_PLANS_MAX (UPF__VK_FG_FLOW_LEVEL_PLANS + 4)
 
 /* The steps of flow.comp (the low 4 bits of a dispatch's code; the level above them). */
 enum upf__vk_fg_flow_step {

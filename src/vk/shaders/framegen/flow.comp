@@ -9,35 +9,41 @@
  * The step and level are patched into the push constants after the pass's constants
  * (step | level << 4; 15: no step), one dispatch each with a barrier between
  * (src/vk/vk_framegen_flow.c lists them): per level from the coarsest,
- *  0 search  two blocks a workgroup, 32 lanes each, directions by z: the candidates, their
+ *  0 search  eight blocks of a row a workgroup, 32 lanes each, directions by z: the candidates, their
  *            costs, the +-radius search around the cheapest; above level 0 also zeroes the
  *            histograms (the level's step 1 counts into them; the previous level's step 2
  *            has read them; level 0 leaves level 1's, as the CPU does);
- *  1 median  the 3x3 vector median of the searched vectors (an invocation per block, 8x8
- *            a workgroup), and on levels above 0 each component counted into its histogram
+ *  1 median  the 3x3 vector median of the searched vectors (an invocation per block, 16x16
+ *            a workgroup: flow_median.glsl), and on levels above 0 each component counted into its histogram
  *            by atomicAdd (the CPU's separate histogram step fused: the counts do not depend
  *            on the order);
  *  2 global  (levels above 0) four workgroups, one per histogram: its median, the value of
  *            sorted index n / 2 (upf__fg_hist_median);
  *  6 median + global  on a level above 0 that upf__fg_flow_fused says is small (a few
- *            blocks: a dispatch and barrier cost more than the work), both in one workgroup.
+ *            blocks: a dispatch and barrier cost more than the work), both in one workgroup,
+ *            the medians from the level's vectors (at most 64 a direction) instead of the
+ *            4096 bins of each histogram (the same values: median_global says why).
  *
  * Same results as the CPU, word for word: the block vectors are integers here; every sum is
  * `precise`, in the CPU's order (a SAD or a texture: each row's sum left to right, then the
  * rows' in order, as flow.c's block_sad and block_textured; one lane sums a whole block, so
  * it follows that order exactly). The CPU's early exit of a SAD once it reaches the best cost
  * changes no choice (its partial sum is already >= the best, the whole one no smaller), so
- * the GPU sums every SAD whole. 64 invocations a workgroup. */
+ * the GPU sums every SAD whole. 256 invocations a workgroup (launching a workgroup costs
+ * about the same whatever its size: a quarter as many as with 64). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
-layout(local_size_x = 64) in;
+layout(local_size_x = 256) in;
+#define GROUP 256 /* invocations a workgroup */
 #include "flow.glsl"
+#include "flow_search.glsl"
+#include "flow_median.glsl"
 
 /* ---- 0: search ----------------------------------------------------------------------------- */
 
-/* Two blocks a workgroup, 32 lanes each. The block's own pixels (and the row and column after
+/* Eight blocks a workgroup, 32 lanes each. The block's own pixels (and the row and column after
  * them, for its texture) are staged in shared memory, and lane k < n loads candidate k (into
  * shared memory: no array indexed by lane). Lanes 0 .. 27 each sum two rows of a
  * candidate's SAD (4 lanes a candidate; the other frame read from the buffer: candidates lie
@@ -54,43 +60,19 @@ layout(local_size_x = 64) in;
  * frame's right and bottom edge) takes loops without a test a pixel, so that every load of a
  * loop is issued at once. */
 #define LANES 32
+#define BLOCKS (GROUP / LANES) /* blocks a workgroup */
 #define OWN (B + 1)                /* the staged own tile's side */
 #define RMAX 8                     /* windows staged up to +-RMAX (wider ones: from the buffer) */
 #define WMAX (B + 2 * RMAX)
-shared float s_own[2][OWN * OWN];
-shared float s_win[2][WMAX * WMAX];
-shared float s_crow[2][7][B];      /* the candidates' row sums */
-shared float s_trow[2][B];         /* the texture's row sums */
-shared float s_cost[2][8];         /* the candidates' costs */
-shared ivec2 s_cand[2][8];         /* the candidates */
-shared uint s_tex[2];              /* the block is textured */
-shared float s_lc[2][LANES];       /* each lane's least window cost and its position */
-shared int s_lj[2][LANES];
-
-/* Candidate k of block (bx, by) (k < n: 7 below the coarsest level, 1 on it): k < 5 twice
- * the vector of the parent block and of its four neighbours, 5 twice the parent level's
- * global motion, then zero. */
-ivec2 candidate(int k, int bx, int by, int d, int l)
-{
-    if (l == pc.levels - 1 || k == 6)
-        return ivec2(0);
-    if (k == 5)
-        return ivec2(int(round(2.0 * global_v[2 * d])), int(round(2.0 * global_v[2 * d + 1])));
-    const view p = view_of(l + 1);
-    const ivec2 nb = k == 0 ? ivec2(0, 0) : k == 1 ? ivec2(-1, 0) : k == 2 ? ivec2(1, 0)
-                   : k == 3 ? ivec2(0, -1) : ivec2(0, 1);
-    const int px = clamp(bx / 2 + nb.x, 0, p.bw - 1);
-    const int py = clamp(by / 2 + nb.y, 0, p.bh - 1);
-    const vec2 pv = blocks[buf(d, 1 - cur_of(l)) + py * blocks_of(pc.width) + px];
-    return ivec2(int(round(2.0 * pv.x)), int(round(2.0 * pv.y)));
-}
-
-/* The cost of vector c (the SAD plus the penalty): flow.c's COST. */
-float cost_of(float sad, ivec2 c, ivec2 pred, float lambda)
-{
-    precise float s = sad + lambda * float(abs(c.x - pred.x) + abs(c.y - pred.y));
-    return s;
-}
+shared float s_own[BLOCKS][OWN * OWN];
+shared float s_win[BLOCKS][WMAX * WMAX];
+shared float s_crow[BLOCKS][7][B];      /* the candidates' row sums */
+shared float s_trow[BLOCKS][B];         /* the texture's row sums */
+shared float s_cost[BLOCKS][8];         /* the candidates' costs */
+shared ivec2 s_cand[BLOCKS][8];         /* the candidates */
+shared uint s_tex[BLOCKS];              /* the block is textured */
+shared float s_lc[BLOCKS][LANES];       /* each lane's least window cost and its position */
+shared int s_lj[BLOCKS][LANES];
 
 /* Row y of the SAD of the block (bw x bh at (x0, y0), staged) against frame BUF at offset o,
  * edges repeated (the pixels outside a partial block skipped): a function per frame. */
@@ -182,11 +164,11 @@ float row_texture(int blk, int y, int tw)
                          clamp((x) + i % (side), 0, v.w - 1)];                                \
     }
 
-/* Workgroup (x, y, d): blocks (2x, y) and (2x + 1, y) of direction d. */
+/* Workgroup (x, y, d): blocks BLOCKS x .. BLOCKS x + BLOCKS - 1 of row y, direction d. */
 void search(int l)
 {
     const int t = int(gl_LocalInvocationIndex), blk = t >> 5, lane = t & (LANES - 1);
-    const int bx = int(gl_WorkGroupID.x) * 2 + blk, by = int(gl_WorkGroupID.y);
+    const int bx = int(gl_WorkGroupID.x) * BLOCKS + blk, by = int(gl_WorkGroupID.y);
     const int d = int(gl_WorkGroupID.z);
     const view v = view_of(l);
     const bool valid = bx < v.bw && by < v.bh;
@@ -300,71 +282,33 @@ void search(int l)
 void zero_hist()
 {
     const uvec3 g = gl_NumWorkGroups, w = gl_WorkGroupID;
-    const uint threads = g.x * g.y * g.z * 64u;
-    const uint id = ((w.z * g.y + w.y) * g.x + w.x) * 64u + gl_LocalInvocationIndex;
+    const uint threads = g.x * g.y * g.z * uint(GROUP);
+    const uint id = ((w.z * g.y + w.y) * g.x + w.x) * uint(GROUP) + gl_LocalInvocationIndex;
     for (uint i = id; i < 4u * BINS; i += threads)
         hist[i] = 0u;
 }
 
-/* ---- 1: median (+ histograms) -------------------------------------------------------------- */
-
-/* flow.c's hist_bin: bins of 1 px centred on -BINS / 2 .. BINS / 2 - 1, the ends taking what
- * lies beyond. */
-int hist_bin(float v)
-{
-    precise float b = floor(v + 0.5) + float(BINS / 2);
-    return b <= 0.0 ? 0 : b >= float(BINS - 1) ? BINS - 1 : int(b);
-}
-
-void median(int bx, int by, int d, int l)
-{
-    const view v = view_of(l);
-    if (bx >= v.bw || by >= v.bh)
-        return;
-    const int bs = blocks_of(pc.width), raw = buf(d, 2);
-    vec2 c[9];
-    int n = 0;
-    for (int dy = -1; dy <= 1; dy++)
-        for (int dx = -1; dx <= 1; dx++) {
-            const int x = bx + dx, y = by + dy;
-            if (x < 0 || y < 0 || x >= v.bw || y >= v.bh)
-                continue;
-            c[n++] = blocks[raw + y * bs + x];
-        }
-    int best = 0;
-    float best_sum = inf();
-    for (int a = 0; a < n; a++) {
-        precise float sum = 0.0;
-        for (int b = 0; b < n; b++)
-            sum += abs(c[a].x - c[b].x) + abs(c[a].y - c[b].y);
-        if (sum < best_sum)
-            best_sum = sum, best = a;
-    }
-    const vec2 o = c[best];
-    blocks[buf(d, cur_of(l)) + by * bs + bx] = o;
-    if (l > 0) {
-        atomicAdd(hist[(2 * d) * BINS + hist_bin(o.x)], 1u);
-        atomicAdd(hist[(2 * d + 1) * BINS + hist_bin(o.y)], 1u);
-    }
-}
+/* ---- 1: median (+ histograms): flow_median.glsl ------------------------------------------- */
 
 /* ---- 2: global (the histograms' medians) --------------------------------------------------- */
 
-shared uint part[64];
+shared uint part[GROUP];
+shared uint part16[GROUP / 16];
 shared uint g_count;
 
 /* Workgroup k (0..3): histogram k's median over the level's n blocks, into global[k]. The CPU
  * walks the bins (upf__fg_hist_median): the first bin b of 0 .. BINS - 2 whose count and those
  * below exceed n / 2, else BINS - 1. The running count never falls, so the bins it walks past
  * (those whose count and those below are at most n / 2) are a prefix of 0 .. BINS - 2, and b is
- * how many they are: each invocation loads its 64 bins at once, sums them, adds the sums of
- * the chunks below its own (shared memory) and counts its bins the walk passes, and the counts
+ * how many they are: each invocation loads its 16 bins at once, sums them, adds the sums of
+ * the chunks below its own (shared memory: those of the groups of 16 chunks below its group's,
+ * then those of its group below its own) and counts its bins the walk passes, and the counts
  * are added (integers: the order does not matter). No serial walk: a latency or two. */
 void global_median(uint k, int l)
 {
     const uint t = gl_LocalInvocationIndex;
-    const uint per = BINS / 64u;
-    uint h[BINS / 64];
+    const uint per = BINS / uint(GROUP);
+    uint h[BINS / GROUP];
     uint s = 0u;
     [[unroll]] for (uint b = 0u; b < per; b++) {
         h[b] = hist[k * BINS + t * per + b];
@@ -374,11 +318,20 @@ void global_median(uint k, int l)
     if (t == 0u)
         g_count = 0u;
     barrier();
+    if (t < uint(GROUP / 16)) {
+        uint g = 0u;
+        [[unroll]] for (uint i = 0u; i < 16u; i++)
+            g += part[16u * t + i];
+        part16[t] = g;
+    }
+    barrier();
     const view v = view_of(l);
     const uint n = uint(v.bw * v.bh), half_n = n / 2u;
     uint c = 0u;
-    [[unroll]] for (uint i = 0u; i < 64u; i++)
-        c += i < t ? part[i] : 0u;
+    [[unroll]] for (uint i = 0u; i < uint(GROUP / 16); i++)
+        c += i < t / 16u ? part16[i] : 0u;
+    [[unroll]] for (uint i = 0u; i < 16u; i++)
+        c += 16u * (t / 16u) + i < t ? part[16u * (t / 16u) + i] : 0u;
     uint passed = 0u;
     [[unroll]] for (uint b = 0u; b < per; b++) {
         c += h[b];
@@ -392,22 +345,39 @@ void global_median(uint k, int l)
 
 /* ---- 1 + 2 on a small level: one workgroup ------------------------------------------------ */
 
+#define FUSE_MAX 128 /* UPF__FG_FLOW_FUSE_MAX: the blocks of both directions on a small level */
+shared int s_bin[4][FUSE_MAX / 2]; /* histogram k's bin of each block's vector */
+
 /* The level's vector medians (both directions, its blocks in turn over the invocations) with
- * their histograms, then the four histograms' medians: the histograms' atomic adds are made
- * visible to the workgroup (the buffer is coherent) before they are read. */
+ * their histograms, then the four histograms' medians, from the vectors themselves rather
+ * than the 4096 bins: histogram k (2d + component) holds one bin b_j per block j of the n
+ * (at most FUSE_MAX / 2: upf__fg_flow_fused), and the bin upf__fg_hist_median
+ * walks to, the first whose count and those below exceed n / 2, is the sorted b's element
+ * n / 2 (the counts through bin c exceed n / 2 exactly when that element is at most c): the
+ * block whose bin has fewer than n / 2 + 1 bins below it and more than n / 2 at or below it
+ * (the first such block where several share the bin) writes it. Integers: exact. */
 void median_global(int l)
 {
     const view v = view_of(l);
-    const int nb = v.bw * v.bh;
-    for (int i = int(gl_LocalInvocationIndex); i < 2 * nb; i += 64) {
-        const int j = i % nb;
-        median(j % v.bw, j / v.bw, i / nb, l);
+    const int nb = v.bw * v.bh, t = int(gl_LocalInvocationIndex);
+    for (int i = t; i < 2 * nb; i += GROUP) {
+        const int j = i % nb, d = i / nb;
+        const vec2 o = median(j % v.bw, j / v.bw, d, l);
+        s_bin[2 * d][j] = hist_bin(o.x), s_bin[2 * d + 1][j] = hist_bin(o.y);
     }
-    memoryBarrierBuffer();
     barrier();
-    for (uint k = 0u; k < 4u; k++) {
-        global_median(k, l);
-        barrier(); /* part and g_count are the next histogram's */
+    const int half_n = nb / 2;
+    for (int k = 0; k < 4 && t < nb; k++) {
+        const int b = s_bin[k][t];
+        int below = 0, at_most = 0, same_before = 0;
+        for (int j = 0; j < nb; j++) {
+            const int c = s_bin[k][j];
+            below += c < b ? 1 : 0;
+            at_most += c <= b ? 1 : 0;
+            same_before += c == b && j < t ? 1 : 0;
+        }
+        if (below <= half_n && half_n < at_most && same_before == 0)
+            global_v[k] = float(b - BINS / 2);
     }
 }
 
@@ -420,10 +390,10 @@ void main()
             zero_hist();
         search(l);
     } else if (step == STEP_MEDIAN) {
-        /* 8x8 blocks a workgroup */
+        /* 16x16 blocks a workgroup */
         const uint t = gl_LocalInvocationIndex;
-        const int x = int(gl_WorkGroupID.x * 8u + (t & 7u));
-        const int y = int(gl_WorkGroupID.y * 8u + (t >> 3u));
+        const int x = int(gl_WorkGroupID.x * 16u + (t & 15u));
+        const int y = int(gl_WorkGroupID.y * 16u + (t >> 4u));
         median(x, y, int(gl_WorkGroupID.z), l);
     } else if (step == STEP_GLOBAL) {
         global_median(gl_WorkGroupID.x, l);

@@ -1,12 +1,14 @@
 /* flow_check.comp: the optical flow's step 5 on level 0 (flow.c's check_row; docs/FRAMEGEN.md,
  * "flow"): forward/backward consistency of N's pixels and their priority. Reads motion (11)
- * and prev motion (15); writes priority (12). One invocation per pixel of N, 8x8 a
- * workgroup; the square roots correctly rounded (exact.glsl), so the words equal the CPU's.
+ * and prev motion (15); writes priority (12). One invocation per pixel of N, 16x16 a
+ * workgroup (launching a workgroup costs about the same whatever its size: 256 pixels a
+ * workgroup launch a quarter as many as 8x8); the square roots correctly rounded
+ * (exact.glsl), so the words equal the CPU's.
  * Its own SPIR-V (flow.glsl says why). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
-layout(local_size_x = 8, local_size_y = 8) in;
+layout(local_size_x = 16, local_size_y = 16) in;
 #include "flow.glsl"
 
 /* upf__fg_motion_priority: the faster surface wins. */

@@ -4,9 +4,11 @@
  * Reads luma (9), luma prev (8) and the level's block vectors (27); writes motion (11) and
  * prev motion (15).
  *
- * A lane per quad and candidate: twelve quads of a row a workgroup, five lanes each (lanes
- * 60 .. 63 idle), so that a lane's chain is one candidate's 16 bilinear samples rather than
- * the CPU's 80; the workgroup's own pixels in shared memory. Each lane sums its candidate's
+ * A lane per quad and candidate: 48 quads of a row a workgroup (96 pixels), five lanes each
+ * (lanes 240 .. 255 idle), so that a lane's chain is one candidate's 16 bilinear samples
+ * rather than the CPU's 80; the workgroup's own pixels in shared memory. (Launching a
+ * workgroup costs about the same whatever its size: 256 invocations launch a quarter as many
+ * workgroups as the 64 of twelve quads did.) Each lane sums its candidate's
  * whole SAD in the CPU's order (quad_sad's one running sum, row by row, left to right); the
  * CPU's early exit once the sum reaches the best cost changes no choice (its partial sum is
  * already >= the best, the whole one no smaller: adding values >= 0 never lowers a rounded
@@ -21,15 +23,16 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
-layout(local_size_x = 64) in;
+layout(local_size_x = 256) in;
 #include "flow.glsl"
 
-#define QUADS 12 /* quads a workgroup, 5 lanes each */
+#define QUADS 48 /* quads a workgroup, 5 lanes each */
+#define LANES 256
 
 shared float s_sad[QUADS * 5];
 shared vec2 s_vec[QUADS * 5];
 
-/* The own frame's 4 rows around the workgroup's quads (26 pixels of each: 12 quads, a pixel
+/* The own frame's 4 rows around the workgroup's quads (98 pixels of each: 48 quads, a pixel
  * either side), edges repeated. */
 shared float s_own[4][2 * QUADS + 2];
 
@@ -95,7 +98,7 @@ void main()
     const int x0 = qx0 + 2 * q, y0 = 2 * int(gl_WorkGroupID.y);
     const bool valid = q < QUADS && x0 < W && y0 < H;
     const view v = view_of(0);
-    for (int i = t; i < 4 * (2 * QUADS + 2); i += 64)
+    for (int i = t; i < 4 * (2 * QUADS + 2); i += LANES)
         s_own[i / (2 * QUADS + 2)][i % (2 * QUADS + 2)] =
             lum(d, v, qx0 - 1 + i % (2 * QUADS + 2), y0 - 1 + i / (2 * QUADS + 2));
     /* the four blocks whose centres surround the quad's centre, and zero */

@@ -1,10 +1,15 @@
 /* flow_refine.comp: the optical flow's step 3 on level 0 (flow.c's refine_row; docs/FRAMEGEN.md,
  * "flow"): `refine` Lucas-Kanade steps per block over the block and 2 pixels around it.
- * Reads luma (9), luma prev (8) and level 0's block vectors (27); writes those vectors.
+ * Reads luma (9), luma prev (8) and level 0's searched block vectors (27); writes level 0's
+ * vectors (27). Level 0's vector median (flow.c's median_row) is this dispatch's too: each
+ * block's lanes take its median first (flow_median.glsl), the vector its steps start from,
+ * a dispatch and its barrier fewer (the CPU counts the two as one step).
  *
- * Four blocks a workgroup, 16 invocations each (lane r: row r of the block's region, at most
- * 12 of them). First every luma value the block can need goes to shared memory, all loads at
- * once (a branch on the frame per loop, not per load): the own frame's region and the pixel
+ * Eight blocks a workgroup, 16 invocations each (lane r: row r of the block's region, at most
+ * 12 of them; eight, not the four of 64 invocations, as launching a workgroup costs about the
+ * same whatever its size: half as many; the shared memory, 8 x 4 KB, within lavapipe's 32
+ * KB). First every luma value the block can need goes to shared memory, all loads at once
+ * (a branch on the frame per loop, not per load): the own frame's region and the pixel
  * around it (14 x 14), and the other frame's window that the bilinear samples of the region
  * can reach while the vector moves at most a pixel per component a step (the region + 4
  * texels each side around the vector's floor: 20 x 20, edges repeated); a row whose samples
@@ -25,8 +30,9 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
-layout(local_size_x = 64) in;
+layout(local_size_x = 128) in;
 #include "flow.glsl"
+#include "flow_median.glsl"
 
 #define M 2           /* flow.c's REFINE_MARGIN */
 #define SIDE (B + 2 * M)
@@ -35,12 +41,13 @@ layout(local_size_x = 64) in;
 #define WM 4          /* the window's margin around the region at the first vector's floor */
 #define WS (SIDE + 2 * WM)
 #define WSP (WS + 1)  /* the window's rows' stride: odd, as OTP */
+#define BLOCKS 8      /* blocks a workgroup */
 
-shared float r_h[4][SIDE][3];     /* per row: hxx, hxy, hyy */
-shared float r_g[2][4][SIDE][2];  /* per row, by the step's parity: gx, gy */
-shared vec2 r_grad[4][SIDE][SIDE]; /* (ix, iy) of the region's pixels, by column then row */
-shared float r_own[4][OT * OTP];  /* own frame, rows y0 - 1 .., columns x0 - 1 .. */
-shared float r_win[4][WS * WSP];  /* other frame, rows wy0 .., columns wx0 .. (clamped) */
+shared float r_h[BLOCKS][SIDE][3];     /* per row: hxx, hxy, hyy */
+shared float r_g[2][BLOCKS][SIDE][2];  /* per row, by the step's parity: gx, gy */
+shared vec2 r_grad[BLOCKS][SIDE][SIDE]; /* (ix, iy) of the region's pixels, by column then row */
+shared float r_own[BLOCKS][OT * OTP];  /* own frame, rows y0 - 1 .., columns x0 - 1 .. */
+shared float r_win[BLOCKS][WS * WSP];  /* other frame, rows wy0 .., columns wx0 .. (clamped) */
 
 /* Block blk's tiles: its 16 lanes load them, the own frame's (tile origin (ox, oy)) and the
  * other's (origin (wx, wy)), every coordinate clamped into the frame (no clamps where a tile
@@ -130,7 +137,7 @@ vec2 row_mismatch(int d, uint blk, uint lane, int x0, int n, int y, vec2 vec, in
 void main()
 {
     const uint t = gl_LocalInvocationIndex, blk = t >> 4u, lane = t & 15u;
-    const int bx = int(gl_WorkGroupID.x) * 4 + int(blk), by = int(gl_WorkGroupID.y);
+    const int bx = int(gl_WorkGroupID.x) * BLOCKS + int(blk), by = int(gl_WorkGroupID.y);
     const int d = int(gl_WorkGroupID.z);
     const view v = view_of(0);
     const bool valid = bx < v.bw && by < v.bh;
@@ -141,7 +148,9 @@ void main()
     const int n = x1 - x0, rows = y1 - y0;
     const int y = y0 + int(lane);
     const bool row = valid && int(lane) < rows; /* this lane's row is in the region */
-    const vec2 first = valid ? blocks[at] : vec2(0.0);
+    /* level 0's vector median of the block (flow_median.glsl; every lane the same, from the
+     * search's vectors): the vector the steps start from, written at the end with them */
+    const vec2 first = valid ? median_of(bx, by, d, 0) : vec2(0.0);
     const int ox = x0 - 1, oy = y0 - 1;
     const int wx = x0 + int(floor(first.x)) - WM, wy = y0 + int(floor(first.y)) - WM;
     if (valid) {
