@@ -610,12 +610,10 @@ static void fill_case(gpu *g, const upf__passes *ps, const uint32_t *splat, cons
         .pass = UPF__FG_FILL, .stamp = true, .push_bytes = sizeof push, .patch_used = true,
         .patch_offset = sizeof *con, .variant_count = 1,
         .variant = { { "framegen/fill", NULL, NULL } } };
-    /* decode, the down steps as the engine records them (four levels a dispatch), up */
-    const upf__vk_grid px = upf__vk_grid8(W, H);
-    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1, .grid = { px } };
-    upf__vk_fg_down_dispatches(&pf, W, H, con->levels);
-    pf.grid[pf.dispatches] = px;
-    pf.patch[pf.dispatches++] = (uint32_t)con->levels;
+    /* as the engine records them: the down steps (five levels a dispatch, the first one
+     * decoding level 0), up */
+    upf__vk_pass_frame pf = { .run = true, .push = &push };
+    upf__vk_fg_fill_dispatches(&pf, W, H, con->levels);
     CHECKF(con->levels >= 3, "%s: %d levels", what, con->levels);
     if (run_pass(g, ps, &plan, &pf, in, out) == 0) {
         int holes = 0;
@@ -710,7 +708,7 @@ static float resolve_case(gpu *g, const upf__passes *ps, const upf__fg_resolve_c
     const resolve_push push = { *con, { 0 } };
     const upf__vk_pass_plan plan = resolve_plan();
     const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1,
-                                    .grid = { { (W + 7) / 8, (H + 7) / 8, 1 } } };
+                                    .grid = { upf__vk_fg_resolve_grid(W, H, false) } };
     if (run_pass(g, ps, &plan, &pf, in, out))
         return INFINITY;
     float worst = 0.0f;
@@ -807,11 +805,11 @@ static void inpaint_case(gpu *g, const upf__passes *ps, const float *resolved, c
     compose_push cp = { *(const upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE], { 0 }, { 0 },
                         con->levels, { 0 } };
     cp.con.still_rule = 0, cp.con.hud = 0;
-    const upf__vk_grid px = { (W + 7) / 8, (H + 7) / 8, 1 };
+    const upf__vk_grid px = upf__vk_grid16(W, H); /* the compose's, as the engine's */
     upf__vk_pass_frame pf[3] = { { .run = true, .push = &push }, { .run = true, .push = &push },
                                  { .run = true, .push = &cp, .dispatches = 1, .grid = { px } } };
     const int L = con->levels;
-    upf__vk_fg_down_dispatches(&pf[0], W, H, L); /* as the engine: four levels a dispatch */
+    upf__vk_fg_down_dispatches(&pf[0], W, H, L); /* as the engine: five levels a dispatch */
     upf__vk_fg_up_dispatches(&pf[1], W, H, L, 1); /* the small levels in one workgroup */
     CHECKF(pf[1].dispatches < L - 2, "%s: the up steps' tail: %d dispatches for %d levels",
            what, pf[1].dispatches, L - 2);
@@ -913,7 +911,7 @@ static void compose_case(gpu *g, const upf__passes *ps, const float *inpainted,
     const compose_push push = { con, { 0 }, { 0 }, levels, { 0 } };
     const upf__vk_pass_plan plan = compose_plan(hud != NULL);
     const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1,
-                                    .grid = { { (W + 7) / 8, (H + 7) / 8, 1 } } };
+                                    .grid = { upf__vk_grid16(W, H) } }; /* as the engine's */
     void *dst[UPF__SURFACES_MAX] = { 0 };
     if (run_pass_images(g, ps, &plan, &pf, in, dst, images, 1, &oi, &down) == 0)
         compare_u32(down.map, want, 4 * N, W, what, "the output");
@@ -1060,7 +1058,8 @@ static void bytes_case(gpu *g, const upf__passes *ps, VkFormat pfmt, int psrgb, 
         { .run = true, .push = &rp, .dispatches = 1,
           .grid = { upf__vk_fg_resolve_grid(W, H, true) }, .variant = bytes },
         { .run = true, .push = &ip }, { .run = true, .push = &ip },
-        { .run = true, .push = &cp, .dispatches = 1, .grid = { px }, .variant = bytes } };
+        { .run = true, .push = &cp, .dispatches = 1, .grid = { upf__vk_grid16(W, H) },
+          .variant = bytes } };
     upf__vk_fg_down_dispatches(&pf[2], W, H, icon->levels);
     upf__vk_fg_up_dispatches(&pf[3], W, H, icon->levels, 1);
     dst[UPF__FG_HISTOGRAMS] = got_h, dst[UPF__VK_FG_BYTES] = got_b;

@@ -119,7 +119,7 @@ upf__vk_grid upf__vk_fg_resolve_grid(int W, int H, bool bytes)
 {
     const uint32_t gw = UPF__VK_FG_RESOLVE_BYTES_W, gh = UPF__VK_FG_RESOLVE_BYTES_H;
     if (!bytes)
-        return upf__vk_grid8(W, H);
+        return upf__vk_grid16(W, H);
     return (upf__vk_grid){ ((uint32_t)W + gw - 1) / gw, ((uint32_t)H + gh - 1) / gh, 1 };
 }
 
@@ -213,11 +213,22 @@ void upf__vk_fg_prepare_dispatches(upf__vk_pass_frame *pf, int W, int H, int lev
 
 void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
 {
-    for (int l = 1; l < levels; l += UPF__VK_FG_DOWN_FUSED) {
-        pf->grid[pf->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
-                                                 upf__fg_level_size(H, l));
+    for (int l = 1; l < levels; l += UPF__VK_FG_DOWNS) {
+        pf->grid[pf->dispatches] = upf__vk_grid16(upf__fg_level_size(W, l),
+                                                  upf__fg_level_size(H, l));
         pf->patch[pf->dispatches++] = (uint32_t)l;
     }
+}
+
+void upf__vk_fg_fill_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
+{
+    if (levels < 2) { /* no down step to decode level 0 */
+        pf->grid[pf->dispatches] = upf__vk_grid16(W, H);
+        pf->patch[pf->dispatches++] = 0;
+    }
+    upf__vk_fg_down_dispatches(pf, W, H, levels);
+    pf->grid[pf->dispatches] = upf__vk_grid16(W, H); /* the last step fills level 0 */
+    pf->patch[pf->dispatches++] = (uint32_t)levels;
 }
 
 void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, int least)
@@ -233,8 +244,8 @@ void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, 
         l = lo - 1;
     }
     for (; l >= least; l--) {
-        pf->grid[pf->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
-                                                 upf__fg_level_size(H, l));
+        pf->grid[pf->dispatches] = upf__vk_grid16(upf__fg_level_size(W, l),
+                                                  upf__fg_level_size(H, l));
         pf->patch[pf->dispatches++] = (uint32_t)-l;
     }
 }
@@ -597,7 +608,7 @@ static void pair_passes(const upf_vk_interpolate *fg, const upf_vk_interpolate_f
 void upf__vk_fg_splat_frame(upf__vk_fg_splat_push *sp, float t, bool camera,
                             upf__vk_pass_frame *pf)
 {
-    const upf__vk_grid px = upf__vk_grid8(sp->c.width, sp->c.height);
+    const upf__vk_grid px = upf__vk_grid16(sp->c.width, sp->c.height);
     sp->c.shift = 1.0f - t;
     sp->t = t;
     *pf = (upf__vk_pass_frame){ .run = true, .push = sp };
@@ -617,7 +628,6 @@ static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, f
 {
     const upf__passes *ps = &fg->ps;
     const int W = fg->params.width, H = fg->params.height;
-    const upf__vk_grid px = upf__vk_grid8(W, H);
     upf__vk_fg_splat_push *sp = &push[UPF__VK_FG_GP_SPLAT].splat;
     sp->c = *(const upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS];
     sp->c.flow = rp->method == UPF_INTERPOLATE_USED_FLOW;
@@ -626,10 +636,8 @@ static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, f
     *fc = *(const upf__fg_fill_con *)ps->con[UPF__FG_FILL];
     fc->flow_rank = rp->method == UPF_INTERPOLATE_USED_FLOW;
     upf__vk_pass_frame *ff = &vf->pass[fg->at[UPF__VK_FG_GP_FILL]];
-    *ff = (upf__vk_pass_frame){ .run = true, .push = fc, .dispatches = 1, .grid = { px } };
-    upf__vk_fg_down_dispatches(ff, W, H, fc->levels);  /* steps 1, 5, .. (patch 0: decode) */
-    ff->grid[ff->dispatches] = px;                     /* the last step fills level 0 */
-    ff->patch[ff->dispatches++] = (uint32_t)fc->levels;
+    *ff = (upf__vk_pass_frame){ .run = true, .push = fc };
+    upf__vk_fg_fill_dispatches(ff, W, H, fc->levels);
 }
 
 /* A phase's resolve and inpaint (down to each level, then up). */
@@ -687,7 +695,7 @@ static void compose_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_
     vf->image[UPF__FG_HUD] = hud;
     vf->pass[fg->at[hud ? UPF__VK_FG_GP_COMPOSE_HUD : UPF__VK_FG_GP_COMPOSE]] =
         (upf__vk_pass_frame){ .run = true, .push = cp, .dispatches = 1,
-                              .grid = { upf__vk_grid8(fg->params.width, fg->params.height) },
+                              .grid = { upf__vk_grid16(fg->params.width, fg->params.height) },
                               .variant = rp->bytes ? UPF__VK_FG_VARIANT_BYTES : 0 };
 }
 

@@ -70,23 +70,32 @@ typedef struct upf__vk_fg_splat_push {
  * constants, shift and t set here): with `camera` (vectors or flow: a camera model may be on)
  * first the powers step, one workgroup (patch UPF__VK_FG_SPLAT_POWERS: the phase's powers of
  * the model into the camera surface, for the splat, fill and resolve), then the priorities
- * (patch 0) and the indices (1), 8 x 8 pixels a workgroup. */
+ * (patch 0) and the indices (1), 16 x 16 pixels a workgroup. */
 void upf__vk_fg_splat_frame(upf__vk_fg_splat_push *sp, float t, bool camera,
                             upf__vk_pass_frame *pf);
-/* The down steps of the fill's motion pyramid, the inpaint's colour pyramid and prepare's luma
- * pyramids (fill.comp, inpaint.comp, prepare.comp: downs): one dispatch makes UPF__VK_FG_DOWN_FUSED levels, l .. l + 3, each
- * workgroup 8 x 8 pixels of level l and the pixels below them. Appends to pf the dispatches
- * that make levels 1 .. levels - 1 of a W x H frame's pyramid (grid: level l's 8 x 8 tiles,
- * patch: l). */
+/* The down steps of prepare's luma pyramids (prepare.comp: downs): one dispatch makes
+ * UPF__VK_FG_DOWN_FUSED levels, l .. l + 3, each workgroup 8 x 8 pixels of level l and the
+ * pixels below them. */
 #define UPF__VK_FG_DOWN_FUSED 4
+/* The down steps of the fill's motion pyramid and the inpaint's colour pyramid (fill.comp,
+ * inpaint.comp: downs): one dispatch makes UPF__VK_FG_DOWNS levels, l .. l + 4, each workgroup
+ * 16 x 16 pixels of level l and the pixels below them. Appends to pf the dispatches that make
+ * levels 1 .. levels - 1 of a W x H frame's pyramid (grid: level l's 16 x 16 tiles, patch:
+ * l). */
+#define UPF__VK_FG_DOWNS 5
 void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
+/* The fill's dispatches (fill.comp) for a W x H frame's motion pyramid of `levels` levels,
+ * appended to pf: the down steps (upf__vk_fg_down_dispatches; step 1 also decodes the splat
+ * into level 0, so no decode step of its own but for a one-level pyramid: patch 0), then the
+ * up step (patch levels), 16 x 16 pixels a workgroup. */
+void upf__vk_fg_fill_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
 /* prepare's (prepare.comp): its step 0, 8 x 8 pixels a workgroup, also makes levels 1 .. 3 of
  * its tile (UPF__VK_FG_PREPARE_FUSED); appends step 0 and the down steps from level 4 on. */
 #define UPF__VK_FG_PREPARE_FUSED 3
 void upf__vk_fg_prepare_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
 
 /* The inpaint's up steps (inpaint.comp): levels levels - 2 .. least, one dispatch a level
- * (grid: the level's 8 x 8 tiles, patch: -l), except that the levels of at most
+ * (grid: the level's 16 x 16 tiles, patch: -l), except that the levels of at most
  * UPF__VK_FG_UP_TAIL pixels, when two or more, go in one dispatch of one workgroup (patch:
  * -(UPF__VK_FG_UP_TAIL_STEP + the least of them)). Appends them to pf. The engine's least is
  * 1: level 0's up step is the compose's (compose.glsl), which writes the output directly. */
@@ -124,7 +133,7 @@ void upf__vk_fg_bytes_extra(upf__vk_runner_params *rp, int W, int H,
  * each tap's codes then one or two cache lines), whose grid upf__vk_fg_resolve_grid gives. */
 void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader);
 #define UPF__VK_FG_RESOLVE_BYTES_W 32
-#define UPF__VK_FG_RESOLVE_BYTES_H 2
+#define UPF__VK_FG_RESOLVE_BYTES_H 8
 upf__vk_grid upf__vk_fg_resolve_grid(int W, int H, bool bytes);
 /* The vectors pass's plan beyond its pipelines: the 8-bit frames' variants, the splat to t = 0
  * cleared before it and the shade flag (cleared, read and written). */

@@ -19,15 +19,17 @@
  * surface (the splat's powers step computed them, camera.glsl). The taps are loads from
  * memory: the GPU's L1 serves a window's neighbours (a shared-memory tile of the workgroup's
  * windows, with three barriers and shared atomics, made the pass 2.4x slower on an H100:
- * 400 us at 1080p, not 166). One invocation per pixel, 8 x 8 a workgroup (BYTES: 32 x 2). */
+ * 400 us at 1080p, not 166). One invocation per pixel, 16 x 16 a workgroup (BYTES: 32 x 8):
+ * a workgroup's launch costs about the same whatever its size, so 256 pixels a workgroup, not
+ * 64, launch a quarter of the workgroups (and BYTES stages its tables a quarter as often). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
-layout(local_size_x = 8, local_size_y = 8) in;
-/* The BYTES pipeline's workgroup is 32 x 2 (specialisation constants 1 and 2; vk_framegen.h
+layout(local_size_x = 16, local_size_y = 16) in;
+/* The BYTES pipeline's workgroup is 32 x 8 (specialisation constants 1 and 2; vk_framegen.h
  * UPF__VK_FG_RESOLVE_BYTES_W): a warp then covers a row of 32 pixels, so a tap's 4-byte codes
  * span one or two cache lines, not the four of an 8 x 4 block (whose 16-byte RGBA32F taps
- * fill four lines anyway: the float pipeline keeps 8 x 8). */
+ * fill four lines anyway: the float pipeline's warp is 16 x 2). */
 layout(local_size_x_id = 1, local_size_y_id = 2) in;
 layout(set = 0, binding = 6, std430) readonly buffer Prev { vec4 prev[]; };
 layout(set = 0, binding = 7, std430) readonly buffer Cur { vec4 cur[]; };
