@@ -166,7 +166,9 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
     VkCommandBuffer cmd = vkt_begin(g->t);
     CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
     vkt_buffer down[UPF__SURFACES_MAX] = { { 0 } };
-    const uint64_t writes = ps->pass[plan->pass].writes | plan->writes;
+    uint64_t writes = 0; /* what any of the passes writes */
+    for (int k = 0; k < count; k++)
+        writes |= ps->pass[plan[k].pass].writes | plan[k].writes;
     for (int i = 0; i <= UPF__VK_FG_BYTES; i++) { /* the surfaces, then the 8-bit frames */
         VkDeviceSize bytes = 0;
         VkBuffer b = upf__vk_runner_buffer(run, i, &bytes);
@@ -293,6 +295,7 @@ typedef struct prepare_push {
 typedef struct resolve_push {
     upf__fg_resolve_con con;
     uint32_t table[2];
+    int32_t levels; /* the colour pyramid's: 2 or more, the resolve makes its level 1 */
 } resolve_push;
 
 static upf__vk_pass_plan prepare_plan(void)
@@ -684,9 +687,43 @@ static void test_fill(gpu *g)
 
 /* ---- resolve ----------------------------------------------------------------------------- */
 
+/* The colour pyramid the GPU made (`pyr`: levels 1 .. levels - 1) from the frame it resolved
+ * (`got`): the CPU's inpaint of those very floats with `levels` levels, word for word (with 2
+ * levels, the resolve's level 1 alone: the coarsest). */
+static void check_pyramid(gpu *g, const upf__passes *ps, const float *got, const float *pyr,
+                          int levels, const char *what)
+{
+    upf__fg_inpaint_con con = *(const upf__fg_inpaint_con *)ps->con[UPF__FG_INPAINT];
+    con.levels = levels;
+    float *want_p = calloc(1, surface_bytes(ps, UPF__FG_COLOR_PYRAMID));
+    static float inp[4 * N];
+    void *cpu[UPF__SURFACES_MAX] = { 0 };
+    cpu[UPF__FG_RESOLVED] = (void *)got, cpu[UPF__FG_COLOR_PYRAMID] = want_p;
+    cpu[UPF__FG_INPAINTED] = inp;
+    cpu_pass(g->ctx, ps, UPF__FG_INPAINT, &con, cpu);
+    for (int l = 1; l < levels; l++) {
+        const int lw = upf__fg_level_size(W, l), lh = upf__fg_level_size(H, l);
+        const size_t o = (size_t)(upf__fg_level_row(H, l) - H) * W * 4;
+        int d = 0, first = -1;
+        for (int y = 0; y < lh; y++) {
+            int f;
+            const int dr = count_diff_u32((const uint32_t *)pyr + o + (size_t)y * W * 4,
+                                          (const uint32_t *)want_p + o + (size_t)y * W * 4,
+                                          4 * lw, &f);
+            if (dr && d == 0)
+                first = y * lw + f / 4;
+            d += dr;
+        }
+        CHECKF(d == 0, "%s: colour pyramid level %d (of %d) from the GPU's resolved frame: %d "
+               "words differ; first pixel (%d, %d)", what, l, levels, d,
+               first < 0 ? 0 : first % lw, first < 0 ? 0 : first / lw);
+    }
+    free(want_p);
+}
+
 /* The resolve of the engine's surfaces (its last run; motion_t instead of its own unless
- * NULL) with constants `con` and the scene decision `cut`; the largest difference from the
- * CPU pass on any channel. */
+ * NULL) with constants `con` and the scene decision `cut`, making the colour pyramid's level 1
+ * too (check_pyramid); the largest difference from the CPU pass on any channel. */
 static float resolve_case(gpu *g, const upf__passes *ps, const upf__fg_resolve_con *con,
                           float cut, const float *motion_t, const char *what)
 {
@@ -705,11 +742,17 @@ static float resolve_case(gpu *g, const upf__passes *ps, const upf__fg_resolve_c
         in[UPF__FG_MOTION_T] = cpu[UPF__FG_MOTION_T] = (void *)motion_t;
     cpu[UPF__FG_RESOLVED] = want, out[UPF__FG_RESOLVED] = got;
     cpu_pass(g->ctx, ps, UPF__FG_RESOLVE, con, cpu);
-    const resolve_push push = { *con, { 0 } };
+    const resolve_push push = { *con, { 0 }, 2 };
     const upf__vk_pass_plan plan = resolve_plan();
     const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1,
                                     .grid = { upf__vk_fg_resolve_grid(W, H, false) } };
-    if (run_pass(g, ps, &plan, &pf, in, out))
+    float *pyr = calloc(1, surface_bytes(ps, UPF__FG_COLOR_PYRAMID));
+    out[UPF__FG_COLOR_PYRAMID] = pyr;
+    const int failed = run_pass(g, ps, &plan, &pf, in, out);
+    if (!failed)
+        check_pyramid(g, ps, got, pyr, 2, what); /* the resolve's level 1 */
+    free(pyr);
+    if (failed)
         return INFINITY;
     float worst = 0.0f;
     int holes = 0;
@@ -809,7 +852,7 @@ static void inpaint_case(gpu *g, const upf__passes *ps, const float *resolved, c
     upf__vk_pass_frame pf[3] = { { .run = true, .push = &push }, { .run = true, .push = &push },
                                  { .run = true, .push = &cp, .dispatches = 1, .grid = { px } } };
     const int L = con->levels;
-    upf__vk_fg_down_dispatches(&pf[0], W, H, L); /* as the engine: five levels a dispatch */
+    upf__vk_fg_down_dispatches(&pf[0], W, H, L, 1); /* five levels a dispatch, from level 1 */
     upf__vk_fg_up_dispatches(&pf[1], W, H, L, 1); /* the small levels in one workgroup */
     CHECKF(pf[1].dispatches < L - 2, "%s: the up steps' tail: %d dispatches for %d levels",
            what, pf[1].dispatches, L - 2);
@@ -1040,7 +1083,7 @@ static void bytes_case(gpu *g, const upf__passes *ps, VkFormat pfmt, int psrgb, 
     const uint32_t tc = cs8 ? UPF__VK_FG_TABLE_SRGB : UPF__VK_FG_TABLE_UNORM;
     prepare_push pp = { pcon, 0, { 0 }, { (uint32_t)psrgb, (uint32_t)csrgb }, { tp, tc },
                         { srgb_format(pfmt), srgb_format(cfmt) } };
-    const resolve_push rp = { rcon, { tp, tc } };
+    const resolve_push rp = { rcon, { tp, tc }, icon->levels }; /* it makes level 1 */
     struct { upf__fg_inpaint_con con; int32_t step; } ip = { *icon, 0 };
     const compose_push cp = { ccon, { 0 }, { 0 }, icon->levels, { tp, tc } };
     upf__vk_pass_plan plan[5] = { prepare_plan(), resolve_plan(), { 0 }, { 0 },
@@ -1060,10 +1103,15 @@ static void bytes_case(gpu *g, const upf__passes *ps, VkFormat pfmt, int psrgb, 
         { .run = true, .push = &ip }, { .run = true, .push = &ip },
         { .run = true, .push = &cp, .dispatches = 1, .grid = { upf__vk_grid16(W, H) },
           .variant = bytes } };
-    upf__vk_fg_down_dispatches(&pf[2], W, H, icon->levels);
+    upf__vk_fg_down_dispatches(&pf[2], W, H, icon->levels, 2); /* as the engine */
     upf__vk_fg_up_dispatches(&pf[3], W, H, icon->levels, 1);
     dst[UPF__FG_HISTOGRAMS] = got_h, dst[UPF__VK_FG_BYTES] = got_b;
+    static float got_res[4 * N];
+    float *got_pyr = calloc(1, surface_bytes(ps, UPF__FG_COLOR_PYRAMID));
+    dst[UPF__FG_RESOLVED] = got_res, dst[UPF__FG_COLOR_PYRAMID] = got_pyr;
     if (run_pass_images(g, ps, plan, pf, in, dst, images, 5, &oi, &down) == 0) {
+        /* the 8-bit resolve's level 1, with the inpaint's levels above it */
+        check_pyramid(g, ps, got_res, got_pyr, icon->levels, what);
         int wrong = 0;
         for (int i = 0; i < N; i++) {
             const uint32_t wa = a8[4 * i] | a8[4 * i + 1] << 8 | (uint32_t)a8[4 * i + 2] << 16;
@@ -1087,7 +1135,7 @@ static void bytes_case(gpu *g, const upf__passes *ps, VkFormat pfmt, int psrgb, 
     vkt_image_free(g->t, &pi);
     vkt_image_free(g->t, &ci);
     vkt_image_free(g->t, &oi);
-    free(want_h), free(got_h), free(got_b), free(pyr);
+    free(want_h), free(got_h), free(got_b), free(pyr), free(got_pyr);
 }
 
 static void test_bytes(gpu *g)

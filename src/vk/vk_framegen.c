@@ -34,6 +34,7 @@ typedef struct {
 typedef struct {
     upf__fg_resolve_con c;
     uint32_t prev_table, cur_table;   /* the 8-bit frames: each one's decode table */
+    int32_t levels;                   /* the inpaint's: the resolve makes its level 1 */
 } resolve_push;
 typedef struct {
     upf__fg_vectors_con c;
@@ -133,9 +134,12 @@ void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader)
     static const VkSpecializationInfo resolve = { 3, entry, sizeof on, on };
     plan->variant_count = 2;
     plan->variant[0] = (upf__vk_variant){ .shader = shader };
+    const bool is_resolve = strcmp(shader, "framegen/resolve") == 0;
     plan->variant[UPF__VK_FG_VARIANT_BYTES] = (upf__vk_variant){
-        .shader = shader, .spec = strcmp(shader, "framegen/resolve") ? &bytes : &resolve };
+        .shader = shader, .spec = is_resolve ? &resolve : &bytes };
     plan->reads |= RES(UPF__VK_FG_BYTES);
+    if (is_resolve) /* the colour pyramid's level 1 (resolve.comp) */
+        plan->writes |= RES(UPF__FG_COLOR_PYRAMID);
 }
 
 void upf__vk_fg_vectors_plan(upf__vk_pass_plan *plan)
@@ -211,9 +215,9 @@ void upf__vk_fg_prepare_dispatches(upf__vk_pass_frame *pf, int W, int H, int lev
     }
 }
 
-void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
+void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, int first)
 {
-    for (int l = 1; l < levels; l += UPF__VK_FG_DOWNS) {
+    for (int l = first; l < levels; l += UPF__VK_FG_DOWNS) {
         pf->grid[pf->dispatches] = upf__vk_grid16(upf__fg_level_size(W, l),
                                                   upf__fg_level_size(H, l));
         pf->patch[pf->dispatches++] = (uint32_t)l;
@@ -226,7 +230,7 @@ void upf__vk_fg_fill_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels
         pf->grid[pf->dispatches] = upf__vk_grid16(W, H);
         pf->patch[pf->dispatches++] = 0;
     }
-    upf__vk_fg_down_dispatches(pf, W, H, levels);
+    upf__vk_fg_down_dispatches(pf, W, H, levels, 1);
     pf->grid[pf->dispatches] = upf__vk_grid16(W, H); /* the last step fills level 0 */
     pf->patch[pf->dispatches++] = (uint32_t)levels;
 }
@@ -653,18 +657,19 @@ static void resolve_passes(const upf_vk_interpolate *fg, const record_plan *rp, 
     rc->blend = rp->method == UPF_INTERPOLATE_USED_BLEND;
     rc->visibility = rp->method == UPF_INTERPOLATE_USED_VECTORS;
     rs->prev_table = rp->prev_table, rs->cur_table = rp->cur_table;
+    const upf__fg_inpaint_con *ic = ps->con[UPF__FG_INPAINT];
+    rs->levels = ic->levels; /* it makes level 1 */
     vf->pass[fg->at[UPF__VK_FG_GP_RESOLVE]] = (upf__vk_pass_frame){
         .run = true, .push = rs, .dispatches = 1,
         .grid = { upf__vk_fg_resolve_grid(W, H, rp->bytes) },
         .variant = rp->bytes ? UPF__VK_FG_VARIANT_BYTES : 0 };
-    const upf__fg_inpaint_con *ic = ps->con[UPF__FG_INPAINT];
     upf__vk_pass_frame *down = &vf->pass[fg->at[UPF__VK_FG_GP_INPAINT_DOWN]];
     upf__vk_pass_frame *up = &vf->pass[fg->at[UPF__VK_FG_GP_INPAINT_UP]];
     memcpy(push[UPF__VK_FG_GP_INPAINT_DOWN].bytes, ic, sizeof *ic);
     memcpy(push[UPF__VK_FG_GP_INPAINT_UP].bytes, ic, sizeof *ic);
     *down = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_DOWN].bytes };
     *up = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_UP].bytes };
-    upf__vk_fg_down_dispatches(down, W, H, ic->levels);
+    upf__vk_fg_down_dispatches(down, W, H, ic->levels, 2); /* level 1: the resolve's */
     upf__vk_fg_up_dispatches(up, W, H, ic->levels, 1); /* level 0: the compose's */
 }
 

@@ -80,10 +80,11 @@ void upf__vk_fg_splat_frame(upf__vk_fg_splat_push *sp, float t, bool camera,
 /* The down steps of the fill's motion pyramid and the inpaint's colour pyramid (fill.comp,
  * inpaint.comp: downs): one dispatch makes UPF__VK_FG_DOWNS levels, l .. l + 4, each workgroup
  * 16 x 16 pixels of level l and the pixels below them. Appends to pf the dispatches that make
- * levels 1 .. levels - 1 of a W x H frame's pyramid (grid: level l's 16 x 16 tiles, patch:
- * l). */
+ * levels first .. levels - 1 of a W x H frame's pyramid (grid: level l's 16 x 16 tiles,
+ * patch: l). The engine's first: the fill's 1, the inpaint's 2 (the resolve makes level 1:
+ * resolve.comp, its push constants' `levels`). */
 #define UPF__VK_FG_DOWNS 5
-void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
+void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, int first);
 /* The fill's dispatches (fill.comp) for a W x H frame's motion pyramid of `levels` levels,
  * appended to pf: the down steps (upf__vk_fg_down_dispatches; step 1 also decodes the splat
  * into level 0, so no decode step of its own but for a one-level pyramid: patch 0), then the
@@ -128,9 +129,10 @@ void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, 
 void upf__vk_fg_bytes_extra(upf__vk_runner_params *rp, int W, int H,
                             float table[UPF__VK_FG_TABLE]);
 /* The two pipelines of pass `shader` (prepare, resolve, compose, compose_hud) into *plan;
- * the resolve's BYTES pipeline with workgroups of UPF__VK_FG_RESOLVE_BYTES_W x
- * UPF__VK_FG_RESOLVE_BYTES_H (specialisation constants 1 and 2: a warp a row of 32 pixels,
- * each tap's codes then one or two cache lines), whose grid upf__vk_fg_resolve_grid gives. */
+ * the resolve's writes with the colour pyramid (its level 1) and its BYTES pipeline with
+ * workgroups of UPF__VK_FG_RESOLVE_BYTES_W x UPF__VK_FG_RESOLVE_BYTES_H (specialisation
+ * constants 1 and 2: a warp a row of 32 pixels, each tap's codes then one or two cache
+ * lines), whose grid upf__vk_fg_resolve_grid gives. */
 void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader);
 #define UPF__VK_FG_RESOLVE_BYTES_W 32
 #define UPF__VK_FG_RESOLVE_BYTES_H 8

@@ -37,22 +37,7 @@ shared vec4 tile[341]; /* the down step's levels: 16 x 16, 8 x 8, 4 x 4, 2 x 2, 
 const int TILE_AT[5] = int[5](0, 256, 320, 336, 340);
 
 #include "inpaint.glsl"
-
-/* level l's pixel from its children c[k] (valid where ok[k]): the alpha-weighted mean */
-vec4 down_pixel(int l, vec4 c[4], bool ok[4])
-{
-    precise vec4 sum = vec4(0.0);
-    for (int k = 0; k < 4; k++)
-        if (ok[k])
-            sum += vec4(c[k].rgb * c[k].a, c[k].a);
-    precise vec4 o = vec4(0.0);
-    if (sum.a > 0.0)
-        o = vec4(upf_fdiv_rn(sum.r, sum.a), upf_fdiv_rn(sum.g, sum.a),
-                 upf_fdiv_rn(sum.b, sum.a), sum.a < 1.0 ? sum.a : 1.0);
-    if (l == pc.levels - 1)
-        o.a = 1.0;
-    return o;
-}
+#include "inpaint_down.glsl"
 
 /* child k of pixel (lx, ly) of the workgroup's tile at its level s + 1 (side n): its level
  * s's in the tile (an index in the tile only where s is one of the tile's levels) */
@@ -83,7 +68,7 @@ void downs(int l0)
                 c[k] = !ok[k] ? vec4(0.0)
                        : s == 0 ? level_at(l - 1, cx, cy) : tile_at(s - 1, n, lx, ly, k);
             }
-            const vec4 o = down_pixel(l, c, ok);
+            const vec4 o = inpaint_down(c, ok, l == pc.levels - 1);
             pyramid[level_base(l) + y * pc.width + x] = o;
             tile[TILE_AT[s] + ly * n + lx] = o;
         }
