@@ -46,7 +46,7 @@ typedef struct {
     upf__fg_compose_con c;
     int32_t out_x, out_y, hud_x, hud_y;
     uint32_t out_transfer, hud_transfer;
-    int32_t levels;                   /* the inpaint's: the compose makes its level 0 */
+    int32_t levels;                   /* the inpaint's: the compose makes its levels 1, 0 up */
     uint32_t prev_table, cur_table;   /* the 8-bit frames: each one's decode table */
 } compose_push;
 typedef union {
@@ -188,8 +188,9 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
     plan[n++] = plan_of(UPF__FG_INPAINT, "framegen/inpaint", sizeof(upf__fg_inpaint_con), false);
     at[UPF__VK_FG_GP_INPAINT_UP] = n;
     plan[n++] = plan_of(UPF__FG_INPAINT, "framegen/inpaint", sizeof(upf__fg_inpaint_con), true);
-    /* the compose makes the inpaint's level 0 (compose.glsl): it reads the resolved frame and
-     * the colour pyramid, not the inpainted frame, which no GPU pass writes */
+    /* the compose makes the inpaint's up steps at levels 1 and 0 (compose.glsl): it reads the
+     * resolved frame and the colour pyramid, not the inpainted frame, which no GPU pass
+     * writes */
     const uint64_t compose_reads = RES(UPF__FG_RESOLVED) | RES(UPF__FG_COLOR_PYRAMID) |
                                    RES(UPF__FG_LINEAR_PREV) | RES(UPF__FG_LINEAR);
     for (int hud = 0; hud < 2; hud++) {
@@ -670,12 +671,12 @@ static void resolve_passes(const upf_vk_interpolate *fg, const record_plan *rp, 
     *down = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_DOWN].bytes };
     *up = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_UP].bytes };
     upf__vk_fg_down_dispatches(down, W, H, ic->levels, 2); /* level 1: the resolve's */
-    upf__vk_fg_up_dispatches(up, W, H, ic->levels, 1); /* level 0: the compose's */
+    upf__vk_fg_up_dispatches(up, W, H, ic->levels, 2); /* levels 1 and 0: the compose's */
 }
 
-/* A phase's compose into `out` (with the inpaint's last step, level 0's up): with this phase's
- * HUD layer, as the CPU engine takes it (both: N-1's below 0.5, N's from 0.5; either alone:
- * that one), or the still-pixel rule. */
+/* A phase's compose into `out` (with the inpaint's last steps, levels 1's and 0's up): with
+ * this phase's HUD layer, as the CPU engine takes it (both: N-1's below 0.5, N's from 0.5;
+ * either alone: that one), or the still-pixel rule. */
 static void compose_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_frame *f,
                          const record_plan *rp, float t, const upf_vk_image *out,
                          const upf_rect *out_rect, push_block *push, upf__vk_frame *vf)

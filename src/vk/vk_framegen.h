@@ -11,8 +11,9 @@
 /* The engine's GPU passes, by role. upf__vk_fg_plans gives each one's index in the plan list
  * (the flow's passes, in an engine made for the flow, sit between vectors and camera, as the
  * CPU engine runs flow there). Per pair: prepare, scene, vectors or the flow's, camera; per phase: splat,
- * fill, resolve, inpaint down, inpaint up (to level 1), compose (the inpaint's level 0 and
- * the still-pixel rule) or compose with the HUD layer. */
+ * fill, resolve (and the inpaint's level 1 down), inpaint down (from level 2), inpaint up (to
+ * level 2), compose (the inpaint's levels 1 and 0 up, and the still-pixel rule) or compose
+ * with the HUD layer. */
 enum {
     UPF__VK_FG_GP_PREPARE = 0,
     UPF__VK_FG_GP_SCENE,
@@ -99,7 +100,8 @@ void upf__vk_fg_prepare_dispatches(upf__vk_pass_frame *pf, int W, int H, int lev
  * (grid: the level's 16 x 16 tiles, patch: -l), except that the levels of at most
  * UPF__VK_FG_UP_TAIL pixels, when two or more, go in one dispatch of one workgroup (patch:
  * -(UPF__VK_FG_UP_TAIL_STEP + the least of them)). Appends them to pf. The engine's least is
- * 1: level 0's up step is the compose's (compose.glsl), which writes the output directly. */
+ * 2: levels 1's and 0's up steps are the compose's (compose.glsl), which writes the output
+ * directly. */
 #define UPF__VK_FG_UP_TAIL 256
 #define UPF__VK_FG_UP_TAIL_STEP 256
 void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, int least);

@@ -8,9 +8,10 @@
  * offset; the device converts to its format, an sRGB encode in the shader for sRGB values in
  * a UNORM view, out_transfer = 1).
  *
- * The made frame c is the inpaint's last step, its up step at level 0 (inpaint.glsl,
- * up_value: resolved where alpha is 1, else blended with the bilinear sample of level 1),
- * fused here so that the full-resolution colour is not written to memory and read back.
+ * The made frame c is the inpaint's last steps, its up steps at levels 1 and 0 (inpaint.glsl,
+ * up_value0: resolved where alpha is 1, else blended with the bilinear sample of level 1
+ * after its up step, made here for the four texels sampled), fused here so that the
+ * full-resolution colour is not written to memory and read back, nor level 1 twice.
  *
  * With a HUD (straight alpha a clamped to [0, 1], linear light; sRGB values in a UNORM view
  * decoded, hud_transfer = 1): o = c (1 - a) + h a, h itself where a = 1. Without: a still
@@ -122,7 +123,7 @@ void main()
     if (x >= pc.width || y >= pc.height)
         return;
     const int i = y * pc.width + x;
-    precise vec3 o = up_value(0, x, y).rgb;
+    precise vec3 o = up_value0(x, y).rgb;
 #ifdef COMPOSE_HUD
     vec4 h = texelFetch(hud_image, ivec2(pc.hud_x + x, pc.hud_y + y), 0);
     if (pc.hud_transfer == 1u)

@@ -9,10 +9,12 @@
  * alpha-weighted mean of its 2x2 children, alpha their sum capped at 1 (the coarsest level's
  * alpha then set to 1: no information at all is black); step -l (l >= 1) goes up at level l,
  * one dispatch a level (inpaint.glsl, up_value); the small levels' up steps (those of at most
- * UPF__VK_FG_UP_TAIL pixels) go in one dispatch of one workgroup (up_tail). Level 0's up step
- * is the compose's (compose.glsl): the inpainted frame, which only the compose reads, is
- * never written. The backend records the down steps and the up steps as two GPU passes of
- * this shader (upf__vk_fg_down_dispatches, upf__vk_fg_up_dispatches down to level 1). Every
+ * UPF__VK_FG_UP_TAIL pixels) go in one dispatch of one workgroup (up_tail). Level 1's down
+ * step is the resolve's (resolve.comp), levels 1's and 0's up steps the compose's
+ * (compose.glsl, inpaint.glsl up_value0): the inpainted frame, which only the compose reads,
+ * is never written. The backend records the down steps and the up steps as two GPU passes of
+ * this shader (upf__vk_fg_down_dispatches from level 2, upf__vk_fg_up_dispatches down to
+ * level 2; this shader still makes level 1 both ways where asked: step 1, step -1). Every
  * operation `precise`, in the CPU's order. One invocation per pixel of the level (of the down
  * step's first), 16 x 16 a workgroup (a workgroup's launch costs about the same whatever its
  * size: 256 pixels a workgroup, not 64, launch a quarter of the workgroups). */
@@ -76,7 +78,7 @@ void downs(int l0)
     }
 }
 
-/* up at level l >= 1, into the pyramid (level 0: the compose's, compose.glsl) */
+/* up at level l >= 1, into the pyramid (the engine's levels 1 and 0: the compose's) */
 void up(int l, int x, int y)
 {
     pyramid[level_base(l) + y * pc.width + x] = up_value(l, x, y);
