@@ -1758,9 +1758,60 @@ static void time_camera(gpu *g, int w, int h, int frames)
     upf_interpolate_destroy(&e);
 }
 
+/* ---- a phase's workgroups --------------------------------------------------------------- */
+
+static uint64_t workgroups(const upf__vk_pass_frame *pf)
+{
+    uint64_t n = 0;
+    for (int d = 0; d < pf->dispatches; d++)
+        n += (uint64_t)pf->grid[d].x * pf->grid[d].y * pf->grid[d].z;
+    return n;
+}
+
+/* The workgroups and dispatches of a phase (game vectors, float colours) as the engine
+ * records them at 1920x1080 and 3840x2160, printed (docs/FRAMEGEN.md, "On the GPU": a
+ * workgroup's launch costs about 0.7 ns on an H100 whatever its size): every per-pixel pass
+ * in workgroups of 256 pixels, so a phase launches under 50,000 / 200,000 of them (with 64
+ * pixels a workgroup: 221,701 / 885,971). */
+static void test_phase_workgroups(void)
+{
+    for (int k = 0; k < 2; k++) {
+        const int w = k ? 3840 : 1920, h = k ? 2160 : 1080, L = upf__fg_levels(w, h, 1);
+        upf__vk_pass_frame pf[5];
+        memset(pf, 0, sizeof pf);
+        upf__vk_fg_splat_push sp = { .c = { .width = w, .height = h } };
+        upf__vk_fg_splat_frame(&sp, 0.5f, true, &pf[0]);
+        upf__vk_fg_fill_dispatches(&pf[1], w, h, L);
+        pf[2].dispatches = 1, pf[2].grid[0] = upf__vk_fg_resolve_grid(w, h, false);
+        upf__vk_fg_down_dispatches(&pf[3], w, h, L, 2);
+        upf__vk_fg_up_dispatches(&pf[3], w, h, L, 2);
+        pf[4].dispatches = 1, pf[4].grid[0] = upf__vk_grid16(w, h); /* compose_pass's */
+        const upf__vk_grid bytes = upf__vk_fg_resolve_grid(w, h, true);
+        uint64_t total = 0;
+        int dispatches = 0;
+        for (int p = 0; p < 5; p++)
+            total += workgroups(&pf[p]), dispatches += pf[p].dispatches;
+        printf("a phase at %dx%d (%d levels): workgroups (dispatches) splat %llu (%d), fill "
+               "%llu (%d), resolve %llu (8-bit: %llu), inpaint %llu (%d), compose %llu; "
+               "%llu in %d dispatches, about %.1f us of launches at 0.7 ns each\n",
+               w, h, L, (unsigned long long)workgroups(&pf[0]), pf[0].dispatches,
+               (unsigned long long)workgroups(&pf[1]), pf[1].dispatches,
+               (unsigned long long)workgroups(&pf[2]),
+               (unsigned long long)bytes.x * bytes.y, (unsigned long long)workgroups(&pf[3]),
+               pf[3].dispatches, (unsigned long long)workgroups(&pf[4]),
+               (unsigned long long)total, dispatches, (double)total * 0.7e-3);
+        CHECKF(total < (k ? 200000u : 50000u), "%dx%d: %llu workgroups a phase", w, h,
+               (unsigned long long)total);
+        CHECKF((uint64_t)bytes.x * bytes.y * 256 < (uint64_t)(w + 256) * (h + 256),
+               "%dx%d: the 8-bit resolve's workgroups of %u x %u", w, h,
+               UPF__VK_FG_RESOLVE_BYTES_W, UPF__VK_FG_RESOLVE_BYTES_H);
+    }
+}
+
 int main(void)
 {
     upf_context *ctx = test_context(2);
+    test_phase_workgroups(); /* no device needed */
     vkt t;
     const int rc = vkt_init(&t, ctx);
     if (rc) {
