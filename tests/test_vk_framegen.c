@@ -171,7 +171,9 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
     VkCommandBuffer cmd = vkt_begin(g->t);
     CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
     vkt_buffer down[UPF__SURFACES_MAX] = { { 0 } };
-    const uint64_t writes = ps->pass[plan->pass].writes | plan->writes;
+    uint64_t writes = 0; /* what any of the passes writes */
+    for (int k = 0; k < count; k++)
+        writes |= ps->pass[plan[k].pass].writes | plan[k].writes;
     for (int i = 0; i <= UPF__VK_FG_SHADED; i++) { /* the surfaces, then the engine's extras */
         VkDeviceSize bytes = 0;
         VkBuffer b = upf__vk_runner_buffer(run, i, &bytes);
@@ -298,6 +300,9 @@ typedef struct prepare_push {
 typedef struct resolve_push {
     upf__fg_resolve_con con;
     uint32_t table[2];
+    int32_t levels; /* the colour pyramid's: 2 or more, the resolve makes its level 1 */
+    int32_t fill_levels; /* the motion pyramid's: 1 or more, the resolve fills the holes */
+    uint32_t flow_rank;
 } resolve_push;
 
 static upf__vk_pass_plan prepare_plan(void)
@@ -640,12 +645,10 @@ static void fill_case(gpu *g, const upf__passes *ps, const uint32_t *splat, cons
         .pass = UPF__FG_FILL, .stamp = true, .push_bytes = sizeof push, .patch_used = true,
         .patch_offset = sizeof *con, .variant_count = 1,
         .variant = { { "framegen/fill", NULL, NULL } } };
-    /* decode, the down steps as the engine records them (four levels a dispatch), up */
-    const upf__vk_grid px = upf__vk_grid8(W, H);
-    upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1, .grid = { px } };
-    upf__vk_fg_down_dispatches(&pf, W, H, con->levels);
-    pf.grid[pf.dispatches] = px;
-    pf.patch[pf.dispatches++] = (uint32_t)con->levels;
+    /* as the engine records them: the down steps (five levels a dispatch, the first one
+     * decoding level 0), up */
+    upf__vk_pass_frame pf = { .run = true, .push = &push };
+    upf__vk_fg_fill_dispatches(&pf, W, H, con->levels, true); /* its own up step too */
     CHECKF(con->levels >= 3, "%s: %d levels", what, con->levels);
     if (run_pass(g, ps, &plan, &pf, in, out) == 0) {
         int holes = 0;
@@ -716,11 +719,72 @@ static void test_fill(gpu *g)
 
 /* ---- resolve ----------------------------------------------------------------------------- */
 
+/* The CPU's inpaint of `got` (a resolved frame) with `levels` levels: its colour pyramid
+ * (calloc'd). */
+static float *cpu_pyramid(gpu *g, const upf__passes *ps, const float *got, int levels)
+{
+    upf__fg_inpaint_con con = *(const upf__fg_inpaint_con *)ps->con[UPF__FG_INPAINT];
+    con.levels = levels;
+    float *want_p = calloc(1, surface_bytes(ps, UPF__FG_COLOR_PYRAMID));
+    static float inp[4 * N];
+    void *cpu[UPF__SURFACES_MAX] = { 0 };
+    cpu[UPF__FG_RESOLVED] = (void *)got, cpu[UPF__FG_COLOR_PYRAMID] = want_p;
+    cpu[UPF__FG_INPAINTED] = inp;
+    cpu_pass(g->ctx, ps, UPF__FG_INPAINT, &con, cpu);
+    return want_p;
+}
+
+/* Level l of the colour pyramids a and b: the words that differ (`channels` of each pixel's
+ * four), the first such pixel in *first. */
+static int level_diff(const float *a, const float *b, int l, int channels, int *first)
+{
+    const int lw = upf__fg_level_size(W, l), lh = upf__fg_level_size(H, l);
+    const size_t o = (size_t)(upf__fg_level_row(H, l) - H) * W * 4;
+    int d = 0;
+    *first = -1;
+    for (int y = 0; y < lh; y++)
+        for (int x = 0; x < lw; x++)
+            for (int c = 0; c < channels; c++) {
+                const size_t i = o + (size_t)y * W * 4 + 4 * (size_t)x + (size_t)c;
+                if (memcmp(&a[i], &b[i], 4) != 0) {
+                    *first = *first < 0 ? y * lw + x : *first;
+                    d++;
+                }
+            }
+    return d;
+}
+
+/* The colour pyramid the GPU made (`pyr`) from the frame it resolved (`got`), as the engine
+ * leaves it: level 1 the down step's (the resolve's), levels 2 .. levels - 1 after their up
+ * steps. Against the CPU's inpaint of those very floats, word for word: with `levels` levels
+ * for levels 2 and above, with 2 (level 1 the coarsest, its alpha 1) for level 1's colour
+ * (and its alpha too where `levels` is 2). */
+static void check_pyramid(gpu *g, const upf__passes *ps, const float *got, const float *pyr,
+                          int levels, const char *what)
+{
+    float *want_p = cpu_pyramid(g, ps, got, levels);
+    float *want_1 = levels > 2 ? cpu_pyramid(g, ps, got, 2) : want_p;
+    for (int l = 1; l < levels; l++) {
+        int first;
+        const int lw = upf__fg_level_size(W, l);
+        const int d = level_diff(pyr, l == 1 ? want_1 : want_p, l, l == 1 && levels > 2 ? 3 : 4,
+                                 &first);
+        CHECKF(d == 0, "%s: colour pyramid level %d (of %d) from the GPU's resolved frame: %d "
+               "words differ; first pixel (%d, %d)", what, l, levels, d,
+               first < 0 ? 0 : first % lw, first < 0 ? 0 : first / lw);
+    }
+    if (want_1 != want_p)
+        free(want_1);
+    free(want_p);
+}
+
 /* The resolve of the engine's surfaces (its last run; motion_t instead of its own unless
- * NULL) with constants `con` and the scene decision `cut`; the largest difference from the
- * CPU pass on any channel. */
+ * NULL) with constants `con` and the scene decision `cut`, making the colour pyramid's level 1
+ * too (check_pyramid); with `fill` filling the holes itself (the fill's up step, as the
+ * engine: its motion_t given with the holes as the fill's decode leaves them, and the motion
+ * pyramid); the largest difference from the CPU pass on any channel. */
 static float resolve_case(gpu *g, const upf__passes *ps, const upf__fg_resolve_con *con,
-                          float cut, const float *motion_t, const char *what)
+                          float cut, const float *motion_t, bool fill, const char *what)
 {
     static float want[4 * N], got[4 * N];
     const float scene[4] = { cut, 0, 0, 0 };
@@ -735,13 +799,45 @@ static float resolve_case(gpu *g, const upf__passes *ps, const upf__fg_resolve_c
     in[UPF__FG_SCENE] = cpu[UPF__FG_SCENE] = (void *)scene;
     if (motion_t)
         in[UPF__FG_MOTION_T] = cpu[UPF__FG_MOTION_T] = (void *)motion_t;
+    static float unfilled[4 * N], filled[4 * N];
+    const upf__fg_fill_con *fc = ps->con[UPF__FG_FILL];
+    const size_t mpb = surface_bytes(ps, UPF__FG_MOTION_PYRAMID);
+    float *mpyr = fill ? malloc(mpb) : NULL;
+    if (fill) {
+        /* the holes as the decode leaves them: (0, 0, priority 0, 1); every vector, in
+         * motion_t and the motion pyramid, 8 times longer (exact: the fill copies words,
+         * choosing by the priorities and hole flags alone), so a hole left unfilled moves
+         * its pixel's samples far */
+        const float *mt = cpu[UPF__FG_MOTION_T];
+        int holes = 0;
+        for (int i = 0; i < N; i++) {
+            const bool hole = mt[4 * i + 3] != 0.0f;
+            for (int k = 0; k < 4; k++) {
+                filled[4 * i + k] = mt[4 * i + k] * (k < 2 ? 8.0f : 1.0f);
+                unfilled[4 * i + k] = hole && k < 3 ? 0.0f : filled[4 * i + k];
+            }
+            holes += hole;
+        }
+        memcpy(mpyr, ps->surface[UPF__FG_MOTION_PYRAMID].data, mpb);
+        for (size_t i = 0; i < mpb / 16; i++)
+            mpyr[4 * i] *= 8.0f, mpyr[4 * i + 1] *= 8.0f;
+        CHECKF(holes > 0 && fc->levels > 1, "%s: %d holes in motion_t", what, holes);
+        cpu[UPF__FG_MOTION_T] = filled, in[UPF__FG_MOTION_T] = unfilled;
+        in[UPF__FG_MOTION_PYRAMID] = mpyr;
+    }
     cpu[UPF__FG_RESOLVED] = want, out[UPF__FG_RESOLVED] = got;
     cpu_pass(g->ctx, ps, UPF__FG_RESOLVE, con, cpu);
-    const resolve_push push = { *con, { 0 } };
+    const resolve_push push = { *con, { 0 }, 2, fill ? fc->levels : 0, 0 };
     const upf__vk_pass_plan plan = resolve_plan();
     const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1,
-                                    .grid = { { (W + 7) / 8, (H + 7) / 8, 1 } } };
-    if (run_pass(g, ps, &plan, &pf, in, out))
+                                    .grid = { upf__vk_fg_resolve_grid(W, H, false) } };
+    float *pyr = calloc(1, surface_bytes(ps, UPF__FG_COLOR_PYRAMID));
+    out[UPF__FG_COLOR_PYRAMID] = pyr;
+    const int failed = run_pass(g, ps, &plan, &pf, in, out);
+    if (!failed)
+        check_pyramid(g, ps, got, pyr, 2, what); /* the resolve's level 1 */
+    free(pyr), free(mpyr);
+    if (failed)
         return INFINITY;
     float worst = 0.0f;
     int holes = 0;
@@ -764,9 +860,12 @@ static void test_resolve(gpu *g)
     upf__fg_resolve_con con = *(const upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE];
     CHECK(upf__fg_camera_has(ps->surface[UPF__FG_CAMERA].data));
     float worst[5];
-    worst[0] = resolve_case(g, ps, &con, 0.0f, NULL, "the turn with its camera, t = 1/2");
+    worst[0] = resolve_case(g, ps, &con, 0.0f, NULL, false, "the turn with its camera, t = 1/2");
+    const float fill_worst = resolve_case(g, ps, &con, 0.0f, NULL, true,
+                                          "the turn, the holes filled by the resolve");
     con.visibility = 0;
-    worst[1] = resolve_case(g, ps, &con, 0.0f, NULL, "the turn, without visibility (as the flow)");
+    worst[1] = resolve_case(g, ps, &con, 0.0f, NULL, false,
+                            "the turn, without visibility (as the flow)");
     /* the left half's motion random (-12 .. 12 px a pixel): neighbours' Lanczos windows far
      * apart, taps clamped at the frame's edges */
     static float mt[4 * N];
@@ -776,13 +875,14 @@ static void test_resolve(gpu *g)
         if (i % W < W / 2)
             for (int k = 0; k < 2; k++)
                 mt[4 * i + k] = (float)test_rand_int(&rng, -48, 48) / 4.0f;
-    worst[4] = resolve_case(g, ps, &con, 0.0f, mt, "random motion in the left half");
+    worst[4] = resolve_case(g, ps, &con, 0.0f, mt, false, "random motion in the left half");
     con.visibility = 1, con.t = 0.3f;
-    worst[2] = resolve_case(g, ps, &con, 1.0f, NULL, "the scene pass's cut: the blend at t = 0.3");
+    worst[2] = resolve_case(g, ps, &con, 1.0f, NULL, false,
+                            "the scene pass's cut: the blend at t = 0.3");
     con.blend = 1;
-    worst[3] = resolve_case(g, ps, &con, 0.0f, NULL, "the host's blend at t = 0.3");
-    printf("resolve: largest differences %g %g %g %g %g\n", worst[0], worst[1], worst[2],
-           worst[3], worst[4]);
+    worst[3] = resolve_case(g, ps, &con, 0.0f, NULL, false, "the host's blend at t = 0.3");
+    printf("resolve: largest differences %g %g %g %g %g (the holes filled by it: %g)\n",
+           worst[0], worst[1], worst[2], worst[3], worst[4], fill_worst);
     upf_interpolate_destroy(&er.e);
 }
 
@@ -813,7 +913,8 @@ static upf__vk_pass_plan compose_plan(bool hud)
     return p;
 }
 
-/* The inpaint as the engine runs it: down, up to level 1 (inpaint.comp), and level 0 in the
+/* The inpaint as the engine runs it but for level 1's down step (the resolve's in the
+ * engine): down from level 1, up to level 2 (inpaint.comp), and levels 1 and 0 up in the
  * compose (compose.glsl; no still-pixel rule, no HUD: the output is the inpainted frame). */
 static void inpaint_case(gpu *g, const upf__passes *ps, const float *resolved, const char *what)
 {
@@ -837,12 +938,12 @@ static void inpaint_case(gpu *g, const upf__passes *ps, const float *resolved, c
     compose_push cp = { *(const upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE], { 0 }, { 0 },
                         con->levels, { 0 } };
     cp.con.still_rule = 0, cp.con.hud = 0;
-    const upf__vk_grid px = { (W + 7) / 8, (H + 7) / 8, 1 };
+    const upf__vk_grid px = upf__vk_grid16(W, H); /* the compose's, as the engine's */
     upf__vk_pass_frame pf[3] = { { .run = true, .push = &push }, { .run = true, .push = &push },
                                  { .run = true, .push = &cp, .dispatches = 1, .grid = { px } } };
     const int L = con->levels;
-    upf__vk_fg_down_dispatches(&pf[0], W, H, L); /* as the engine: four levels a dispatch */
-    upf__vk_fg_up_dispatches(&pf[1], W, H, L, 1); /* the small levels in one workgroup */
+    upf__vk_fg_down_dispatches(&pf[0], W, H, L, 1); /* five levels a dispatch, from level 1 */
+    upf__vk_fg_up_dispatches(&pf[1], W, H, L, 2); /* the small levels in one workgroup */
     CHECKF(pf[1].dispatches < L - 2, "%s: the up steps' tail: %d dispatches for %d levels",
            what, pf[1].dispatches, L - 2);
     vkt_image oi = vkt_image_make(g->t, W, H, VK_FORMAT_R32G32B32A32_SFLOAT, 0,
@@ -853,15 +954,7 @@ static void inpaint_case(gpu *g, const upf__passes *ps, const float *resolved, c
     images[UPF__FG_OUTPUT] = &lo;
     if (run_pass_images(g, ps, plan, pf, in, out, images, 3, &oi, &down) == 0) {
         compare_u32(down.map, want, 4 * N, W, what, "inpainted (the compose's output)");
-        for (int l = 1; l < L; l++) {
-            const int lw = upf__fg_level_size(W, l), lh = upf__fg_level_size(H, l);
-            const size_t o = (size_t)(upf__fg_level_row(H, l) - H) * W * 4;
-            int d = 0, f;
-            for (int y = 0; y < lh; y++)
-                d += count_diff_u32((const uint32_t *)got_p + o + (size_t)y * W * 4,
-                                    (const uint32_t *)want_p + o + (size_t)y * W * 4, 4 * lw, &f);
-            CHECKF(d == 0, "%s: colour pyramid level %d: %d words differ", what, l, d);
-        }
+        check_pyramid(g, ps, resolved, got_p, L, what);
     }
     vkt_buffer_free(g->t, &down);
     vkt_image_free(g->t, &oi);
@@ -943,7 +1036,7 @@ static void compose_case(gpu *g, const upf__passes *ps, const float *inpainted,
     const compose_push push = { con, { 0 }, { 0 }, levels, { 0 } };
     const upf__vk_pass_plan plan = compose_plan(hud != NULL);
     const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1,
-                                    .grid = { { (W + 7) / 8, (H + 7) / 8, 1 } } };
+                                    .grid = { upf__vk_grid16(W, H) } }; /* as the engine's */
     void *dst[UPF__SURFACES_MAX] = { 0 };
     if (run_pass_images(g, ps, &plan, &pf, in, dst, images, 1, &oi, &down) == 0)
         compare_u32(down.map, want, 4 * N, W, what, "the output");
@@ -1072,7 +1165,7 @@ static void bytes_case(gpu *g, const upf__passes *ps, VkFormat pfmt, int psrgb, 
     const uint32_t tc = cs8 ? UPF__VK_FG_TABLE_SRGB : UPF__VK_FG_TABLE_UNORM;
     prepare_push pp = { pcon, 0, { 0 }, { (uint32_t)psrgb, (uint32_t)csrgb }, { tp, tc },
                         { srgb_format(pfmt), srgb_format(cfmt) } };
-    const resolve_push rp = { rcon, { tp, tc } };
+    const resolve_push rp = { rcon, { tp, tc }, icon->levels, 0, 0 }; /* it makes level 1 */
     struct { upf__fg_inpaint_con con; int32_t step; } ip = { *icon, 0 };
     const compose_push cp = { ccon, { 0 }, { 0 }, icon->levels, { tp, tc } };
     upf__vk_pass_plan plan[5] = { prepare_plan(), resolve_plan(), { 0 }, { 0 },
@@ -1090,11 +1183,17 @@ static void bytes_case(gpu *g, const upf__passes *ps, VkFormat pfmt, int psrgb, 
         { .run = true, .push = &rp, .dispatches = 1,
           .grid = { upf__vk_fg_resolve_grid(W, H, true) }, .variant = bytes },
         { .run = true, .push = &ip }, { .run = true, .push = &ip },
-        { .run = true, .push = &cp, .dispatches = 1, .grid = { px }, .variant = bytes } };
-    upf__vk_fg_down_dispatches(&pf[2], W, H, icon->levels);
-    upf__vk_fg_up_dispatches(&pf[3], W, H, icon->levels, 1);
+        { .run = true, .push = &cp, .dispatches = 1, .grid = { upf__vk_grid16(W, H) },
+          .variant = bytes } };
+    upf__vk_fg_down_dispatches(&pf[2], W, H, icon->levels, 2); /* as the engine */
+    upf__vk_fg_up_dispatches(&pf[3], W, H, icon->levels, 2); /* 1 and 0: the compose's */
     dst[UPF__FG_HISTOGRAMS] = got_h, dst[UPF__VK_FG_BYTES] = got_b;
+    static float got_res[4 * N];
+    float *got_pyr = calloc(1, surface_bytes(ps, UPF__FG_COLOR_PYRAMID));
+    dst[UPF__FG_RESOLVED] = got_res, dst[UPF__FG_COLOR_PYRAMID] = got_pyr;
     if (run_pass_images(g, ps, plan, pf, in, dst, images, 5, &oi, &down) == 0) {
+        /* the 8-bit resolve's level 1, with the inpaint's levels above it */
+        check_pyramid(g, ps, got_res, got_pyr, icon->levels, what);
         int wrong = 0;
         for (int i = 0; i < N; i++) {
             const uint32_t wa = a8[4 * i] | a8[4 * i + 1] << 8 | (uint32_t)a8[4 * i + 2] << 16;
@@ -1118,7 +1217,7 @@ static void bytes_case(gpu *g, const upf__passes *ps, VkFormat pfmt, int psrgb, 
     vkt_image_free(g->t, &pi);
     vkt_image_free(g->t, &ci);
     vkt_image_free(g->t, &oi);
-    free(want_h), free(got_h), free(got_b), free(pyr);
+    free(want_h), free(got_h), free(got_b), free(pyr), free(got_pyr);
 }
 
 static void test_bytes(gpu *g)
@@ -1743,9 +1842,60 @@ static void time_camera(gpu *g, int w, int h, int frames)
     upf_interpolate_destroy(&e);
 }
 
+/* ---- a phase's workgroups --------------------------------------------------------------- */
+
+static uint64_t workgroups(const upf__vk_pass_frame *pf)
+{
+    uint64_t n = 0;
+    for (int d = 0; d < pf->dispatches; d++)
+        n += (uint64_t)pf->grid[d].x * pf->grid[d].y * pf->grid[d].z;
+    return n;
+}
+
+/* The workgroups and dispatches of a phase (game vectors, float colours) as the engine
+ * records them at 1920x1080 and 3840x2160, printed (docs/FRAMEGEN.md, "On the GPU": a
+ * workgroup's launch costs about 0.7 ns on an H100 whatever its size): every per-pixel pass
+ * in workgroups of 256 pixels, so a phase launches under 50,000 / 200,000 of them (with 64
+ * pixels a workgroup: 221,701 / 885,971). */
+static void test_phase_workgroups(void)
+{
+    for (int k = 0; k < 2; k++) {
+        const int w = k ? 3840 : 1920, h = k ? 2160 : 1080, L = upf__fg_levels(w, h, 1);
+        upf__vk_pass_frame pf[5];
+        memset(pf, 0, sizeof pf);
+        upf__vk_fg_splat_push sp = { .c = { .width = w, .height = h } };
+        upf__vk_fg_splat_frame(&sp, 0.5f, true, &pf[0]);
+        upf__vk_fg_fill_dispatches(&pf[1], w, h, L, false); /* the resolve fills */
+        pf[2].dispatches = 1, pf[2].grid[0] = upf__vk_fg_resolve_grid(w, h, false);
+        upf__vk_fg_down_dispatches(&pf[3], w, h, L, 2);
+        upf__vk_fg_up_dispatches(&pf[3], w, h, L, 2);
+        pf[4].dispatches = 1, pf[4].grid[0] = upf__vk_grid16(w, h); /* compose_pass's */
+        const upf__vk_grid bytes = upf__vk_fg_resolve_grid(w, h, true);
+        uint64_t total = 0;
+        int dispatches = 0;
+        for (int p = 0; p < 5; p++)
+            total += workgroups(&pf[p]), dispatches += pf[p].dispatches;
+        printf("a phase at %dx%d (%d levels): workgroups (dispatches) splat %llu (%d), fill "
+               "%llu (%d), resolve %llu (8-bit: %llu), inpaint %llu (%d), compose %llu; "
+               "%llu in %d dispatches, about %.1f us of launches at 0.7 ns each\n",
+               w, h, L, (unsigned long long)workgroups(&pf[0]), pf[0].dispatches,
+               (unsigned long long)workgroups(&pf[1]), pf[1].dispatches,
+               (unsigned long long)workgroups(&pf[2]),
+               (unsigned long long)bytes.x * bytes.y, (unsigned long long)workgroups(&pf[3]),
+               pf[3].dispatches, (unsigned long long)workgroups(&pf[4]),
+               (unsigned long long)total, dispatches, (double)total * 0.7e-3);
+        CHECKF(total < (k ? 200000u : 50000u), "%dx%d: %llu workgroups a phase", w, h,
+               (unsigned long long)total);
+        CHECKF((uint64_t)bytes.x * bytes.y * 256 < (uint64_t)(w + 256) * (h + 256),
+               "%dx%d: the 8-bit resolve's workgroups of %u x %u", w, h,
+               UPF__VK_FG_RESOLVE_BYTES_W, UPF__VK_FG_RESOLVE_BYTES_H);
+    }
+}
+
 int main(void)
 {
     upf_context *ctx = test_context(2);
+    test_phase_workgroups(); /* no device needed */
     vkt t;
     const int rc = vkt_init(&t, ctx);
     if (rc) {

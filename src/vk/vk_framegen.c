@@ -34,6 +34,9 @@ typedef struct {
 typedef struct {
     upf__fg_resolve_con c;
     uint32_t prev_table, cur_table;   /* the 8-bit frames: each one's decode table */
+    int32_t levels;                   /* the inpaint's: the resolve makes its level 1 */
+    int32_t fill_levels;              /* the fill's: the resolve fills the holes (its up step) */
+    uint32_t flow_rank;               /* the fill's rank */
 } resolve_push;
 typedef struct {
     upf__fg_vectors_con c;
@@ -45,7 +48,7 @@ typedef struct {
     upf__fg_compose_con c;
     int32_t out_x, out_y, hud_x, hud_y;
     uint32_t out_transfer, hud_transfer;
-    int32_t levels;                   /* the inpaint's: the compose makes its level 0 */
+    int32_t levels;                   /* the inpaint's: the compose makes its levels 1, 0 up */
     uint32_t prev_table, cur_table;   /* the 8-bit frames: each one's decode table */
 } compose_push;
 typedef union {
@@ -119,7 +122,7 @@ upf__vk_grid upf__vk_fg_resolve_grid(int W, int H, bool bytes)
 {
     const uint32_t gw = UPF__VK_FG_RESOLVE_BYTES_W, gh = UPF__VK_FG_RESOLVE_BYTES_H;
     if (!bytes)
-        return upf__vk_grid8(W, H);
+        return upf__vk_grid16(W, H);
     return (upf__vk_grid){ ((uint32_t)W + gw - 1) / gw, ((uint32_t)H + gh - 1) / gh, 1 };
 }
 
@@ -133,9 +136,14 @@ void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader)
     static const VkSpecializationInfo resolve = { 3, entry, sizeof on, on };
     plan->variant_count = 2;
     plan->variant[0] = (upf__vk_variant){ .shader = shader };
+    const bool is_resolve = strcmp(shader, "framegen/resolve") == 0;
     plan->variant[UPF__VK_FG_VARIANT_BYTES] = (upf__vk_variant){
-        .shader = shader, .spec = strcmp(shader, "framegen/resolve") ? &bytes : &resolve };
+        .shader = shader, .spec = is_resolve ? &resolve : &bytes };
     plan->reads |= RES(UPF__VK_FG_BYTES);
+    if (is_resolve) { /* the fill's last step and the colour pyramid's level 1 (resolve.comp) */
+        plan->reads |= RES(UPF__FG_MOTION_PYRAMID);
+        plan->writes |= RES(UPF__FG_COLOR_PYRAMID);
+    }
 }
 
 void upf__vk_fg_vectors_plan(upf__vk_pass_plan *plan)
@@ -202,8 +210,9 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
     plan[n++] = plan_of(UPF__FG_INPAINT, "framegen/inpaint", sizeof(upf__fg_inpaint_con), false);
     at[UPF__VK_FG_GP_INPAINT_UP] = n;
     plan[n++] = plan_of(UPF__FG_INPAINT, "framegen/inpaint", sizeof(upf__fg_inpaint_con), true);
-    /* the compose makes the inpaint's level 0 (compose.glsl): it reads the resolved frame and
-     * the colour pyramid, not the inpainted frame, which no GPU pass writes */
+    /* the compose makes the inpaint's up steps at levels 1 and 0 (compose.glsl): it reads the
+     * resolved frame and the colour pyramid, not the inpainted frame, which no GPU pass
+     * writes */
     const uint64_t compose_reads = RES(UPF__FG_RESOLVED) | RES(UPF__FG_COLOR_PYRAMID) |
                                    RES(UPF__FG_LINEAR_PREV) | RES(UPF__FG_LINEAR);
     for (int hud = 0; hud < 2; hud++) {
@@ -228,12 +237,25 @@ void upf__vk_fg_prepare_dispatches(upf__vk_pass_frame *pf, int W, int H, int lev
     }
 }
 
-void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
+void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, int first)
 {
-    for (int l = 1; l < levels; l += UPF__VK_FG_DOWN_FUSED) {
-        pf->grid[pf->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
-                                                 upf__fg_level_size(H, l));
+    for (int l = first; l < levels; l += UPF__VK_FG_DOWNS) {
+        pf->grid[pf->dispatches] = upf__vk_grid16(upf__fg_level_size(W, l),
+                                                  upf__fg_level_size(H, l));
         pf->patch[pf->dispatches++] = (uint32_t)l;
+    }
+}
+
+void upf__vk_fg_fill_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, bool up)
+{
+    if (levels < 2) { /* no down step to decode level 0 */
+        pf->grid[pf->dispatches] = upf__vk_grid16(W, H);
+        pf->patch[pf->dispatches++] = 0;
+    }
+    upf__vk_fg_down_dispatches(pf, W, H, levels, 1);
+    if (up) {
+        pf->grid[pf->dispatches] = upf__vk_grid16(W, H); /* the last step fills level 0 */
+        pf->patch[pf->dispatches++] = (uint32_t)levels;
     }
 }
 
@@ -250,8 +272,8 @@ void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, 
         l = lo - 1;
     }
     for (; l >= least; l--) {
-        pf->grid[pf->dispatches] = upf__vk_grid8(upf__fg_level_size(W, l),
-                                                 upf__fg_level_size(H, l));
+        pf->grid[pf->dispatches] = upf__vk_grid16(upf__fg_level_size(W, l),
+                                                  upf__fg_level_size(H, l));
         pf->patch[pf->dispatches++] = (uint32_t)-l;
     }
 }
@@ -614,7 +636,7 @@ static void pair_passes(const upf_vk_interpolate *fg, const upf_vk_interpolate_f
 void upf__vk_fg_splat_frame(upf__vk_fg_splat_push *sp, float t, bool camera,
                             upf__vk_pass_frame *pf)
 {
-    const upf__vk_grid px = upf__vk_grid8(sp->c.width, sp->c.height);
+    const upf__vk_grid px = upf__vk_grid16(sp->c.width, sp->c.height);
     sp->c.shift = 1.0f - t;
     sp->t = t;
     *pf = (upf__vk_pass_frame){ .run = true, .push = sp };
@@ -628,13 +650,12 @@ void upf__vk_fg_splat_frame(upf__vk_fg_splat_push *sp, float t, bool camera,
     }
 }
 
-/* A phase's splat and fill (not for the blend). */
+/* A phase's splat and fill (not for the blend; the fill's up step is the resolve's). */
 static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, float t,
                           push_block *push, upf__vk_frame *vf)
 {
     const upf__passes *ps = &fg->ps;
     const int W = fg->params.width, H = fg->params.height;
-    const upf__vk_grid px = upf__vk_grid8(W, H);
     upf__vk_fg_splat_push *sp = &push[UPF__VK_FG_GP_SPLAT].splat;
     sp->c = *(const upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS];
     sp->c.flow = rp->method == UPF_INTERPOLATE_USED_FLOW;
@@ -643,10 +664,8 @@ static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, f
     *fc = *(const upf__fg_fill_con *)ps->con[UPF__FG_FILL];
     fc->flow_rank = rp->method == UPF_INTERPOLATE_USED_FLOW;
     upf__vk_pass_frame *ff = &vf->pass[fg->at[UPF__VK_FG_GP_FILL]];
-    *ff = (upf__vk_pass_frame){ .run = true, .push = fc, .dispatches = 1, .grid = { px } };
-    upf__vk_fg_down_dispatches(ff, W, H, fc->levels);  /* steps 1, 5, .. (patch 0: decode) */
-    ff->grid[ff->dispatches] = px;                     /* the last step fills level 0 */
-    ff->patch[ff->dispatches++] = (uint32_t)fc->levels;
+    *ff = (upf__vk_pass_frame){ .run = true, .push = fc };
+    upf__vk_fg_fill_dispatches(ff, W, H, fc->levels, false); /* the resolve fills level 0 */
 }
 
 /* A phase's resolve and inpaint (down to each level, then up). */
@@ -662,24 +681,31 @@ static void resolve_passes(const upf_vk_interpolate *fg, const record_plan *rp, 
     rc->blend = rp->method == UPF_INTERPOLATE_USED_BLEND;
     rc->visibility = rp->method == UPF_INTERPOLATE_USED_VECTORS;
     rs->prev_table = rp->prev_table, rs->cur_table = rp->cur_table;
+    const upf__fg_inpaint_con *ic = ps->con[UPF__FG_INPAINT];
+    rs->levels = ic->levels; /* it makes level 1 */
+    if (rp->method != UPF_INTERPOLATE_USED_BLEND) { /* it fills the holes: the fill's up step */
+        rs->fill_levels = ((const upf__fg_fill_con *)ps->con[UPF__FG_FILL])->levels;
+        rs->flow_rank = rp->method == UPF_INTERPOLATE_USED_FLOW;
+    } else {
+        rs->fill_levels = 0, rs->flow_rank = 0;
+    }
     vf->pass[fg->at[UPF__VK_FG_GP_RESOLVE]] = (upf__vk_pass_frame){
         .run = true, .push = rs, .dispatches = 1,
         .grid = { upf__vk_fg_resolve_grid(W, H, rp->bytes) },
         .variant = rp->bytes ? UPF__VK_FG_VARIANT_BYTES : 0 };
-    const upf__fg_inpaint_con *ic = ps->con[UPF__FG_INPAINT];
     upf__vk_pass_frame *down = &vf->pass[fg->at[UPF__VK_FG_GP_INPAINT_DOWN]];
     upf__vk_pass_frame *up = &vf->pass[fg->at[UPF__VK_FG_GP_INPAINT_UP]];
     memcpy(push[UPF__VK_FG_GP_INPAINT_DOWN].bytes, ic, sizeof *ic);
     memcpy(push[UPF__VK_FG_GP_INPAINT_UP].bytes, ic, sizeof *ic);
     *down = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_DOWN].bytes };
     *up = (upf__vk_pass_frame){ .run = true, .push = push[UPF__VK_FG_GP_INPAINT_UP].bytes };
-    upf__vk_fg_down_dispatches(down, W, H, ic->levels);
-    upf__vk_fg_up_dispatches(up, W, H, ic->levels, 1); /* level 0: the compose's */
+    upf__vk_fg_down_dispatches(down, W, H, ic->levels, 2); /* level 1: the resolve's */
+    upf__vk_fg_up_dispatches(up, W, H, ic->levels, 2); /* levels 1 and 0: the compose's */
 }
 
-/* A phase's compose into `out` (with the inpaint's last step, level 0's up): with this phase's
- * HUD layer, as the CPU engine takes it (both: N-1's below 0.5, N's from 0.5; either alone:
- * that one), or the still-pixel rule. */
+/* A phase's compose into `out` (with the inpaint's last steps, levels 1's and 0's up): with
+ * this phase's HUD layer, as the CPU engine takes it (both: N-1's below 0.5, N's from 0.5;
+ * either alone: that one), or the still-pixel rule. */
 static void compose_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_frame *f,
                          const record_plan *rp, float t, const upf_vk_image *out,
                          const upf_rect *out_rect, push_block *push, upf__vk_frame *vf)
@@ -704,7 +730,7 @@ static void compose_pass(const upf_vk_interpolate *fg, const upf_vk_interpolate_
     vf->image[UPF__FG_HUD] = hud;
     vf->pass[fg->at[hud ? UPF__VK_FG_GP_COMPOSE_HUD : UPF__VK_FG_GP_COMPOSE]] =
         (upf__vk_pass_frame){ .run = true, .push = cp, .dispatches = 1,
-                              .grid = { upf__vk_grid8(fg->params.width, fg->params.height) },
+                              .grid = { upf__vk_grid16(fg->params.width, fg->params.height) },
                               .variant = rp->bytes ? UPF__VK_FG_VARIANT_BYTES : 0 };
 }
 

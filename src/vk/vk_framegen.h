@@ -11,8 +11,9 @@
 /* The engine's GPU passes, by role. upf__vk_fg_plans gives each one's index in the plan list
  * (the flow's passes, in an engine made for the flow, sit between vectors and camera, as the
  * CPU engine runs flow there). Per pair: prepare, scene, vectors or the flow's, camera; per phase: splat,
- * fill, resolve, inpaint down, inpaint up (to level 1), compose (the inpaint's level 0 and
- * the still-pixel rule) or compose with the HUD layer. */
+ * fill, resolve (and the inpaint's level 1 down), inpaint down (from level 2), inpaint up (to
+ * level 2), compose (the inpaint's levels 1 and 0 up, and the still-pixel rule) or compose
+ * with the HUD layer. */
 enum {
     UPF__VK_FG_GP_PREPARE = 0,
     UPF__VK_FG_GP_SCENE,
@@ -76,16 +77,23 @@ typedef struct upf__vk_fg_splat_push {
  * constants, shift and t set here): with `camera` (vectors or flow: a camera model may be on)
  * first the powers step, one workgroup (patch UPF__VK_FG_SPLAT_POWERS: the phase's powers of
  * the model into the camera surface, for the splat, fill and resolve), then the priorities
- * (patch 0) and the indices (1), 8 x 8 pixels a workgroup. */
+ * (patch 0) and the indices (1), 16 x 16 pixels a workgroup. */
 void upf__vk_fg_splat_frame(upf__vk_fg_splat_push *sp, float t, bool camera,
                             upf__vk_pass_frame *pf);
 /* The down steps of the fill's motion pyramid and the inpaint's colour pyramid (fill.comp,
- * inpaint.comp: downs): one dispatch makes UPF__VK_FG_DOWN_FUSED levels, l .. l + 3, each
- * workgroup 8 x 8 pixels of level l and the pixels below them. Appends to pf the dispatches
- * that make levels 1 .. levels - 1 of a W x H frame's pyramid (grid: level l's 8 x 8 tiles,
- * patch: l). */
-#define UPF__VK_FG_DOWN_FUSED 4
-void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
+ * inpaint.comp: downs): one dispatch makes UPF__VK_FG_DOWNS levels, l .. l + 4, each workgroup
+ * 16 x 16 pixels of level l and the pixels below them. Appends to pf the dispatches that make
+ * levels first .. levels - 1 of a W x H frame's pyramid (grid: level l's 16 x 16 tiles,
+ * patch: l). The engine's first: the fill's 1, the inpaint's 2 (the resolve makes level 1:
+ * resolve.comp, its push constants' `levels`). */
+#define UPF__VK_FG_DOWNS 5
+void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, int first);
+/* The fill's dispatches (fill.comp) for a W x H frame's motion pyramid of `levels` levels,
+ * appended to pf: the down steps (upf__vk_fg_down_dispatches; step 1 also decodes the splat
+ * into level 0, so no decode step of its own but for a one-level pyramid: patch 0), then with
+ * `up` the up step (patch levels), 16 x 16 pixels a workgroup. The engine's has no up step:
+ * the resolve fills each hole where it reads it (resolve.comp, fill_levels). */
+void upf__vk_fg_fill_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, bool up);
 /* prepare's luma pyramids (prepare.comp), 16 x 16 pixels a workgroup: its step 0 also makes
  * levels 1 .. 4 of its tile (UPF__VK_FG_PREPARE_FUSED), each down step from level 5 on
  * UPF__VK_FG_PREPARE_DOWN_FUSED levels (l .. l + 4: 16 x 16 pixels of level l and those below
@@ -95,10 +103,11 @@ void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels
 void upf__vk_fg_prepare_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
 
 /* The inpaint's up steps (inpaint.comp): levels levels - 2 .. least, one dispatch a level
- * (grid: the level's 8 x 8 tiles, patch: -l), except that the levels of at most
+ * (grid: the level's 16 x 16 tiles, patch: -l), except that the levels of at most
  * UPF__VK_FG_UP_TAIL pixels, when two or more, go in one dispatch of one workgroup (patch:
  * -(UPF__VK_FG_UP_TAIL_STEP + the least of them)). Appends them to pf. The engine's least is
- * 1: level 0's up step is the compose's (compose.glsl), which writes the output directly. */
+ * 2: levels 1's and 0's up steps are the compose's (compose.glsl), which writes the output
+ * directly. */
 #define UPF__VK_FG_UP_TAIL 256
 #define UPF__VK_FG_UP_TAIL_STEP 256
 void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, int least);
@@ -136,12 +145,13 @@ void upf__vk_fg_vectors_dispatches(upf__vk_pass_frame *pf, int W, int H);
 void upf__vk_fg_bytes_extra(upf__vk_runner_params *rp, int W, int H,
                             float table[UPF__VK_FG_TABLE]);
 /* The two pipelines of pass `shader` (prepare, resolve, compose, compose_hud) into *plan;
- * the resolve's BYTES pipeline with workgroups of UPF__VK_FG_RESOLVE_BYTES_W x
- * UPF__VK_FG_RESOLVE_BYTES_H (specialisation constants 1 and 2: a warp a row of 32 pixels,
- * each tap's codes then one or two cache lines), whose grid upf__vk_fg_resolve_grid gives. */
+ * the resolve's writes with the colour pyramid (its level 1) and its BYTES pipeline with
+ * workgroups of UPF__VK_FG_RESOLVE_BYTES_W x UPF__VK_FG_RESOLVE_BYTES_H (specialisation
+ * constants 1 and 2: a warp a row of 32 pixels, each tap's codes then one or two cache
+ * lines), whose grid upf__vk_fg_resolve_grid gives. */
 void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader);
 #define UPF__VK_FG_RESOLVE_BYTES_W 32
-#define UPF__VK_FG_RESOLVE_BYTES_H 2
+#define UPF__VK_FG_RESOLVE_BYTES_H 8
 upf__vk_grid upf__vk_fg_resolve_grid(int W, int H, bool bytes);
 /* The vectors pass's plan beyond its pipelines: the 8-bit frames' variants, the splat to t = 0
  * cleared before it and the shade flag (cleared, read and written; its indirect buffer). */

@@ -320,6 +320,12 @@ static inline upf__vk_grid upf__vk_grid8(int w, int h)
     return (upf__vk_grid){ (uint32_t)(w + 7) / 8, (uint32_t)(h + 7) / 8, 1 };
 }
 
+/* The workgroups of 16 x 16 that cover w x h (one layer). */
+static inline upf__vk_grid upf__vk_grid16(int w, int h)
+{
+    return (upf__vk_grid){ (uint32_t)(w + 15) / 16, (uint32_t)(h + 15) / 16, 1 };
+}
+
 /* A GPU pass in this frame. */
 typedef struct upf__vk_pass_frame {
     bool run;                    /* false: not recorded (no barrier, no timestamp) */

@@ -8,20 +8,22 @@
  * offset; the device converts to its format, an sRGB encode in the shader for sRGB values in
  * a UNORM view, out_transfer = 1).
  *
- * The made frame c is the inpaint's last step, its up step at level 0 (inpaint.glsl,
- * up_value: resolved where alpha is 1, else blended with the bilinear sample of level 1),
- * fused here so that the full-resolution colour is not written to memory and read back.
+ * The made frame c is the inpaint's last steps, its up steps at levels 1 and 0 (inpaint.glsl,
+ * up_value0: resolved where alpha is 1, else blended with the bilinear sample of level 1
+ * after its up step, made here for the four texels sampled), fused here so that the
+ * full-resolution colour is not written to memory and read back, nor level 1 twice.
  *
  * With a HUD (straight alpha a clamped to [0, 1], linear light; sRGB values in a UNORM view
  * decoded, hud_transfer = 1): o = c (1 - a) + h a, h itself where a = 1. Without: a still
  * pixel (equal in both frames and so are 5 of its 8 neighbours, edges clamped, or the very
  * same values in both frames along a line of three through it) takes (1 - t) A + t B there.
- * Alpha 1. The arithmetic is `precise`, in the CPU's order. One invocation per pixel, 8 x 8 a
- * workgroup. */
+ * Alpha 1. The arithmetic is `precise`, in the CPU's order. One invocation per pixel, 16 x 16
+ * a workgroup (a workgroup's launch costs about the same whatever its size: 256 pixels a
+ * workgroup, not 64, launch a quarter of the workgroups). */
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_samplerless_texture_functions : require
 
-layout(local_size_x = 8, local_size_y = 8) in;
+layout(local_size_x = 16, local_size_y = 16) in;
 layout(set = 0, binding = 5) uniform writeonly image2D out_image;
 layout(set = 0, binding = 6, std430) readonly buffer Prev { vec4 prev[]; };
 layout(set = 0, binding = 7, std430) readonly buffer Cur { vec4 cur[]; };
@@ -121,7 +123,7 @@ void main()
     if (x >= pc.width || y >= pc.height)
         return;
     const int i = y * pc.width + x;
-    precise vec3 o = up_value(0, x, y).rgb;
+    precise vec3 o = up_value0(x, y).rgb;
 #ifdef COMPOSE_HUD
     vec4 h = texelFetch(hud_image, ivec2(pc.hud_x + x, pc.hud_y + y), 0);
     if (pc.hud_transfer == 1u)

@@ -4,21 +4,25 @@
  * 1.. stacked by rows, each as wide as level 0).
  *
  * Dispatches, the step patched into the push constants after the pass's constants (a barrier
- * between each): step 0 decodes the splat (the landed pixel's motion, with a camera model
- * what the camera's homography G leaves of it, G as the splat's powers step wrote it into
- * the camera surface; a hole where nothing landed); steps l = 1, 5, 9, .. below levels make
- * levels l .. l + 3 (downs: four levels a dispatch, through shared memory), each pixel the
+ * between each): step 0 (or step 1 with its down: vk_framegen.h, upf__vk_fg_fill_dispatches)
+ * decodes the splat (the landed pixel's motion, with a camera model what the camera's
+ * homography G leaves of it, G as the splat's powers step wrote it into the camera surface;
+ * a hole where nothing landed); steps l = 1, 6, 11, .. below levels make
+ * levels l .. l + 4 (downs: five levels a dispatch, through shared memory), each pixel the
  * farthest (largest priority) of its 2x2 children that have a motion, the first of equals;
  * step `levels` fills each hole of level 0 from the first level whose ancestor has a motion
- * and the two above, the farthest of the 3x3 around the ancestor. With flow_rank (optical
+ * and the two above, the farthest of the 3x3 around the ancestor (fill_up.glsl; the engine
+ * leaves it to the resolve, which fills each pixel where it reads it). With flow_rank (optical
  * flow: a priority is a speed) every consistent vector ranks alike and a lost one (FG_LOST)
  * below them (fill_rank). The buffers are read and written as words (uvec4), so the
  * priority's bits pass through as they are (a reversed depth's bits can be a NaN's). One
- * invocation per pixel of the level (the down step's first), 8 x 8 a workgroup. */
+ * invocation per pixel of the level (the down step's first), 16 x 16 a workgroup (a
+ * workgroup's launch costs about the same whatever its size: 256 pixels a workgroup, not 64,
+ * launch a quarter of the workgroups). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
-layout(local_size_x = 8, local_size_y = 8) in;
+layout(local_size_x = 16, local_size_y = 16) in;
 layout(set = 0, binding = 11, std430) readonly buffer Motion { vec2 motion[]; };
 layout(set = 0, binding = 16, std430) readonly buffer Camera { float cam[]; };
 layout(set = 0, binding = 18, std430) readonly buffer Splat { uint splat[]; };
@@ -35,12 +39,13 @@ layout(push_constant) uniform Push {
 #include "camera.glsl"
 
 #define FG_NONE 0xffffffffu
-#define FG_LOST 0xfffffffeu /* the flow's priority of an inconsistent vector */
+#define FILL_PYRAMID pyramid
+#include "fill_up.glsl"
 const uvec4 HOLE = uvec4(0u, 0u, 0u, 0x3f800000u); /* (0, 0, priority 0, 1.0) */
 
-#define DOWN_FUSED 4 /* pyramid levels a down step makes (vk_framegen.h, UPF__VK_FG_DOWN_FUSED) */
-shared uvec4 tile[85]; /* the down step's levels: 8 x 8, 4 x 4, 2 x 2, 1 x 1 */
-const int TILE_AT[4] = int[4](0, 64, 80, 84);
+#define DOWN_FUSED 5 /* pyramid levels a down step makes (vk_framegen.h, UPF__VK_FG_DOWNS) */
+shared uvec4 tile[341]; /* the down step's levels: 16 x 16, 8 x 8, 4 x 4, 2 x 2, 1 x 1 */
+const int TILE_AT[5] = int[5](0, 256, 320, 336, 340);
 
 int level_size(int size, int l)
 {
@@ -56,24 +61,19 @@ int level_base(int l)
     return row * pc.width;
 }
 
-/* how far a surface is: its priority, or with flow_rank 1 consistent, 0 lost */
-uint fill_rank(uint p)
-{
-    return pc.flow_rank != 0u ? (p == FG_LOST ? 0u : 1u) : p;
-}
-
 uvec4 level_at(int l, int x, int y)
 {
     return l == 0 ? motion_t[y * pc.width + x] : pyramid[level_base(l) + y * pc.width + x];
 }
 
-void decode(int x, int y)
+/* level 0's pixel (x, y), written to motion_t and returned */
+uvec4 decode(int x, int y)
 {
     const int i = y * pc.width + x;
     const uint k = splat_index[i];
     if (k == FG_NONE) {
         motion_t[i] = HOLE;
-        return;
+        return HOLE;
     }
     const vec2 m = motion[k];
     float ox = m.x, oy = m.y;
@@ -89,27 +89,39 @@ void decode(int x, int y)
             ox = alone ? 0.0 : rx, oy = alone ? 0.0 : ry; /* fill.c: the camera alone */
         }
     }
-    motion_t[i] = uvec4(floatBitsToUint(ox), floatBitsToUint(oy), splat[i], 0u);
+    const uvec4 o = uvec4(floatBitsToUint(ox), floatBitsToUint(oy), splat[i], 0u);
+    motion_t[i] = o;
+    return o;
 }
 
 /* the farthest of the children with a motion, the first of equals (fill.c's order) */
 void consider(uvec4 c, inout uvec4 best, inout bool found)
 {
-    if (c.w == 0u && (!found || fill_rank(c.z) > fill_rank(best.z)))
+    const bool flow = pc.flow_rank != 0u;
+    if (c.w == 0u && (!found || fill_rank(c.z, flow) > fill_rank(best.z, flow)))
         best = c, found = true;
 }
 
+/* child k of pixel (lx, ly) of the workgroup's tile at its level s + 1 (side n): its level
+ * s's in the tile (an index in the tile only where s is one of the tile's levels) */
+uvec4 tile_at(int s, int n, int lx, int ly, int k)
+{
+    return tile[TILE_AT[s] + (2 * ly + (k >> 1)) * 2 * n + 2 * lx + (k & 1)];
+}
+
 /* Step l0 (1 <= l0 < levels): levels l0 .. l0 + DOWN_FUSED - 1 (at most levels - 1) in one
- * dispatch. A workgroup makes 8 x 8 pixels of level l0 from level l0 - 1 in memory, then from
- * those (kept in shared memory) the 4 x 4 of level l0 + 1 below them, 2 x 2, 1 x 1: a
- * pixel's children are in its workgroup's tile, so each level is what a dispatch of its own
- * gives, with a barrier instead of a dispatch between levels. Every invocation calls this. */
+ * dispatch. A workgroup makes 16 x 16 pixels of level l0 from level l0 - 1 in memory (step 1
+ * from level 0 as it decodes it: each invocation its pixel's four children, the decode step's
+ * very values, so level 0 is not read back), then from those (kept in shared memory) the
+ * 8 x 8 of level l0 + 1 below them, 4 x 4, 2 x 2, 1 x 1: a pixel's children are in its
+ * workgroup's tile, so each level is what a dispatch of its own gives, with a barrier
+ * instead of a dispatch between levels. Every invocation calls this. */
 void downs(int l0)
 {
     const int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
     const int last = min(l0 + DOWN_FUSED - 1, pc.levels - 1);
     for (int l = l0; l <= last; l++) {
-        const int s = l - l0, n = 8 >> s;               /* the tile's side at level l */
+        const int s = l - l0, n = 16 >> s;              /* the tile's side at level l */
         const int cw = level_size(pc.width, l - 1), ch = level_size(pc.height, l - 1);
         const int x = int(gl_WorkGroupID.x) * n + lx, y = int(gl_WorkGroupID.y) * n + ly;
         if (lx < n && ly < n && x < level_size(pc.width, l) && y < level_size(pc.height, l)) {
@@ -119,9 +131,10 @@ void downs(int l0)
                 const int cx = 2 * x + (k & 1), cy = 2 * y + (k >> 1);
                 if (cx >= cw || cy >= ch)
                     continue;
-                const int ci = TILE_AT[s > 0 ? s - 1 : 0] + (2 * ly + (k >> 1)) * 2 * n +
-                               2 * lx + (k & 1);
-                consider(s == 0 ? level_at(l - 1, cx, cy) : tile[ci], best, found);
+                consider(s > 0  ? tile_at(s - 1, n, lx, ly, k)
+                         : l == 1 ? decode(cx, cy)
+                                  : level_at(l - 1, cx, cy),
+                         best, found);
             }
             pyramid[level_base(l) + y * pc.width + x] = best;
             tile[TILE_AT[s] + ly * n + lx] = best;
@@ -130,33 +143,14 @@ void downs(int l0)
     }
 }
 
+/* the fill at level 0 (fill_up.glsl), into motion_t where a hole takes a motion */
 void up(int x, int y)
 {
     const int i = y * pc.width + x;
     const uvec4 o = motion_t[i];
-    if (o.w == 0u)
-        return;
-    uvec4 best = uvec4(0u);
-    bool have = false;
-    int found = -1;
-    for (int l = 1; l < pc.levels && (found < 0 || l <= found + 2); l++) {
-        const int w = level_size(pc.width, l), h = level_size(pc.height, l);
-        const int ax = x >> l, ay = y >> l;
-        if (found < 0 && level_at(l, ax, ay).w != 0u)
-            continue;
-        if (found < 0)
-            found = l;
-        for (int k = 0; k < 9; k++) {
-            const int sx = ax + k % 3 - 1, sy = ay + k / 3 - 1;
-            if (sx < 0 || sy < 0 || sx >= w || sy >= h)
-                continue;
-            const uvec4 a = level_at(l, sx, sy);
-            if (a.w == 0u && (!have || fill_rank(a.z) > fill_rank(best.z)))
-                best = a, have = true;
-        }
-    }
-    if (have)
-        motion_t[i] = uvec4(best.xyz, o.w);
+    const uvec4 f = fill_up(o, x, y, pc.width, pc.height, pc.levels, pc.flow_rank != 0u);
+    if (f != o)
+        motion_t[i] = f;
 }
 
 void main()

@@ -1,10 +1,18 @@
 /* resolve.comp: the resolve pass on the GPU (CPU reference: src/framegen/resolve.c;
  * docs/FRAMEGEN.md, "resolve"). Reads: linear prev (binding 6), linear (7), motion_t (21),
- * motion (11), prev motion (15), camera (16), scene (26); with BYTES (specialisation
- * constant 0: both host colours 8-bit) the 8-bit frames (30, vk_framegen.h UPF__VK_FG_BYTES)
- * instead of the linear ones, each texel table[code] (the CPU's floats: 4 bytes a texel read,
- * not 16; the tables staged in shared memory per workgroup, frames.glsl). Writes: resolved
- * (23: RGBA, alpha 1, or 0 where neither frame sees the pixel's surface).
+ * motion (11), prev motion (15), camera (16), scene (26), and where the push constants'
+ * `fill_levels` is 1 or more the motion pyramid (22): the engine's motion_t holds the holes
+ * as the fill's decode left them, and each pixel's is filled here (fill_up.glsl, the fill's
+ * up step: the engine does not dispatch it, so motion_t is read by this pass alone); with
+ * BYTES (specialisation constant 0: both host colours 8-bit) the 8-bit frames (30,
+ * vk_framegen.h UPF__VK_FG_BYTES) instead of the linear ones, each texel table[code] (the
+ * CPU's floats: 4 bytes a texel read, not 16; the tables staged in shared memory per
+ * workgroup, frames.glsl). Writes: resolved
+ * (23: RGBA, alpha 1, or 0 where neither frame sees the pixel's surface) and, where the push
+ * constants' `levels` (the colour pyramid's, level 0 included) is 2 or more, the pyramid's
+ * level 1 (24): the inpaint's first down step (inpaint_down.glsl) from the workgroup's
+ * resolved pixels in shared memory, so the inpaint does not read the resolved frame back
+ * (16 bytes a pixel) and starts at level 2 (vk_framegen.h, upf__vk_fg_down_dispatches).
  *
  * Pixel q with motion m at t: A = N-1 at a = q + t m and B = N at b = q - (1 - t) m
  * (on the camera's curve with a model: a = H(t) q + t r, b = H(t - 1) q - (1 - t) r),
@@ -19,23 +27,27 @@
  * surface (the splat's powers step computed them, camera.glsl). The taps are loads from
  * memory: the GPU's L1 serves a window's neighbours (a shared-memory tile of the workgroup's
  * windows, with three barriers and shared atomics, made the pass 2.4x slower on an H100:
- * 400 us at 1080p, not 166). One invocation per pixel, 8 x 8 a workgroup (BYTES: 32 x 2). */
+ * 400 us at 1080p, not 166). One invocation per pixel, 16 x 16 a workgroup (BYTES: 32 x 8):
+ * a workgroup's launch costs about the same whatever its size, so 256 pixels a workgroup, not
+ * 64, launch a quarter of the workgroups (and BYTES stages its tables a quarter as often). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
-layout(local_size_x = 8, local_size_y = 8) in;
-/* The BYTES pipeline's workgroup is 32 x 2 (specialisation constants 1 and 2; vk_framegen.h
+layout(local_size_x = 16, local_size_y = 16) in;
+/* The BYTES pipeline's workgroup is 32 x 8 (specialisation constants 1 and 2; vk_framegen.h
  * UPF__VK_FG_RESOLVE_BYTES_W): a warp then covers a row of 32 pixels, so a tap's 4-byte codes
  * span one or two cache lines, not the four of an 8 x 4 block (whose 16-byte RGBA32F taps
- * fill four lines anyway: the float pipeline keeps 8 x 8). */
+ * fill four lines anyway: the float pipeline's warp is 16 x 2). */
 layout(local_size_x_id = 1, local_size_y_id = 2) in;
 layout(set = 0, binding = 6, std430) readonly buffer Prev { vec4 prev[]; };
 layout(set = 0, binding = 7, std430) readonly buffer Cur { vec4 cur[]; };
 layout(set = 0, binding = 11, std430) readonly buffer Motion { vec2 motion[]; };
 layout(set = 0, binding = 15, std430) readonly buffer PrevMotion { vec2 prev_motion[]; };
 layout(set = 0, binding = 16, std430) readonly buffer Camera { float cam[]; };
-layout(set = 0, binding = 21, std430) readonly buffer MotionT { vec4 motion_t[]; };
+layout(set = 0, binding = 21, std430) readonly buffer MotionT { uvec4 motion_t[]; };
+layout(set = 0, binding = 22, std430) readonly buffer MotionPyramid { uvec4 motion_pyramid[]; };
 layout(set = 0, binding = 23, std430) writeonly buffer Resolved { vec4 resolved[]; };
+layout(set = 0, binding = 24, std430) writeonly buffer Pyramid { vec4 pyramid[]; };
 layout(set = 0, binding = 26, std430) readonly buffer Scene { float scene[]; };
 layout(set = 0, binding = 30, std430) readonly buffer Bytes { uint bytes[]; };
 layout(constant_id = 0) const bool BYTES = false;
@@ -48,9 +60,16 @@ layout(push_constant) uniform Push {
     float sharpness;
     float snap;
     uint prev_table, cur_table; /* BYTES: each frame's decode table */
+    int levels;                 /* the colour pyramid's; 2 or more: make its level 1 */
+    int fill_levels;            /* the motion pyramid's; 1 or more: fill motion_t's holes */
+    uint flow_rank;             /* the fill's rank (fill.comp) */
 } pc;
 
 #include "camera.glsl"
+#include "exact.glsl"
+#include "inpaint_down.glsl"
+#define FILL_PYRAMID motion_pyramid
+#include "fill_up.glsl"
 
 #define FG_INVALID 1e30
 
@@ -152,7 +171,10 @@ bool resolve_plan(int x, int y, out vec2 a, out vec2 b, out float wa, out float 
         o = vec4(c, 1.0);
         return true;
     }
-    const vec4 mt = motion_t[i];
+    uvec4 mw = motion_t[i];
+    if (pc.fill_levels > 0) /* the fill's last step at this pixel (fill_up.glsl) */
+        mw = fill_up(mw, x, y, pc.width, pc.height, pc.fill_levels, pc.flow_rank != 0u);
+    const vec4 mt = uintBitsToFloat(mw);
     const float qx = float(x) + 0.5, qy = float(y) + 0.5;
     precise vec2 m = mt.xy;
     precise float ax = qx + t * m.x, ay = qy + t * m.y;
@@ -220,17 +242,49 @@ vec4 resolve_sample(vec2 a, vec2 b, float wa, float wb)
     return vec4(clamp(v, lo.rgb, hi.rgb), 1.0);
 }
 
+shared vec4 res_tile[256]; /* the workgroup's resolved pixels (both pipelines: 256) */
+
+/* The colour pyramid's level 1 below the workgroup's pixels (each a whole 2 x 2 block of
+ * them: the workgroup's sides are even), from res_tile: one invocation per level-1 pixel,
+ * each from its children in the frame, as the inpaint's down step at level 1 (inpaint.comp,
+ * which then starts at level 2). Every invocation calls this (a barrier). */
+void level1_down()
+{
+    barrier();
+    const uvec2 g = gl_WorkGroupSize.xy, half_ = g / 2u;
+    const uint me = gl_LocalInvocationIndex;
+    if (me >= half_.x * half_.y)
+        return;
+    const int lx = int(me % half_.x), ly = int(me / half_.x);
+    const int x = int(gl_WorkGroupID.x * half_.x) + lx, y = int(gl_WorkGroupID.y * half_.y) + ly;
+    if (x >= (pc.width + 1) / 2 || y >= (pc.height + 1) / 2)
+        return;
+    vec4 c[4];
+    bool ok[4];
+    for (int k = 0; k < 4; k++) {
+        const int cx = 2 * x + (k & 1), cy = 2 * y + (k >> 1);
+        ok[k] = cx < pc.width && cy < pc.height;
+        c[k] = ok[k] ? res_tile[(2 * ly + (k >> 1)) * int(g.x) + 2 * lx + (k & 1)] : vec4(0.0);
+    }
+    pyramid[y * pc.width + x] = inpaint_down(c, ok, pc.levels == 2); /* level 1: row 0 */
+}
+
 void main()
 {
     res_has = pc.blend == 0u && scene[0] == 0.0 && cam[CAM_HAS] != 0.0;
     frames_stage_tables(); /* BYTES: every invocation, before any return */
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
-    if (x >= pc.width || y >= pc.height)
-        return;
-    vec2 a, b;
-    float wa = 0.0, wb = 0.0;
+    const bool in_frame = x < pc.width && y < pc.height;
     vec4 o = vec4(0.0);
-    if (!resolve_plan(x, y, a, b, wa, wb, o))
-        o = resolve_sample(a, b, wa, wb);
-    resolved[y * pc.width + x] = o;
+    if (in_frame) {
+        vec2 a, b;
+        float wa = 0.0, wb = 0.0;
+        if (!resolve_plan(x, y, a, b, wa, wb, o))
+            o = resolve_sample(a, b, wa, wb);
+        resolved[y * pc.width + x] = o;
+    }
+    if (pc.levels < 2) /* the same for the whole workgroup */
+        return;
+    res_tile[gl_LocalInvocationIndex] = o;
+    level1_down();
 }

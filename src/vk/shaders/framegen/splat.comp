@@ -10,12 +10,13 @@
  * CAM_POW: G, G^(1 - t), G^t, G^-(1 - t), as splat.c and resolve.c compute them) into the
  * camera surface, for this pass, the fill and the resolve; then priorities (splat.glsl,
  * splat_priorities: through the workgroup's cells in shared memory), then indices
- * (splat_pixel). One invocation per pixel of N, 8 x 8 a
- * workgroup, grid ceil(W / 8) x ceil(H / 8). vk_framegen.h, upf__vk_fg_splat_frame. */
+ * (splat_pixel). One invocation per pixel of N, 16 x 16 a workgroup (a workgroup's launch
+ * costs about the same whatever its size), grid ceil(W / 16) x ceil(H / 16). vk_framegen.h,
+ * upf__vk_fg_splat_frame. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
-layout(local_size_x = 8, local_size_y = 8) in;
+layout(local_size_x = 16, local_size_y = 16) in;
 layout(set = 0, binding = 11, std430) readonly buffer Motion { vec2 motion[]; };
 layout(set = 0, binding = 12, std430) readonly buffer Priority { uint priority[]; };
 layout(set = 0, binding = 16, std430) buffer Camera { float cam[]; };

@@ -95,16 +95,16 @@ void splat_pixel(int x, int y, int W, int H, float shift, uint step)
 }
 
 #ifdef SPLAT_GROUPED
-#define SPLAT_TILE 16   /* the side of a workgroup's shared cells */
-#define SPLAT_GROUP 64u /* invocations of a workgroup */
+#define SPLAT_TILE 24 /* the side of a workgroup's shared cells (its pixels' side + 8) */
+#define SPLAT_GROUP (gl_WorkGroupSize.x * gl_WorkGroupSize.y) /* invocations of a workgroup */
 shared uint splat_cells[SPLAT_TILE * SPLAT_TILE];
 shared int splat_box[4]; /* the workgroup's landings: least x0, y0, largest x0, y0 */
 
 /* Step 0 of splat_pixel for a whole workgroup (every invocation calls it; `in_frame`: (x, y) is
  * in the frame): the same landings and cells, but the priorities go first into the
  * workgroup's own copy of the cells, in shared memory, where its landings' cells fit
- * SPLAT_TILE x SPLAT_TILE (neighbours land on the same cells: about 81 global atomics for 64
- * pixels, not 256), each non-empty one then into SPLAT_DEPTH once; straight into SPLAT_DEPTH
+ * SPLAT_TILE x SPLAT_TILE (neighbours land on the same cells: about 289 global atomics for
+ * 256 pixels, not 1024), each non-empty one then into SPLAT_DEPTH once; straight into SPLAT_DEPTH
  * otherwise. The least of a set is the same whatever the order: the same cells. */
 void splat_priorities(int x, int y, int W, int H, float shift, bool in_frame)
 {
