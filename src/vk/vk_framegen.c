@@ -156,17 +156,11 @@ void upf__vk_fg_vectors_plan(upf__vk_pass_plan *plan)
     plan->indirect = RES(UPF__VK_FG_SHADED); /* steps 4 to 7's workgroups */
 }
 
-/* The workgroups of 16 x 16 that cover w x h. */
-static upf__vk_grid grid16(int w, int h)
-{
-    return (upf__vk_grid){ (uint32_t)(w + 15) / 16, (uint32_t)(h + 15) / 16, 1 };
-}
-
 void upf__vk_fg_vectors_dispatches(upf__vk_pass_frame *pf, int W, int H)
 {
     pf->dispatches = UPF__VK_FG_VECTORS_STEPS;
     for (int d = 0; d < UPF__VK_FG_VECTORS_STEPS; d++) {
-        pf->grid[d] = grid16(W, H);
+        pf->grid[d] = upf__vk_grid16(W, H);
         pf->patch[d] = (uint32_t)d;
         pf->indirect[d] = d >= UPF__VK_FG_VECTORS_SHADED_FROM; /* the shade flag's counts */
         pf->indirect_at[d] = 0;
@@ -229,10 +223,11 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
 
 void upf__vk_fg_prepare_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
 {
-    pf->grid[pf->dispatches] = grid16(W, H);
+    pf->grid[pf->dispatches] = upf__vk_grid16(W, H);
     pf->patch[pf->dispatches++] = 0;
     for (int l = 1 + UPF__VK_FG_PREPARE_FUSED; l < levels; l += UPF__VK_FG_PREPARE_DOWN_FUSED) {
-        pf->grid[pf->dispatches] = grid16(upf__fg_level_size(W, l), upf__fg_level_size(H, l));
+        pf->grid[pf->dispatches] = upf__vk_grid16(upf__fg_level_size(W, l),
+                                                  upf__fg_level_size(H, l));
         pf->patch[pf->dispatches++] = (uint32_t)l;
     }
 }

@@ -259,14 +259,6 @@ typedef struct frame_push {
     sharpen_push sharpen;
 } frame_push;
 
-/* The workgroups of 16 x 16 that cover w x h: every temporal shader's local size (ABI.md).
- * A workgroup's launch costs about the same whatever its size (0.7 ns on an H100,
- * docs/TEMPORAL.md "On the GPU"), so 256 pixels a workgroup launch a quarter as many as 8 x 8. */
-static upf__vk_grid grid16(int w, int h)
-{
-    return (upf__vk_grid){ (uint32_t)(w + 15) / 16, (uint32_t)(h + 15) / 16, 1 };
-}
-
 static void describe(const frame_push *push, const upf_vk_temporal_frame *f,
                      const upf_vk_image *out, bool camera_motion, int rw, int rh, int ow, int oh,
                      upf__vk_frame *vf)
@@ -279,7 +271,7 @@ static void describe(const frame_push *push, const upf_vk_temporal_frame *f,
     /* accumulate keeps 8 x 8: at 16 x 16 it measured slower on an H100 (142.4 -> 145.1 us at
      * 2048x1152, 471.4 -> 479.9 at 4K; docs/TEMPORAL.md "On the GPU"): a heavy pass hides its
      * launches behind its work, and its larger workgroups cost it occupancy. */
-    const upf__vk_grid rg = grid16(rw, rh), og = grid16(ow, oh), acc = upf__vk_grid8(ow, oh);
+    const upf__vk_grid rg = upf__vk_grid16(rw, rh), og = upf__vk_grid16(ow, oh), acc = upf__vk_grid8(ow, oh);
     const struct { int gp; bool run; const void *push; upf__vk_grid grid; } on[GP_COUNT] = {
         { GP_CAMERA_MOTION, camera_motion, &push->cm, rg },
         { GP_RECONSTRUCT, !camera_motion, &push->rec, rg },
