@@ -48,8 +48,8 @@ int upf__vk_fg_flow_dispatches(const upf__fg_flow_con *con, uint32_t *code, upf_
             code[n] = UPF__VK_FG_FLOW_GLOBAL | lv, grid[n++] = (upf__vk_grid){ 4, 1, 1 };
     }
     const int bw = blocks_of(con->width), bh = blocks_of(con->height);
-    if (con->refine > 0) /* 8 blocks a workgroup */
-        code[n] = UPF__VK_FG_FLOW_REFINE, grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 7) / 8,
+    if (con->refine > 0) /* 4 blocks a workgroup */
+        code[n] = UPF__VK_FG_FLOW_REFINE, grid[n++] = (upf__vk_grid){ (uint32_t)(bw + 3) / 4,
                                                                       (uint32_t)bh, 2 };
     code[n] = UPF__VK_FG_FLOW_CHOOSE; /* 48 quads of a row a workgroup */
     grid[n++] = (upf__vk_grid){ (uint32_t)((con->width + 1) / 2 + 47) / 48,
