@@ -301,8 +301,6 @@ typedef struct resolve_push {
     upf__fg_resolve_con con;
     uint32_t table[2];
     int32_t levels; /* the colour pyramid's: 2 or more, the resolve makes its level 1 */
-    int32_t fill_levels; /* the motion pyramid's: 1 or more, the resolve fills the holes */
-    uint32_t flow_rank;
 } resolve_push;
 
 static upf__vk_pass_plan prepare_plan(void)
@@ -648,7 +646,7 @@ static void fill_case(gpu *g, const upf__passes *ps, const uint32_t *splat, cons
     /* as the engine records them: the down steps (five levels a dispatch, the first one
      * decoding level 0), up */
     upf__vk_pass_frame pf = { .run = true, .push = &push };
-    upf__vk_fg_fill_dispatches(&pf, W, H, con->levels, true); /* its own up step too */
+    upf__vk_fg_fill_dispatches(&pf, W, H, con->levels);
     CHECKF(con->levels >= 3, "%s: %d levels", what, con->levels);
     if (run_pass(g, ps, &plan, &pf, in, out) == 0) {
         int holes = 0;
@@ -780,11 +778,9 @@ static void check_pyramid(gpu *g, const upf__passes *ps, const float *got, const
 
 /* The resolve of the engine's surfaces (its last run; motion_t instead of its own unless
  * NULL) with constants `con` and the scene decision `cut`, making the colour pyramid's level 1
- * too (check_pyramid); with `fill` filling the holes itself (the fill's up step, as the
- * engine: its motion_t given with the holes as the fill's decode leaves them, and the motion
- * pyramid); the largest difference from the CPU pass on any channel. */
+ * too (check_pyramid); the largest difference from the CPU pass on any channel. */
 static float resolve_case(gpu *g, const upf__passes *ps, const upf__fg_resolve_con *con,
-                          float cut, const float *motion_t, bool fill, const char *what)
+                          float cut, const float *motion_t, const char *what)
 {
     static float want[4 * N], got[4 * N];
     const float scene[4] = { cut, 0, 0, 0 };
@@ -799,35 +795,9 @@ static float resolve_case(gpu *g, const upf__passes *ps, const upf__fg_resolve_c
     in[UPF__FG_SCENE] = cpu[UPF__FG_SCENE] = (void *)scene;
     if (motion_t)
         in[UPF__FG_MOTION_T] = cpu[UPF__FG_MOTION_T] = (void *)motion_t;
-    static float unfilled[4 * N], filled[4 * N];
-    const upf__fg_fill_con *fc = ps->con[UPF__FG_FILL];
-    const size_t mpb = surface_bytes(ps, UPF__FG_MOTION_PYRAMID);
-    float *mpyr = fill ? malloc(mpb) : NULL;
-    if (fill) {
-        /* the holes as the decode leaves them: (0, 0, priority 0, 1); every vector, in
-         * motion_t and the motion pyramid, 8 times longer (exact: the fill copies words,
-         * choosing by the priorities and hole flags alone), so a hole left unfilled moves
-         * its pixel's samples far */
-        const float *mt = cpu[UPF__FG_MOTION_T];
-        int holes = 0;
-        for (int i = 0; i < N; i++) {
-            const bool hole = mt[4 * i + 3] != 0.0f;
-            for (int k = 0; k < 4; k++) {
-                filled[4 * i + k] = mt[4 * i + k] * (k < 2 ? 8.0f : 1.0f);
-                unfilled[4 * i + k] = hole && k < 3 ? 0.0f : filled[4 * i + k];
-            }
-            holes += hole;
-        }
-        memcpy(mpyr, ps->surface[UPF__FG_MOTION_PYRAMID].data, mpb);
-        for (size_t i = 0; i < mpb / 16; i++)
-            mpyr[4 * i] *= 8.0f, mpyr[4 * i + 1] *= 8.0f;
-        CHECKF(holes > 0 && fc->levels > 1, "%s: %d holes in motion_t", what, holes);
-        cpu[UPF__FG_MOTION_T] = filled, in[UPF__FG_MOTION_T] = unfilled;
-        in[UPF__FG_MOTION_PYRAMID] = mpyr;
-    }
     cpu[UPF__FG_RESOLVED] = want, out[UPF__FG_RESOLVED] = got;
     cpu_pass(g->ctx, ps, UPF__FG_RESOLVE, con, cpu);
-    const resolve_push push = { *con, { 0 }, 2, fill ? fc->levels : 0, 0 };
+    const resolve_push push = { *con, { 0 }, 2 };
     const upf__vk_pass_plan plan = resolve_plan();
     const upf__vk_pass_frame pf = { .run = true, .push = &push, .dispatches = 1,
                                     .grid = { upf__vk_fg_resolve_grid(W, H, false) } };
@@ -836,7 +806,7 @@ static float resolve_case(gpu *g, const upf__passes *ps, const upf__fg_resolve_c
     const int failed = run_pass(g, ps, &plan, &pf, in, out);
     if (!failed)
         check_pyramid(g, ps, got, pyr, 2, what); /* the resolve's level 1 */
-    free(pyr), free(mpyr);
+    free(pyr);
     if (failed)
         return INFINITY;
     float worst = 0.0f;
@@ -860,12 +830,9 @@ static void test_resolve(gpu *g)
     upf__fg_resolve_con con = *(const upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE];
     CHECK(upf__fg_camera_has(ps->surface[UPF__FG_CAMERA].data));
     float worst[5];
-    worst[0] = resolve_case(g, ps, &con, 0.0f, NULL, false, "the turn with its camera, t = 1/2");
-    const float fill_worst = resolve_case(g, ps, &con, 0.0f, NULL, true,
-                                          "the turn, the holes filled by the resolve");
+    worst[0] = resolve_case(g, ps, &con, 0.0f, NULL, "the turn with its camera, t = 1/2");
     con.visibility = 0;
-    worst[1] = resolve_case(g, ps, &con, 0.0f, NULL, false,
-                            "the turn, without visibility (as the flow)");
+    worst[1] = resolve_case(g, ps, &con, 0.0f, NULL, "the turn, without visibility (as the flow)");
     /* the left half's motion random (-12 .. 12 px a pixel): neighbours' Lanczos windows far
      * apart, taps clamped at the frame's edges */
     static float mt[4 * N];
@@ -875,14 +842,13 @@ static void test_resolve(gpu *g)
         if (i % W < W / 2)
             for (int k = 0; k < 2; k++)
                 mt[4 * i + k] = (float)test_rand_int(&rng, -48, 48) / 4.0f;
-    worst[4] = resolve_case(g, ps, &con, 0.0f, mt, false, "random motion in the left half");
+    worst[4] = resolve_case(g, ps, &con, 0.0f, mt, "random motion in the left half");
     con.visibility = 1, con.t = 0.3f;
-    worst[2] = resolve_case(g, ps, &con, 1.0f, NULL, false,
-                            "the scene pass's cut: the blend at t = 0.3");
+    worst[2] = resolve_case(g, ps, &con, 1.0f, NULL, "the scene pass's cut: the blend at t = 0.3");
     con.blend = 1;
-    worst[3] = resolve_case(g, ps, &con, 0.0f, NULL, false, "the host's blend at t = 0.3");
-    printf("resolve: largest differences %g %g %g %g %g (the holes filled by it: %g)\n",
-           worst[0], worst[1], worst[2], worst[3], worst[4], fill_worst);
+    worst[3] = resolve_case(g, ps, &con, 0.0f, NULL, "the host's blend at t = 0.3");
+    printf("resolve: largest differences %g %g %g %g %g\n", worst[0], worst[1], worst[2],
+           worst[3], worst[4]);
     upf_interpolate_destroy(&er.e);
 }
 
@@ -1165,7 +1131,7 @@ static void bytes_case(gpu *g, const upf__passes *ps, VkFormat pfmt, int psrgb, 
     const uint32_t tc = cs8 ? UPF__VK_FG_TABLE_SRGB : UPF__VK_FG_TABLE_UNORM;
     prepare_push pp = { pcon, 0, { 0 }, { (uint32_t)psrgb, (uint32_t)csrgb }, { tp, tc },
                         { srgb_format(pfmt), srgb_format(cfmt) } };
-    const resolve_push rp = { rcon, { tp, tc }, icon->levels, 0, 0 }; /* it makes level 1 */
+    const resolve_push rp = { rcon, { tp, tc }, icon->levels }; /* it makes level 1 */
     struct { upf__fg_inpaint_con con; int32_t step; } ip = { *icon, 0 };
     const compose_push cp = { ccon, { 0 }, { 0 }, icon->levels, { tp, tc } };
     upf__vk_pass_plan plan[5] = { prepare_plan(), resolve_plan(), { 0 }, { 0 },
@@ -1865,7 +1831,7 @@ static void test_phase_workgroups(void)
         memset(pf, 0, sizeof pf);
         upf__vk_fg_splat_push sp = { .c = { .width = w, .height = h } };
         upf__vk_fg_splat_frame(&sp, 0.5f, true, &pf[0]);
-        upf__vk_fg_fill_dispatches(&pf[1], w, h, L, false); /* the resolve fills */
+        upf__vk_fg_fill_dispatches(&pf[1], w, h, L);
         pf[2].dispatches = 1, pf[2].grid[0] = upf__vk_fg_resolve_grid(w, h, false);
         upf__vk_fg_down_dispatches(&pf[3], w, h, L, 2);
         upf__vk_fg_up_dispatches(&pf[3], w, h, L, 2);

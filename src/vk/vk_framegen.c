@@ -35,8 +35,6 @@ typedef struct {
     upf__fg_resolve_con c;
     uint32_t prev_table, cur_table;   /* the 8-bit frames: each one's decode table */
     int32_t levels;                   /* the inpaint's: the resolve makes its level 1 */
-    int32_t fill_levels;              /* the fill's: the resolve fills the holes (its up step) */
-    uint32_t flow_rank;               /* the fill's rank */
 } resolve_push;
 typedef struct {
     upf__fg_vectors_con c;
@@ -140,10 +138,8 @@ void upf__vk_fg_bytes_variants(upf__vk_pass_plan *plan, const char *shader)
     plan->variant[UPF__VK_FG_VARIANT_BYTES] = (upf__vk_variant){
         .shader = shader, .spec = is_resolve ? &resolve : &bytes };
     plan->reads |= RES(UPF__VK_FG_BYTES);
-    if (is_resolve) { /* the fill's last step and the colour pyramid's level 1 (resolve.comp) */
-        plan->reads |= RES(UPF__FG_MOTION_PYRAMID);
+    if (is_resolve) /* the colour pyramid's level 1 (resolve.comp) */
         plan->writes |= RES(UPF__FG_COLOR_PYRAMID);
-    }
 }
 
 void upf__vk_fg_vectors_plan(upf__vk_pass_plan *plan)
@@ -241,17 +237,15 @@ void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels
     }
 }
 
-void upf__vk_fg_fill_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, bool up)
+void upf__vk_fg_fill_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels)
 {
     if (levels < 2) { /* no down step to decode level 0 */
         pf->grid[pf->dispatches] = upf__vk_grid16(W, H);
         pf->patch[pf->dispatches++] = 0;
     }
     upf__vk_fg_down_dispatches(pf, W, H, levels, 1);
-    if (up) {
-        pf->grid[pf->dispatches] = upf__vk_grid16(W, H); /* the last step fills level 0 */
-        pf->patch[pf->dispatches++] = (uint32_t)levels;
-    }
+    pf->grid[pf->dispatches] = upf__vk_grid16(W, H); /* the last step fills level 0 */
+    pf->patch[pf->dispatches++] = (uint32_t)levels;
 }
 
 void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, int least)
@@ -645,7 +639,7 @@ void upf__vk_fg_splat_frame(upf__vk_fg_splat_push *sp, float t, bool camera,
     }
 }
 
-/* A phase's splat and fill (not for the blend; the fill's up step is the resolve's). */
+/* A phase's splat and fill (not for the blend). */
 static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, float t,
                           push_block *push, upf__vk_frame *vf)
 {
@@ -660,7 +654,7 @@ static void motion_passes(const upf_vk_interpolate *fg, const record_plan *rp, f
     fc->flow_rank = rp->method == UPF_INTERPOLATE_USED_FLOW;
     upf__vk_pass_frame *ff = &vf->pass[fg->at[UPF__VK_FG_GP_FILL]];
     *ff = (upf__vk_pass_frame){ .run = true, .push = fc };
-    upf__vk_fg_fill_dispatches(ff, W, H, fc->levels, false); /* the resolve fills level 0 */
+    upf__vk_fg_fill_dispatches(ff, W, H, fc->levels);
 }
 
 /* A phase's resolve and inpaint (down to each level, then up). */
@@ -678,12 +672,6 @@ static void resolve_passes(const upf_vk_interpolate *fg, const record_plan *rp, 
     rs->prev_table = rp->prev_table, rs->cur_table = rp->cur_table;
     const upf__fg_inpaint_con *ic = ps->con[UPF__FG_INPAINT];
     rs->levels = ic->levels; /* it makes level 1 */
-    if (rp->method != UPF_INTERPOLATE_USED_BLEND) { /* it fills the holes: the fill's up step */
-        rs->fill_levels = ((const upf__fg_fill_con *)ps->con[UPF__FG_FILL])->levels;
-        rs->flow_rank = rp->method == UPF_INTERPOLATE_USED_FLOW;
-    } else {
-        rs->fill_levels = 0, rs->flow_rank = 0;
-    }
     vf->pass[fg->at[UPF__VK_FG_GP_RESOLVE]] = (upf__vk_pass_frame){
         .run = true, .push = rs, .dispatches = 1,
         .grid = { upf__vk_fg_resolve_grid(W, H, rp->bytes) },

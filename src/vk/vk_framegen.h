@@ -90,10 +90,9 @@ void upf__vk_fg_splat_frame(upf__vk_fg_splat_push *sp, float t, bool camera,
 void upf__vk_fg_down_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, int first);
 /* The fill's dispatches (fill.comp) for a W x H frame's motion pyramid of `levels` levels,
  * appended to pf: the down steps (upf__vk_fg_down_dispatches; step 1 also decodes the splat
- * into level 0, so no decode step of its own but for a one-level pyramid: patch 0), then with
- * `up` the up step (patch levels), 16 x 16 pixels a workgroup. The engine's has no up step:
- * the resolve fills each hole where it reads it (resolve.comp, fill_levels). */
-void upf__vk_fg_fill_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, bool up);
+ * into level 0, so no decode step of its own but for a one-level pyramid: patch 0), then the
+ * up step (patch levels), 16 x 16 pixels a workgroup. */
+void upf__vk_fg_fill_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels);
 /* prepare's luma pyramids (prepare.comp), 16 x 16 pixels a workgroup: its step 0 also makes
  * levels 1 .. 4 of its tile (UPF__VK_FG_PREPARE_FUSED), each down step from level 5 on
  * UPF__VK_FG_PREPARE_DOWN_FUSED levels (l .. l + 4: 16 x 16 pixels of level l and those below

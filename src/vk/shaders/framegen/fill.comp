@@ -11,8 +11,7 @@
  * levels l .. l + 4 (downs: five levels a dispatch, through shared memory), each pixel the
  * farthest (largest priority) of its 2x2 children that have a motion, the first of equals;
  * step `levels` fills each hole of level 0 from the first level whose ancestor has a motion
- * and the two above, the farthest of the 3x3 around the ancestor (fill_up.glsl; the engine
- * leaves it to the resolve, which fills each pixel where it reads it). With flow_rank (optical
+ * and the two above, the farthest of the 3x3 around the ancestor. With flow_rank (optical
  * flow: a priority is a speed) every consistent vector ranks alike and a lost one (FG_LOST)
  * below them (fill_rank). The buffers are read and written as words (uvec4), so the
  * priority's bits pass through as they are (a reversed depth's bits can be a NaN's). One
@@ -39,8 +38,7 @@ layout(push_constant) uniform Push {
 #include "camera.glsl"
 
 #define FG_NONE 0xffffffffu
-#define FILL_PYRAMID pyramid
-#include "fill_up.glsl"
+#define FG_LOST 0xfffffffeu /* the flow's priority of an inconsistent vector */
 const uvec4 HOLE = uvec4(0u, 0u, 0u, 0x3f800000u); /* (0, 0, priority 0, 1.0) */
 
 #define DOWN_FUSED 5 /* pyramid levels a down step makes (vk_framegen.h, UPF__VK_FG_DOWNS) */
@@ -59,6 +57,12 @@ int level_base(int l)
     for (int k = 1; k < l; k++)
         row += level_size(pc.height, k);
     return row * pc.width;
+}
+
+/* how far a surface is: its priority, or with flow_rank 1 consistent, 0 lost */
+uint fill_rank(uint p)
+{
+    return pc.flow_rank != 0u ? (p == FG_LOST ? 0u : 1u) : p;
 }
 
 uvec4 level_at(int l, int x, int y)
@@ -97,8 +101,7 @@ uvec4 decode(int x, int y)
 /* the farthest of the children with a motion, the first of equals (fill.c's order) */
 void consider(uvec4 c, inout uvec4 best, inout bool found)
 {
-    const bool flow = pc.flow_rank != 0u;
-    if (c.w == 0u && (!found || fill_rank(c.z, flow) > fill_rank(best.z, flow)))
+    if (c.w == 0u && (!found || fill_rank(c.z) > fill_rank(best.z)))
         best = c, found = true;
 }
 
@@ -143,14 +146,33 @@ void downs(int l0)
     }
 }
 
-/* the fill at level 0 (fill_up.glsl), into motion_t where a hole takes a motion */
 void up(int x, int y)
 {
     const int i = y * pc.width + x;
     const uvec4 o = motion_t[i];
-    const uvec4 f = fill_up(o, x, y, pc.width, pc.height, pc.levels, pc.flow_rank != 0u);
-    if (f != o)
-        motion_t[i] = f;
+    if (o.w == 0u)
+        return;
+    uvec4 best = uvec4(0u);
+    bool have = false;
+    int found = -1;
+    for (int l = 1; l < pc.levels && (found < 0 || l <= found + 2); l++) {
+        const int w = level_size(pc.width, l), h = level_size(pc.height, l);
+        const int ax = x >> l, ay = y >> l;
+        if (found < 0 && level_at(l, ax, ay).w != 0u)
+            continue;
+        if (found < 0)
+            found = l;
+        for (int k = 0; k < 9; k++) {
+            const int sx = ax + k % 3 - 1, sy = ay + k / 3 - 1;
+            if (sx < 0 || sy < 0 || sx >= w || sy >= h)
+                continue;
+            const uvec4 a = level_at(l, sx, sy);
+            if (a.w == 0u && (!have || fill_rank(a.z) > fill_rank(best.z)))
+                best = a, have = true;
+        }
+    }
+    if (have)
+        motion_t[i] = uvec4(best.xyz, o.w);
 }
 
 void main()

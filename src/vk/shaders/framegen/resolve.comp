@@ -1,13 +1,9 @@
 /* resolve.comp: the resolve pass on the GPU (CPU reference: src/framegen/resolve.c;
  * docs/FRAMEGEN.md, "resolve"). Reads: linear prev (binding 6), linear (7), motion_t (21),
- * motion (11), prev motion (15), camera (16), scene (26), and where the push constants'
- * `fill_levels` is 1 or more the motion pyramid (22): the engine's motion_t holds the holes
- * as the fill's decode left them, and each pixel's is filled here (fill_up.glsl, the fill's
- * up step: the engine does not dispatch it, so motion_t is read by this pass alone); with
- * BYTES (specialisation constant 0: both host colours 8-bit) the 8-bit frames (30,
- * vk_framegen.h UPF__VK_FG_BYTES) instead of the linear ones, each texel table[code] (the
- * CPU's floats: 4 bytes a texel read, not 16; the tables staged in shared memory per
- * workgroup, frames.glsl). Writes: resolved
+ * motion (11), prev motion (15), camera (16), scene (26); with BYTES (specialisation
+ * constant 0: both host colours 8-bit) the 8-bit frames (30, vk_framegen.h UPF__VK_FG_BYTES)
+ * instead of the linear ones, each texel table[code] (the CPU's floats: 4 bytes a texel read,
+ * not 16; the tables staged in shared memory per workgroup, frames.glsl). Writes: resolved
  * (23: RGBA, alpha 1, or 0 where neither frame sees the pixel's surface) and, where the push
  * constants' `levels` (the colour pyramid's, level 0 included) is 2 or more, the pyramid's
  * level 1 (24): the inpaint's first down step (inpaint_down.glsl) from the workgroup's
@@ -44,8 +40,7 @@ layout(set = 0, binding = 7, std430) readonly buffer Cur { vec4 cur[]; };
 layout(set = 0, binding = 11, std430) readonly buffer Motion { vec2 motion[]; };
 layout(set = 0, binding = 15, std430) readonly buffer PrevMotion { vec2 prev_motion[]; };
 layout(set = 0, binding = 16, std430) readonly buffer Camera { float cam[]; };
-layout(set = 0, binding = 21, std430) readonly buffer MotionT { uvec4 motion_t[]; };
-layout(set = 0, binding = 22, std430) readonly buffer MotionPyramid { uvec4 motion_pyramid[]; };
+layout(set = 0, binding = 21, std430) readonly buffer MotionT { vec4 motion_t[]; };
 layout(set = 0, binding = 23, std430) writeonly buffer Resolved { vec4 resolved[]; };
 layout(set = 0, binding = 24, std430) writeonly buffer Pyramid { vec4 pyramid[]; };
 layout(set = 0, binding = 26, std430) readonly buffer Scene { float scene[]; };
@@ -61,15 +56,11 @@ layout(push_constant) uniform Push {
     float snap;
     uint prev_table, cur_table; /* BYTES: each frame's decode table */
     int levels;                 /* the colour pyramid's; 2 or more: make its level 1 */
-    int fill_levels;            /* the motion pyramid's; 1 or more: fill motion_t's holes */
-    uint flow_rank;             /* the fill's rank (fill.comp) */
 } pc;
 
 #include "camera.glsl"
 #include "exact.glsl"
 #include "inpaint_down.glsl"
-#define FILL_PYRAMID motion_pyramid
-#include "fill_up.glsl"
 
 #define FG_INVALID 1e30
 
@@ -171,10 +162,7 @@ bool resolve_plan(int x, int y, out vec2 a, out vec2 b, out float wa, out float 
         o = vec4(c, 1.0);
         return true;
     }
-    uvec4 mw = motion_t[i];
-    if (pc.fill_levels > 0) /* the fill's last step at this pixel (fill_up.glsl) */
-        mw = fill_up(mw, x, y, pc.width, pc.height, pc.fill_levels, pc.flow_rank != 0u);
-    const vec4 mt = uintBitsToFloat(mw);
+    const vec4 mt = motion_t[i];
     const float qx = float(x) + 0.5, qy = float(y) + 0.5;
     precise vec2 m = mt.xy;
     precise float ax = qx + t * m.x, ay = qy + t * m.y;
