@@ -59,17 +59,31 @@ vec4 up_of(vec4 c, vec3 p)
     return o;
 }
 
+/* pixel (x, y) of level l before its up step in c; false where the up step leaves it as it
+ * is (c then the result: a single level, or a pixel with all of its information), else the
+ * parent's taps t and weights (ax, ay) */
+bool up_taps(int l, int x, int y, out vec4 c, out ivec4 t, out float ax, out float ay)
+{
+    c = level_at(l, x, y);
+    t = ivec4(0), ax = 0.0, ay = 0.0;
+    if (pc.levels < 2) {
+        c = vec4(c.rgb, 1.0);
+        return false;
+    }
+    if (!(c.a < 1.0))
+        return false;
+    parent_taps(l, x, y, t, ax, ay);
+    return true;
+}
+
 /* pixel (x, y) of level l after the up step (level l + 1 in memory already up) */
 vec4 up_value(int l, int x, int y)
 {
-    const vec4 c = level_at(l, x, y);
-    if (pc.levels < 2)
-        return vec4(c.rgb, 1.0);
-    if (!(c.a < 1.0))
-        return c;
+    vec4 c;
     ivec4 t;
     float ax, ay;
-    parent_taps(l, x, y, t, ax, ay);
+    if (!up_taps(l, x, y, c, t, ax, ay))
+        return c;
     return up_of(c, bilinear(level_at(l + 1, t.x, t.z).rgb, level_at(l + 1, t.y, t.z).rgb,
                              level_at(l + 1, t.x, t.w).rgb, level_at(l + 1, t.y, t.w).rgb, ax,
                              ay));
@@ -88,14 +102,11 @@ vec4 level1_up(int x, int y)
  * level 1 read and written (only hole pixels sample level 1) */
 vec4 up_value0(int x, int y)
 {
-    const vec4 c = level_at(0, x, y);
-    if (pc.levels < 2)
-        return vec4(c.rgb, 1.0);
-    if (!(c.a < 1.0))
-        return c;
+    vec4 c;
     ivec4 t;
     float ax, ay;
-    parent_taps(0, x, y, t, ax, ay);
+    if (!up_taps(0, x, y, c, t, ax, ay))
+        return c;
     return up_of(c, bilinear(level1_up(t.x, t.z).rgb, level1_up(t.y, t.z).rgb,
                              level1_up(t.x, t.w).rgb, level1_up(t.y, t.w).rgb, ax, ay));
 }
