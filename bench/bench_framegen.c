@@ -619,8 +619,8 @@ static void gpu_section(const gpu_path *g, const score cpu[N_PHASES][3], const c
             hud_mean(&hud[H_NO_RULE]), gr, hud_mean(&g->hud[H_NO_RULE]),
             met_both(hud[H_RULE].n && cr <= 1.0, g->hud[H_RULE].n && gr <= 1.0));
     }
-    static const char *const part[N_GPARTS] = { "rendered pairs", "real clips (and the cuts "
-                                                "between them)", "the HUD's pairs" };
+    static const char *const part[N_GPARTS] = {
+        "rendered pairs", "real clips (and the cuts between them)", "the HUD's pairs" };
     for (int k = 0; k < N_GPARTS; k++)
         if (g->mad[k].frames)
             out("| %s: the GPU's made frames within a mean absolute difference of 0.001 of the "
