@@ -575,11 +575,8 @@ static int chain(const upf__passes *ps, upf__vk_pass_plan *plan, upf__vk_pass_fr
     const upf__fg_prepare_con *pc = ps->con[UPF__FG_PREPARE];
     plan[n] = plan_of(UPF__FG_PREPARE, "framegen/prepare", sizeof *pc, true);
     plan[n].clear = UPF__VK_RES(UPF__FG_HISTOGRAMS);
-    pf[n] = (upf__vk_pass_frame){ .run = true, .push = push_of(push[n], pc, sizeof *pc),
-                                  .dispatches = pc->levels };
-    for (int l = 0; l < pc->levels; l++)
-        pf[n].grid[l] = grid_px(upf__fg_level_size(W, l), upf__fg_level_size(H, l)),
-        pf[n].patch[l] = (uint32_t)l;
+    pf[n] = (upf__vk_pass_frame){ .run = true, .push = push_of(push[n], pc, sizeof *pc) };
+    upf__vk_fg_prepare_dispatches(&pf[n], W, H, pc->levels); /* the engine's own steps */
     n++;
     plan[n] = plan_of(UPF__FG_SCENE_PASS, "framegen/scene", 0, true);
     pf[n] = (upf__vk_pass_frame){ .run = true, .dispatches = 1, .grid = { { 1, 1, 1 } },
