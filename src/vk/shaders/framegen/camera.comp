@@ -2,7 +2,7 @@
  * docs/FRAMEGEN.md, "camera"). Reads: motion (binding 11). Writes: camera (16: the model,
  * the fit's state) and camera_sums (17: a row of partial sums per block of 256 grid pixels).
  *
- * Workgroups of 128 invocations; the step patched into the push constants after the pass's
+ * Workgroups of 256 invocations; the step patched into the push constants after the pass's
  * constants (a barrier between the dispatches; vk_framegen.c's upf__vk_fg_camera_frame gives
  * them). Step 0 initialises the camera surface (workgroup 0's first invocation; with the
  * host's homography (given) its model at once: one dispatch of one workgroup). With fit, step
@@ -14,14 +14,16 @@
  * the camera surface (ST_*), so that no workgroup reads what another writes in the same
  * dispatch; step 5, one workgroup, the last solve and the model (before: ten dispatches,
  * each solve a dispatch of its own):
- * - reduction: one workgroup per block of 256 grid pixels (row-major), invocation i its pixels
- *   i and i + 128, the terms of their normal equations stored and added (the tree's first
- *   level) straight into shared memory, then the rest of camera.c's pairwise tree (h = 64 ..
- *   1, the 44 sums spread over the invocations); counts and the residual histogram by integer
+ * - reduction: one workgroup per block of 256 grid pixels (row-major), invocation i its pixel
+ *   i (its motion loaded before the step's solve), the terms of pixels i < 128 stored, then
+ *   those of i + 128 added (the tree's first level) in shared memory, then the rest of
+ *   camera.c's pairwise tree (h = 64 .. 1, the 44 sums spread over the invocations); counts
+ *   and the residual histogram by integer
  *   atomics in shared memory (exact), from round 1 on also added to the round's totals in the
  *   sums surface (global integer atomics; step 0 zeroes them);
- * - solve: one workgroup, the blocks' rows by the same tree (invocation i blocks i, i + 256,
- *   ... and i + 128, i + 384, ...; a row's 44 loads in flight together), the counts from the
+ * - solve: one workgroup, the blocks' rows by the same tree (slot i: blocks i, i + 256, ...
+ *   plus i + 128, i + 384, ...; 22 slots' sums an invocation, their loads in flight
+ *   together), the counts from the
  *   round's totals (NCNT loads, not every row's: round 0's count of used pixels from its rows),
  *   the median bin as the number of bins whose running count is under half (each invocation
  *   its bins', the running count from 16 groups' sums), the next threshold, a new fit by
@@ -33,14 +35,16 @@
  * Arrays outside shared memory are indexed only in unrolled loops (constant indices, so that
  * they can live in registers): before, NVIDIA's compiler put 944 bytes an invocation in local
  * memory (arrays indexed at run time, passed to functions), each access in the serial chain
- * a round trip to memory.
+ * a round trip to memory. The other loops are kept rolled ([[dont_unroll]], exact.glsl's
+ * too): each workgroup runs its code once a step, so every instruction it runs is fetched
+ * cold (on main b5b50e0, fully unrolled, NVIDIA's binary was 407 KB).
  * The arithmetic is `precise`, in camera.c's order, the divisions and roots correctly rounded
  * (exact.glsl), so lavapipe gives the CPU's floats bit for bit. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
-layout(local_size_x = 128) in;
+layout(local_size_x = 256) in;
 layout(set = 0, binding = 11, std430) readonly buffer Motion { vec2 motion[]; };
 layout(set = 0, binding = 16, std430) buffer Camera { float cam[]; };
 layout(set = 0, binding = 17, std430) buffer Sums { uint sums[]; }; /* floats by their bits */
@@ -54,6 +58,7 @@ layout(push_constant) uniform Push {
     int step;          /* patched: 0 .. 5 */
 } pc;
 
+#define UPF_EXACT_LOOP [[dont_unroll]] /* one copy of each division's steps (exact.glsl) */
 #include "camera.glsl"
 
 #define CAM_THR 13
@@ -83,17 +88,18 @@ layout(push_constant) uniform Push {
 #define RESID_STEP 0.05
 #define ROUNDS 5
 #define FG_INVALID 1e30
-#define WG 128
-#define WG_LOG 7
+#define WG 256
+#define HALF 128               /* the tree's slots: a block's pixels i and i + HALF added first */
+#define HALF_LOG 7
 #define BLOCK 256
 #define NSUM 44                /* the float sums of a row: SUM_ATA and SUM_ATB */
 #define NCNT (3 + BINS)        /* used, near, all, the histogram */
-#if 3 + BINS > 3 * WG
-#error "the solve loads the NCNT totals three an invocation"
+#if 3 + BINS > 2 * WG || BLOCK != 2 * HALF || WG != BLOCK
+#error "an invocation per grid pixel of a block; the solve loads the NCNT totals two an invocation"
 #endif
 #define GROUPS 16              /* the median's groups of BINS / GROUPS bins */
 
-shared float red[NSUM * WG];  /* the tree's values: sum k of slot i at k WG + i */
+shared float red[NSUM * HALF]; /* the tree's values: sum k of slot i at k HALF + i */
 shared uint cnt[NCNT];
 shared float st[ST_COUNT];     /* the fit's state (ST_*) */
 shared uint below;             /* bins whose running count is under half */
@@ -184,13 +190,13 @@ bool finish(bool given)
     const int m = lid < 9 ? 0 : 1, j = lid - 9 * m;
     const ivec4 e = cofactor(j);
     int cur = 0;
-    for (int r = 0; r < 2; r++) {
+    [[dont_unroll]] for (int r = 0; r < 2; r++) {
         if (r == 1) { /* the second root starts again from Z = I */
             if (lid < 9)
                 YZ[18 * cur + 9 + lid] = lid % 4 == 0 ? 1.0 : 0.0;
             barrier();
         }
-        for (int it = 0; it < 8; it++, cur ^= 1) {
+        [[dont_unroll]] for (int it = 0; it < 8; it++, cur ^= 1) {
             if (lid < 18) {
                 float q;
                 ok = inv3(18 * cur + 9 * m, e, q) && ok;
@@ -216,7 +222,7 @@ bool finish(bool given)
         ok = ok && n < 0.25;
     }
     int pb = 0;
-    for (int k = 2; k <= 16; k++, pb ^= 1) {
+    [[dont_unroll]] for (int k = 2; k <= 16; k++, pb ^= 1) {
         if (lid < 9) {
             const int i = lid / 3, c = lid - 3 * i, a = 9 * pb + 3 * i;
             precise float r = P[a] * X[c] + P[a + 1] * X[3 + c] + P[a + 2] * X[6 + c];
@@ -271,11 +277,12 @@ void norm(out float cx, out float cy, out float s)
     s = 0.5 * float(max(pc.width, pc.height));
 }
 
-/* Term k of slot lid of red: q stored, or with `add` added to what is there (the tree's first
- * level: camera.c's l[i][k] + l2[k], the same float addition). */
+/* Term k of this invocation's slot of red (lid mod HALF): q stored, or with `add` added to
+ * what is there (the tree's first level: camera.c's l[i][k] + l2[k], the same float
+ * addition). */
 void put(int k, float q, bool add)
 {
-    const int i = k * WG + int(gl_LocalInvocationIndex);
+    const int i = k * HALF + (int(gl_LocalInvocationIndex) & (HALF - 1));
     if (add) {
         precise float v = red[i] + q;
         red[i] = v;
@@ -284,23 +291,32 @@ void put(int k, float q, bool add)
     }
 }
 
-/* Grid pixel p against the fit and threshold in st (camera.c's pixel_terms up to its terms):
+/* Grid pixel p's motion (0 outside the grid, where pixel() uses nothing): loaded before the
+ * solve that the reduction waits for, not after it. */
+vec2 fetch(int p)
+{
+    vec2 m = vec2(0.0);
+    if (p < pc.grid_w * pc.grid_h) {
+        const int x = pc.step_px / 2 + (p % pc.grid_w) * pc.step_px;
+        const int y = pc.step_px / 2 + (p / pc.grid_w) * pc.step_px;
+        m = motion[y * pc.width + x];
+    }
+    return m;
+}
+
+/* Grid pixel p (its motion m, from fetch) against the fit and threshold in st (camera.c's pixel_terms up to its terms):
  * its normalised position (u, v) and motion (du, dv); bin its residual's histogram bin (-1:
  * not counted: outside the grid, an invalid vector or round 0), nr whether it is within
  * pc.near, use whether its terms go into the sums. No store: the two pixels of an invocation
  * are computed side by side (their loads and correctly rounded divisions in flight together). */
-void pixel(int round, int p, out bool use, out int bin, out bool nr, out vec4 uvd)
+void pixel(int round, int p, vec2 m, out bool use, out int bin, out bool nr, out vec4 uvd)
 {
     float cx, cy, s;
     norm(cx, cy, s);
     precise float is = upf_rcp_rn(s);
-    use = p < pc.grid_w * pc.grid_h;
     const int x = pc.step_px / 2 + (p % pc.grid_w) * pc.step_px;
     const int y = pc.step_px / 2 + (p / pc.grid_w) * pc.step_px;
-    vec2 m = vec2(0.0);
-    if (use)
-        m = motion[y * pc.width + x];
-    use = use && m.x < FG_INVALID * 0.5;
+    use = p < pc.grid_w * pc.grid_h && m.x < FG_INVALID * 0.5;
     precise float u = (float(x) + 0.5 - cx) * is, v = (float(y) + 0.5 - cy) * is;
     precise float du = m.x * is, dv = m.y * is;
     uvd = vec4(u, v, du, dv);
@@ -356,21 +372,20 @@ void terms(bool use, vec4 uvd, bool add)
     }
 }
 
-/* camera.c's tree_sum on red (its first level, h = 128, already added by the caller). */
+/* camera.c's tree_sum on red (its first level, h = HALF, already added by the caller): a
+ * loop, not unrolled (one copy of its code: a workgroup fetches the code it runs once, and
+ * the unrolled levels were some thousand instructions), item q = lid + n WG of the h NSUM
+ * sums of level h: sum k of slot i. */
 void tree()
 {
     const int lid = int(gl_LocalInvocationIndex);
-    /* unrolled (a level's loads issued together): item q = lid + n WG of the h NSUM, sum k of
-     * slot i */
-    [[unroll]] for (int lg = WG_LOG - 1; lg >= 0; lg--) {
+    [[dont_unroll]] for (int lg = HALF_LOG - 1; lg >= 0; lg--) {
         const int h = 1 << lg;
         barrier();
-        [[unroll]] for (int n = 0; n < (h * NSUM + WG - 1) / WG; n++) {
-            const int q = lid + n * WG, k = q >> lg, i = q & (h - 1);
-            if (q < h * NSUM) {
-                precise float v = red[k * WG + i] + red[k * WG + i + h];
-                red[k * WG + i] = v;
-            }
+        for (int q = lid; q < h * NSUM; q += WG) {
+            const int k = q >> lg, i = k * HALF + (q & (h - 1));
+            precise float v = red[i] + red[i + h];
+            red[i] = v;
         }
     }
     barrier();
@@ -383,30 +398,33 @@ int totals(int r)
     return 2 * blocks() * ROW + (r - 1) * NCNT;
 }
 
-/* Round `round`'s row of camera sums for block blk (camera.c's reduce_block); from round 1
- * on its counts also added to the round's totals (integer atomics: exact in any order; the
- * solve then loads NCNT totals, not the counts of every row). */
-void reduce(int round, int blk)
+/* Round `round`'s row of camera sums for block blk (camera.c's reduce_block): invocation i
+ * its grid pixel i; the tree's first level by the pixels i < HALF storing their terms, then
+ * the pixels i + HALF adding theirs (one copy of the code, in a loop of two); from round 1 on
+ * the counts also added to the round's totals (integer atomics: exact in any order; the solve
+ * then loads NCNT totals, not the counts of every row). */
+void reduce(int round, int blk, vec2 m)
 {
     const int lid = int(gl_LocalInvocationIndex);
     for (int c = lid; c < NCNT; c += WG)
         cnt[c] = 0u;
-    barrier();
-    bool use0, use1, nr0, nr1;
-    int bin0, bin1;
-    vec4 p0, p1;
-    pixel(round, BLOCK * blk + lid, use0, bin0, nr0, p0);
-    pixel(round, BLOCK * blk + lid + WG, use1, bin1, nr1, p1);
-    count(use0, bin0, nr0);
-    count(use1, bin1, nr1);
-    terms(use0, p0, false);
-    terms(use1, p1, true);
+    bool use, nr;
+    int bin;
+    vec4 p;
+    pixel(round, BLOCK * blk + lid, m, use, bin, nr, p);
+    barrier(); /* cnt zeroed; red free (the solve's reads of it done) */
+    count(use, bin, nr);
+    [[dont_unroll]] for (int part = 0; part < 2; part++) {
+        if ((lid >= HALF ? 1 : 0) == part)
+            terms(use, p, part == 1);
+        barrier();
+    }
     tree();
     const int o = ((round & 1) * blocks() + blk) * ROW; /* buffer round & 1 */
     for (int k = lid; k < ROW; k += WG) {
         float v = 0.0;
         if (k < NSUM)
-            v = red[k * WG];
+            v = red[k * HALF];
         else if (k >= SUM_USED && k <= SUM_ALL)
             v = float(cnt[k - SUM_USED]);
         else if (k >= SUM_HIST)
@@ -436,7 +454,7 @@ void solve8()
     const int lid = int(gl_LocalInvocationIndex);
     const int r = lid / 9, k = lid - 9 * r; /* row r, column k (8: the right-hand side) */
     int cur = 0;
-    for (int col = 0; col < 8; col++, cur ^= 1) {
+    [[dont_unroll]] for (int col = 0; col < 8; col++, cur ^= 1) {
         const int a = 64 * cur, bb = 8 * cur;
         int piv = col;
         float best = abs(AM[a + 8 * col + col]);
@@ -469,7 +487,7 @@ void solve8()
         return;
     /* eight columns: the result in buffer 0; the unknowns in shared memory (a loop with one
      * copy of the correctly rounded division, not eight unrolled, and no local memory) */
-    for (int i = 7; i >= 0; i--) {
+    [[dont_unroll]] for (int i = 7; i >= 0; i--) {
         precise float v = BM[i];
         for (int j = i + 1; j < 8; j++)
             v -= AM[8 * i + j] * XS[j];
@@ -493,40 +511,45 @@ void solve(int round)
     const bool fits = round < ROUNDS - 1;
     /* the loads that do not depend on each other first, all in flight together: the state
      * after the round before (into st below, before the first barrier: nothing reads st
-     * sooner), the round's totals (NCNT = 2 WG + 3), then the rows */
+     * sooner), the round's totals (NCNT = WG + 3), then the rows */
     const float sv = lid < ST_COUNT ? cam[((round & 1) == 0 ? CAM_SLOT1 : CAM_SLOT0) + lid]
                                     : 0.0;
-    uint t0 = 0u, t1 = 0u, t2 = 0u;
+    uint t0 = 0u, t1 = 0u;
     if (round > 0) {
-        t0 = sums[totals(round) + lid], t1 = sums[totals(round) + lid + WG];
-        if (lid + 2 * WG < NCNT)
-            t2 = sums[totals(round) + lid + 2 * WG];
+        t0 = sums[totals(round) + lid];
+        if (lid + WG < NCNT)
+            t1 = sums[totals(round) + lid + WG];
     }
     if (round == 0 && lid == 0)
         cnt[0] = 0u;
     if (lid == 0)
         below = 0u;
-    /* camera.c's first level of the tree: a (rows lid, lid + BLOCK, ...) + b (rows lid + WG,
-     * lid + WG + BLOCK, ...), a into red first, then b added; each loop unrolled, its loads
-     * in flight together and no array (rows beyond lid + WG only where nb > WG: grids of over
-     * 32768 pixels) */
-    if (fits) {
-        [[unroll]] for (int k = 0; k < NSUM; k++) {
-            precise float a = 0.0;
-            if (lid < nb)
-                a = a + uintBitsToFloat(sums[at + lid * ROW + k]);
-            for (int j = lid + BLOCK; j < nb; j += BLOCK)
-                a = a + uintBitsToFloat(sums[at + j * ROW + k]);
-            red[k * WG + lid] = a;
+    /* camera.c's first level of the tree: slot i's sum k = a (rows i, i + BLOCK, ...) + b (rows
+     * i + HALF, i + HALF + BLOCK, ...), item q = lid + n WG of the NSUM HALF (sum k of slot
+     * i); where there are at most BLOCK rows (every grid of at most 65536 pixels: camera.c's
+     * grids keep under that) a and b have a row each at most, the loop unrolled and its loads
+     * in flight together; else the general loop */
+    if (fits && nb <= BLOCK) {
+        [[unroll]] for (int n = 0; n < NSUM * HALF / WG; n++) {
+            const int q = lid + n * WG, k = q >> HALF_LOG, i = q & (HALF - 1);
+            precise float a = 0.0, b = 0.0;
+            if (i < nb)
+                a = a + uintBitsToFloat(sums[at + i * ROW + k]);
+            if (i + HALF < nb)
+                b = b + uintBitsToFloat(sums[at + (i + HALF) * ROW + k]);
+            precise float v = a + b;
+            red[k * HALF + i] = v;
         }
-        [[unroll]] for (int k = 0; k < NSUM; k++) {
-            precise float b = 0.0;
-            if (lid + WG < nb)
-                b = b + uintBitsToFloat(sums[at + (lid + WG) * ROW + k]);
-            for (int j = lid + WG + BLOCK; j < nb; j += BLOCK)
+    } else if (fits) {
+        for (int q = lid; q < NSUM * HALF; q += WG) {
+            const int k = q >> HALF_LOG, i = q & (HALF - 1);
+            precise float a = 0.0, b = 0.0;
+            for (int j = i; j < nb; j += BLOCK)
+                a = a + uintBitsToFloat(sums[at + j * ROW + k]);
+            for (int j = i + HALF; j < nb; j += BLOCK)
                 b = b + uintBitsToFloat(sums[at + j * ROW + k]);
-            precise float v = red[k * WG + lid] + b;
-            red[k * WG + lid] = v;
+            precise float v = a + b;
+            red[k * HALF + i] = v;
         }
     }
     if (lid < ST_COUNT)
@@ -538,9 +561,9 @@ void solve(int round)
         for (int j = lid; j < nb; j += WG)
             atomicAdd(cnt[0], uint(uintBitsToFloat(sums[at + j * ROW + SUM_USED])));
     } else {
-        cnt[lid] = t0, cnt[lid + WG] = t1;
-        if (lid + 2 * WG < NCNT)
-            cnt[lid + 2 * WG] = t2;
+        cnt[lid] = t0;
+        if (lid + WG < NCNT)
+            cnt[lid + WG] = t1;
     }
     if (fits)
         tree(); /* ends with a barrier */
@@ -580,9 +603,9 @@ void solve(int round)
         return;
     if (lid < 64) { /* the symmetric matrix from its upper triangle, the right-hand side */
         const int r = lid >> 3, q = lid & 7, lo = min(r, q), hi = max(r, q);
-        AM[lid] = red[(SUM_ATA + 8 * lo - lo * (lo - 1) / 2 + hi - lo) * WG];
+        AM[lid] = red[(SUM_ATA + 8 * lo - lo * (lo - 1) / 2 + hi - lo) * HALF];
         if (lid < 8)
-            BM[lid] = red[(SUM_ATB + lid) * WG];
+            BM[lid] = red[(SUM_ATB + lid) * HALF];
     }
     barrier();
     solve8();
@@ -607,7 +630,7 @@ void main()
             for (int c = lid; c < 4 * NCNT; c += WG)
                 sums[totals(1) + c] = 0u;
         if (fit)
-            reduce(0, wg); /* reads nothing init writes */
+            reduce(0, wg, fetch(BLOCK * wg + lid)); /* reads nothing init writes */
         return;
     }
     if (!fit)
@@ -615,12 +638,13 @@ void main()
     /* step s: the solve of round s - 1 (every workgroup the same floats), then round s's
      * reduction, or at step ROUNDS (one workgroup) the model */
     const int round = pc.step - 1;
+    const vec2 m = round < ROUNDS - 1 ? fetch(BLOCK * wg + lid) : vec2(0.0);
     solve(round);
     barrier();
     if (round < ROUNDS - 1) {
         if (wg == 0)
             store_state(round);
-        reduce(round + 1, wg);
+        reduce(round + 1, wg, m);
         return;
     }
     store_state(round); /* round 4: slot 0, camera.c's layout */
