@@ -458,9 +458,9 @@ void solve8()
         const int a = 64 * cur, bb = 8 * cur;
         int piv = col;
         float best = abs(AM[a + 8 * col + col]);
-        for (int q = col + 1; q < 8; q++) {
+        [[unroll]] for (int q = 1; q < 8; q++) { /* q > col: constant bounds, loads together */
             const float v = abs(AM[a + 8 * q + col]);
-            if (v > best)
+            if (q > col && v > best)
                 piv = q, best = v;
         }
         if (!(best > 1e-12))
@@ -489,8 +489,9 @@ void solve8()
      * copy of the correctly rounded division, not eight unrolled, and no local memory) */
     [[dont_unroll]] for (int i = 7; i >= 0; i--) {
         precise float v = BM[i];
-        for (int j = i + 1; j < 8; j++)
-            v -= AM[8 * i + j] * XS[j];
+        [[unroll]] for (int j = 1; j < 8; j++) /* j > i, in camera.c's order */
+            if (j > i)
+                v -= AM[8 * i + j] * XS[j];
         precise float q = upf_fdiv_rn(v, AM[8 * i + i]);
         XS[i] = q;
         if (isinf(q) || isnan(q))
