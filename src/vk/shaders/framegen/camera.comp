@@ -93,13 +93,14 @@ layout(push_constant) uniform Push {
 #define HALF_LOG 7
 #define BLOCK 256
 #define NSUM 44                /* the float sums of a row: SUM_ATA and SUM_ATB */
+#define NRED 47                /* ... and the counts used, near, all (a reduction's tree) */
 #define NCNT (3 + BINS)        /* used, near, all, the histogram */
 #if 3 + BINS > 2 * WG || BLOCK != 2 * HALF || WG != BLOCK
 #error "an invocation per grid pixel of a block; the solve loads the NCNT totals two an invocation"
 #endif
 #define GROUPS 16              /* the median's groups of BINS / GROUPS bins */
 
-shared float red[NSUM * HALF]; /* the tree's values: sum k of slot i at k HALF + i */
+shared float red[NRED * HALF]; /* the tree's values: sum k of slot i at k HALF + i */
 shared uint cnt[NCNT];
 shared float st[ST_COUNT];     /* the fit's state (ST_*) */
 shared uint below;             /* bins whose running count is under half */
@@ -291,73 +292,60 @@ void put(int k, float q, bool add)
     }
 }
 
-/* Grid pixel p's motion (0 outside the grid, where pixel() uses nothing): loaded before the
- * solve that the reduction waits for, not after it. */
-vec2 fetch(int p)
-{
-    vec2 m = vec2(0.0);
-    if (p < pc.grid_w * pc.grid_h) {
-        const int x = pc.step_px / 2 + (p % pc.grid_w) * pc.step_px;
-        const int y = pc.step_px / 2 + (p / pc.grid_w) * pc.step_px;
-        m = motion[y * pc.width + x];
-    }
-    return m;
-}
-
-/* Grid pixel p (its motion m, from fetch) against the fit and threshold in st (camera.c's pixel_terms up to its terms):
- * its normalised position (u, v) and motion (du, dv); bin its residual's histogram bin (-1:
- * not counted: outside the grid, an invalid vector or round 0), nr whether it is within
- * pc.near, use whether its terms go into the sums. No store: the two pixels of an invocation
- * are computed side by side (their loads and correctly rounded divisions in flight together). */
-void pixel(int round, int p, vec2 m, out bool use, out int bin, out bool nr, out vec4 uvd)
+/* Grid pixel p's normalised position (u, v) and motion (du, dv) into uvd (camera.c's
+ * pixel_terms up to its residual), valid: in the grid with a valid vector. Nothing of it
+ * depends on the fit, so a step computes it (its load of the motion and its correctly rounded
+ * reciprocal) before the solve that the reduction waits for. */
+void pixel(int p, out bool valid, out vec4 uvd)
 {
     float cx, cy, s;
     norm(cx, cy, s);
     precise float is = upf_rcp_rn(s);
     const int x = pc.step_px / 2 + (p % pc.grid_w) * pc.step_px;
     const int y = pc.step_px / 2 + (p / pc.grid_w) * pc.step_px;
-    use = p < pc.grid_w * pc.grid_h && m.x < FG_INVALID * 0.5;
+    vec2 m = vec2(0.0);
+    valid = p < pc.grid_w * pc.grid_h;
+    if (valid)
+        m = motion[y * pc.width + x];
+    valid = valid && m.x < FG_INVALID * 0.5;
     precise float u = (float(x) + 0.5 - cx) * is, v = (float(y) + 0.5 - cy) * is;
     precise float du = m.x * is, dv = m.y * is;
     uvd = vec4(u, v, du, dv);
-    bin = -1, nr = false;
-    if (use && round > 0) {
-        precise float u2 = u + du, v2 = v + dv;
-        const float g0 = st[ST_G], g1 = st[ST_G + 1], g2 = st[ST_G + 2], g3 = st[ST_G + 3];
-        const float g4 = st[ST_G + 4], g5 = st[ST_G + 5], g6 = st[ST_G + 6];
-        const float g7 = st[ST_G + 7], g8 = st[ST_G + 8];
-        precise float w = g6 * u + g7 * v + g8;
-        precise float e = 1.0 / 0.0;
-        if (w > 1e-6) {
-            precise float ex = upf_fdiv_rn(g0 * u + g1 * v + g2, w) - u2;
-            precise float ey = upf_fdiv_rn(g3 * u + g4 * v + g5, w) - v2;
-            e = upf_sqrt_rn(ex * ex + ey * ey) * s;
-        }
-        precise float b = upf_fdiv_rn(e, RESID_STEP);
-        bin = b < float(BINS - 1) ? int(b) : BINS - 1;
-        nr = e <= pc.near;
-        use = e <= st[ST_THR];
-    }
 }
 
-/* The pixel's counts and histogram bin into cnt (integer atomics: exact in any order). */
-void count(bool use, int bin, bool nr)
+/* A valid pixel's residual against the fit and threshold in st (rounds 1 .. 4; camera.c's
+ * pixel_terms): its histogram bin, nr whether it is within pc.near, use whether its terms go
+ * into the sums. */
+void residual(vec4 uvd, out int bin, out bool nr, out bool use)
 {
-    if (bin >= 0) {
-        atomicAdd(cnt[3 + bin], 1u);
-        atomicAdd(cnt[2], 1u);
-        if (nr)
-            atomicAdd(cnt[1], 1u);
+    float cx, cy, s;
+    norm(cx, cy, s);
+    precise float u = uvd.x, v = uvd.y, u2 = u + uvd.z, v2 = v + uvd.w;
+    const float g0 = st[ST_G], g1 = st[ST_G + 1], g2 = st[ST_G + 2], g3 = st[ST_G + 3];
+    const float g4 = st[ST_G + 4], g5 = st[ST_G + 5], g6 = st[ST_G + 6];
+    const float g7 = st[ST_G + 7], g8 = st[ST_G + 8];
+    precise float w = g6 * u + g7 * v + g8;
+    precise float e = 1.0 / 0.0;
+    if (w > 1e-6) {
+        precise float ex = upf_fdiv_rn(g0 * u + g1 * v + g2, w) - u2;
+        precise float ey = upf_fdiv_rn(g3 * u + g4 * v + g5, w) - v2;
+        e = upf_sqrt_rn(ex * ex + ey * ey) * s;
     }
-    if (use)
-        atomicAdd(cnt[0], 1u);
+    precise float b = upf_fdiv_rn(e, RESID_STEP);
+    bin = b < float(BINS - 1) ? int(b) : BINS - 1;
+    nr = e <= pc.near;
+    use = e <= st[ST_THR];
 }
 
-/* The pixel's terms of the normal equations (zeros where it is left out) into red's slot of
- * this invocation (stored, or with `add` added). The loops unrolled, every array index a
- * constant: registers, no local memory. */
-void terms(bool use, vec4 uvd, bool add)
+/* The pixel's terms of the normal equations (zeros where it is left out) and its counts
+ * (used, near, all: 1 or 0, summed by the tree with the terms, exact: integers below 2^24)
+ * into red's slot of this invocation (stored, or with `add` added). The loops unrolled, every
+ * array index a constant: registers, no local memory. */
+void terms(bool use, bool counted, bool nr, vec4 uvd, bool add)
 {
+    put(SUM_USED, use ? 1.0 : 0.0, add);
+    put(SUM_NEAR, counted && nr ? 1.0 : 0.0, add);
+    put(SUM_ALL, counted ? 1.0 : 0.0, add);
     precise float u = uvd.x, v = uvd.y, du = uvd.z, dv = uvd.w, u2 = u + du, v2 = v + dv;
     precise float nu = -u * u2, nv = -v * u2, mu = -u * v2, mv = -v * v2;
     const float rx[8] = float[8](u, v, 1, 0, 0, 0, nu, nv);
@@ -372,21 +360,39 @@ void terms(bool use, vec4 uvd, bool add)
     }
 }
 
-/* camera.c's tree_sum on red (its first level, h = HALF, already added by the caller): a
- * loop, not unrolled (one copy of its code: a workgroup fetches the code it runs once, and
- * the unrolled levels were some thousand instructions), item q = lid + n WG of the h NSUM
- * sums of level h: sum k of slot i. */
-void tree()
+/* camera.c's pairwise tree of 8 values a0 .. a7 (levels h = 4, 2, 1: a_j + a_(j + h)), the
+ * same additions grouped the same way */
+float fold8(float a0, float a1, float a2, float a3, float a4, float a5, float a6, float a7)
+{
+    precise float b0 = a0 + a4, b1 = a1 + a5, b2 = a2 + a6, b3 = a3 + a7;
+    precise float c0 = b0 + b2, c1 = b1 + b3;
+    precise float d = c0 + c1;
+    return d;
+}
+
+/* camera.c's tree_sum on the first `rows` sums of red (its first level, h = HALF, already
+ * added by the caller) in two passes, a barrier each, not one a level: levels 64, 32 and 16 by
+ * an item per sum k and slot i < 16 (fold8 of slots i, i + 16, ..., i + 112, written to slot
+ * i, which no other item reads), then levels 8 .. 1 by an item per sum (slots j + 8 added to
+ * slots j, then fold8): each item's loads in flight together, each addition the tree's own. */
+void tree(int rows)
 {
     const int lid = int(gl_LocalInvocationIndex);
-    [[dont_unroll]] for (int lg = HALF_LOG - 1; lg >= 0; lg--) {
-        const int h = 1 << lg;
-        barrier();
-        for (int q = lid; q < h * NSUM; q += WG) {
-            const int k = q >> lg, i = k * HALF + (q & (h - 1));
-            precise float v = red[i] + red[i + h];
-            red[i] = v;
-        }
+    barrier();
+    [[unroll]] for (int n = 0; n < (16 * NRED + WG - 1) / WG; n++) {
+        const int q = lid + n * WG, i = (q >> 4) * HALF + (q & 15);
+        if (q < 16 * rows)
+            red[i] = fold8(red[i], red[i + 16], red[i + 32], red[i + 48], red[i + 64],
+                           red[i + 80], red[i + 96], red[i + 112]);
+    }
+    barrier();
+    if (lid < rows) {
+        const int i = lid * HALF;
+        precise float e0 = red[i] + red[i + 8], e1 = red[i + 1] + red[i + 9];
+        precise float e2 = red[i + 2] + red[i + 10], e3 = red[i + 3] + red[i + 11];
+        precise float e4 = red[i + 4] + red[i + 12], e5 = red[i + 5] + red[i + 13];
+        precise float e6 = red[i + 6] + red[i + 14], e7 = red[i + 7] + red[i + 15];
+        red[i] = fold8(e0, e1, e2, e3, e4, e5, e6, e7);
     }
     barrier();
 }
@@ -403,38 +409,40 @@ int totals(int r)
  * the pixels i + HALF adding theirs (one copy of the code, in a loop of two); from round 1 on
  * the counts also added to the round's totals (integer atomics: exact in any order; the solve
  * then loads NCNT totals, not the counts of every row). */
-void reduce(int round, int blk, vec2 m)
+void reduce(int round, int blk, bool valid, vec4 uvd)
 {
     const int lid = int(gl_LocalInvocationIndex);
-    for (int c = lid; c < NCNT; c += WG)
+    for (int c = 3 + lid; c < NCNT; c += WG)
         cnt[c] = 0u;
-    bool use, nr;
-    int bin;
-    vec4 p;
-    pixel(round, BLOCK * blk + lid, m, use, bin, nr, p);
+    bool use = valid, nr = false;
+    int bin = -1;
+    if (valid && round > 0)
+        residual(uvd, bin, nr, use);
     barrier(); /* cnt zeroed; red free (the solve's reads of it done) */
-    count(use, bin, nr);
+    if (bin >= 0)
+        atomicAdd(cnt[3 + bin], 1u);
     [[dont_unroll]] for (int part = 0; part < 2; part++) {
         if ((lid >= HALF ? 1 : 0) == part)
-            terms(use, p, part == 1);
-        barrier();
+            terms(use, bin >= 0, nr, uvd, part == 1);
+        if (part == 0)
+            barrier();
     }
-    tree();
+    tree(NRED); /* begins with a barrier */
     const int o = ((round & 1) * blocks() + blk) * ROW; /* buffer round & 1 */
     for (int k = lid; k < ROW; k += WG) {
         float v = 0.0;
-        if (k < NSUM)
+        if (k < NRED)
             v = red[k * HALF];
-        else if (k >= SUM_USED && k <= SUM_ALL)
-            v = float(cnt[k - SUM_USED]);
         else if (k >= SUM_HIST)
             v = float(cnt[3 + k - SUM_HIST]);
         sums[o + k] = floatBitsToUint(v);
     }
     if (round > 0)
-        for (int c = lid; c < NCNT; c += WG)
-            if (cnt[c] != 0u)
-                atomicAdd(sums[totals(round) + c], cnt[c]);
+        for (int c = lid; c < NCNT; c += WG) {
+            const uint n = c < 3 ? uint(red[(SUM_USED + c) * HALF]) : cnt[c];
+            if (n != 0u)
+                atomicAdd(sums[totals(round) + c], n);
+        }
 }
 
 /* The normal equations being solved, in two buffers (buffer b's matrix at AM[64 b], its
@@ -567,7 +575,7 @@ void solve(int round)
             cnt[lid + WG] = t1;
     }
     if (fits)
-        tree(); /* ends with a barrier */
+        tree(NSUM); /* begins and ends with a barrier */
     else
         barrier();
     if (round > 0) {
@@ -630,8 +638,12 @@ void main()
         if (fit && wg == 0) /* rounds 1 .. 4's totals, which steps 1 .. 4 add to */
             for (int c = lid; c < 4 * NCNT; c += WG)
                 sums[totals(1) + c] = 0u;
-        if (fit)
-            reduce(0, wg, fetch(BLOCK * wg + lid)); /* reads nothing init writes */
+        if (fit) {
+            bool valid;
+            vec4 uvd;
+            pixel(BLOCK * wg + lid, valid, uvd);
+            reduce(0, wg, valid, uvd); /* reads nothing init writes */
+        }
         return;
     }
     if (!fit)
@@ -639,13 +651,16 @@ void main()
     /* step s: the solve of round s - 1 (every workgroup the same floats), then round s's
      * reduction, or at step ROUNDS (one workgroup) the model */
     const int round = pc.step - 1;
-    const vec2 m = round < ROUNDS - 1 ? fetch(BLOCK * wg + lid) : vec2(0.0);
+    bool valid = false;
+    vec4 uvd = vec4(0.0);
+    if (round < ROUNDS - 1)
+        pixel(BLOCK * wg + lid, valid, uvd);
     solve(round);
     barrier();
     if (round < ROUNDS - 1) {
         if (wg == 0)
             store_state(round);
-        reduce(round + 1, wg, m);
+        reduce(round + 1, wg, valid, uvd);
         return;
     }
     store_state(round); /* round 4: slot 0, camera.c's layout */
