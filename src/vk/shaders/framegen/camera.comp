@@ -529,28 +529,30 @@ void solve(int round)
         if (lid + WG < NCNT)
             t1 = sums[totals(round) + lid + WG];
     }
-    if (round == 0 && lid == 0)
-        cnt[0] = 0u;
     if (lid == 0)
         below = 0u;
+    /* round 0's count of used pixels summed with the rows' sums (exact: integers below
+     * 2^24), a later round's from its totals */
+    const int rows = round == 0 ? NRED : NSUM;
     /* camera.c's first level of the tree: slot i's sum k = a (rows i, i + BLOCK, ...) + b (rows
-     * i + HALF, i + HALF + BLOCK, ...), item q = lid + n WG of the NSUM HALF (sum k of slot
-     * i); where there are at most BLOCK rows (every grid of at most 65536 pixels: camera.c's
+     * i + HALF, i + HALF + BLOCK, ...), item q = lid + n WG of the `rows` HALF (sum k of
+     * slot i); where there are at most BLOCK rows (every grid of at most 65536 pixels: camera.c's
      * grids keep under that) a and b have a row each at most, the loop unrolled and its loads
      * in flight together; else the general loop */
     if (fits && nb <= BLOCK) {
-        [[unroll]] for (int n = 0; n < NSUM * HALF / WG; n++) {
+        [[unroll]] for (int n = 0; n < (NRED * HALF + WG - 1) / WG; n++) {
             const int q = lid + n * WG, k = q >> HALF_LOG, i = q & (HALF - 1);
             precise float a = 0.0, b = 0.0;
-            if (i < nb)
+            if (i < nb && q < rows * HALF)
                 a = a + uintBitsToFloat(sums[at + i * ROW + k]);
-            if (i + HALF < nb)
+            if (i + HALF < nb && q < rows * HALF)
                 b = b + uintBitsToFloat(sums[at + (i + HALF) * ROW + k]);
             precise float v = a + b;
-            red[k * HALF + i] = v;
+            if (q < rows * HALF)
+                red[k * HALF + i] = v;
         }
     } else if (fits) {
-        for (int q = lid; q < NSUM * HALF; q += WG) {
+        for (int q = lid; q < rows * HALF; q += WG) {
             const int k = q >> HALF_LOG, i = q & (HALF - 1);
             precise float a = 0.0, b = 0.0;
             for (int j = i; j < nb; j += BLOCK)
@@ -563,24 +565,19 @@ void solve(int round)
     }
     if (lid < ST_COUNT)
         st[lid] = sv;
-    /* the counts (exact integers, any order): round 0's used from its rows, added by shared
-     * atomics, a later round's from its totals */
-    if (round == 0) {
-        barrier(); /* cnt[0] zeroed */
-        for (int j = lid; j < nb; j += WG)
-            atomicAdd(cnt[0], uint(uintBitsToFloat(sums[at + j * ROW + SUM_USED])));
-    } else {
+    if (round > 0) { /* the counts: exact integers, any order */
         cnt[lid] = t0;
         if (lid + WG < NCNT)
             cnt[lid + WG] = t1;
     }
     if (fits)
-        tree(NSUM); /* begins and ends with a barrier */
+        tree(rows); /* begins and ends with a barrier */
     else
         barrier();
+    const uint used = round == 0 ? uint(red[SUM_USED * HALF]) : cnt[0];
     if (round > 0) {
         /* camera.c's median bin b: the bins 0 .. BINS - 2 whose running count n has 2 n < all
-         * (a prefix, the counts being >= 0) */
+         * (a prefix, the counts being >= 0: the last bin c of it writes c + 1, no atomics) */
         if (lid < GROUPS) {
             uint n = 0u;
             [[unroll]] for (int q = 0; q < BINS / GROUPS; q++) /* loads together */
@@ -596,8 +593,9 @@ void solve(int round)
                 n += q < gc ? gsum[q] : 0u;
             [[unroll]] for (int q = 0; q < BINS / GROUPS; q++)
                 n += g0 + q <= c ? cnt[3 + min(g0 + q, BINS - 1)] : 0u;
-            if (c < BINS - 1 && 2u * n < cnt[2])
-                atomicAdd(below, 1u);
+            const uint next = c < BINS - 2 ? n + cnt[3 + c + 1] : 0u;
+            if (c < BINS - 1 && 2u * n < cnt[2] && (c == BINS - 2 || !(2u * next < cnt[2])))
+                below = uint(c + 1);
         }
         barrier();
     }
@@ -608,7 +606,7 @@ void solve(int round)
     }
     /* the last round only measures; too few pixels keep the fit (the same in every
      * invocation) */
-    if (!fits || float(cnt[0]) < 16.0)
+    if (!fits || float(used) < 16.0)
         return;
     if (lid < 64) { /* the symmetric matrix from its upper triangle, the right-hand side */
         const int r = lid >> 3, q = lid & 7, lo = min(r, q), hi = max(r, q);
