@@ -46,8 +46,8 @@
 
 layout(local_size_x = 256) in;
 layout(set = 0, binding = 11, std430) readonly buffer Motion { vec2 motion[]; };
-layout(set = 0, binding = 16, std430) buffer Camera { float cam[]; };
-layout(set = 0, binding = 17, std430) buffer Sums { uint sums[]; }; /* floats by their bits */
+layout(set = 0, binding = 16, std430) coherent buffer Camera { float cam[]; };
+layout(set = 0, binding = 17, std430) coherent buffer Sums { uint sums[]; }; /* floats' bits */
 layout(push_constant) uniform Push {
     int width, height;
     int step_px, grid_w, grid_h;
@@ -449,6 +449,7 @@ void reduce(int round, int blk, bool valid, vec4 uvd)
  * right-hand side at BM[8 b]: a column's step reads the one and writes the other) */
 shared float AM[128], BM[16], XS[8]; /* XS: the back substitution's unknowns */
 shared uint keep;                 /* 1: the last round keeps a model (a third within near) */
+shared uint last;                 /* 1: this workgroup finished round 4's reduction last */
 
 /* camera.c's solve8 on AM and BM (buffer 0), one barrier a column: every invocation makes
  * camera.c's pivot search (the same comparisons in its order, the same row), then invocation
@@ -626,6 +627,23 @@ void store_state(int r)
         cam[((r & 1) == 0 ? CAM_SLOT0 : CAM_SLOT1) + lid] = st[lid];
 }
 
+/* The last solve and the model (one workgroup): after round 4's reduction, by the last
+ * workgroup to finish it (step 4). */
+void last_solve()
+{
+    const int lid = int(gl_LocalInvocationIndex);
+    solve(ROUNDS - 1);
+    barrier();
+    store_state(ROUNDS - 1); /* slot 0, camera.c's layout */
+    if (lid < ST_COUNT)
+        cam[CAM_SLOT1 + lid] = 0.0;
+    if (lid == 0)
+        keep = st[ST_ALL] > 0.0 && st[ST_NEAR] * 3.0 >= st[ST_ALL] ? 1u : 0u;
+    barrier();
+    if (keep != 0u && finish(false))
+        cam[CAM_HAS] = 1.0;
+}
+
 void main()
 {
     const int wg = int(gl_WorkGroupID.x), lid = int(gl_LocalInvocationIndex);
@@ -633,8 +651,9 @@ void main()
     if (pc.step == 0) {
         if (wg == 0)
             init();
-        if (fit && wg == 0) /* rounds 1 .. 4's totals, which steps 1 .. 4 add to */
-            for (int c = lid; c < 4 * NCNT; c += WG)
+        if (fit && wg == 0) /* rounds 1 .. 4's totals, which steps 1 .. 4 add to, and the count
+                             * of step 4's workgroups done */
+            for (int c = lid; c <= 4 * NCNT; c += WG)
                 sums[totals(1) + c] = 0u;
         if (fit) {
             bool valid;
@@ -647,26 +666,29 @@ void main()
     if (!fit)
         return;
     /* step s: the solve of round s - 1 (every workgroup the same floats), then round s's
-     * reduction, or at step ROUNDS (one workgroup) the model */
+     * reduction */
     const int round = pc.step - 1;
-    bool valid = false;
-    vec4 uvd = vec4(0.0);
-    if (round < ROUNDS - 1)
-        pixel(BLOCK * wg + lid, valid, uvd);
+    bool valid;
+    vec4 uvd;
+    pixel(BLOCK * wg + lid, valid, uvd);
     solve(round);
     barrier();
-    if (round < ROUNDS - 1) {
-        if (wg == 0)
-            store_state(round);
-        reduce(round + 1, wg, valid, uvd);
+    if (wg == 0)
+        store_state(round);
+    reduce(round + 1, wg, valid, uvd);
+    if (round + 1 < ROUNDS - 1)
         return;
-    }
-    store_state(round); /* round 4: slot 0, camera.c's layout */
-    if (lid < ST_COUNT)
-        cam[CAM_SLOT1 + lid] = 0.0;
-    if (lid == 0)
-        keep = st[ST_ALL] > 0.0 && st[ST_NEAR] * 3.0 >= st[ST_ALL] ? 1u : 0u;
+    /* Round 4's reduction (it only measures): the workgroup that finishes it last, seeing the
+     * others' counts (coherent buffers: each workgroup's writes made visible before its count
+     * of done, as FidelityFX's single-pass downsampler's last workgroup), makes the last solve
+     * and the model in this dispatch, not in a sixth. */
+    memoryBarrierBuffer();
     barrier();
-    if (keep != 0u && finish(false))
-        cam[CAM_HAS] = 1.0;
+    if (lid == 0)
+        last = atomicAdd(sums[totals(1) + 4 * NCNT], 1u) == uint(blocks() - 1) ? 1u : 0u;
+    barrier();
+    if (last == 0u)
+        return;
+    memoryBarrierBuffer();
+    last_solve();
 }
