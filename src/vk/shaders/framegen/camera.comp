@@ -100,7 +100,11 @@ layout(push_constant) uniform Push {
 #endif
 #define GROUPS 16              /* the median's groups of BINS / GROUPS bins */
 
-shared float red[NRED * HALF]; /* the tree's values: sum k of slot i at k HALF + i */
+#define RS (HALF + 1)           /* red's stride: sum k of slot i at k RS + i (not k HALF + i:
+                                * items that read sum k's slot 0 for many k, the tree's last
+                                * pass, the rows' stores, the matrix's loads, would all hit
+                                * one bank of shared memory) */
+shared float red[NRED * RS];   /* the tree's values */
 shared uint cnt[NCNT];
 shared float st[ST_COUNT];     /* the fit's state (ST_*) */
 shared uint below;             /* bins whose running count is under half */
@@ -283,7 +287,7 @@ void norm(out float cx, out float cy, out float s)
  * addition). */
 void put(int k, float q, bool add)
 {
-    const int i = k * HALF + (int(gl_LocalInvocationIndex) & (HALF - 1));
+    const int i = k * RS + (int(gl_LocalInvocationIndex) & (HALF - 1));
     if (add) {
         precise float v = red[i] + q;
         red[i] = v;
@@ -380,14 +384,14 @@ void tree(int rows)
     const int lid = int(gl_LocalInvocationIndex);
     barrier();
     [[unroll]] for (int n = 0; n < (16 * NRED + WG - 1) / WG; n++) {
-        const int q = lid + n * WG, i = (q >> 4) * HALF + (q & 15);
+        const int q = lid + n * WG, i = (q >> 4) * RS + (q & 15);
         if (q < 16 * rows)
             red[i] = fold8(red[i], red[i + 16], red[i + 32], red[i + 48], red[i + 64],
                            red[i + 80], red[i + 96], red[i + 112]);
     }
     barrier();
     if (lid < rows) {
-        const int i = lid * HALF;
+        const int i = lid * RS;
         precise float e0 = red[i] + red[i + 8], e1 = red[i + 1] + red[i + 9];
         precise float e2 = red[i + 2] + red[i + 10], e3 = red[i + 3] + red[i + 11];
         precise float e4 = red[i + 4] + red[i + 12], e5 = red[i + 5] + red[i + 13];
@@ -432,14 +436,14 @@ void reduce(int round, int blk, bool valid, vec4 uvd)
     for (int k = lid; k < ROW; k += WG) {
         float v = 0.0;
         if (k < NRED)
-            v = red[k * HALF];
+            v = red[k * RS];
         else if (k >= SUM_HIST)
             v = float(cnt[3 + k - SUM_HIST]);
         sums[o + k] = floatBitsToUint(v);
     }
     if (round > 0)
         for (int c = lid; c < NCNT; c += WG) {
-            const uint n = c < 3 ? uint(red[(SUM_USED + c) * HALF]) : cnt[c];
+            const uint n = c < 3 ? uint(red[(SUM_USED + c) * RS]) : cnt[c];
             if (n != 0u)
                 atomicAdd(sums[totals(round) + c], n);
         }
@@ -550,7 +554,7 @@ void solve(int round)
                 b = b + uintBitsToFloat(sums[at + (i + HALF) * ROW + k]);
             precise float v = a + b;
             if (q < rows * HALF)
-                red[k * HALF + i] = v;
+                red[k * RS + i] = v;
         }
     } else if (fits) {
         for (int q = lid; q < rows * HALF; q += WG) {
@@ -561,7 +565,7 @@ void solve(int round)
             for (int j = i + HALF; j < nb; j += BLOCK)
                 b = b + uintBitsToFloat(sums[at + j * ROW + k]);
             precise float v = a + b;
-            red[k * HALF + i] = v;
+            red[k * RS + i] = v;
         }
     }
     if (lid < ST_COUNT)
@@ -575,7 +579,7 @@ void solve(int round)
         tree(rows); /* begins and ends with a barrier */
     else
         barrier();
-    const uint used = round == 0 ? uint(red[SUM_USED * HALF]) : cnt[0];
+    const uint used = round == 0 ? uint(red[SUM_USED * RS]) : cnt[0];
     if (round > 0) {
         /* camera.c's median bin b: the bins 0 .. BINS - 2 whose running count n has 2 n < all
          * (a prefix, the counts being >= 0: the last bin c of it writes c + 1, no atomics) */
@@ -611,9 +615,9 @@ void solve(int round)
         return;
     if (lid < 64) { /* the symmetric matrix from its upper triangle, the right-hand side */
         const int r = lid >> 3, q = lid & 7, lo = min(r, q), hi = max(r, q);
-        AM[lid] = red[(SUM_ATA + 8 * lo - lo * (lo - 1) / 2 + hi - lo) * HALF];
+        AM[lid] = red[(SUM_ATA + 8 * lo - lo * (lo - 1) / 2 + hi - lo) * RS];
         if (lid < 8)
-            BM[lid] = red[(SUM_ATB + lid) * HALF];
+            BM[lid] = red[(SUM_ATB + lid) * RS];
     }
     barrier();
     solve8();
