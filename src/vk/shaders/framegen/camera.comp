@@ -12,26 +12,27 @@
  * go to buffer r & 1 of the sums (two buffers: a step reads the one and writes the other,
  * the last round's rows in the CPU's place) and the state after round r to slot r & 1 of
  * the camera surface (ST_*), so that no workgroup reads what another writes in the same
- * dispatch; step 5, one workgroup, the last solve and the model (before: ten dispatches,
- * each solve a dispatch of its own):
+ * dispatch; in step 4 the workgroup that finishes round 4's reduction last (a count of the
+ * workgroups done) makes the last solve and the model (before: a sixth dispatch of one
+ * workgroup; before that ten dispatches, each solve a dispatch of its own):
  * - reduction: one workgroup per block of 256 grid pixels (row-major), invocation i its pixel
- *   i (its motion loaded before the step's solve), the terms of pixels i < 128 stored, then
- *   those of i + 128 added (the tree's first level) in shared memory, then the rest of
- *   camera.c's pairwise tree (h = 64 .. 1, the 44 sums spread over the invocations); counts
- *   and the residual histogram by integer
- *   atomics in shared memory (exact), from round 1 on also added to the round's totals in the
- *   sums surface (global integer atomics; step 0 zeroes them);
+ *   i (its load and position computed before the step's solve), the terms and counts (used,
+ *   near, all: 0 or 1) of pixels i < 128 stored, then those of i + 128 added (the tree's first
+ *   level) in shared memory, then the rest of camera.c's pairwise tree (h = 64 .. 1, in two
+ *   passes); the residual histogram by integer atomics in shared memory (exact), from round 1
+ *   on the counts also added to the round's totals in the sums surface (global integer
+ *   atomics; step 0 zeroes them);
  * - solve: one workgroup, the blocks' rows by the same tree (slot i: blocks i, i + 256, ...
- *   plus i + 128, i + 384, ...; 22 slots' sums an invocation, their loads in flight
- *   together), the counts from the
- *   round's totals (NCNT loads, not every row's: round 0's count of used pixels from its rows),
- *   the median bin as the number of bins whose running count is under half (each invocation
- *   its bins', the running count from 16 groups' sums), the next threshold, a new fit by
- *   Gaussian elimination with partial pivoting (rounds 0-3: an invocation per element of the
- *   matrix and right-hand side, one barrier a column), and at the end the model when a third
- *   of the pixels lie within pc.near: det 1 and its logarithm (two Denman-Beavers square
- *   roots of eight steps, log(I + X) to 16 terms, times 4: an invocation per element, one
- *   barrier a step; the series' coefficients each by its own invocation before the series).
+ *   plus i + 128, i + 384, ...; 22 or 24 slots' sums an invocation, their loads in flight
+ *   together), the counts from the round's totals (NCNT loads, not every row's: round 0's
+ *   count of used pixels by the tree with the sums), the median bin as the number of bins
+ *   whose running count is under half (the last bin of that prefix writes it), the next
+ *   threshold, a new fit by Gaussian elimination with partial pivoting (rounds 0-3: an
+ *   invocation per element of the matrix and right-hand side, one barrier a column), and at
+ *   the end the model when a third of the pixels lie within pc.near: det 1 and its logarithm
+ *   (two Denman-Beavers square roots of eight steps, log(I + X) to 16 terms, times 4: an
+ *   invocation per element, one barrier a step; the series' coefficients each by its own
+ *   invocation before the series).
  * Arrays outside shared memory are indexed only in unrolled loops (constant indices, so that
  * they can live in registers): before, NVIDIA's compiler put 944 bytes an invocation in local
  * memory (arrays indexed at run time, passed to functions), each access in the serial chain
@@ -55,7 +56,7 @@ layout(push_constant) uniform Push {
     float g[9];
     float near;        /* px: a pixel agrees with the fit within this */
     float spread;      /* the next threshold: max(0.5, spread x the median residual) */
-    int step;          /* patched: 0 .. 5 */
+    int step;          /* patched: 0 .. 4 */
 } pc;
 
 #define UPF_EXACT_LOOP [[dont_unroll]] /* one copy of each division's steps (exact.glsl) */
