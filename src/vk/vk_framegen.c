@@ -585,7 +585,7 @@ void upf__vk_fg_camera_frame(const upf__fg_camera_con *cc, upf__vk_pass_frame *c
     cf->run = true;
     cf->dispatches = fit ? UPF__VK_FG_CAMERA_STEPS : 1;
     for (int k = 0; k < cf->dispatches; k++)
-        cf->grid[k] = (upf__vk_grid){ fit && k < UPF__VK_FG_CAMERA_STEPS - 1 ? blocks : 1, 1, 1 },
+        cf->grid[k] = (upf__vk_grid){ fit ? blocks : 1, 1, 1 },
         cf->patch[k] = (uint32_t)k;
 }
 

@@ -40,20 +40,21 @@ int upf__vk_fg_plans(upf__vk_pass_plan *plan, int at[UPF__VK_FG_GP_COUNT], bool 
                      int *flow_first, int *flow_count);
 
 /* The camera pass's dispatches into *cf (run, grids, steps; its push constants are the
- * caller's): with `fit` (and not `given`) UPF__VK_FG_CAMERA_STEPS, steps 0 .. 5: step 0
- * round 0's reduction over the blocks of the fit's grid, steps 1 .. 4 over the blocks too,
- * each workgroup the solve of the round before (the same floats in all) then its block of
- * this round's reduction, step 5 the last solve and the model in one workgroup; else one
- * workgroup at step 0 (the host's homography, or no model). On the GPU the camera sums
- * surface has UPF__VK_FG_CAMERA_SUM_BUFFERS times the CPU's rows (round r's rows in buffer
- * r & 1: a step reads the one and writes the other; the last round's in the CPU's place)
- * and then UPF__VK_FG_CAMERA_TOTAL_ROWS rows where rounds 1 .. 4 add up their counts (4 x
- * (3 + UPF__FG_CAMERA_BINS) integers, which step 0 zeroes): UPF__VK_FG_CAMERA_SUM_ROWS of
- * the CPU's rows; the engine's runner and a test's that runs the pass make it so. */
-#define UPF__VK_FG_CAMERA_STEPS 6
+ * caller's): with `fit` (and not `given`) UPF__VK_FG_CAMERA_STEPS over the blocks of the fit's
+ * grid, steps 0 .. 4: step 0 round 0's reduction, steps 1 .. 4 in each workgroup the solve of
+ * the round before (the same floats in all) then its block of this round's reduction, and in
+ * step 4 the workgroup that finishes last the last solve and the model; else one workgroup at
+ * step 0 (the host's homography, or no model). On the GPU the camera sums surface has
+ * UPF__VK_FG_CAMERA_SUM_BUFFERS times the CPU's rows (round r's rows in buffer r & 1: a step
+ * reads the one and writes the other; the last round's in the CPU's place) and then
+ * UPF__VK_FG_CAMERA_TOTAL_ROWS rows where rounds 1 .. 4 add up their counts (4 x (3 +
+ * UPF__FG_CAMERA_BINS) integers) and step 4 counts its workgroups done (one more; step 0
+ * zeroes them all): UPF__VK_FG_CAMERA_SUM_ROWS of the CPU's rows; the engine's runner and a
+ * test's that runs the pass make it so. */
+#define UPF__VK_FG_CAMERA_STEPS 5
 #define UPF__VK_FG_CAMERA_SUM_BUFFERS 2
 #define UPF__VK_FG_CAMERA_TOTAL_ROWS \
-    ((4 * (3 + UPF__FG_CAMERA_BINS) + UPF__FG_CAMERA_ROW - 1) / UPF__FG_CAMERA_ROW)
+    ((4 * (3 + UPF__FG_CAMERA_BINS) + 1 + UPF__FG_CAMERA_ROW - 1) / UPF__FG_CAMERA_ROW)
 #define UPF__VK_FG_CAMERA_SUM_ROWS(cpu_rows) \
     (UPF__VK_FG_CAMERA_SUM_BUFFERS * (cpu_rows) + UPF__VK_FG_CAMERA_TOTAL_ROWS)
 void upf__vk_fg_camera_frame(const upf__fg_camera_con *cc, upf__vk_pass_frame *cf);

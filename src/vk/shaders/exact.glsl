@@ -20,6 +20,14 @@
 #ifndef UPF_EXACT_GLSL
 #define UPF_EXACT_GLSL
 
+/* The loops' control (UPF_EXACT_LOOP before each loop): none unless the includer says, e.g.
+ * `#define UPF_EXACT_LOOP [[dont_unroll]]` (GL_EXT_control_flow_attributes) where the code's
+ * size matters more than a loop's overhead (camera.comp, whose workgroups run their code
+ * once: every instruction fetched cold). */
+#ifndef UPF_EXACT_LOOP
+#define UPF_EXACT_LOOP
+#endif
+
 /* 64-bit unsigned values as uvec2(high, low). */
 uvec2 upf_mul64(uint a, uint b)
 {
@@ -74,7 +82,7 @@ float upf_next_down(float v)
  * two tests are made before either is taken (independent: in flight together, not one after
  * the other; the second unused where the first holds): the same steps and value. */
 #define UPF_STEP_TO_NEAREST(q, MID_BELOW, a, b)                                               \
-    for (int i_ = 0; i_ < 6; i_++) {                                                          \
+    UPF_EXACT_LOOP for (int i_ = 0; i_ < 6; i_++) {                                           \
         const float lower_ = upf_next_down(q);                                                \
         const bool up_ = MID_BELOW(q, a, b), low_ = MID_BELOW(lower_, a, b);                  \
         if (up_)                                                                              \
@@ -126,7 +134,7 @@ float upf_sqrt_rn(float x)
     float q = ldexp(sqrt(y), p >> 1);
     /* The residual test, stepping q by an ulp while it fails (the hardware's root is a few
      * ulps off at most). */
-    for (int i = 0; i < 4; i++) {
+    UPF_EXACT_LOOP for (int i = 0; i < 4; i++) {
         uint Q;
         int E;
         upf_decompose(q, Q, E);

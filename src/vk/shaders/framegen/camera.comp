@@ -2,7 +2,7 @@
  * docs/FRAMEGEN.md, "camera"). Reads: motion (binding 11). Writes: camera (16: the model,
  * the fit's state) and camera_sums (17: a row of partial sums per block of 256 grid pixels).
  *
- * Workgroups of 128 invocations; the step patched into the push constants after the pass's
+ * Workgroups of 256 invocations; the step patched into the push constants after the pass's
  * constants (a barrier between the dispatches; vk_framegen.c's upf__vk_fg_camera_frame gives
  * them). Step 0 initialises the camera surface (workgroup 0's first invocation; with the
  * host's homography (given) its model at once: one dispatch of one workgroup). With fit, step
@@ -12,38 +12,43 @@
  * go to buffer r & 1 of the sums (two buffers: a step reads the one and writes the other,
  * the last round's rows in the CPU's place) and the state after round r to slot r & 1 of
  * the camera surface (ST_*), so that no workgroup reads what another writes in the same
- * dispatch; step 5, one workgroup, the last solve and the model (before: ten dispatches,
- * each solve a dispatch of its own):
- * - reduction: one workgroup per block of 256 grid pixels (row-major), invocation i its pixels
- *   i and i + 128, the terms of their normal equations stored and added (the tree's first
- *   level) straight into shared memory, then the rest of camera.c's pairwise tree (h = 64 ..
- *   1, the 44 sums spread over the invocations); counts and the residual histogram by integer
- *   atomics in shared memory (exact), from round 1 on also added to the round's totals in the
- *   sums surface (global integer atomics; step 0 zeroes them);
- * - solve: one workgroup, the blocks' rows by the same tree (invocation i blocks i, i + 256,
- *   ... and i + 128, i + 384, ...; a row's 44 loads in flight together), the counts from the
- *   round's totals (NCNT loads, not every row's: round 0's count of used pixels from its rows),
- *   the median bin as the number of bins whose running count is under half (each invocation
- *   its bins', the running count from 16 groups' sums), the next threshold, a new fit by
- *   Gaussian elimination with partial pivoting (rounds 0-3: an invocation per element of the
- *   matrix and right-hand side, one barrier a column), and at the end the model when a third
- *   of the pixels lie within pc.near: det 1 and its logarithm (two Denman-Beavers square
- *   roots of eight steps, log(I + X) to 16 terms, times 4: an invocation per element, one
- *   barrier a step; the series' coefficients each by its own invocation before the series).
+ * dispatch; in step 4 the workgroup that finishes round 4's reduction last (a count of the
+ * workgroups done) makes the last solve and the model (before: a sixth dispatch of one
+ * workgroup; before that ten dispatches, each solve a dispatch of its own):
+ * - reduction: one workgroup per block of 256 grid pixels (row-major), invocation i its pixel
+ *   i (its load and position computed before the step's solve), the terms and counts (used,
+ *   near, all: 0 or 1) of pixels i < 128 stored, then those of i + 128 added (the tree's first
+ *   level) in shared memory, then the rest of camera.c's pairwise tree (h = 64 .. 1, in two
+ *   passes); the residual histogram by integer atomics in shared memory (exact), from round 1
+ *   on the counts also added to the round's totals in the sums surface (global integer
+ *   atomics; step 0 zeroes them);
+ * - solve: one workgroup, the blocks' rows by the same tree (slot i: blocks i, i + 256, ...
+ *   plus i + 128, i + 384, ...; 22 or 24 slots' sums an invocation, their loads in flight
+ *   together), the counts from the round's totals (NCNT loads, not every row's: round 0's
+ *   count of used pixels by the tree with the sums), the median bin as the number of bins
+ *   whose running count is under half (the last bin of that prefix writes it), the next
+ *   threshold, a new fit by Gaussian elimination with partial pivoting (rounds 0-3: an
+ *   invocation per element of the matrix and right-hand side, one barrier a column), and at
+ *   the end the model when a third of the pixels lie within pc.near: det 1 and its logarithm
+ *   (two Denman-Beavers square roots of eight steps, log(I + X) to 16 terms, times 4: an
+ *   invocation per element, one barrier a step; the series' coefficients each by its own
+ *   invocation before the series).
  * Arrays outside shared memory are indexed only in unrolled loops (constant indices, so that
  * they can live in registers): before, NVIDIA's compiler put 944 bytes an invocation in local
  * memory (arrays indexed at run time, passed to functions), each access in the serial chain
- * a round trip to memory.
+ * a round trip to memory. The other loops are kept rolled ([[dont_unroll]], exact.glsl's
+ * too): each workgroup runs its code once a step, so every instruction it runs is fetched
+ * cold (on main b5b50e0, fully unrolled, NVIDIA's binary was 407 KB).
  * The arithmetic is `precise`, in camera.c's order, the divisions and roots correctly rounded
  * (exact.glsl), so lavapipe gives the CPU's floats bit for bit. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
-layout(local_size_x = 128) in;
+layout(local_size_x = 256) in;
 layout(set = 0, binding = 11, std430) readonly buffer Motion { vec2 motion[]; };
-layout(set = 0, binding = 16, std430) buffer Camera { float cam[]; };
-layout(set = 0, binding = 17, std430) buffer Sums { uint sums[]; }; /* floats by their bits */
+layout(set = 0, binding = 16, std430) coherent buffer Camera { float cam[]; };
+layout(set = 0, binding = 17, std430) coherent buffer Sums { uint sums[]; }; /* floats' bits */
 layout(push_constant) uniform Push {
     int width, height;
     int step_px, grid_w, grid_h;
@@ -51,9 +56,10 @@ layout(push_constant) uniform Push {
     float g[9];
     float near;        /* px: a pixel agrees with the fit within this */
     float spread;      /* the next threshold: max(0.5, spread x the median residual) */
-    int step;          /* patched: 0 .. 5 */
+    int step;          /* patched: 0 .. 4 */
 } pc;
 
+#define UPF_EXACT_LOOP [[dont_unroll]] /* one copy of each division's steps (exact.glsl) */
 #include "camera.glsl"
 
 #define CAM_THR 13
@@ -83,17 +89,23 @@ layout(push_constant) uniform Push {
 #define RESID_STEP 0.05
 #define ROUNDS 5
 #define FG_INVALID 1e30
-#define WG 128
-#define WG_LOG 7
+#define WG 256
+#define HALF 128               /* the tree's slots: a block's pixels i and i + HALF added first */
+#define HALF_LOG 7
 #define BLOCK 256
 #define NSUM 44                /* the float sums of a row: SUM_ATA and SUM_ATB */
+#define NRED 47                /* ... and the counts used, near, all (a reduction's tree) */
 #define NCNT (3 + BINS)        /* used, near, all, the histogram */
-#if 3 + BINS > 3 * WG
-#error "the solve loads the NCNT totals three an invocation"
+#if 3 + BINS > 2 * WG || BLOCK != 2 * HALF || WG != BLOCK
+#error "an invocation per grid pixel of a block; the solve loads the NCNT totals two an invocation"
 #endif
 #define GROUPS 16              /* the median's groups of BINS / GROUPS bins */
 
-shared float red[NSUM * WG];  /* the tree's values: sum k of slot i at k WG + i */
+#define RS (HALF + 1)           /* red's stride: sum k of slot i at k RS + i (not k HALF + i:
+                                * items that read sum k's slot 0 for many k, the tree's last
+                                * pass, the rows' stores, the matrix's loads, would all hit
+                                * one bank of shared memory) */
+shared float red[NRED * RS];   /* the tree's values */
 shared uint cnt[NCNT];
 shared float st[ST_COUNT];     /* the fit's state (ST_*) */
 shared uint below;             /* bins whose running count is under half */
@@ -184,13 +196,13 @@ bool finish(bool given)
     const int m = lid < 9 ? 0 : 1, j = lid - 9 * m;
     const ivec4 e = cofactor(j);
     int cur = 0;
-    for (int r = 0; r < 2; r++) {
+    [[dont_unroll]] for (int r = 0; r < 2; r++) {
         if (r == 1) { /* the second root starts again from Z = I */
             if (lid < 9)
                 YZ[18 * cur + 9 + lid] = lid % 4 == 0 ? 1.0 : 0.0;
             barrier();
         }
-        for (int it = 0; it < 8; it++, cur ^= 1) {
+        [[dont_unroll]] for (int it = 0; it < 8; it++, cur ^= 1) {
             if (lid < 18) {
                 float q;
                 ok = inv3(18 * cur + 9 * m, e, q) && ok;
@@ -216,7 +228,7 @@ bool finish(bool given)
         ok = ok && n < 0.25;
     }
     int pb = 0;
-    for (int k = 2; k <= 16; k++, pb ^= 1) {
+    [[dont_unroll]] for (int k = 2; k <= 16; k++, pb ^= 1) {
         if (lid < 9) {
             const int i = lid / 3, c = lid - 3 * i, a = 9 * pb + 3 * i;
             precise float r = P[a] * X[c] + P[a + 1] * X[3 + c] + P[a + 2] * X[6 + c];
@@ -271,11 +283,12 @@ void norm(out float cx, out float cy, out float s)
     s = 0.5 * float(max(pc.width, pc.height));
 }
 
-/* Term k of slot lid of red: q stored, or with `add` added to what is there (the tree's first
- * level: camera.c's l[i][k] + l2[k], the same float addition). */
+/* Term k of this invocation's slot of red (lid mod HALF): q stored, or with `add` added to
+ * what is there (the tree's first level: camera.c's l[i][k] + l2[k], the same float
+ * addition). */
 void put(int k, float q, bool add)
 {
-    const int i = k * WG + int(gl_LocalInvocationIndex);
+    const int i = k * RS + (int(gl_LocalInvocationIndex) & (HALF - 1));
     if (add) {
         precise float v = red[i] + q;
         red[i] = v;
@@ -284,64 +297,60 @@ void put(int k, float q, bool add)
     }
 }
 
-/* Grid pixel p against the fit and threshold in st (camera.c's pixel_terms up to its terms):
- * its normalised position (u, v) and motion (du, dv); bin its residual's histogram bin (-1:
- * not counted: outside the grid, an invalid vector or round 0), nr whether it is within
- * pc.near, use whether its terms go into the sums. No store: the two pixels of an invocation
- * are computed side by side (their loads and correctly rounded divisions in flight together). */
-void pixel(int round, int p, out bool use, out int bin, out bool nr, out vec4 uvd)
+/* Grid pixel p's normalised position (u, v) and motion (du, dv) into uvd (camera.c's
+ * pixel_terms up to its residual), valid: in the grid with a valid vector. Nothing of it
+ * depends on the fit, so a step computes it (its load of the motion and its correctly rounded
+ * reciprocal) before the solve that the reduction waits for. */
+void pixel(int p, out bool valid, out vec4 uvd)
 {
     float cx, cy, s;
     norm(cx, cy, s);
     precise float is = upf_rcp_rn(s);
-    use = p < pc.grid_w * pc.grid_h;
     const int x = pc.step_px / 2 + (p % pc.grid_w) * pc.step_px;
     const int y = pc.step_px / 2 + (p / pc.grid_w) * pc.step_px;
     vec2 m = vec2(0.0);
-    if (use)
+    valid = p < pc.grid_w * pc.grid_h;
+    if (valid)
         m = motion[y * pc.width + x];
-    use = use && m.x < FG_INVALID * 0.5;
+    valid = valid && m.x < FG_INVALID * 0.5;
     precise float u = (float(x) + 0.5 - cx) * is, v = (float(y) + 0.5 - cy) * is;
     precise float du = m.x * is, dv = m.y * is;
     uvd = vec4(u, v, du, dv);
-    bin = -1, nr = false;
-    if (use && round > 0) {
-        precise float u2 = u + du, v2 = v + dv;
-        const float g0 = st[ST_G], g1 = st[ST_G + 1], g2 = st[ST_G + 2], g3 = st[ST_G + 3];
-        const float g4 = st[ST_G + 4], g5 = st[ST_G + 5], g6 = st[ST_G + 6];
-        const float g7 = st[ST_G + 7], g8 = st[ST_G + 8];
-        precise float w = g6 * u + g7 * v + g8;
-        precise float e = 1.0 / 0.0;
-        if (w > 1e-6) {
-            precise float ex = upf_fdiv_rn(g0 * u + g1 * v + g2, w) - u2;
-            precise float ey = upf_fdiv_rn(g3 * u + g4 * v + g5, w) - v2;
-            e = upf_sqrt_rn(ex * ex + ey * ey) * s;
-        }
-        precise float b = upf_fdiv_rn(e, RESID_STEP);
-        bin = b < float(BINS - 1) ? int(b) : BINS - 1;
-        nr = e <= pc.near;
-        use = e <= st[ST_THR];
-    }
 }
 
-/* The pixel's counts and histogram bin into cnt (integer atomics: exact in any order). */
-void count(bool use, int bin, bool nr)
+/* A valid pixel's residual against the fit and threshold in st (rounds 1 .. 4; camera.c's
+ * pixel_terms): its histogram bin, nr whether it is within pc.near, use whether its terms go
+ * into the sums. */
+void residual(vec4 uvd, out int bin, out bool nr, out bool use)
 {
-    if (bin >= 0) {
-        atomicAdd(cnt[3 + bin], 1u);
-        atomicAdd(cnt[2], 1u);
-        if (nr)
-            atomicAdd(cnt[1], 1u);
+    float cx, cy, s;
+    norm(cx, cy, s);
+    precise float u = uvd.x, v = uvd.y, u2 = u + uvd.z, v2 = v + uvd.w;
+    const float g0 = st[ST_G], g1 = st[ST_G + 1], g2 = st[ST_G + 2], g3 = st[ST_G + 3];
+    const float g4 = st[ST_G + 4], g5 = st[ST_G + 5], g6 = st[ST_G + 6];
+    const float g7 = st[ST_G + 7], g8 = st[ST_G + 8];
+    precise float w = g6 * u + g7 * v + g8;
+    precise float e = 1.0 / 0.0;
+    if (w > 1e-6) {
+        precise float ex = upf_fdiv_rn(g0 * u + g1 * v + g2, w) - u2;
+        precise float ey = upf_fdiv_rn(g3 * u + g4 * v + g5, w) - v2;
+        e = upf_sqrt_rn(ex * ex + ey * ey) * s;
     }
-    if (use)
-        atomicAdd(cnt[0], 1u);
+    precise float b = upf_fdiv_rn(e, RESID_STEP);
+    bin = b < float(BINS - 1) ? int(b) : BINS - 1;
+    nr = e <= pc.near;
+    use = e <= st[ST_THR];
 }
 
-/* The pixel's terms of the normal equations (zeros where it is left out) into red's slot of
- * this invocation (stored, or with `add` added). The loops unrolled, every array index a
- * constant: registers, no local memory. */
-void terms(bool use, vec4 uvd, bool add)
+/* The pixel's terms of the normal equations (zeros where it is left out) and its counts
+ * (used, near, all: 1 or 0, summed by the tree with the terms, exact: integers below 2^24)
+ * into red's slot of this invocation (stored, or with `add` added). The loops unrolled, every
+ * array index a constant: registers, no local memory. */
+void terms(bool use, bool counted, bool nr, vec4 uvd, bool add)
 {
+    put(SUM_USED, use ? 1.0 : 0.0, add);
+    put(SUM_NEAR, counted && nr ? 1.0 : 0.0, add);
+    put(SUM_ALL, counted ? 1.0 : 0.0, add);
     precise float u = uvd.x, v = uvd.y, du = uvd.z, dv = uvd.w, u2 = u + du, v2 = v + dv;
     precise float nu = -u * u2, nv = -v * u2, mu = -u * v2, mv = -v * v2;
     const float rx[8] = float[8](u, v, 1, 0, 0, 0, nu, nv);
@@ -356,22 +365,39 @@ void terms(bool use, vec4 uvd, bool add)
     }
 }
 
-/* camera.c's tree_sum on red (its first level, h = 128, already added by the caller). */
-void tree()
+/* camera.c's pairwise tree of 8 values a0 .. a7 (levels h = 4, 2, 1: a_j + a_(j + h)), the
+ * same additions grouped the same way */
+float fold8(float a0, float a1, float a2, float a3, float a4, float a5, float a6, float a7)
+{
+    precise float b0 = a0 + a4, b1 = a1 + a5, b2 = a2 + a6, b3 = a3 + a7;
+    precise float c0 = b0 + b2, c1 = b1 + b3;
+    precise float d = c0 + c1;
+    return d;
+}
+
+/* camera.c's tree_sum on the first `rows` sums of red (its first level, h = HALF, already
+ * added by the caller) in two passes, a barrier each, not one a level: levels 64, 32 and 16 by
+ * an item per sum k and slot i < 16 (fold8 of slots i, i + 16, ..., i + 112, written to slot
+ * i, which no other item reads), then levels 8 .. 1 by an item per sum (slots j + 8 added to
+ * slots j, then fold8): each item's loads in flight together, each addition the tree's own. */
+void tree(int rows)
 {
     const int lid = int(gl_LocalInvocationIndex);
-    /* unrolled (a level's loads issued together): item q = lid + n WG of the h NSUM, sum k of
-     * slot i */
-    [[unroll]] for (int lg = WG_LOG - 1; lg >= 0; lg--) {
-        const int h = 1 << lg;
-        barrier();
-        [[unroll]] for (int n = 0; n < (h * NSUM + WG - 1) / WG; n++) {
-            const int q = lid + n * WG, k = q >> lg, i = q & (h - 1);
-            if (q < h * NSUM) {
-                precise float v = red[k * WG + i] + red[k * WG + i + h];
-                red[k * WG + i] = v;
-            }
-        }
+    barrier();
+    [[unroll]] for (int n = 0; n < (16 * NRED + WG - 1) / WG; n++) {
+        const int q = lid + n * WG, i = (q >> 4) * RS + (q & 15);
+        if (q < 16 * rows)
+            red[i] = fold8(red[i], red[i + 16], red[i + 32], red[i + 48], red[i + 64],
+                           red[i + 80], red[i + 96], red[i + 112]);
+    }
+    barrier();
+    if (lid < rows) {
+        const int i = lid * RS;
+        precise float e0 = red[i] + red[i + 8], e1 = red[i + 1] + red[i + 9];
+        precise float e2 = red[i + 2] + red[i + 10], e3 = red[i + 3] + red[i + 11];
+        precise float e4 = red[i + 4] + red[i + 12], e5 = red[i + 5] + red[i + 13];
+        precise float e6 = red[i + 6] + red[i + 14], e7 = red[i + 7] + red[i + 15];
+        red[i] = fold8(e0, e1, e2, e3, e4, e5, e6, e7);
     }
     barrier();
 }
@@ -383,46 +409,52 @@ int totals(int r)
     return 2 * blocks() * ROW + (r - 1) * NCNT;
 }
 
-/* Round `round`'s row of camera sums for block blk (camera.c's reduce_block); from round 1
- * on its counts also added to the round's totals (integer atomics: exact in any order; the
- * solve then loads NCNT totals, not the counts of every row). */
-void reduce(int round, int blk)
+/* Round `round`'s row of camera sums for block blk (camera.c's reduce_block): invocation i
+ * its grid pixel i; the tree's first level by the pixels i < HALF storing their terms, then
+ * the pixels i + HALF adding theirs (one copy of the code, in a loop of two); from round 1 on
+ * the counts also added to the round's totals (integer atomics: exact in any order; the solve
+ * then loads NCNT totals, not the counts of every row). */
+void reduce(int round, int blk, bool valid, vec4 uvd)
 {
     const int lid = int(gl_LocalInvocationIndex);
-    for (int c = lid; c < NCNT; c += WG)
+    for (int c = 3 + lid; c < NCNT; c += WG)
         cnt[c] = 0u;
-    barrier();
-    bool use0, use1, nr0, nr1;
-    int bin0, bin1;
-    vec4 p0, p1;
-    pixel(round, BLOCK * blk + lid, use0, bin0, nr0, p0);
-    pixel(round, BLOCK * blk + lid + WG, use1, bin1, nr1, p1);
-    count(use0, bin0, nr0);
-    count(use1, bin1, nr1);
-    terms(use0, p0, false);
-    terms(use1, p1, true);
-    tree();
+    bool use = valid, nr = false;
+    int bin = -1;
+    if (valid && round > 0)
+        residual(uvd, bin, nr, use);
+    barrier(); /* cnt zeroed; red free (the solve's reads of it done) */
+    if (bin >= 0)
+        atomicAdd(cnt[3 + bin], 1u);
+    [[dont_unroll]] for (int part = 0; part < 2; part++) {
+        if ((lid >= HALF ? 1 : 0) == part)
+            terms(use, bin >= 0, nr, uvd, part == 1);
+        if (part == 0)
+            barrier();
+    }
+    tree(NRED); /* begins with a barrier */
     const int o = ((round & 1) * blocks() + blk) * ROW; /* buffer round & 1 */
     for (int k = lid; k < ROW; k += WG) {
         float v = 0.0;
-        if (k < NSUM)
-            v = red[k * WG];
-        else if (k >= SUM_USED && k <= SUM_ALL)
-            v = float(cnt[k - SUM_USED]);
+        if (k < NRED)
+            v = red[k * RS];
         else if (k >= SUM_HIST)
             v = float(cnt[3 + k - SUM_HIST]);
         sums[o + k] = floatBitsToUint(v);
     }
     if (round > 0)
-        for (int c = lid; c < NCNT; c += WG)
-            if (cnt[c] != 0u)
-                atomicAdd(sums[totals(round) + c], cnt[c]);
+        for (int c = lid; c < NCNT; c += WG) {
+            const uint n = c < 3 ? uint(red[(SUM_USED + c) * RS]) : cnt[c];
+            if (n != 0u)
+                atomicAdd(sums[totals(round) + c], n);
+        }
 }
 
 /* The normal equations being solved, in two buffers (buffer b's matrix at AM[64 b], its
  * right-hand side at BM[8 b]: a column's step reads the one and writes the other) */
 shared float AM[128], BM[16], XS[8]; /* XS: the back substitution's unknowns */
 shared uint keep;                 /* 1: the last round keeps a model (a third within near) */
+shared uint last;                 /* 1: this workgroup finished round 4's reduction last */
 
 /* camera.c's solve8 on AM and BM (buffer 0), one barrier a column: every invocation makes
  * camera.c's pivot search (the same comparisons in its order, the same row), then invocation
@@ -436,13 +468,13 @@ void solve8()
     const int lid = int(gl_LocalInvocationIndex);
     const int r = lid / 9, k = lid - 9 * r; /* row r, column k (8: the right-hand side) */
     int cur = 0;
-    for (int col = 0; col < 8; col++, cur ^= 1) {
+    [[dont_unroll]] for (int col = 0; col < 8; col++, cur ^= 1) {
         const int a = 64 * cur, bb = 8 * cur;
         int piv = col;
         float best = abs(AM[a + 8 * col + col]);
-        for (int q = col + 1; q < 8; q++) {
+        [[unroll]] for (int q = 1; q < 8; q++) { /* q > col: constant bounds, loads together */
             const float v = abs(AM[a + 8 * q + col]);
-            if (v > best)
+            if (q > col && v > best)
                 piv = q, best = v;
         }
         if (!(best > 1e-12))
@@ -469,10 +501,11 @@ void solve8()
         return;
     /* eight columns: the result in buffer 0; the unknowns in shared memory (a loop with one
      * copy of the correctly rounded division, not eight unrolled, and no local memory) */
-    for (int i = 7; i >= 0; i--) {
+    [[dont_unroll]] for (int i = 7; i >= 0; i--) {
         precise float v = BM[i];
-        for (int j = i + 1; j < 8; j++)
-            v -= AM[8 * i + j] * XS[j];
+        [[unroll]] for (int j = 1; j < 8; j++) /* j > i, in camera.c's order */
+            if (j > i)
+                v -= AM[8 * i + j] * XS[j];
         precise float q = upf_fdiv_rn(v, AM[8 * i + i]);
         XS[i] = q;
         if (isinf(q) || isnan(q))
@@ -493,62 +526,64 @@ void solve(int round)
     const bool fits = round < ROUNDS - 1;
     /* the loads that do not depend on each other first, all in flight together: the state
      * after the round before (into st below, before the first barrier: nothing reads st
-     * sooner), the round's totals (NCNT = 2 WG + 3), then the rows */
+     * sooner), the round's totals (NCNT = WG + 3), then the rows */
     const float sv = lid < ST_COUNT ? cam[((round & 1) == 0 ? CAM_SLOT1 : CAM_SLOT0) + lid]
                                     : 0.0;
-    uint t0 = 0u, t1 = 0u, t2 = 0u;
+    uint t0 = 0u, t1 = 0u;
     if (round > 0) {
-        t0 = sums[totals(round) + lid], t1 = sums[totals(round) + lid + WG];
-        if (lid + 2 * WG < NCNT)
-            t2 = sums[totals(round) + lid + 2 * WG];
+        t0 = sums[totals(round) + lid];
+        if (lid + WG < NCNT)
+            t1 = sums[totals(round) + lid + WG];
     }
-    if (round == 0 && lid == 0)
-        cnt[0] = 0u;
     if (lid == 0)
         below = 0u;
-    /* camera.c's first level of the tree: a (rows lid, lid + BLOCK, ...) + b (rows lid + WG,
-     * lid + WG + BLOCK, ...), a into red first, then b added; each loop unrolled, its loads
-     * in flight together and no array (rows beyond lid + WG only where nb > WG: grids of over
-     * 32768 pixels) */
-    if (fits) {
-        [[unroll]] for (int k = 0; k < NSUM; k++) {
-            precise float a = 0.0;
-            if (lid < nb)
-                a = a + uintBitsToFloat(sums[at + lid * ROW + k]);
-            for (int j = lid + BLOCK; j < nb; j += BLOCK)
-                a = a + uintBitsToFloat(sums[at + j * ROW + k]);
-            red[k * WG + lid] = a;
+    /* round 0's count of used pixels summed with the rows' sums (exact: integers below
+     * 2^24), a later round's from its totals */
+    const int rows = round == 0 ? NRED : NSUM;
+    /* camera.c's first level of the tree: slot i's sum k = a (rows i, i + BLOCK, ...) + b (rows
+     * i + HALF, i + HALF + BLOCK, ...), item q = lid + n WG of the `rows` HALF (sum k of
+     * slot i); where there are at most BLOCK rows (every grid of at most 65536 pixels: camera.c's
+     * grids keep under that) a and b have a row each at most, the loop unrolled and its loads
+     * in flight together; else the general loop */
+    if (fits && nb <= BLOCK) {
+        [[unroll]] for (int n = 0; n < (NRED * HALF + WG - 1) / WG; n++) {
+            const int q = lid + n * WG, k = q >> HALF_LOG, i = q & (HALF - 1);
+            precise float a = 0.0, b = 0.0;
+            if (i < nb && q < rows * HALF)
+                a = a + uintBitsToFloat(sums[at + i * ROW + k]);
+            if (i + HALF < nb && q < rows * HALF)
+                b = b + uintBitsToFloat(sums[at + (i + HALF) * ROW + k]);
+            precise float v = a + b;
+            if (q < rows * HALF)
+                red[k * RS + i] = v;
         }
-        [[unroll]] for (int k = 0; k < NSUM; k++) {
-            precise float b = 0.0;
-            if (lid + WG < nb)
-                b = b + uintBitsToFloat(sums[at + (lid + WG) * ROW + k]);
-            for (int j = lid + WG + BLOCK; j < nb; j += BLOCK)
+    } else if (fits) {
+        for (int q = lid; q < rows * HALF; q += WG) {
+            const int k = q >> HALF_LOG, i = q & (HALF - 1);
+            precise float a = 0.0, b = 0.0;
+            for (int j = i; j < nb; j += BLOCK)
+                a = a + uintBitsToFloat(sums[at + j * ROW + k]);
+            for (int j = i + HALF; j < nb; j += BLOCK)
                 b = b + uintBitsToFloat(sums[at + j * ROW + k]);
-            precise float v = red[k * WG + lid] + b;
-            red[k * WG + lid] = v;
+            precise float v = a + b;
+            red[k * RS + i] = v;
         }
     }
     if (lid < ST_COUNT)
         st[lid] = sv;
-    /* the counts (exact integers, any order): round 0's used from its rows, added by shared
-     * atomics, a later round's from its totals */
-    if (round == 0) {
-        barrier(); /* cnt[0] zeroed */
-        for (int j = lid; j < nb; j += WG)
-            atomicAdd(cnt[0], uint(uintBitsToFloat(sums[at + j * ROW + SUM_USED])));
-    } else {
-        cnt[lid] = t0, cnt[lid + WG] = t1;
-        if (lid + 2 * WG < NCNT)
-            cnt[lid + 2 * WG] = t2;
+    if (round > 0) { /* the counts: exact integers, any order */
+        cnt[lid] = t0;
+        if (lid + WG < NCNT)
+            cnt[lid + WG] = t1;
     }
     if (fits)
-        tree(); /* ends with a barrier */
+        tree(rows); /* begins and ends with a barrier */
     else
         barrier();
+    const uint used = round == 0 ? uint(red[SUM_USED * RS]) : cnt[0];
     if (round > 0) {
         /* camera.c's median bin b: the bins 0 .. BINS - 2 whose running count n has 2 n < all
-         * (a prefix, the counts being >= 0) */
+         * (a prefix, the counts being >= 0: the last bin c of it writes c + 1, no atomics) */
         if (lid < GROUPS) {
             uint n = 0u;
             [[unroll]] for (int q = 0; q < BINS / GROUPS; q++) /* loads together */
@@ -564,8 +599,9 @@ void solve(int round)
                 n += q < gc ? gsum[q] : 0u;
             [[unroll]] for (int q = 0; q < BINS / GROUPS; q++)
                 n += g0 + q <= c ? cnt[3 + min(g0 + q, BINS - 1)] : 0u;
-            if (c < BINS - 1 && 2u * n < cnt[2])
-                atomicAdd(below, 1u);
+            const uint next = c < BINS - 2 ? n + cnt[3 + c + 1] : 0u;
+            if (c < BINS - 1 && 2u * n < cnt[2] && (c == BINS - 2 || !(2u * next < cnt[2])))
+                below = uint(c + 1);
         }
         barrier();
     }
@@ -576,13 +612,13 @@ void solve(int round)
     }
     /* the last round only measures; too few pixels keep the fit (the same in every
      * invocation) */
-    if (!fits || float(cnt[0]) < 16.0)
+    if (!fits || float(used) < 16.0)
         return;
     if (lid < 64) { /* the symmetric matrix from its upper triangle, the right-hand side */
         const int r = lid >> 3, q = lid & 7, lo = min(r, q), hi = max(r, q);
-        AM[lid] = red[(SUM_ATA + 8 * lo - lo * (lo - 1) / 2 + hi - lo) * WG];
+        AM[lid] = red[(SUM_ATA + 8 * lo - lo * (lo - 1) / 2 + hi - lo) * RS];
         if (lid < 8)
-            BM[lid] = red[(SUM_ATB + lid) * WG];
+            BM[lid] = red[(SUM_ATB + lid) * RS];
     }
     barrier();
     solve8();
@@ -596,34 +632,14 @@ void store_state(int r)
         cam[((r & 1) == 0 ? CAM_SLOT0 : CAM_SLOT1) + lid] = st[lid];
 }
 
-void main()
+/* The last solve and the model (one workgroup): after round 4's reduction, by the last
+ * workgroup to finish it (step 4). */
+void last_solve()
 {
-    const int wg = int(gl_WorkGroupID.x), lid = int(gl_LocalInvocationIndex);
-    const bool fit = pc.fit != 0u && pc.given == 0u;
-    if (pc.step == 0) {
-        if (wg == 0)
-            init();
-        if (fit && wg == 0) /* rounds 1 .. 4's totals, which steps 1 .. 4 add to */
-            for (int c = lid; c < 4 * NCNT; c += WG)
-                sums[totals(1) + c] = 0u;
-        if (fit)
-            reduce(0, wg); /* reads nothing init writes */
-        return;
-    }
-    if (!fit)
-        return;
-    /* step s: the solve of round s - 1 (every workgroup the same floats), then round s's
-     * reduction, or at step ROUNDS (one workgroup) the model */
-    const int round = pc.step - 1;
-    solve(round);
+    const int lid = int(gl_LocalInvocationIndex);
+    solve(ROUNDS - 1);
     barrier();
-    if (round < ROUNDS - 1) {
-        if (wg == 0)
-            store_state(round);
-        reduce(round + 1, wg);
-        return;
-    }
-    store_state(round); /* round 4: slot 0, camera.c's layout */
+    store_state(ROUNDS - 1); /* slot 0, camera.c's layout */
     if (lid < ST_COUNT)
         cam[CAM_SLOT1 + lid] = 0.0;
     if (lid == 0)
@@ -631,4 +647,53 @@ void main()
     barrier();
     if (keep != 0u && finish(false))
         cam[CAM_HAS] = 1.0;
+}
+
+void main()
+{
+    const int wg = int(gl_WorkGroupID.x), lid = int(gl_LocalInvocationIndex);
+    const bool fit = pc.fit != 0u && pc.given == 0u;
+    if (pc.step == 0) {
+        if (wg == 0)
+            init();
+        if (fit && wg == 0) /* rounds 1 .. 4's totals, which steps 1 .. 4 add to, and the count
+                             * of step 4's workgroups done */
+            for (int c = lid; c <= 4 * NCNT; c += WG)
+                sums[totals(1) + c] = 0u;
+        if (fit) {
+            bool valid;
+            vec4 uvd;
+            pixel(BLOCK * wg + lid, valid, uvd);
+            reduce(0, wg, valid, uvd); /* reads nothing init writes */
+        }
+        return;
+    }
+    if (!fit)
+        return;
+    /* step s: the solve of round s - 1 (every workgroup the same floats), then round s's
+     * reduction */
+    const int round = pc.step - 1;
+    bool valid;
+    vec4 uvd;
+    pixel(BLOCK * wg + lid, valid, uvd);
+    solve(round);
+    barrier();
+    if (wg == 0)
+        store_state(round);
+    reduce(round + 1, wg, valid, uvd);
+    if (round + 1 < ROUNDS - 1)
+        return;
+    /* Round 4's reduction (it only measures): the workgroup that finishes it last, seeing the
+     * others' counts (coherent buffers: each workgroup's writes made visible before its count
+     * of done, as FidelityFX's single-pass downsampler's last workgroup), makes the last solve
+     * and the model in this dispatch, not in a sixth. */
+    memoryBarrierBuffer();
+    barrier();
+    if (lid == 0)
+        last = atomicAdd(sums[totals(1) + 4 * NCNT], 1u) == uint(blocks() - 1) ? 1u : 0u;
+    barrier();
+    if (last == 0u)
+        return;
+    memoryBarrierBuffer();
+    last_solve();
 }
