@@ -7,7 +7,8 @@
  *           first k steps (upf__fg_flow_steps) on the same luma pyramids: every level's block
  *           vectors (this level's, the parent's, the search's), the histograms, the medians,
  *           then the refined vectors, motion, prev motion and priority, word for word, on
- *           random pyramids (each level random, N-1 level 0 a shift of N's plus noise) at
+ *           random pyramids of 12-bit luma codes, as prepare makes them (each level random,
+ *           N-1 level 0 a shift of N's plus noise) at
  *           200 x 136 (5 levels: 13 dispatches, four or five GPU passes; levels 2 .. 4
  *           small enough for median and global in one dispatch, level 1 not), 61 x 37 (3
  *           levels, partial blocks and quads) and 13 x 9 (1 level), and on the luma
@@ -360,6 +361,8 @@ static void random_case(gpu *g, int w, int h, int levels, int dispatches, int ra
             lp[(size_t)y * w + x] = 0.9f * lc[(size_t)UPF_CLAMP(y + 2, 0, h - 1) * w +
                                               UPF_CLAMP(x - 3, 0, w - 1)] +
                                     0.1f * test_rand_float(&rng);
+    for (size_t i = 0; i < words; i++) /* the pyramids hold 12-bit codes (prepare.c) */
+        lc[i] = upf__fg_luma_code(lc[i]), lp[i] = upf__fg_luma_code(lp[i]);
     char what[64];
     snprintf(what, sizeof what, "random pyramids at %dx%d, level 0 +-%d, %d refine steps", w,
              h, radius_fine, refine);
@@ -742,8 +745,8 @@ static void time_flow(gpu *g, int w, int h, int frames)
             for (int x = 0; x < upf__fg_level_size(w, l); x++) {
                 const size_t i = ((size_t)upf__fg_level_row(h, l) + y) * w + x;
                 const double px = (x + 0.5) * (1 << l), py = (y + 0.5) * (1 << l);
-                ((float *)up[0].map)[i] = noise_at(&bg, px, py);
-                ((float *)up[1].map)[i] = noise_at(&bg, px + 5.6, py - 2.3);
+                ((float *)up[0].map)[i] = upf__fg_luma_code(noise_at(&bg, px, py));
+                ((float *)up[1].map)[i] = upf__fg_luma_code(noise_at(&bg, px + 5.6, py - 2.3));
             }
     upf__vk_runner_params *rp = runner_params(g, ps, NULL);
     rp->timestamps = true;
