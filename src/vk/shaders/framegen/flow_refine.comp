@@ -2,13 +2,16 @@
  * "flow"): `refine` Lucas-Kanade steps per block over the block and 2 pixels around it.
  * Reads luma (9), luma prev (8) and level 0's searched block vectors (27); writes level 0's
  * vectors (27). Level 0's vector median (flow.c's median_row) is this dispatch's too: each
- * block's lanes take its median first (flow_median.glsl), the vector its steps start from,
- * a dispatch and its barrier fewer (the CPU counts the two as one step).
+ * block's lanes take its median first (flow_median.glsl's arithmetic, lane a < 9 summing
+ * candidate a's distances, every lane then taking the first least: 9 distances a lane, not
+ * 81), the vector its steps start from, a dispatch and its barrier fewer (the CPU counts the
+ * two as one step).
  *
  * Four blocks a workgroup, 16 invocations each (eight blocks of 128 invocations measured
  * slower on an H100: 0.297 -> 0.494 ms at 1080p). First every luma value the block can need
- * goes to shared memory, all loads at once (a branch on the frame per loop, not per load):
- * the own frame's region and the pixel around it (14 x 14), and the other frame's window that
+ * goes to shared memory (a branch on the frame per loop, not per load): the own frame's
+ * region and the pixel around it (14 x 14) beside the median's sums, and after them the other
+ * frame's window that
  * the bilinear samples of the region can reach while the vector moves at most a pixel per
  * component a step (the region + 4 texels each side around the vector's floor: 20 x 20,
  * edges repeated); a sample that leaves it (more steps than 3, or a rounding) reads its
@@ -28,7 +31,6 @@
 
 layout(local_size_x = 64) in;
 #include "flow.glsl"
-#include "flow_median.glsl"
 
 #define M 2           /* flow.c's REFINE_MARGIN */
 #define SIDE (B + 2 * M)
@@ -43,6 +45,7 @@ layout(local_size_x = 64) in;
 #define H_UNIT 2.98023223876953125e-8 /* 2^-25: flow.c's sums as floats */
 #define G_UNIT 5.9604644775390625e-8  /* 2^-24 */
 
+shared float r_m[BLOCKS][9];           /* the median's candidates' sums of distances */
 shared ivec4 r_h[BLOCKS][LANES];       /* per lane: its sums of (dx dx, dx dy, dy dy) >> 1 */
 shared ivec2 r_g[2][BLOCKS][LANES];    /* per lane, by the step's parity: (dx E, dy E) >> 1 */
 shared float r_own[BLOCKS][OT * OTP];  /* own frame, rows y0 - 1 .., columns x0 - 1 .. */
@@ -60,9 +63,6 @@ shared float r_win[BLOCKS][WS * WSP];  /* other frame, rows wy0 .., columns wx0 
             DST[i / SIDE_ * STRIDE_ + i % SIDE_] =                                            \
                 BUF[clamp((Y) + i / SIDE_, 0, H - 1) * W + clamp((X) + i % SIDE_, 0, W - 1)]; \
     }
-#define STAGE(OWNBUF, OTHERBUF)                                                               \
-    STAGE_TILE(r_own[blk], OWNBUF, OT, OTP, ox, oy)                                           \
-    STAGE_TILE(r_win[blk], OTHERBUF, WS, WSP, wx, wy)
 
 /* flow.c's luma_int: a luma value's 12-bit code, exactly */
 int code_of(float v)
@@ -111,6 +111,40 @@ int mismatch(int f, uint blk, int x, int y, float own, vec2 vec, int wx, int wy)
     return int(floor(k));
 }
 
+/* Level 0's vector median of block (bx, by) (flow_median.glsl's median_of, the same floats),
+ * its 81 distances spread over the block's lanes: lane a < 9 sums candidate a's distances to
+ * the nine into r_m (infinity outside the level) before a barrier, and median_pick takes the
+ * first least after it, as median_of's walk. Every lane loads the nine vectors (c). */
+void median_sums(int bx, int by, int d, uint blk, uint lane, out vec2 c[9])
+{
+    const view v = view_of(0);
+    const int bs = blocks_of(pc.width), raw = buf(d, 2);
+    bool in_[9];
+    [[unroll]] for (int k = 0; k < 9; k++) {
+        const int x = bx + k % 3 - 1, y = by + k / 3 - 1;
+        in_[k] = x >= 0 && y >= 0 && x < v.bw && y < v.bh;
+        c[k] = in_[k] ? blocks[raw + y * bs + x] : vec2(0.0);
+    }
+    [[unroll]] for (int a = 0; a < 9; a++)
+        if (uint(a) == lane) {
+            precise float sum = 0.0;
+            [[unroll]] for (int b = 0; b < 9; b++)
+                if (in_[b])
+                    sum += abs(c[a].x - c[b].x) + abs(c[a].y - c[b].y);
+            r_m[blk][a] = in_[a] ? sum : inf();
+        }
+}
+
+vec2 median_pick(uint blk, vec2 c[9])
+{
+    vec2 best = c[4]; /* the block itself: always inside */
+    float best_sum = inf();
+    [[unroll]] for (int a = 0; a < 9; a++)
+        if (r_m[blk][a] < best_sum)
+            best_sum = r_m[blk][a], best = c[a];
+    return best;
+}
+
 void main()
 {
     const uint t = gl_LocalInvocationIndex, blk = t >> 4u, lane = t & 15u;
@@ -123,16 +157,28 @@ void main()
     const int x0 = max(bx * B - M, 1), y0 = max(by * B - M, 1);
     const int x1 = min(bx * B + B + M, v.w - 1), y1 = min(by * B + B + M, v.h - 1);
     const int n = x1 - x0, rows = y1 - y0;
-    /* level 0's vector median of the block (flow_median.glsl; every lane the same, from the
-     * search's vectors): the vector the steps start from, written at the end with them */
-    const vec2 first = valid ? median_of(bx, by, d, 0) : vec2(0.0);
+    /* level 0's vector median of the block (from the search's vectors; its sums over the
+     * lanes): the vector the steps start from, written at the end with them; meanwhile the
+     * own frame's tile */
+    vec2 c[9];
+    if (valid)
+        median_sums(bx, by, d, blk, lane, c);
     const int ox = x0 - 1, oy = y0 - 1;
+    if (valid) {
+        if (d == 0) {
+            STAGE_TILE(r_own[blk], luma_cur, OT, OTP, ox, oy)
+        } else {
+            STAGE_TILE(r_own[blk], luma_prev, OT, OTP, ox, oy)
+        }
+    }
+    barrier();
+    const vec2 first = valid ? median_pick(blk, c) : vec2(0.0);
     const int wx = x0 + int(floor(first.x)) - WM, wy = y0 + int(floor(first.y)) - WM;
     if (valid) {
         if (d == 0) {
-            STAGE(luma_cur, luma_prev)
+            STAGE_TILE(r_win[blk], luma_prev, WS, WSP, wx, wy)
         } else {
-            STAGE(luma_prev, luma_cur)
+            STAGE_TILE(r_win[blk], luma_cur, WS, WSP, wx, wy)
         }
     }
     barrier();
