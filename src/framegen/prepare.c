@@ -10,12 +10,13 @@
  * 12-bit code k / 4096, k = round(4095 v) (upf__fg_luma_code): every sum of luma differences
  * or of their products is then a sum of integers (or of multiples of 2^-12), exact in any
  * order, so the flow's GPU shaders may sum over lanes in any layout and still give the CPU's
- * floats (docs/FRAMEGEN.md, "flow"). A step of 1/4095 is under a tenth of an 8-bit code's in
- * this near-perceptual scale (the dark end aside, where sRGB's steps are smaller still), well
- * below the contrast block matching relies on. Level l + 1 of a pyramid is the 2x2 box mean
- * of level l (the last row or column repeated on an odd side), rounded to a code (half up). The histograms count level-0 luma (or, without a pyramid, the luma of each pixel)
- * in 32 bins: the whole frame, then each of a 4 x 4 grid of regions. A float frame with a NaN
- * or infinite value fails with UPF_ERROR_BAD_DATA naming the pixel.
+ * floats (docs/FRAMEGEN.md, "flow"). A step of 1/4095 is under a tenth of the step between
+ * any two neighbouring 8-bit sRGB greys in this scale (the least, 0.0028, between codes 10
+ * and 11), well below the contrast block matching relies on. Level l + 1 of a pyramid is the
+ * 2x2 box mean of level l (the last row or column repeated on an odd side), rounded to a code
+ * (half up). The histograms count level-0 luma (or, without a pyramid, the luma of each
+ * pixel, as a code too) in 32 bins: the whole frame, then each of a 4 x 4 grid of regions. A
+ * float frame with a NaN or infinite value fails with UPF_ERROR_BAD_DATA naming the pixel.
  * Work: one task per row, then one per row of each level; the histograms serially (a GPU:
  * atomic adds). */
 #include <math.h>

@@ -26,10 +26,10 @@
  * also makes levels 1 .. 4 of each luma pyramid below its 16 x 16 pixels (from its level 0
  * in shared memory), steps l = 5, 10, .. levels l .. l + 4 (downs: five levels a dispatch,
  * through shared memory; upf__vk_fg_prepare_dispatches), each the 2x2 mean of the level
- * below (last row or column repeated) rounded to a code. The arithmetic is `precise`, in the CPU's order. One
- * invocation per pixel of the level (of the down step's first), 16 x 16 a workgroup (256
- * pixels: launching a workgroup costs the same whatever its size, docs/FRAMEGEN.md "On the
- * GPU"). */
+ * below (last row or column repeated) rounded to a code. The arithmetic is `precise`, in the
+ * CPU's order. One invocation per pixel of the level (of the down step's first), 16 x 16 a
+ * workgroup (256 pixels: launching a workgroup costs the same whatever its size,
+ * docs/FRAMEGEN.md "On the GPU"). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_samplerless_texture_functions : require
