@@ -55,9 +55,9 @@ layout(local_size_x = 256) in;
  * keeping its least cost and, among equals, its least position: up to +-RROW (2, every level
  * but the coarsest by default) each position's SAD from the rows' partial sums of
  * window_rows (a lane sums one block row against one window row at every horizontal offset:
- * 20 loads for 40 terms, not 80 for 40), beyond it a whole block SAD from shared memory; a tree over the
- * lanes then takes the least by (cost, position), and lane 0 keeps the candidate unless that
- * cost is strictly less: the CPU's walk over the window in order, which replaces only on a strictly
+ * 20 loads for 40 terms, not 80 for 40), beyond it a whole block SAD from shared memory; a
+ * tree over the lanes then takes the least by (cost, position), and lane 0 keeps the
+ * candidate unless that cost is strictly less: the CPU's walk over the window in order, which replaces only on a strictly
  * lower cost, picks that same position. Loads: the frame (luma or luma prev) is chosen once a
  * loop, not a load (the workgroup's direction decides it), and a whole block (all but the
  * frame's right and bottom edge) takes loops without a test a pixel, so that every load of a
@@ -82,7 +82,8 @@ shared float s_lc[BLOCKS][LANES];       /* each lane's least window cost and its
 #if (B + 2 * RROW) * (B + 2 * RROW) + SROW * B * SROW > WMAX * WMAX
 #error "PART does not fit in s_win"
 #endif
-#define PART(blk, py, r, px) s_win[blk][(B + 2 * RROW) * (B + 2 * RROW) + ((py) * B + (r)) * SROW + (px)]
+#define PART(blk, py, r, px)                                                                  \
+    s_win[blk][(B + 2 * RROW) * (B + 2 * RROW) + ((py) * B + (r)) * SROW + (px)]
 shared int s_lj[BLOCKS][LANES];
 
 /* Row y of the SAD of the block (bw x bh at (x0, y0), staged) against frame BUF at offset o,
