@@ -15,7 +15,8 @@
  *           pyramids the CPU engine
  *           made of a rendered pan (with a square moving against it) and a rendered yaw turn
  *           at 200 x 136. On the rendered pairs the whole pass also equals the engine's own
- *           flow surfaces, and its vectors find the motion that was rendered.
+ *           flow surfaces, its vectors find the motion that was rendered, and the engine's
+ *           pyramids hold 12-bit codes k / 4096 (what lets the GPU sum in any order).
  *   small medians  flow.comp's step 6 (a small level's vector median and medians in one
  *           workgroup, the medians from the vectors) alone on random whole-pixel vectors,
  *           against flow.c's definitions, word for word: varied histograms, which the
@@ -404,6 +405,19 @@ static void test_steps(gpu *g)
             CHECKF(fabsf(sx + 6.0f) < 0.3f, "the square: median motion x %g, rendered -6", sx);
         } else {
             CHECKF(mx < -6.0f && mx > -10.0f, "the turn: median motion x %g (about -8)", mx);
+        }
+        /* the engine's pyramids are 12-bit codes (prepare.c), the premise of the GPU's sums
+         * in any order */
+        const size_t words = surface_bytes(ps, UPF__FG_LUMA) / 4;
+        for (int f = 0; f < 2; f++) {
+            const float *l = ps->surface[f ? UPF__FG_LUMA : UPF__FG_LUMA_PREV].data;
+            size_t bad = 0;
+            for (size_t i = 0; i < words; i++) {
+                const float k = l[i] * UPF__FG_LUMA_SCALE;
+                bad += !(k >= 0.0f && k <= 4095.0f && k == floorf(k));
+            }
+            CHECKF(bad == 0, "the engine's luma pyramid %d: %zu of %zu values not k / 4096, "
+                   "k in 0 .. 4095", f, bad, words);
         }
         steps_case(g, ps, ps->surface[UPF__FG_LUMA_PREV].data, ps->surface[UPF__FG_LUMA].data,
                    engine, 5, 13, scene == 0 ? "the rendered pan" : "the rendered turn");
