@@ -7,14 +7,16 @@
  *           first k steps (upf__fg_flow_steps) on the same luma pyramids: every level's block
  *           vectors (this level's, the parent's, the search's), the histograms, the medians,
  *           then the refined vectors, motion, prev motion and priority, word for word, on
- *           random pyramids (each level random, N-1 level 0 a shift of N's plus noise) at
+ *           random pyramids of 12-bit luma codes, as prepare makes them (each level random,
+ *           N-1 level 0 a shift of N's plus noise) at
  *           200 x 136 (5 levels: 13 dispatches, four or five GPU passes; levels 2 .. 4
  *           small enough for median and global in one dispatch, level 1 not), 61 x 37 (3
  *           levels, partial blocks and quads) and 13 x 9 (1 level), and on the luma
  *           pyramids the CPU engine
  *           made of a rendered pan (with a square moving against it) and a rendered yaw turn
  *           at 200 x 136. On the rendered pairs the whole pass also equals the engine's own
- *           flow surfaces, and its vectors find the motion that was rendered.
+ *           flow surfaces, its vectors find the motion that was rendered, and the engine's
+ *           pyramids hold 12-bit codes k / 4096 (what lets the GPU sum in any order).
  *   small medians  flow.comp's step 6 (a small level's vector median and medians in one
  *           workgroup, the medians from the vectors) alone on random whole-pixel vectors,
  *           against flow.c's definitions, word for word: varied histograms, which the
@@ -360,6 +362,8 @@ static void random_case(gpu *g, int w, int h, int levels, int dispatches, int ra
             lp[(size_t)y * w + x] = 0.9f * lc[(size_t)UPF_CLAMP(y + 2, 0, h - 1) * w +
                                               UPF_CLAMP(x - 3, 0, w - 1)] +
                                     0.1f * test_rand_float(&rng);
+    for (size_t i = 0; i < words; i++) /* the pyramids hold 12-bit codes (prepare.c) */
+        lc[i] = upf__fg_luma_code(lc[i]), lp[i] = upf__fg_luma_code(lp[i]);
     char what[64];
     snprintf(what, sizeof what, "random pyramids at %dx%d, level 0 +-%d, %d refine steps", w,
              h, radius_fine, refine);
@@ -401,6 +405,19 @@ static void test_steps(gpu *g)
             CHECKF(fabsf(sx + 6.0f) < 0.3f, "the square: median motion x %g, rendered -6", sx);
         } else {
             CHECKF(mx < -6.0f && mx > -10.0f, "the turn: median motion x %g (about -8)", mx);
+        }
+        /* the engine's pyramids are 12-bit codes (prepare.c), the premise of the GPU's sums
+         * in any order */
+        const size_t words = surface_bytes(ps, UPF__FG_LUMA) / 4;
+        for (int f = 0; f < 2; f++) {
+            const float *l = ps->surface[f ? UPF__FG_LUMA : UPF__FG_LUMA_PREV].data;
+            size_t bad = 0;
+            for (size_t i = 0; i < words; i++) {
+                const float k = l[i] * UPF__FG_LUMA_SCALE;
+                bad += !(k >= 0.0f && k <= 4095.0f && k == floorf(k));
+            }
+            CHECKF(bad == 0, "the engine's luma pyramid %d: %zu of %zu values not k / 4096, "
+                   "k in 0 .. 4095", f, bad, words);
         }
         steps_case(g, ps, ps->surface[UPF__FG_LUMA_PREV].data, ps->surface[UPF__FG_LUMA].data,
                    engine, 5, 13, scene == 0 ? "the rendered pan" : "the rendered turn");
@@ -742,8 +759,8 @@ static void time_flow(gpu *g, int w, int h, int frames)
             for (int x = 0; x < upf__fg_level_size(w, l); x++) {
                 const size_t i = ((size_t)upf__fg_level_row(h, l) + y) * w + x;
                 const double px = (x + 0.5) * (1 << l), py = (y + 0.5) * (1 << l);
-                ((float *)up[0].map)[i] = noise_at(&bg, px, py);
-                ((float *)up[1].map)[i] = noise_at(&bg, px + 5.6, py - 2.3);
+                ((float *)up[0].map)[i] = upf__fg_luma_code(noise_at(&bg, px, py));
+                ((float *)up[1].map)[i] = upf__fg_luma_code(noise_at(&bg, px + 5.6, py - 2.3));
             }
     upf__vk_runner_params *rp = runner_params(g, ps, NULL);
     rp->timestamps = true;

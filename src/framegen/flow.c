@@ -30,7 +30,9 @@
  *  3. On level 0, `refine` Lucas-Kanade steps per block over the block and 2 pixels around
  *     it (Lucas and Kanade 1981), with the gradient of the block's own frame:
  *     dv = -(sum g g^T)^-1 sum g (other(q + v) - own(q)), at most a pixel per step, skipped
- *     where the block has no texture: sub-pixel vectors.
+ *     where the block has no texture: sub-pixel vectors. The sums are over integers (the
+ *     luma codes' differences and products, the mismatch rounded to a code: refine_block),
+ *     exact in any order.
  *  4. Each 2x2 quad of pixels takes, of the vectors of the four blocks nearest it and zero,
  *     the one with the least SAD over the 4x4 pixels around the quad, the other frame
  *     sampled bilinearly (sharp motion edges instead of blocks; a still HUD keeps zero).
@@ -53,9 +55,11 @@
  * dispatch each, their count fixed by the size; the last two one dispatch on a small level:
  * upf__fg_flow_fused), then refine (one step with level 0's vector median), choose and
  * check on level 0.
- * Everything in fp32, in an order a GPU follows word for word (every sum over a block or a
- * region per row, then over the rows; the refine's one reciprocal; the flat test a product,
- * not a quotient). */
+ * Everything in fp32 a GPU repeats word for word. The luma pyramids hold 12-bit codes k / 4096
+ * (prepare.c), so a SAD or gradient sum over whole pixels (the search, the flat test) is a sum
+ * of multiples of 2^-12 far below 2^24 of them: exact, the same in any order; the refine's
+ * sums are over integers. Only the choice's SADs of bilinear samples are floats summed in
+ * order. The refine's one reciprocal; the flat test a product, not a quotient. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -227,52 +231,85 @@ static void median_row(void *priv, int by, int worker)
         }
 }
 
+/* A luma value's 12-bit code (prepare.c: the pyramids hold codes / 4096), exactly. */
+static inline int32_t luma_int(float v)
+{
+    return (int32_t)(v * UPF__FG_LUMA_SCALE);
+}
+
+/* The refine's sums over integers (exact in any order, so a GPU may spread them over lanes):
+ * per pixel of the region, with luma codes L, dx = L(x + 1) - L(x - 1) and dy likewise
+ * (twice the central difference: ix = 0.5 (r(x + 1) - r(x - 1)) = dx 2^-13), the mismatch in
+ * codes E = round(4096 (sample1(other, q + v) - own(q))), and the terms (dx dx) >> 1,
+ * (dx dy) >> 1, (dy dy) >> 1, (dx E) >> 1, (dy E) >> 1 (>> an arithmetic shift, as GCC and
+ * Clang define it and GLSL: halving rounded down). A term is at most 4095^2 / 2 in size, so a
+ * sum over the at most 12 x 12 pixels stays under 1.21e9 < 2^31. As the formula's floats:
+ * sum ix ix = H 2^-25, sum ix e = G 2^-24 (powers of two: exact; the conversion rounds once,
+ * to nearest, as Vulkan's does). */
+#define REFINE_SIDE (B + 2 * REFINE_MARGIN)
+static inline int32_t half_down(int32_t p)
+{
+    return p >> 1;
+}
+
+static void refine_block(const flow_job *j, const level_view *v, int bx, int by, float *vec)
+{
+    const int x0 = UPF_MAX(bx * B - REFINE_MARGIN, 1);
+    const int y0 = UPF_MAX(by * B - REFINE_MARGIN, 1);
+    const int x1 = UPF_MIN(bx * B + B + REFINE_MARGIN, v->w - 1);
+    const int y1 = UPF_MIN(by * B + B + REFINE_MARGIN, v->h - 1);
+    int32_t gdx[REFINE_SIDE * REFINE_SIDE], gdy[REFINE_SIDE * REFINE_SIDE];
+    int32_t sxx = 0, sxy = 0, syy = 0;
+    int n = 0;
+    for (int y = y0; y < y1; y++) {
+        const float *r = v->own + (size_t)y * v->stride;
+        for (int x = x0; x < x1; x++, n++) {
+            gdx[n] = luma_int(r[x + 1]) - luma_int(r[x - 1]);
+            gdy[n] = luma_int(r[x + v->stride]) - luma_int(r[x - v->stride]);
+            sxx += half_down(gdx[n] * gdx[n]);
+            sxy += half_down(gdx[n] * gdy[n]);
+            syy += half_down(gdy[n] * gdy[n]);
+        }
+    }
+    const float hxx = (float)sxx * 0x1p-25f, hxy = (float)sxy * 0x1p-25f;
+    const float hyy = (float)syy * 0x1p-25f;
+    for (int it = 0; it < j->con->refine; it++) {
+        int32_t sx = 0, sy = 0;
+        n = 0;
+        for (int y = y0; y < y1; y++) {
+            const float *r = v->own + (size_t)y * v->stride;
+            for (int x = x0; x < x1; x++, n++) {
+                float e = upf__fg_sample1(v->other, v->w, v->h, (size_t)v->stride,
+                                          (float)x + 0.5f + vec[0], (float)y + 0.5f + vec[1]) -
+                          r[x];
+                const int32_t E = (int32_t)floorf(e * UPF__FG_LUMA_SCALE + 0.5f);
+                sx += half_down(gdx[n] * E);
+                sy += half_down(gdy[n] * E);
+            }
+        }
+        const float gx = (float)sx * 0x1p-24f, gy = (float)sy * 0x1p-24f;
+        const float det = hxx * hyy - hxy * hxy;
+        const float tr = hxx + hyy;
+        if (!(det > 1e-4f * tr * tr) || !(tr > 1e-6f))
+            break;
+        const float inv = 1.0f / det;
+        float dx = -(hyy * gx - hxy * gy) * inv, dy = -(hxx * gy - hxy * gx) * inv;
+        dx = UPF_CLAMP(dx, -1.0f, 1.0f);
+        dy = UPF_CLAMP(dy, -1.0f, 1.0f);
+        vec[0] += dx;
+        vec[1] += dy;
+        if (fabsf(dx) + fabsf(dy) < 0.01f)
+            break;
+    }
+}
+
 static void refine_row(void *priv, int by, int worker)
 {
     (void)worker;
     const flow_job *j = priv;
-    for (int d = 0; d < 2; d++) {
-        const level_view *v = &j->view[d];
-        for (int bx = 0; bx < j->bw; bx++) {
-            float *vec = j->vec[d] + 2 * ((size_t)by * j->bs + bx);
-            const int x0 = UPF_MAX(bx * B - REFINE_MARGIN, 1);
-            const int y0 = UPF_MAX(by * B - REFINE_MARGIN, 1);
-            const int x1 = UPF_MIN(bx * B + B + REFINE_MARGIN, v->w - 1);
-            const int y1 = UPF_MIN(by * B + B + REFINE_MARGIN, v->h - 1);
-            for (int it = 0; it < j->con->refine; it++) {
-                /* fp32 sums, each row's then the rows' in order, one reciprocal: a GPU's
-                 * (an invocation a row, `precise`, a correctly rounded reciprocal) are the
-                 * same floats */
-                float hxx = 0.0f, hxy = 0.0f, hyy = 0.0f, gx = 0.0f, gy = 0.0f;
-                for (int y = y0; y < y1; y++) {
-                    const float *r = v->own + (size_t)y * v->stride;
-                    float rxx = 0.0f, rxy = 0.0f, ryy = 0.0f, rgx = 0.0f, rgy = 0.0f;
-                    for (int x = x0; x < x1; x++) {
-                        float ix = 0.5f * (r[x + 1] - r[x - 1]);
-                        float iy = 0.5f * (r[x + v->stride] - r[x - v->stride]);
-                        float e = upf__fg_sample1(v->other, v->w, v->h, (size_t)v->stride,
-                                                  (float)x + 0.5f + vec[0],
-                                                  (float)y + 0.5f + vec[1]) - r[x];
-                        rxx += ix * ix, rxy += ix * iy, ryy += iy * iy;
-                        rgx += ix * e, rgy += iy * e;
-                    }
-                    hxx += rxx, hxy += rxy, hyy += ryy, gx += rgx, gy += rgy;
-                }
-                const float det = hxx * hyy - hxy * hxy;
-                const float tr = hxx + hyy;
-                if (!(det > 1e-4f * tr * tr) || !(tr > 1e-6f))
-                    break;
-                const float inv = 1.0f / det;
-                float dx = -(hyy * gx - hxy * gy) * inv, dy = -(hxx * gy - hxy * gx) * inv;
-                dx = UPF_CLAMP(dx, -1.0f, 1.0f);
-                dy = UPF_CLAMP(dy, -1.0f, 1.0f);
-                vec[0] += dx;
-                vec[1] += dy;
-                if (fabsf(dx) + fabsf(dy) < 0.01f)
-                    break;
-            }
-        }
-    }
+    for (int d = 0; d < 2; d++)
+        for (int bx = 0; bx < j->bw; bx++)
+            refine_block(j, &j->view[d], bx, by, j->vec[d] + 2 * ((size_t)by * j->bs + bx));
 }
 
 /* SAD of the 4x4 pixels around quad (qx, qy) at a sub-pixel vector (bilinear samples of the

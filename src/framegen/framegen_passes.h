@@ -326,6 +326,21 @@ static inline bool upf__fg_camera_outside(int width, int height, float gx, float
     return !(gx > 0.0f && gx < (float)width && gy > 0.0f && gy < (float)height);
 }
 
+/* The luma pyramids' values: 12-bit codes k / 4096 (prepare.c says why). The code of a luma
+ * v in [0, 1]: k = round(4095 v) (float products and sums, as a GPU rounds them); the mean of
+ * four codes, as the next level's: their sum / 4 rounded half up (every step exact). */
+#define UPF__FG_LUMA_SCALE 4096.0f
+static inline float upf__fg_luma_code(float v)
+{
+    return floorf(v * 4095.0f + 0.5f) * (1.0f / UPF__FG_LUMA_SCALE);
+}
+
+static inline float upf__fg_luma_mean(float a, float b, float c, float d)
+{
+    return floorf(0.25f * (a + b + c + d) * UPF__FG_LUMA_SCALE + 0.5f) *
+           (1.0f / UPF__FG_LUMA_SCALE);
+}
+
 /* The pyramid atlas layout: level l is ceil(w / 2^l) x ceil(h / 2^l), stored at row
  * upf__fg_level_row(h, l) of a surface `w` wide. */
 static inline int upf__fg_level_size(int size, int level)

@@ -6,11 +6,17 @@
  * alpha 1), luma prev, luma (r32f atlases; only when the flow runs: levels > 0), histograms.
  *
  * Luma is the square root of the Rec. 709 luma of the linear colour clamped to [0, 1] (close
- * to how bright it looks, so block matching weighs dark and bright detail alike). Level l + 1
- * of a pyramid is the 2x2 box mean of level l (the last row or column repeated on an odd
- * side). The histograms count level-0 luma (or, without a pyramid, the luma of each pixel)
- * in 32 bins: the whole frame, then each of a 4 x 4 grid of regions. A float frame with a NaN
- * or infinite value fails with UPF_ERROR_BAD_DATA naming the pixel.
+ * to how bright it looks, so block matching weighs dark and bright detail alike), stored as a
+ * 12-bit code k / 4096, k = round(4095 v) (upf__fg_luma_code): every sum of luma differences
+ * or of their products is then a sum of integers (or of multiples of 2^-12), exact in any
+ * order, so the flow's GPU shaders may sum over lanes in any layout and still give the CPU's
+ * floats (docs/FRAMEGEN.md, "flow"). A step of 1/4095 is under a tenth of the step between
+ * any two neighbouring 8-bit sRGB greys in this scale (the least, 0.0028, between codes 10
+ * and 11), well below the contrast block matching relies on. Level l + 1 of a pyramid is the
+ * 2x2 box mean of level l (the last row or column repeated on an odd side), rounded to a code
+ * (half up). The histograms count level-0 luma (or, without a pyramid, the luma of each
+ * pixel, as a code too) in 32 bins: the whole frame, then each of a 4 x 4 grid of regions. A
+ * float frame with a NaN or infinite value fails with UPF_ERROR_BAD_DATA naming the pixel.
  * Work: one task per row, then one per row of each level; the histograms serially (a GPU:
  * atomic adds). */
 #include <math.h>
@@ -45,7 +51,7 @@ static void prep_row(void *priv, int y, int worker)
             float *l = job->luma[f] + (size_t)y * W;
             for (int x = 0; x < W; x++) {
                 float v = upf_luma(row[4 * x], row[4 * x + 1], row[4 * x + 2]);
-                l[x] = sqrtf(v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f);
+                l[x] = upf__fg_luma_code(sqrtf(v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f));
             }
         }
     }
@@ -69,7 +75,7 @@ static void down_row(void *priv, int y, int worker)
         float *o = j->dst[f] + (size_t)y * j->stride;
         for (int x = 0; x < j->nw; x++) {
             int x0 = 2 * x, x1 = UPF_MIN(2 * x + 1, j->w - 1);
-            o[x] = 0.25f * (r0[x0] + r0[x1] + r1[x0] + r1[x1]);
+            o[x] = upf__fg_luma_mean(r0[x0], r0[x1], r1[x0], r1[x1]);
         }
     }
 }
@@ -95,7 +101,7 @@ static void histograms(const prep_job *job, uint32_t *hist)
                     v = lrow[x];
                 } else {
                     float l = upf_luma(crow[4 * x], crow[4 * x + 1], crow[4 * x + 2]);
-                    v = sqrtf(l > 0.0f ? (l < 1.0f ? l : 1.0f) : 0.0f);
+                    v = upf__fg_luma_code(sqrtf(l > 0.0f ? (l < 1.0f ? l : 1.0f) : 0.0f));
                 }
                 int bin = (int)(v * UPF__FG_HIST_BINS);
                 bin = UPF_CLAMP(bin, 0, UPF__FG_HIST_BINS - 1);

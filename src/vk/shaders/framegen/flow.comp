@@ -24,10 +24,10 @@
  *            the medians from the level's vectors (at most 64 a direction) instead of the
  *            4096 bins of each histogram (the same values: median_global says why).
  *
- * Same results as the CPU, word for word: the block vectors are integers here; every sum is
- * `precise`, in the CPU's order (a SAD or a texture: each row's sum left to right, then the
- * rows' in order, as flow.c's block_sad and block_textured; one lane sums a whole block, so
- * it follows that order exactly). The CPU's early exit of a SAD once it reaches the best cost
+ * Same results as the CPU, word for word: the block vectors are integers here, and the luma
+ * 12-bit codes (prepare.c), so a SAD or a texture sum is a sum of multiples of 2^-12 far
+ * below 2^24 of them: exact in any order, whichever lanes add which terms (`precise` all the
+ * same). The CPU's early exit of a SAD once it reaches the best cost
  * changes no choice (its partial sum is already >= the best, the whole one no smaller), so
  * the GPU sums every SAD whole. 256 invocations a workgroup (launching a workgroup costs
  * about the same whatever its size: a quarter as many as with 64). */
@@ -51,10 +51,13 @@ layout(local_size_x = 256) in;
  * rows in order, lane 31 the texture's; every lane then takes the cheapest candidate (the
  * first of equals, the CPU's walk), and with a radius of 0 (level 0 by default: no window)
  * that is the block's vector. In a textured block the other frame's window (block + radius
- * on every side, edges repeated) is staged and lane i costs window positions i, i + 32, ... (each a whole block SAD from shared
- * memory), keeping its least cost and, among equals, its least position; a tree over the
- * lanes then takes the least by (cost, position), and lane 0 keeps the candidate unless that
- * cost is strictly less: the CPU's walk over the window in order, which replaces only on a strictly
+ * on every side, edges repeated) is staged and lane i costs window positions i, i + 32, ...,
+ * keeping its least cost and, among equals, its least position: up to +-RROW (2, every level
+ * but the coarsest by default) each position's SAD from the rows' partial sums of
+ * window_rows (a lane sums one block row against one window row at every horizontal offset:
+ * 20 loads for 40 terms, not 80 for 40), beyond it a whole block SAD from shared memory; a
+ * tree over the lanes then takes the least by (cost, position), and lane 0 keeps the
+ * candidate unless that cost is strictly less: the CPU's walk over the window in order, which replaces only on a strictly
  * lower cost, picks that same position. Loads: the frame (luma or luma prev) is chosen once a
  * loop, not a load (the workgroup's direction decides it), and a whole block (all but the
  * frame's right and bottom edge) takes loops without a test a pixel, so that every load of a
@@ -72,6 +75,15 @@ shared float s_cost[BLOCKS][8];         /* the candidates' costs */
 shared ivec2 s_cand[BLOCKS][8];         /* the candidates */
 shared uint s_tex[BLOCKS];              /* the block is textured */
 shared float s_lc[BLOCKS][LANES];       /* each lane's least window cost and its position */
+#define RROW 2                          /* windows up to +-RROW: by rows (window_rows) */
+#define SROW (2 * RROW + 1)
+/* Row r's SAD at window position (px, py) of block blk, for a window of +-RROW at most: in
+ * s_win after the window (its first (B + 2 RROW)^2 values; SROW B SROW more fit in WMAX^2). */
+#if (B + 2 * RROW) * (B + 2 * RROW) + SROW * B * SROW > WMAX * WMAX
+#error "PART does not fit in s_win"
+#endif
+#define PART(blk, py, r, px)                                                                  \
+    s_win[blk][(B + 2 * RROW) * (B + 2 * RROW) + ((py) * B + (r)) * SROW + (px)]
 shared int s_lj[BLOCKS][LANES];
 
 /* Row y of the SAD of the block (bw x bh at (x0, y0), staged) against frame BUF at offset o,
@@ -136,6 +148,43 @@ float sad_window(int blk, int bw, int bh, int ws, ivec2 p)
             sum += row;
         }
     return sum;
+}
+
+/* A window of +-radius <= RROW, staged, by rows: task t = (py, r) (t / B, t % B) sums row r of
+ * the block against window row r + py at every column offset px (the row's 8 own pixels and
+ * the window row's loaded once for all side offsets, not once an offset), into
+ * PART(blk, py, r, px) (0 for a row below a partial block). A window position's SAD is
+ * then its rows' partial sums, added in any order: every value is a multiple of 2^-12 (the
+ * luma codes) and a SAD at most 64, so every sum is exact (flow.c's, bit for bit). */
+void window_rows(int blk, int lane, int bw, int bh, int side, int ws)
+{
+    for (int t = lane; t < side * B; t += LANES) {
+        const int py = t / B, r = t % B;
+        float o[B], w[B + 2 * RROW];
+        [[unroll]] for (int c = 0; c < B; c++)
+            o[c] = s_own[blk][r * OWN + c];
+        [[unroll]] for (int c = 0; c < B + 2 * RROW; c++)
+            w[c] = c < ws ? s_win[blk][(r + py) * ws + c] : 0.0;
+        [[unroll]] for (int px = 0; px < SROW; px++)
+            if (px < side) {
+                precise float a = 0.0, b = 0.0; /* two chains: exact, any order */
+                if (bw == B) {
+                    [[unroll]] for (int c = 0; c < B; c += 2) {
+                        a += abs(o[c] - w[c + px]);
+                        b += abs(o[c + 1] - w[c + 1 + px]);
+                    }
+                } else {
+                    [[unroll]] for (int c = 0; c < B; c += 2) {
+                        if (c < bw)
+                            a += abs(o[c] - w[c + px]);
+                        if (c + 1 < bw)
+                            b += abs(o[c + 1] - w[c + 1 + px]);
+                    }
+                }
+                precise float row = a + b;
+                PART(blk, py, r, px) = r < bh ? row : 0.0;
+            }
+    }
 }
 
 /* Row y of flow.c's block_textured on the staged tile: the |gradient|s of its first tw
@@ -244,6 +293,12 @@ void search(int l)
         }
     }
     barrier();
+    const bool by_rows = staged && radius <= RROW; /* the dispatch's: uniform */
+    if (by_rows) {
+        if (textured)
+            window_rows(blk, lane, bw, bh, side, ws);
+        barrier();
+    }
     /* this lane's window positions, in order, skipping the centre */
     float lc = inf();
     int lj = count;
@@ -251,8 +306,17 @@ void search(int l)
         if (j == count / 2)
             continue;
         const ivec2 p = ivec2(j % side, j / side), o = centre + p - ivec2(radius);
-        const float sad = staged ? sad_window(blk, bw, bh, ws, p)
-                                 : sad_buffer(d, v, blk, x0, y0, bw, bh, o);
+        float sad;
+        if (by_rows) {
+            precise float a = 0.0, b = 0.0; /* exact: any order */
+            [[unroll]] for (int r = 0; r < B; r += 2)
+                a += PART(blk, p.y, r, p.x), b += PART(blk, p.y, r + 1, p.x);
+            precise float s = a + b;
+            sad = s;
+        } else {
+            sad = staged ? sad_window(blk, bw, bh, ws, p)
+                         : sad_buffer(d, v, blk, x0, y0, bw, bh, o);
+        }
         const float c = cost_of(sad, o, pred, lambda);
         if (c < lc)
             lc = c, lj = j;

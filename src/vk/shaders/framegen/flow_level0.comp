@@ -14,8 +14,11 @@
  *            pixels staged in shared memory, lane k < 7 loads candidate k (flow_search.glsl),
  *            lanes 0 .. 27 sum two rows each of a candidate's SAD (4 lanes a candidate; the
  *            other frame read from the buffer: candidates lie anywhere), and lane 0 adds each
- *            candidate's rows in order, adds its penalty and keeps the cheapest (the first of
- *            equals): flow.c's order word for word (each row left to right, then the rows).
+ *            candidate's four partial sums, adds its penalty and keeps the cheapest (the first
+ *            of equals). The luma is 12-bit codes (prepare.c), so a SAD is a sum of multiples
+ *            of 2^-12 under 64: exact in any order, flow.c's bit for bit however the lanes
+ *            split it (before: each row, then the rows in flow.c's order, 56 dependent adds
+ *            in lane 0).
  *  1 median  the 3x3 vector median (flow_median.glsl), 16x16 blocks a workgroup, where the
  *            constants ask for no refine steps (else flow_refine.comp takes it).
  * The CPU's early exit of a SAD once it reaches the best cost changes no choice (flow.comp
@@ -34,7 +37,7 @@ layout(local_size_x = 256) in;
 #define CANDS 7   /* candidates below the coarsest level */
 
 shared float s_own[BLOCKS][B * B];     /* the block's own pixels */
-shared float s_crow[BLOCKS][CANDS][B]; /* the candidates' row sums */
+shared float s_crow[BLOCKS][CANDS][4]; /* the candidates' sums of two rows */
 shared ivec2 s_cand[BLOCKS][CANDS];
 
 /* Row y of the SAD of block blk (bw wide at (x0, y0), staged) against frame BUF at offset o,
@@ -81,10 +84,13 @@ void search0()
     if (lane < 4 * CANDS) {
         const int k = lane >> 2, r0 = 2 * (lane & 3);
         const ivec2 ck = s_cand[blk][k];
-        [[unroll]] for (int r = r0; r < r0 + 2; r++)
-            s_crow[blk][k][r] = r >= bh ? 0.0
-                              : d == 0 ? row_sad_prev(blk, x0, y0, r, bw, ck)
-                                       : row_sad_cur(blk, x0, y0, r, bw, ck);
+        float row[2];
+        [[unroll]] for (int i = 0; i < 2; i++)
+            row[i] = r0 + i >= bh ? 0.0
+                   : d == 0 ? row_sad_prev(blk, x0, y0, r0 + i, bw, ck)
+                            : row_sad_cur(blk, x0, y0, r0 + i, bw, ck);
+        precise float two = row[0] + row[1];
+        s_crow[blk][k][lane & 3] = two;
     }
     barrier();
     if (lane != 0 || !valid)
@@ -96,10 +102,8 @@ void search0()
     ivec2 best = pred;
     float best_cost = inf();
     [[unroll]] for (int k = 0; k < CANDS; k++) {
-        precise float sum = 0.0;
-        [[unroll]] for (int r = 0; r < B; r++)
-            if (r < bh)
-                sum += s_crow[blk][k][r];
+        precise float sum = (s_crow[blk][k][0] + s_crow[blk][k][1]) +
+                            (s_crow[blk][k][2] + s_crow[blk][k][3]);
         const ivec2 c = s_cand[blk][k];
         const float cost = cost_of(sum, c, pred, lambda);
         if (cost < best_cost)

@@ -8,7 +8,8 @@
  * Step 0 (the step patched into the push constants after the pass's constants): each pixel
  * to linear light (what texelFetch gives: the device decodes sRGB formats; sRGB values in a
  * UNORM view decoded here, transfer = 1), its luma sqrt(clamp(Rec. 709 luma, 0, 1)) into
- * level 0 and a count in its bin of the whole frame's histogram and its region's (4 x 4
+ * level 0 as a 12-bit code (luma_code: prepare.c says why) and a count in its bin of the
+ * whole frame's histogram and its region's (4 x 4
  * regions: x * 4 / W, y * 4 / H). With BYTES (specialisation constant 0: both host colours
  * 8-bit) each pixel's 8-bit codes instead of its linear values, into the 8-bit frames (30,
  * vk_framegen.h UPF__VK_FG_BYTES: the decode tables, then N-1's codes, then N's), the codes
@@ -25,10 +26,10 @@
  * also makes levels 1 .. 4 of each luma pyramid below its 16 x 16 pixels (from its level 0
  * in shared memory), steps l = 5, 10, .. levels l .. l + 4 (downs: five levels a dispatch,
  * through shared memory; upf__vk_fg_prepare_dispatches), each the 2x2 mean of the level
- * below (last row or column repeated). The arithmetic is `precise`, in the CPU's order. One
- * invocation per pixel of the level (of the down step's first), 16 x 16 a workgroup (256
- * pixels: launching a workgroup costs the same whatever its size, docs/FRAMEGEN.md "On the
- * GPU"). */
+ * below (last row or column repeated) rounded to a code. The arithmetic is `precise`, in the
+ * CPU's order. One invocation per pixel of the level (of the down step's first), 16 x 16 a
+ * workgroup (256 pixels: launching a workgroup costs the same whatever its size,
+ * docs/FRAMEGEN.md "On the GPU"). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_samplerless_texture_functions : require
@@ -145,6 +146,22 @@ ivec2 slot_sides()
     return ivec2(pc.width >= 4 * TILE ? 2 : 4, pc.height >= 4 * TILE ? 2 : 4);
 }
 
+/* upf__fg_luma_code: luma v as a 12-bit code k / 4096, k = round(4095 v) */
+float luma_code(float v)
+{
+    precise float k = v * 4095.0 + 0.5;
+    precise float r = floor(k) * (1.0 / 4096.0);
+    return r;
+}
+
+/* upf__fg_luma_mean: the mean of four codes rounded half up to a code (every step exact) */
+float luma_mean(float c[4])
+{
+    precise float k = 0.25 * (c[0] + c[1] + c[2] + c[3]) * 4096.0 + 0.5;
+    precise float r = floor(k) * (1.0 / 4096.0);
+    return r;
+}
+
 void frame(int f, int x, int y)
 {
     const int i = y * pc.width + x;
@@ -157,7 +174,7 @@ void frame(int f, int x, int y)
     else
         c = to_linear(texelFetch(colour, ivec2(pc.cur_x + x, pc.cur_y + y), 0), pc.cur_transfer);
     const float l = upf_luma(c.r, c.g, c.b);
-    const float v = upf_sqrt_rn(l > 0.0 ? (l < 1.0 ? l : 1.0) : 0.0);
+    const float v = luma_code(upf_sqrt_rn(l > 0.0 ? (l < 1.0 ? l : 1.0) : 0.0));
     if (f == 0) {
         if (!BYTES)
             linear_prev[i] = c;
@@ -206,8 +223,7 @@ void downs(int l0, bool fused)
                 A[k] = s == 0 ? luma_prev[r0 + cy * pc.width + cx] : tile[0][ci];
                 B[k] = s == 0 ? luma_cur[r0 + cy * pc.width + cx] : tile[1][ci];
             }
-            precise float a = 0.25 * (A[0] + A[1] + A[2] + A[3]);
-            precise float b = 0.25 * (B[0] + B[1] + B[2] + B[3]);
+            const float a = luma_mean(A), b = luma_mean(B);
             luma_prev[r1 + y * pc.width + x] = a;
             luma_cur[r1 + y * pc.width + x] = b;
             tile[0][TILE_AT[s] + ly * n + lx] = a;
