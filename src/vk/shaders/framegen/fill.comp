@@ -146,11 +146,11 @@ void downs(int l0)
     }
 }
 
+/* A hole is where nothing landed (decode): told by splat_index's 4 bytes, not motion_t's 16 */
 void up(int x, int y)
 {
     const int i = y * pc.width + x;
-    const uvec4 o = motion_t[i];
-    if (o.w == 0u)
+    if (splat_index[i] != FG_NONE)
         return;
     uvec4 best = uvec4(0u);
     bool have = false;
@@ -172,7 +172,7 @@ void up(int x, int y)
         }
     }
     if (have)
-        motion_t[i] = uvec4(best.xyz, o.w);
+        motion_t[i] = uvec4(best.xyz, HOLE.w);
 }
 
 void main()
