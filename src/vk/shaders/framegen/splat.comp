@@ -109,7 +109,7 @@ void main()
     if (pc.step == 0u) { /* step 1 reads where each pixel landed: no camera */
         splat_camera_setup(pc.flow != 0u);
         splat_priorities(x, y, pc.width, pc.height, pc.shift, in_frame);
-    } else if (in_frame) {
-        splat_pixel(x, y, pc.width, pc.height, pc.shift, 1u);
+    } else {
+        splat_indices(x, y, pc.width, pc.height, in_frame);
     }
 }
