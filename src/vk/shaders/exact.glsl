@@ -231,11 +231,22 @@ float upf_fdiv_rn_from(float a, float b, float q)
 {
     if (a == 0.0 || isinf(q) || isnan(q) || abs(q) < 1.17549435e-38)
         return q;
-    uint A, B;
-    int Fa, Fb;
+    uint A, B, Q;
+    int Fa, Fb, Eq;
     upf_decompose(abs(a), A, Fa);
     upf_decompose(abs(b), B, Fb);
     float m = abs(q);
+    /* One integer test first, as upf_rcp_rn_from's: with |q| = Q * 2^Eq and k = Fa - Fb - Eq
+     * (22 to 25 when q is near), D = 2 (A 2^k - Q B) is q's error in halves of its ulp times
+     * B; q is the rounded quotient when -B < D < B, and D's low 32 bits are D itself while q
+     * is within 64 ulps. A power of two, a miss or another k: the midpoint steps. */
+    upf_decompose(m, Q, Eq);
+    const int k = Fa - Fb - Eq;
+    if (Q != 0x800000u && k >= 0 && k < 32) {
+        const int d = int(2u * ((A << uint(k)) - Q * B));
+        if (d > -int(B) && d < int(B))
+            return q;
+    }
     UPF_STEP_TO_NEAREST(m, upf_fdiv_mid_below, uvec2(A, B), Fb - Fa);
     return (a < 0.0) != (b < 0.0) ? -m : m;
 }
