@@ -12,7 +12,10 @@
  * dispatch after a barrier) reads that and, in each cell whose priority equals its own,
  * writes its index by atomicMin: the least 64-bit key (priority << 32) | index with 32-bit
  * atomics, both steps on the same cells whatever the compiler does with the arithmetic. The
- * landing position is `precise`, the CPU's operations in its order: the CPU's cells. */
+ * landing position is `precise`, the CPU's operations in its order: the CPU's cells.
+ * splat_pixel makes either step for one pixel (vectors.comp); with SPLAT_GROUPED,
+ * splat_priorities and splat_indices make them for a workgroup through its cells in shared
+ * memory (splat.comp). */
 #ifndef UPF_FG_SPLAT_GLSL
 #define UPF_FG_SPLAT_GLSL
 
