@@ -104,33 +104,44 @@ void splat_pixel(int x, int y, int W, int H, float shift, uint step)
 #define SPLAT_GROUP (gl_WorkGroupSize.x * gl_WorkGroupSize.y) /* invocations of a workgroup */
 shared uint splat_cells[SPLAT_TILE * SPLAT_TILE];
 shared uint splat_wins[SPLAT_TILE * SPLAT_TILE]; /* step 1: the least index of each cell */
-shared int splat_box[4]; /* the workgroup's landings: least x0, y0, largest x0, y0 */
+shared int splat_anchor[2]; /* the tile's top-left cell */
+shared uint splat_miss;      /* 1: a landing's cells outside the tile */
 
-/* The workgroup's box of landings (every invocation calls it, `landed`: its pixel landed with
- * its four cells' top-left corner at (x0, y0)); true when its cells fit SPLAT_TILE x
- * SPLAT_TILE from (bx, by). A barrier before and after; splat_box holds the box until the
- * workgroup calls it again. */
-bool splat_group_box(bool landed, int x0, int y0, int W, int H, out int bx, out int by)
+/* The workgroup's tile of cells (every invocation calls it, `landed`: its pixel landed with
+ * its four cells' top-left corner at (x0, y0)): SPLAT_TILE x SPLAT_TILE cells from (bx, by),
+ * centred on where the workgroup's centre pixel landed (else on the workgroup); true when
+ * every landing's cells are in it. Neighbours land near each other (a surface's motion is
+ * smooth): it fits where the motion spreads less than +-11 px about the centre's across 16 x
+ * 16 pixels. Each invocation tests its own cells and only one that misses writes (an atomic
+ * or): not four atomics on four shared words from every invocation (a box's least and largest
+ * corners), all of them on the same words. Any tile gives the same cells: the least of a set.
+ * Two barriers; the tile holds until the workgroup calls it again. */
+bool splat_group_tile(bool landed, int x0, int y0, int W, int H, out int bx, out int by)
 {
-    if (gl_LocalInvocationIndex == 0u)
-        splat_box = int[4](W, H, -2, -2);
-    barrier();
-    if (landed) {
-        atomicMin(splat_box[0], x0), atomicMin(splat_box[1], y0);
-        atomicMax(splat_box[2], x0), atomicMax(splat_box[3], y0);
+    const uint me = gl_LocalInvocationIndex;
+    const uint centre = (gl_WorkGroupSize.y / 2u) * gl_WorkGroupSize.x + gl_WorkGroupSize.x / 2u;
+    if (me == 0u)
+        splat_miss = 0u;
+    if (me == centre) {
+        const ivec2 own = ivec2(gl_WorkGroupID.xy * gl_WorkGroupSize.xy) - 4;
+        splat_anchor[0] = landed ? x0 - SPLAT_TILE / 2 + 1 : own.x;
+        splat_anchor[1] = landed ? y0 - SPLAT_TILE / 2 + 1 : own.y;
     }
     barrier();
-    bx = splat_box[0], by = splat_box[1]; /* x0, y0 >= -1: no overflow below */
-    return splat_box[2] - bx + 2 <= SPLAT_TILE && splat_box[3] - by + 2 <= SPLAT_TILE;
+    bx = splat_anchor[0], by = splat_anchor[1];
+    if (landed && (x0 < bx || x0 > bx + SPLAT_TILE - 2 || y0 < by || y0 > by + SPLAT_TILE - 2))
+        atomicOr(splat_miss, 1u);
+    barrier();
+    return splat_miss == 0u;
 }
 
 /* Step 1 of splat_pixel for a whole workgroup (every invocation calls it): the cells of the
- * workgroup's box are read from SPLAT_DEPTH once each into shared memory (about 2.3 loads a
+ * workgroup's tile are read from SPLAT_DEPTH once each into shared memory (2.25 loads a
  * pixel where each pixel read its four cells), each pixel whose priority a cell holds takes
  * the least index there by a shared atomic, and each cell that one of the workgroup's pixels
  * won is written to SPLAT_INDEX by one global atomicMin (not one for every pixel of equal
  * priority: the flow's priorities, speeds, tie across a block). The least of a set whatever
- * the order: the same cells. Straight to SPLAT_INDEX where the box does not fit. */
+ * the order: the same cells. Straight to SPLAT_INDEX where the tile does not fit. */
 void splat_indices(int x, int y, int W, int H, bool in_frame)
 {
     const uint me = gl_LocalInvocationIndex, i = uint(y * W + x);
@@ -139,12 +150,11 @@ void splat_indices(int x, int y, int W, int H, bool in_frame)
     const int x0 = landed ? int(l % uint(W + 1)) - 1 : 0;
     const int y0 = landed ? int(l / uint(W + 1)) - 1 : 0;
     int bx, by;
-    const bool fits = splat_group_box(landed, x0, y0, W, H, bx, by);
+    const bool fits = splat_group_tile(landed, x0, y0, W, H, bx, by);
     if (fits) {
         for (uint k = me; k < SPLAT_TILE * SPLAT_TILE; k += SPLAT_GROUP) {
             const int tx = bx + int(k) % SPLAT_TILE, ty = by + int(k) / SPLAT_TILE;
-            const bool inside = tx >= 0 && tx < W && ty >= 0 && ty < H &&
-                            tx <= splat_box[2] + 1 && ty <= splat_box[3] + 1;
+            const bool inside = tx >= 0 && tx < W && ty >= 0 && ty < H;
             splat_cells[k] = inside ? SPLAT_DEPTH[ty * W + tx] : FG_NONE;
             splat_wins[k] = FG_NONE;
         }
@@ -191,7 +201,7 @@ void splat_priorities(int x, int y, int W, int H, float shift, bool in_frame)
     const bool landed = in_frame && splat_landing(x, y, W, H, shift, x0, y0);
     if (in_frame)
         splat_land[i] = landed ? uint(y0 + 1) * uint(W + 1) + uint(x0 + 1) : FG_NONE;
-    const bool fits = splat_group_box(landed, x0, y0, W, H, bx, by);
+    const bool fits = splat_group_tile(landed, x0, y0, W, H, bx, by);
     if (landed) {
         const uint p = priority[i];
         for (int k = 0; k < 4; k++) {
