@@ -196,16 +196,25 @@ void up(int x, int y)
     const int i = y * pc.width + x;
     if (splat_index[i] != FG_NONE)
         return;
+    /* the first level whose ancestor has a motion, the ancestors of four levels loaded
+     * together (their addresses do not depend on each other: not a chain of dependent loads
+     * up the pyramid) */
+    int found = -1;
+    for (int l0 = 1; l0 < pc.levels && found < 0; l0 += 4) {
+        uint hole[4];
+        for (int j = 0; j < 4; j++)
+            hole[j] = l0 + j < pc.levels ? level_at(l0 + j, x >> (l0 + j), y >> (l0 + j)).w : 1u;
+        for (int j = 3; j >= 0; j--)
+            if (hole[j] == 0u)
+                found = l0 + j;
+    }
+    if (found < 0)
+        return;
     uvec4 best = uvec4(0u);
     bool have = false;
-    int found = -1;
-    for (int l = 1; l < pc.levels && (found < 0 || l <= found + 2); l++) {
+    for (int l = found; l < pc.levels && l <= found + 2; l++) {
         const int w = level_size(pc.width, l), h = level_size(pc.height, l);
         const int ax = x >> l, ay = y >> l;
-        if (found < 0 && level_at(l, ax, ay).w != 0u)
-            continue;
-        if (found < 0)
-            found = l;
         for (int k = 0; k < 9; k++) {
             const int sx = ax + k % 3 - 1, sy = ay + k / 3 - 1;
             if (sx < 0 || sy < 0 || sx >= w || sy >= h)
