@@ -29,12 +29,10 @@
 #define CAM_POW_B (CAM_POW + 27)    /* G^-(1 - t): the resolve's sample of N */
 #define CAM_POW_COUNT 4
 
-/* (cx, cy, s): the camera surface's centre and scale */
-/* cam_apply with is = upf_rcp_rn(s) given: the same floats; a shader that applies two
- * homographies a pixel takes the scale's reciprocal once (a correctly rounded reciprocal is
- * some 60 instructions, exact.glsl) */
-bool cam_apply_inv(float cx, float cy, float s, float is, in float m[9], float x, float y,
-                   out float ox, out float oy)
+/* (cx, cy, s): the camera surface's centre and scale; is = upf_rcp_rn(s) (cam_apply; a
+ * caller applying two homographies at a pixel computes it once) */
+bool cam_apply_is(float cx, float cy, float s, float is, in float m[9], float x, float y,
+                  out float ox, out float oy)
 {
     precise float u = (x - cx) * is, v = (y - cy) * is;
     precise float w = m[6] * u + m[7] * v + m[8];
@@ -51,7 +49,7 @@ bool cam_apply_inv(float cx, float cy, float s, float is, in float m[9], float x
 bool cam_apply(float cx, float cy, float s, in float m[9], float x, float y, out float ox,
                out float oy)
 {
-    return cam_apply_inv(cx, cy, s, upf_rcp_rn(s), m, x, y, ox, oy);
+    return cam_apply_is(cx, cy, s, upf_rcp_rn(s), m, x, y, ox, oy);
 }
 
 /* upf__fg_camera_outside: the camera's position (gx, gy) in N-1 lies outside the frame */

@@ -72,7 +72,7 @@ uvec4 level_at(int l, int x, int y)
 }
 
 float fill_g[9]; /* G (the splat's powers step wrote it: camera.glsl, CAM_POW) */
-float fill_is;   /* 1 / the camera's scale, correctly rounded (cam_apply_inv) */
+float fill_is;   /* 1 / the camera's scale, correctly rounded (cam_apply_is) */
 bool fill_has;   /* a camera model */
 
 /* the camera for decode_from, once an invocation */
@@ -96,7 +96,7 @@ uvec4 decode_from(int i, uint k, vec2 m, uint p)
     if (fill_has) {
         const float px = float(int(k) % pc.width) + 0.5, py = float(int(k) / pc.width) + 0.5;
         float gx, gy;
-        if (cam_apply_inv(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], fill_is, fill_g, px, py, gx,
+        if (cam_apply_is(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], fill_is, fill_g, px, py, gx,
                           gy)) {
             precise float rx = m.x - (gx - px), ry = m.y - (gy - py);
             const bool alone = pc.flow_rank != 0u && cam_outside(pc.width, pc.height, gx, gy);

@@ -26,7 +26,7 @@
 
 #ifdef SPLAT_CAMERA
 float splat_g[9], splat_pw[9]; /* each invocation's own copy of G and G^shift */
-float splat_is;                 /* 1 / the camera's scale, correctly rounded (cam_apply_inv) */
+float splat_is;                 /* 1 / the camera's scale, correctly rounded (cam_apply_is) */
 bool splat_has;
 bool splat_flow; /* the flow's vectors: outside N-1 by the camera, the camera alone */
 
@@ -55,8 +55,8 @@ bool splat_landing(int x, int y, int W, int H, float shift, out int x0, out int 
         const float px = float(x) + 0.5, py = float(y) + 0.5;
         const float cx = cam[CAM_CX], cy = cam[CAM_CY], s = cam[CAM_S];
         float gx, gy, sx, sy;
-        if (cam_apply_inv(cx, cy, s, splat_is, splat_g, px, py, gx, gy) &&
-            cam_apply_inv(cx, cy, s, splat_is, splat_pw, px, py, sx, sy)) {
+        if (cam_apply_is(cx, cy, s, splat_is, splat_g, px, py, gx, gy) &&
+            cam_apply_is(cx, cy, s, splat_is, splat_pw, px, py, sx, sy)) {
             const bool alone = splat_flow && cam_outside(W, H, gx, gy);
             precise float ax = sx - 0.5 + (alone ? 0.0 : shift * (m.x - (gx - px)));
             precise float ay = sy - 0.5 + (alone ? 0.0 : shift * (m.y - (gy - py)));
