@@ -27,8 +27,8 @@
  * indirect dispatch making the list's writes visible to DRAW_INDIRECT (synchronization
  * validation reports it otherwise).
  *
- * And exact.glsl's correctly rounded quotient started up to 4 ulps off either way
- * (toy/exact.comp; lavapipe's own division never is): every result C's quotient. */
+ * And exact.glsl's correctly rounded quotient and reciprocal started up to 4 ulps off either
+ * way (toy/exact.comp; lavapipe's own division never is): every result C's quotient. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -637,13 +637,19 @@ static void test_exact(vkt *t, upf_context *ctx)
      * then random ones */
     const float edge[][2] = { { 3, 3 }, { 1, 3 }, { 2, 1 }, { -1, 2 }, { 1.5f, -1.5f },
                               { 7, 7.0000005f }, { 1, 0.99999994f }, { 0x1p-10f, 3 } };
+    /* the second half: reciprocals (upf_rcp_rn_from: a = 1, b > 0), the same edges made
+     * positive (1, 2, 1/2: powers of two; 1 / 0.99999994 just above one) */
     for (int i = 0; i < PAIRS / 9; i++) {
-        const int ne = (int)(sizeof edge / sizeof edge[0]);
-        const float a = i < ne ? edge[i][0] : random_float(&rng);
-        const float b = i < ne ? edge[i][1] : random_float(&rng);
+        const int ne = (int)(sizeof edge / sizeof edge[0]), half = PAIRS / 18;
+        const bool rcp = i >= half;
+        const int e = rcp ? i - half : i;
+        float a = e < ne ? edge[e][0] : random_float(&rng);
+        float b = e < ne ? edge[e][1] : random_float(&rng);
+        if (rcp)
+            a = 1.0f, b = fabsf(b);
         for (int k = 0; k < 9; k++) {
             uint32_t *p = pairs + 4 * (9 * i + k);
-            p[0] = bits_of(a), p[1] = bits_of(b), p[2] = (uint32_t)(k - 4), p[3] = 0;
+            p[0] = bits_of(a), p[1] = bits_of(b), p[2] = (uint32_t)(k - 4), p[3] = rcp;
         }
     }
     static upf__vk_runner_params rp;
@@ -685,7 +691,7 @@ static void test_exact(vkt *t, upf_context *ctx)
                 first = i;
             wrong += got[i] != bits_of(want);
         }
-        CHECKF(wrong == 0, "exact.glsl's quotient from a start off by up to 4 ulps: %d of %d "
+        CHECKF(wrong == 0, "exact.glsl's quotient or reciprocal from a start off by up to 4 ulps: %d of %d "
                "wrong (the first %.9g / %.9g from %d ulps: %.9g)", wrong, PAIRS,
                first < 0 ? 0.0 : (double)float_of(pairs[4 * first]),
                first < 0 ? 0.0 : (double)float_of(pairs[4 * first + 1]),

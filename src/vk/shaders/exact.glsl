@@ -176,15 +176,31 @@ bool upf_div_mid_below(float q, uint c, uint d)
     return upf_quot_mid_below(q, c, d, 0);
 }
 
+/* upf_rcp_rn from q, the hardware's 1 / s (or any float within 6 ulps of the correctly
+ * rounded one: test_vk_runner's exact case starts it up to 4 ulps off). The common case is
+ * one integer test, as upf_sqrt_rn's: with s = S * 2^Es and q = Q * 2^Eq, the error of q in
+ * halves of its ulp times S is D = 2^(k + 1) - 2 Q S, k = -Es - Eq; q is the rounded
+ * reciprocal when -S < D < S (no ties: 1 / s is never a midpoint). Q S lies in [2^46, 2^48),
+ * so 2^(k + 1) >= 2^32 when q is near 1 / s, and D's low 32 bits are those of -2 Q S: D
+ * itself while |D| < 2^31 (q within 64 ulps; Vulkan's division is within 3). A power of two
+ * (whose lower neighbour is half an ulp away) or a miss: the midpoint tests step q. */
+float upf_rcp_rn_from(float s, float q)
+{
+    uint S, Q;
+    int Es, Eq;
+    upf_decompose(s, S, Es);
+    upf_decompose(q, Q, Eq);
+    const int d = int(0u - 2u * Q * S);
+    if (Q != 0x800000u && d > -int(S) && d < int(S))
+        return q;
+    UPF_STEP_TO_NEAREST(q, upf_rcp_mid_below, S, Es);
+    return q;
+}
+
 /* 1 / s rounded to nearest, for a positive normal s whose reciprocal is normal. */
 float upf_rcp_rn(float s)
 {
-    uint S;
-    int Es;
-    upf_decompose(s, S, Es);
-    float q = 1.0 / s;
-    UPF_STEP_TO_NEAREST(q, upf_rcp_mid_below, S, Es);
-    return q;
+    return upf_rcp_rn_from(s, 1.0 / s);
 }
 
 /* c / d rounded to nearest, as (float)c / (float)d in C, for integers 0 <= c, 1 <= d, both
@@ -223,11 +239,22 @@ float upf_fdiv_rn_from(float a, float b, float q)
 {
     if (a == 0.0 || isinf(q) || isnan(q) || abs(q) < 1.17549435e-38)
         return q;
-    uint A, B;
-    int Fa, Fb;
+    uint A, B, Q;
+    int Fa, Fb, Eq;
     upf_decompose(abs(a), A, Fa);
     upf_decompose(abs(b), B, Fb);
     float m = abs(q);
+    /* One integer test first, as upf_rcp_rn_from's: with |q| = Q * 2^Eq and k = Fa - Fb - Eq
+     * (22 to 25 when q is near), D = 2 (A 2^k - Q B) is q's error in halves of its ulp times
+     * B; q is the rounded quotient when -B < D < B, and D's low 32 bits are D itself while q
+     * is within 64 ulps. A power of two, a miss or another k: the midpoint steps. */
+    upf_decompose(m, Q, Eq);
+    const int k = Fa - Fb - Eq;
+    if (Q != 0x800000u && k >= 0 && k < 32) {
+        const int d = int(2u * ((A << uint(k)) - Q * B));
+        if (d > -int(B) && d < int(B))
+            return q;
+    }
     UPF_STEP_TO_NEAREST(m, upf_fdiv_mid_below, uvec2(A, B), Fb - Fa);
     return (a < 0.0) != (b < 0.0) ? -m : m;
 }

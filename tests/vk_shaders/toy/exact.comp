@@ -22,5 +22,5 @@ void main()
     const uvec4 p = pairs[i];
     const float a = uintBitsToFloat(p.x), b = uintBitsToFloat(p.y);
     const float q = uintBitsToFloat(uint(int(floatBitsToUint(a / b)) + int(p.z)));
-    outv[i] = floatBitsToUint(upf_fdiv_rn_from(a, b, q));
+    outv[i] = floatBitsToUint(p.w == 1u ? upf_rcp_rn_from(b, q) : upf_fdiv_rn_from(a, b, q));
 }

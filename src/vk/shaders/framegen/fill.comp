@@ -4,8 +4,9 @@
  * 1.. stacked by rows, each as wide as level 0).
  *
  * Dispatches, the step patched into the push constants after the pass's constants (a barrier
- * between each): step 0 (or step 1 with its down: vk_framegen.h, upf__vk_fg_fill_dispatches)
- * decodes the splat (the landed pixel's motion, with a camera model what the camera's
+ * between each): step 0 (or step 1 with its down: vk_framegen.h, upf__vk_fg_fill_dispatches;
+ * each invocation its level-1 pixel's four children, their loads issued together) decodes
+ * the splat (the landed pixel's motion, with a camera model what the camera's
  * homography G leaves of it, G as the splat's powers step wrote it into the camera surface;
  * a hole where nothing landed); steps l = 1, 6, 11, .. below levels make
  * levels l .. l + 4 (downs: five levels a dispatch, through shared memory), each pixel the
@@ -70,32 +71,73 @@ uvec4 level_at(int l, int x, int y)
     return l == 0 ? motion_t[y * pc.width + x] : pyramid[level_base(l) + y * pc.width + x];
 }
 
-/* level 0's pixel (x, y), written to motion_t and returned */
-uvec4 decode(int x, int y)
+float fill_g[9]; /* G (the splat's powers step wrote it: camera.glsl, CAM_POW) */
+float fill_is;   /* 1 / the camera's scale, correctly rounded (cam_apply_is) */
+bool fill_has;   /* a camera model */
+
+/* the camera for decode_from, once an invocation */
+void fill_camera_setup()
 {
-    const int i = y * pc.width + x;
-    const uint k = splat_index[i];
+    fill_has = cam[CAM_HAS] != 0.0;
+    fill_is = fill_has ? upf_rcp_rn(cam[CAM_S]) : 1.0;
+    for (int j = 0; j < 9; j++)
+        fill_g[j] = fill_has ? cam[CAM_POW_G + j] : 0.0;
+}
+
+/* level 0's pixel i from what landed there (k: its splat_index, m: motion[k], p: its splat
+ * priority; k FG_NONE: a hole), written to motion_t and returned */
+uvec4 decode_from(int i, uint k, vec2 m, uint p)
+{
     if (k == FG_NONE) {
         motion_t[i] = HOLE;
         return HOLE;
     }
-    const vec2 m = motion[k];
     float ox = m.x, oy = m.y;
-    if (cam[CAM_HAS] != 0.0) { /* G: the splat's powers step wrote it (camera.glsl, CAM_POW) */
-        float g[9];
-        for (int j = 0; j < 9; j++)
-            g[j] = cam[CAM_POW_G + j];
+    if (fill_has) {
         const float px = float(int(k) % pc.width) + 0.5, py = float(int(k) / pc.width) + 0.5;
         float gx, gy;
-        if (cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], g, px, py, gx, gy)) {
+        if (cam_apply_is(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], fill_is, fill_g, px, py, gx,
+                          gy)) {
             precise float rx = m.x - (gx - px), ry = m.y - (gy - py);
             const bool alone = pc.flow_rank != 0u && cam_outside(pc.width, pc.height, gx, gy);
             ox = alone ? 0.0 : rx, oy = alone ? 0.0 : ry; /* fill.c: the camera alone */
         }
     }
-    const uvec4 o = uvec4(floatBitsToUint(ox), floatBitsToUint(oy), splat[i], 0u);
+    const uvec4 o = uvec4(floatBitsToUint(ox), floatBitsToUint(oy), p, 0u);
     motion_t[i] = o;
     return o;
+}
+
+/* level 0's pixel (x, y), written to motion_t and returned */
+uvec4 decode(int x, int y)
+{
+    const int i = y * pc.width + x;
+    const uint k = splat_index[i];
+    return k == FG_NONE ? decode_from(i, k, vec2(0.0), 0u) : decode_from(i, k, motion[k], splat[i]);
+}
+
+/* Level 1's pixel (x, y) decodes its four children of level 0 (those in the frame: ok), their
+ * loads first, all four in flight together (not four chains of two dependent loads), then
+ * each decoded as decode() does: the same words. */
+void decode_children(int x, int y, out uvec4 c[4], out bool ok[4])
+{
+    uint k[4];
+    for (int j = 0; j < 4; j++) {
+        const int cx = 2 * x + (j & 1), cy = 2 * y + (j >> 1);
+        ok[j] = cx < pc.width && cy < pc.height;
+        k[j] = ok[j] ? splat_index[cy * pc.width + cx] : FG_NONE;
+    }
+    vec2 m[4];
+    uint p[4];
+    for (int j = 0; j < 4; j++) {
+        const int i = (2 * y + (j >> 1)) * pc.width + 2 * x + (j & 1);
+        m[j] = k[j] != FG_NONE ? motion[k[j]] : vec2(0.0);
+        p[j] = k[j] != FG_NONE ? splat[i] : 0u;
+    }
+    for (int j = 0; j < 4; j++)
+        c[j] = ok[j] ? decode_from((2 * y + (j >> 1)) * pc.width + 2 * x + (j & 1), k[j], m[j],
+                                   p[j])
+                     : HOLE;
 }
 
 /* the farthest of the children with a motion, the first of equals (fill.c's order) */
@@ -128,14 +170,16 @@ void downs(int l0)
         const int cw = level_size(pc.width, l - 1), ch = level_size(pc.height, l - 1);
         const int x = int(gl_WorkGroupID.x) * n + lx, y = int(gl_WorkGroupID.y) * n + ly;
         if (lx < n && ly < n && x < level_size(pc.width, l) && y < level_size(pc.height, l)) {
-            uvec4 best = HOLE;
-            bool found = false;
+            uvec4 best = HOLE, c[4];
+            bool found = false, ok[4];
+            if (l == 1)
+                decode_children(x, y, c, ok);
             for (int k = 0; k < 4; k++) {
                 const int cx = 2 * x + (k & 1), cy = 2 * y + (k >> 1);
                 if (cx >= cw || cy >= ch)
                     continue;
                 consider(s > 0  ? tile_at(s - 1, n, lx, ly, k)
-                         : l == 1 ? decode(cx, cy)
+                         : l == 1 ? c[k]
                                   : level_at(l - 1, cx, cy),
                          best, found);
             }
@@ -146,22 +190,31 @@ void downs(int l0)
     }
 }
 
+/* A hole is where nothing landed (decode): told by splat_index's 4 bytes, not motion_t's 16 */
 void up(int x, int y)
 {
     const int i = y * pc.width + x;
-    const uvec4 o = motion_t[i];
-    if (o.w == 0u)
+    if (splat_index[i] != FG_NONE)
+        return;
+    /* the first level whose ancestor has a motion, the ancestors of four levels loaded
+     * together (their addresses do not depend on each other: not a chain of dependent loads
+     * up the pyramid) */
+    int found = -1;
+    for (int l0 = 1; l0 < pc.levels && found < 0; l0 += 4) {
+        uint hole[4];
+        for (int j = 0; j < 4; j++)
+            hole[j] = l0 + j < pc.levels ? level_at(l0 + j, x >> (l0 + j), y >> (l0 + j)).w : 1u;
+        for (int j = 3; j >= 0; j--)
+            if (hole[j] == 0u)
+                found = l0 + j;
+    }
+    if (found < 0)
         return;
     uvec4 best = uvec4(0u);
     bool have = false;
-    int found = -1;
-    for (int l = 1; l < pc.levels && (found < 0 || l <= found + 2); l++) {
+    for (int l = found; l < pc.levels && l <= found + 2; l++) {
         const int w = level_size(pc.width, l), h = level_size(pc.height, l);
         const int ax = x >> l, ay = y >> l;
-        if (found < 0 && level_at(l, ax, ay).w != 0u)
-            continue;
-        if (found < 0)
-            found = l;
         for (int k = 0; k < 9; k++) {
             const int sx = ax + k % 3 - 1, sy = ay + k / 3 - 1;
             if (sx < 0 || sy < 0 || sx >= w || sy >= h)
@@ -172,11 +225,13 @@ void up(int x, int y)
         }
     }
     if (have)
-        motion_t[i] = uvec4(best.xyz, o.w);
+        motion_t[i] = uvec4(best.xyz, HOLE.w);
 }
 
 void main()
 {
+    if (pc.step <= 1) /* the decode's */
+        fill_camera_setup();
     if (pc.step > 0 && pc.step < pc.levels) {
         downs(pc.step);
         return;

@@ -12,7 +12,10 @@
  * dispatch after a barrier) reads that and, in each cell whose priority equals its own,
  * writes its index by atomicMin: the least 64-bit key (priority << 32) | index with 32-bit
  * atomics, both steps on the same cells whatever the compiler does with the arithmetic. The
- * landing position is `precise`, the CPU's operations in its order: the CPU's cells. */
+ * landing position is `precise`, the CPU's operations in its order: the CPU's cells.
+ * splat_pixel makes either step for one pixel (vectors.comp); with SPLAT_GROUPED,
+ * splat_priorities and splat_indices make them for a workgroup through its cells in shared
+ * memory (splat.comp). */
 #ifndef UPF_FG_SPLAT_GLSL
 #define UPF_FG_SPLAT_GLSL
 
@@ -23,6 +26,7 @@
 
 #ifdef SPLAT_CAMERA
 float splat_g[9], splat_pw[9]; /* each invocation's own copy of G and G^shift */
+float splat_is;                 /* 1 / the camera's scale, correctly rounded (cam_apply_is) */
 bool splat_has;
 bool splat_flow; /* the flow's vectors: outside N-1 by the camera, the camera alone */
 
@@ -32,6 +36,7 @@ void splat_camera_setup(bool flow)
 {
     splat_has = cam[CAM_HAS] != 0.0;
     splat_flow = flow;
+    splat_is = splat_has ? upf_rcp_rn(cam[CAM_S]) : 1.0;
     if (splat_has)
         for (int i = 0; i < 9; i++)
             splat_g[i] = cam[CAM_POW_G + i], splat_pw[i] = cam[CAM_POW_SHIFT + i];
@@ -50,8 +55,8 @@ bool splat_landing(int x, int y, int W, int H, float shift, out int x0, out int 
         const float px = float(x) + 0.5, py = float(y) + 0.5;
         const float cx = cam[CAM_CX], cy = cam[CAM_CY], s = cam[CAM_S];
         float gx, gy, sx, sy;
-        if (cam_apply(cx, cy, s, splat_g, px, py, gx, gy) &&
-            cam_apply(cx, cy, s, splat_pw, px, py, sx, sy)) {
+        if (cam_apply_is(cx, cy, s, splat_is, splat_g, px, py, gx, gy) &&
+            cam_apply_is(cx, cy, s, splat_is, splat_pw, px, py, sx, sy)) {
             const bool alone = splat_flow && cam_outside(W, H, gx, gy);
             precise float ax = sx - 0.5 + (alone ? 0.0 : shift * (m.x - (gx - px)));
             precise float ay = sy - 0.5 + (alone ? 0.0 : shift * (m.y - (gy - py)));
@@ -98,7 +103,87 @@ void splat_pixel(int x, int y, int W, int H, float shift, uint step)
 #define SPLAT_TILE 24 /* the side of a workgroup's shared cells (its pixels' side + 8) */
 #define SPLAT_GROUP (gl_WorkGroupSize.x * gl_WorkGroupSize.y) /* invocations of a workgroup */
 shared uint splat_cells[SPLAT_TILE * SPLAT_TILE];
-shared int splat_box[4]; /* the workgroup's landings: least x0, y0, largest x0, y0 */
+shared uint splat_wins[SPLAT_TILE * SPLAT_TILE]; /* step 1: the least index of each cell */
+shared int splat_anchor[2]; /* the tile's top-left cell */
+shared uint splat_miss;      /* 1: a landing's cells outside the tile */
+
+/* The workgroup's tile of cells (every invocation calls it, `landed`: its pixel landed with
+ * its four cells' top-left corner at (x0, y0)): SPLAT_TILE x SPLAT_TILE cells from (bx, by),
+ * centred on where the workgroup's centre pixel landed (else on the workgroup); true when
+ * every landing's cells are in it. Neighbours land near each other (a surface's motion is
+ * smooth): it fits where the motion spreads less than +-11 px about the centre's across 16 x
+ * 16 pixels. Each invocation tests its own cells and only one that misses writes (an atomic
+ * or): not four atomics on four shared words from every invocation (a box's least and largest
+ * corners), all of them on the same words. Any tile gives the same cells: the least of a set.
+ * Two barriers; the tile holds until the workgroup calls it again. */
+bool splat_group_tile(bool landed, int x0, int y0, int W, int H, out int bx, out int by)
+{
+    const uint me = gl_LocalInvocationIndex;
+    const uint centre = (gl_WorkGroupSize.y / 2u) * gl_WorkGroupSize.x + gl_WorkGroupSize.x / 2u;
+    if (me == 0u)
+        splat_miss = 0u;
+    if (me == centre) {
+        const ivec2 own = ivec2(gl_WorkGroupID.xy * gl_WorkGroupSize.xy) - 4;
+        splat_anchor[0] = landed ? x0 - SPLAT_TILE / 2 + 1 : own.x;
+        splat_anchor[1] = landed ? y0 - SPLAT_TILE / 2 + 1 : own.y;
+    }
+    barrier();
+    bx = splat_anchor[0], by = splat_anchor[1];
+    if (landed && (x0 < bx || x0 > bx + SPLAT_TILE - 2 || y0 < by || y0 > by + SPLAT_TILE - 2))
+        atomicOr(splat_miss, 1u);
+    barrier();
+    return splat_miss == 0u;
+}
+
+/* Step 1 of splat_pixel for a whole workgroup (every invocation calls it): the cells of the
+ * workgroup's tile are read from SPLAT_DEPTH once each into shared memory (2.25 loads a
+ * pixel where each pixel read its four cells), each pixel whose priority a cell holds takes
+ * the least index there by a shared atomic, and each cell that one of the workgroup's pixels
+ * won is written to SPLAT_INDEX by one global atomicMin (not one for every pixel of equal
+ * priority: the flow's priorities, speeds, tie across a block). The least of a set whatever
+ * the order: the same cells. Straight to SPLAT_INDEX where the tile does not fit. */
+void splat_indices(int x, int y, int W, int H, bool in_frame)
+{
+    const uint me = gl_LocalInvocationIndex, i = uint(y * W + x);
+    const uint l = in_frame ? splat_land[i] : FG_NONE;
+    const bool landed = l != FG_NONE;
+    const int x0 = landed ? int(l % uint(W + 1)) - 1 : 0;
+    const int y0 = landed ? int(l / uint(W + 1)) - 1 : 0;
+    int bx, by;
+    const bool fits = splat_group_tile(landed, x0, y0, W, H, bx, by);
+    if (fits) {
+        for (uint k = me; k < SPLAT_TILE * SPLAT_TILE; k += SPLAT_GROUP) {
+            const int tx = bx + int(k) % SPLAT_TILE, ty = by + int(k) / SPLAT_TILE;
+            const bool inside = tx >= 0 && tx < W && ty >= 0 && ty < H;
+            splat_cells[k] = inside ? SPLAT_DEPTH[ty * W + tx] : FG_NONE;
+            splat_wins[k] = FG_NONE;
+        }
+    }
+    barrier();
+    if (landed) {
+        const uint p = priority[i];
+        for (int k = 0; k < 4; k++) {
+            const int tx = x0 + (k & 1), ty = y0 + (k >> 1);
+            if (tx < 0 || tx >= W || ty < 0 || ty >= H)
+                continue;
+            const int c = (ty - by) * SPLAT_TILE + tx - bx;
+            if (!fits) {
+                if (SPLAT_DEPTH[ty * W + tx] == p)
+                    atomicMin(SPLAT_INDEX[ty * W + tx], i);
+            } else if (splat_cells[c] == p) {
+                atomicMin(splat_wins[c], i);
+            }
+        }
+    }
+    barrier();
+    if (!fits)
+        return;
+    for (uint k = me; k < SPLAT_TILE * SPLAT_TILE; k += SPLAT_GROUP) {
+        const uint v = splat_wins[k];
+        if (v != FG_NONE)
+            atomicMin(SPLAT_INDEX[(by + int(k) / SPLAT_TILE) * W + bx + int(k) % SPLAT_TILE], v);
+    }
+}
 
 /* Step 0 of splat_pixel for a whole workgroup (every invocation calls it; `in_frame`: (x, y) is
  * in the frame): the same landings and cells, but the priorities go first into the
@@ -109,23 +194,14 @@ shared int splat_box[4]; /* the workgroup's landings: least x0, y0, largest x0, 
 void splat_priorities(int x, int y, int W, int H, float shift, bool in_frame)
 {
     const uint me = gl_LocalInvocationIndex;
-    if (me == 0u)
-        splat_box = int[4](W, H, -2, -2);
     for (uint k = me; k < SPLAT_TILE * SPLAT_TILE; k += SPLAT_GROUP)
         splat_cells[k] = FG_NONE;
-    barrier();
-    int x0 = 0, y0 = 0;
+    int x0 = 0, y0 = 0, bx, by;
     const uint i = uint(y * W + x);
     const bool landed = in_frame && splat_landing(x, y, W, H, shift, x0, y0);
     if (in_frame)
         splat_land[i] = landed ? uint(y0 + 1) * uint(W + 1) + uint(x0 + 1) : FG_NONE;
-    if (landed) {
-        atomicMin(splat_box[0], x0), atomicMin(splat_box[1], y0);
-        atomicMax(splat_box[2], x0), atomicMax(splat_box[3], y0);
-    }
-    barrier();
-    const int bx = splat_box[0], by = splat_box[1]; /* x0, y0 >= -1: no overflow below */
-    const bool fits = splat_box[2] - bx + 2 <= SPLAT_TILE && splat_box[3] - by + 2 <= SPLAT_TILE;
+    const bool fits = splat_group_tile(landed, x0, y0, W, H, bx, by);
     if (landed) {
         const uint p = priority[i];
         for (int k = 0; k < 4; k++) {
