@@ -14,8 +14,10 @@
  *     that is NaN, infinite or (depth) negative gives a vector not known and the last
  *     priority: the CPU pass fails on it with UPF_ERROR_BAD_DATA, which a frame on the GPU
  *     cannot (nothing is read back), so the pixel is left out of the splat instead; then the
- *     invocation splats its own pixel to t = 0 (splat.glsl step 0, shift 1, no camera: the
- *     priorities; it reads back only what it wrote);
+ *     workgroup splats its pixels to t = 0 (splat.glsl's splat_priorities, shift 1, no
+ *     camera: the priorities into the workgroup's cells in shared memory first, then one
+ *     global atomicMin a non-empty cell, not four a pixel; each invocation reads back only
+ *     what it wrote);
  *  1. the splat's indices (splat.glsl step 1);
  *  2. each pixel of N-1: minus the vector of the surface of N that landed there, or a vector
  *     not known where none did;
@@ -63,6 +65,7 @@ layout(push_constant) uniform Push {
     uint prev_table, cur_table;        /* BYTES: each frame's decode table */
 } pc;
 
+#define SPLAT_GROUPED
 #define SPLAT_DEPTH splat_prev
 #define SPLAT_INDEX splat_prev_index
 #include "splat.glsl"
@@ -250,19 +253,23 @@ void main()
         return;
     }
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
-    if (x >= pc.width || y >= pc.height)
+    const bool in_frame = x < pc.width && y < pc.height;
+    if (pc.step == 0u || pc.step == 5u) { /* every invocation: splat_priorities' barriers */
+        if (pc.step == 0u && in_frame)
+            take(x, y);
+        splat_priorities(x, y, pc.width, pc.height, 1.0, in_frame);
+        return;
+    }
+    if (!in_frame)
         return;
     const int i = y * pc.width + x;
-    const uint step = pc.step < 4u ? pc.step : pc.step - 5u; /* 5, 6, 7: 0, 1, 2 again */
     if (pc.step == 4u) {
         splat_prev[i] = FG_NONE;
         splat_prev_index[i] = FG_NONE;
         return;
     }
-    if (pc.step == 0u)
-        take(x, y);
-    if (step <= 1u) {
-        splat_pixel(x, y, pc.width, pc.height, 1.0, step);
+    if (pc.step == 1u || pc.step == 6u) {
+        splat_pixel(x, y, pc.width, pc.height, 1.0, 1u);
     } else {
         const uint k = splat_prev_index[i];
         prev_motion[i] = k == FG_NONE ? vec2(FG_INVALID, 0.0) : -motion[k];
