@@ -65,7 +65,14 @@ layout(push_constant) uniform Push {
  * more; else at most 4 a side) and bin; the whole frame's bins are the sums of its regions'
  * (made when the workgroup adds its counts to the surface). */
 #define SLOTS_MAX 16
-shared uint counts[2 * SLOTS_MAX * BINS];
+/* Each counter in COPIES copies, an invocation counting into copy (its index % copies): the
+ * pixels of a warp mostly fall in one bin, and same-address shared atomics of a warp are
+ * serialised; copies (COPIES with at most 2 x 2 slots, COPIES / 4 with more) make them
+ * COPIES-way fewer. The counts are added up exactly. */
+#ifndef COPIES
+#define COPIES 8
+#endif
+shared uint counts[2 * 4 * BINS * COPIES];
 
 #define DOWN_FUSED 5 /* levels a down step makes (vk_framegen.h, UPF__VK_FG_PREPARE_DOWN_FUSED) */
 shared float tile[2][341]; /* the down step's levels of each pyramid: 16 x 16, 8 x 8 .. 1 x 1 */
@@ -145,6 +152,12 @@ ivec2 slot_sides()
     return ivec2(pc.width >= 4 * TILE ? 2 : 4, pc.height >= 4 * TILE ? 2 : 4);
 }
 
+/* the copies of each counter (counts holds 2 * slots * BINS * copies) */
+int copies_of(ivec2 sides)
+{
+    return sides.x * sides.y <= 4 ? COPIES : COPIES / 4;
+}
+
 void frame(int f, int x, int y)
 {
     const int i = y * pc.width + x;
@@ -174,7 +187,8 @@ void frame(int f, int x, int y)
     const int bin = clamp(int(v * float(BINS)), 0, BINS - 1);
     const ivec2 o = ivec2(gl_WorkGroupID.xy) * TILE, sides = slot_sides();
     const int sx = x * 4 / pc.width - o.x * 4 / pc.width, sy = y * 4 / pc.height - o.y * 4 / pc.height;
-    atomicAdd(counts[((f * sides.y + sy) * sides.x + sx) * BINS + bin], 1u);
+    const int copies = copies_of(sides), copy = int(gl_LocalInvocationIndex) % copies;
+    atomicAdd(counts[(((f * sides.y + sy) * sides.x + sx) * BINS + bin) * copies + copy], 1u);
 }
 
 
@@ -223,8 +237,8 @@ void frames(int x, int y)
     const int me = int(gl_LocalInvocationIndex);
     const ivec2 sides = slot_sides(), r0 = ivec2(gl_WorkGroupID.xy) * TILE * 4 /
                                            ivec2(pc.width, pc.height); /* the first region */
-    const int slots = sides.x * sides.y, used = 2 * slots * BINS;
-    for (int k = me; k < used; k += GROUP)
+    const int slots = sides.x * sides.y, used = 2 * slots * BINS, copies = copies_of(sides);
+    for (int k = me; k < used * copies; k += GROUP)
         counts[k] = 0u;
     barrier();
     if (x < pc.width && y < pc.height) {
@@ -234,8 +248,10 @@ void frames(int x, int y)
     barrier();
     if (pc.levels > 1)
         downs(1, true);
-    for (int k = me; k < used; k += GROUP) { /* each region's bins */
-        const uint n = counts[k];
+    for (int k = me; k < used; k += GROUP) { /* each region's bins: the copies' sum */
+        uint n = 0u;
+        for (int c = 0; c < copies; c++)
+            n += counts[k * copies + c];
         const int f = k / (slots * BINS), s = k / BINS % slots;
         const int region = 1 + (r0.y + s / sides.x) * 4 + r0.x + s % sides.x;
         if (n != 0u)
@@ -244,7 +260,8 @@ void frames(int x, int y)
     for (int k = me; k < 2 * BINS; k += GROUP) { /* the whole frame's: the regions' sums */
         uint n = 0u;
         for (int s = 0; s < slots; s++)
-            n += counts[(k / BINS * slots + s) * BINS + k % BINS];
+            for (int c = 0; c < copies; c++)
+                n += counts[((k / BINS * slots + s) * BINS + k % BINS) * copies + c];
         if (n != 0u)
             atomicAdd(hist[k / BINS * REGIONS * BINS + k % BINS], n);
     }
