@@ -467,7 +467,7 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
     out[UPF__FG_MOTION] = got_m, out[UPF__FG_PRIORITY] = got_p;
     out[UPF__FG_SPLAT_PREV] = got_s, out[UPF__FG_SPLAT_PREV_INDEX] = got_si;
     out[UPF__FG_PREV_MOTION] = got_pm;
-    uint32_t flag[4] = { 0 }; /* the shade flag: steps 4 to 7's workgroups */
+    uint32_t flag[8] = { 0 }; /* the shade flag: steps 4 to 7's workgroups, step 3's */
     out[UPF__VK_FG_SHADED] = flag;
     upf__fg_vectors_con vc = *(const upf__fg_vectors_con *)ps->con[UPF__FG_VECTORS];
     vc.shade_radius = radius ? radius : vc.shade_radius;
@@ -524,6 +524,23 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
                       : !flag[0] && !flag[1] && !flag[2],
                "%s: the second splat's workgroups %u x %u x %u (expected %s)", what, flag[0],
                flag[1], flag[2], shaded ? "step 3's grid" : "none");
+        /* step 3's grid: the whole grid where a pixel is a candidate of the shade rule (still,
+         * radius + 2 from the edges), else empty (vectors.comp, step 0) */
+        int candidates = 0;
+        const int m = con->shade_radius + 2; /* the margin */
+        for (int i = 0; i < N; i++) {
+            const int x = i % W, y = i / W, mx = x * mw / W, my = y * mh / H;
+            const float vx = motion_in[2 * (my * mw + mx)] * con->scale_x;
+            const float vy = motion_in[2 * (my * mw + mx) + 1] * con->scale_y;
+            candidates += con->shade_threshold > 0.0f && x >= m && y >= m && x < W - m &&
+                          y < H - m && vx * vx + vy * vy <= 0.0025f;
+        }
+        const uint32_t *call = flag + UPF__VK_FG_SHADE_CALL / 4;
+        CHECKF(candidates ? call[0] == sg.x && call[1] == sg.y && call[2] == 1
+                          : !call[0] && !call[1] && !call[2],
+               "%s: the shade step's workgroups %u x %u x %u (%d candidates)", what, call[0],
+               call[1], call[2], candidates);
+        CHECKF(!shaded || candidates, "%s: no candidate of the shade rule", what);
         compare_u32(got_m, want_m, 2 * N, W, what, "motion");
         compare_u32(got_p, want_p, N, W, what, "priority");
         compare_u32(got_s, want_s, N, W, what, "splat_prev");
@@ -1957,26 +1974,28 @@ static void time_vectors(gpu *g, int w, int h, int frames, bool walk)
                pf.indirect[k - 1] ? "i" : " ", tk[frames / 2], tk[frames / 2] - last);
         last = tk[frames / 2];
     }
-    /* the shade flag after a whole pass: steps 4 to 7's workgroups (none on the walk) */
+    /* the shade flag after a whole pass: steps 4 to 7's workgroups and step 3's (none on the
+     * walk) */
     VkDeviceSize fb = 0;
     const VkBuffer flag = upf__vk_runner_buffer(run, UPF__VK_FG_SHADED, &fb);
-    vkt_buffer down = vkt_buffer_make(g->t, 16);
+    vkt_buffer down = vkt_buffer_make(g->t, sizeof(uint32_t[8]));
     static upf__vk_frame f;
     memset(&f, 0, sizeof f);
     f.pass[0] = pf;
     f.image[UPF__FG_MOTION_IN] = &lm, f.image[UPF__FG_DEPTH_IN] = &ld;
     VkCommandBuffer cmd = vkt_begin(g->t);
     CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
-    vkt_record_copy(cmd, flag, down.buffer, 16);
-    uint32_t shaded[4] = { 0 };
+    vkt_record_copy(cmd, flag, down.buffer, sizeof(uint32_t[8]));
+    uint32_t shaded[8] = { 0 };
     if (vkt_submit(g->t) == 0)
         memcpy(shaded, down.map, sizeof shaded);
     vkt_buffer_free(g->t, &down);
-    CHECKF(walk ? shaded[0] == 0 : shaded[0] == pf.grid[0].x, "%s: the shade flag %u x %u",
-           walk ? "the walk" : "still", shaded[0], shaded[1]);
-    printf("vectors (%s) at %dx%d: %.4f ms (median of %d frames); steps 4 to 7: %u x %u "
-           "workgroups\n", walk ? "the walk" : "still, shadows", w, h, last, frames, shaded[0],
-           shaded[1]);
+    CHECKF(walk ? !shaded[0] && !shaded[4] : shaded[0] == pf.grid[0].x && shaded[4] ==
+           pf.grid[0].x, "%s: the shade flag %u x %u, %u x %u", walk ? "the walk" : "still",
+           shaded[0], shaded[1], shaded[4], shaded[5]);
+    printf("vectors (%s) at %dx%d: %.4f ms (median of %d frames); step 3: %u x %u workgroups, "
+           "steps 4 to 7: %u x %u\n", walk ? "the walk" : "still, shadows", w, h, last, frames,
+           shaded[4], shaded[5], shaded[0], shaded[1]);
 done:
     upf__vk_runner_destroy(&run);
     vkt_image_free(g->t, &mi);

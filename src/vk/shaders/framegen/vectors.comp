@@ -22,7 +22,9 @@
  *  2. each pixel of N-1: minus the vector of the surface of N that landed there, or a vector
  *     not known where none did;
  *  3. the shade rule (vectors.c, `shade`: a shadow moving over still ground) on each still
- *     pixel: the offset of the patch of N-1 (linear prev, binding 6; with BYTES the 8-bit
+ *     pixel (an indirect dispatch of the shade flag's words 4 .. 6, which step 0 sets to its
+ *     grid when a pixel is a candidate: still, e = radius + 2 or more from the edges, the
+ *     rule on; an empty grid on a moving camera, where no pixel is still): the offset of the patch of N-1 (linear prev, binding 6; with BYTES the 8-bit
  *     frames, 30: frames.glsl) that matches its patch of N (linear, 7) as its vector, its
  *     priority one less, and the shade flag set (shade_tile: a workgroup without a still
  *     pixel reads nothing more, the frames' luma and the stillness staged in shared memory);
@@ -170,14 +172,21 @@ bool still_window(ivec2 l, int e)
     return true;
 }
 
+/* Pixel (x, y) is a candidate of the shade rule: the rule on, the pixel e = radius + 2 or more
+ * from every edge, its vector (motion) still. */
+bool candidate(int x, int y)
+{
+    const int W = pc.width, H = pc.height, e = pc.shade_radius + 2;
+    return pc.shade_threshold > 0.0 && x >= e && y >= e && x < W - e && y < H - e &&
+           still(motion[y * W + x]);
+}
+
 void shade_tile()
 {
     const int W = pc.width, H = pc.height, r = pc.shade_radius, e = r + 2, side = TILE + 2 * e;
     const ivec2 o = ivec2(gl_WorkGroupID.xy) * TILE, l = ivec2(gl_LocalInvocationID.xy);
     const int li = int(gl_LocalInvocationIndex), x = o.x + l.x, y = o.y + l.y, i = y * W + x;
-    bool cand = pc.shade_threshold > 0.0 && x >= e && y >= e && x < W - e && y < H - e;
-    if (cand)
-        cand = still(motion[i]);
+    bool cand = candidate(x, y);
     if (li == 0)
         any_candidate = any_gate = any_moved = 0u;
     if (li < 2 * SIDE_MAX)
@@ -254,9 +263,24 @@ void main()
     }
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
     const bool in_frame = x < pc.width && y < pc.height;
-    if (pc.step == 0u || pc.step == 5u) { /* every invocation: splat_priorities' barriers */
-        if (pc.step == 0u && in_frame)
+    if (pc.step == 0u) { /* every invocation: barriers */
+        if (gl_LocalInvocationIndex == 0u)
+            any_candidate = 0u;
+        barrier();
+        if (in_frame) {
             take(x, y);
+            if (candidate(x, y))
+                atomicOr(any_candidate, 1u);
+        }
+        splat_priorities(x, y, pc.width, pc.height, 1.0, in_frame); /* barriers: any_candidate */
+        if (gl_LocalInvocationIndex == 0u && any_candidate != 0u && shaded[4] == 0u) {
+            atomicMax(shaded[4], gl_NumWorkGroups.x); /* step 3 runs, on this grid */
+            atomicMax(shaded[5], gl_NumWorkGroups.y);
+            atomicMax(shaded[6], 1u);
+        }
+        return;
+    }
+    if (pc.step == 5u) { /* every invocation: splat_priorities' barriers */
         splat_priorities(x, y, pc.width, pc.height, 1.0, in_frame);
         return;
     }
