@@ -14,7 +14,8 @@
  * vk_framegen.h UPF__VK_FG_BYTES: the decode tables, then N-1's codes, then N's), the codes
  * read back from what texelFetch gives (a UNORM view: c / 255, rounded; an SRGB format, which
  * the device decodes: the code whose table value is nearest, by bisection on the midpoints),
- * and its linear colour table[code], the CPU's floats, for the luma. Luma and histograms:
+ * and its linear colour table[code], the CPU's floats, for the luma (both tables staged in
+ * shared memory once a workgroup: the lookups and the midpoints). Luma and histograms:
  * counted in shared memory into the workgroup's bins of the regions its pixels lie in (one
  * shared atomic a pixel and frame, at most 2 x 2 regions a workgroup: 256 counters to clear
  * and read, not the 1088 of both whole histograms), then each non-zero bin added once per
@@ -107,10 +108,14 @@ float table_at(uint k)
     return uintBitsToFloat(bytes[k]);
 }
 
+/* BYTES: both decode tables, staged once a workgroup (frames): a pixel's six lookups are
+ * shared-memory loads, not global loads scattered over the table */
+shared float tables[TABLE];
+
 /* the midpoint of the sRGB table's values k - 1 and k (1 <= k <= 255) */
 float midpoint(int k)
 {
-    return 0.5 * (table_at(uint(k - 1)) + table_at(uint(k)));
+    return 0.5 * (tables[k - 1] + tables[k]);
 }
 
 /* the 8-bit code of a channel that texelFetch gave as v (device: an SRGB format, decoded):
@@ -142,7 +147,7 @@ vec4 to_bytes(int f, int x, int y)
     const uint table = f == 0 ? pc.prev_table : pc.cur_table;
     const uvec3 k = uvec3(code_of(c.r, device), code_of(c.g, device), code_of(c.b, device));
     bytes[TABLE + f * pc.width * pc.height + y * pc.width + x] = k.r | k.g << 8 | k.b << 16;
-    return vec4(table_at(table + k.r), table_at(table + k.g), table_at(table + k.b), 1.0);
+    return vec4(tables[table + k.r], tables[table + k.g], tables[table + k.b], 1.0);
 }
 
 /* The region slots a workgroup keeps, a side: 2 where a region is at least 16 pixels wide
@@ -240,6 +245,8 @@ void frames(int x, int y)
     const int slots = sides.x * sides.y, used = 2 * slots * BINS, copies = copies_of(sides);
     for (int k = me; k < used * copies; k += GROUP)
         counts[k] = 0u;
+    for (int k = me; BYTES && k < TABLE; k += GROUP)
+        tables[k] = table_at(uint(k));
     barrier();
     if (x < pc.width && y < pc.height) {
         frame(0, x, y);
