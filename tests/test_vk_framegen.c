@@ -25,7 +25,8 @@
  *           rule on a shadow over still ground (also from 8-bit frames) and at the frame's
  *           edge beside a moving square, at the engine's radius and the largest (8: the
  *           tile's stillness rows in two words), and the second splat's indirect grid:
- *           step 3's where the rule moved a pixel, empty where it moved none.
+ *           step 3's where the rule moved a pixel, empty where it moved none; step 3's own:
+ *           the whole grid where a pixel is a candidate of the rule, empty where none is.
  *   fill    the engine's splat on the turn with its camera, and random blobs of holes with
  *           priorities that tie and whose bits are a NaN's, with and without the camera, and
  *           with priorities all apart, holes in two tiles only, no hole at all:
