@@ -1247,6 +1247,17 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, int w, int h, co
         a[i] = test_rand_float(&rng) * 1.4f - 0.1f;
         b[i] = (i / 4) % 7 == 0 ? a[i] : test_rand_float(&rng);
     }
+    /* greys at the bins' edges: luma near (k / 32)^2, up to 3 ulps either side (where the
+     * shader's bin takes the correctly rounded root: prepare.comp, luma_bin) */
+    for (int p = 0; p < w * h; p++)
+        if (p % 13 == 6 || p % 13 == 9) {
+            const int k = p / 13 % 33, n = p / 13 / 33 % 7 - 3;
+            float grey = (float)(k * k) / 1024.0f;
+            for (int u = 0; u < (n < 0 ? -n : n); u++)
+                grey = nextafterf(grey, n < 0 ? 0.0f : 2.0f);
+            float *px = p % 13 == 6 ? a + 4 * p : b + 4 * p;
+            px[0] = px[1] = px[2] = grey;
+        }
     const upf_image ia = { a, w, h, 0, UPF_FORMAT_RGBA32F }, ib = { b, w, h, 0,
                                                                    UPF_FORMAT_RGBA32F };
     const upf_image *cimg[UPF__SURFACES_MAX] = { 0 };

@@ -163,6 +163,18 @@ int copies_of(ivec2 sides)
     return sides.x * sides.y <= 4 ? COPIES : COPIES / 4;
 }
 
+/* The histogram bin of a luma l in [0, 1]: floor(BINS sqrt(l)) of its correctly rounded root
+ * (the CPU's sqrtf), clamped. The device's own sqrt is a few ulps from that root (exact.glsl),
+ * so the two give the same bin unless BINS sqrt(l) lies within a few ulps of an integer (at
+ * most 32: an ulp is 4e-6); only there, within 1e-3 (about 260 ulps), does the correctly
+ * rounded root (upf_sqrt_rn: a residual test in integers) decide, a pixel in about 500. */
+int luma_bin(float l)
+{
+    const float t = float(BINS) * sqrt(l);
+    const float v = abs(t - round(t)) < 1e-3 ? float(BINS) * upf_sqrt_rn(l) : t;
+    return clamp(int(v), 0, BINS - 1);
+}
+
 void frame(int f, int x, int y)
 {
     const int i = y * pc.width + x;
@@ -174,8 +186,9 @@ void frame(int f, int x, int y)
                       pc.prev_transfer);
     else
         c = to_linear(texelFetch(colour, ivec2(pc.cur_x + x, pc.cur_y + y), 0), pc.cur_transfer);
-    const float l = upf_luma(c.r, c.g, c.b);
-    const float v = upf_sqrt_rn(l > 0.0 ? (l < 1.0 ? l : 1.0) : 0.0);
+    const float l = upf_luma(c.r, c.g, c.b), lc = l > 0.0 ? (l < 1.0 ? l : 1.0) : 0.0;
+    /* the luma pyramids (the flow) store the root; without them only its bin is needed */
+    const float v = pc.levels > 0 ? upf_sqrt_rn(lc) : 0.0;
     if (f == 0) {
         if (!BYTES)
             linear_prev[i] = c;
@@ -189,7 +202,7 @@ void frame(int f, int x, int y)
     }
     if (pc.levels > 1) /* level 0 of the tile, for the levels step 0 makes (downs) */
         tile[f][gl_LocalInvocationIndex] = v;
-    const int bin = clamp(int(v * float(BINS)), 0, BINS - 1);
+    const int bin = pc.levels > 0 ? clamp(int(v * float(BINS)), 0, BINS - 1) : luma_bin(lc);
     const ivec2 o = ivec2(gl_WorkGroupID.xy) * TILE, sides = slot_sides();
     const int sx = x * 4 / pc.width - o.x * 4 / pc.width, sy = y * 4 / pc.height - o.y * 4 / pc.height;
     const int copies = copies_of(sides), copy = int(gl_LocalInvocationIndex) % copies;
