@@ -1843,7 +1843,8 @@ static void time_camera(gpu *g, int w, int h, int frames)
 
 /* The bench pair's kind of vectors at w x h for time_vectors: `walk`, a forward step with a
  * small turn (every pixel moves away from a point left of centre, 0.5 to 9 px: none still,
- * as on the courtyard walk), depth a ramp; else a still camera (every vector 0) over a random
+ * as on the courtyard walk), depth a ramp below a far plane (the top 30%, one depth: its
+ * splat's priorities tie, as a sky's); else a still camera (every vector 0) over a random
  * texture with a disc of shadow every 64 x 64 px that moves 2 px right and 1 down (the shade
  * rule moves pixels: steps 4 to 7 run). Into motion (2 w h), depth, prev and cur (4 w h). */
 static void timing_scene(int w, int h, bool walk, float *motion, float *depth, float *prev,
@@ -1855,7 +1856,7 @@ static void timing_scene(int w, int h, bool walk, float *motion, float *depth, f
             const float u = (float)x - 0.45f * (float)w, v = (float)y - 0.5f * (float)h;
             motion[2 * i] = walk ? 0.5f + 0.004f * u : 0.0f;
             motion[2 * i + 1] = walk ? 0.004f * v : 0.0f;
-            depth[i] = 0.25f + 0.5f * (float)y / (float)h;
+            depth[i] = 10 * y < 3 * h ? 1.0f : 0.25f + 0.5f * (float)y / (float)h;
             const float t = 0.3f + 0.3f * (float)test_rand_int(rng, 0, 1000) / 1000.0f;
             const int cx = x % 64 - 32, cy = y % 64 - 32;
             const bool d0 = cx * cx + cy * cy < 64;
