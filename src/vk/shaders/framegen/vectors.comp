@@ -18,8 +18,7 @@
  *     camera: the priorities into the workgroup's cells in shared memory first, then one
  *     global atomicMin a non-empty cell, not four a pixel; each invocation reads back only
  *     what it wrote);
- *  1. the splat's indices (splat.glsl's step 1, through the workgroup's cells in shared
- *     memory as step 0: splat_indices);
+ *  1. the splat's indices (splat.glsl step 1);
  *  2. each pixel of N-1: minus the vector of the surface of N that landed there, or a vector
  *     not known where none did;
  *  3. the shade rule (vectors.c, `shade`: a shadow moving over still ground) on each still
@@ -238,53 +237,6 @@ void shade_tile()
     }
 }
 
-/* Steps 1 and 6 for the whole workgroup (every invocation calls it; splat_pixel's step 1 in
- * effect): each landed pixel whose priority is what a cell of splat_prev holds offers its
- * index for that cell, first to the workgroup's copy of the cells in shared memory where its
- * landings fit SPLAT_TILE x SPLAT_TILE (splat.glsl's splat_cells and splat_box), then one
- * global atomicMin a cell offered to; straight into splat_prev_index otherwise. Where many
- * pixels tie (a far plane's one depth) that is one global atomic a cell, not one a pixel and
- * cell; the least index of a set is the same in any order: the same cells. */
-void splat_indices(int x, int y, bool in_frame)
-{
-    const int W = pc.width, H = pc.height;
-    const uint me = gl_LocalInvocationIndex, i = uint(y * W + x);
-    if (me == 0u)
-        splat_box = int[4](W, H, -2, -2);
-    for (uint k = me; k < SPLAT_TILE * SPLAT_TILE; k += SPLAT_GROUP)
-        splat_cells[k] = FG_NONE;
-    barrier();
-    const uint l = in_frame ? splat_land[i] : FG_NONE;
-    const int x0 = int(l % uint(W + 1)) - 1, y0 = int(l / uint(W + 1)) - 1;
-    if (l != FG_NONE) {
-        atomicMin(splat_box[0], x0), atomicMin(splat_box[1], y0);
-        atomicMax(splat_box[2], x0), atomicMax(splat_box[3], y0);
-    }
-    barrier();
-    const int bx = splat_box[0], by = splat_box[1];
-    const bool fits = splat_box[2] - bx + 2 <= SPLAT_TILE && splat_box[3] - by + 2 <= SPLAT_TILE;
-    if (l != FG_NONE) {
-        const uint p = priority[i];
-        for (int k = 0; k < 4; k++) {
-            const int tx = x0 + (k & 1), ty = y0 + (k >> 1);
-            if (tx < 0 || tx >= W || ty < 0 || ty >= H || splat_prev[ty * W + tx] != p)
-                continue;
-            if (fits)
-                atomicMin(splat_cells[(ty - by) * SPLAT_TILE + tx - bx], i);
-            else
-                atomicMin(splat_prev_index[ty * W + tx], i);
-        }
-    }
-    barrier();
-    if (!fits)
-        return;
-    for (uint k = me; k < SPLAT_TILE * SPLAT_TILE; k += SPLAT_GROUP) {
-        const uint n = splat_cells[k];
-        if (n != FG_NONE)
-            atomicMin(splat_prev_index[(by + int(k) / SPLAT_TILE) * W + bx + int(k) % SPLAT_TILE], n);
-    }
-}
-
 void take(int x, int y)
 {
     const int my = y * pc.motion_height / pc.height, mx = x * pc.motion_width / pc.width;
@@ -332,10 +284,6 @@ void main()
         splat_priorities(x, y, pc.width, pc.height, 1.0, in_frame);
         return;
     }
-    if (pc.step == 1u || pc.step == 6u) { /* every invocation: barriers */
-        splat_indices(x, y, in_frame);
-        return;
-    }
     if (!in_frame)
         return;
     const int i = y * pc.width + x;
@@ -344,6 +292,10 @@ void main()
         splat_prev_index[i] = FG_NONE;
         return;
     }
-    const uint k = splat_prev_index[i];
-    prev_motion[i] = k == FG_NONE ? vec2(FG_INVALID, 0.0) : -motion[k];
+    if (pc.step == 1u || pc.step == 6u) {
+        splat_pixel(x, y, pc.width, pc.height, 1.0, 1u);
+    } else {
+        const uint k = splat_prev_index[i];
+        prev_motion[i] = k == FG_NONE ? vec2(FG_INVALID, 0.0) : -motion[k];
+    }
 }
