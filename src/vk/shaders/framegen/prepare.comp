@@ -163,16 +163,29 @@ int copies_of(ivec2 sides)
     return sides.x * sides.y <= 4 ? COPIES : COPIES / 4;
 }
 
-/* The histogram bin of a luma l in [0, 1]: floor(BINS sqrt(l)) of its correctly rounded root
- * (the CPU's sqrtf), clamped. The device's own sqrt is a few ulps from that root (exact.glsl),
- * so the two give the same bin unless BINS sqrt(l) lies within a few ulps of an integer (at
- * most 32: an ulp is 4e-6); only there, within 1e-3 (about 260 ulps), does the correctly
- * rounded root (upf_sqrt_rn: a residual test in integers) decide, a pixel in about 500. */
+/* The luma a pixel stores and counts, from the correctly rounded root of its clamped Rec. 709
+ * luma (the CPU's sqrtf): the root itself. */
+float luma_value(float root)
+{
+    return root;
+}
+
+/* the histogram bin of luma v */
+int bin_of(float v)
+{
+    return clamp(int(v * float(BINS)), 0, BINS - 1);
+}
+
+/* bin_of(luma_value(the correctly rounded root of l)) for l in [0, 1] without that root where
+ * it cannot matter: the device's sqrt is a few ulps from it (exact.glsl), and luma_value and
+ * bin_of rise with the root, so when the bins of the device's root 1e-5 (about 80 ulps)
+ * below and above agree, that is the bin; only else (a pixel in some thousands, near a
+ * bin's edge) is the root made exactly (upf_sqrt_rn: a residual test in integers). */
 int luma_bin(float l)
 {
-    const float t = float(BINS) * sqrt(l);
-    const float v = abs(t - round(t)) < 1e-3 ? float(BINS) * upf_sqrt_rn(l) : t;
-    return clamp(int(v), 0, BINS - 1);
+    const float r = sqrt(l);
+    const int lo = bin_of(luma_value(r * (1.0 - 1e-5))), hi = bin_of(luma_value(r * (1.0 + 1e-5)));
+    return lo == hi ? lo : bin_of(luma_value(upf_sqrt_rn(l)));
 }
 
 void frame(int f, int x, int y)
@@ -187,8 +200,8 @@ void frame(int f, int x, int y)
     else
         c = to_linear(texelFetch(colour, ivec2(pc.cur_x + x, pc.cur_y + y), 0), pc.cur_transfer);
     const float l = upf_luma(c.r, c.g, c.b), lc = l > 0.0 ? (l < 1.0 ? l : 1.0) : 0.0;
-    /* the luma pyramids (the flow) store the root; without them only its bin is needed */
-    const float v = pc.levels > 0 ? upf_sqrt_rn(lc) : 0.0;
+    /* the luma pyramids (the flow) store luma_value; without them only its bin is needed */
+    const float v = pc.levels > 0 ? luma_value(upf_sqrt_rn(lc)) : 0.0;
     if (f == 0) {
         if (!BYTES)
             linear_prev[i] = c;
@@ -202,7 +215,7 @@ void frame(int f, int x, int y)
     }
     if (pc.levels > 1) /* level 0 of the tile, for the levels step 0 makes (downs) */
         tile[f][gl_LocalInvocationIndex] = v;
-    const int bin = pc.levels > 0 ? clamp(int(v * float(BINS)), 0, BINS - 1) : luma_bin(lc);
+    const int bin = pc.levels > 0 ? bin_of(v) : luma_bin(lc);
     const ivec2 o = ivec2(gl_WorkGroupID.xy) * TILE, sides = slot_sides();
     const int sx = x * 4 / pc.width - o.x * 4 / pc.width, sy = y * 4 / pc.height - o.y * 4 / pc.height;
     const int copies = copies_of(sides), copy = int(gl_LocalInvocationIndex) % copies;

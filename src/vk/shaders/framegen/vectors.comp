@@ -24,8 +24,9 @@
  *  3. the shade rule (vectors.c, `shade`: a shadow moving over still ground) on each still
  *     pixel (an indirect dispatch of the shade flag's words 4 .. 6, which step 0 sets to its
  *     grid when a pixel is a candidate: still, e = radius + 2 or more from the edges, the
- *     rule on; an empty grid on a moving camera, where no pixel is still): the offset of the patch of N-1 (linear prev, binding 6; with BYTES the 8-bit
- *     frames, 30: frames.glsl) that matches its patch of N (linear, 7) as its vector, its
+ *     rule on; an empty grid on a moving camera, where no pixel is still): the offset of the
+ *     patch of N-1 (linear prev, binding 6; with BYTES the 8-bit frames, 30: frames.glsl)
+ *     that matches its patch of N (linear, 7) as its vector, its
  *     priority one less, and the shade flag set (shade_tile: a workgroup without a still
  *     pixel reads nothing more, the frames' luma and the stillness staged in shared memory);
  *  4. splat_prev and splat_prev_index cleared (0xffffffff), then 5, 6, 7: steps 0 (the splat
