@@ -25,7 +25,8 @@
  *           rule on a shadow over still ground (also from 8-bit frames) and at the frame's
  *           edge beside a moving square, at the engine's radius and the largest (8: the
  *           tile's stillness rows in two words), and the second splat's indirect grid:
- *           step 3's where the rule moved a pixel, empty where it moved none.
+ *           step 3's where the rule moved a pixel, empty where it moved none; step 3's own:
+ *           the whole grid where a pixel is a candidate of the rule, empty where none is.
  *   fill    the engine's splat on the turn with its camera, and random blobs of holes with
  *           priorities that tie and whose bits are a NaN's, with and without the camera, and
  *           with priorities all apart, holes in two tiles only, no hole at all:
@@ -66,7 +67,9 @@
  * 1920x1080 and 3840x2160 unless a size is given; not in ctest): the fit on a homography's
  * motion with outliers, then the host's homography; per k the median GPU time of the first k
  * dispatches, the k interleaved within each frame after a warm-up (run with
- * UPF_VK_TEST_NO_VALIDATION=1 on a GPU). */
+ * UPF_VK_TEST_NO_VALIDATION=1 on a GPU). UPF_VK_VECTORS_TIMING=frames[:WxH] does the same for
+ * the vectors pass's dispatches, on a walk (nothing still) and on a still camera with moving
+ * shadows (the shade rule moves pixels: its second splat runs). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -465,7 +468,7 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
     out[UPF__FG_MOTION] = got_m, out[UPF__FG_PRIORITY] = got_p;
     out[UPF__FG_SPLAT_PREV] = got_s, out[UPF__FG_SPLAT_PREV_INDEX] = got_si;
     out[UPF__FG_PREV_MOTION] = got_pm;
-    uint32_t flag[4] = { 0 }; /* the shade flag: steps 4 to 7's workgroups */
+    uint32_t flag[8] = { 0 }; /* the shade flag: steps 4 to 7's workgroups, step 3's */
     out[UPF__VK_FG_SHADED] = flag;
     upf__fg_vectors_con vc = *(const upf__fg_vectors_con *)ps->con[UPF__FG_VECTORS];
     vc.shade_radius = radius ? radius : vc.shade_radius;
@@ -522,6 +525,23 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
                       : !flag[0] && !flag[1] && !flag[2],
                "%s: the second splat's workgroups %u x %u x %u (expected %s)", what, flag[0],
                flag[1], flag[2], shaded ? "step 3's grid" : "none");
+        /* step 3's grid: the whole grid where a pixel is a candidate of the shade rule (still,
+         * radius + 2 from the edges), else empty (vectors.comp, step 0) */
+        int candidates = 0;
+        const int m = con->shade_radius + 2; /* the margin */
+        for (int i = 0; i < N; i++) {
+            const int x = i % W, y = i / W, mx = x * mw / W, my = y * mh / H;
+            const float vx = motion_in[2 * (my * mw + mx)] * con->scale_x;
+            const float vy = motion_in[2 * (my * mw + mx) + 1] * con->scale_y;
+            candidates += con->shade_threshold > 0.0f && x >= m && y >= m && x < W - m &&
+                          y < H - m && vx * vx + vy * vy <= 0.0025f;
+        }
+        const uint32_t *call = flag + UPF__VK_FG_SHADE_CALL / 4;
+        CHECKF(candidates ? call[0] == sg.x && call[1] == sg.y && call[2] == 1
+                          : !call[0] && !call[1] && !call[2],
+               "%s: the shade step's workgroups %u x %u x %u (%d candidates)", what, call[0],
+               call[1], call[2], candidates);
+        CHECKF(!shaded || candidates, "%s: no candidate of the shade rule", what);
         compare_u32(got_m, want_m, 2 * N, W, what, "motion");
         compare_u32(got_p, want_p, N, W, what, "priority");
         compare_u32(got_s, want_s, N, W, what, "splat_prev");
@@ -1243,6 +1263,17 @@ static void prepare_case(gpu *g, upf_interpolate_motion motion, int w, int h, co
         a[i] = test_rand_float(&rng) * 1.4f - 0.1f;
         b[i] = (i / 4) % 7 == 0 ? a[i] : test_rand_float(&rng);
     }
+    /* greys at the bins' edges: luma near (k / 32)^2, up to 3 ulps either side (where the
+     * shader's bin takes the correctly rounded root: prepare.comp, luma_bin) */
+    for (int p = 0; p < w * h; p++)
+        if (p % 13 == 6 || p % 13 == 9) {
+            const int k = p / 13 % 33, n = p / 13 / 33 % 7 - 3;
+            float grey = (float)(k * k) / 1024.0f;
+            for (int u = 0; u < (n < 0 ? -n : n); u++)
+                grey = nextafterf(grey, n < 0 ? 0.0f : 2.0f);
+            float *px = p % 13 == 6 ? a + 4 * p : b + 4 * p;
+            px[0] = px[1] = px[2] = grey;
+        }
     const upf_image ia = { a, w, h, 0, UPF_FORMAT_RGBA32F }, ib = { b, w, h, 0,
                                                                    UPF_FORMAT_RGBA32F };
     const upf_image *cimg[UPF__SURFACES_MAX] = { 0 };
@@ -1824,6 +1855,184 @@ static void time_camera(gpu *g, int w, int h, int frames)
     upf_interpolate_destroy(&e);
 }
 
+/* ---- timing (UPF_VK_VECTORS_TIMING, not in ctest) ----------------------------------------- */
+
+/* The bench pair's kind of vectors at w x h for time_vectors: `walk`, a forward step with a
+ * small turn (every pixel moves away from a point left of centre, 0.5 to 9 px: none still,
+ * as on the courtyard walk), depth a ramp below a far plane (the top 30%, one depth: its
+ * splat's priorities tie, as a sky's); else a still camera (every vector 0) over a random
+ * texture with a disc of shadow every 64 x 64 px that moves 2 px right and 1 down (the shade
+ * rule moves pixels: steps 4 to 7 run). Into motion (2 w h), depth, prev and cur (4 w h). */
+static void timing_scene(int w, int h, bool walk, float *motion, float *depth, float *prev,
+                         float *cur, test_rng *rng)
+{
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const size_t i = (size_t)y * w + x;
+            const float u = (float)x - 0.45f * (float)w, v = (float)y - 0.5f * (float)h;
+            motion[2 * i] = walk ? 0.5f + 0.004f * u : 0.0f;
+            motion[2 * i + 1] = walk ? 0.004f * v : 0.0f;
+            depth[i] = 10 * y < 3 * h ? 1.0f : 0.25f + 0.5f * (float)y / (float)h;
+            const float t = 0.3f + 0.3f * (float)test_rand_int(rng, 0, 1000) / 1000.0f;
+            const int cx = x % 64 - 32, cy = y % 64 - 32;
+            const bool d0 = cx * cx + cy * cy < 64;
+            const bool d1 = (cx - 2) * (cx - 2) + (cy - 1) * (cy - 1) < 64;
+            for (int k = 0; k < 3; k++)
+                prev[4 * i + k] = (d0 ? 0.35f : 1.0f) * t, cur[4 * i + k] = (d1 ? 0.35f : 1.0f) * t;
+            prev[4 * i + 3] = cur[4 * i + 3] = 1.0f;
+        }
+}
+
+/* The GPU milliseconds of the first k dispatches of pass frame pf on `run` (host images
+ * `images`, by surface). */
+static double time_dispatches_k(gpu *g, upf__vk_runner *run, const upf__vk_pass_frame *pf,
+                                int k, const upf_vk_image *const *images)
+{
+    static upf__vk_frame f;
+    memset(&f, 0, sizeof f);
+    f.pass[0] = *pf;
+    f.pass[0].dispatches = k;
+    for (int i = 0; images && i < UPF__SURFACES_MAX; i++)
+        f.image[i] = images[i];
+    VkCommandBuffer cmd = vkt_begin(g->t);
+    CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
+    CHECK(vkt_submit(g->t) == 0);
+    double ms[UPF__PASSES_MAX] = { 0 }, total = 0.0;
+    CHECK_OK(g->ctx, upf__vk_runner_timings(run, "test", ms, &total));
+    return total;
+}
+
+/* The vectors pass's GPU time at w x h (game vectors at the frames' size, float frames), as
+ * time_camera: per k the median over `frames` frames of the first k dispatches (the runner's
+ * clear of splat_prev, its index and the shade flag counts in k = 1), k interleaved within
+ * each frame after `frames` untimed frames of the whole pass; on the walk (nothing still:
+ * steps 4 to 7 are empty indirect dispatches) and on a still camera with moving shadows. */
+static void time_vectors(gpu *g, int w, int h, int frames, bool walk)
+{
+    upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
+        .width = w, .height = h, .motion = UPF_INTERPOLATE_MOTION_VECTORS));
+    CHECK(e != NULL);
+    if (!e)
+        return;
+    const upf__passes *ps = upf__interpolate_passes(e);
+    const size_t n = (size_t)w * (size_t)h;
+    float *motion = malloc(n * 8), *depth = malloc(n * 4), *prev = malloc(n * 16);
+    float *cur = malloc(n * 16);
+    double *t = calloc((size_t)frames * UPF__VK_FG_VECTORS_STEPS, sizeof *t);
+    test_rng rng = test_rng_make("test_vk_framegen vectors timing");
+    upf__vk_runner *run = NULL;
+    vkt_image mi = { 0 }, di = { 0 };
+    if (!motion || !depth || !prev || !cur || !t)
+        goto done;
+    timing_scene(w, h, walk, motion, depth, prev, cur, &rng);
+    static upf__vk_runner_params rp; /* large: not on the stack */
+    rp = (upf__vk_runner_params){
+        .ctx = g->ctx, .fn = "test", .dev = &g->t->lend, .vk = &g->vk, .caps = &g->caps,
+        .pass = ps->pass, .pass_count = ps->pass_count, .surface = ps->surface_info,
+        .surface_count = ps->surface_count, .slots = 1, .timestamps = true };
+    for (int i = 0; i < ps->surface_count; i++) {
+        const upf__surface_role role = ps->surface_info[i].role;
+        const bool used = i == UPF__FG_MOTION || i == UPF__FG_PRIORITY || i == UPF__FG_SPLAT_PREV ||
+                          i == UPF__FG_SPLAT_PREV_INDEX || i == UPF__FG_SPLAT_LAND ||
+                          i == UPF__FG_PREV_MOTION || i == UPF__FG_LINEAR_PREV ||
+                          i == UPF__FG_LINEAR;
+        rp.width[i] = used ? ps->surface[i].width : 0;
+        rp.height[i] = used ? ps->surface[i].height : 0;
+        if (role == UPF__SURFACE_INPUT || role == UPF__SURFACE_OUTPUT) {
+            rp.width[i] = ps->surface[i].width, rp.height[i] = ps->surface[i].height;
+            rp.host[i] = (upf__vk_host_rule){ .formats = host_formats_of(i), .format_count = 1,
+                                              .max_width = UPF_MAX(rp.width[i], 1),
+                                              .max_height = UPF_MAX(rp.height[i], 1) };
+        }
+        rp.surface_plan[i].clear_value = UPF__FG_NONE;
+    }
+    rp.surface_plan[UPF__FG_LINEAR_PREV] = (upf__vk_surface_plan){
+        .upload = prev, .upload_bytes = surface_bytes(ps, UPF__FG_LINEAR_PREV) };
+    rp.surface_plan[UPF__FG_LINEAR] = (upf__vk_surface_plan){
+        .upload = cur, .upload_bytes = surface_bytes(ps, UPF__FG_LINEAR) };
+    static float table[UPF__VK_FG_TABLE];
+    upf__vk_fg_bytes_extra(&rp, w, h, table);
+    struct {
+        upf__fg_vectors_con con;
+        uint32_t step;
+        int32_t rect[4];
+        uint32_t table[2];
+    } push = { *(const upf__fg_vectors_con *)ps->con[UPF__FG_VECTORS], 0, { 0 },
+               { UPF__VK_FG_TABLE_SRGB, UPF__VK_FG_TABLE_SRGB } };
+    rp.gpu_pass[0] = (upf__vk_pass_plan){
+        .pass = UPF__FG_VECTORS, .stamp = true, .push_bytes = sizeof push, .patch_used = true,
+        .patch_offset = sizeof push.con };
+    upf__vk_fg_vectors_plan(&rp.gpu_pass[0]); /* as the engine's */
+    rp.gpu_pass_count = 1;
+    run = upf__vk_runner_create(&rp);
+    CHECK(run != NULL);
+    if (!run)
+        goto done;
+    mi = vkt_sampled_image(g->t, w, h, VK_FORMAT_R32G32_SFLOAT, 8, motion);
+    di = vkt_sampled_image(g->t, w, h, VK_FORMAT_R32_SFLOAT, 4, depth);
+    const upf_vk_image lm = vkt_lend(&mi, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
+    const upf_vk_image ld = vkt_lend(&di, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, 0);
+    const upf_vk_image *images[UPF__SURFACES_MAX] = { 0 };
+    images[UPF__FG_MOTION_IN] = &lm, images[UPF__FG_DEPTH_IN] = &ld;
+    upf_rect rect;
+    CHECK_OK(g->ctx, upf__vk_check_host_image(run, "test", "motion", UPF__FG_MOTION_IN, &lm,
+                                              &rect));
+    CHECK_OK(g->ctx, upf__vk_check_host_image(run, "test", "depth", UPF__FG_DEPTH_IN, &ld,
+                                              &rect));
+    upf__vk_pass_frame pf = { .run = true, .push = &push };
+    upf__vk_fg_vectors_dispatches(&pf, w, h);
+    const int nd = pf.dispatches;
+    printf("vectors timing at %dx%d (%s; %s): dispatch, step, workgroups (indirect: at most), "
+           "median ms of the first k, what it adds\n", w, h,
+           walk ? "the walk: nothing still" : "a still camera, moving shadows: the shade rule "
+           "moves pixels", g->caps.props.deviceName);
+    for (int i = 0; i < frames; i++) /* the clocks up */
+        (void)time_dispatches_k(g, run, &pf, nd, images);
+    for (int i = 0; i < frames; i++)
+        for (int k = 1; k <= nd; k++)
+            t[(size_t)(k - 1) * (size_t)frames + (size_t)i] =
+                time_dispatches_k(g, run, &pf, k, images);
+    double last = 0.0;
+    for (int k = 1; k <= nd; k++) {
+        double *tk = t + (size_t)(k - 1) * (size_t)frames;
+        qsort(tk, (size_t)frames, sizeof *tk, cmp_double);
+        printf("  %2d  %u  %6u%s  %.4f  %+.4f\n", k, pf.patch[k - 1],
+               pf.grid[k - 1].x * pf.grid[k - 1].y * pf.grid[k - 1].z,
+               pf.indirect[k - 1] ? "i" : " ", tk[frames / 2], tk[frames / 2] - last);
+        last = tk[frames / 2];
+    }
+    /* the shade flag after a whole pass: steps 4 to 7's workgroups and step 3's (none on the
+     * walk) */
+    VkDeviceSize fb = 0;
+    const VkBuffer flag = upf__vk_runner_buffer(run, UPF__VK_FG_SHADED, &fb);
+    vkt_buffer down = vkt_buffer_make(g->t, sizeof(uint32_t[8]));
+    static upf__vk_frame f;
+    memset(&f, 0, sizeof f);
+    f.pass[0] = pf;
+    f.image[UPF__FG_MOTION_IN] = &lm, f.image[UPF__FG_DEPTH_IN] = &ld;
+    VkCommandBuffer cmd = vkt_begin(g->t);
+    CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
+    vkt_record_copy(cmd, flag, down.buffer, sizeof(uint32_t[8]));
+    uint32_t shaded[8] = { 0 };
+    if (vkt_submit(g->t) == 0)
+        memcpy(shaded, down.map, sizeof shaded);
+    vkt_buffer_free(g->t, &down);
+    CHECKF(walk ? !shaded[0] && !shaded[4] : shaded[0] == pf.grid[0].x && shaded[4] ==
+           pf.grid[0].x, "%s: the shade flag %u x %u, %u x %u", walk ? "the walk" : "still",
+           shaded[0], shaded[1], shaded[4], shaded[5]);
+    printf("vectors (%s) at %dx%d: %.4f ms (median of %d frames); step 3: %u x %u workgroups, "
+           "steps 4 to 7: %u x %u\n", walk ? "the walk" : "still, shadows", w, h, last, frames,
+           shaded[4], shaded[5], shaded[0], shaded[1]);
+done:
+    upf__vk_runner_destroy(&run);
+    vkt_image_free(g->t, &mi);
+    vkt_image_free(g->t, &di);
+    free(motion), free(depth), free(prev), free(cur), free(t);
+    upf_interpolate_destroy(&e);
+}
+
 /* ---- a phase's workgroups --------------------------------------------------------------- */
 
 static uint64_t workgroups(const upf__vk_pass_frame *pf)
@@ -1898,6 +2107,16 @@ int main(void)
         else
             for (int k = 0; k < 2; k++)
                 time_camera(&g, k ? 3840 : 1920, k ? 2160 : 1080, UPF_MAX(frames, 1));
+    } else if (getenv("UPF_VK_VECTORS_TIMING")) {
+        /* frames[:WxH] (else 1920x1080 and 3840x2160), the tests skipped */
+        const char *timing = getenv("UPF_VK_VECTORS_TIMING");
+        int frames = atoi(timing), w = 0, h = 0;
+        const char *at = strchr(timing, ':');
+        const bool sized = at && sscanf(at + 1, "%dx%d", &w, &h) == 2;
+        for (int k = 0; k < (sized ? 1 : 2); k++)
+            for (int walk = 1; walk >= 0; walk--)
+                time_vectors(&g, sized ? w : k ? 3840 : 1920, sized ? h : k ? 2160 : 1080,
+                             UPF_MAX(frames, 1), walk != 0);
     } else {
         test_prepare(&g);
         test_camera(&g);

@@ -112,7 +112,7 @@ void upf__vk_fg_bytes_extra(upf__vk_runner_params *rp, int W, int H,
         .bytes = ((VkDeviceSize)UPF__VK_FG_TABLE + 2 * (VkDeviceSize)W * (VkDeviceSize)H) * 4,
         .upload = table, .upload_bytes = UPF__VK_FG_TABLE * sizeof(float) };
     rp->extra[UPF__VK_FG_SHADED - UPF__FG_COUNT] = (upf__vk_extra_plan){
-        .name = "the shade flag", .kind = UPF__VK_EXTRA_STORAGE, .bytes = 16, .clear_value = 0 };
+        .name = "the shade flag", .kind = UPF__VK_EXTRA_STORAGE, .bytes = 32, .clear_value = 0 };
     rp->extra_count = 2;
 }
 
@@ -158,8 +158,9 @@ void upf__vk_fg_vectors_dispatches(upf__vk_pass_frame *pf, int W, int H)
     for (int d = 0; d < UPF__VK_FG_VECTORS_STEPS; d++) {
         pf->grid[d] = upf__vk_grid16(W, H);
         pf->patch[d] = (uint32_t)d;
-        pf->indirect[d] = d >= UPF__VK_FG_VECTORS_SHADED_FROM; /* the shade flag's counts */
-        pf->indirect_at[d] = 0;
+        /* the shade flag's counts: step 3's from step 0, steps 4 to 7's from step 3 */
+        pf->indirect[d] = d == UPF__VK_FG_VECTORS_SHADE || d >= UPF__VK_FG_VECTORS_SHADED_FROM;
+        pf->indirect_at[d] = d == UPF__VK_FG_VECTORS_SHADE ? UPF__VK_FG_SHADE_CALL : 0;
     }
 }
 

@@ -123,16 +123,21 @@ void upf__vk_fg_up_dispatches(upf__vk_pass_frame *pf, int W, int H, int levels, 
  * the codes instead of the linear surfaces and the resolve and the compose decode them:
  * linear = table[code], the CPU's very floats. */
 #define UPF__VK_FG_BYTES UPF__FG_COUNT
-/* The engine's second extra binding: a VkDispatchIndirectCommand the vectors pass clears (0:
- * no workgroups) and its shade step (3) sets to its own grid when the shade rule moved a
- * pixel; its steps 4 to 7 (the second splat to t = 0) are indirect dispatches of those
- * counts, so an empty grid when it moved none, as the CPU pass skips them (vectors.comp).
- * 16 bytes. */
+/* The engine's second extra binding: two VkDispatchIndirectCommand the vectors pass clears
+ * (0: no workgroups). Its shade step (3) sets the first (bytes 0 .. 11) to its own grid when
+ * the shade rule moved a pixel; its steps 4 to 7 (the second splat to t = 0) are indirect
+ * dispatches of those counts, so an empty grid when it moved none, as the CPU pass skips them
+ * (vectors.comp). Its step 0 sets the second (bytes 16 .. 27, UPF__VK_FG_SHADE_CALL) to the
+ * grid when a pixel is a candidate of the rule (still, far enough from the edges, the rule
+ * on); step 3 is an indirect dispatch of those, an empty grid when none is (the CPU's
+ * shade_row then moves none). 32 bytes. */
 #define UPF__VK_FG_SHADED (UPF__FG_COUNT + 1)
+#define UPF__VK_FG_SHADE_CALL 16u
 /* The vectors pass's dispatches (vectors.comp): UPF__VK_FG_VECTORS_STEPS steps (patch: the
- * step), 16 x 16 pixels a workgroup, those from UPF__VK_FG_VECTORS_SHADED_FROM on indirect
- * from the shade flag. Sets pf's dispatches. */
+ * step), 16 x 16 pixels a workgroup, step UPF__VK_FG_VECTORS_SHADE and those from
+ * UPF__VK_FG_VECTORS_SHADED_FROM on indirect from the shade flag. Sets pf's dispatches. */
 #define UPF__VK_FG_VECTORS_STEPS 8
+#define UPF__VK_FG_VECTORS_SHADE 3
 #define UPF__VK_FG_VECTORS_SHADED_FROM 4
 void upf__vk_fg_vectors_dispatches(upf__vk_pass_frame *pf, int W, int H);
 #define UPF__VK_FG_TABLE 512

@@ -15,7 +15,8 @@
  * vk_framegen.h UPF__VK_FG_BYTES: the decode tables, then N-1's codes, then N's), the codes
  * read back from what texelFetch gives (a UNORM view: c / 255, rounded; an SRGB format, which
  * the device decodes: the code whose table value is nearest, by bisection on the midpoints),
- * and its linear colour table[code], the CPU's floats, for the luma. Luma and histograms:
+ * and its linear colour table[code], the CPU's floats, for the luma (both tables staged in
+ * shared memory once a workgroup: the lookups and the midpoints). Luma and histograms:
  * counted in shared memory into the workgroup's bins of the regions its pixels lie in (one
  * shared atomic a pixel and frame, at most 2 x 2 regions a workgroup: 256 counters to clear
  * and read, not the 1088 of both whole histograms), then each non-zero bin added once per
@@ -66,7 +67,14 @@ layout(push_constant) uniform Push {
  * more; else at most 4 a side) and bin; the whole frame's bins are the sums of its regions'
  * (made when the workgroup adds its counts to the surface). */
 #define SLOTS_MAX 16
-shared uint counts[2 * SLOTS_MAX * BINS];
+/* Each counter in COPIES copies, an invocation counting into copy (its index % copies): the
+ * pixels of a warp mostly fall in one bin, and same-address shared atomics of a warp are
+ * serialised; copies (COPIES with at most 2 x 2 slots, COPIES / 4 with more) make them
+ * COPIES-way fewer. The counts are added up exactly. */
+#ifndef COPIES
+#define COPIES 8
+#endif
+shared uint counts[2 * 4 * BINS * COPIES];
 
 #define DOWN_FUSED 5 /* levels a down step makes (vk_framegen.h, UPF__VK_FG_PREPARE_DOWN_FUSED) */
 shared float tile[2][341]; /* the down step's levels of each pyramid: 16 x 16, 8 x 8 .. 1 x 1 */
@@ -101,10 +109,14 @@ float table_at(uint k)
     return uintBitsToFloat(bytes[k]);
 }
 
+/* BYTES: both decode tables, staged once a workgroup (frames): a pixel's six lookups are
+ * shared-memory loads, not global loads scattered over the table */
+shared float tables[TABLE];
+
 /* the midpoint of the sRGB table's values k - 1 and k (1 <= k <= 255) */
 float midpoint(int k)
 {
-    return 0.5 * (table_at(uint(k - 1)) + table_at(uint(k)));
+    return 0.5 * (tables[k - 1] + tables[k]);
 }
 
 /* the 8-bit code of a channel that texelFetch gave as v (device: an SRGB format, decoded):
@@ -136,7 +148,7 @@ vec4 to_bytes(int f, int x, int y)
     const uint table = f == 0 ? pc.prev_table : pc.cur_table;
     const uvec3 k = uvec3(code_of(c.r, device), code_of(c.g, device), code_of(c.b, device));
     bytes[TABLE + f * pc.width * pc.height + y * pc.width + x] = k.r | k.g << 8 | k.b << 16;
-    return vec4(table_at(table + k.r), table_at(table + k.g), table_at(table + k.b), 1.0);
+    return vec4(tables[table + k.r], tables[table + k.g], tables[table + k.b], 1.0);
 }
 
 /* The region slots a workgroup keeps, a side: 2 where a region is at least 16 pixels wide
@@ -162,6 +174,37 @@ float luma_mean(float c[4])
     return r;
 }
 
+/* the copies of each counter (counts holds 2 * slots * BINS * copies) */
+int copies_of(ivec2 sides)
+{
+    return sides.x * sides.y <= 4 ? COPIES : COPIES / 4;
+}
+
+/* The luma a pixel stores and counts, from the correctly rounded root of its clamped Rec. 709
+ * luma (the CPU's sqrtf): its 12-bit code (luma_code). */
+float luma_value(float root)
+{
+    return luma_code(root);
+}
+
+/* the histogram bin of luma v */
+int bin_of(float v)
+{
+    return clamp(int(v * float(BINS)), 0, BINS - 1);
+}
+
+/* bin_of(luma_value(the correctly rounded root of l)) for l in [0, 1] without that root where
+ * it cannot matter: the device's sqrt is a few ulps from it (exact.glsl), and luma_value and
+ * bin_of rise with the root, so when the bins of the device's root 1e-5 (about 80 ulps)
+ * below and above agree, that is the bin; only else (a pixel in some thousands, near a
+ * bin's edge) is the root made exactly (upf_sqrt_rn: a residual test in integers). */
+int luma_bin(float l)
+{
+    const float r = sqrt(l);
+    const int lo = bin_of(luma_value(r * (1.0 - 1e-5))), hi = bin_of(luma_value(r * (1.0 + 1e-5)));
+    return lo == hi ? lo : bin_of(luma_value(upf_sqrt_rn(l)));
+}
+
 void frame(int f, int x, int y)
 {
     const int i = y * pc.width + x;
@@ -173,8 +216,9 @@ void frame(int f, int x, int y)
                       pc.prev_transfer);
     else
         c = to_linear(texelFetch(colour, ivec2(pc.cur_x + x, pc.cur_y + y), 0), pc.cur_transfer);
-    const float l = upf_luma(c.r, c.g, c.b);
-    const float v = luma_code(upf_sqrt_rn(l > 0.0 ? (l < 1.0 ? l : 1.0) : 0.0));
+    const float l = upf_luma(c.r, c.g, c.b), lc = l > 0.0 ? (l < 1.0 ? l : 1.0) : 0.0;
+    /* the luma pyramids (the flow) store luma_value; without them only its bin is needed */
+    const float v = pc.levels > 0 ? luma_value(upf_sqrt_rn(lc)) : 0.0;
     if (f == 0) {
         if (!BYTES)
             linear_prev[i] = c;
@@ -188,10 +232,11 @@ void frame(int f, int x, int y)
     }
     if (pc.levels > 1) /* level 0 of the tile, for the levels step 0 makes (downs) */
         tile[f][gl_LocalInvocationIndex] = v;
-    const int bin = clamp(int(v * float(BINS)), 0, BINS - 1);
+    const int bin = pc.levels > 0 ? bin_of(v) : luma_bin(lc);
     const ivec2 o = ivec2(gl_WorkGroupID.xy) * TILE, sides = slot_sides();
     const int sx = x * 4 / pc.width - o.x * 4 / pc.width, sy = y * 4 / pc.height - o.y * 4 / pc.height;
-    atomicAdd(counts[((f * sides.y + sy) * sides.x + sx) * BINS + bin], 1u);
+    const int copies = copies_of(sides), copy = int(gl_LocalInvocationIndex) % copies;
+    atomicAdd(counts[(((f * sides.y + sy) * sides.x + sx) * BINS + bin) * copies + copy], 1u);
 }
 
 
@@ -239,9 +284,11 @@ void frames(int x, int y)
     const int me = int(gl_LocalInvocationIndex);
     const ivec2 sides = slot_sides(), r0 = ivec2(gl_WorkGroupID.xy) * TILE * 4 /
                                            ivec2(pc.width, pc.height); /* the first region */
-    const int slots = sides.x * sides.y, used = 2 * slots * BINS;
-    for (int k = me; k < used; k += GROUP)
+    const int slots = sides.x * sides.y, used = 2 * slots * BINS, copies = copies_of(sides);
+    for (int k = me; k < used * copies; k += GROUP)
         counts[k] = 0u;
+    for (int k = me; BYTES && k < TABLE; k += GROUP)
+        tables[k] = table_at(uint(k));
     barrier();
     if (x < pc.width && y < pc.height) {
         frame(0, x, y);
@@ -250,8 +297,10 @@ void frames(int x, int y)
     barrier();
     if (pc.levels > 1)
         downs(1, true);
-    for (int k = me; k < used; k += GROUP) { /* each region's bins */
-        const uint n = counts[k];
+    for (int k = me; k < used; k += GROUP) { /* each region's bins: the copies' sum */
+        uint n = 0u;
+        for (int c = 0; c < copies; c++)
+            n += counts[k * copies + c];
         const int f = k / (slots * BINS), s = k / BINS % slots;
         const int region = 1 + (r0.y + s / sides.x) * 4 + r0.x + s % sides.x;
         if (n != 0u)
@@ -260,7 +309,8 @@ void frames(int x, int y)
     for (int k = me; k < 2 * BINS; k += GROUP) { /* the whole frame's: the regions' sums */
         uint n = 0u;
         for (int s = 0; s < slots; s++)
-            n += counts[(k / BINS * slots + s) * BINS + k % BINS];
+            for (int c = 0; c < copies; c++)
+                n += counts[((k / BINS * slots + s) * BINS + k % BINS) * copies + c];
         if (n != 0u)
             atomicAdd(hist[k / BINS * REGIONS * BINS + k % BINS], n);
     }

@@ -14,14 +14,19 @@
  *     that is NaN, infinite or (depth) negative gives a vector not known and the last
  *     priority: the CPU pass fails on it with UPF_ERROR_BAD_DATA, which a frame on the GPU
  *     cannot (nothing is read back), so the pixel is left out of the splat instead; then the
- *     invocation splats its own pixel to t = 0 (splat.glsl step 0, shift 1, no camera: the
- *     priorities; it reads back only what it wrote);
+ *     workgroup splats its pixels to t = 0 (splat.glsl's splat_priorities, shift 1, no
+ *     camera: the priorities into the workgroup's cells in shared memory first, then one
+ *     global atomicMin a non-empty cell, not four a pixel; each invocation reads back only
+ *     what it wrote);
  *  1. the splat's indices (splat.glsl step 1);
  *  2. each pixel of N-1: minus the vector of the surface of N that landed there, or a vector
  *     not known where none did;
  *  3. the shade rule (vectors.c, `shade`: a shadow moving over still ground) on each still
- *     pixel: the offset of the patch of N-1 (linear prev, binding 6; with BYTES the 8-bit
- *     frames, 30: frames.glsl) that matches its patch of N (linear, 7) as its vector, its
+ *     pixel (an indirect dispatch of the shade flag's words 4 .. 6, which step 0 sets to its
+ *     grid when a pixel is a candidate: still, e = radius + 2 or more from the edges, the
+ *     rule on; an empty grid on a moving camera, where no pixel is still): the offset of the
+ *     patch of N-1 (linear prev, binding 6; with BYTES the 8-bit frames, 30: frames.glsl)
+ *     that matches its patch of N (linear, 7) as its vector, its
  *     priority one less, and the shade flag set (shade_tile: a workgroup without a still
  *     pixel reads nothing more, the frames' luma and the stillness staged in shared memory);
  *  4. splat_prev and splat_prev_index cleared (0xffffffff), then 5, 6, 7: steps 0 (the splat
@@ -63,6 +68,7 @@ layout(push_constant) uniform Push {
     uint prev_table, cur_table;        /* BYTES: each frame's decode table */
 } pc;
 
+#define SPLAT_GROUPED
 #define SPLAT_DEPTH splat_prev
 #define SPLAT_INDEX splat_prev_index
 #include "splat.glsl"
@@ -167,14 +173,21 @@ bool still_window(ivec2 l, int e)
     return true;
 }
 
+/* Pixel (x, y) is a candidate of the shade rule: the rule on, the pixel e = radius + 2 or more
+ * from every edge, its vector (motion) still. */
+bool candidate(int x, int y)
+{
+    const int W = pc.width, H = pc.height, e = pc.shade_radius + 2;
+    return pc.shade_threshold > 0.0 && x >= e && y >= e && x < W - e && y < H - e &&
+           still(motion[y * W + x]);
+}
+
 void shade_tile()
 {
     const int W = pc.width, H = pc.height, r = pc.shade_radius, e = r + 2, side = TILE + 2 * e;
     const ivec2 o = ivec2(gl_WorkGroupID.xy) * TILE, l = ivec2(gl_LocalInvocationID.xy);
     const int li = int(gl_LocalInvocationIndex), x = o.x + l.x, y = o.y + l.y, i = y * W + x;
-    bool cand = pc.shade_threshold > 0.0 && x >= e && y >= e && x < W - e && y < H - e;
-    if (cand)
-        cand = still(motion[i]);
+    bool cand = candidate(x, y);
     if (li == 0)
         any_candidate = any_gate = any_moved = 0u;
     if (li < 2 * SIDE_MAX)
@@ -250,19 +263,38 @@ void main()
         return;
     }
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
-    if (x >= pc.width || y >= pc.height)
+    const bool in_frame = x < pc.width && y < pc.height;
+    if (pc.step == 0u) { /* every invocation: barriers */
+        if (gl_LocalInvocationIndex == 0u)
+            any_candidate = 0u;
+        barrier();
+        if (in_frame) {
+            take(x, y);
+            if (candidate(x, y))
+                atomicOr(any_candidate, 1u);
+        }
+        splat_priorities(x, y, pc.width, pc.height, 1.0, in_frame); /* barriers: any_candidate */
+        if (gl_LocalInvocationIndex == 0u && any_candidate != 0u && shaded[4] == 0u) {
+            atomicMax(shaded[4], gl_NumWorkGroups.x); /* step 3 runs, on this grid */
+            atomicMax(shaded[5], gl_NumWorkGroups.y);
+            atomicMax(shaded[6], 1u);
+        }
+        return;
+    }
+    if (pc.step == 5u) { /* every invocation: splat_priorities' barriers */
+        splat_priorities(x, y, pc.width, pc.height, 1.0, in_frame);
+        return;
+    }
+    if (!in_frame)
         return;
     const int i = y * pc.width + x;
-    const uint step = pc.step < 4u ? pc.step : pc.step - 5u; /* 5, 6, 7: 0, 1, 2 again */
     if (pc.step == 4u) {
         splat_prev[i] = FG_NONE;
         splat_prev_index[i] = FG_NONE;
         return;
     }
-    if (pc.step == 0u)
-        take(x, y);
-    if (step <= 1u) {
-        splat_pixel(x, y, pc.width, pc.height, 1.0, step);
+    if (pc.step == 1u || pc.step == 6u) {
+        splat_pixel(x, y, pc.width, pc.height, 1.0, 1u);
     } else {
         const uint k = splat_prev_index[i];
         prev_motion[i] = k == FG_NONE ? vec2(FG_INVALID, 0.0) : -motion[k];
