@@ -114,9 +114,42 @@ static size_t surface_bytes(const upf__passes *ps, int i)
            upf__surface_format_bytes(ps->surface_info[i].format);
 }
 
+/* A linear frame of n pixels as prepare leaves it: each value rounded (upf__fg_linear_round),
+ * alpha 1. */
+static void linear_frame(const float *src, float *dst, int n)
+{
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++)
+            dst[4 * i + k] = upf__fg_linear_round(src[4 * i + k]);
+        dst[4 * i + 3] = 1.0f;
+    }
+}
+
+/* Whether surface i is a linear frame: the GPU's 8 bytes a pixel (linear.glsl), packed from
+ * the CPU's floats for an upload and unpacked after a download. */
+static bool is_linear(int i)
+{
+    return i == UPF__FG_LINEAR_PREV || i == UPF__FG_LINEAR;
+}
+
+/* The GPU's words of linear frame `rgba` (n pixels, as linear_frame leaves them: checked). */
+static uint32_t *linear_packed(const float *rgba, int n)
+{
+    uint32_t *w = calloc((size_t)n, 16); /* the surface's bytes: the second half unused */
+    int unrounded = 0;
+    for (int i = 0; w && i < n; i++) {
+        for (int k = 0; k < 3; k++)
+            unrounded += upf__fg_linear_round(rgba[4 * i + k]) != rgba[4 * i + k];
+        unrounded += rgba[4 * i + 3] != 1.0f;
+        upf__fg_linear_pack(rgba + 4 * i, w + 2 * i);
+    }
+    CHECKF(unrounded == 0, "a linear frame with %d values not as prepare leaves them", unrounded);
+    return w;
+}
+
 /* Runs GPU pass `plan` of the engine's tables `ps` alone on the surfaces `src` (by index, NULL:
- * not uploaded) and copies every surface it writes into `dst` (by index, NULL: not wanted).
- * Returns 0 when it ran. */
+ * not uploaded) and copies every surface it writes into `dst` (by index, NULL: not wanted;
+ * a linear frame unpacked). Returns 0 when it ran. */
 /* When set, the 8-bit frames' extra buffer (UPF__VK_FG_BYTES) starts as these words: the
  * decode tables (written by run_pass_images), then N-1's codes and N's, one word a pixel. */
 static uint32_t *bytes_in;
@@ -131,6 +164,7 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
         .ctx = g->ctx, .fn = "test", .dev = &g->t->lend, .vk = &g->vk, .caps = &g->caps,
         .pass = ps->pass, .pass_count = ps->pass_count, .surface = ps->surface_info,
         .surface_count = ps->surface_count, .slots = 1 };
+    uint32_t *packed[UPF__SURFACES_MAX] = { 0 };
     for (int i = 0; i < ps->surface_count; i++) {
         rp.width[i] = ps->surface[i].width, rp.height[i] = ps->surface[i].height;
         if (i == UPF__FG_CAMERA_SUMS) /* the GPU's rows and totals, as the engine's */
@@ -143,8 +177,11 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
                                               .max_width = UPF_MAX(rp.width[i], 1),
                                               .max_height = UPF_MAX(rp.height[i], 1) };
         else if (src[i] && surface_bytes(ps, i))
-            rp.surface_plan[i] = (upf__vk_surface_plan){ .upload = src[i],
-                                                         .upload_bytes = surface_bytes(ps, i) };
+            rp.surface_plan[i] = (upf__vk_surface_plan){
+                .upload = is_linear(i) ? (packed[i] = linear_packed(src[i], (int)(
+                                              surface_bytes(ps, i) / 16)))
+                                       : src[i],
+                .upload_bytes = surface_bytes(ps, i) };
         /* the splats start at "nothing landed", the histograms at 0 */
         rp.surface_plan[i].clear_value = i == UPF__FG_HISTOGRAMS ? 0 : UPF__FG_NONE;
     }
@@ -161,8 +198,11 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
     const char *m = "";
     upf_context_last_error(g->ctx, &m);
     CHECKF(run != NULL, "runner for %s: %s", ps->pass[plan->pass].name, m);
-    if (!run)
+    if (!run) {
+        for (int i = 0; i < ps->surface_count; i++)
+            free(packed[i]);
         return 1;
+    }
     static upf__vk_frame f;
     memset(&f, 0, sizeof f);
     for (int k = 0; k < count; k++)
@@ -196,11 +236,17 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
     CHECK(rc == 0);
     for (int i = 0; i <= UPF__VK_FG_SHADED; i++)
         if (down[i].buffer) {
-            if (rc == 0)
+            if (rc == 0 && is_linear(i))
+                for (size_t p = 0; p < (size_t)down[i].size / 16; p++)
+                    upf__fg_linear_unpack((const uint32_t *)down[i].map + 2 * p,
+                                          (float *)dst[i] + 4 * p);
+            else if (rc == 0)
                 memcpy(dst[i], down[i].map, (size_t)down[i].size);
             vkt_buffer_free(g->t, &down[i]);
         }
     upf__vk_runner_destroy(&run);
+    for (int i = 0; i < ps->surface_count; i++) /* uploaded by the record */
+        free(packed[i]);
     return rc;
 }
 
@@ -442,8 +488,10 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
                          bool bytes, int shaded, int radius, const char *what)
 {
     static const float black[4 * N];
-    lin_prev = lin_prev ? lin_prev : black;
-    lin = lin ? lin : black;
+    static float lp[4 * N], lc[4 * N]; /* as prepare leaves them */
+    linear_frame(lin_prev ? lin_prev : black, lp, N);
+    linear_frame(lin ? lin : black, lc, N);
+    lin_prev = lp, lin = lc;
     upf_interpolate *e = upf_interpolate_create(g->ctx, params);
     CHECK(e != NULL);
     if (!e)
@@ -974,6 +1022,10 @@ static void compose_case(gpu *g, const upf__passes *ps, const float *inpainted,
 {
     upf__fg_compose_con con = *(const upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE];
     con.t = t, con.hud = hud != NULL;
+    static float lp[4 * N], lc[4 * N]; /* as prepare leaves them */
+    linear_frame(prev, lp, N);
+    linear_frame(cur, lc, N);
+    prev = lp, cur = lc;
     static float want[4 * N];
     static int scratch_words[2 * 8 * W + H + 16];
     const upf_image want_im = { want, W, H, 0, UPF_FORMAT_RGBA32F };
@@ -1821,7 +1873,7 @@ static void time_camera(gpu *g, int w, int h, int frames)
  * splatted), the camera fitted to them by the CPU with its powers at t (or none). */
 typedef struct resolve_timing_in {
     float *prev, *cur, *mt, *mt_res, *motion, *prev_motion, *cam, *cam_none;
-    uint32_t *bytes;
+    uint32_t *bytes, *prev_packed, *cur_packed;
 } resolve_timing_in;
 
 static bool resolve_timing_inputs(gpu *g, int w, int h, float t, resolve_timing_in *in)
@@ -1837,6 +1889,11 @@ static bool resolve_timing_inputs(gpu *g, int w, int h, float t, resolve_timing_
     test_rng rng = test_rng_make("test_vk_framegen resolve timing");
     for (size_t i = 0; i < 4 * n; i++)
         in->prev[i] = test_rand_float(&rng), in->cur[i] = test_rand_float(&rng);
+    linear_frame(in->prev, in->prev, (int)n);
+    linear_frame(in->cur, in->cur, (int)n);
+    if (!(in->prev_packed = linear_packed(in->prev, (int)n)) ||
+        !(in->cur_packed = linear_packed(in->cur, (int)n)))
+        return false;
     for (size_t i = 0; i < 2 * n; i++)
         in->bytes[UPF__VK_FG_TABLE + i] = (uint32_t)test_rand_int(&rng, 0, 0xffffff);
     homography_motion(in->motion, w, h, &rng);
@@ -1867,7 +1924,7 @@ static bool resolve_timing_inputs(gpu *g, int w, int h, float t, resolve_timing_
 static void resolve_timing_free(resolve_timing_in *in)
 {
     free(in->prev), free(in->cur), free(in->mt), free(in->mt_res), free(in->motion);
-    free(in->prev_motion), free(in->bytes);
+    free(in->prev_motion), free(in->bytes), free(in->prev_packed), free(in->cur_packed);
     free(in->cam), free(in->cam_none);
 }
 
@@ -1883,7 +1940,7 @@ static upf__vk_runner *resolve_timing_runner(gpu *g, const upf__passes *ps, int 
         .surface_count = ps->surface_count, .slots = 1, .timestamps = true };
     const float scene[4] = { 0, 0, 0, 0 };
     const void *up[UPF__SURFACES_MAX] = { 0 };
-    up[UPF__FG_LINEAR_PREV] = in->prev, up[UPF__FG_LINEAR] = in->cur;
+    up[UPF__FG_LINEAR_PREV] = in->prev_packed, up[UPF__FG_LINEAR] = in->cur_packed;
     up[UPF__FG_MOTION_T] = cam[0] != 0.0f ? in->mt_res : in->mt, up[UPF__FG_MOTION] = in->motion;
     up[UPF__FG_PREV_MOTION] = in->prev_motion, up[UPF__FG_CAMERA] = cam;
     up[UPF__FG_SCENE] = scene;

@@ -326,6 +326,40 @@ static inline bool upf__fg_camera_outside(int width, int height, float gx, float
     return !(gx > 0.0f && gx < (float)width && gy > 0.0f && gy < (float)height);
 }
 
+/* The linear frames' precision (docs/FRAMEGEN.md, "prepare"): prepare rounds each colour
+ * value to the float with the 12 upper bits of its mantissa (sign, exponent and 12 bits: 21 of
+ * its 32), to nearest, ties to even (an infinity stays one; the largest floats round to it), so
+ * that the GPU holds a pixel's three values in 8 bytes, not 16, and reads back the same floats
+ * (frames.glsl, linear.glsl: the resolve's taps are the bytes that bound it). 2^-13 relative
+ * at most: a quarter of a half float's error. */
+static inline float upf__fg_linear_round(float v)
+{
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    b = (b + 0x3ffu + ((b >> 11) & 1u)) & ~0x7ffu;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+/* A pixel's three rounded values (upf__fg_linear_round) in two words as the GPU keeps them
+ * (linear.glsl): r's 21 bits and g's upper 11 in w[0], b's 21 bits and g's lower 10 (shifted
+ * one up) in w[1]; upf__fg_linear_unpack gives the three floats back (alpha 1). */
+static inline void upf__fg_linear_pack(const float *rgb, uint32_t w[2])
+{
+    uint32_t c[3];
+    memcpy(c, rgb, sizeof c);
+    w[0] = (c[0] & ~0x7ffu) | c[1] >> 21;
+    w[1] = (c[2] & ~0x7ffu) | ((c[1] >> 10) & 0x7feu);
+}
+
+static inline void upf__fg_linear_unpack(const uint32_t w[2], float *rgba)
+{
+    const uint32_t c[3] = { w[0] & ~0x7ffu, w[0] << 21 | (w[1] & 0x7feu) << 10,
+                            w[1] & ~0x7ffu };
+    memcpy(rgba, c, sizeof c);
+    rgba[3] = 1.0f;
+}
+
 /* The pyramid atlas layout: level l is ceil(w / 2^l) x ceil(h / 2^l), stored at row
  * upf__fg_level_row(h, l) of a surface `w` wide. */
 static inline int upf__fg_level_size(int size, int level)

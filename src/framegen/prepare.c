@@ -3,14 +3,16 @@
  * for the scene pass.
  *
  * Reads: colour prev, colour (host, any colour format). Writes: linear prev, linear (RGBA32F,
- * alpha 1), luma prev, luma (r32f atlases; only when the flow runs: levels > 0), histograms.
+ * alpha 1, each value rounded to 12 bits of mantissa: upf__fg_linear_round, which the GPU
+ * keeps in 8 bytes a pixel), luma prev, luma (r32f atlases; only when the flow runs: levels >
+ * 0), histograms.
  *
- * Luma is the square root of the Rec. 709 luma of the linear colour clamped to [0, 1] (close
- * to how bright it looks, so block matching weighs dark and bright detail alike). Level l + 1
- * of a pyramid is the 2x2 box mean of level l (the last row or column repeated on an odd
- * side). The histograms count level-0 luma (or, without a pyramid, the luma of each pixel)
- * in 32 bins: the whole frame, then each of a 4 x 4 grid of regions. A float frame with a NaN
- * or infinite value fails with UPF_ERROR_BAD_DATA naming the pixel.
+ * Luma is the square root of the Rec. 709 luma of the (rounded) linear colour clamped to
+ * [0, 1] (close to how bright it looks, so block matching weighs dark and bright detail
+ * alike). Level l + 1 of a pyramid is the 2x2 box mean of level l (the last row or column
+ * repeated on an odd side). The histograms count level-0 luma (or, without a pyramid, the
+ * luma of each pixel) in 32 bins: the whole frame, then each of a 4 x 4 grid of regions. A
+ * float frame with a NaN or infinite value fails with UPF_ERROR_BAD_DATA naming the pixel.
  * Work: one task per row, then one per row of each level; the histograms serially (a GPU:
  * atomic adds). */
 #include <math.h>
@@ -39,8 +41,11 @@ static void prep_row(void *priv, int y, int worker)
         job->bad[2 * y + f] = bad;
         if (bad >= 0)
             continue;
-        for (int x = 0; x < W; x++)
+        for (int x = 0; x < W; x++) { /* the GPU's 8 bytes a pixel: upf__fg_linear_round */
+            for (int k = 0; k < 3; k++)
+                row[4 * x + k] = upf__fg_linear_round(row[4 * x + k]);
             row[4 * x + 3] = 1.0f;
+        }
         if (job->luma[f]) {
             float *l = job->luma[f] + (size_t)y * W;
             for (int x = 0; x < W; x++) {

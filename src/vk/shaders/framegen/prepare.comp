@@ -36,8 +36,9 @@
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(set = 0, binding = 0) uniform texture2D colour_prev;
 layout(set = 0, binding = 1) uniform texture2D colour;
-layout(set = 0, binding = 6, std430) writeonly buffer LinearPrev { vec4 linear_prev[]; };
-layout(set = 0, binding = 7, std430) writeonly buffer Linear { vec4 linear_cur[]; };
+/* the linear frames, 8 bytes a pixel (linear.glsl) */
+layout(set = 0, binding = 6, std430) writeonly buffer LinearPrev { uvec2 linear_prev[]; };
+layout(set = 0, binding = 7, std430) writeonly buffer Linear { uvec2 linear_cur[]; };
 layout(set = 0, binding = 8, std430) buffer LumaPrev { float luma_prev[]; };
 layout(set = 0, binding = 9, std430) buffer Luma { float luma_cur[]; };
 layout(set = 0, binding = 10, std430) buffer Hist { uint hist[]; };
@@ -54,6 +55,7 @@ layout(push_constant) uniform Push {
 } pc;
 
 #include "color.glsl"
+#include "linear.glsl"
 
 #define BINS 32
 #define REGIONS 17
@@ -90,7 +92,7 @@ vec4 to_linear(vec4 c, uint transfer)
         c.rgb = vec3(upf_srgb_to_linear(c.r), upf_srgb_to_linear(c.g), upf_srgb_to_linear(c.b));
     if (any(isnan(c)) || any(isinf(c)))
         c = vec4(0.0);
-    return vec4(c.rgb, 1.0);
+    return vec4(linear_round(c.rgb), 1.0); /* as prepare.c: upf__fg_linear_round */
 }
 
 #define TABLE 512 /* the 8-bit frames' decode tables (vk_framegen.h UPF__VK_FG_TABLE) */
@@ -160,12 +162,12 @@ void frame(int f, int x, int y)
     const float v = upf_sqrt_rn(l > 0.0 ? (l < 1.0 ? l : 1.0) : 0.0);
     if (f == 0) {
         if (!BYTES)
-            linear_prev[i] = c;
+            linear_prev[i] = linear_pack(c.rgb);
         if (pc.levels > 0)
             luma_prev[i] = v;
     } else {
         if (!BYTES)
-            linear_cur[i] = c;
+            linear_cur[i] = linear_pack(c.rgb);
         if (pc.levels > 0)
             luma_cur[i] = v;
     }

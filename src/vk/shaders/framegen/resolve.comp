@@ -35,8 +35,8 @@ layout(local_size_x = 16, local_size_y = 16) in;
  * span one or two cache lines, not the four of an 8 x 4 block (whose 16-byte RGBA32F taps
  * fill four lines anyway: the float pipeline's warp is 16 x 2). */
 layout(local_size_x_id = 1, local_size_y_id = 2) in;
-layout(set = 0, binding = 6, std430) readonly buffer Prev { vec4 prev[]; };
-layout(set = 0, binding = 7, std430) readonly buffer Cur { vec4 cur[]; };
+layout(set = 0, binding = 6, std430) readonly buffer Prev { uvec2 prev[]; }; /* linear.glsl */
+layout(set = 0, binding = 7, std430) readonly buffer Cur { uvec2 cur[]; };
 layout(set = 0, binding = 11, std430) readonly buffer Motion { vec2 motion[]; };
 layout(set = 0, binding = 15, std430) readonly buffer PrevMotion { vec2 prev_motion[]; };
 layout(set = 0, binding = 16, std430) readonly buffer Camera { float cam[]; };
