@@ -18,7 +18,8 @@ wrong on purpose (but for `base`), only their times matter:
   base        the shader as it is (the same build's baseline)
   taps4       4 x 4 taps a window, not 6 x 6 (the loads and the sums of a Lanczos-2 fetch)
   half        each texel a uvec2 of two half pairs read from the same buffers (8 bytes a texel,
-              not 16: the loads of RGBA16F linear frames)
+              not 16: the loads of RGBA16F linear frames); only for a shader whose linear
+              frames are RGBA32F (before linear.glsl)
   half_taps4  both
   one         one frame's window: N's taps not read (B = A), 36 loads a pixel, not 72
   noweights   the Lanczos weights a tent (no sine, cosine or division)
@@ -91,8 +92,9 @@ def half(text):
 
 compile_to(base, 'base')
 compile_to(sub(base, TAPS6, TAPS4, 'taps4'), 'taps4')
-compile_to(half(base), 'half')
-compile_to(half(sub(base, TAPS6, TAPS4, 'half_taps4')), 'half_taps4')
+if F_DECL in base:  # the linear frames RGBA32F (before linear.glsl packed them in 8 bytes)
+    compile_to(half(base), 'half')
+    compile_to(half(sub(base, TAPS6, TAPS4, 'half_taps4')), 'half_taps4')
 compile_to(sub(base, '        B = sample_lanczos(false, bx, by, lo2, hi2);',
                '        B = A, lo2 = lo, hi2 = hi;', 'one'), 'one')
 compile_to(sub(base, '        w[i] = 3.0 * a * b / (pi * pi * d * d);',
