@@ -92,9 +92,19 @@ void lanczos3_weights(float f, out float w[6])
 #define FRAMES_SHARED_TABLES /* 72 texels a pixel: the decode tables in shared memory */
 #include "frames.glsl"
 
-/* upf__fg_sample4_lanczos: the same taps (edges clamped) in the same order; each window's six
- * columns and six rows clamped once (12 clamps, not two a tap: 36 taps a window, 72 a pixel
- * that both frames see), a tap's index then one addition */
+/* upf__fg_lanczos_tap: the 4 x 4 centre of the 6 x 6 window and the middle two of each outer
+ * row and column (the loops are unrolled: a constant per tap) */
+bool lanczos_tap(int i, int j)
+{
+    const int ri = i == 0 || i == 5 ? 2 : i == 1 || i == 4 ? 1 : 0;
+    const int rj = j == 0 || j == 5 ? 2 : j == 1 || j == 4 ? 1 : 0;
+    return ri + rj <= 2;
+}
+
+/* upf__fg_sample4_lanczos: the same taps (edges clamped) in the same order, divided by the
+ * same sum of their weights; each window's six columns and six rows clamped once (12 clamps,
+ * not two a tap: 24 taps a window, 48 a pixel that both frames see), a tap's index then one
+ * addition */
 vec4 sample_lanczos(bool from_prev, float x, float y, out vec4 lo, out vec4 hi)
 {
     x -= 0.5, y -= 0.5;
@@ -103,10 +113,10 @@ vec4 sample_lanczos(bool from_prev, float x, float y, out vec4 lo, out vec4 hi)
     float wx[6], wy[6];
     lanczos3_weights(x - fx0, wx);
     lanczos3_weights(y - fy0, wy);
-    float sx = 0.0, sy = 0.0;
-    for (int i = 0; i < 6; i++)
-        sx += wx[i], sy += wy[i];
-    const float norm = 1.0 / (sx * sy);
+    precise float sx4 = wx[1] + wx[2] + wx[3] + wx[4], sy4 = wy[1] + wy[2] + wy[3] + wy[4];
+    precise float sum = sx4 * sy4 + (wx[2] + wx[3]) * (wy[0] + wy[5]) +
+                        (wx[0] + wx[5]) * (wy[2] + wy[3]);
+    const float norm = 1.0 / sum;
     int col[6], row[6];
     for (int i = 0; i < 6; i++) {
         col[i] = clamp(x0 - 2 + i, 0, pc.width - 1);
@@ -116,6 +126,8 @@ vec4 sample_lanczos(bool from_prev, float x, float y, out vec4 lo, out vec4 hi)
     lo = vec4(1.0 / 0.0), hi = vec4(-1.0 / 0.0);
     for (int j = 0; j < 6; j++)
         for (int i = 0; i < 6; i++) {
+            if (!lanczos_tap(i, j))
+                continue;
             const vec4 p = frame_texel(from_prev, row[j] + col[i]);
             acc += (wx[i] * wy[j]) * p;
             if ((i == 2 || i == 3) && (j == 2 || j == 3))
