@@ -17,6 +17,8 @@ The variants keep the bindings, the specialisation constants and the grid; their
 wrong on purpose (but for `base`), only their times matter:
   base        the shader as it is (the same build's baseline)
   taps4       4 x 4 taps a window, not 6 x 6 (the loads and the sums of a Lanczos-2 fetch)
+  taps24      the 6 x 6 window without its 12 outer corner taps (those with one coordinate
+              on the window's edge and the other not in its middle two): 24 loads, not 36
   half        each texel a uvec2 of two half pairs read from the same buffers (8 bytes a texel,
               not 16: the loads of RGBA16F linear frames); only for a shader whose linear
               frames are RGBA32F (before linear.glsl)
@@ -92,6 +94,11 @@ def half(text):
 
 compile_to(base, 'base')
 compile_to(sub(base, TAPS6, TAPS4, 'taps4'), 'taps4')
+compile_to(sub(base, TAPS6, TAPS6.replace('        for (int i = 0; i < 6; i++) {\n',
+                                          '        for (int i = 0; i < 6; i++) {\n'
+                                          '            if ((i == 0 || i == 5 ? 2 : i == 1 || i == 4 ? 1 : 0) +\n'
+                                          '                (j == 0 || j == 5 ? 2 : j == 1 || j == 4 ? 1 : 0) >= 3)\n'
+                                          '                continue;\n'), 'taps24'), 'taps24')
 if F_DECL in base:  # the linear frames RGBA32F (before linear.glsl packed them in 8 bytes)
     compile_to(half(base), 'half')
     compile_to(half(sub(base, TAPS6, TAPS4, 'half_taps4')), 'half_taps4')
