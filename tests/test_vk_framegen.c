@@ -1910,7 +1910,8 @@ static bool resolve_timing_inputs(gpu *g, int w, int h, float t, resolve_timing_
     if (!e)
         return false;
     const upf__passes *ps = upf__interpolate_passes(e);
-    float *sums = calloc(1, surface_bytes(ps, UPF__FG_CAMERA_SUMS) + 16), cam[UPF__FG_CAMERA_FLOATS];
+    float *sums = calloc(1, surface_bytes(ps, UPF__FG_CAMERA_SUMS) + 16);
+    float cam[UPF__FG_CAMERA_FLOATS];
     if (sums)
         upf__fg_camera_run(g->ctx, &con, in->motion, cam, sums);
     free(sums);

@@ -1,9 +1,10 @@
 /* prepare.comp: the prepare pass on the GPU (CPU reference: src/framegen/prepare.c;
  * docs/FRAMEGEN.md, "prepare"). Reads: colour prev (binding 0) and colour (1), sampled images
  * read with texelFetch at their rectangles' offsets. Writes: linear prev (6) and linear (7)
- * (RGBA float, alpha 1), luma prev (8) and luma (9) (r32f atlases, only with levels > 0: the
- * flow), histograms (10: r32ui 2 x 17 x 32, zeroed by the runner before the pass); with
- * BYTES the 8-bit frames' codes (30) instead of linear.
+ * (8 bytes a pixel: linear.glsl), luma prev (8) and luma (9) (r32f atlases, only with levels
+ * > 0: the flow), histograms (10: r32ui 2 x 17 x 32, zeroed by the runner before the pass); with
+ * BYTES the 8-bit frames' codes (30) too (the vectors pass and the compose read those, the
+ * resolve the linear frames).
  *
  * Step 0 (the step patched into the push constants after the pass's constants): each pixel
  * to linear light (what texelFetch gives: the device decodes sRGB formats; sRGB values in a
@@ -161,13 +162,11 @@ void frame(int f, int x, int y)
     const float l = upf_luma(c.r, c.g, c.b);
     const float v = upf_sqrt_rn(l > 0.0 ? (l < 1.0 ? l : 1.0) : 0.0);
     if (f == 0) {
-        if (!BYTES)
-            linear_prev[i] = linear_pack(c.rgb);
+        linear_prev[i] = linear_pack(c.rgb); /* BYTES too: the resolve reads it */
         if (pc.levels > 0)
             luma_prev[i] = v;
     } else {
-        if (!BYTES)
-            linear_cur[i] = linear_pack(c.rgb);
+        linear_cur[i] = linear_pack(c.rgb);
         if (pc.levels > 0)
             luma_cur[i] = v;
     }
