@@ -29,11 +29,11 @@
 #define CAM_POW_B (CAM_POW + 27)    /* G^-(1 - t): the resolve's sample of N */
 #define CAM_POW_COUNT 4
 
-/* (cx, cy, s): the camera surface's centre and scale */
-bool cam_apply(float cx, float cy, float s, in float m[9], float x, float y, out float ox,
-               out float oy)
+/* (cx, cy, s): the camera surface's centre and scale; is = upf_rcp_rn(s) (cam_apply; a
+ * caller applying two homographies at a pixel computes it once) */
+bool cam_apply_is(float cx, float cy, float s, float is, in float m[9], float x, float y,
+                  out float ox, out float oy)
 {
-    precise float is = upf_rcp_rn(s);
     precise float u = (x - cx) * is, v = (y - cy) * is;
     precise float w = m[6] * u + m[7] * v + m[8];
     ox = x, oy = y;
@@ -44,6 +44,12 @@ bool cam_apply(float cx, float cy, float s, in float m[9], float x, float y, out
     precise float ry = (m[3] * u + m[4] * v + m[5]) * iw * s + cy;
     ox = rx, oy = ry;
     return true;
+}
+
+bool cam_apply(float cx, float cy, float s, in float m[9], float x, float y, out float ox,
+               out float oy)
+{
+    return cam_apply_is(cx, cy, s, upf_rcp_rn(s), m, x, y, ox, oy);
 }
 
 /* upf__fg_camera_outside: the camera's position (gx, gy) in N-1 lies outside the frame */

@@ -188,12 +188,14 @@ bool resolve_plan(int x, int y, out vec2 a, out vec2 b, out float wa, out float 
     precise vec2 m = mt.xy;
     precise float ax = qx + t * m.x, ay = qy + t * m.y;
     precise float bx = qx - (1.0 - t) * m.x, by = qy - (1.0 - t) * m.y;
-    float cax, cay, cbx, cby, ga[9], gb[9];
-    if (res_has)
+    float cax, cay, cbx, cby, ga[9], gb[9], is = 0.0;
+    if (res_has) { /* 1 / s once for both homographies (camera.glsl: cam_apply_is) */
         for (int k = 0; k < 9; k++)
             ga[k] = cam[CAM_POW_A + k], gb[k] = cam[CAM_POW_B + k];
-    if (res_has && cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], ga, qx, qy, cax, cay) &&
-        cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], gb, qx, qy, cbx, cby)) {
+        is = upf_rcp_rn(cam[CAM_S]);
+    }
+    if (res_has && cam_apply_is(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], is, ga, qx, qy, cax, cay) &&
+        cam_apply_is(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], is, gb, qx, qy, cbx, cby)) {
         ax = cax + t * mt.x, ay = cay + t * mt.y;
         bx = cbx - (1.0 - t) * mt.x, by = cby - (1.0 - t) * mt.y;
         m = vec2(ax - bx, ay - by);
