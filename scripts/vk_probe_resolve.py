@@ -19,6 +19,7 @@ wrong on purpose (but for `base`), only their times matter:
   taps4       4 x 4 taps a window, not 6 x 6 (the loads and the sums of a Lanczos-2 fetch)
   taps24      the 6 x 6 window without its 12 outer corner taps (those with one coordinate
               on the window's edge and the other not in its middle two): 24 loads, not 36
+              (only for a resolve before upf__fg_lanczos_tap, which made it the rule)
   half        each texel a uvec2 of two half pairs read from the same buffers (8 bytes a texel,
               not 16: the loads of RGBA16F linear frames); only for a shader whose linear
               frames are RGBA32F (before linear.glsl)
@@ -28,8 +29,9 @@ wrong on purpose (but for `base`), only their times matter:
   nosincos    the weights' sine and cosine replaced by a multiply-add (their divisions kept)
   plan        no samples: the positions and the weights (motion, visibility, camera) stored
   nocam       no camera model (the positions never on the camera's curve)
-  camfast     the camera's positions with the hardware's division, not upf_rcp_rn
-  nodecode    BYTES: a code decoded as code / 255, not looked up in the shared tables
+  camfast     the camera's positions with the hardware's reciprocals, not upf_rcp_rn
+  nodecode    BYTES: a code decoded as code / 255, not looked up in the shared tables (only
+              for a resolve that reads the 8-bit codes, before it read the linear frames)
 """
 import os
 import subprocess
@@ -73,11 +75,9 @@ def compile_to(text, variant):
 
 
 TAPS6 = ('    for (int j = 0; j < 6; j++)\n'
-         '        for (int i = 0; i < 6; i++) {\n'
-         '            const vec4 p = frame_texel(from_prev, row[j] + col[i]);')
+         '        for (int i = 0; i < 6; i++) {\n')
 TAPS4 = ('    for (int j = 1; j < 5; j++)\n'
-         '        for (int i = 1; i < 5; i++) {\n'
-         '            const vec4 p = frame_texel(from_prev, row[j] + col[i]);')
+         '        for (int i = 1; i < 5; i++) {\n')
 HALF_DECL = ('layout(set = 0, binding = 6, std430) readonly buffer Prev { uvec2 prev[]; };\n'
              'layout(set = 0, binding = 7, std430) readonly buffer Cur { uvec2 cur[]; };')
 F_DECL = ('layout(set = 0, binding = 6, std430) readonly buffer Prev { vec4 prev[]; };\n'
@@ -94,11 +94,11 @@ def half(text):
 
 compile_to(base, 'base')
 compile_to(sub(base, TAPS6, TAPS4, 'taps4'), 'taps4')
-compile_to(sub(base, TAPS6, TAPS6.replace('        for (int i = 0; i < 6; i++) {\n',
-                                          '        for (int i = 0; i < 6; i++) {\n'
-                                          '            if ((i == 0 || i == 5 ? 2 : i == 1 || i == 4 ? 1 : 0) +\n'
-                                          '                (j == 0 || j == 5 ? 2 : j == 1 || j == 4 ? 1 : 0) >= 3)\n'
-                                          '                continue;\n'), 'taps24'), 'taps24')
+if 'lanczos_tap' not in base:  # before the resolve's 24-tap window
+    compile_to(sub(base, TAPS6, TAPS6 + (
+        '            if ((i == 0 || i == 5 ? 2 : i == 1 || i == 4 ? 1 : 0) +\n'
+        '                (j == 0 || j == 5 ? 2 : j == 1 || j == 4 ? 1 : 0) >= 3)\n'
+        '                continue;\n'), 'taps24'), 'taps24')
 if F_DECL in base:  # the linear frames RGBA32F (before linear.glsl packed them in 8 bytes)
     compile_to(half(base), 'half')
     compile_to(half(sub(base, TAPS6, TAPS4, 'half_taps4')), 'half_taps4')
@@ -111,11 +111,11 @@ compile_to(sub(base, '    const float u = pi * f / 3.0, s3 = sin(u), c3 = cos(u)
 compile_to(sub(base, '            o = resolve_sample(a, b, wa, wb);',
                '            o = vec4(a, wa + wb, b.x);', 'plan'), 'plan')
 compile_to(sub(base, 'cam[CAM_HAS] != 0.0;', 'cam[CAM_HAS] == 12345.0;', 'nocam'), 'nocam')
-compile_to(inline(base, 'camera.glsl',
-                  sub(sub(camera, 'precise float is = upf_rcp_rn(s);', 'float is = 1.0 / s;',
-                          'camfast'),
-                      'precise float iw = upf_rcp_rn(w);', 'float iw = 1.0 / w;', 'camfast')),
-           'camfast')
-compile_to(inline(base, 'frames.glsl',
-                  sub(frames, '    return frame_table[(from_prev ? 0u : 256u) + code];',
-                      '    return float(code) * (1.0 / 255.0);', 'nodecode')), 'nodecode')
+FAST = '#include "exact.glsl"\nfloat fast_rcp(float v) { return 1.0 / v; }\n'
+compile_to(inline(base.replace('upf_rcp_rn(', 'fast_rcp('), 'camera.glsl',
+                  sub(camera, '#include "exact.glsl"\n', FAST, 'camfast')
+                  .replace('upf_rcp_rn(', 'fast_rcp(')), 'camfast')
+if '#include "frames.glsl"' in base:  # the 8-bit codes decoded in the resolve
+    compile_to(inline(base, 'frames.glsl',
+                      sub(frames, '    return frame_table[(from_prev ? 0u : 256u) + code];',
+                          '    return float(code) * (1.0 / 255.0);', 'nodecode')), 'nodecode')
