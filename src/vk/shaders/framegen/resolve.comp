@@ -12,10 +12,10 @@
  * Pixel q with motion m at t: A = N-1 at a = q + t m and B = N at b = q - (1 - t) m
  * (on the camera's curve with a model: a = H(t) q + t r, b = H(t - 1) q - (1 - t) r),
  * Lanczos-3 fetches of 24 taps (framegen_passes.h, upf__fg_sample4_lanczos, same taps and
- * order), each
- * weighted by its nearness in time and whether its frame sees the surface (game vectors) or
- * the frame's edge (flow), the sharper side favoured, both positions snapped toward their
- * texel centres where they interleave (game vectors: snap_axis), clamped as resolve.c says;
+ * order), each weighted by its nearness in time and whether its frame sees the surface (game
+ * vectors) or the frame's edge (flow), the sharper side favoured, both positions snapped
+ * toward their texel centres where they interleave (game vectors: snap_axis), clamped as
+ * resolve.c says;
  * the blend (1 - t) A + t B at q when the host asks for it or the scene surface holds a cut.
  * The positions are `precise`, in the CPU's order; the Lanczos weights' sine and cosine and
  * the sharpness's exponential are the device's, within a few ulps of the C library's
@@ -102,7 +102,7 @@ vec4 frame_texel(bool from_prev, int i)
 }
 
 /* upf__fg_lanczos_tap: the 4 x 4 centre of the 6 x 6 window and the middle two of each outer
- * row and column (the loops are unrolled: a constant per tap) */
+ * row and column (a constant per tap once the loops are unrolled) */
 bool lanczos_tap(int i, int j)
 {
     const int ri = i == 0 || i == 5 ? 2 : i == 1 || i == 4 ? 1 : 0;
