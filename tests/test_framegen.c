@@ -3,8 +3,8 @@
  * fallback blend and its reasons, the HUD with and without its layer, factors sharing the
  * motion, thread independence, bad input, a turning camera's curved path (the camera
  * model), the resolve's preference for the sharper of the two fetches, a shadow moving over
- * still ground (the shade rule), and the flow at the
- * frame's edges (a pan's incoming strip on the left, its hole on the right). */
+ * still ground (the shade rule), the flow at the frame's edges (a pan's incoming strip on the
+ * left, its hole on the right), and the linear frames' rounding and packing. */
 #include "test_util.h"
 
 #include "core/color.h"
@@ -467,7 +467,8 @@ static void expect_blend(upf_context *ctx, upf_interpolate *e, const upf_interpo
     for (size_t i = 0; i < (size_t)a->im.width * a->im.height * 4; i++) {
         if (i % 4 == 3)
             continue;
-        double want = 0.75 * a->f[i] + 0.25 * b->f[i];
+        /* the linear frames as prepare rounds them (upf__fg_linear_round) */
+        double want = 0.75 * upf__fg_linear_round(a->f[i]) + 0.25 * upf__fg_linear_round(b->f[i]);
         worst = fmax(worst, fabs(out.f[i] - want));
     }
     CHECKF(worst < 1e-5, "%s: not the blend (%.3g)", needle, worst);
@@ -1190,6 +1191,8 @@ static void test_shade(void)
     shadowed(&a, 0.0);
     shadowed(&b, 1.0);
     shadowed(&truth, 0.5);
+    for (int i = 0; i < 4 * SD_W * SD_H; i++) /* as prepare rounds the frames */
+        truth.f[i] = upf__fg_linear_round(truth.f[i]);
     for (int i = 0; i < SD_W * SD_H; i++)
         depth.f[i] = 0.5f; /* motion: zero */
     upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
@@ -1411,6 +1414,59 @@ static void test_inpaint_fixed(void)
     upf_context_destroy(&ctx);
 }
 
+/* The linear frames' rounding (upf__fg_linear_round: 12 bits of mantissa, to nearest, ties to
+ * even) on known bit patterns, and its packing into the GPU's two words (upf__fg_linear_pack,
+ * linear.glsl) and back, exact, over every pattern of g's kept bits and random r, b. */
+static uint32_t bits_of(float v)
+{
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+static float float_of(uint32_t b)
+{
+    float v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+static void test_linear_round(void)
+{
+    static const uint32_t cases[][2] = {
+        { 0x3f800000u, 0x3f800000u }, /* 1: kept */
+        { 0x3f8003ffu, 0x3f800000u }, /* below half an ulp: down */
+        { 0x3f800400u, 0x3f800000u }, /* a tie, even below: down */
+        { 0x3f800c00u, 0x3f801000u }, /* a tie, odd below: up */
+        { 0x3f800401u, 0x3f800800u }, /* above half: up */
+        { 0x3fffffffu, 0x40000000u }, /* the carry into the exponent */
+        { 0xbf800c00u, 0xbf801000u }, /* negative: by magnitude */
+        { 0x00000400u, 0x00000000u }, /* a subnormal tie: to 0 */
+        { 0x00000c00u, 0x00001000u }, /* a subnormal tie, odd: up */
+        { 0x7f800000u, 0x7f800000u }, /* infinity */
+        { 0x7f7fffffu, 0x7f800000u }, /* the largest float rounds to infinity */
+        { 0x80000000u, 0x80000000u }, /* -0 */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const uint32_t got = bits_of(upf__fg_linear_round(float_of(cases[k][0])));
+        CHECKF(got == cases[k][1], "upf__fg_linear_round(%08x) = %08x; expected %08x",
+               cases[k][0], got, cases[k][1]);
+    }
+    test_rng rng = test_rng_make("test_framegen linear");
+    int bad = 0;
+    for (uint32_t g = 0; g < (1u << 21); g++) {
+        const uint32_t r = (uint32_t)test_rand_int(&rng, 0, 0x1fffff);
+        const uint32_t b = (uint32_t)test_rand_int(&rng, 0, 0x1fffff);
+        const float rgb[3] = { float_of(r << 11), float_of(g << 11), float_of(b << 11) };
+        uint32_t w[2];
+        float back[4];
+        upf__fg_linear_pack(rgb, w);
+        upf__fg_linear_unpack(w, back);
+        bad += memcmp(rgb, back, sizeof rgb) != 0 || back[3] != 1.0f || (w[1] & 1u);
+    }
+    CHECKF(bad == 0, "upf__fg_linear_pack then _unpack: %d of 2^21 pixels changed", bad);
+}
+
 int main(void)
 {
     test_splat_order();
@@ -1434,5 +1490,6 @@ int main(void)
     test_splat_key32();
     test_hist_median();
     test_inpaint_fixed();
+    test_linear_round();
     return test_finish("test_framegen");
 }

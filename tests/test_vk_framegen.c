@@ -63,6 +63,12 @@
  *           at t = 1/2: a mean absolute difference within 0.001 (lavapipe: 4.8e-8, the
  *           largest 3.6e-7, printed). Without the camera's fit it is 0.0079.
  *
+ * UPF_VK_RESOLVE_TIMING=frames[:WxH] times the resolve alone instead of testing (at 1920x1080
+ * and 3840x2160 unless a size is given; not in ctest): from game vectors, with a camera model,
+ * without visibility (as from the flow) and from 8-bit colours, on a homography's vectors
+ * with random colours; with -DUPF_VK_PROBE=ON and UPF_VK_SHADER_DIR, a variant of the shader
+ * (scripts/vk_probe_resolve.py).
+ *
  * UPF_VK_CAMERA_TIMING=frames[:WxH] times the camera pass's dispatches instead of testing (at
  * 1920x1080 and 3840x2160 unless a size is given; not in ctest): the fit on a homography's
  * motion with outliers, then the host's homography; per k the median GPU time of the first k
@@ -111,9 +117,42 @@ static size_t surface_bytes(const upf__passes *ps, int i)
            upf__surface_format_bytes(ps->surface_info[i].format);
 }
 
+/* A linear frame of n pixels as prepare leaves it: each value rounded (upf__fg_linear_round),
+ * alpha 1. */
+static void linear_frame(const float *src, float *dst, int n)
+{
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++)
+            dst[4 * i + k] = upf__fg_linear_round(src[4 * i + k]);
+        dst[4 * i + 3] = 1.0f;
+    }
+}
+
+/* Whether surface i is a linear frame: the GPU's 8 bytes a pixel (linear.glsl), packed from
+ * the CPU's floats for an upload and unpacked after a download. */
+static bool is_linear(int i)
+{
+    return i == UPF__FG_LINEAR_PREV || i == UPF__FG_LINEAR;
+}
+
+/* The GPU's words of linear frame `rgba` (n pixels, as linear_frame leaves them: checked). */
+static uint32_t *linear_packed(const float *rgba, int n)
+{
+    uint32_t *w = calloc((size_t)n, 16); /* the surface's bytes: the second half unused */
+    int unrounded = 0;
+    for (int i = 0; w && i < n; i++) {
+        for (int k = 0; k < 3; k++)
+            unrounded += upf__fg_linear_round(rgba[4 * i + k]) != rgba[4 * i + k];
+        unrounded += rgba[4 * i + 3] != 1.0f;
+        upf__fg_linear_pack(rgba + 4 * i, w + 2 * i);
+    }
+    CHECKF(unrounded == 0, "a linear frame with %d values not as prepare leaves them", unrounded);
+    return w;
+}
+
 /* Runs GPU pass `plan` of the engine's tables `ps` alone on the surfaces `src` (by index, NULL:
- * not uploaded) and copies every surface it writes into `dst` (by index, NULL: not wanted).
- * Returns 0 when it ran. */
+ * not uploaded) and copies every surface it writes into `dst` (by index, NULL: not wanted;
+ * a linear frame unpacked). Returns 0 when it ran. */
 /* When set, the 8-bit frames' extra buffer (UPF__VK_FG_BYTES) starts as these words: the
  * decode tables (written by run_pass_images), then N-1's codes and N's, one word a pixel. */
 static uint32_t *bytes_in;
@@ -128,6 +167,7 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
         .ctx = g->ctx, .fn = "test", .dev = &g->t->lend, .vk = &g->vk, .caps = &g->caps,
         .pass = ps->pass, .pass_count = ps->pass_count, .surface = ps->surface_info,
         .surface_count = ps->surface_count, .slots = 1 };
+    uint32_t *packed[UPF__SURFACES_MAX] = { 0 };
     for (int i = 0; i < ps->surface_count; i++) {
         rp.width[i] = ps->surface[i].width, rp.height[i] = ps->surface[i].height;
         if (i == UPF__FG_CAMERA_SUMS) /* the GPU's rows and totals, as the engine's */
@@ -140,8 +180,11 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
                                               .max_width = UPF_MAX(rp.width[i], 1),
                                               .max_height = UPF_MAX(rp.height[i], 1) };
         else if (src[i] && surface_bytes(ps, i))
-            rp.surface_plan[i] = (upf__vk_surface_plan){ .upload = src[i],
-                                                         .upload_bytes = surface_bytes(ps, i) };
+            rp.surface_plan[i] = (upf__vk_surface_plan){
+                .upload = is_linear(i) ? (packed[i] = linear_packed(src[i], (int)(
+                                              surface_bytes(ps, i) / 16)))
+                                       : src[i],
+                .upload_bytes = surface_bytes(ps, i) };
         /* the splats start at "nothing landed", the histograms at 0 */
         rp.surface_plan[i].clear_value = i == UPF__FG_HISTOGRAMS ? 0 : UPF__FG_NONE;
     }
@@ -158,8 +201,11 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
     const char *m = "";
     upf_context_last_error(g->ctx, &m);
     CHECKF(run != NULL, "runner for %s: %s", ps->pass[plan->pass].name, m);
-    if (!run)
+    if (!run) {
+        for (int i = 0; i < ps->surface_count; i++)
+            free(packed[i]);
         return 1;
+    }
     static upf__vk_frame f;
     memset(&f, 0, sizeof f);
     for (int k = 0; k < count; k++)
@@ -193,11 +239,17 @@ static int run_pass_images(gpu *g, const upf__passes *ps, const upf__vk_pass_pla
     CHECK(rc == 0);
     for (int i = 0; i <= UPF__VK_FG_SHADED; i++)
         if (down[i].buffer) {
-            if (rc == 0)
+            if (rc == 0 && is_linear(i))
+                for (size_t p = 0; p < (size_t)down[i].size / 16; p++)
+                    upf__fg_linear_unpack((const uint32_t *)down[i].map + 2 * p,
+                                          (float *)dst[i] + 4 * p);
+            else if (rc == 0)
                 memcpy(dst[i], down[i].map, (size_t)down[i].size);
             vkt_buffer_free(g->t, &down[i]);
         }
     upf__vk_runner_destroy(&run);
+    for (int i = 0; i < ps->surface_count; i++) /* uploaded by the record */
+        free(packed[i]);
     return rc;
 }
 
@@ -439,8 +491,10 @@ static void vectors_case(gpu *g, const upf_interpolate_params *params, const flo
                          bool bytes, int shaded, int radius, const char *what)
 {
     static const float black[4 * N];
-    lin_prev = lin_prev ? lin_prev : black;
-    lin = lin ? lin : black;
+    static float lp[4 * N], lc[4 * N]; /* as prepare leaves them */
+    linear_frame(lin_prev ? lin_prev : black, lp, N);
+    linear_frame(lin ? lin : black, lc, N);
+    lin_prev = lp, lin = lc;
     upf_interpolate *e = upf_interpolate_create(g->ctx, params);
     CHECK(e != NULL);
     if (!e)
@@ -1004,6 +1058,10 @@ static void compose_case(gpu *g, const upf__passes *ps, const float *inpainted,
 {
     upf__fg_compose_con con = *(const upf__fg_compose_con *)ps->con[UPF__FG_COMPOSE];
     con.t = t, con.hud = hud != NULL;
+    static float lp[4 * N], lc[4 * N]; /* as prepare leaves them */
+    linear_frame(prev, lp, N);
+    linear_frame(cur, lc, N);
+    prev = lp, cur = lc;
     static float want[4 * N];
     static int scratch_words[2 * 8 * W + H + 16];
     const upf_image want_im = { want, W, H, 0, UPF_FORMAT_RGBA32F };
@@ -2033,6 +2091,167 @@ done:
     upf_interpolate_destroy(&e);
 }
 
+/* ---- timing (UPF_VK_RESOLVE_TIMING, not in ctest) ----------------------------------------- */
+
+/* The resolve's inputs for timing at w x h: random colours (and their 8-bit codes), a
+ * homography's game vectors as N's (N-1's the other way) and the motion at t (every pixel
+ * splatted), the camera fitted to them by the CPU with its powers at t (or none). */
+typedef struct resolve_timing_in {
+    float *prev, *cur, *mt, *mt_res, *motion, *prev_motion, *cam, *cam_none;
+    uint32_t *bytes, *prev_packed, *cur_packed;
+} resolve_timing_in;
+
+static bool resolve_timing_inputs(gpu *g, int w, int h, float t, resolve_timing_in *in)
+{
+    const size_t n = (size_t)w * (size_t)h;
+    in->prev = malloc(16 * n), in->cur = malloc(16 * n), in->mt = malloc(16 * n);
+    in->mt_res = calloc(4 * n, 4), in->motion = malloc(8 * n), in->prev_motion = malloc(8 * n);
+    in->bytes = malloc(4 * (UPF__VK_FG_TABLE + 2 * n));
+    in->cam = calloc(UPF__FG_CAMERA_FLOATS, 4), in->cam_none = calloc(UPF__FG_CAMERA_FLOATS, 4);
+    if (!in->prev || !in->cur || !in->mt || !in->mt_res || !in->motion || !in->prev_motion ||
+        !in->bytes || !in->cam || !in->cam_none)
+        return false;
+    test_rng rng = test_rng_make("test_vk_framegen resolve timing");
+    for (size_t i = 0; i < 4 * n; i++)
+        in->prev[i] = test_rand_float(&rng), in->cur[i] = test_rand_float(&rng);
+    linear_frame(in->prev, in->prev, (int)n);
+    linear_frame(in->cur, in->cur, (int)n);
+    if (!(in->prev_packed = linear_packed(in->prev, (int)n)) ||
+        !(in->cur_packed = linear_packed(in->cur, (int)n)))
+        return false;
+    for (size_t i = 0; i < 2 * n; i++)
+        in->bytes[UPF__VK_FG_TABLE + i] = (uint32_t)test_rand_int(&rng, 0, 0xffffff);
+    homography_motion(in->motion, w, h, &rng);
+    for (size_t i = 0; i < n; i++) {
+        const bool ok = in->motion[2 * i] < UPF__FG_INVALID * 0.5f;
+        in->mt[4 * i] = ok ? in->motion[2 * i] : 0.0f;
+        in->mt[4 * i + 1] = ok ? in->motion[2 * i + 1] : 0.0f;
+        in->mt[4 * i + 2] = 0.0f, in->mt[4 * i + 3] = 0.0f;
+        for (int k = 0; k < 2; k++) /* N-1's, to N: the other way */
+            in->prev_motion[2 * i + k] = ok ? -in->motion[2 * i + k] : UPF__FG_INVALID;
+    }
+    upf__fg_camera_con con;
+    upf_interpolate *e = camera_engine(g, w, h, &con);
+    if (!e)
+        return false;
+    const upf__passes *ps = upf__interpolate_passes(e);
+    float *sums = calloc(1, surface_bytes(ps, UPF__FG_CAMERA_SUMS) + 16);
+    float cam[UPF__FG_CAMERA_FLOATS];
+    if (sums)
+        upf__fg_camera_run(g->ctx, &con, in->motion, cam, sums);
+    free(sums);
+    upf_interpolate_destroy(&e);
+    if (!sums || !upf__fg_camera_has(cam))
+        return false;
+    camera_powers(cam, t, in->cam);
+    return true;
+}
+
+static void resolve_timing_free(resolve_timing_in *in)
+{
+    free(in->prev), free(in->cur), free(in->mt), free(in->mt_res), free(in->motion);
+    free(in->prev_motion), free(in->bytes), free(in->prev_packed), free(in->cur_packed);
+    free(in->cam), free(in->cam_none);
+}
+
+/* A runner of the resolve alone at w x h on `in`, timestamps on; with `cam` (a camera model)
+ * the motion at t is its residual (0: the camera explains every pixel), else the vectors. */
+static upf__vk_runner *resolve_timing_runner(gpu *g, const upf__passes *ps, int w, int h,
+                                             const resolve_timing_in *in, const float *cam)
+{
+    static upf__vk_runner_params rp; /* large: not on the stack */
+    rp = (upf__vk_runner_params){
+        .ctx = g->ctx, .fn = "test", .dev = &g->t->lend, .vk = &g->vk, .caps = &g->caps,
+        .pass = ps->pass, .pass_count = ps->pass_count, .surface = ps->surface_info,
+        .surface_count = ps->surface_count, .slots = 1, .timestamps = true };
+    const float scene[4] = { 0, 0, 0, 0 };
+    const void *up[UPF__SURFACES_MAX] = { 0 };
+    up[UPF__FG_LINEAR_PREV] = in->prev_packed, up[UPF__FG_LINEAR] = in->cur_packed;
+    up[UPF__FG_MOTION_T] = cam[0] != 0.0f ? in->mt_res : in->mt, up[UPF__FG_MOTION] = in->motion;
+    up[UPF__FG_PREV_MOTION] = in->prev_motion, up[UPF__FG_CAMERA] = cam;
+    up[UPF__FG_SCENE] = scene;
+    for (int i = 0; i < ps->surface_count; i++) {
+        const upf__surface_role role = ps->surface_info[i].role;
+        const bool used = up[i] || i == UPF__FG_RESOLVED || i == UPF__FG_COLOR_PYRAMID;
+        rp.width[i] = used ? ps->surface[i].width : 0;
+        rp.height[i] = used ? ps->surface[i].height : 0;
+        if (role == UPF__SURFACE_INPUT || role == UPF__SURFACE_OUTPUT)
+            rp.host[i] = (upf__vk_host_rule){ .formats = host_formats_of(i), .format_count = 1,
+                                              .max_width = 1, .max_height = 1 };
+        else if (up[i])
+            rp.surface_plan[i] = (upf__vk_surface_plan){ .upload = up[i],
+                                                         .upload_bytes = surface_bytes(ps, i) };
+        rp.surface_plan[i].clear_value = UPF__FG_NONE;
+    }
+    static float table[UPF__VK_FG_TABLE];
+    upf__vk_fg_bytes_extra(&rp, w, h, table);
+    memcpy(in->bytes, table, sizeof table);
+    rp.extra[0].upload = in->bytes, rp.extra[0].upload_bytes = rp.extra[0].bytes;
+    rp.gpu_pass[0] = resolve_plan();
+    rp.gpu_pass_count = 1;
+    return upf__vk_runner_create(&rp);
+}
+
+/* The resolve's GPU time at w x h at t = 1/2: from game vectors without a camera model, with
+ * one (fitted by the CPU), without visibility (as from the flow), and from 8-bit colours (the
+ * BYTES pipeline); the median over `frames` frames, the four interleaved within each frame
+ * after `frames` untimed ones. With UPF_VK_SHADER_DIR (-DUPF_VK_PROBE=ON) it times a variant
+ * of resolve.comp (scripts/vk_probe_resolve.py). */
+static void time_resolve(gpu *g, int w, int h, int frames)
+{
+    upf_interpolate *e = upf_interpolate_create(g->ctx, upf_interpolate_params(
+        .width = w, .height = h, .motion = UPF_INTERPOLATE_MOTION_VECTORS));
+    CHECK(e != NULL);
+    resolve_timing_in in = { 0 };
+    const float t = 0.5f;
+    if (!e || !resolve_timing_inputs(g, w, h, t, &in)) {
+        CHECK(!"the resolve timing's inputs");
+        resolve_timing_free(&in);
+        upf_interpolate_destroy(&e);
+        return;
+    }
+    const upf__passes *ps = upf__interpolate_passes(e);
+    enum { CASES = 4 };
+    static const char *const name[CASES] = { "vectors", "vec+cam", "flow", "vec8" };
+    upf__vk_runner *run[2] = { resolve_timing_runner(g, ps, w, h, &in, in.cam_none),
+                               resolve_timing_runner(g, ps, w, h, &in, in.cam) };
+    CHECK(run[0] && run[1]);
+    double *ms = calloc((size_t)frames * CASES, sizeof *ms);
+    for (int i = -frames; run[0] && run[1] && ms && i < frames; i++)
+        for (int c = 0; c < CASES; c++) {
+            resolve_push push = { *(const upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE],
+                                  { UPF__VK_FG_TABLE_SRGB, UPF__VK_FG_TABLE_SRGB }, 8 };
+            push.con.t = t, push.con.blend = 0;
+            push.con.visibility = c != 2;
+            static upf__vk_frame f;
+            memset(&f, 0, sizeof f);
+            f.pass[0] = (upf__vk_pass_frame){ .run = true, .push = &push, .dispatches = 1,
+                                              .grid = { upf__vk_fg_resolve_grid(w, h, c == 3) },
+                                              .variant = c == 3 ? UPF__VK_FG_VARIANT_BYTES : 0 };
+            upf__vk_runner *r = run[c == 1];
+            VkCommandBuffer cmd = vkt_begin(g->t);
+            CHECK_OK(g->ctx, upf__vk_runner_record(r, "test", cmd, &f));
+            CHECK(vkt_submit(g->t) == 0);
+            double pass_ms[UPF__PASSES_MAX] = { 0 }, total = 0.0;
+            CHECK_OK(g->ctx, upf__vk_runner_timings(r, "test", pass_ms, &total));
+            if (i >= 0)
+                ms[(size_t)c * (size_t)frames + (size_t)i] = total;
+        }
+    printf("resolve timing at %dx%d (%s; median us of %d frames):", w, h,
+           g->caps.props.deviceName, frames);
+    for (int c = 0; ms && c < CASES; c++) {
+        double *mc = ms + (size_t)c * (size_t)frames;
+        qsort(mc, (size_t)frames, sizeof *mc, cmp_double);
+        printf(" %s %.1f", name[c], mc[frames / 2] * 1e3);
+    }
+    printf("\n");
+    free(ms);
+    upf__vk_runner_destroy(&run[0]);
+    upf__vk_runner_destroy(&run[1]);
+    resolve_timing_free(&in);
+    upf_interpolate_destroy(&e);
+}
+
 /* ---- a phase's workgroups --------------------------------------------------------------- */
 
 static uint64_t workgroups(const upf__vk_pass_frame *pf)
@@ -2097,6 +2316,16 @@ int main(void)
     if (upf__vk_load(ctx, "test", &t.lend, &g.vk) != UPF_OK ||
         upf__vk_check(ctx, "test", &t.lend, &g.vk, &g.caps) != UPF_OK) {
         CHECK(!"the device loads");
+    } else if (getenv("UPF_VK_RESOLVE_TIMING")) {
+        /* frames[:WxH] (else 1920x1080 and 3840x2160), the tests skipped */
+        const char *timing = getenv("UPF_VK_RESOLVE_TIMING");
+        int frames = atoi(timing), w = 0, h = 0;
+        const char *at = strchr(timing, ':');
+        if (at && sscanf(at + 1, "%dx%d", &w, &h) == 2)
+            time_resolve(&g, w, h, UPF_MAX(frames, 1));
+        else
+            for (int k = 0; k < 2; k++)
+                time_resolve(&g, k ? 3840 : 1920, k ? 2160 : 1080, UPF_MAX(frames, 1));
     } else if (getenv("UPF_VK_CAMERA_TIMING")) {
         /* frames[:WxH] (else 1920x1080 and 3840x2160), the tests skipped */
         const char *timing = getenv("UPF_VK_CAMERA_TIMING");

@@ -341,6 +341,40 @@ static inline float upf__fg_luma_mean(float a, float b, float c, float d)
            (1.0f / UPF__FG_LUMA_SCALE);
 }
 
+/* The linear frames' precision (docs/FRAMEGEN.md, "prepare"): prepare rounds each colour
+ * value to the float with the 12 upper bits of its mantissa (sign, exponent and 12 bits: 21 of
+ * its 32), to nearest, ties to even (an infinity stays one; the largest floats round to it), so
+ * that the GPU holds a pixel's three values in 8 bytes, not 16, and reads back the same floats
+ * (frames.glsl, linear.glsl: the resolve's taps are the bytes that bound it). 2^-13 relative
+ * at most: a quarter of a half float's error. */
+static inline float upf__fg_linear_round(float v)
+{
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    b = (b + 0x3ffu + ((b >> 11) & 1u)) & ~0x7ffu;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+/* A pixel's three rounded values (upf__fg_linear_round) in two words as the GPU keeps them
+ * (linear.glsl): r's 21 bits and g's upper 11 in w[0], b's 21 bits and g's lower 10 (shifted
+ * one up) in w[1]; upf__fg_linear_unpack gives the three floats back (alpha 1). */
+static inline void upf__fg_linear_pack(const float *rgb, uint32_t w[2])
+{
+    uint32_t c[3];
+    memcpy(c, rgb, sizeof c);
+    w[0] = (c[0] & ~0x7ffu) | c[1] >> 21;
+    w[1] = (c[2] & ~0x7ffu) | ((c[1] >> 10) & 0x7feu);
+}
+
+static inline void upf__fg_linear_unpack(const uint32_t w[2], float *rgba)
+{
+    const uint32_t c[3] = { w[0] & ~0x7ffu, w[0] << 21 | (w[1] & 0x7feu) << 10,
+                            w[1] & ~0x7ffu };
+    memcpy(rgba, c, sizeof c);
+    rgba[3] = 1.0f;
+}
+
 /* The pyramid atlas layout: level l is ceil(w / 2^l) x ceil(h / 2^l), stored at row
  * upf__fg_level_row(h, l) of a surface `w` wide. */
 static inline int upf__fg_level_size(int size, int level)
@@ -428,23 +462,36 @@ static inline void upf__fg_lanczos3_weights(float f, float *w)
     }
 }
 
-/* Lanczos-3 sample (upf__fg_lanczos3_weights, divided by their sum) of an RGBA image (4
- * floats a pixel, rows of w pixels) at pixel position (x, y) over the 6x6 texels around it,
- * edges repeated; lo and hi get the range of the 2x2 nearest texels, which the caller clamps
- * to (no ringing). A fetch that keeps texture detail a bilinear one blurs at half-pixel
- * offsets. */
+/* Whether tap (i, j) of a 6 x 6 Lanczos-3 window is fetched: the 4 x 4 centre and the middle
+ * two of each outer row and column, 24 taps (a disc, not a square). The 12 left out hold one
+ * coordinate's outer lobe (|weight| below 0.03 at any position) with the other's not at its
+ * middle: products below 0.01 each, whose sum the normalisation takes out. */
+static inline bool upf__fg_lanczos_tap(int i, int j)
+{
+    const int ri = i == 0 || i == 5 ? 2 : i == 1 || i == 4 ? 1 : 0;
+    const int rj = j == 0 || j == 5 ? 2 : j == 1 || j == 4 ? 1 : 0;
+    return ri + rj <= 2;
+}
+
+/* Lanczos-3 sample (upf__fg_lanczos3_weights) of an RGBA image (4 floats a pixel, rows of w
+ * pixels) at pixel position (x, y) over the 24 texels of the 6 x 6 around it that
+ * upf__fg_lanczos_tap keeps, edges repeated, divided by the sum of their weights (the 4 x 4
+ * centre's sx4 sy4 and the four middle pairs'); lo and hi get the range of the 2x2 nearest
+ * texels, which the caller clamps to (no ringing). A fetch that keeps texture detail a
+ * bilinear one blurs at half-pixel offsets. The 24 taps, not 36, cost the rendered pairs
+ * 0.03 dB (docs/FRAMEGEN.md, "resolve"): a third of the GPU resolve's loads. */
 static inline void upf__fg_sample4_lanczos(const float *img, int w, int h, float x, float y,
                                            float *o, float *lo, float *hi)
 {
     x -= 0.5f, y -= 0.5f;
     float fx0 = floorf(x), fy0 = floorf(y);
     int x0 = (int)fx0, y0 = (int)fy0;
-    float wx[6], wy[6], sx = 0.0f, sy = 0.0f;
+    float wx[6], wy[6];
     upf__fg_lanczos3_weights(x - fx0, wx);
     upf__fg_lanczos3_weights(y - fy0, wy);
-    for (int i = 0; i < 6; i++)
-        sx += wx[i], sy += wy[i];
-    const float norm = 1.0f / (sx * sy);
+    const float sx4 = wx[1] + wx[2] + wx[3] + wx[4], sy4 = wy[1] + wy[2] + wy[3] + wy[4];
+    const float norm = 1.0f / (sx4 * sy4 + (wx[2] + wx[3]) * (wy[0] + wy[5]) +
+                               (wx[0] + wx[5]) * (wy[2] + wy[3]));
     float acc[4] = { 0, 0, 0, 0 };
     for (int k = 0; k < 4; k++)
         lo[k] = INFINITY, hi[k] = -INFINITY;
@@ -452,6 +499,8 @@ static inline void upf__fg_sample4_lanczos(const float *img, int w, int h, float
         const int yy = UPF_CLAMP(y0 - 2 + j, 0, h - 1);
         const float *row = img + (size_t)yy * w * 4;
         for (int i = 0; i < 6; i++) {
+            if (!upf__fg_lanczos_tap(i, j))
+                continue;
             const int xx = UPF_CLAMP(x0 - 2 + i, 0, w - 1);
             const float *p = row + (size_t)xx * 4;
             const float wgt = wx[i] * wy[j];

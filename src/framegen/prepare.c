@@ -3,11 +3,13 @@
  * for the scene pass.
  *
  * Reads: colour prev, colour (host, any colour format). Writes: linear prev, linear (RGBA32F,
- * alpha 1), luma prev, luma (r32f atlases; only when the flow runs: levels > 0), histograms.
+ * alpha 1, each value rounded to 12 bits of mantissa: upf__fg_linear_round, which the GPU
+ * keeps in 8 bytes a pixel), luma prev, luma (r32f atlases; only when the flow runs: levels >
+ * 0), histograms.
  *
- * Luma is the square root of the Rec. 709 luma of the linear colour clamped to [0, 1] (close
- * to how bright it looks, so block matching weighs dark and bright detail alike), stored as a
- * 12-bit code k / 4096, k = round(4095 v) (upf__fg_luma_code): every sum of luma differences
+ * Luma is the square root of the Rec. 709 luma of the (rounded) linear colour clamped to
+ * [0, 1] (close to how bright it looks, so block matching weighs dark and bright detail
+ * alike), stored as a 12-bit code k / 4096, k = round(4095 v) (upf__fg_luma_code): every sum of luma differences
  * or of their products is then a sum of integers (or of multiples of 2^-12), exact in any
  * order, so the flow's GPU shaders may sum over lanes in any layout and still give the CPU's
  * floats (docs/FRAMEGEN.md, "flow"). A step of 1/4095 is under a tenth of the step between
@@ -45,8 +47,11 @@ static void prep_row(void *priv, int y, int worker)
         job->bad[2 * y + f] = bad;
         if (bad >= 0)
             continue;
-        for (int x = 0; x < W; x++)
+        for (int x = 0; x < W; x++) { /* the GPU's 8 bytes a pixel: upf__fg_linear_round */
+            for (int k = 0; k < 3; k++)
+                row[4 * x + k] = upf__fg_linear_round(row[4 * x + k]);
             row[4 * x + 3] = 1.0f;
+        }
         if (job->luma[f]) {
             float *l = job->luma[f] + (size_t)y * W;
             for (int x = 0; x < W; x++) {

@@ -103,9 +103,10 @@ bool upf__vk_fg_is_8bit(VkFormat format)
 void upf__vk_fg_bytes_extra(upf__vk_runner_params *rp, int W, int H,
                             float table[UPF__VK_FG_TABLE])
 {
-    for (int c = 0; c < 256; c++) {
-        table[UPF__VK_FG_TABLE_SRGB + (unsigned)c] = upf_srgb8_to_linear_table[c];
-        table[UPF__VK_FG_TABLE_UNORM + (unsigned)c] = (float)c / 255.0f; /* upf__row_to_linear */
+    for (int c = 0; c < 256; c++) { /* upf__row_to_linear's, rounded as prepare.c rounds */
+        table[UPF__VK_FG_TABLE_SRGB + (unsigned)c] =
+            upf__fg_linear_round(upf_srgb8_to_linear_table[c]);
+        table[UPF__VK_FG_TABLE_UNORM + (unsigned)c] = upf__fg_linear_round((float)c / 255.0f);
     }
     rp->extra[0] = (upf__vk_extra_plan){
         .name = "the 8-bit frames", .kind = UPF__VK_EXTRA_STORAGE,
@@ -333,6 +334,8 @@ static upf_result make_runner(upf_vk_interpolate *fg, const char *fn)
     }
     /* no GPU pass writes or reads the inpainted frame (the compose makes it): its least buffer */
     rp->width[UPF__FG_INPAINTED] = rp->height[UPF__FG_INPAINTED] = 0;
+    /* the linear frames: 8 bytes a pixel (linear.glsl), half an RGBA32F row's */
+    rp->width[UPF__FG_LINEAR_PREV] = rp->width[UPF__FG_LINEAR] = (fg->params.width + 1) / 2;
     rp->height[UPF__FG_CAMERA_SUMS] = UPF__VK_FG_CAMERA_SUM_ROWS(rp->height[UPF__FG_CAMERA_SUMS]);
     host_rules(rp, fg->params.width, fg->params.height);
     upf__vk_fg_bytes_extra(rp, fg->params.width, fg->params.height, fg->table);

@@ -25,8 +25,8 @@
 
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(set = 0, binding = 5) uniform writeonly image2D out_image;
-layout(set = 0, binding = 6, std430) readonly buffer Prev { vec4 prev[]; };
-layout(set = 0, binding = 7, std430) readonly buffer Cur { vec4 cur[]; };
+layout(set = 0, binding = 6, std430) readonly buffer Prev { uvec2 prev[]; }; /* linear.glsl */
+layout(set = 0, binding = 7, std430) readonly buffer Cur { uvec2 cur[]; };
 layout(set = 0, binding = 23, std430) readonly buffer Resolved { vec4 resolved[]; };
 layout(set = 0, binding = 24, std430) readonly buffer Pyramid { vec4 pyramid[]; };
 layout(set = 0, binding = 30, std430) readonly buffer Bytes { uint bytes[]; };

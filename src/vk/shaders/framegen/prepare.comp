@@ -1,9 +1,10 @@
 /* prepare.comp: the prepare pass on the GPU (CPU reference: src/framegen/prepare.c;
  * docs/FRAMEGEN.md, "prepare"). Reads: colour prev (binding 0) and colour (1), sampled images
  * read with texelFetch at their rectangles' offsets. Writes: linear prev (6) and linear (7)
- * (RGBA float, alpha 1), luma prev (8) and luma (9) (r32f atlases, only with levels > 0: the
- * flow), histograms (10: r32ui 2 x 17 x 32, zeroed by the runner before the pass); with
- * BYTES the 8-bit frames' codes (30) instead of linear.
+ * (8 bytes a pixel: linear.glsl), luma prev (8) and luma (9) (r32f atlases, only with levels
+ * > 0: the flow), histograms (10: r32ui 2 x 17 x 32, zeroed by the runner before the pass); with
+ * BYTES the 8-bit frames' codes (30) too (the vectors pass and the compose read those, the
+ * resolve the linear frames).
  *
  * Step 0 (the step patched into the push constants after the pass's constants): each pixel
  * to linear light (what texelFetch gives: the device decodes sRGB formats; sRGB values in a
@@ -38,8 +39,9 @@
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(set = 0, binding = 0) uniform texture2D colour_prev;
 layout(set = 0, binding = 1) uniform texture2D colour;
-layout(set = 0, binding = 6, std430) writeonly buffer LinearPrev { vec4 linear_prev[]; };
-layout(set = 0, binding = 7, std430) writeonly buffer Linear { vec4 linear_cur[]; };
+/* the linear frames, 8 bytes a pixel (linear.glsl) */
+layout(set = 0, binding = 6, std430) writeonly buffer LinearPrev { uvec2 linear_prev[]; };
+layout(set = 0, binding = 7, std430) writeonly buffer Linear { uvec2 linear_cur[]; };
 layout(set = 0, binding = 8, std430) buffer LumaPrev { float luma_prev[]; };
 layout(set = 0, binding = 9, std430) buffer Luma { float luma_cur[]; };
 layout(set = 0, binding = 10, std430) buffer Hist { uint hist[]; };
@@ -56,6 +58,7 @@ layout(push_constant) uniform Push {
 } pc;
 
 #include "color.glsl"
+#include "linear.glsl"
 
 #define BINS 32
 #define REGIONS 17
@@ -99,7 +102,7 @@ vec4 to_linear(vec4 c, uint transfer)
         c.rgb = vec3(upf_srgb_to_linear(c.r), upf_srgb_to_linear(c.g), upf_srgb_to_linear(c.b));
     if (any(isnan(c)) || any(isinf(c)))
         c = vec4(0.0);
-    return vec4(c.rgb, 1.0);
+    return vec4(linear_round(c.rgb), 1.0); /* as prepare.c: upf__fg_linear_round */
 }
 
 #define TABLE 512 /* the 8-bit frames' decode tables (vk_framegen.h UPF__VK_FG_TABLE) */
@@ -220,13 +223,11 @@ void frame(int f, int x, int y)
     /* the luma pyramids (the flow) store luma_value; without them only its bin is needed */
     const float v = pc.levels > 0 ? luma_value(upf_sqrt_rn(lc)) : 0.0;
     if (f == 0) {
-        if (!BYTES)
-            linear_prev[i] = c;
+        linear_prev[i] = linear_pack(c.rgb); /* BYTES too: the resolve reads it */
         if (pc.levels > 0)
             luma_prev[i] = v;
     } else {
-        if (!BYTES)
-            linear_cur[i] = c;
+        linear_cur[i] = linear_pack(c.rgb);
         if (pc.levels > 0)
             luma_cur[i] = v;
     }

@@ -1,9 +1,8 @@
 /* resolve.comp: the resolve pass on the GPU (CPU reference: src/framegen/resolve.c;
- * docs/FRAMEGEN.md, "resolve"). Reads: linear prev (binding 6), linear (7), motion_t (21),
- * motion (11), prev motion (15), camera (16), scene (26); with BYTES (specialisation
- * constant 0: both host colours 8-bit) the 8-bit frames (30, vk_framegen.h UPF__VK_FG_BYTES)
- * instead of the linear ones, each texel table[code] (the CPU's floats: 4 bytes a texel read,
- * not 16; the tables staged in shared memory per workgroup, frames.glsl). Writes: resolved
+ * docs/FRAMEGEN.md, "resolve"). Reads: linear prev (binding 6), linear (7) (8 bytes a pixel,
+ * linear.glsl; with BYTES, specialisation constant 0, both host colours 8-bit, too: prepare
+ * writes them then as well), motion_t (21), motion (11), prev motion (15), camera (16), scene
+ * (26); the 8-bit frames (30) are bound but not read. Writes: resolved
  * (23: RGBA, alpha 1, or 0 where neither frame sees the pixel's surface) and, where the push
  * constants' `levels` (the colour pyramid's, level 0 included) is 2 or more, the pyramid's
  * level 1 (24): the inpaint's first down step (inpaint_down.glsl) from the workgroup's
@@ -12,10 +11,11 @@
  *
  * Pixel q with motion m at t: A = N-1 at a = q + t m and B = N at b = q - (1 - t) m
  * (on the camera's curve with a model: a = H(t) q + t r, b = H(t - 1) q - (1 - t) r),
- * Lanczos-3 fetches (framegen_passes.h, upf__fg_sample4_lanczos, same taps and order), each
- * weighted by its nearness in time and whether its frame sees the surface (game vectors) or
- * the frame's edge (flow), the sharper side favoured, both positions snapped toward their
- * texel centres where they interleave (game vectors: snap_axis), clamped as resolve.c says;
+ * Lanczos-3 fetches of 24 taps (framegen_passes.h, upf__fg_sample4_lanczos, same taps and
+ * order), each weighted by its nearness in time and whether its frame sees the surface (game
+ * vectors) or the frame's edge (flow), the sharper side favoured, both positions snapped
+ * toward their texel centres where they interleave (game vectors: snap_axis), clamped as
+ * resolve.c says;
  * the blend (1 - t) A + t B at q when the host asks for it or the scene surface holds a cut.
  * The positions are `precise`, in the CPU's order; the Lanczos weights' sine and cosine and
  * the sharpness's exponential are the device's, within a few ulps of the C library's
@@ -25,18 +25,18 @@
  * windows, with three barriers and shared atomics, made the pass 2.4x slower on an H100:
  * 400 us at 1080p, not 166). One invocation per pixel, 16 x 16 a workgroup (BYTES: 32 x 8):
  * a workgroup's launch costs about the same whatever its size, so 256 pixels a workgroup, not
- * 64, launch a quarter of the workgroups (and BYTES stages its tables a quarter as often). */
+ * 64, launch a quarter of the workgroups. */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
 layout(local_size_x = 16, local_size_y = 16) in;
 /* The BYTES pipeline's workgroup is 32 x 8 (specialisation constants 1 and 2; vk_framegen.h
- * UPF__VK_FG_RESOLVE_BYTES_W): a warp then covers a row of 32 pixels, so a tap's 4-byte codes
- * span one or two cache lines, not the four of an 8 x 4 block (whose 16-byte RGBA32F taps
- * fill four lines anyway: the float pipeline's warp is 16 x 2). */
+ * UPF__VK_FG_RESOLVE_BYTES_W; from when it read 4-byte codes): a warp covers a row of 32
+ * pixels, whose 8-byte taps span two or three cache lines (the float pipeline's warp is 16 x
+ * 2: two rows of one or two). */
 layout(local_size_x_id = 1, local_size_y_id = 2) in;
-layout(set = 0, binding = 6, std430) readonly buffer Prev { vec4 prev[]; };
-layout(set = 0, binding = 7, std430) readonly buffer Cur { vec4 cur[]; };
+layout(set = 0, binding = 6, std430) readonly buffer Prev { uvec2 prev[]; }; /* linear.glsl */
+layout(set = 0, binding = 7, std430) readonly buffer Cur { uvec2 cur[]; };
 layout(set = 0, binding = 11, std430) readonly buffer Motion { vec2 motion[]; };
 layout(set = 0, binding = 15, std430) readonly buffer PrevMotion { vec2 prev_motion[]; };
 layout(set = 0, binding = 16, std430) readonly buffer Camera { float cam[]; };
@@ -89,12 +89,31 @@ void lanczos3_weights(float f, out float w[6])
     }
 }
 
-#define FRAMES_SHARED_TABLES /* 72 texels a pixel: the decode tables in shared memory */
-#include "frames.glsl"
+#include "linear.glsl"
 
-/* upf__fg_sample4_lanczos: the same taps (edges clamped) in the same order; each window's six
- * columns and six rows clamped once (12 clamps, not two a tap: 36 taps a window, 72 a pixel
- * that both frames see), a tap's index then one addition */
+/* Pixel i of N-1 or N in linear light: the linear frames prepare wrote (8 bytes a pixel),
+ * with BYTES too (prepare writes them from the 8-bit codes then: three table lookups a tap, in
+ * shared memory or scattered over the tables in memory, cost what the 4 bytes a tap saved:
+ * main's 8-bit resolve took 207 us at 1920x1080 on an H100, 204 from RGBA32F; the compose and
+ * the vectors pass read the codes, frames.glsl). */
+vec4 frame_texel(bool from_prev, int i)
+{
+    return linear_unpack(from_prev ? prev[i] : cur[i]);
+}
+
+/* upf__fg_lanczos_tap: the 4 x 4 centre of the 6 x 6 window and the middle two of each outer
+ * row and column (a constant per tap once the loops are unrolled) */
+bool lanczos_tap(int i, int j)
+{
+    const int ri = i == 0 || i == 5 ? 2 : i == 1 || i == 4 ? 1 : 0;
+    const int rj = j == 0 || j == 5 ? 2 : j == 1 || j == 4 ? 1 : 0;
+    return ri + rj <= 2;
+}
+
+/* upf__fg_sample4_lanczos: the same taps (edges clamped) in the same order, divided by the
+ * same sum of their weights; each window's six columns and six rows clamped once (12 clamps,
+ * not two a tap: 24 taps a window, 48 a pixel that both frames see), a tap's index then one
+ * addition */
 vec4 sample_lanczos(bool from_prev, float x, float y, out vec4 lo, out vec4 hi)
 {
     x -= 0.5, y -= 0.5;
@@ -103,10 +122,10 @@ vec4 sample_lanczos(bool from_prev, float x, float y, out vec4 lo, out vec4 hi)
     float wx[6], wy[6];
     lanczos3_weights(x - fx0, wx);
     lanczos3_weights(y - fy0, wy);
-    float sx = 0.0, sy = 0.0;
-    for (int i = 0; i < 6; i++)
-        sx += wx[i], sy += wy[i];
-    const float norm = 1.0 / (sx * sy);
+    precise float sx4 = wx[1] + wx[2] + wx[3] + wx[4], sy4 = wy[1] + wy[2] + wy[3] + wy[4];
+    precise float sum = sx4 * sy4 + (wx[2] + wx[3]) * (wy[0] + wy[5]) +
+                        (wx[0] + wx[5]) * (wy[2] + wy[3]);
+    const float norm = 1.0 / sum;
     int col[6], row[6];
     for (int i = 0; i < 6; i++) {
         col[i] = clamp(x0 - 2 + i, 0, pc.width - 1);
@@ -116,6 +135,8 @@ vec4 sample_lanczos(bool from_prev, float x, float y, out vec4 lo, out vec4 hi)
     lo = vec4(1.0 / 0.0), hi = vec4(-1.0 / 0.0);
     for (int j = 0; j < 6; j++)
         for (int i = 0; i < 6; i++) {
+            if (!lanczos_tap(i, j))
+                continue;
             const vec4 p = frame_texel(from_prev, row[j] + col[i]);
             acc += (wx[i] * wy[j]) * p;
             if ((i == 2 || i == 3) && (j == 2 || j == 3))
@@ -167,12 +188,14 @@ bool resolve_plan(int x, int y, out vec2 a, out vec2 b, out float wa, out float 
     precise vec2 m = mt.xy;
     precise float ax = qx + t * m.x, ay = qy + t * m.y;
     precise float bx = qx - (1.0 - t) * m.x, by = qy - (1.0 - t) * m.y;
-    float cax, cay, cbx, cby, ga[9], gb[9];
-    if (res_has)
+    float cax, cay, cbx, cby, ga[9], gb[9], is = 0.0;
+    if (res_has) { /* 1 / s once for both homographies (camera.glsl: cam_apply_is) */
         for (int k = 0; k < 9; k++)
             ga[k] = cam[CAM_POW_A + k], gb[k] = cam[CAM_POW_B + k];
-    if (res_has && cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], ga, qx, qy, cax, cay) &&
-        cam_apply(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], gb, qx, qy, cbx, cby)) {
+        is = upf_rcp_rn(cam[CAM_S]);
+    }
+    if (res_has && cam_apply_is(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], is, ga, qx, qy, cax, cay) &&
+        cam_apply_is(cam[CAM_CX], cam[CAM_CY], cam[CAM_S], is, gb, qx, qy, cbx, cby)) {
         ax = cax + t * mt.x, ay = cay + t * mt.y;
         bx = cbx - (1.0 - t) * mt.x, by = cby - (1.0 - t) * mt.y;
         m = vec2(ax - bx, ay - by);
@@ -260,7 +283,6 @@ void level1_down()
 void main()
 {
     res_has = pc.blend == 0u && scene[0] == 0.0 && cam[CAM_HAS] != 0.0;
-    frames_stage_tables(); /* BYTES: every invocation, before any return */
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
     const bool in_frame = x < pc.width && y < pc.height;
     vec4 o = vec4(0.0);

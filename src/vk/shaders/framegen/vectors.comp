@@ -44,8 +44,8 @@
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(set = 0, binding = 2) uniform texture2D motion_in;
 layout(set = 0, binding = 3) uniform texture2D depth_in;
-layout(set = 0, binding = 6, std430) readonly buffer Prev { vec4 prev[]; };
-layout(set = 0, binding = 7, std430) readonly buffer Cur { vec4 cur[]; };
+layout(set = 0, binding = 6, std430) readonly buffer Prev { uvec2 prev[]; }; /* linear.glsl */
+layout(set = 0, binding = 7, std430) readonly buffer Cur { uvec2 cur[]; };
 layout(set = 0, binding = 11, std430) buffer Motion { vec2 motion[]; };
 layout(set = 0, binding = 12, std430) buffer Priority { uint priority[]; };
 layout(set = 0, binding = 13, std430) buffer SplatPrev { uint splat_prev[]; };
