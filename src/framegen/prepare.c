@@ -9,9 +9,9 @@
  *
  * Luma is the square root of the Rec. 709 luma of the (rounded) linear colour clamped to
  * [0, 1] (close to how bright it looks, so block matching weighs dark and bright detail
- * alike), stored as a 12-bit code k / 4096, k = round(4095 v) (upf__fg_luma_code): every sum of luma differences
- * or of their products is then a sum of integers (or of multiples of 2^-12), exact in any
- * order, so the flow's GPU shaders may sum over lanes in any layout and still give the CPU's
+ * alike), stored as a 12-bit code k / 4096, k = round(4095 v) (upf__fg_luma_code): every
+ * sum of luma differences or of their products is then a sum of integers (or of multiples of
+ * 2^-12), exact in any order, so the flow's GPU shaders may sum over lanes in any layout and still give the CPU's
  * floats (docs/FRAMEGEN.md, "flow"). A step of 1/4095 is under a tenth of the step between
  * any two neighbouring 8-bit sRGB greys in this scale (the least, 0.0028, between codes 10
  * and 11), well below the contrast block matching relies on. Level l + 1 of a pyramid is the
