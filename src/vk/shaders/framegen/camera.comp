@@ -403,7 +403,8 @@ void tree(int rows)
 }
 
 /* Where round r's counts (r = 1 .. 4: used, near, all, the histogram; NCNT uints) are added
- * up: after the sums' two buffers of rows (UPF__VK_FG_CAMERA_TOTAL_ROWS rows) */
+ * up: after the sums' two buffers of rows (UPF__VK_FG_CAMERA_TOTAL_ROWS rows; after round 4's,
+ * at totals(1) + 4 NCNT, step 4's count of workgroups done) */
 int totals(int r)
 {
     return 2 * blocks() * ROW + (r - 1) * NCNT;
