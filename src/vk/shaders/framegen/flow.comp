@@ -55,13 +55,13 @@ layout(local_size_x = 256) in;
  * keeping its least cost and, among equals, its least position: up to +-RROW (2, every level
  * but the coarsest by default) each position's SAD from the rows' partial sums of
  * window_rows (a lane sums one block row against one window row at every horizontal offset:
- * 20 loads for 40 terms, not 80 for 40, few registers), beyond it a whole block SAD from shared memory; a
- * tree over the lanes then takes the least by (cost, position), and lane 0 keeps the
- * candidate unless that cost is strictly less: the CPU's walk over the window in order, which replaces only on a strictly
- * lower cost, picks that same position. Loads: the frame (luma or luma prev) is chosen once a
- * loop, not a load (the workgroup's direction decides it), and a whole block (all but the
- * frame's right and bottom edge) takes loops without a test a pixel, so that every load of a
- * loop is issued at once. */
+ * 20 loads for 40 terms, not 80 for 40, few registers), beyond it a whole block SAD from
+ * shared memory; a tree over the lanes then takes the least by (cost, position), and lane 0
+ * keeps the candidate unless that cost is strictly less: the CPU's walk over the window in
+ * order, which replaces only on a strictly lower cost, picks that same position. Loads: the frame
+ * (luma or luma prev) is chosen once a loop, not a load (the workgroup's direction decides it), and
+ * a whole block (all but the frame's right and bottom edge) takes loops without a test a pixel, so
+ * that every load of a loop is issued at once. */
 #define LANES 32
 #define BLOCKS (GROUP / LANES) /* blocks a workgroup */
 #define OWN (B + 1)                /* the staged own tile's side */
