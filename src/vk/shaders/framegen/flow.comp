@@ -55,13 +55,13 @@ layout(local_size_x = 256) in;
  * keeping its least cost and, among equals, its least position: up to +-RROW (2, every level
  * but the coarsest by default) each position's SAD from the rows' partial sums of
  * window_rows (a lane sums one block row against one window row at every horizontal offset:
- * 20 loads for 40 terms, not 80 for 40), beyond it a whole block SAD from shared memory; a
- * tree over the lanes then takes the least by (cost, position), and lane 0 keeps the
- * candidate unless that cost is strictly less: the CPU's walk over the window in order, which replaces only on a strictly
- * lower cost, picks that same position. Loads: the frame (luma or luma prev) is chosen once a
- * loop, not a load (the workgroup's direction decides it), and a whole block (all but the
- * frame's right and bottom edge) takes loops without a test a pixel, so that every load of a
- * loop is issued at once. */
+ * 20 loads for 40 terms, not 80 for 40, few registers), beyond it a whole block SAD from
+ * shared memory; a tree over the lanes then takes the least by (cost, position), and lane 0
+ * keeps the candidate unless that cost is strictly less: the CPU's walk over the window in
+ * order, which replaces only on a strictly lower cost, picks that same position. Loads: the frame
+ * (luma or luma prev) is chosen once a loop, not a load (the workgroup's direction decides it), and
+ * a whole block (all but the frame's right and bottom edge) takes loops without a test a pixel, so
+ * that every load of a loop is issued at once. */
 #define LANES 32
 #define BLOCKS (GROUP / LANES) /* blocks a workgroup */
 #define OWN (B + 1)                /* the staged own tile's side */
@@ -160,30 +160,28 @@ void window_rows(int blk, int lane, int bw, int bh, int side, int ws)
 {
     for (int t = lane; t < side * B; t += LANES) {
         const int py = t / B, r = t % B;
-        float o[B], w[B + 2 * RROW];
+        float o[B];
         [[unroll]] for (int c = 0; c < B; c++)
-            o[c] = s_own[blk][r * OWN + c];
-        [[unroll]] for (int c = 0; c < B + 2 * RROW; c++)
-            w[c] = c < ws ? s_win[blk][(r + py) * ws + c] : 0.0;
+            o[c] = c < bw ? s_own[blk][r * OWN + c] : 0.0;
+        /* the window row streamed once, each value into the offsets that take it: 8 own
+         * values, 5 sums and the value live (an own pixel right of a partial block: a term
+         * skipped) */
+        float acc[SROW];
         [[unroll]] for (int px = 0; px < SROW; px++)
-            if (px < side) {
-                precise float a = 0.0, b = 0.0; /* two chains: exact, any order */
-                if (bw == B) {
-                    [[unroll]] for (int c = 0; c < B; c += 2) {
-                        a += abs(o[c] - w[c + px]);
-                        b += abs(o[c + 1] - w[c + 1 + px]);
+            acc[px] = 0.0;
+        const int w0 = (r + py) * ws;
+        [[unroll]] for (int c = 0; c < B + 2 * RROW; c++)
+            if (c < ws) {
+                const float wv = s_win[blk][w0 + c];
+                [[unroll]] for (int px = 0; px < SROW; px++)
+                    if (c - px >= 0 && c - px < B && px < side && c - px < bw) {
+                        precise float a = acc[px] + abs(o[c - px] - wv);
+                        acc[px] = a;
                     }
-                } else {
-                    [[unroll]] for (int c = 0; c < B; c += 2) {
-                        if (c < bw)
-                            a += abs(o[c] - w[c + px]);
-                        if (c + 1 < bw)
-                            b += abs(o[c + 1] - w[c + 1 + px]);
-                    }
-                }
-                precise float row = a + b;
-                PART(blk, py, r, px) = r < bh ? row : 0.0;
             }
+        [[unroll]] for (int px = 0; px < SROW; px++)
+            if (px < side)
+                PART(blk, py, r, px) = r < bh ? acc[px] : 0.0;
     }
 }
 
