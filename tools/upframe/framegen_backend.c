@@ -238,10 +238,8 @@ static void gpu_masks(const upf__pass_info *pi, int p, uint64_t *reads, uint64_t
  * gpu_masks, at its size and format in the CPU engine's plan, which the GPU's runner
  * allocates alike; the host images at the bench's formats: RGBA32F colour, or RGBA8 in the
  * srgb8 rows, RG32F motion, R32F depth, RGBA8 output). The linear frames are 8 bytes a pixel
- * on the GPU (linear.glsl); in the srgb8 rows the vectors pass and the compose read the
- * engine's 8-bit frames instead (vk_framegen.h UPF__VK_FG_BYTES: 4 bytes a pixel each, their
- * 2 KB of tables not counted), which prepare writes beside the linear frames (12 bytes a
- * pixel each) and the resolve does not read. */
+ * on the GPU (linear.glsl), and in the srgb8 rows the engine's 8-bit frames (vk_framegen.h
+ * UPF__VK_FG_BYTES): 4 bytes a pixel each (their 2 KB of tables not counted). */
 static upf_result pass_bytes(upf_context *ctx, const fg_row *row, double *bytes,
                              upf__passes *ps)
 {
@@ -272,8 +270,7 @@ static upf_result pass_bytes(upf_context *ctx, const fg_row *row, double *bytes,
             const bool linear = s == UPF__FG_LINEAR_PREV || s == UPF__FG_LINEAR;
             const double b = s <= UPF__FG_OUTPUT ? host[s]
                 : (double)sf->width * sf->height *
-                      (linear ? (!row->srgb8 || p == UPF__FG_RESOLVE ? 8.0
-                                 : p == UPF__FG_PREPARE ? 12.0 : 4.0)
+                      (linear ? (row->srgb8 ? 4.0 : 8.0)
                               : (double)upf__surface_format_bytes(ps->surface_info[s].format));
             bytes[p] += uses * b;
         }

@@ -1,17 +1,17 @@
-/* frames.glsl: pixel i of frame N-1 or N in linear light, for the vectors pass and the
- * compose (the resolve reads the linear frames alone: resolve.comp). Without BYTES the linear
- * frames prepare wrote (`prev`, `cur`: 8 bytes a pixel, linear.glsl); with BYTES (both host
- * colours 8-bit) the 8-bit codes prepare kept, after the decode tables, each code decoded by
- * its frame's table (rounded as prepare.c rounds the linear frames): the CPU's own floats
+/* frames.glsl: pixel i of frame N-1 or N in linear light, for the passes that read the two
+ * frames (vectors, resolve, compose). Without BYTES the linear frames prepare wrote (`prev`,
+ * `cur`: 8 bytes a pixel, linear.glsl); with BYTES (both host colours 8-bit) the 8-bit codes
+ * prepare kept, after the decode tables, each code decoded by its frame's table (rounded as
+ * prepare.c rounds the linear frames): the CPU's own floats
  * (upf_srgb8_to_linear_table or c / 255, vk_framegen.h UPF__VK_FG_TABLE). The includer
  * declares prev, cur, bytes, BYTES and pc (width, height, prev_table, cur_table).
  *
- * With FRAMES_SHARED_TABLES defined (the compose: many texels a pixel) the two
+ * With FRAMES_SHARED_TABLES defined (the resolve, the compose: many texels a pixel) the two
  * frames' tables are staged in shared memory once per workgroup (frames_stage_tables, which
  * every invocation calls before any other read of a frame: it has a barrier), and each code
  * is looked up there, not in the buffer: a texel's three lookups are shared-memory loads
- * instead of three dependent global loads, scattered over 2 KB, per texel. The same floats,
- * so the same pictures. */
+ * instead of three dependent global loads, scattered over 2 KB, per texel (the resolve reads
+ * 48 texels a pixel). The same floats, so the same pictures. */
 
 #include "linear.glsl"
 

@@ -3,8 +3,7 @@
  * read with texelFetch at their rectangles' offsets. Writes: linear prev (6) and linear (7)
  * (8 bytes a pixel: linear.glsl), luma prev (8) and luma (9) (r32f atlases, only with levels
  * > 0: the flow), histograms (10: r32ui 2 x 17 x 32, zeroed by the runner before the pass); with
- * BYTES the 8-bit frames' codes (30) too (the vectors pass and the compose read those, the
- * resolve the linear frames).
+ * BYTES the 8-bit frames' codes (30) instead of linear.
  *
  * Step 0 (the step patched into the push constants after the pass's constants): each pixel
  * to linear light (what texelFetch gives: the device decodes sRGB formats; sRGB values in a
@@ -223,11 +222,13 @@ void frame(int f, int x, int y)
     /* the luma pyramids (the flow) store luma_value; without them only its bin is needed */
     const float v = pc.levels > 0 ? luma_value(upf_sqrt_rn(lc)) : 0.0;
     if (f == 0) {
-        linear_prev[i] = linear_pack(c.rgb); /* BYTES too: the resolve reads it */
+        if (!BYTES)
+            linear_prev[i] = linear_pack(c.rgb);
         if (pc.levels > 0)
             luma_prev[i] = v;
     } else {
-        linear_cur[i] = linear_pack(c.rgb);
+        if (!BYTES)
+            linear_cur[i] = linear_pack(c.rgb);
         if (pc.levels > 0)
             luma_cur[i] = v;
     }

@@ -1,8 +1,10 @@
 /* resolve.comp: the resolve pass on the GPU (CPU reference: src/framegen/resolve.c;
  * docs/FRAMEGEN.md, "resolve"). Reads: linear prev (binding 6), linear (7) (8 bytes a pixel,
- * linear.glsl; with BYTES, specialisation constant 0, both host colours 8-bit, too: prepare
- * writes them then as well), motion_t (21), motion (11), prev motion (15), camera (16), scene
- * (26); the 8-bit frames (30) are bound but not read. Writes: resolved
+ * linear.glsl), motion_t (21), motion (11), prev motion (15), camera (16), scene (26); with
+ * BYTES (specialisation constant 0: both host colours 8-bit) the 8-bit frames (30,
+ * vk_framegen.h UPF__VK_FG_BYTES) instead of the linear ones, each texel table[code] (the
+ * CPU's floats: 4 bytes a texel read, not 8; the tables staged in shared memory per
+ * workgroup, frames.glsl). Writes: resolved
  * (23: RGBA, alpha 1, or 0 where neither frame sees the pixel's surface) and, where the push
  * constants' `levels` (the colour pyramid's, level 0 included) is 2 or more, the pyramid's
  * level 1 (24): the inpaint's first down step (inpaint_down.glsl) from the workgroup's
@@ -15,8 +17,8 @@
  * order), each weighted by its nearness in time and whether its frame sees the surface (game
  * vectors) or the frame's edge (flow), the sharper side favoured, both positions snapped
  * toward their texel centres where they interleave (game vectors: snap_axis), clamped as
- * resolve.c says;
- * the blend (1 - t) A + t B at q when the host asks for it or the scene surface holds a cut.
+ * resolve.c says; the blend (1 - t) A + t B at q when the host asks for it or the scene
+ * surface holds a cut.
  * The positions are `precise`, in the CPU's order; the Lanczos weights' sine and cosine and
  * the sharpness's exponential are the device's, within a few ulps of the C library's
  * (test_vk_framegen's tolerance). The camera's powers G^t and G^-(1 - t): from the camera
@@ -25,15 +27,15 @@
  * windows, with three barriers and shared atomics, made the pass 2.4x slower on an H100:
  * 400 us at 1080p, not 166). One invocation per pixel, 16 x 16 a workgroup (BYTES: 32 x 8):
  * a workgroup's launch costs about the same whatever its size, so 256 pixels a workgroup, not
- * 64, launch a quarter of the workgroups. */
+ * 64, launch a quarter of the workgroups (and BYTES stages its tables a quarter as often). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
 layout(local_size_x = 16, local_size_y = 16) in;
 /* The BYTES pipeline's workgroup is 32 x 8 (specialisation constants 1 and 2; vk_framegen.h
- * UPF__VK_FG_RESOLVE_BYTES_W; from when it read 4-byte codes): a warp covers a row of 32
- * pixels, whose 8-byte taps span two or three cache lines (the float pipeline's warp is 16 x
- * 2: two rows of one or two). */
+ * UPF__VK_FG_RESOLVE_BYTES_W): a warp then covers a row of 32 pixels, so a tap's 4-byte codes
+ * span one or two cache lines, not the four of an 8 x 4 block (the float pipeline's warp is
+ * 16 x 2: two rows of 16 8-byte taps, one or two lines each). */
 layout(local_size_x_id = 1, local_size_y_id = 2) in;
 layout(set = 0, binding = 6, std430) readonly buffer Prev { uvec2 prev[]; }; /* linear.glsl */
 layout(set = 0, binding = 7, std430) readonly buffer Cur { uvec2 cur[]; };
@@ -89,17 +91,8 @@ void lanczos3_weights(float f, out float w[6])
     }
 }
 
-#include "linear.glsl"
-
-/* Pixel i of N-1 or N in linear light: the linear frames prepare wrote (8 bytes a pixel),
- * with BYTES too (prepare writes them from the 8-bit codes then: three table lookups a tap, in
- * shared memory or scattered over the tables in memory, cost what the 4 bytes a tap saved:
- * main's 8-bit resolve took 207 us at 1920x1080 on an H100, 204 from RGBA32F; the compose and
- * the vectors pass read the codes, frames.glsl). */
-vec4 frame_texel(bool from_prev, int i)
-{
-    return linear_unpack(from_prev ? prev[i] : cur[i]);
-}
+#define FRAMES_SHARED_TABLES /* 48 texels a pixel: the decode tables in shared memory */
+#include "frames.glsl"
 
 /* upf__fg_lanczos_tap: the 4 x 4 centre of the 6 x 6 window and the middle two of each outer
  * row and column (a constant per tap once the loops are unrolled) */
@@ -283,6 +276,7 @@ void level1_down()
 void main()
 {
     res_has = pc.blend == 0u && scene[0] == 0.0 && cam[CAM_HAS] != 0.0;
+    frames_stage_tables(); /* BYTES: every invocation, before any return */
     const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
     const bool in_frame = x < pc.width && y < pc.height;
     vec4 o = vec4(0.0);
