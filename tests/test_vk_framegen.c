@@ -1980,9 +1980,14 @@ static void time_vectors(gpu *g, int w, int h, int frames, bool walk)
     test_rng rng = test_rng_make("test_vk_framegen vectors timing");
     upf__vk_runner *run = NULL;
     vkt_image mi = { 0 }, di = { 0 };
+    uint32_t *prev_packed = NULL, *cur_packed = NULL; /* the GPU's linear frames (linear.glsl) */
     if (!motion || !depth || !prev || !cur || !t)
         goto done;
     timing_scene(w, h, walk, motion, depth, prev, cur, &rng);
+    linear_frame(prev, prev, (int)n);
+    linear_frame(cur, cur, (int)n);
+    if (!(prev_packed = linear_packed(prev, (int)n)) || !(cur_packed = linear_packed(cur, (int)n)))
+        goto done;
     static upf__vk_runner_params rp; /* large: not on the stack */
     rp = (upf__vk_runner_params){
         .ctx = g->ctx, .fn = "test", .dev = &g->t->lend, .vk = &g->vk, .caps = &g->caps,
@@ -2005,9 +2010,9 @@ static void time_vectors(gpu *g, int w, int h, int frames, bool walk)
         rp.surface_plan[i].clear_value = UPF__FG_NONE;
     }
     rp.surface_plan[UPF__FG_LINEAR_PREV] = (upf__vk_surface_plan){
-        .upload = prev, .upload_bytes = surface_bytes(ps, UPF__FG_LINEAR_PREV) };
+        .upload = prev_packed, .upload_bytes = surface_bytes(ps, UPF__FG_LINEAR_PREV) };
     rp.surface_plan[UPF__FG_LINEAR] = (upf__vk_surface_plan){
-        .upload = cur, .upload_bytes = surface_bytes(ps, UPF__FG_LINEAR) };
+        .upload = cur_packed, .upload_bytes = surface_bytes(ps, UPF__FG_LINEAR) };
     static float table[UPF__VK_FG_TABLE];
     upf__vk_fg_bytes_extra(&rp, w, h, table);
     struct {
@@ -2088,6 +2093,7 @@ done:
     vkt_image_free(g->t, &mi);
     vkt_image_free(g->t, &di);
     free(motion), free(depth), free(prev), free(cur), free(t);
+    free(prev_packed), free(cur_packed);
     upf_interpolate_destroy(&e);
 }
 
