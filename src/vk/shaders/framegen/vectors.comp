@@ -14,10 +14,9 @@
  *     that is NaN, infinite or (depth) negative gives a vector not known and the last
  *     priority: the CPU pass fails on it with UPF_ERROR_BAD_DATA, which a frame on the GPU
  *     cannot (nothing is read back), so the pixel is left out of the splat instead; then the
- *     workgroup splats its pixels to t = 0 (splat.glsl's splat_priorities, shift 1, no
- *     camera: the priorities into the workgroup's cells in shared memory first, then one
- *     global atomicMin a non-empty cell, not four a pixel; each invocation reads back only
- *     what it wrote);
+ *     invocation splats its own pixel to t = 0 (splat.glsl step 0, shift 1, no camera: the
+ *     priorities; it reads back only what it wrote), and the workgroup sets the shade flag's
+ *     words 4 .. 6 (step 3's grid) when one of its pixels is a candidate of the rule;
  *  1. the splat's indices (splat.glsl step 1);
  *  2. each pixel of N-1: minus the vector of the surface of N that landed there, or a vector
  *     not known where none did;
@@ -68,7 +67,6 @@ layout(push_constant) uniform Push {
     uint prev_table, cur_table;        /* BYTES: each frame's decode table */
 } pc;
 
-#define SPLAT_GROUPED
 #define SPLAT_DEPTH splat_prev
 #define SPLAT_INDEX splat_prev_index
 #include "splat.glsl"
@@ -272,17 +270,14 @@ void main()
             take(x, y);
             if (candidate(x, y))
                 atomicOr(any_candidate, 1u);
+            splat_pixel(x, y, pc.width, pc.height, 1.0, 0u);
         }
-        splat_priorities(x, y, pc.width, pc.height, 1.0, in_frame); /* barriers: any_candidate */
+        barrier();
         if (gl_LocalInvocationIndex == 0u && any_candidate != 0u && shaded[4] == 0u) {
             atomicMax(shaded[4], gl_NumWorkGroups.x); /* step 3 runs, on this grid */
             atomicMax(shaded[5], gl_NumWorkGroups.y);
             atomicMax(shaded[6], 1u);
         }
-        return;
-    }
-    if (pc.step == 5u) { /* every invocation: splat_priorities' barriers */
-        splat_priorities(x, y, pc.width, pc.height, 1.0, in_frame);
         return;
     }
     if (!in_frame)
@@ -293,8 +288,8 @@ void main()
         splat_prev_index[i] = FG_NONE;
         return;
     }
-    if (pc.step == 1u || pc.step == 6u) {
-        splat_pixel(x, y, pc.width, pc.height, 1.0, 1u);
+    if (pc.step == 1u || pc.step == 5u || pc.step == 6u) { /* 5, 6: steps 0 and 1 again */
+        splat_pixel(x, y, pc.width, pc.height, 1.0, pc.step == 5u ? 0u : 1u);
     } else {
         const uint k = splat_prev_index[i];
         prev_motion[i] = k == FG_NONE ? vec2(FG_INVALID, 0.0) : -motion[k];
