@@ -636,7 +636,8 @@ static void test_exact(vkt *t, upf_context *ctx)
     /* a few quotients at binade edges (1, 2, 1/2: the step down crosses to smaller ulps),
      * then random ones */
     const float edge[][2] = { { 3, 3 }, { 1, 3 }, { 2, 1 }, { -1, 2 }, { 1.5f, -1.5f },
-                              { 7, 7.0000005f }, { 1, 0.99999994f }, { 0x1p-10f, 3 } };
+                              { 7, 7.0000005f }, { 1, 0.99999994f }, { 0x1p-10f, 3 },
+                              { 1, 1.00000012f } }; /* 1 - 2^-23 + 2^-46: just below 1 */
     /* the second half: reciprocals (upf_rcp_rn_from: a = 1, b > 0), the same edges made
      * positive (1, 2, 1/2: powers of two; 1 / 0.99999994 just above one) */
     for (int i = 0; i < PAIRS / 9; i++) {

@@ -176,23 +176,36 @@ bool upf_div_mid_below(float q, uint c, uint d)
     return upf_quot_mid_below(q, c, d, 0);
 }
 
+/* How many ulps q (significand Q) is from the correctly rounded value, from d, q's error in
+ * halves of its ulp times the divisor's significand S (d exact: |d| < 2^31): the n with
+ * (2n - 1) S < d < (2n + 1) S (d is never an odd multiple of S: the exact value is never a
+ * midpoint), for |n| <= 2 where q + n ulps keeps q's exponent and is no power of two (whose
+ * lower neighbour is half an ulp away); else 9 (the midpoint steps decide). One integer test
+ * instead of the midpoint tests' 64-bit products, and the step taken at once where the device
+ * is an ulp or two off (a warp then waits on no loop for one lane's sake). */
+int upf_ulps_to_nearest(uint Q, int d, uint S)
+{
+    const int s = int(S);
+    if (Q < 0x800003u || Q > 0xfffffcu || d <= -5 * s || d >= 5 * s)
+        return 9;
+    return d >= 3 * s ? 2 : d >= s ? 1 : d > -s ? 0 : d > -3 * s ? -1 : -2;
+}
+
 /* upf_rcp_rn from q, the hardware's 1 / s (or any float within 6 ulps of the correctly
- * rounded one: test_vk_runner's exact case starts it up to 4 ulps off). The common case is
- * one integer test, as upf_sqrt_rn's: with s = S * 2^Es and q = Q * 2^Eq, the error of q in
- * halves of its ulp times S is D = 2^(k + 1) - 2 Q S, k = -Es - Eq; q is the rounded
- * reciprocal when -S < D < S (no ties: 1 / s is never a midpoint). Q S lies in [2^46, 2^48),
- * so 2^(k + 1) >= 2^32 when q is near 1 / s, and D's low 32 bits are those of -2 Q S: D
- * itself while |D| < 2^31 (q within 64 ulps; Vulkan's division is within 3). A power of two
- * (whose lower neighbour is half an ulp away) or a miss: the midpoint tests step q. */
+ * rounded one: test_vk_runner's exact case starts it up to 4 ulps off). With s = S * 2^Es and
+ * q = Q * 2^Eq, q's error in halves of its ulp times S is D = 2^(k + 1) - 2 Q S, k = -Es -
+ * Eq (upf_ulps_to_nearest); Q S lies in [2^46, 2^48), so 2^(k + 1) >= 2^32 when q is near
+ * 1 / s, and D's low 32 bits are those of -2 Q S: D itself while |D| < 2^31 (q within 64
+ * ulps; Vulkan's division is within 3), as upf_sqrt_rn's residual. */
 float upf_rcp_rn_from(float s, float q)
 {
     uint S, Q;
     int Es, Eq;
     upf_decompose(s, S, Es);
     upf_decompose(q, Q, Eq);
-    const int d = int(0u - 2u * Q * S);
-    if (Q != 0x800000u && d > -int(S) && d < int(S))
-        return q;
+    const int n = upf_ulps_to_nearest(Q, int(0u - 2u * Q * S), S);
+    if (n != 9)
+        return uintBitsToFloat(floatBitsToUint(q) + uint(n));
     UPF_STEP_TO_NEAREST(q, upf_rcp_mid_below, S, Es);
     return q;
 }
@@ -246,14 +259,16 @@ float upf_fdiv_rn_from(float a, float b, float q)
     float m = abs(q);
     /* One integer test first, as upf_rcp_rn_from's: with |q| = Q * 2^Eq and k = Fa - Fb - Eq
      * (22 to 25 when q is near), D = 2 (A 2^k - Q B) is q's error in halves of its ulp times
-     * B; q is the rounded quotient when -B < D < B, and D's low 32 bits are D itself while q
-     * is within 64 ulps. A power of two, a miss or another k: the midpoint steps. */
+     * B (upf_ulps_to_nearest), and D's low 32 bits are D itself while q is within 64 ulps.
+     * Another k, or no answer from it: the midpoint steps. */
     upf_decompose(m, Q, Eq);
     const int k = Fa - Fb - Eq;
-    if (Q != 0x800000u && k >= 0 && k < 32) {
-        const int d = int(2u * ((A << uint(k)) - Q * B));
-        if (d > -int(B) && d < int(B))
-            return q;
+    if (k >= 0 && k < 32) {
+        const int n = upf_ulps_to_nearest(Q, int(2u * ((A << uint(k)) - Q * B)), B);
+        if (n != 9) {
+            const float r = uintBitsToFloat(floatBitsToUint(m) + uint(n));
+            return (a < 0.0) != (b < 0.0) ? -r : r;
+        }
     }
     UPF_STEP_TO_NEAREST(m, upf_fdiv_mid_below, uvec2(A, B), Fb - Fa);
     return (a < 0.0) != (b < 0.0) ? -m : m;
