@@ -4,9 +4,8 @@
  * 1.. stacked by rows, each as wide as level 0).
  *
  * Dispatches, the step patched into the push constants after the pass's constants (a barrier
- * between each): step 0 (or step 1 with its down: vk_framegen.h, upf__vk_fg_fill_dispatches;
- * each invocation its level-1 pixel's four children, their loads issued together) decodes
- * the splat (the landed pixel's motion, with a camera model what the camera's
+ * between each): step 0 (or step 1 with its down: vk_framegen.h, upf__vk_fg_fill_dispatches)
+ * decodes the splat (the landed pixel's motion, with a camera model what the camera's
  * homography G leaves of it, G as the splat's powers step wrote it into the camera surface;
  * a hole where nothing landed); steps l = 1, 6, 11, .. below levels make
  * levels l .. l + 4 (downs: five levels a dispatch, through shared memory), each pixel the
@@ -116,30 +115,6 @@ uvec4 decode(int x, int y)
     return k == FG_NONE ? decode_from(i, k, vec2(0.0), 0u) : decode_from(i, k, motion[k], splat[i]);
 }
 
-/* Level 1's pixel (x, y) decodes its four children of level 0 (those in the frame: ok), their
- * loads first, all four in flight together (not four chains of two dependent loads), then
- * each decoded as decode() does: the same words. */
-void decode_children(int x, int y, out uvec4 c[4], out bool ok[4])
-{
-    uint k[4];
-    for (int j = 0; j < 4; j++) {
-        const int cx = 2 * x + (j & 1), cy = 2 * y + (j >> 1);
-        ok[j] = cx < pc.width && cy < pc.height;
-        k[j] = ok[j] ? splat_index[cy * pc.width + cx] : FG_NONE;
-    }
-    vec2 m[4];
-    uint p[4];
-    for (int j = 0; j < 4; j++) {
-        const int i = (2 * y + (j >> 1)) * pc.width + 2 * x + (j & 1);
-        m[j] = k[j] != FG_NONE ? motion[k[j]] : vec2(0.0);
-        p[j] = k[j] != FG_NONE ? splat[i] : 0u;
-    }
-    for (int j = 0; j < 4; j++)
-        c[j] = ok[j] ? decode_from((2 * y + (j >> 1)) * pc.width + 2 * x + (j & 1), k[j], m[j],
-                                   p[j])
-                     : HOLE;
-}
-
 /* the farthest of the children with a motion, the first of equals (fill.c's order) */
 void consider(uvec4 c, inout uvec4 best, inout bool found)
 {
@@ -170,16 +145,14 @@ void downs(int l0)
         const int cw = level_size(pc.width, l - 1), ch = level_size(pc.height, l - 1);
         const int x = int(gl_WorkGroupID.x) * n + lx, y = int(gl_WorkGroupID.y) * n + ly;
         if (lx < n && ly < n && x < level_size(pc.width, l) && y < level_size(pc.height, l)) {
-            uvec4 best = HOLE, c[4];
-            bool found = false, ok[4];
-            if (l == 1)
-                decode_children(x, y, c, ok);
+            uvec4 best = HOLE;
+            bool found = false;
             for (int k = 0; k < 4; k++) {
                 const int cx = 2 * x + (k & 1), cy = 2 * y + (k >> 1);
                 if (cx >= cw || cy >= ch)
                     continue;
                 consider(s > 0  ? tile_at(s - 1, n, lx, ly, k)
-                         : l == 1 ? c[k]
+                         : l == 1 ? decode(cx, cy)
                                   : level_at(l - 1, cx, cy),
                          best, found);
             }

@@ -9,8 +9,8 @@
  * workgroup: powers): where there is a camera model, the phase's powers of G (camera.glsl,
  * CAM_POW: G, G^(1 - t), G^t, G^-(1 - t), as splat.c and resolve.c compute them) into the
  * camera surface, for this pass, the fill and the resolve; then priorities (splat.glsl,
- * splat_priorities), then indices (splat_indices), each through the workgroup's cells in
- * shared memory. One invocation per pixel of N, 16 x 16 a workgroup (a workgroup's launch
+ * splat_priorities: through the workgroup's cells in shared memory), then indices
+ * (splat_pixel). One invocation per pixel of N, 16 x 16 a workgroup (a workgroup's launch
  * costs about the same whatever its size), grid ceil(W / 16) x ceil(H / 16). vk_framegen.h,
  * upf__vk_fg_splat_frame. */
 #version 450
@@ -109,7 +109,7 @@ void main()
     if (pc.step == 0u) { /* step 1 reads where each pixel landed: no camera */
         splat_camera_setup(pc.flow != 0u);
         splat_priorities(x, y, pc.width, pc.height, pc.shift, in_frame);
-    } else {
-        splat_indices(x, y, pc.width, pc.height, in_frame);
+    } else if (in_frame) {
+        splat_pixel(x, y, pc.width, pc.height, pc.shift, 1u);
     }
 }

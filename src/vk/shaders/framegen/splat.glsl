@@ -13,9 +13,8 @@
  * writes its index by atomicMin: the least 64-bit key (priority << 32) | index with 32-bit
  * atomics, both steps on the same cells whatever the compiler does with the arithmetic. The
  * landing position is `precise`, the CPU's operations in its order: the CPU's cells.
- * splat_pixel makes either step for one pixel (vectors.comp); with SPLAT_GROUPED,
- * splat_priorities and splat_indices make them for a workgroup through its cells in shared
- * memory (splat.comp). */
+ * splat_pixel makes either step for one pixel; with SPLAT_GROUPED, splat_priorities makes
+ * step 0 for a workgroup through its cells in shared memory (splat.comp). */
 #ifndef UPF_FG_SPLAT_GLSL
 #define UPF_FG_SPLAT_GLSL
 
@@ -103,7 +102,6 @@ void splat_pixel(int x, int y, int W, int H, float shift, uint step)
 #define SPLAT_TILE 24 /* the side of a workgroup's shared cells (its pixels' side + 8) */
 #define SPLAT_GROUP (gl_WorkGroupSize.x * gl_WorkGroupSize.y) /* invocations of a workgroup */
 shared uint splat_cells[SPLAT_TILE * SPLAT_TILE];
-shared uint splat_wins[SPLAT_TILE * SPLAT_TILE]; /* step 1: the least index of each cell */
 shared int splat_anchor[2]; /* the tile's top-left cell */
 shared uint splat_miss;      /* 1: a landing's cells outside the tile */
 
@@ -116,7 +114,7 @@ shared uint splat_miss;      /* 1: a landing's cells outside the tile */
  * or): not four atomics on four shared words from every invocation (a box's least and largest
  * corners), all of them on the same words. Any tile gives the same cells: the least of a set.
  * Two barriers; the tile holds until the workgroup calls it again. */
-bool splat_group_tile(bool landed, int x0, int y0, int W, int H, out int bx, out int by)
+bool splat_group_tile(bool landed, int x0, int y0, out int bx, out int by)
 {
     const uint me = gl_LocalInvocationIndex;
     const uint centre = (gl_WorkGroupSize.y / 2u) * gl_WorkGroupSize.x + gl_WorkGroupSize.x / 2u;
@@ -135,56 +133,6 @@ bool splat_group_tile(bool landed, int x0, int y0, int W, int H, out int bx, out
     return splat_miss == 0u;
 }
 
-/* Step 1 of splat_pixel for a whole workgroup (every invocation calls it): the cells of the
- * workgroup's tile are read from SPLAT_DEPTH once each into shared memory (2.25 loads a
- * pixel where each pixel read its four cells), each pixel whose priority a cell holds takes
- * the least index there by a shared atomic, and each cell that one of the workgroup's pixels
- * won is written to SPLAT_INDEX by one global atomicMin (not one for every pixel of equal
- * priority: the flow's priorities, speeds, tie across a block). The least of a set whatever
- * the order: the same cells. Straight to SPLAT_INDEX where the tile does not fit. */
-void splat_indices(int x, int y, int W, int H, bool in_frame)
-{
-    const uint me = gl_LocalInvocationIndex, i = uint(y * W + x);
-    const uint l = in_frame ? splat_land[i] : FG_NONE;
-    const bool landed = l != FG_NONE;
-    const int x0 = landed ? int(l % uint(W + 1)) - 1 : 0;
-    const int y0 = landed ? int(l / uint(W + 1)) - 1 : 0;
-    int bx, by;
-    const bool fits = splat_group_tile(landed, x0, y0, W, H, bx, by);
-    if (fits) {
-        for (uint k = me; k < SPLAT_TILE * SPLAT_TILE; k += SPLAT_GROUP) {
-            const int tx = bx + int(k) % SPLAT_TILE, ty = by + int(k) / SPLAT_TILE;
-            const bool inside = tx >= 0 && tx < W && ty >= 0 && ty < H;
-            splat_cells[k] = inside ? SPLAT_DEPTH[ty * W + tx] : FG_NONE;
-            splat_wins[k] = FG_NONE;
-        }
-    }
-    barrier();
-    if (landed) {
-        const uint p = priority[i];
-        for (int k = 0; k < 4; k++) {
-            const int tx = x0 + (k & 1), ty = y0 + (k >> 1);
-            if (tx < 0 || tx >= W || ty < 0 || ty >= H)
-                continue;
-            const int c = (ty - by) * SPLAT_TILE + tx - bx;
-            if (!fits) {
-                if (SPLAT_DEPTH[ty * W + tx] == p)
-                    atomicMin(SPLAT_INDEX[ty * W + tx], i);
-            } else if (splat_cells[c] == p) {
-                atomicMin(splat_wins[c], i);
-            }
-        }
-    }
-    barrier();
-    if (!fits)
-        return;
-    for (uint k = me; k < SPLAT_TILE * SPLAT_TILE; k += SPLAT_GROUP) {
-        const uint v = splat_wins[k];
-        if (v != FG_NONE)
-            atomicMin(SPLAT_INDEX[(by + int(k) / SPLAT_TILE) * W + bx + int(k) % SPLAT_TILE], v);
-    }
-}
-
 /* Step 0 of splat_pixel for a whole workgroup (every invocation calls it; `in_frame`: (x, y) is
  * in the frame): the same landings and cells, but the priorities go first into the
  * workgroup's own copy of the cells, in shared memory, where its landings' cells fit
@@ -201,7 +149,7 @@ void splat_priorities(int x, int y, int W, int H, float shift, bool in_frame)
     const bool landed = in_frame && splat_landing(x, y, W, H, shift, x0, y0);
     if (in_frame)
         splat_land[i] = landed ? uint(y0 + 1) * uint(W + 1) + uint(x0 + 1) : FG_NONE;
-    const bool fits = splat_group_tile(landed, x0, y0, W, H, bx, by);
+    const bool fits = splat_group_tile(landed, x0, y0, bx, by);
     if (landed) {
         const uint p = priority[i];
         for (int k = 0; k < 4; k++) {
