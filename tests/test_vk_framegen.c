@@ -1916,8 +1916,8 @@ static void time_camera(gpu *g, int w, int h, int frames)
 /* ---- timing (UPF_VK_VECTORS_TIMING, not in ctest) ----------------------------------------- */
 
 /* The bench pair's kind of vectors at w x h for time_vectors: `walk`, a forward step with a
- * small turn (every pixel moves away from a point left of centre, 0.5 to 9 px: none still,
- * as on the courtyard walk), depth a ramp below a far plane (the top 30%, one depth: its
+ * small turn (every pixel moves away from a point 0.2 w left of the frame, at least 0.5 px:
+ * none still, as on the courtyard walk), depth a ramp below a far plane (the top 30%, one depth: its
  * splat's priorities tie, as a sky's); else a still camera (every vector 0) over a random
  * texture with a disc of shadow every 64 x 64 px that moves 2 px right and 1 down (the shade
  * rule moves pixels: steps 4 to 7 run). Into motion (2 w h), depth, prev and cur (4 w h). */
@@ -1927,7 +1927,7 @@ static void timing_scene(int w, int h, bool walk, float *motion, float *depth, f
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
             const size_t i = (size_t)y * w + x;
-            const float u = (float)x - 0.45f * (float)w, v = (float)y - 0.5f * (float)h;
+            const float u = (float)x + 0.2f * (float)w, v = (float)y - 0.5f * (float)h;
             motion[2 * i] = walk ? 0.5f + 0.004f * u : 0.0f;
             motion[2 * i + 1] = walk ? 0.004f * v : 0.0f;
             depth[i] = 10 * y < 3 * h ? 1.0f : 0.25f + 0.5f * (float)y / (float)h;
@@ -2258,6 +2258,32 @@ static void time_resolve(gpu *g, int w, int h, int frames)
     upf_interpolate_destroy(&e);
 }
 
+/* ---- the timing modes' sizes ------------------------------------------------------------ */
+
+typedef void (*timing_fn)(gpu *g, int w, int h, int frames);
+
+/* time_vectors on both of its scenes: the walk, then the still camera with moving shadows */
+static void time_vectors_cases(gpu *g, int w, int h, int frames)
+{
+    time_vectors(g, w, h, frames, true);
+    time_vectors(g, w, h, frames, false);
+}
+
+/* A timing mode's value `frames[:WxH]`: fn at W x H, else at 1920x1080 and 3840x2160 (the
+ * tests skipped). */
+static void run_timing(gpu *g, const char *timing, timing_fn fn)
+{
+    const int frames = UPF_MAX(atoi(timing), 1);
+    int w = 0, h = 0;
+    const char *at = strchr(timing, ':');
+    if (at && sscanf(at + 1, "%dx%d", &w, &h) == 2) {
+        fn(g, w, h, frames);
+        return;
+    }
+    fn(g, 1920, 1080, frames);
+    fn(g, 3840, 2160, frames);
+}
+
 /* ---- a phase's workgroups --------------------------------------------------------------- */
 
 static uint64_t workgroups(const upf__vk_pass_frame *pf)
@@ -2323,35 +2349,11 @@ int main(void)
         upf__vk_check(ctx, "test", &t.lend, &g.vk, &g.caps) != UPF_OK) {
         CHECK(!"the device loads");
     } else if (getenv("UPF_VK_RESOLVE_TIMING")) {
-        /* frames[:WxH] (else 1920x1080 and 3840x2160), the tests skipped */
-        const char *timing = getenv("UPF_VK_RESOLVE_TIMING");
-        int frames = atoi(timing), w = 0, h = 0;
-        const char *at = strchr(timing, ':');
-        if (at && sscanf(at + 1, "%dx%d", &w, &h) == 2)
-            time_resolve(&g, w, h, UPF_MAX(frames, 1));
-        else
-            for (int k = 0; k < 2; k++)
-                time_resolve(&g, k ? 3840 : 1920, k ? 2160 : 1080, UPF_MAX(frames, 1));
+        run_timing(&g, getenv("UPF_VK_RESOLVE_TIMING"), time_resolve);
     } else if (getenv("UPF_VK_CAMERA_TIMING")) {
-        /* frames[:WxH] (else 1920x1080 and 3840x2160), the tests skipped */
-        const char *timing = getenv("UPF_VK_CAMERA_TIMING");
-        int frames = atoi(timing), w = 0, h = 0;
-        const char *at = strchr(timing, ':');
-        if (at && sscanf(at + 1, "%dx%d", &w, &h) == 2)
-            time_camera(&g, w, h, UPF_MAX(frames, 1));
-        else
-            for (int k = 0; k < 2; k++)
-                time_camera(&g, k ? 3840 : 1920, k ? 2160 : 1080, UPF_MAX(frames, 1));
+        run_timing(&g, getenv("UPF_VK_CAMERA_TIMING"), time_camera);
     } else if (getenv("UPF_VK_VECTORS_TIMING")) {
-        /* frames[:WxH] (else 1920x1080 and 3840x2160), the tests skipped */
-        const char *timing = getenv("UPF_VK_VECTORS_TIMING");
-        int frames = atoi(timing), w = 0, h = 0;
-        const char *at = strchr(timing, ':');
-        const bool sized = at && sscanf(at + 1, "%dx%d", &w, &h) == 2;
-        for (int k = 0; k < (sized ? 1 : 2); k++)
-            for (int walk = 1; walk >= 0; walk--)
-                time_vectors(&g, sized ? w : k ? 3840 : 1920, sized ? h : k ? 2160 : 1080,
-                             UPF_MAX(frames, 1), walk != 0);
+        run_timing(&g, getenv("UPF_VK_VECTORS_TIMING"), time_vectors_cases);
     } else {
         test_prepare(&g);
         test_camera(&g);
