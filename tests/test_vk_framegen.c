@@ -1814,6 +1814,49 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* rp for timing one pass alone: the surfaces `used` (by index) at the engine's sizes, the
+ * rest none; the host's images 1 x 1, or at their sizes with `host_sized`; every surface cleared
+ * to UPF__FG_NONE; timestamps on. */
+static void timing_params(upf__vk_runner_params *rp, gpu *g, const upf__passes *ps,
+                          const bool *used, bool host_sized)
+{
+    *rp = (upf__vk_runner_params){
+        .ctx = g->ctx, .fn = "test", .dev = &g->t->lend, .vk = &g->vk, .caps = &g->caps,
+        .pass = ps->pass, .pass_count = ps->pass_count, .surface = ps->surface_info,
+        .surface_count = ps->surface_count, .slots = 1, .timestamps = true };
+    for (int i = 0; i < ps->surface_count; i++) {
+        const upf__surface_role role = ps->surface_info[i].role;
+        const bool host = role == UPF__SURFACE_INPUT || role == UPF__SURFACE_OUTPUT;
+        rp->width[i] = used[i] || (host && host_sized) ? ps->surface[i].width : 0;
+        rp->height[i] = used[i] || (host && host_sized) ? ps->surface[i].height : 0;
+        if (host)
+            rp->host[i] = (upf__vk_host_rule){
+                .formats = host_formats_of(i), .format_count = 1,
+                .max_width = host_sized ? UPF_MAX(rp->width[i], 1) : 1,
+                .max_height = host_sized ? UPF_MAX(rp->height[i], 1) : 1 };
+        rp->surface_plan[i].clear_value = UPF__FG_NONE;
+    }
+}
+
+/* The GPU milliseconds of the first k dispatches of pass frame pf on `run` (host images
+ * `images`, by surface). */
+static double time_dispatches_k(gpu *g, upf__vk_runner *run, const upf__vk_pass_frame *pf,
+                                int k, const upf_vk_image *const *images)
+{
+    static upf__vk_frame f;
+    memset(&f, 0, sizeof f);
+    f.pass[0] = *pf;
+    f.pass[0].dispatches = k;
+    for (int i = 0; images && i < UPF__SURFACES_MAX; i++)
+        f.image[i] = images[i];
+    VkCommandBuffer cmd = vkt_begin(g->t);
+    CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
+    CHECK(vkt_submit(g->t) == 0);
+    double ms[UPF__PASSES_MAX] = { 0 }, total = 0.0;
+    CHECK_OK(g->ctx, upf__vk_runner_timings(run, "test", ms, &total));
+    return total;
+}
+
 /* The camera pass's GPU time at w x h: the fit (game vectors' constants) on a homography's
  * motion (a small turn with some pitch and zoom) with every seventh grid pixel an outlier and
  * a tenth invalid, then the host's homography (one dispatch). For each k, the median over
@@ -1823,20 +1866,6 @@ static int cmp_double(const void *a, const void *b)
  * whole pass, so that the GPU's clocks ramping up from idle fall on no k more than another
  * (timed one k after another, the first k ran at lower clocks: at 1920x1080, the first case
  * timed, the prefix times went 0.32, 0.59, 0.87, then 0.22 ms on an H100). */
-static double time_camera_k(gpu *g, upf__vk_runner *run, const upf__vk_pass_frame *pf, int k)
-{
-    static upf__vk_frame f;
-    memset(&f, 0, sizeof f);
-    f.pass[0] = *pf;
-    f.pass[0].dispatches = k;
-    VkCommandBuffer cmd = vkt_begin(g->t);
-    CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
-    CHECK(vkt_submit(g->t) == 0);
-    double ms[UPF__PASSES_MAX] = { 0 }, total = 0.0;
-    CHECK_OK(g->ctx, upf__vk_runner_timings(run, "test", ms, &total));
-    return total;
-}
-
 static void time_camera(gpu *g, int w, int h, int frames)
 {
     upf__fg_camera_con con;
@@ -1849,22 +1878,10 @@ static void time_camera(gpu *g, int w, int h, int frames)
     if (motion)
         homography_motion(motion, w, h, &rng);
     static upf__vk_runner_params rp; /* large: not on the stack */
-    rp = (upf__vk_runner_params){
-        .ctx = g->ctx, .fn = "test", .dev = &g->t->lend, .vk = &g->vk, .caps = &g->caps,
-        .pass = ps->pass, .pass_count = ps->pass_count, .surface = ps->surface_info,
-        .surface_count = ps->surface_count, .slots = 1, .timestamps = true };
-    for (int i = 0; i < ps->surface_count; i++) {
-        const upf__surface_role role = ps->surface_info[i].role;
-        const bool used = i == UPF__FG_MOTION || i == UPF__FG_CAMERA || i == UPF__FG_CAMERA_SUMS;
-        rp.width[i] = used ? ps->surface[i].width : 0;
-        rp.height[i] = used ? ps->surface[i].height : 0;
-        if (i == UPF__FG_CAMERA_SUMS)
-            rp.height[i] = UPF__VK_FG_CAMERA_SUM_ROWS(rp.height[i]);
-        if (role == UPF__SURFACE_INPUT || role == UPF__SURFACE_OUTPUT)
-            rp.host[i] = (upf__vk_host_rule){ .formats = host_formats_of(i), .format_count = 1,
-                                              .max_width = 1, .max_height = 1 };
-        rp.surface_plan[i].clear_value = UPF__FG_NONE;
-    }
+    bool used[UPF__SURFACES_MAX] = { 0 };
+    used[UPF__FG_MOTION] = used[UPF__FG_CAMERA] = used[UPF__FG_CAMERA_SUMS] = true;
+    timing_params(&rp, g, ps, used, false);
+    rp.height[UPF__FG_CAMERA_SUMS] = UPF__VK_FG_CAMERA_SUM_ROWS(rp.height[UPF__FG_CAMERA_SUMS]);
     rp.surface_plan[UPF__FG_MOTION] = (upf__vk_surface_plan){
         .upload = motion, .upload_bytes = surface_bytes(ps, UPF__FG_MOTION) };
     static float table[UPF__VK_FG_TABLE];
@@ -1891,10 +1908,11 @@ static void time_camera(gpu *g, int w, int h, int frames)
                given ? "the host's homography" : "the fit", con.grid_w, con.grid_h, con.step,
                upf__fg_camera_blocks(con.grid_w, con.grid_h), g->caps.props.deviceName);
         for (int i = 0; i < frames; i++) /* the clocks up */
-            (void)time_camera_k(g, run, &pf, n);
+            (void)time_dispatches_k(g, run, &pf, n, NULL);
         for (int i = 0; i < frames; i++)
             for (int k = 1; k <= n; k++)
-                t[(size_t)(k - 1) * (size_t)frames + (size_t)i] = time_camera_k(g, run, &pf, k);
+                t[(size_t)(k - 1) * (size_t)frames + (size_t)i] =
+                    time_dispatches_k(g, run, &pf, k, NULL);
         double last = 0.0;
         for (int k = 1; k <= n; k++) {
             double *tk = t + (size_t)(k - 1) * (size_t)frames;
@@ -1917,8 +1935,8 @@ static void time_camera(gpu *g, int w, int h, int frames)
 
 /* The bench pair's kind of vectors at w x h for time_vectors: `walk`, a forward step with a
  * small turn (every pixel moves away from a point 0.2 w left of the frame, at least 0.5 px:
- * none still, as on the courtyard walk), depth a ramp below a far plane (the top 30%, one depth: its
- * splat's priorities tie, as a sky's); else a still camera (every vector 0) over a random
+ * none still, as on the courtyard walk), depth a ramp below a far plane (the top 30%, one
+ * depth: its splat's priorities tie, as a sky's); else a still camera (every vector 0) over a random
  * texture with a disc of shadow every 64 x 64 px that moves 2 px right and 1 down (the shade
  * rule moves pixels: steps 4 to 7 run). Into motion (2 w h), depth, prev and cur (4 w h). */
 static void timing_scene(int w, int h, bool walk, float *motion, float *depth, float *prev,
@@ -1939,25 +1957,6 @@ static void timing_scene(int w, int h, bool walk, float *motion, float *depth, f
                 prev[4 * i + k] = (d0 ? 0.35f : 1.0f) * t, cur[4 * i + k] = (d1 ? 0.35f : 1.0f) * t;
             prev[4 * i + 3] = cur[4 * i + 3] = 1.0f;
         }
-}
-
-/* The GPU milliseconds of the first k dispatches of pass frame pf on `run` (host images
- * `images`, by surface). */
-static double time_dispatches_k(gpu *g, upf__vk_runner *run, const upf__vk_pass_frame *pf,
-                                int k, const upf_vk_image *const *images)
-{
-    static upf__vk_frame f;
-    memset(&f, 0, sizeof f);
-    f.pass[0] = *pf;
-    f.pass[0].dispatches = k;
-    for (int i = 0; images && i < UPF__SURFACES_MAX; i++)
-        f.image[i] = images[i];
-    VkCommandBuffer cmd = vkt_begin(g->t);
-    CHECK_OK(g->ctx, upf__vk_runner_record(run, "test", cmd, &f));
-    CHECK(vkt_submit(g->t) == 0);
-    double ms[UPF__PASSES_MAX] = { 0 }, total = 0.0;
-    CHECK_OK(g->ctx, upf__vk_runner_timings(run, "test", ms, &total));
-    return total;
 }
 
 /* The vectors pass's GPU time at w x h (game vectors at the frames' size, float frames), as
@@ -1989,26 +1988,11 @@ static void time_vectors(gpu *g, int w, int h, int frames, bool walk)
     if (!(prev_packed = linear_packed(prev, (int)n)) || !(cur_packed = linear_packed(cur, (int)n)))
         goto done;
     static upf__vk_runner_params rp; /* large: not on the stack */
-    rp = (upf__vk_runner_params){
-        .ctx = g->ctx, .fn = "test", .dev = &g->t->lend, .vk = &g->vk, .caps = &g->caps,
-        .pass = ps->pass, .pass_count = ps->pass_count, .surface = ps->surface_info,
-        .surface_count = ps->surface_count, .slots = 1, .timestamps = true };
-    for (int i = 0; i < ps->surface_count; i++) {
-        const upf__surface_role role = ps->surface_info[i].role;
-        const bool used = i == UPF__FG_MOTION || i == UPF__FG_PRIORITY || i == UPF__FG_SPLAT_PREV ||
-                          i == UPF__FG_SPLAT_PREV_INDEX || i == UPF__FG_SPLAT_LAND ||
-                          i == UPF__FG_PREV_MOTION || i == UPF__FG_LINEAR_PREV ||
-                          i == UPF__FG_LINEAR;
-        rp.width[i] = used ? ps->surface[i].width : 0;
-        rp.height[i] = used ? ps->surface[i].height : 0;
-        if (role == UPF__SURFACE_INPUT || role == UPF__SURFACE_OUTPUT) {
-            rp.width[i] = ps->surface[i].width, rp.height[i] = ps->surface[i].height;
-            rp.host[i] = (upf__vk_host_rule){ .formats = host_formats_of(i), .format_count = 1,
-                                              .max_width = UPF_MAX(rp.width[i], 1),
-                                              .max_height = UPF_MAX(rp.height[i], 1) };
-        }
-        rp.surface_plan[i].clear_value = UPF__FG_NONE;
-    }
+    bool used[UPF__SURFACES_MAX] = { 0 };
+    used[UPF__FG_MOTION] = used[UPF__FG_PRIORITY] = used[UPF__FG_SPLAT_PREV] = true;
+    used[UPF__FG_SPLAT_PREV_INDEX] = used[UPF__FG_SPLAT_LAND] = used[UPF__FG_PREV_MOTION] = true;
+    used[UPF__FG_LINEAR_PREV] = used[UPF__FG_LINEAR] = true;
+    timing_params(&rp, g, ps, used, true);
     rp.surface_plan[UPF__FG_LINEAR_PREV] = (upf__vk_surface_plan){
         .upload = prev_packed, .upload_bytes = surface_bytes(ps, UPF__FG_LINEAR_PREV) };
     rp.surface_plan[UPF__FG_LINEAR] = (upf__vk_surface_plan){
@@ -2166,28 +2150,22 @@ static upf__vk_runner *resolve_timing_runner(gpu *g, const upf__passes *ps, int 
                                              const resolve_timing_in *in, const float *cam)
 {
     static upf__vk_runner_params rp; /* large: not on the stack */
-    rp = (upf__vk_runner_params){
-        .ctx = g->ctx, .fn = "test", .dev = &g->t->lend, .vk = &g->vk, .caps = &g->caps,
-        .pass = ps->pass, .pass_count = ps->pass_count, .surface = ps->surface_info,
-        .surface_count = ps->surface_count, .slots = 1, .timestamps = true };
     const float scene[4] = { 0, 0, 0, 0 };
     const void *up[UPF__SURFACES_MAX] = { 0 };
     up[UPF__FG_LINEAR_PREV] = in->prev_packed, up[UPF__FG_LINEAR] = in->cur_packed;
     up[UPF__FG_MOTION_T] = cam[0] != 0.0f ? in->mt_res : in->mt, up[UPF__FG_MOTION] = in->motion;
     up[UPF__FG_PREV_MOTION] = in->prev_motion, up[UPF__FG_CAMERA] = cam;
     up[UPF__FG_SCENE] = scene;
+    bool used[UPF__SURFACES_MAX] = { 0 };
+    for (int i = 0; i < ps->surface_count; i++)
+        used[i] = up[i] || i == UPF__FG_RESOLVED || i == UPF__FG_COLOR_PYRAMID;
+    timing_params(&rp, g, ps, used, false);
     for (int i = 0; i < ps->surface_count; i++) {
         const upf__surface_role role = ps->surface_info[i].role;
-        const bool used = up[i] || i == UPF__FG_RESOLVED || i == UPF__FG_COLOR_PYRAMID;
-        rp.width[i] = used ? ps->surface[i].width : 0;
-        rp.height[i] = used ? ps->surface[i].height : 0;
-        if (role == UPF__SURFACE_INPUT || role == UPF__SURFACE_OUTPUT)
-            rp.host[i] = (upf__vk_host_rule){ .formats = host_formats_of(i), .format_count = 1,
-                                              .max_width = 1, .max_height = 1 };
-        else if (up[i])
-            rp.surface_plan[i] = (upf__vk_surface_plan){ .upload = up[i],
-                                                         .upload_bytes = surface_bytes(ps, i) };
-        rp.surface_plan[i].clear_value = UPF__FG_NONE;
+        if (up[i] && role != UPF__SURFACE_INPUT && role != UPF__SURFACE_OUTPUT)
+            rp.surface_plan[i] = (upf__vk_surface_plan){
+                .upload = up[i], .upload_bytes = surface_bytes(ps, i),
+                .clear_value = UPF__FG_NONE };
     }
     static float table[UPF__VK_FG_TABLE];
     upf__vk_fg_bytes_extra(&rp, w, h, table);
