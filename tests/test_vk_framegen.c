@@ -1936,9 +1936,10 @@ static void time_camera(gpu *g, int w, int h, int frames)
 /* The bench pair's kind of vectors at w x h for time_vectors: `walk`, a forward step with a
  * small turn (every pixel moves away from a point 0.2 w left of the frame, at least 0.5 px:
  * none still, as on the courtyard walk), depth a ramp below a far plane (the top 30%, one
- * depth: its splat's priorities tie, as a sky's); else a still camera (every vector 0) over a random
- * texture with a disc of shadow every 64 x 64 px that moves 2 px right and 1 down (the shade
- * rule moves pixels: steps 4 to 7 run). Into motion (2 w h), depth, prev and cur (4 w h). */
+ * depth: its splat's priorities tie, as a sky's); else a still camera (every vector 0) over
+ * a random texture with a disc of shadow every 64 x 64 px that moves 2 px right and 1 down
+ * (the shade rule moves pixels: steps 4 to 7 run). Into motion (2 w h), depth, prev and cur
+ * (4 w h). */
 static void timing_scene(int w, int h, bool walk, float *motion, float *depth, float *prev,
                          float *cur, test_rng *rng)
 {
