@@ -1857,6 +1857,32 @@ static double time_dispatches_k(gpu *g, upf__vk_runner *run, const upf__vk_pass_
     return total;
 }
 
+/* The prefix times of pass frame pf: `frames` untimed frames of the whole pass (the clocks
+ * up), then per frame the first k dispatches for k = 1 .. n in turn (into t, n x frames); one
+ * row per k (dispatch, step, workgroups with "i" where indirect: at most, the median ms, what
+ * dispatch k adds). Returns the median of the whole pass. */
+static double time_prefixes(gpu *g, upf__vk_runner *run, const upf__vk_pass_frame *pf,
+                            const upf_vk_image *const *images, int frames, double *t)
+{
+    const int n = pf->dispatches;
+    for (int i = 0; i < frames; i++)
+        (void)time_dispatches_k(g, run, pf, n, images);
+    for (int i = 0; i < frames; i++)
+        for (int k = 1; k <= n; k++)
+            t[(size_t)(k - 1) * (size_t)frames + (size_t)i] =
+                time_dispatches_k(g, run, pf, k, images);
+    double last = 0.0;
+    for (int k = 1; k <= n; k++) {
+        double *tk = t + (size_t)(k - 1) * (size_t)frames;
+        qsort(tk, (size_t)frames, sizeof *tk, cmp_double);
+        printf("  %2d  %u  %6u%s  %.4f  %+.4f\n", k, pf->patch[k - 1],
+               pf->grid[k - 1].x * pf->grid[k - 1].y * pf->grid[k - 1].z,
+               pf->indirect[k - 1] ? "i" : " ", tk[frames / 2], tk[frames / 2] - last);
+        last = tk[frames / 2];
+    }
+    return last;
+}
+
 /* The camera pass's GPU time at w x h: the fit (game vectors' constants) on a homography's
  * motion (a small turn with some pitch and zoom) with every seventh grid pixel an outlier and
  * a tenth invalid, then the host's homography (one dispatch). For each k, the median over
@@ -1902,26 +1928,11 @@ static void time_camera(gpu *g, int w, int h, int frames)
         memcpy(push.con.g, turn, sizeof turn);
         upf__vk_pass_frame pf = { .push = &push };
         upf__vk_fg_camera_frame(&push.con, &pf);
-        const int n = pf.dispatches;
         printf("camera timing at %dx%d (%s; grid %d x %d every %d px, %d blocks; %s): "
                "dispatch, step, workgroups, median ms of the first k, what it adds\n", w, h,
                given ? "the host's homography" : "the fit", con.grid_w, con.grid_h, con.step,
                upf__fg_camera_blocks(con.grid_w, con.grid_h), g->caps.props.deviceName);
-        for (int i = 0; i < frames; i++) /* the clocks up */
-            (void)time_dispatches_k(g, run, &pf, n, NULL);
-        for (int i = 0; i < frames; i++)
-            for (int k = 1; k <= n; k++)
-                t[(size_t)(k - 1) * (size_t)frames + (size_t)i] =
-                    time_dispatches_k(g, run, &pf, k, NULL);
-        double last = 0.0;
-        for (int k = 1; k <= n; k++) {
-            double *tk = t + (size_t)(k - 1) * (size_t)frames;
-            qsort(tk, (size_t)frames, sizeof *tk, cmp_double);
-            printf("  %2d  %u  %4u  %.4f  %+.4f\n", k, pf.patch[k - 1],
-                   pf.grid[k - 1].x * pf.grid[k - 1].y * pf.grid[k - 1].z, tk[frames / 2],
-                   tk[frames / 2] - last);
-            last = tk[frames / 2];
-        }
+        const double last = time_prefixes(g, run, &pf, NULL, frames, t);
         printf("camera (%s) at %dx%d: %.4f ms (median of %d frames)\n",
                given ? "the host's homography" : "the fit", w, h, last, frames);
     }
@@ -2031,26 +2042,11 @@ static void time_vectors(gpu *g, int w, int h, int frames, bool walk)
                                               &rect));
     upf__vk_pass_frame pf = { .run = true, .push = &push };
     upf__vk_fg_vectors_dispatches(&pf, w, h);
-    const int nd = pf.dispatches;
     printf("vectors timing at %dx%d (%s; %s): dispatch, step, workgroups (indirect: at most), "
            "median ms of the first k, what it adds\n", w, h,
            walk ? "the walk: nothing still" : "a still camera, moving shadows: the shade rule "
            "moves pixels", g->caps.props.deviceName);
-    for (int i = 0; i < frames; i++) /* the clocks up */
-        (void)time_dispatches_k(g, run, &pf, nd, images);
-    for (int i = 0; i < frames; i++)
-        for (int k = 1; k <= nd; k++)
-            t[(size_t)(k - 1) * (size_t)frames + (size_t)i] =
-                time_dispatches_k(g, run, &pf, k, images);
-    double last = 0.0;
-    for (int k = 1; k <= nd; k++) {
-        double *tk = t + (size_t)(k - 1) * (size_t)frames;
-        qsort(tk, (size_t)frames, sizeof *tk, cmp_double);
-        printf("  %2d  %u  %6u%s  %.4f  %+.4f\n", k, pf.patch[k - 1],
-               pf.grid[k - 1].x * pf.grid[k - 1].y * pf.grid[k - 1].z,
-               pf.indirect[k - 1] ? "i" : " ", tk[frames / 2], tk[frames / 2] - last);
-        last = tk[frames / 2];
-    }
+    const double last = time_prefixes(g, run, &pf, images, frames, t);
     /* the shade flag after a whole pass: steps 4 to 7's workgroups and step 3's (none on the
      * walk) */
     VkDeviceSize fb = 0;
