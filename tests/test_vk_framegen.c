@@ -799,8 +799,11 @@ static void test_fill(gpu *g)
      * step loads four levels' ancestors at a time: its second four) */
     for (int i = 0; i < N; i++)
         index[i] = UPF__FG_NONE;
-    for (int k = 0; k < 3; k++)
-        index[test_rand_int(&rng, 0, N - 1)] = (uint32_t)test_rand_int(&rng, 0, N - 1);
+    for (int k = 0; k < 3;) { /* three distinct pixels: a repeat would leave N - 2 holes */
+        const int at = test_rand_int(&rng, 0, N - 1);
+        if (index[at] == UPF__FG_NONE)
+            index[at] = (uint32_t)test_rand_int(&rng, 0, N - 1), k++;
+    }
     fill_case_holes(g, ps, splat, index, motion, no_cam, N - 3, "three pixels landed");
     upf_interpolate_destroy(&er.e);
 }
