@@ -9,12 +9,15 @@ from 8-bit colours).
 writes OUT/<variant>/framegen/prepare.spv, compiled with glslangValidator from a changed copy of
 src/vk/shaders/framegen/prepare.comp (or SHADERS/framegen/prepare.comp), for a build made with
 -DUPF_VK_PROBE=ON, which loads it in place of its own when UPF_VK_SHADER_DIR=OUT/<variant> is
-set. Time each with the bench's prepare column (its 1920x1080 rows):
+set. Time each with the bench's prepare column (--scale 1: the 1920x1080 rows alone):
 
     for v in OUT/*/; do UPF_VK_SHADER_DIR=$v UPF_VK_TEST_NO_VALIDATION=1 build/upframe bench \\
-        --backend vulkan --frames 100 --no-spatial --no-temporal --size 960x540; done
+        --backend vulkan --frames 100 --no-spatial --no-temporal --size 1920x1080 --scale 1; done
 
-A variant is made only where the shader still has what it changes (a note names the others).
+A variant is made only where the shader still has what it changes (a note names the others):
+since 98e02de prepare.comp keeps one counter, so the copies' variants need e34420a's shaders
+(git archive e34420a src/vk/shaders | tar -x -C DIR, then SHADERS = DIR/src/vk/shaders); both,
+prior, agg and old are made from either.
 Exact variants (the CPU's surfaces word for word: test_vk_framegen and test_vk_interpolate pass
 with UPF_VK_SHADER_DIR=OUT/<variant> on lavapipe):
   base       the shader as it is (the same build's baseline)
@@ -87,6 +90,14 @@ def nocopies(t):
     return sub(t, COPIES_RET, '    return 1;')
 
 
+ONE = 'shared uint counts[2 * SLOTS_MAX * BINS];'
+
+
+def one_counter(t):
+    """nocopies, or t itself where it keeps one counter already (since 98e02de)"""
+    return t if ONE in t and COUNTS not in t else nocopies(t)
+
+
 def copies4(t):
     return sub(t, '#define COPIES 8\n', '#define COPIES 4\n')
 
@@ -132,18 +143,29 @@ def nocode(t):
 
 ATOM = ('    atomicAdd(counts[(((f * sides.y + sy) * sides.x + sx) * BINS + bin) * copies + copy],'
         ' 1u);\n')
+ATOM1 = '    atomicAdd(counts[((f * sides.y + sy) * sides.x + sx) * BINS + bin], 1u);\n'
+KEY = '((f * sides.y + sy) * sides.x + sx) * BINS + bin'
+
+
+def atom_of(t):
+    """the pixel's shared atomic as t writes it, and its counter"""
+    if ATOM in t:
+        return ATOM, '(%s) * copies + copy' % KEY
+    if ATOM1 in t:
+        return ATOM1, KEY
+    raise Missing(ATOM1)
 
 
 def agg(t):
-    t = nocopies(t)
+    t = one_counter(t)
+    atom, key = atom_of(t)
     t = sub(t, '#extension GL_EXT_samplerless_texture_functions : require\n',
             '#extension GL_EXT_samplerless_texture_functions : require\n'
             '#extension GL_KHR_shader_subgroup_ballot : require\n')
     # frame() runs only for the pixels inside the frame: the loop takes the subgroup's active
     # invocations, each distinct counter once (its first invocation adds their number)
-    return sub(t, ATOM,
-               '    const uint key = uint((((f * sides.y + sy) * sides.x + sx) * BINS + bin) * copies'
-               ' + copy);\n'
+    return sub(t, atom,
+               '    const uint key = uint(%s);\n' % key +
                '    for (;;) {\n'
                '        const uint first = subgroupBroadcastFirst(key);\n'
                '        if (key == first) {\n'
@@ -156,7 +178,7 @@ def agg(t):
 
 
 def nohist(t):
-    t = sub(t, ATOM, '')
+    t = sub(t, atom_of(t)[0], '')
     t = sub(t, '    for (int k = me; k < used; k += GROUP) {', '    for (int k = me; k < 0; k++) {')
     return sub(t, '    for (int k = me; k < 2 * BINS; k += GROUP) {',
                '    for (int k = me; k < 0; k++) {')
@@ -171,10 +193,11 @@ def chain(*fs):
 
 
 VARIANTS = [('base', lambda t: t), ('nocopies', nocopies), ('copies4', copies4),
-            ('pcopies', pcopies), ('nobracket', nobracket), ('both', chain(nocopies, nobracket)),
-            ('gtables', gtables), ('prior', chain(nocopies, nobracket, gtables)), ('agg', agg),
+            ('pcopies', pcopies), ('nobracket', nobracket),
+            ('both', chain(one_counter, nobracket)), ('gtables', gtables),
+            ('prior', chain(one_counter, nobracket, gtables)), ('agg', agg),
             ('noround', noround), ('nocode', nocode),
-            ('old', chain(nocopies, nobracket, gtables, noround, nocode)), ('nohist', nohist)]
+            ('old', chain(one_counter, nobracket, gtables, noround, nocode)), ('nohist', nohist)]
 only = os.environ.get('VARIANTS', '').split()
 made = []
 for name, make in VARIANTS:
