@@ -69,14 +69,13 @@ layout(push_constant) uniform Push {
  * more; else at most 4 a side) and bin; the whole frame's bins are the sums of its regions'
  * (made when the workgroup adds its counts to the surface). */
 #define SLOTS_MAX 16
-/* Each counter in COPIES copies, an invocation counting into copy (its index % copies): the
- * pixels of a warp mostly fall in one bin, and same-address shared atomics of a warp are
- * serialised; copies (COPIES with at most 2 x 2 slots, COPIES / 4 with more) make them
- * COPIES-way fewer. The counts are added up exactly. */
-#ifndef COPIES
-#define COPIES 8
-#endif
-shared uint counts[2 * 4 * BINS * COPIES];
+/* One counter a frame, slot and bin. b6fb90b kept each in 8 copies, so that a warp's
+ * same-bin atomics fell on 8 addresses, not 1; but clearing them and adding them up (a warp's
+ * lanes reading counters 8 words apart: 8-way bank conflicts; 32 loads a lane for the whole
+ * frame's bins) took some 1090 shared-memory passes a workgroup besides the atomics, not 24,
+ * and prepare became slower on an H100 (docs/FRAMEGEN.md, "prepare's histogram counts";
+ * scripts/vk_probe_prepare.py makes both to time). */
+shared uint counts[2 * SLOTS_MAX * BINS];
 
 #define DOWN_FUSED 5 /* levels a down step makes (vk_framegen.h, UPF__VK_FG_PREPARE_DOWN_FUSED) */
 shared float tile[2][341]; /* the down step's levels of each pyramid: 16 x 16, 8 x 8 .. 1 x 1 */
@@ -176,12 +175,6 @@ float luma_mean(float c[4])
     return r;
 }
 
-/* the copies of each counter (counts holds 2 * slots * BINS * copies) */
-int copies_of(ivec2 sides)
-{
-    return sides.x * sides.y <= 4 ? COPIES : COPIES / 4;
-}
-
 /* The luma a pixel stores and counts, from the correctly rounded root of its clamped Rec. 709
  * luma (the CPU's sqrtf): its 12-bit code (luma_code). */
 float luma_value(float root)
@@ -237,8 +230,7 @@ void frame(int f, int x, int y)
     const int bin = pc.levels > 0 ? bin_of(v) : luma_bin(lc);
     const ivec2 o = ivec2(gl_WorkGroupID.xy) * TILE, sides = slot_sides();
     const int sx = x * 4 / pc.width - o.x * 4 / pc.width, sy = y * 4 / pc.height - o.y * 4 / pc.height;
-    const int copies = copies_of(sides), copy = int(gl_LocalInvocationIndex) % copies;
-    atomicAdd(counts[(((f * sides.y + sy) * sides.x + sx) * BINS + bin) * copies + copy], 1u);
+    atomicAdd(counts[((f * sides.y + sy) * sides.x + sx) * BINS + bin], 1u);
 }
 
 
@@ -286,8 +278,8 @@ void frames(int x, int y)
     const int me = int(gl_LocalInvocationIndex);
     const ivec2 sides = slot_sides(), r0 = ivec2(gl_WorkGroupID.xy) * TILE * 4 /
                                            ivec2(pc.width, pc.height); /* the first region */
-    const int slots = sides.x * sides.y, used = 2 * slots * BINS, copies = copies_of(sides);
-    for (int k = me; k < used * copies; k += GROUP)
+    const int slots = sides.x * sides.y, used = 2 * slots * BINS;
+    for (int k = me; k < used; k += GROUP)
         counts[k] = 0u;
     for (int k = me; BYTES && k < TABLE; k += GROUP)
         tables[k] = table_at(uint(k));
@@ -299,10 +291,8 @@ void frames(int x, int y)
     barrier();
     if (pc.levels > 1)
         downs(1, true);
-    for (int k = me; k < used; k += GROUP) { /* each region's bins: the copies' sum */
-        uint n = 0u;
-        for (int c = 0; c < copies; c++)
-            n += counts[k * copies + c];
+    for (int k = me; k < used; k += GROUP) { /* each region's bins */
+        const uint n = counts[k];
         const int f = k / (slots * BINS), s = k / BINS % slots;
         const int region = 1 + (r0.y + s / sides.x) * 4 + r0.x + s % sides.x;
         if (n != 0u)
@@ -311,8 +301,7 @@ void frames(int x, int y)
     for (int k = me; k < 2 * BINS; k += GROUP) { /* the whole frame's: the regions' sums */
         uint n = 0u;
         for (int s = 0; s < slots; s++)
-            for (int c = 0; c < copies; c++)
-                n += counts[((k / BINS * slots + s) * BINS + k % BINS) * copies + c];
+            n += counts[(k / BINS * slots + s) * BINS + k % BINS];
         if (n != 0u)
             atomicAdd(hist[k / BINS * REGIONS * BINS + k % BINS], n);
     }
