@@ -22,7 +22,8 @@
  *     render pixels) where there is no history yet, the samples' own footprint in output
  *     pixels (k = r) once confident; on a moving pixel k reaches KERNEL_MOVING r (at least 1)
  *     instead, r again from KERNEL_FAST up (kernel_scale); on a confident pixel along an edge,
- *     back toward 1 along it and to r across it (edge_kernel). Sum of weights w = sum L2,
+ *     back toward 1 along it and to r across it, on a still one EDGE_SHARPEN r across it
+ *     (edge_kernel). Sum of weights w = sum L2,
  *     estimate E = sum L2 col / w, clamped to the range of the 3x3 samples around i. With the
  *     spatial fill, a pixel that is not yet confident takes the spatial engine's upscale
  *     instead, (1 - c) of it (not where the upsample is brighter than the fill can be: HDR),
@@ -179,6 +180,23 @@ static inline float kernel_scale(float r, float conf, float speed, float ramp)
 #define EDGE_EPS 1e-4f
 #define EDGE_ACROSS 2.0f
 
+/* EDGE_SHARPEN: on a still, confident pixel the kernel across an edge is narrower than the
+ * output scale, k times EDGE_SHARPEN (by sat(EDGE_ACROSS a), as much as ratio_ramp). A
+ * confident pixel's kernel at the output scale (Lanczos-2, main lobe +-1 output pixel) weighs
+ * a sample at 0.5 pixel as much as one at the centre, so it drew a fine grating faint, about
+ * as a tent of radius 1 would: the courtyard's railing (bars 2.5 output pixels apart at 2x) had
+ * 18% of its crossings below half the reference's contrast, where an equal-weight average of
+ * the samples inside each output pixel (a box) over the same 16 frames had 4%, for 2 to 4 dB
+ * less PSNR (noise; docs/TEMPORAL.md, "Thin features, a fourth time"). Across an edge only,
+ * the same pixel averages along it as before (edge_widen), so the noise stays low: on the
+ * tuning still sequences the railing's gaps 16.8% -> 10.2%, the wires' 12.1% -> 11.4%, the
+ * PSNR -0.007 dB. Not where the 3x3 holds a luma above EDGE_SHARPEN_BRIGHT (ramping out over
+ * 0.05; the working space's tonemapped luma, a linear 0.43): on bright sky and lights it only
+ * added noise (the street's tuning still -0.09 dB without the gate, 1.2 and 1.3 measured alike
+ * with it). */
+#define EDGE_SHARPEN 1.2f
+#define EDGE_SHARPEN_BRIGHT 0.30f
+
 typedef struct acc_job {
     const upf__accumulate_con *con;
     const float *color, *motion, *react, *locks, *fill, *lanczos, *hist;
@@ -319,15 +337,19 @@ static float edge_axis(const float *const nb[9])
 }
 
 /* The kernel scales along and across an edge of axis a (edge_axis; EDGE_EPS, EDGE_MOVING,
- * EDGE_ACROSS): along it k moves toward 1 (a render pixel) by `along`, across it (by
- * EDGE_ACROSS a) back to full, the confident output scale 1 + (r - 1) conf (a no-op but on a
- * moving pixel, where KERNEL_MOVING widened it). */
-static void edge_kernel(float a, float conf, float along, float rx, float ry, float *kx,
-                        float *ky)
+ * EDGE_ACROSS, EDGE_SHARPEN): along it k moves toward 1 (a render pixel) by `along`, across it
+ * (by EDGE_ACROSS a) back to full, the confident output scale 1 + (r - 1) conf (a no-op but on
+ * a moving pixel, where KERNEL_MOVING widened it), then narrower by EDGE_SHARPEN as much as
+ * `sharpen` (still, confident, not bright: acc_row). */
+static void edge_kernel(float a, float conf, float along, float sharpen, float rx, float ry,
+                        float *kx, float *ky)
 {
     const float fx = 1.0f + (rx - 1.0f) * conf, fy = 1.0f + (ry - 1.0f) * conf;
-    *kx += ((fx - *kx) * sat(-EDGE_ACROSS * a)) + ((1.0f - *kx) * sat(a) * along);
-    *ky += ((fy - *ky) * sat(EDGE_ACROSS * a)) + ((1.0f - *ky) * sat(-a) * along);
+    const float across_x = sat(-EDGE_ACROSS * a), across_y = sat(EDGE_ACROSS * a);
+    *kx += ((fx - *kx) * across_x) + ((1.0f - *kx) * sat(a) * along);
+    *ky += ((fy - *ky) * across_y) + ((1.0f - *ky) * sat(-a) * along);
+    *kx *= 1.0f + (EDGE_SHARPEN - 1.0f) * sharpen * across_x;
+    *ky *= 1.0f + (EDGE_SHARPEN - 1.0f) * sharpen * across_y;
 }
 
 /* Re-expresses a history colour (YCoCg of the tonemapped, exposed colour) for a new exposure. */
@@ -386,9 +408,24 @@ static void acc_row(void *priv, int Y, int worker)
         float ky = kernel_scale(ry, conf, speed, ramp);
         const float *nb[9];
         neighbourhood(job, ix, iy, nb);
-        /* along an edge: a still pixel's whole (issue 35), a moving one's by ratio_ramp */
+        /* the 3x3 around the nearest sample: mean, second moment, range */
+        float m1[3] = { 0, 0, 0 }, m2[3] = { 0, 0, 0 };
+        float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+        for (int k = 0; k < 9; k++) {
+            const float *p = nb[k];
+            for (int ch = 0; ch < 3; ch++) {
+                m1[ch] += p[ch];
+                m2[ch] += p[ch] * p[ch];
+                lo[ch] = p[ch] < lo[ch] ? p[ch] : lo[ch];
+                hi[ch] = p[ch] > hi[ch] ? p[ch] : hi[ch];
+            }
+        }
+        /* along an edge: a still pixel's whole (issue 35), a moving one's by ratio_ramp;
+         * across it narrower on a still one (EDGE_SHARPEN) */
         const float along = conf * (1.0f - (1.0f - still) * (1.0f - ramp));
-        edge_kernel(edge_axis(nb), conf, along, rx, ry, &kx, &ky);
+        const float bright = sat((hi[0] - EDGE_SHARPEN_BRIGHT) * 20.0f);
+        const float sharpen = still * conf * ramp * (1.0f - bright);
+        edge_kernel(edge_axis(nb), conf, along, sharpen, rx, ry, &kx, &ky);
 
         /* 4. this frame's samples */
         const float ux = sx - 0.5f - c->jitter_x;
@@ -404,18 +441,6 @@ static void acc_row(void *priv, int Y, int worker)
                 float w = wx[tx] * wy[ty];
                 acc[0] += w * p[0], acc[1] += w * p[1], acc[2] += w * p[2];
                 wsum += w;
-            }
-        }
-        /* the 3x3 around the nearest sample: mean, second moment, range */
-        float m1[3] = { 0, 0, 0 }, m2[3] = { 0, 0, 0 };
-        float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-        for (int k = 0; k < 9; k++) {
-            const float *p = nb[k];
-            for (int ch = 0; ch < 3; ch++) {
-                m1[ch] += p[ch];
-                m2[ch] += p[ch] * p[ch];
-                lo[ch] = p[ch] < lo[ch] ? p[ch] : lo[ch];
-                hi[ch] = p[ch] > hi[ch] ? p[ch] : hi[ch];
             }
         }
         float est[3];

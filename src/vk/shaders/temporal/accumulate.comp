@@ -99,6 +99,11 @@ float kernel_scale(float r, float conf, float speed, float ramp)
  * is undone) */
 const float EDGE_EPS = 1e-4;
 const float EDGE_ACROSS = 2.0;
+/* accumulate.c's EDGE_SHARPEN: across the edge a still, confident pixel's kernel is narrower
+ * by this factor, as much as `sharpen` (not where the 3x3 is brighter than
+ * EDGE_SHARPEN_BRIGHT) */
+const float EDGE_SHARPEN = 1.2;
+const float EDGE_SHARPEN_BRIGHT = 0.30;
 
 float edge_axis(int ix, int iy)
 {
@@ -116,12 +121,15 @@ float edge_axis(int ix, int iy)
     return (gy - gx) / (gx + gy + EDGE_EPS);
 }
 
-void edge_kernel(float a, float conf, float along, float rx, float ry, inout float kx,
-                 inout float ky)
+void edge_kernel(float a, float conf, float along, float sharpen, float rx, float ry,
+                 inout float kx, inout float ky)
 {
     const float fx = 1.0 + (rx - 1.0) * conf, fy = 1.0 + (ry - 1.0) * conf;
-    kx += ((fx - kx) * upf_sat(-EDGE_ACROSS * a)) + ((1.0 - kx) * upf_sat(a) * along);
-    ky += ((fy - ky) * upf_sat(EDGE_ACROSS * a)) + ((1.0 - ky) * upf_sat(-a) * along);
+    const float across_x = upf_sat(-EDGE_ACROSS * a), across_y = upf_sat(EDGE_ACROSS * a);
+    kx += ((fx - kx) * across_x) + ((1.0 - kx) * upf_sat(a) * along);
+    ky += ((fy - ky) * across_y) + ((1.0 - ky) * upf_sat(-a) * along);
+    kx *= 1.0 + (EDGE_SHARPEN - 1.0) * sharpen * across_x;
+    ky *= 1.0 + (EDGE_SHARPEN - 1.0) * sharpen * across_y;
 }
 
 uint luma_code(float y)
@@ -242,8 +250,19 @@ void main()
     const float conf = upf_sat(Wh / pc.weight_ramp);
     float kx = kernel_scale(rx, conf, speed, ramp);
     float ky = kernel_scale(ry, conf, speed, ramp);
+    vec3 m1 = vec3(0.0), m2 = vec3(0.0), lo = vec3(INF), hi = vec3(-INF);
+    for (int k = 0; k < 9; k++) {
+        vec3 p = color[upf_clampi(iy + k / 3 - 1, 0, rh - 1) * rw +
+                       upf_clampi(ix + k % 3 - 1, 0, rw - 1)].rgb;
+        m1 += p;
+        m2 += p * p;
+        lo = min(lo, p);
+        hi = max(hi, p);
+    }
     const float along = conf * (1.0 - (1.0 - still) * (1.0 - ramp));
-    edge_kernel(edge_axis(ix, iy), conf, along, rx, ry, kx, ky);
+    const float bright = upf_sat((hi.x - EDGE_SHARPEN_BRIGHT) * 20.0);
+    const float sharpen = still * conf * ramp * (1.0 - bright);
+    edge_kernel(edge_axis(ix, iy), conf, along, sharpen, rx, ry, kx, ky);
 
     /* 4. this frame's samples */
     const float ux = sx - 0.5 - pc.jitter_x;
@@ -259,15 +278,6 @@ void main()
             acc += w * p;
             wsum += w;
         }
-    }
-    vec3 m1 = vec3(0.0), m2 = vec3(0.0), lo = vec3(INF), hi = vec3(-INF);
-    for (int k = 0; k < 9; k++) {
-        vec3 p = color[upf_clampi(iy + k / 3 - 1, 0, rh - 1) * rw +
-                       upf_clampi(ix + k % 3 - 1, 0, rw - 1)].rgb;
-        m1 += p;
-        m2 += p * p;
-        lo = min(lo, p);
-        hi = max(hi, p);
     }
     vec3 near = color[ni].rgb;
     vec3 est = clamp(wsum > 1e-3 ? acc / wsum : near, lo, hi);
