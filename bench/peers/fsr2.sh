@@ -8,7 +8,8 @@
 #   3. bench_temporal --peer "FSR 2=...": the same sequences scored with FSR 2 as one more
 #      row of the tables and one more column of the crops (WORK_DIR/docs/QUALITY.md and
 #      WORK_DIR/docs/quality/*.png).
-# Not run by CI. Needs the driver binary (FSR2_DRIVER) and a Vulkan device (lavapipe will do).
+# Not run by CI. Needs the driver binary (FSR2_DRIVER), a Vulkan device (lavapipe will do) and
+# ImageMagick (the crops).
 #
 #   FSR2_DRIVER=/path/to/fsr2_driver bench/peers/fsr2.sh BUILD_DIR WORK_DIR [SCENES [PATHS]]
 #
@@ -41,4 +42,13 @@ echo "fsr2.sh: 3. scores" >&2
 "$BENCH" $ARGS --peer "$NAME=$WORK/fsr2" --out "$WORK/docs" \
     --command "FSR2_DRIVER=... bench/peers/fsr2.sh $BUILD $WORK $SCENES $PATHS" 2> "$WORK/scores.log"
 grep -E 'thin crossings' "$WORK/scores.log" || true
+# The crops without the per-frame upscalers' columns (empty with --only-temporal): the
+# reference, temporal, temporal + fill and FSR 2, as WORK_DIR/docs/quality/fsr2-*.png.
+for f in "$WORK"/docs/quality/temporal-*-2x.png; do
+    out="$WORK/docs/quality/fsr2-${f##*/temporal-}"
+    col=388 # one column of bench_temporal's sheets (CW * Z + 4, both kinds of crop)
+    h=$(identify -format %h "$f")
+    convert "$f" -crop ${col}x$h+0+0 +repage \( "$f" -crop $((3 * col))x$h+$((3 * col))+0 +repage \) \
+        +append "$out"
+done
 echo "fsr2.sh: tables in $WORK/docs/QUALITY.md, crops in $WORK/docs/quality/" >&2
