@@ -49,6 +49,6 @@ for f in "$WORK"/docs/quality/temporal-*-2x.png; do
     col=388 # one column of bench_temporal's sheets (CW * Z + 4, both kinds of crop)
     h=$(identify -format %h "$f")
     convert "$f" -crop ${col}x$h+0+0 +repage \( "$f" -crop $((3 * col))x$h+$((3 * col))+0 +repage \) \
-        +append "$out"
+        +append -strip "$out"
 done
 echo "fsr2.sh: tables in $WORK/docs/QUALITY.md, crops in $WORK/docs/quality/" >&2
