@@ -360,6 +360,29 @@ static void write_text(const char *fn, const char *text)
         die("cannot write %s", fn);
 }
 
+/* DIR/SEQ/sequence.txt: the sequence's sizes and conventions, for people (dump_inputs). */
+static void dump_sequence_text(const run_opts *o, const char *seq, const char *path_name,
+                               double ratio, int w, int h, int phases, double bias)
+{
+    char fn[4096], text[2048];
+    snprintf(fn, sizeof fn, "%s/%s", o->inputs_dir, seq);
+    mkdir(fn, 0777);
+    snprintf(text, sizeof text,
+             "sequence %s: scene %s, seed %u, path %s, frames %d at %g fps\n"
+             "render %dx%d, output %dx%d, ratio %g, Halton(2,3) jitter, %d phases, mip bias %g\n"
+             "NNNN.color.pfm: jittered render, linear-light RGB, PFM rows bottom to top\n"
+             "NNNN.depth.pfm: depth, reversed (1 near, 0 far), finite far plane\n"
+             "NNNN.motion.pfm: R,G = previous - current screen position, unjittered, "
+             "render pixels, x right, y down\n"
+             "NNNN.json: jitter [jx, jy] (pixel x samples x + 0.5 + jx, render pixels, y "
+             "down), near, far, fov_y (radians), frame_time_ms, reset, output size\n"
+             "a peer's output: NNNN.png, 8-bit sRGB, %dx%d, in PEER_DIR/%s/\n",
+             seq, o->scene_name, o->seed, path_name, o->frames, FPS, w, h, o->out_w, o->out_h,
+             ratio, phases, bias, o->out_w, o->out_h, seq);
+    snprintf(fn, sizeof fn, "%s/%s/sequence.txt", o->inputs_dir, seq);
+    write_text(fn, text);
+}
+
 /* --dump-inputs DIR: what a temporal upscaler gets for frame n of a sequence, in
  * DIR/SEQ/ (seq_name), as `upframe temporal` reads a sequence (docs/TEMPORAL.md):
  *   NNNN.color.pfm   the jittered render, linear-light RGB (scene-referred, may exceed 1;
@@ -376,33 +399,15 @@ static void write_text(const char *fn, const char *text)
  * The jitter (jx, jy) is ours: pixel (x, y) of the render sampled the unjittered screen
  * position (x + 0.5 + jx, y + 0.5 + jy), render pixels, y down; the image moved by
  * (-jx, -jy) (FSR 2's jitterOffset is (-jx, -jy): docs/TEMPORAL.md, "Jitter"). DIR/SEQ/
- * sequence.txt says the same once per sequence with its sizes. */
+ * sequence.txt says the same once per sequence with its sizes (dump_sequence_text). */
 static void dump_inputs(const run_opts *o, const char *path_name, double ratio, int n,
                         int phases, double bias, const view *in)
 {
     char seq[256], fn[4096], err[IMAGEIO_ERR_SIZE];
     seq_name(seq, sizeof seq, o, path_name, ratio);
     const int w = in->color.img.width, h = in->color.img.height;
-    if (n == 0) {
-        snprintf(fn, sizeof fn, "%s/%s", o->inputs_dir, seq);
-        mkdir(fn, 0777);
-        char text[2048];
-        snprintf(text, sizeof text,
-                 "sequence %s: scene %s, seed %u, path %s, frames %d at %g fps\n"
-                 "render %dx%d, output %dx%d, ratio %g, Halton(2,3) jitter, %d phases, mip bias "
-                 "%g\n"
-                 "NNNN.color.pfm: jittered render, linear-light RGB, PFM rows bottom to top\n"
-                 "NNNN.depth.pfm: depth, reversed (1 near, 0 far), finite far plane\n"
-                 "NNNN.motion.pfm: R,G = previous - current screen position, unjittered, "
-                 "render pixels, x right, y down\n"
-                 "NNNN.json: jitter [jx, jy] (pixel x samples x + 0.5 + jx, render pixels, y "
-                 "down), near, far, fov_y (radians), frame_time_ms, reset, output size\n"
-                 "a peer's output: NNNN.png, 8-bit sRGB, %dx%d, in PEER_DIR/%s/\n",
-                 seq, o->scene_name, o->seed, path_name, o->frames, FPS, w, h, o->out_w,
-                 o->out_h, ratio, phases, bias, o->out_w, o->out_h, seq);
-        snprintf(fn, sizeof fn, "%s/%s/sequence.txt", o->inputs_dir, seq);
-        write_text(fn, text);
-    }
+    if (n == 0)
+        dump_sequence_text(o, seq, path_name, ratio, w, h, phases, bias);
     static const char *const kinds[3] = { "color", "depth", "motion" };
     const upf_image *imgs[3] = { &in->color.img, &in->depth.img, &in->motion.img };
     for (int k = 0; k < 3; k++) {
@@ -447,7 +452,8 @@ static void read_peer_frame(const run_opts *o, const char *path_name, double rat
         die("peer %s: %s is %dx%d; expected the output size, %dx%d", peers[p].name, fn,
             im.img.width, im.img.height, o->out_w, o->out_h);
     const size_t row = (size_t)o->out_w * 4;
-    const size_t ss = im.img.stride ? im.img.stride : row, ds = dst->img.stride ? dst->img.stride : row;
+    const size_t ss = im.img.stride ? im.img.stride : row;
+    const size_t ds = dst->img.stride ? dst->img.stride : row;
     for (int y = 0; y < o->out_h; y++)
         memcpy((uint8_t *)dst->img.data + y * ds, (const uint8_t *)im.img.data + y * ss, row);
     imageio_free(&im);
@@ -979,8 +985,8 @@ static void write_feature_crop(const char *dir, const feature *f, const refs *re
                 "bench_temporal: %s, %s: thin crossings %d, gaps %.1f%%, dotted %.2f "
                 "(below a quarter: %.1f%%; gaps of 1-3 crossings between drawn runs of 6 / 3 / 1: "
                 "%d / %d / %d)\n",
-                f->name, method_label_short(m), n, 100.0 * gaps, dotted, 100.0 * missing, between[0],
-                between[1], between[2]);
+                f->name, method_label_short(m), n, 100.0 * gaps, dotted, 100.0 * missing,
+                between[0], between[1], between[2]);
         if (first)
             len += snprintf(md + len, md_size - (size_t)len, "Thin features, %d crossings: ", n);
         len += snprintf(md + len, md_size - (size_t)len, "%s%s gaps %.1f%%, dotted %.2f",

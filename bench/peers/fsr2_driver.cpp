@@ -177,11 +177,12 @@ static Gpu gpu_create()
         fail("no compute queue");
     /* what FSR 2's backend may use: fp16 arithmetic when the device has it (it picks its FP16
      * shader permutations then), storage images written without a format (its output) */
-    VkPhysicalDeviceVulkan12Features f12 = { VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES };
+    const VkStructureType v12 = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+    VkPhysicalDeviceVulkan12Features f12 = { v12 };
     VkPhysicalDeviceFeatures2 f2 = { VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2 };
     f2.pNext = &f12;
     vkGetPhysicalDeviceFeatures2(g.phys, &f2);
-    VkPhysicalDeviceVulkan12Features e12 = { VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES };
+    VkPhysicalDeviceVulkan12Features e12 = { v12 };
     e12.shaderFloat16 = f12.shaderFloat16;
     VkPhysicalDeviceFeatures2 e2 = { VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2 };
     e2.pNext = &e12;
@@ -259,8 +260,9 @@ static Buffer buffer_create(const Gpu &g, size_t size)
     vkGetBufferMemoryRequirements(g.device, b.buffer, &mr);
     VkMemoryAllocateInfo mai = { VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
     mai.allocationSize = mr.size;
-    mai.memoryTypeIndex = memory_type(g, mr.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                                                VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    mai.memoryTypeIndex = memory_type(g, mr.memoryTypeBits,
+                                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
     VK(vkAllocateMemory(g.device, &mai, nullptr, &b.memory));
     VK(vkBindBufferMemory(g.device, b.buffer, b.memory, 0));
     VK(vkMapMemory(g.device, b.memory, 0, size, 0, &b.map));
@@ -290,9 +292,11 @@ static void copy_buffer_image(VkCommandBuffer cmd, const Buffer &b, size_t offse
     c.imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 };
     c.imageExtent = { (uint32_t)im.w, (uint32_t)im.h, 1 };
     if (to_image)
-        vkCmdCopyBufferToImage(cmd, b.buffer, im.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &c);
+        vkCmdCopyBufferToImage(cmd, b.buffer, im.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                               &c);
     else
-        vkCmdCopyImageToBuffer(cmd, im.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, b.buffer, 1, &c);
+        vkCmdCopyImageToBuffer(cmd, im.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, b.buffer, 1,
+                               &c);
 }
 
 static void submit_and_wait(const Gpu &g)
@@ -365,7 +369,8 @@ static void run(const std::string &in, const std::string &out, const Options &o)
     const int w = (int)json_number(json0, "width"), h = (int)json_number(json0, "height");
     const int W = (int)json_number(json0, "output_width");
     const int H = (int)json_number(json0, "output_height");
-    if (json0.find("\"depth\": \"reversed\"") == std::string::npos || json_true(json0, "depth_far_infinite"))
+    if (json0.find("\"depth\": \"reversed\"") == std::string::npos ||
+        json_true(json0, "depth_far_infinite"))
         fail("%s: expected reversed depth with a finite far plane", in.c_str());
     Gpu g = gpu_create();
     const VkImageUsageFlags in_use = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
