@@ -7,7 +7,8 @@
  *   bench_temporal [--out DOCS_DIR] [--size WxH] [--spp N] [--frames N] [--scenes LIST]
  *                  [--paths LIST] [--ratios LIST] [--threads N] [--command TEXT]
  *                  [--no-bias-table] [--only-temporal] [--long-frames N] [--tune]
- *                  [--ref-cache DIR] [--dump-frames DIR]
+ *                  [--ref-cache DIR] [--dump-frames DIR] [--dump-inputs DIR]
+ *                  [--peer NAME=DIR]...
  *
  * Without --out it prints the tables only. Per scene and camera path of the evaluation set
  * (docs/SCENES.md: its seeds, 30 frames a second, the first `frames` frames of each sequence;
@@ -25,7 +26,12 @@
  * lines scored against the reference (thin_continuity). --only-temporal leaves the per-frame
  * upscalers out, --tune takes seeds outside the evaluation set (for tuning), --ref-cache keeps
  * the references in files between runs, --dump-frames writes every frame of the temporal engine
- * and its reference (dump_frame). */
+ * and its reference (dump_frame). --dump-inputs writes what a temporal upscaler gets, every frame
+ * of every sequence (dump_inputs), and --peer NAME=DIR scores another upscaler's output frames
+ * for those inputs (PNGs in DIR, read_peer_frame) as one more row of the tables and one more
+ * column of the crops: how a peer such as AMD's FSR 2, run outside the bench, is measured on
+ * the same sequences, references and crops (docs/QUALITY.md, "AMD FSR 2 beside the temporal
+ * engine"). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,6 +44,7 @@
 #include "common/bench_util.h"
 #include "imageio/image_io.h"
 #include "scene/scene.h"
+#include "scene/scene_output.h"
 
 /* The per-frame upscalers take unjittered inputs (what a game renders for them); M_SPATIAL_JIT
  * is the spatial engine on the temporal engine's own jittered inputs. */
@@ -52,6 +59,25 @@ static const char *const method_short[N_METHODS] = { "lanczos", "spatial", "temp
 
 static const char *const all_scenes[] = { "courtyard", "forest", "street", "interior" };
 static const char *const all_paths[] = { "still", "pan", "orbit", "walk", "turn", "cut" };
+/* --peer: other upscalers' frames, scored after the methods above (method index N_METHODS + p) */
+#define MAX_PEERS 4
+#define N_ALL (N_METHODS + MAX_PEERS)
+typedef struct peer {
+    const char *name, *dir;
+} peer;
+static peer peers[MAX_PEERS];
+static int n_peers;
+
+static const char *method_label(int m)
+{
+    return m < N_METHODS ? method_names[m] : peers[m - N_METHODS].name;
+}
+
+static const char *method_label_short(int m)
+{
+    return m < N_METHODS ? method_short[m] : peers[m - N_METHODS].name;
+}
+
 #define N_SCENES 4
 #define N_PATHS 6
 #define MAX_RATIOS 4
@@ -283,7 +309,19 @@ typedef struct run_opts {
     bool no_per_frame;             /* the two temporal engines only (--only-temporal) */
     const char *dump_dir;          /* --dump-frames: every frame's output and reference, or NULL */
     const char *scene_name;        /* the sequence's scene (for dump_frame's file names) */
+    const char *inputs_dir;        /* --dump-inputs: every frame's inputs (dump_inputs), or NULL */
+    bool peers;                    /* score the --peer frames of this sequence */
+    uint32_t seed;                 /* the sequence's seed (for dump_inputs' sidecar) */
 } run_opts;
+
+/* Whether method m is run and scored in a sequence of options o (peers: when o->peers). */
+static bool method_scored(const run_opts *o, int m)
+{
+    if (m >= N_METHODS)
+        return o->peers && m < N_METHODS + n_peers;
+    return !(o->only_temporal && m != M_TEMPORAL) &&
+           !(o->no_per_frame && m != M_TEMPORAL && m != M_FILL);
+}
 
 /* --dump-frames DIR: frame n of the temporal engine (no fill) and its reference, as raw 8-bit
  * sRGB RGBA, the output's W x H pixels then the reference's, in
@@ -304,11 +342,128 @@ static void dump_frame(const run_opts *o, const char *path_name, double ratio, i
         die("cannot write %s", fn);
 }
 
+/* The name of a sequence in --dump-inputs and --peer folders: SCENE-PATH-RATIOx-Nf, e.g.
+ * courtyard-pan-2x-16f (the 48-frame sequences get their own). */
+static void seq_name(char *buf, size_t size, const run_opts *o, const char *path_name,
+                     double ratio)
+{
+    snprintf(buf, size, "%s-%s-%gx-%df", o->scene_name, path_name, ratio, o->frames);
+}
+
+static void write_text(const char *fn, const char *text)
+{
+    FILE *f = fopen(fn, "w");
+    bool ok = f && fputs(text, f) >= 0;
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (!ok)
+        die("cannot write %s", fn);
+}
+
+/* DIR/SEQ/sequence.txt: the sequence's sizes and conventions, for people (dump_inputs). */
+static void dump_sequence_text(const run_opts *o, const char *seq, const char *path_name,
+                               double ratio, int w, int h, int phases, double bias)
+{
+    char fn[4096], text[2048];
+    snprintf(fn, sizeof fn, "%s/%s", o->inputs_dir, seq);
+    mkdir(fn, 0777);
+    snprintf(text, sizeof text,
+             "sequence %s: scene %s, seed %u, path %s, frames %d at %g fps\n"
+             "render %dx%d, output %dx%d, ratio %g, Halton(2,3) jitter, %d phases, mip bias %g\n"
+             "NNNN.color.pfm: jittered render, linear-light RGB, PFM rows bottom to top\n"
+             "NNNN.depth.pfm: depth, reversed (1 near, 0 far), finite far plane\n"
+             "NNNN.motion.pfm: R,G = previous - current screen position, unjittered, "
+             "render pixels, x right, y down\n"
+             "NNNN.json: jitter [jx, jy] (pixel x samples x + 0.5 + jx, render pixels, y "
+             "down), near, far, fov_y (radians), frame_time_ms, reset, output size\n"
+             "a peer's output: NNNN.png, 8-bit sRGB, %dx%d, in PEER_DIR/%s/\n",
+             seq, o->scene_name, o->seed, path_name, o->frames, FPS, w, h, o->out_w, o->out_h,
+             ratio, phases, bias, o->out_w, o->out_h, seq);
+    snprintf(fn, sizeof fn, "%s/%s/sequence.txt", o->inputs_dir, seq);
+    write_text(fn, text);
+}
+
+/* --dump-inputs DIR: what a temporal upscaler gets for frame n of a sequence, in
+ * DIR/SEQ/ (seq_name), as `upframe temporal` reads a sequence (docs/TEMPORAL.md):
+ *   NNNN.color.pfm   the jittered render, linear-light RGB (scene-referred, may exceed 1;
+ *                    PFM "PF", little endian, rows bottom to top), render size
+ *   NNNN.depth.pfm   depth (PFM "Pf"): reversed, 1 at the near plane and 0 at the far plane
+ *                    (finite far: d = n (f - z) / (z (f - n)) for view distance z), sampled
+ *                    at the same jittered position as the colour; 0 on the sky
+ *   NNNN.motion.pfm  R, G = previous minus current screen position of the surface the
+ *                    pixel's depth sample hit, both without jitter: render pixels, x right,
+ *                    y down (current + motion = where it was in frame n - 1); B = 0
+ *   NNNN.json        the sidecar of `upframe render` (scene_camera_json: jitter, near, far,
+ *                    fov_y in radians, depth "reversed", the matrices, cut) with the output
+ *                    size, the frame time in ms and `reset` (frame 0, or a camera cut) added
+ * The jitter (jx, jy) is ours: pixel (x, y) of the render sampled the unjittered screen
+ * position (x + 0.5 + jx, y + 0.5 + jy), render pixels, y down; the image moved by
+ * (-jx, -jy) (FSR 2's jitterOffset is (-jx, -jy): docs/TEMPORAL.md, "Jitter"). DIR/SEQ/
+ * sequence.txt says the same once per sequence with its sizes (dump_sequence_text). */
+static void dump_inputs(const run_opts *o, const char *path_name, double ratio, int n,
+                        int phases, double bias, const view *in)
+{
+    char seq[256], fn[4096], err[IMAGEIO_ERR_SIZE];
+    seq_name(seq, sizeof seq, o, path_name, ratio);
+    const int w = in->color.img.width, h = in->color.img.height;
+    if (n == 0)
+        dump_sequence_text(o, seq, path_name, ratio, w, h, phases, bias);
+    static const char *const kinds[3] = { "color", "depth", "motion" };
+    const upf_image *imgs[3] = { &in->color.img, &in->depth.img, &in->motion.img };
+    for (int k = 0; k < 3; k++) {
+        snprintf(fn, sizeof fn, "%s/%s/%04d.%s.pfm", o->inputs_dir, seq, n, kinds[k]);
+        if (imageio_write_pfm(fn, imgs[k], err) != UPF_OK)
+            die("%s", err);
+    }
+    scene_frame_info info = { .scene = o->scene_name, .seed = o->seed, .path = path_name,
+                              .frame = n, .fps = FPS, .width = w, .height = h, .spp = 1,
+                              .mip_bias = bias, .jitter_mode = "halton", .jitter_index = n,
+                              .jitter_phases = phases };
+    char json[16384];
+    char *end = scene_camera_json(&info, &in->cam, json, sizeof json) ? strrchr(json, '}') : NULL;
+    if (!end || end == json)
+        die("the sidecar of %s frame %d does not fit", seq, n);
+    while (end > json && (end[-1] == '\n' || end[-1] == ' '))
+        end--;
+    snprintf(end, sizeof json - (size_t)(end - json),
+             ",\n  \"output_width\": %d,\n  \"output_height\": %d,\n  \"frame_time_ms\": %.17g,"
+             "\n  \"reset\": %s\n}\n", o->out_w, o->out_h, 1000.0 / FPS,
+             n == 0 || in->cam.cut ? "true" : "false");
+    snprintf(fn, sizeof fn, "%s/%s/%04d.json", o->inputs_dir, seq, n);
+    write_text(fn, json);
+}
+
+/* --peer NAME=DIR: peer p's output for frame n of a sequence, DIR/SEQ/NNNN.png (seq_name),
+ * an 8-bit sRGB PNG of the output size, into dst (RGBA8_SRGB, the output size). */
+static void read_peer_frame(const run_opts *o, const char *path_name, double ratio, int n,
+                            int p, imageio_image *dst)
+{
+    char seq[256], fn[4096], err[IMAGEIO_ERR_SIZE];
+    seq_name(seq, sizeof seq, o, path_name, ratio);
+    snprintf(fn, sizeof fn, "%s/%s/%04d.png", peers[p].dir, seq, n);
+    imageio_image im;
+    if (imageio_read(fn, NULL, &im, err) != UPF_OK)
+        die("peer %s: %s (expected frame %d of sequence %s: an 8-bit sRGB PNG of %dx%d)",
+            peers[p].name, err, n, seq, o->out_w, o->out_h);
+    if (im.type != IMAGEIO_PNG || im.bit_depth != 8 || im.img.format != UPF_FORMAT_RGBA8_SRGB)
+        die("peer %s: %s is a %d-bit %s; expected an 8-bit sRGB PNG", peers[p].name, fn,
+            im.bit_depth, imageio_type_name(im.type));
+    if (im.img.width != o->out_w || im.img.height != o->out_h)
+        die("peer %s: %s is %dx%d; expected the output size, %dx%d", peers[p].name, fn,
+            im.img.width, im.img.height, o->out_w, o->out_h);
+    const size_t row = (size_t)o->out_w * 4;
+    const size_t ss = im.img.stride ? im.img.stride : row;
+    const size_t ds = dst->img.stride ? dst->img.stride : row;
+    for (int y = 0; y < o->out_h; y++)
+        memcpy((uint8_t *)dst->img.data + y * ds, (const uint8_t *)im.img.data + y * ss, row);
+    imageio_free(&im);
+}
+
 typedef struct seq_result {
-    score s[N_METHODS];
-    double shimmer[N_METHODS], shimmer_ref;
-    double stable[N_METHODS], stable_ref; /* stable_shimmer */
-    imageio_image last[N_METHODS];  /* the last frame of each (for crops), or empty */
+    score s[N_ALL];
+    double shimmer[N_ALL], shimmer_ref;
+    double stable[N_ALL], stable_ref; /* stable_shimmer */
+    imageio_image last[N_ALL];      /* the last frame of each (for crops), or empty */
 } seq_result;
 
 /* References of one sequence, rendered once for all ratios. */
@@ -449,8 +604,9 @@ static void run_sequence(scene *sc, int path, double ratio, const run_opts *o, c
     const bool per_frame = !o->only_temporal && !o->no_per_frame;
     if (per_frame)
         view_alloc(&plain, w, h);
-    imageio_image out[N_METHODS], kept[N_METHODS][MAX_FRAMES];
-    for (int m = 0; m < N_METHODS; m++)
+    imageio_image out[N_ALL], kept[N_ALL][MAX_FRAMES];
+    const int n_methods = N_METHODS + (o->peers ? n_peers : 0);
+    for (int m = 0; m < n_methods; m++)
         out[m] = alloc_image(W, H, UPF_FORMAT_RGBA8_SRGB);
     const bool still = strcmp(all_paths[path], "still") == 0;
     int nk = 0;
@@ -480,11 +636,14 @@ static void run_sequence(scene *sc, int path, double ratio, const run_opts *o, c
                 check(upf_temporal_run(tp[k], &f, &out[M_TEMPORAL + k].img), "upf_temporal_run");
         if (o->dump_dir)
             dump_frame(o, all_paths[path], ratio, n, &out[M_TEMPORAL].img, &ref->srgb[n].img);
+        if (o->inputs_dir)
+            dump_inputs(o, all_paths[path], ratio, n, phases, bias, &in);
         if (n < FIRST_SCORED)
             continue;
-        for (int m = 0; m < N_METHODS; m++) {
-            if ((o->only_temporal && m != M_TEMPORAL) ||
-                (o->no_per_frame && m != M_TEMPORAL && m != M_FILL))
+        for (int m = N_METHODS; m < n_methods; m++)
+            read_peer_frame(o, all_paths[path], ratio, n, m - N_METHODS, &out[m]);
+        for (int m = 0; m < n_methods; m++) {
+            if (!method_scored(o, m))
                 continue;
             /* FLIP (the slowest metric) on every other scored frame */
             measure(&res->s[m], &ref->srgb[n].img, &out[m].img, ref->mask[n],
@@ -500,9 +659,8 @@ static void run_sequence(scene *sc, int path, double ratio, const run_opts *o, c
     upf_image ref_frames[MAX_FRAMES];
     for (int k = 0; k < nk; k++)
         ref_frames[k] = ref->srgb[FIRST_SCORED + k].img;
-    for (int m = 0; m < N_METHODS; m++) {
-        if (still && nk >= 2 && (!o->only_temporal || m == M_TEMPORAL) &&
-            (!o->no_per_frame || m == M_TEMPORAL || m == M_FILL)) {
+    for (int m = 0; m < n_methods; m++) {
+        if (still && nk >= 2 && method_scored(o, m)) {
             upf_image frames[MAX_FRAMES];
             for (int k = 0; k < nk; k++)
                 frames[k] = kept[m][k].img;
@@ -532,9 +690,9 @@ static void run_sequence(scene *sc, int path, double ratio, const run_opts *o, c
 /* ---- the whole run ------------------------------------------------------------------------ */
 
 typedef struct cell {
-    score s[N_METHODS];
-    double shimmer[N_METHODS], shimmer_ref;
-    double stable[N_METHODS], stable_ref;
+    score s[N_ALL];
+    double shimmer[N_ALL], shimmer_ref;
+    double stable[N_ALL], stable_ref;
     int sequences;
 } cell;
 
@@ -550,21 +708,33 @@ static double mask_psnr(const score *s)
     return s->mask_n ? -10.0 * log10(s->mask_se / (double)s->mask_n) : NAN;
 }
 
+/* The methods in a crop sheet, in order: the N_SHEET methods, then the peers scored. */
+static int sheet_methods(const seq_result *r, int *ms)
+{
+    int n = 0;
+    for (int m = 0; m < N_ALL; m++)
+        if (m < N_SHEET || (m >= N_METHODS && r->last[m].img.data))
+            ms[n++] = m;
+    return n;
+}
+
 static void write_crops(const char *dir, const char *scene_name, const char *path_name,
                         double ratio, const upf_image *ref, const seq_result *r)
 {
     enum { CW = 192, CH = 120, Z = 2, LH = 18 };
     int cx, cy;
     bench_busiest_crop(ref, CW, CH, &cx, &cy);
-    imageio_image sheet = alloc_image((1 + N_SHEET) * (CW * Z + 4), CH * Z + LH,
+    int ms[N_ALL];
+    const int nm = sheet_methods(r, ms);
+    imageio_image sheet = alloc_image((1 + nm) * (CW * Z + 4), CH * Z + LH,
                                       UPF_FORMAT_RGBA8_SRGB);
     uint8_t *p = sheet.img.data;
     for (size_t i = 0; i < (size_t)sheet.img.width * sheet.img.height; i++)
         p[4 * i + 3] = 255;
     bench_sheet_put(&sheet.img, 0, LH, ref, cx, cy, CW, CH, Z, "reference");
-    for (int m = 0; m < N_SHEET; m++)
-        bench_sheet_put(&sheet.img, 1 + m, LH, &r->last[m].img, cx, cy, CW, CH, Z,
-                        method_short[m]);
+    for (int k = 0; k < nm; k++)
+        bench_sheet_put(&sheet.img, 1 + k, LH, &r->last[ms[k]].img, cx, cy, CW, CH, Z,
+                        method_label_short(ms[k]));
     char path[4096], err[IMAGEIO_ERR_SIZE];
     snprintf(path, sizeof path, "%s/quality/temporal-%s-%s-%gx.png", dir, scene_name, path_name,
              ratio);
@@ -781,17 +951,19 @@ static void write_feature_crop(const char *dir, const feature *f, const refs *re
         return;
     }
     const int cx = x - CW / 2, cy = y - CH / 2;
-    imageio_image sheet = alloc_image((1 + N_SHEET) * (CW * Z + 4), CH * Z + LH,
+    int ms[N_ALL];
+    const int nm = sheet_methods(r, ms);
+    imageio_image sheet = alloc_image((1 + nm) * (CW * Z + 4), CH * Z + LH,
                                       UPF_FORMAT_RGBA8_SRGB);
     uint8_t *p = sheet.img.data;
     for (size_t i = 0; i < (size_t)sheet.img.width * sheet.img.height; i++)
         p[4 * i + 3] = 255;
     bench_sheet_put(&sheet.img, 0, LH, &ref->srgb[ref->frames - 1].img, cx, cy, CW, CH, Z,
                     "reference");
-    for (int m = 0; m < N_SHEET; m++)
-        if (r->s[m].frames)
-            bench_sheet_put(&sheet.img, 1 + m, LH, &r->last[m].img, cx, cy, CW, CH, Z,
-                            method_short[m]);
+    for (int k = 0; k < nm; k++)
+        if (r->s[ms[k]].frames)
+            bench_sheet_put(&sheet.img, 1 + k, LH, &r->last[ms[k]].img, cx, cy, CW, CH, Z,
+                            method_label_short(ms[k]));
     char path[4096], err[IMAGEIO_ERR_SIZE];
     snprintf(path, sizeof path, "%s/quality/temporal-%s-2x.png", dir, f->name);
     if (imageio_write_png(path, &sheet.img, 8, err) != UPF_OK)
@@ -801,7 +973,8 @@ static void write_feature_crop(const char *dir, const feature *f, const refs *re
                        "\n\n", f->what, f->scene, f->path, cx, cy, f->name, f->name);
     /* the thin features' continuity, per upscaler (thin_continuity) */
     bool first = true;
-    for (int m = 0; m < N_SHEET && len > 0 && (size_t)len < md_size; m++) {
+    for (int k = 0; k < nm && len > 0 && (size_t)len < md_size; k++) {
+        const int m = ms[k];
         if (!r->s[m].frames)
             continue;
         double gaps, dotted, missing;
@@ -812,12 +985,12 @@ static void write_feature_crop(const char *dir, const feature *f, const refs *re
                 "bench_temporal: %s, %s: thin crossings %d, gaps %.1f%%, dotted %.2f "
                 "(below a quarter: %.1f%%; gaps of 1-3 crossings between drawn runs of 6 / 3 / 1: "
                 "%d / %d / %d)\n",
-                f->name, method_short[m], n, 100.0 * gaps, dotted, 100.0 * missing, between[0],
-                between[1], between[2]);
+                f->name, method_label_short(m), n, 100.0 * gaps, dotted, 100.0 * missing,
+                between[0], between[1], between[2]);
         if (first)
             len += snprintf(md + len, md_size - (size_t)len, "Thin features, %d crossings: ", n);
         len += snprintf(md + len, md_size - (size_t)len, "%s%s gaps %.1f%%, dotted %.2f",
-                        first ? "" : "; ", method_short[m], 100.0 * gaps, dotted);
+                        first ? "" : "; ", method_label_short(m), 100.0 * gaps, dotted);
         first = false;
     }
     if (!first && len > 0 && (size_t)len < md_size)
@@ -829,7 +1002,8 @@ static void usage(void)
 {
     fprintf(stderr, "usage: bench_temporal [--out DOCS_DIR] [--size WxH] [--spp N] [--frames N] "
                     "[--scenes LIST] [--paths LIST] [--ratios LIST] [--threads N] "
-                    "[--command TEXT] [--no-bias-table] [--tune] [--only-temporal] [--long-frames N] [--ref-cache DIR] [--dump-frames DIR]\n");
+                    "[--command TEXT] [--no-bias-table] [--tune] [--only-temporal] [--long-frames N] [--ref-cache DIR] [--dump-frames DIR] "
+                    "[--dump-inputs DIR] [--peer NAME=DIR]...\n");
     exit(1);
 }
 
@@ -845,7 +1019,7 @@ int main(int argc, char **argv)
 {
     const char *out_dir = NULL, *scenes = NULL, *paths = NULL, *ratios_s = "1.5,2,3";
     const char *command = NULL;
-    run_opts o = { 576, 324, 16, 16, -1.0, true, false, false, NULL, NULL };
+    run_opts o = { 576, 324, 16, 16, -1.0, true, false, false, NULL, NULL, NULL, true, 0 };
     int threads = 0, long_frames = 0;
     bool bias_table = true;
     for (int i = 1; i < argc; i++) {
@@ -868,6 +1042,19 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--dump-frames") && i + 1 < argc) {
             o.dump_dir = argv[++i];
             mkdir(o.dump_dir, 0777);
+            continue;
+        }
+        if (!strcmp(a, "--dump-inputs") && i + 1 < argc) {
+            o.inputs_dir = argv[++i];
+            mkdir(o.inputs_dir, 0777);
+            continue;
+        }
+        if (!strcmp(a, "--peer") && i + 1 < argc) {
+            char *v = argv[++i], *eq = strchr(v, '=');
+            if (!eq || eq == v || !eq[1] || n_peers == MAX_PEERS)
+                die("--peer %s: expected NAME=DIR (at most %d peers)", v, MAX_PEERS);
+            *eq = 0;
+            peers[n_peers++] = (peer){ v, eq + 1 };
             continue;
         }
         if (!strcmp(a, "--tune")) {
@@ -950,6 +1137,7 @@ int main(int argc, char **argv)
                 continue;
             scene *sc;
             o.scene_name = all_scenes[si];
+            o.seed = eval_seed(si, pi);
             check(scene_create(ctx, all_scenes[si], eval_seed(si, pi), &sc), "scene_create");
             fprintf(stderr, "bench_temporal: %s-%s (seed %u): %d references %dx%d at %d spp\n",
                     all_scenes[si], all_paths[pi], eval_seed(si, pi), o.frames, o.out_w, o.out_h,
@@ -960,7 +1148,7 @@ int main(int argc, char **argv)
                 seq_result res;
                 run_sequence(sc, pi, ratios[r], &o, &ref, &res);
                 cell *c = &cells[pi][r];
-                for (int m = 0; m < N_METHODS; m++) {
+                for (int m = 0; m < N_ALL; m++) {
                     score *d = &c->s[m], *s = &res.s[m];
                     d->psnr += s->psnr, d->ssim += s->ssim, d->flip += s->flip;
                     d->frames += s->frames;
@@ -973,8 +1161,8 @@ int main(int argc, char **argv)
                 c->sequences++;
                 fprintf(stderr, "bench_temporal: %s-%s %gx: PSNR", all_scenes[si], all_paths[pi],
                         ratios[r]);
-                for (int m = 0; m < N_METHODS; m++)
-                    fprintf(stderr, " %s %.2f", method_short[m],
+                for (int m = 0; m < N_METHODS + n_peers; m++)
+                    fprintf(stderr, " %s %.2f", method_label_short(m),
                             mean_of(res.s[m].psnr, res.s[m].frames));
                 fprintf(stderr, "; disoccluded (%ld px)", (long)(res.s[M_TEMPORAL].mask_n / 3));
                 for (int m = 0; m < N_SHEET; m++)
@@ -986,6 +1174,11 @@ int main(int argc, char **argv)
                 if (!strcmp(all_paths[pi], "still"))
                     fprintf(stderr, "; still pixels: temporal %.3f fill %.3f (ref %.3f)",
                             res.stable[M_TEMPORAL], res.stable[M_FILL], res.stable_ref);
+                for (int m = N_METHODS; m < N_METHODS + n_peers; m++)
+                    fprintf(stderr, "; %s: SSIM %.4f, disoccluded %.2f, shimmer %.3f, still "
+                            "pixels %.3f", method_label_short(m),
+                            mean_of(res.s[m].ssim, res.s[m].frames), mask_psnr(&res.s[m]),
+                            res.shimmer[m], res.stable[m]);
                 fprintf(stderr, "\n");
                 bool crop = out_dir && (ratios[r] == 2.0) &&
                             (!strcmp(all_paths[pi], "walk") || !strcmp(all_paths[pi], "still"));
@@ -997,7 +1190,7 @@ int main(int argc, char **argv)
                         !strcmp(features[f].path, all_paths[pi]))
                         write_feature_crop(out_dir, &features[f], &ref, o.out_w, o.out_h, &res,
                                            feature_md[f], sizeof feature_md[f]);
-                for (int m = 0; m < N_METHODS; m++)
+                for (int m = 0; m < N_ALL; m++)
                     imageio_free(&res.last[m]);
             }
             if (bias_table && !strcmp(all_paths[pi], "still")) {
@@ -1010,6 +1203,8 @@ int main(int argc, char **argv)
                 for (int k = 0; k < 2; k++) {
                     run_opts bo = o;
                     bo.dump_dir = NULL; /* the bias measurement's runs are not dumped */
+                    bo.inputs_dir = NULL;
+                    bo.peers = false;   /* nor are the peers scored on them */
                     bo.only_temporal = true;
                     bo.rule_bias = k == 1;
                     seq_result res;
@@ -1019,7 +1214,7 @@ int main(int argc, char **argv)
                     check(upf_metric_detail(ctx, &res.last[M_TEMPORAL].img, NULL,
                                             &b->detail[1 + k][1]), "detail");
                     b->shimmer[k] = res.shimmer[M_TEMPORAL];
-                    for (int m = 0; m < N_METHODS; m++)
+                    for (int m = 0; m < N_ALL; m++)
                         imageio_free(&res.last[m]);
                 }
                 b->done = true;
@@ -1047,6 +1242,8 @@ int main(int argc, char **argv)
             scene *sc;
             check(scene_create(ctx, all_scenes[si], eval_seed(si, pi), &sc), "scene_create");
             run_opts lo = o;
+            lo.scene_name = all_scenes[si];
+            lo.seed = eval_seed(si, pi);
             lo.dump_dir = NULL; /* nor the long sequences */
             lo.frames = long_frames;
             lo.no_per_frame = true;
@@ -1055,7 +1252,9 @@ int main(int argc, char **argv)
             seq_result res;
             run_sequence(sc, pi, 2.0, &lo, &ref, &res);
             cell *c = &long_cells[lp];
-            for (int m = M_TEMPORAL; m <= M_FILL; m++) {
+            for (int m = M_TEMPORAL; m < N_ALL; m++) {
+                if (m > M_FILL && m < N_METHODS)
+                    continue;
                 c->s[m].psnr += res.s[m].psnr, c->s[m].frames += res.s[m].frames;
                 c->s[m].ssim += res.s[m].ssim;
                 c->shimmer[m] += res.shimmer[m], c->stable[m] += res.stable[m];
@@ -1067,7 +1266,12 @@ int main(int argc, char **argv)
                     long_frames, mean_of(res.s[M_TEMPORAL].psnr, res.s[M_TEMPORAL].frames),
                     mean_of(res.s[M_FILL].psnr, res.s[M_FILL].frames), res.stable[M_TEMPORAL],
                     res.stable_ref);
-            for (int m = 0; m < N_METHODS; m++)
+            for (int m = N_METHODS; m < N_METHODS + n_peers; m++)
+                fprintf(stderr, "bench_temporal: %s-%s 2x, %d frames: PSNR %s %.2f; still pixels "
+                        "%.3f\n", all_scenes[si], long_paths[lp], long_frames,
+                        method_label_short(m), mean_of(res.s[m].psnr, res.s[m].frames),
+                        res.stable[m]);
+            for (int m = 0; m < N_ALL; m++)
                 imageio_free(&res.last[m]);
             refs_free(&ref);
             scene_destroy(&sc);
@@ -1092,6 +1296,10 @@ int main(int argc, char **argv)
         "inputs (the last row of each path); the temporal engine (sharpness 0) from the linear "
         "HDR colour, depth, motion, jitter and camera, with and without its spatial fill "
         "(`--disocclusion spatial`). Outputs 8-bit sRGB.\n");
+    for (int p = 0; p < n_peers; p++)
+        out("- Peer *%s* (`--peer`): its 8-bit sRGB output frames for the inputs of "
+            "`--dump-inputs`, made outside the bench, scored like the rows above; a column of "
+            "the crops after the temporal engine's.\n", peers[p].name);
     out("- Scores of frames %d onward, means over frames and scenes: PSNR (sRGB RGB), SSIM "
         "(luma), FLIP (mean, every other frame); *disocc.*: PSNR over the pixels disoccluded in "
         "their frame (a mask from the renderer's depth and motion at the output size: off the "
@@ -1106,13 +1314,13 @@ int main(int argc, char **argv)
             if (!c->sequences)
                 continue;
             bool named = false; /* the path on its first row (with --only-temporal: temporal) */
-            for (int m = 0; m < N_METHODS; m++) {
+            for (int m = 0; m < N_METHODS + n_peers; m++) {
                 const score *s = &c->s[m];
                 if (!s->frames)
                     continue;
                 int flips = (s->frames + 1) / 2;
                 out("| %s | %s | %.2f | %.4f | %.4f | %.2f |", named ? "" : all_paths[pi],
-                    method_names[m], mean_of(s->psnr, s->frames), mean_of(s->ssim, s->frames),
+                    method_label(m), mean_of(s->psnr, s->frames), mean_of(s->ssim, s->frames),
                     mean_of(s->flip, flips), mask_psnr(s));
                 if (!strcmp(all_paths[pi], "still"))
                     out(" %.3f | %.3f |\n", c->shimmer[m] / c->sequences,
@@ -1207,10 +1415,12 @@ int main(int argc, char **argv)
             const cell *c = &long_cells[lp];
             if (!c->sequences)
                 continue;
-            for (int m = M_TEMPORAL; m <= M_FILL; m++) {
+            for (int m = M_TEMPORAL; m < N_METHODS + n_peers; m++) {
                 const score *sc = &c->s[m];
+                if (m > M_FILL && m < N_METHODS)
+                    continue;
                 out("| %s | %s | %.2f | %.4f |", m == M_TEMPORAL ? long_paths[lp] : "",
-                    method_names[m], mean_of(sc->psnr, sc->frames), mean_of(sc->ssim, sc->frames));
+                    method_label(m), mean_of(sc->psnr, sc->frames), mean_of(sc->ssim, sc->frames));
                 if (lp == 0)
                     out(" %.3f | %.3f |\n", c->shimmer[m] / c->sequences,
                         c->stable[m] / c->sequences);
