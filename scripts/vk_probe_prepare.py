@@ -46,8 +46,9 @@ Variants for timing only (their pictures differ from the CPU's):
              most any change of the counting can give
 """
 import os
-import subprocess
 import sys
+
+from vk_probe_common import compile_shader
 
 out = sys.argv[1]
 src = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), '..',
@@ -68,17 +69,7 @@ def sub(text, old, new):
 
 
 def compile_to(text, variant):
-    d = os.path.join(out, variant, 'framegen')
-    os.makedirs(d, exist_ok=True)
-    comp = os.path.join(d, 'prepare.comp')
-    with open(comp, 'w') as f:
-        f.write(text)
-    r = subprocess.run(['glslangValidator', '-V', '--target-env', 'vulkan1.1', '-I' + folder,
-                        '-I' + src, '-o', os.path.join(d, 'prepare.spv'), comp],
-                       capture_output=True, text=True)
-    os.remove(comp)
-    if r.returncode:
-        sys.exit('vk_probe_prepare.py: %s: %s%s' % (variant, r.stdout, r.stderr))
+    compile_shader(text, out, variant, 'prepare', src, 'vk_probe_prepare.py')
 
 
 COPIES_RET = '    return sides.x * sides.y <= 4 ? COPIES : COPIES / 4;'

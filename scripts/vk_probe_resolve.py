@@ -34,8 +34,9 @@ wrong on purpose (but for `base`), only their times matter:
               for a resolve that reads the 8-bit codes, before it read the linear frames)
 """
 import os
-import subprocess
 import sys
+
+from vk_probe_common import compile_shader
 
 out = sys.argv[1]
 src = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), '..',
@@ -61,17 +62,7 @@ def inline(text, name, body):
 
 
 def compile_to(text, variant):
-    d = os.path.join(out, variant, 'framegen')
-    os.makedirs(d, exist_ok=True)
-    comp = os.path.join(d, 'resolve.comp')
-    with open(comp, 'w') as f:
-        f.write(text)
-    r = subprocess.run(['glslangValidator', '-V', '--target-env', 'vulkan1.1', '-I' + folder,
-                        '-I' + src, '-o', os.path.join(d, 'resolve.spv'), comp],
-                       capture_output=True, text=True)
-    os.remove(comp)
-    if r.returncode:
-        sys.exit('%s: %s%s' % (variant, r.stdout, r.stderr))
+    compile_shader(text, out, variant, 'resolve', src, 'vk_probe_resolve.py')
 
 
 TAPS6 = ('    for (int j = 0; j < 6; j++)\n'

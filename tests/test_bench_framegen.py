@@ -15,23 +15,10 @@ Exit 77 (skipped) where the bench finds no Vulkan device.
 import argparse
 import os
 import re
-import struct
 import subprocess
 import sys
-import zlib
 
-
-def write_png(path, w, h, rgb):
-    """An 8-bit RGB PNG of rgb(x, y) -> (r, g, b)."""
-    raw = b"".join(b"\0" + bytes(c for x in range(w) for c in rgb(x, y)) for y in range(h))
-
-    def chunk(kind, data):
-        return (struct.pack(">I", len(data)) + kind + data +
-                struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
-
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+from png_write import write_png
 
 
 def make_clip(folder):

@@ -20,8 +20,8 @@ import re
 import shutil
 import subprocess
 import sys
-import zlib
-import struct
+
+from png_write import write_png
 
 SEQS = ["courtyard-still-2x-10f", "courtyard-pan-2x-10f"]
 
@@ -55,18 +55,6 @@ def rows(text, name):
         if cells[1] == name:
             out[path] = cells[2:]
     return out
-
-
-def write_png(path, w, h):
-    raw = b"".join(b"\0" + bytes(3 * w) for _ in range(h))
-
-    def chunk(kind, data):
-        return (struct.pack(">I", len(data)) + kind + data +
-                struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
-
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 
 def check_dump(inputs):

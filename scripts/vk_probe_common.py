@@ -1,0 +1,24 @@
+"""vk_probe_common.py: what the probe scripts (vk_probe_prepare.py, vk_probe_resolve.py) share:
+compiling a changed copy of one frame generation shader into OUT/VARIANT/framegen/NAME.spv, the
+layout UPF_VK_SHADER_DIR=OUT/VARIANT reads in a build made with -DUPF_VK_PROBE=ON."""
+import os
+import subprocess
+import sys
+
+
+def compile_shader(text, out, variant, name, src, tool):
+    """text (a changed NAME.comp) compiled as OUT/VARIANT/framegen/NAME.spv; its #includes
+    resolve against SRC/framegen and SRC; exits with the compiler's message (tool: the
+    calling script's name) on an error."""
+    folder = os.path.join(src, 'framegen')
+    d = os.path.join(out, variant, 'framegen')
+    os.makedirs(d, exist_ok=True)
+    comp = os.path.join(d, name + '.comp')
+    with open(comp, 'w') as f:
+        f.write(text)
+    r = subprocess.run(['glslangValidator', '-V', '--target-env', 'vulkan1.1', '-I' + folder,
+                        '-I' + src, '-o', os.path.join(d, name + '.spv'), comp],
+                       capture_output=True, text=True)
+    os.remove(comp)
+    if r.returncode:
+        sys.exit('%s: %s: %s%s' % (tool, variant, r.stdout, r.stderr))
