@@ -22,3 +22,17 @@ def compile_shader(text, out, variant, name, src, tool):
     os.remove(comp)
     if r.returncode:
         sys.exit('%s: %s: %s%s' % (tool, variant, r.stdout, r.stderr))
+
+
+def probe_args():
+    """OUT and SHADERS from the command line (SHADERS: the repository's src/vk/shaders when
+    not given): (out, src, the framegen folder)."""
+    out = sys.argv[1]
+    src = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), '..',
+                                                              'src', 'vk', 'shaders')
+    return out, src, os.path.join(src, 'framegen')
+
+
+def read_text(folder, name):
+    with open(os.path.join(folder, name)) as f:
+        return f.read()

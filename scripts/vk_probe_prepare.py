@@ -48,14 +48,10 @@ Variants for timing only (their pictures differ from the CPU's):
 import os
 import sys
 
-from vk_probe_common import compile_shader
+from vk_probe_common import compile_shader, probe_args, read_text
 
-out = sys.argv[1]
-src = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), '..',
-                                                          'src', 'vk', 'shaders')
-folder = os.path.join(src, 'framegen')
-with open(os.path.join(folder, 'prepare.comp')) as f:
-    base = f.read()
+out, src, folder = probe_args()
+base = read_text(folder, 'prepare.comp')
 
 
 class Missing(Exception):

@@ -36,18 +36,12 @@ wrong on purpose (but for `base`), only their times matter:
 import os
 import sys
 
-from vk_probe_common import compile_shader
+from vk_probe_common import compile_shader, probe_args, read_text
 
-out = sys.argv[1]
-src = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), '..',
-                                                          'src', 'vk', 'shaders')
-folder = os.path.join(src, 'framegen')
-with open(os.path.join(folder, 'resolve.comp')) as f:
-    base = f.read()
-with open(os.path.join(folder, 'frames.glsl')) as f:
-    frames = f.read()
-with open(os.path.join(folder, 'camera.glsl')) as f:
-    camera = f.read()
+out, src, folder = probe_args()
+base = read_text(folder, 'resolve.comp')
+frames = read_text(folder, 'frames.glsl')
+camera = read_text(folder, 'camera.glsl')
 
 
 def sub(text, old, new, variant):
