@@ -46,7 +46,6 @@ Variants for timing only (their pictures differ from the CPU's):
              most any change of the counting can give
 """
 import os
-import sys
 
 from vk_probe_common import compile_shader, probe_args, read_text
 

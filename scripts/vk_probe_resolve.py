@@ -33,7 +33,6 @@ wrong on purpose (but for `base`), only their times matter:
   nodecode    BYTES: a code decoded as code / 255, not looked up in the shared tables (only
               for a resolve that reads the 8-bit codes, before it read the linear frames)
 """
-import os
 import sys
 
 from vk_probe_common import compile_shader, probe_args, read_text
