@@ -1417,20 +1417,6 @@ static void test_inpaint_fixed(void)
 /* The linear frames' rounding (upf__fg_linear_round: 12 bits of mantissa, to nearest, ties to
  * even) on known bit patterns, and its packing into the GPU's two words (upf__fg_linear_pack,
  * linear.glsl) and back, exact, over every pattern of g's kept bits and random r, b. */
-static uint32_t bits_of(float v)
-{
-    uint32_t b;
-    memcpy(&b, &v, sizeof b);
-    return b;
-}
-
-static float float_of(uint32_t b)
-{
-    float v;
-    memcpy(&v, &b, sizeof v);
-    return v;
-}
-
 static void test_linear_round(void)
 {
     static const uint32_t cases[][2] = {
@@ -1448,7 +1434,7 @@ static void test_linear_round(void)
         { 0x80000000u, 0x80000000u }, /* -0 */
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        const uint32_t got = bits_of(upf__fg_linear_round(float_of(cases[k][0])));
+        const uint32_t got = upf__fg_float_bits(upf__fg_linear_round(upf__fg_bits_float(cases[k][0])));
         CHECKF(got == cases[k][1], "upf__fg_linear_round(%08x) = %08x; expected %08x",
                cases[k][0], got, cases[k][1]);
     }
@@ -1457,7 +1443,7 @@ static void test_linear_round(void)
     for (uint32_t g = 0; g < (1u << 21); g++) {
         const uint32_t r = (uint32_t)test_rand_int(&rng, 0, 0x1fffff);
         const uint32_t b = (uint32_t)test_rand_int(&rng, 0, 0x1fffff);
-        const float rgb[3] = { float_of(r << 11), float_of(g << 11), float_of(b << 11) };
+        const float rgb[3] = { upf__fg_bits_float(r << 11), upf__fg_bits_float(g << 11), upf__fg_bits_float(b << 11) };
         uint32_t w[2];
         float back[4];
         upf__fg_linear_pack(rgb, w);

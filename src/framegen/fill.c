@@ -42,20 +42,6 @@ typedef struct fill_job {
     int level;         /* the level being made (down) */
 } fill_job;
 
-static float bits_float(uint32_t b)
-{
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-}
-
-static uint32_t float_bits(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, sizeof b);
-    return b;
-}
-
 /* How far a surface is, for the fill: its priority (depth order), or with flow_rank 1 for a
  * consistent flow vector and 0 for a lost one. */
 static uint32_t fill_rank(const fill_job *j, uint32_t p)
@@ -82,7 +68,7 @@ static void decode_row(void *priv, int y, int worker)
         const uint32_t k = j->index[i];
         if (k == UPF__FG_NONE) {
             o[0] = o[1] = 0.0f;
-            o[2] = bits_float(0);
+            o[2] = upf__fg_bits_float(0);
             o[3] = 1.0f; /* a hole */
         } else {
             const size_t src = k;
@@ -99,7 +85,7 @@ static void decode_row(void *priv, int y, int worker)
                         o[0] -= gx - px, o[1] -= gy - py;
                 }
             }
-            o[2] = bits_float(j->depth[i]);
+            o[2] = upf__fg_bits_float(j->depth[i]);
             o[3] = 0.0f;
         }
     }
@@ -124,7 +110,7 @@ static void down_row(void *priv, int y, int worker)
             const float *c = src + ((size_t)cy * W + cx) * 4;
             if (c[3] != 0.0f)
                 continue;
-            uint32_t p = fill_rank(j, float_bits(c[2]));
+            uint32_t p = fill_rank(j, upf__fg_float_bits(c[2]));
             if (!best || p > best_p)
                 best = c, best_p = p;
         }
@@ -133,7 +119,7 @@ static void down_row(void *priv, int y, int worker)
             memcpy(o, best, 4 * sizeof(float));
         } else {
             o[0] = o[1] = 0.0f;
-            o[2] = bits_float(0);
+            o[2] = upf__fg_bits_float(0);
             o[3] = 1.0f;
         }
     }
@@ -166,7 +152,7 @@ static void up_row(void *priv, int y, int worker)
                 if (sx < 0 || sy < 0 || sx >= w || sy >= h)
                     continue;
                 const float *a = lev + ((size_t)sy * W + sx) * 4;
-                uint32_t p = fill_rank(j, float_bits(a[2]));
+                uint32_t p = fill_rank(j, upf__fg_float_bits(a[2]));
                 if (a[3] == 0.0f && (!best || p > best_p))
                     best = a, best_p = p;
             }

@@ -341,6 +341,21 @@ static inline float upf__fg_luma_mean(float a, float b, float c, float d)
            (1.0f / UPF__FG_LUMA_SCALE);
 }
 
+/* A float's bits and back (the splat's priorities, the linear frames' rounding). */
+static inline uint32_t upf__fg_float_bits(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+static inline float upf__fg_bits_float(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
 /* The linear frames' precision (docs/FRAMEGEN.md, "prepare"): prepare rounds each colour
  * value to the float with the 12 upper bits of its mantissa (sign, exponent and 12 bits: 21 of
  * its 32), to nearest, ties to even (an infinity stays one; the largest floats round to it), so
@@ -349,11 +364,8 @@ static inline float upf__fg_luma_mean(float a, float b, float c, float d)
  * at most: a quarter of a half float's error. */
 static inline float upf__fg_linear_round(float v)
 {
-    uint32_t b;
-    memcpy(&b, &v, sizeof b);
-    b = (b + 0x3ffu + ((b >> 11) & 1u)) & ~0x7ffu;
-    memcpy(&v, &b, sizeof v);
-    return v;
+    const uint32_t b = upf__fg_float_bits(v);
+    return upf__fg_bits_float((b + 0x3ffu + ((b >> 11) & 1u)) & ~0x7ffu);
 }
 
 /* A pixel's three rounded values (upf__fg_linear_round) in two words as the GPU keeps them
