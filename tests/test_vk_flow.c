@@ -174,9 +174,10 @@ static float frame_prev[4 * N], frame_cur[4 * N], frame_out[4 * N];
 /* The CPU engine with optical flow at W x H run once at t = 1/2 on scene `scene` (its
  * surfaces then hold the luma pyramids and the flow's results). On about 0.4% of the noise
  * textures the CPU's flow loses 52-96% of its vectors on scene 0's pan and the engine calls it
- * a cut (the blend; found by CI, not yet explained: docs/FRAMEGEN.md's limits): the chain
- * under test is then not the flow's, so new textures are drawn, at most 3 times, each such
- * texture's seeds printed above. */
+ * a cut (the blend; found by CI: the backward search takes a false match on the coarsest
+ * level, where this texture is nearly flat, and the finer levels keep it, docs/FRAMEGEN.md's
+ * limits): the chain under test is then not the flow's, so new textures are drawn, at most 3
+ * times, each such texture's seeds printed above. */
 static upf_interpolate *engine_on(upf_context *ctx, int scene)
 {
     upf_interpolate *e = NULL;
