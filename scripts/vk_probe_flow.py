@@ -32,6 +32,10 @@ UPF_VK_SHADER_DIR=OUT/<variant> on lavapipe):
               candidate of 32 neighbouring quads (mostly the same block's vector: each load
               touches a run of a row) rather than 5 candidates of 6 quads (5 vectors)
   ch_kmajor48 the same with 48 quads and 256 lanes (t % 48, t / 48)
+  ch_cell     choose by cells (scripts/vk_probe/flow_choose_cell.comp, its own text: the 16
+              quads between the same four block centres share five candidates, so a cell's
+              per-pixel differences are made once per candidate, 500 bilinear samples where
+              its quads take 1280, and each quad sums its 16)
 Variants for timing only (their vectors differ from the CPU's):
   rf_steps0   refine's tiles, median and gradients, no Lucas-Kanade step
   rf_steps1   one step instead of three
@@ -141,7 +145,10 @@ VARIANTS = [('base', None, None), ('rf_roll', 'flow_refine', rf_roll),
             ('ch_nogrid', 'flow_choose', ch_nogrid), ('ch_roll', 'flow_choose', ch_roll),
             ('ch_kmajor', 'flow_choose', ch_kmajor(64, 320)),
             ('ch_kmajor48', 'flow_choose', ch_kmajor(48, 256)),
-            ('ch_own', 'flow_choose', ch_own)]
+            ('ch_own', 'flow_choose', ch_own),
+            ('ch_cell', 'flow_choose', lambda t: read_text(
+                os.path.join(os.path.dirname(os.path.abspath(__file__)), 'vk_probe'),
+                'flow_choose_cell.comp'))]
 only = os.environ.get('VARIANTS', '').split()
 made = []
 for name, shader, make in VARIANTS:
