@@ -312,22 +312,6 @@ static void refine_row(void *priv, int by, int worker)
             refine_block(j, &j->view[d], bx, by, j->vec[d] + 2 * ((size_t)by * j->bs + bx));
 }
 
-/* SAD of the 4x4 pixels around quad (qx, qy) at a sub-pixel vector (bilinear samples of the
- * other frame). */
-static float quad_sad(const level_view *v, int x0, int y0, float mx, float my, float limit)
-{
-    float sum = 0.0f;
-    for (int y = y0 - 1; y < y0 + 3; y++)
-        for (int x = x0 - 1; x < x0 + 3; x++) {
-            float o = upf__fg_sample1(v->other, v->w, v->h, (size_t)v->stride,
-                                      (float)x + 0.5f + mx, (float)y + 0.5f + my);
-            sum += fabsf(px(v, v->own, x, y) - o);
-            if (sum >= limit)
-                return sum;
-        }
-    return sum;
-}
-
 /* Where the pixels x0 .. x1, y0 .. y1 (edges) of level 0 moved by vector m leave the other
  * frame: per axis -1 past its start, 1 past its end, 0 inside, with a pixel's slack (a still
  * edge's sub-pixel noise; the bilinear samples there are still the frame's). */
@@ -377,54 +361,89 @@ static const float *edge_vector(const flow_job *j, int d, int qx0, int qy0, int 
     return own;
 }
 
-static void choose_row(void *priv, int qy, int worker)
+/* The choice works by cells: the quads whose centres lie between the same four block centres
+ * (quad x0 with floor((x0 + 1) / 8 - 0.5) = floor((x0 - 3) / 8) = b, likewise down: 4 x 4
+ * quads, the pixels 8b + 4 .. 8b + 11) take the same five candidates, and their 4x4 windows
+ * cover the 10 x 10 pixels 8b + 3 .. 8b + 12; so a cell's per-pixel differences |own(p) -
+ * other(p + m)| are made once per candidate (500 bilinear samples of the other frame where the
+ * quads would take 1280) and each quad's SAD is the sum of its 16 in row order, left to right:
+ * the SAD of the 4x4 pixels around it. Cells b = -1 (the quads at 0 and 2) .. the last
+ * quad's, CELLS_OF of the size. */
+#define CELL_SPAN 10
+static int cells_of(int size)
+{
+    const int last = 2 * ((size + 1) / 2) - 2;
+    return (last >= 3 ? (last - 3) / 8 : -1) + 2;
+}
+
+/* Quad (x0, y0) of cell (b, c) in direction d: the vector of the least SAD (from the cell's
+ * differences diff[candidate][window pixel]), its own block's first (ties keep it), then the
+ * others in order; a quad whose window its own block moves beyond the frame takes the edge's
+ * vector without a comparison. */
+static const float *choose_quad(const flow_job *j, int d, int x0, int y0, int b, int c,
+                                const float (*cand)[2], const float (*diff)[CELL_SPAN * CELL_SPAN])
+{
+    const int own = (x0 / B == UPF_CLAMP(b + 1, 0, j->bw - 1) ? 1 : 0) +
+                    (y0 / B == UPF_CLAMP(c + 1, 0, j->bh - 1) ? 2 : 0);
+    const float *edge = edge_vector(j, d, x0, y0, UPF_CLAMP(b + (own & 1), 0, j->bw - 1),
+                                    UPF_CLAMP(c + (own >> 1), 0, j->bh - 1));
+    if (edge)
+        return edge; /* beyond the frame: no candidate can be compared */
+    const int at = (y0 - 1 - (8 * c + 3)) * CELL_SPAN + x0 - 1 - (8 * b + 3);
+    float sad[5];
+    for (int k = 0; k < 5; k++) {
+        float sum = 0.0f;
+        for (int r = 0; r < 4; r++)
+            for (int q = 0; q < 4; q++)
+                sum += diff[k][at + r * CELL_SPAN + q];
+        sad[k] = sum;
+    }
+    int best = own;
+    for (int k = 0; k < 5; k++)
+        if (k != own && sad[k] < sad[best])
+            best = k;
+    return cand[best];
+}
+
+/* Cell row cy (c = cy - 1), both directions. */
+static void choose_cells(void *priv, int cy, int worker)
 {
     (void)worker;
     const flow_job *j = priv;
-    const int W = j->W, H = j->H;
+    const int W = j->W, H = j->H, c = cy - 1;
     for (int d = 0; d < 2; d++) {
         const level_view *v = &j->view[d];
-        for (int qx = 0; 2 * qx < W; qx++) {
-            const int x0 = 2 * qx, y0 = 2 * qy;
-            /* the four blocks whose centres surround the quad's centre */
-            const float cx = ((float)x0 + 1.0f) / B - 0.5f, cy = ((float)y0 + 1.0f) / B - 0.5f;
-            const int bx0 = (int)floorf(cx), by0 = (int)floorf(cy);
-            float cand[5][2];
-            int n = 0;
+        for (int b = -1; b + 1 < cells_of(W); b++) {
+            /* the four blocks whose centres surround the cell's quads' centres, and zero */
+            float cand[5][2] = { { 0.0f, 0.0f } };
             for (int k = 0; k < 4; k++) {
-                int bx = UPF_CLAMP(bx0 + (k & 1), 0, j->bw - 1);
-                int by = UPF_CLAMP(by0 + (k >> 1), 0, j->bh - 1);
+                const int bx = UPF_CLAMP(b + (k & 1), 0, j->bw - 1);
+                const int by = UPF_CLAMP(c + (k >> 1), 0, j->bh - 1);
                 const float *s = j->vec[d] + 2 * ((size_t)by * j->bs + bx);
-                cand[n][0] = s[0], cand[n][1] = s[1], n++;
+                cand[k][0] = s[0], cand[k][1] = s[1];
             }
-            cand[n][0] = 0.0f, cand[n][1] = 0.0f, n++;
-            /* the quad's own block first: ties keep it */
-            const int own = (x0 / B == UPF_CLAMP(bx0 + 1, 0, j->bw - 1) ? 1 : 0) +
-                            (y0 / B == UPF_CLAMP(by0 + 1, 0, j->bh - 1) ? 2 : 0);
-            int best = own;
-            const float *edge = edge_vector(j, d, x0, y0,
-                                            UPF_CLAMP(bx0 + (own & 1), 0, j->bw - 1),
-                                            UPF_CLAMP(by0 + (own >> 1), 0, j->bh - 1));
-            if (edge) {
-                /* beyond the frame: no candidate can be compared, the edge's vector */
-                cand[own][0] = edge[0], cand[own][1] = edge[1];
-                n = 0;
-            }
-            float best_sad = edge ? 0.0f : quad_sad(v, x0, y0, cand[own][0], cand[own][1],
-                                                    INFINITY);
-            for (int k = 0; k < n; k++) {
-                if (k == own)
-                    continue;
-                float s = quad_sad(v, x0, y0, cand[k][0], cand[k][1], best_sad);
-                if (s < best_sad)
-                    best_sad = s, best = k;
-            }
-            for (int y = y0; y < UPF_MIN(y0 + 2, H); y++)
-                for (int x = x0; x < UPF_MIN(x0 + 2, W); x++) {
-                    float *o = j->field[d] + 2 * ((size_t)y * W + x);
-                    o[0] = cand[best][0];
-                    o[1] = cand[best][1];
+            float diff[5][CELL_SPAN * CELL_SPAN];
+            for (int k = 0; k < 5; k++)
+                for (int p = 0; p < CELL_SPAN * CELL_SPAN; p++) {
+                    const int x = 8 * b + 3 + p % CELL_SPAN, y = 8 * c + 3 + p / CELL_SPAN;
+                    const float o = upf__fg_sample1(v->other, v->w, v->h, (size_t)v->stride,
+                                                    (float)x + 0.5f + cand[k][0],
+                                                    (float)y + 0.5f + cand[k][1]);
+                    diff[k][p] = fabsf(px(v, v->own, x, y) - o);
                 }
+            for (int i = 0; i < 16; i++) {
+                const int x0 = 8 * b + 4 + 2 * (i & 3), y0 = 8 * c + 4 + 2 * (i >> 2);
+                if (x0 < 0 || y0 < 0 || x0 >= W || y0 >= H)
+                    continue;
+                const float *m = choose_quad(j, d, x0, y0, b, c, cand,
+                                             (const float (*)[CELL_SPAN * CELL_SPAN])diff);
+                for (int y = y0; y < UPF_MIN(y0 + 2, H); y++)
+                    for (int x = x0; x < UPF_MIN(x0 + 2, W); x++) {
+                        float *o = j->field[d] + 2 * ((size_t)y * W + x);
+                        o[0] = m[0];
+                        o[1] = m[1];
+                    }
+            }
         }
     }
 }
@@ -568,7 +587,7 @@ void upf__fg_flow_steps(const upf__pass_args *a, int stop)
     job.priority = s[UPF__FG_PRIORITY].data;
     if (step++ >= stop)
         return;
-    upf__parallel_for(a->ctx, choose_row, &job, (H + 1) / 2);
+    upf__parallel_for(a->ctx, choose_cells, &job, cells_of(H));
     if (step++ >= stop)
         return;
     upf__parallel_for(a->ctx, check_row, &job, H);
