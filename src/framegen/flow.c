@@ -50,10 +50,10 @@
  *     lowest priority, so it loses every splat conflict to a consistent surface. (Dropping
  *     such vectors altogether, and weighting the resolve by flow-derived visibility, both
  *     measured worse on the rendered evaluation pairs: docs/FRAMEGEN.md.)
- * Work: one task per row of blocks, or of quads, or of pixels; per level the steps search,
- * vector median with the histograms, and the medians (src/vk/shaders/framegen/flow.comp: one
- * dispatch each, their count fixed by the size; the last two one dispatch on a small level:
- * upf__fg_flow_fused), then refine (one step with level 0's vector median), choose and
+ * Work: one task per row of blocks, or of cells (the choice: 4 rows of quads), or of pixels;
+ * per level the steps search, vector median with the histograms, and the medians
+ * (src/vk/shaders/framegen/flow.comp: one dispatch each, their count fixed by the size; the
+ * last two one dispatch on a small level: upf__fg_flow_fused), then refine (one step with level 0's vector median), choose and
  * check on level 0.
  * Everything in fp32 a GPU repeats word for word. The luma pyramids hold 12-bit codes k / 4096
  * (prepare.c), so a SAD or gradient sum over whole pixels (the search, the flat test) is a sum
