@@ -53,8 +53,8 @@
  * Work: one task per row of blocks, or of cells (the choice: 4 rows of quads), or of pixels;
  * per level the steps search, vector median with the histograms, and the medians
  * (src/vk/shaders/framegen/flow.comp: one dispatch each, their count fixed by the size; the
- * last two one dispatch on a small level: upf__fg_flow_fused), then refine (one step with level 0's vector median), choose and
- * check on level 0.
+ * last two one dispatch on a small level: upf__fg_flow_fused), then refine (one step with
+ * level 0's vector median), choose and check on level 0.
  * Everything in fp32 a GPU repeats word for word. The luma pyramids hold 12-bit codes k / 4096
  * (prepare.c), so a SAD or gradient sum over whole pixels (the search, the flat test) is a sum
  * of multiples of 2^-12 far below 2^24 of them: exact, the same in any order; the refine's

@@ -8,15 +8,14 @@
  * two as one step).
  *
  * Four blocks a workgroup, 16 invocations each (eight blocks of 128 invocations measured
- * slower on an H100: 0.297 -> 0.494 ms at 1080p). First every luma value the block can need
- * goes to shared memory (a branch on the frame per loop, not per load): the own frame's
- * region and the pixel around it (14 x 14) beside the median's sums, and after them the other
- * frame's window that
- * the bilinear samples of the region can reach while the vector moves at most a pixel per
- * component a step (the region + 4 texels each side around the vector's floor: 20 x 20,
- * edges repeated); a sample that leaves it (more steps than 3, or a rounding) reads its
- * texels from the buffer instead (the same texels). The sums are flow.c's over integers
- * (luma codes: exact in any order), so the region's 12 x 12 pixels are spread evenly over the
+ * slower on an H100: 0.297 -> 0.494 ms at 1080p). The own frame's region and the pixel around
+ * it (14 x 14) go to shared memory first (a branch on the frame per loop, not per load),
+ * beside the median's sums; the steps' bilinear samples of the other frame read its buffer.
+ * (They read a 20 x 20 window of it staged in shared memory before, the texels the samples
+ * can reach in three steps: 17.3 KB of shared memory a workgroup, not 4.3, and a tile's loads
+ * and a barrier more; without it the pass took 0.179 ms at 1080p on an H200 instead of 0.346,
+ * test_vk_flow's timing, scripts/vk_probe_flow.py's rf_global.) The sums are flow.c's over
+ * integers (luma codes: exact in any order), so the region's 12 x 12 pixels are spread over the
  * block's 16 lanes, 9 each (pixel i = lane + 16 k, row-major): each lane keeps its pixels'
  * gradients and own codes in registers (they do not depend on the vector) and per step sums
  * only its 9 mismatch terms; the block's 16 partial sums meet in shared memory (one barrier
@@ -36,9 +35,6 @@ layout(local_size_x = 64) in;
 #define SIDE (B + 2 * M)
 #define OT (SIDE + 2) /* the own tile: the region and a pixel around it */
 #define OTP (OT + 1)  /* its rows' stride */
-#define WM 4          /* the window's margin around the region at the first vector's floor */
-#define WS (SIDE + 2 * WM)
-#define WSP (WS + 1)  /* the window's rows' stride */
 #define BLOCKS 4      /* blocks a workgroup */
 #define LANES 16      /* lanes a block */
 #define PIX ((SIDE * SIDE + LANES - 1) / LANES) /* pixels a lane: 9 */
@@ -49,11 +45,9 @@ shared float r_m[BLOCKS][9];           /* the median's candidates' sums of dista
 shared ivec4 r_h[BLOCKS][LANES];       /* per lane: its sums of (dx dx, dx dy, dy dy) >> 1 */
 shared ivec2 r_g[2][BLOCKS][LANES];    /* per lane, by the step's parity: (dx E, dy E) >> 1 */
 shared float r_own[BLOCKS][OT * OTP];  /* own frame, rows y0 - 1 .., columns x0 - 1 .. */
-shared float r_win[BLOCKS][WS * WSP];  /* other frame, rows wy0 .., columns wx0 .. (clamped) */
 
-/* Block blk's tiles: its 16 lanes load them, the own frame's (tile origin (ox, oy)) and the
- * other's (origin (wx, wy)), every coordinate clamped into the frame (no clamps where a tile
- * lies inside it). */
+/* Block blk's own tile (origin (X, Y)): its 16 lanes load it, every coordinate clamped into
+ * the frame (no clamps where the tile lies inside it). */
 #define STAGE_TILE(DST, BUF, SIDE_, STRIDE_, X, Y)                                            \
     if ((X) >= 0 && (Y) >= 0 && (X) + SIDE_ <= W && (Y) + SIDE_ <= H) {                       \
         [[unroll]] for (int i = int(lane); i < SIDE_ * SIDE_; i += LANES)                    \
@@ -82,9 +76,8 @@ void axis(float p, out int ua, out float w)
 }
 
 /* The mismatch in codes of pixel (x, y) at vector vec, E = round(4096 (sample1(other, (x, y)
- * + 0.5 + vec) - own)), the texels from the window (origin wx, wy) where the sample lies in
- * it, else from the buffer (clamped as upf__fg_sample1's). */
-int mismatch(int f, uint blk, int x, int y, float own, vec2 vec, int wx, int wy)
+ * + 0.5 + vec) - own)), the texels from frame f's buffer (clamped as upf__fg_sample1's). */
+int mismatch(int f, int x, int y, float own, vec2 vec)
 {
     const int W = pc.width, H = pc.height;
     int ua, va;
@@ -93,17 +86,10 @@ int mismatch(int f, uint blk, int x, int y, float own, vec2 vec, int wx, int wy)
     precise float py = float(y) + 0.5 + vec.y;
     axis(px, ua, fx);
     axis(py, va, fy);
-    float a, b, c, e;
-    if (ua >= wx && ua + 1 < wx + WS && va >= wy && va + 1 < wy + WS) {
-        const int r0 = (va - wy) * WSP + ua - wx;
-        a = r_win[blk][r0], b = r_win[blk][r0 + 1];
-        c = r_win[blk][r0 + WSP], e = r_win[blk][r0 + WSP + 1];
-    } else {
-        const int ya = clamp(va, 0, H - 1) * W, yb = clamp(va + 1, 0, H - 1) * W;
-        const int xa = clamp(ua, 0, W - 1), xb = clamp(ua + 1, 0, W - 1);
-        a = lum0(f, ya + xa), b = lum0(f, ya + xb);
-        c = lum0(f, yb + xa), e = lum0(f, yb + xb);
-    }
+    const int ya = clamp(va, 0, H - 1) * W, yb = clamp(va + 1, 0, H - 1) * W;
+    const int xa = clamp(ua, 0, W - 1), xb = clamp(ua + 1, 0, W - 1);
+    const float a = lum0(f, ya + xa), b = lum0(f, ya + xb);
+    const float c = lum0(f, yb + xa), e = lum0(f, yb + xb);
     precise float top = a + fx * (b - a);
     precise float bot = c + fx * (e - c);
     precise float o = top + fy * (bot - top);
@@ -173,15 +159,6 @@ void main()
     }
     barrier();
     const vec2 first = valid ? median_pick(blk, c) : vec2(0.0);
-    const int wx = x0 + int(floor(first.x)) - WM, wy = y0 + int(floor(first.y)) - WM;
-    if (valid) {
-        if (d == 0) {
-            STAGE_TILE(r_win[blk], luma_prev, WS, WSP, wx, wy)
-        } else {
-            STAGE_TILE(r_win[blk], luma_cur, WS, WSP, wx, wy)
-        }
-    }
-    barrier();
     /* this lane's pixels: their gradients (zero outside the region: their terms vanish), own
      * values, and its share of the gradient products */
     int gdx[PIX], gdy[PIX];
@@ -208,7 +185,7 @@ void main()
             [[unroll]] for (int k = 0; k < PIX; k++) {
                 const int i = int(lane) + LANES * k, r = i / SIDE, c = i % SIDE;
                 if (r < rows && c < n) {
-                    const int e = mismatch(1 - d, blk, x0 + c, y0 + r, own[k], vec, wx, wy);
+                    const int e = mismatch(1 - d, x0 + c, y0 + r, own[k], vec);
                     g += ivec2(gdx[k] * e, gdy[k] * e) >> 1;
                 }
             }
