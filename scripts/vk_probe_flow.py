@@ -14,6 +14,10 @@ UPF_VK_SHADER_DIR=OUT/<variant> is set. Time each with the flow's prefix times:
     for v in OUT/*/; do UPF_VK_SHADER_DIR=$v UPF_VK_FLOW_TIMING=100:1920x1080 \\
         UPF_VK_TEST_NO_VALIDATION=1 build/tests/test_vk_flow; done
 
+Measured on an H200 on 2026-12-07 (docs/PERFORMANCE.md, "Main on an H200, 2026-12-07 (18:51
+UTC)"): rf_global halved refine and is the shader since (so rf_global and rf_both are no longer
+made); every choose variant was slower than the shader.
+
 Exact variants (the CPU's vectors word for word: test_vk_flow passes with
 UPF_VK_SHADER_DIR=OUT/<variant> on lavapipe):
   base        the shaders as they are (the same build's baseline)

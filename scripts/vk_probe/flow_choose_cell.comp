@@ -8,7 +8,9 @@
  * memory, and each quad sums its 16 in the CPU's order (quad_sad's running sum: the same terms,
  * the same sums) and compares the five in the CPU's order. It runs on the host's grid for
  * flow_choose.comp (48 quads of a row a workgroup), taken as a list of workgroups, 4 cells
- * each (enough at every size: about W H / 48 cells' room for W H / 64 cells). Reads luma (9),
+ * each (enough at every size: about W H / 48 cells' room for W H / 64 cells). On an H200 it
+ * was slower than flow_choose.comp (choose 0.190 -> 0.282 ms at 1080p, 2026-12-07); the CPU's
+ * choice (flow.c) works this way. Reads luma (9),
  * luma prev (8) and level 0's block vectors (27); writes motion (11) and prev motion (15). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
