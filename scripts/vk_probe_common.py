@@ -1,6 +1,7 @@
-"""vk_probe_common.py: what the probe scripts (vk_probe_prepare.py, vk_probe_resolve.py) share:
-compiling a changed copy of one frame generation shader into OUT/VARIANT/framegen/NAME.spv, the
-layout UPF_VK_SHADER_DIR=OUT/VARIANT reads in a build made with -DUPF_VK_PROBE=ON."""
+"""vk_probe_common.py: what the probe scripts (vk_probe_prepare.py, vk_probe_resolve.py,
+vk_probe_flow.py) share: compiling a changed copy of one frame generation shader into
+OUT/VARIANT/framegen/NAME.spv, the layout UPF_VK_SHADER_DIR=OUT/VARIANT reads in a build made
+with -DUPF_VK_PROBE=ON, and changing a shader's text."""
 import os
 import subprocess
 import sys
@@ -36,3 +37,23 @@ def probe_args():
 def read_text(folder, name):
     with open(os.path.join(folder, name)) as f:
         return f.read()
+
+
+class Missing(Exception):
+    """A variant's text is not in the shader (the shader changed since the variant was made)."""
+
+
+def sub(text, old, new, count=1):
+    """text with old replaced by new; Missing unless old occurs at least count times."""
+    if text.count(old) < count:
+        raise Missing(old)
+    return text.replace(old, new)
+
+
+def chain(*fs):
+    """The text changes fs applied in order, as one."""
+    def f(t):
+        for g in fs:
+            t = g(t)
+        return t
+    return f

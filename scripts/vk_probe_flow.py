@@ -48,22 +48,12 @@ Variants for timing only (their vectors differ from the CPU's):
 """
 import os
 
-from vk_probe_common import compile_shader, probe_args, read_text
+from vk_probe_common import Missing, chain, compile_shader, probe_args, read_text, sub
 
 out, src, folder = probe_args()
 refine = read_text(folder, 'flow_refine.comp')
 choose = read_text(folder, 'flow_choose.comp')
 sad = read_text(folder, 'flow_choose_sad.glsl')
-
-
-class Missing(Exception):
-    pass
-
-
-def sub(text, old, new, count=1):
-    if text.count(old) < count:
-        raise Missing(old)
-    return text.replace(old, new)
 
 
 STAGE = '        [[unroll]] for (int i = int(lane); i < SIDE_ * SIDE_; i += LANES)'
@@ -132,14 +122,6 @@ def ch_kmajor(quads, lanes):
 def ch_own(t):
     return sub(t, '        s_sad[t] = past ? 0.0 : quad_sad(d, x0, y0, 2 * q, m);',
                '        s_sad[t] = past ? 0.0 : k == own ? quad_sad(d, x0, y0, 2 * q, m) : inf();')
-
-
-def chain(*fs):
-    def f(t):
-        for g in fs:
-            t = g(t)
-        return t
-    return f
 
 
 VARIANTS = [('base', None, None), ('rf_roll', 'flow_refine', rf_roll),

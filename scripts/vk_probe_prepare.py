@@ -47,20 +47,10 @@ Variants for timing only (their pictures differ from the CPU's):
 """
 import os
 
-from vk_probe_common import compile_shader, probe_args, read_text
+from vk_probe_common import Missing, chain, compile_shader, probe_args, read_text, sub
 
 out, src, folder = probe_args()
 base = read_text(folder, 'prepare.comp')
-
-
-class Missing(Exception):
-    pass
-
-
-def sub(text, old, new):
-    if old not in text:
-        raise Missing(old)
-    return text.replace(old, new)
 
 
 def compile_to(text, variant):
@@ -168,14 +158,6 @@ def nohist(t):
     t = sub(t, '    for (int k = me; k < used; k += GROUP) {', '    for (int k = me; k < 0; k++) {')
     return sub(t, '    for (int k = me; k < 2 * BINS; k += GROUP) {',
                '    for (int k = me; k < 0; k++) {')
-
-
-def chain(*fs):
-    def f(t):
-        for g in fs:
-            t = g(t)
-        return t
-    return f
 
 
 VARIANTS = [('base', lambda t: t), ('nocopies', nocopies), ('copies4', copies4),
