@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <jpeglib.h> /* after stdio.h (test_util.h) */
 
 #include "imageio/image_io.h"
 #include "test_util.h"
+#include "jpeg_make.h"
 
 static char tmpdir[1024];
 static char faildir[1100]; /* failing writes go here; it must stay empty */
@@ -244,36 +244,6 @@ static unsigned char *small_png(size_t *size)
     struct spng_ihdr ih = { .width = 8, .height = 6, .bit_depth = 8,
                             .color_type = SPNG_COLOR_TYPE_TRUECOLOR };
     return spng_make(&ih, NULL, NULL, rgb, sizeof rgb, size);
-}
-
-/* Encodes a JPEG with libjpeg: RGB (3), grey (1) or CMYK (4) samples. */
-static unsigned char *jpeg_make(const uint8_t *samples, int w, int h, int comps, int quality,
-                                bool progressive, size_t *size)
-{
-    struct jpeg_compress_struct c;
-    struct jpeg_error_mgr jerr;
-    c.err = jpeg_std_error(&jerr);
-    jpeg_create_compress(&c);
-    unsigned char *buf = NULL;
-    unsigned long len = 0;
-    jpeg_mem_dest(&c, &buf, &len);
-    c.image_width = (JDIMENSION)w;
-    c.image_height = (JDIMENSION)h;
-    c.input_components = comps;
-    c.in_color_space = comps == 1 ? JCS_GRAYSCALE : comps == 3 ? JCS_RGB : JCS_CMYK;
-    jpeg_set_defaults(&c);
-    jpeg_set_quality(&c, quality, TRUE);
-    if (progressive)
-        jpeg_simple_progression(&c);
-    jpeg_start_compress(&c, TRUE);
-    while (c.next_scanline < c.image_height) {
-        JSAMPROW row = (JSAMPROW)(samples + (size_t)c.next_scanline * w * comps);
-        jpeg_write_scanlines(&c, &row, 1);
-    }
-    jpeg_finish_compress(&c);
-    jpeg_destroy_compress(&c);
-    *size = len;
-    return buf;
 }
 
 /* A smooth colour picture for JPEG (smooth, so quality 95 keeps it within a few codes). */
