@@ -1,11 +1,11 @@
 /* flow_choose_cell.comp: a probe variant of flow_choose.comp (scripts/vk_probe_flow.py's
  * ch_cell; exact: test_vk_flow passes with it on lavapipe), the optical flow's step 4 on level 0
- * (flow.c's choose_row) by cells. Every quad of a cell (the 4 x 4 quads, 8 x 8 pixels, whose
+ * (flow.c's choose_cells) by cells. Every quad of a cell (the 4 x 4 quads, 8 x 8 pixels, whose
  * centres lie between the same four block centres: quad x0 with floor((x0 + 1) / 8 - 0.5) =
  * floor((x0 - 3) / 8) = b, likewise down) has the same five candidates, so the cell's per-pixel
  * differences |own(p) - other(p + m)| over the 10 x 10 pixels its quads' windows cover are made
  * once per candidate (500 bilinear samples a cell where its 16 quads take 16 x 80) into shared
- * memory, and each quad sums its 16 in the CPU's order (quad_sad's running sum: the same terms,
+ * memory, and each quad sums its 16 in the CPU's order (flow.c's choose_quad: the same terms,
  * the same sums) and compares the five in the CPU's order. It runs on the host's grid for
  * flow_choose.comp (48 quads of a row a workgroup), taken as a list of workgroups, 4 cells
  * each (enough at every size: about W H / 48 cells' room for W H / 64 cells). On an H200 it

@@ -368,7 +368,7 @@ static const float *edge_vector(const flow_job *j, int d, int qx0, int qy0, int 
  * other(p + m)| are made once per candidate (500 bilinear samples of the other frame where the
  * quads would take 1280) and each quad's SAD is the sum of its 16 in row order, left to right:
  * the SAD of the 4x4 pixels around it. Cells b = -1 (the quads at 0 and 2) .. the last
- * quad's, CELLS_OF of the size. */
+ * quad's, cells_of of the size. */
 #define CELL_SPAN 10
 static int cells_of(int size)
 {

@@ -1,4 +1,4 @@
-/* flow_choose.comp: the optical flow's step 4 on level 0 (flow.c's choose_row; docs/FRAMEGEN.md,
+/* flow_choose.comp: the optical flow's step 4 on level 0 (flow.c's choose_cells; docs/FRAMEGEN.md,
  * "flow"): each 2x2 quad of pixels takes, of the vectors of the four blocks nearest it and
  * zero, the one with the least SAD over the 4x4 pixels around it (the other frame bilinear).
  * Reads luma (9), luma prev (8) and the level's block vectors (27); writes motion (11) and
@@ -6,13 +6,12 @@
  *
  * A lane per quad and candidate: 48 quads of a row a workgroup (96 pixels), five lanes each
  * (lanes 240 .. 255 idle), so that a lane's chain is one candidate's 16 bilinear samples
- * rather than the CPU's 80; the workgroup's own pixels in shared memory. (Launching a
- * workgroup costs about the same whatever its size: 256 invocations launch a quarter as many
- * workgroups as the 64 of twelve quads did.) Each lane sums its candidate's
- * whole SAD in the CPU's order (quad_sad's one running sum, row by row, left to right); the
- * CPU's early exit once the sum reaches the best cost changes no choice (its partial sum is
- * already >= the best, the whole one no smaller: adding values >= 0 never lowers a rounded
- * sum), so every lane sums all 16. Through shared
+ * rather than 80; the workgroup's own pixels in shared memory. (Launching a workgroup costs
+ * about the same whatever its size: 256 invocations launch a quarter as many workgroups as the
+ * 64 of twelve quads did.) Each lane sums its candidate's SAD in the CPU's order (choose_quad's
+ * running sum of the 16 differences, row by row, left to right; the CPU makes them once per
+ * cell of 16 quads, which on an H200 was slower here: scripts/vk_probe_flow.py's ch_cell).
+ * Through shared
  * memory the quad's lanes then take the CPU's choice: its own block's vector first, then the
  * others in order, the first of the least (strictly less replaces); four of them write a
  * pixel of the quad each. A quad whose 4x4 window, moved by its own block's vector, lies
