@@ -5,12 +5,12 @@
  * into a picture's name is refused, --depth-a's size is checked without motion, a bad
  * UPF_VK_DEVICE is refused, the failure JSON counts what it made, and the demo does not talk
  * about HDR it made itself. */
-#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/color.h"
 #include "imageio/image_io.h"
 #include "sequence/json.h"
 #include "test_util.h"
@@ -54,9 +54,8 @@ static void write_grey(const char *path, int w, int h, float v)
 static void write_grey_jpeg(const char *path, int w, int h, float v)
 {
     uint8_t *grey = malloc((size_t)w * h);
-    const float e = v <= 0.0031308f ? 12.92f * v : 1.055f * powf(v, 1.0f / 2.4f) - 0.055f;
     for (int i = 0; i < w * h; i++)
-        grey[i] = (i % 3) ? (uint8_t)lrintf(255.0f * e) : 0;
+        grey[i] = (i % 3) ? upf_linear_to_srgb8(v) : 0;
     size_t size = 0;
     unsigned char *jpg = jpeg_make(grey, w, h, 1, 95, false, &size);
     FILE *f = fopen(path, "wb");

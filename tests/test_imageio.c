@@ -867,17 +867,8 @@ static void test_jpeg_read(void)
  * its own, first at Al = 8 then refined bit by bit (Ah = 8..1): 1 + 9 * bands scans. */
 static unsigned char *jpeg_many_scans(int bands, size_t *size)
 {
-    struct jpeg_compress_struct c;
-    struct jpeg_error_mgr jerr;
-    c.err = jpeg_std_error(&jerr);
-    jpeg_create_compress(&c);
-    unsigned char *buf = NULL;
-    unsigned long len = 0;
-    jpeg_mem_dest(&c, &buf, &len);
-    c.image_width = c.image_height = 8;
-    c.input_components = 1;
-    c.in_color_space = JCS_GRAYSCALE;
-    jpeg_set_defaults(&c);
+    jpeg_enc e;
+    jpeg_enc_begin(&e, 8, 8, 1);
     static jpeg_scan_info scans[1 + 9 * 63];
     int n = 0;
     scans[n++] = (jpeg_scan_info){ 1, { 0 }, 0, 0, 0, 0 };
@@ -886,20 +877,12 @@ static unsigned char *jpeg_many_scans(int bands, size_t *size)
         for (int ah = 8; ah >= 1; ah--)
             scans[n++] = (jpeg_scan_info){ 1, { 0 }, k, k, ah, ah - 1 };
     }
-    c.scan_info = scans;
-    c.num_scans = n;
-    jpeg_start_compress(&c, TRUE);
+    e.c.scan_info = scans;
+    e.c.num_scans = n;
     uint8_t pix[64];
     for (int i = 0; i < 64; i++)
         pix[i] = (uint8_t)(i * 3);
-    for (int y = 0; y < 8; y++) {
-        JSAMPROW row = pix + 8 * y;
-        jpeg_write_scanlines(&c, &row, 1);
-    }
-    jpeg_finish_compress(&c);
-    jpeg_destroy_compress(&c);
-    *size = len;
-    return buf;
+    return jpeg_enc_end(&e, pix, size);
 }
 
 /* The offset of a JPEG marker (FF xx) after the header, or 0. */
