@@ -410,10 +410,10 @@ static void choose_cells(void *priv, int cy, int worker)
 {
     (void)worker;
     const flow_job *j = priv;
-    const int W = j->W, H = j->H, c = cy - 1;
+    const int W = j->W, H = j->H, c = cy - 1, ncx = cells_of(W);
     for (int d = 0; d < 2; d++) {
         const level_view *v = &j->view[d];
-        for (int b = -1; b + 1 < cells_of(W); b++) {
+        for (int b = -1; b + 1 < ncx; b++) {
             /* the four blocks whose centres surround the cell's quads' centres, and zero */
             float cand[5][2] = { { 0.0f, 0.0f } };
             for (int k = 0; k < 4; k++) {
