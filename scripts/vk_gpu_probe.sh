@@ -5,12 +5,15 @@
 #   1. the machine; every frame generation pipeline's statistics (registers, binary size,
 #      shared memory: UPF_VK_PIPELINE_STATS=1)
 #   2. frame generation, `upframe bench --backend vulkan --frames 500 --no-spatial
-#      --no-temporal` (1080p and 4K), and the temporal engine (`--no-spatial --no-framegen`)
+#      --no-temporal` (1080p and 4K)
 #   3. the flow's dispatches at 1080p and 4K (UPF_VK_FLOW_TIMING=100 test_vk_flow), then each
 #      flow variant at 1080p
-#   4. the launch floors at 1080p (the `empty` shaders), each prepare variant's bench at 1080p
+#   4. each engine variant's bench at 1080p (100 frames; vk_probe_engine.py), the flow's
+#      dispatches with `fast`
+#   5. the launch floors at 1080p (the `empty` shaders), each prepare variant's bench at 1080p
 #      (100 frames), each resolve variant (UPF_VK_RESOLVE_TIMING=200 test_vk_framegen)
-#   5. the GPU tests (without the validation layer, which the machine lacks)
+#   6. the temporal engine (`--no-spatial --no-framegen`), the GPU tests (without the
+#      validation layer, which the machine lacks)
 # A line a step on stdout (the device tool returns the last 12000 characters), every log in
 # OUT/res.tgz (the tool returns at most 8 files).
 #
@@ -48,14 +51,26 @@ UPF_VK_PIPELINE_STATS=1 bench stats 60 --frames 20 --no-spatial --no-temporal --
 mark frame generation
 bench fg 200 --frames 500 --no-spatial --no-temporal &&
   grep -E 'made frame|further phase' "$O/fg.txt"
-mark temporal
-bench temporal 120 --frames 500 --no-spatial --no-framegen &&
-  grep -E '^[0-9]+x[0-9]+->' "$O/temporal.txt" | head -12
 mark flow
 if [ "$(left)" -gt 120 ]; then
   UPF_VK_FLOW_TIMING=100 timeout 90 "$B/bin/test_vk_flow" > "$O/flow.txt" 2>&1
   grep -E '^flow at .*median' "$O/flow.txt"
 fi
+mark engine variants
+for v in "$B"/var/engine/*/; do
+  [ "$(left)" -gt 120 ] || break
+  n=$(basename "$v")
+  UPF_VK_SHADER_DIR=$v bench "engine_$n" 60 --frames 100 --no-spatial --no-temporal \
+    --size 1920x1080 --scale 1 &&
+    echo "engine $n: $(awk '$1=="1920x1080" && $3=="2" && $4=="time" {printf "%s %s; ", $2, $17}' \
+      "$O/engine_$n.txt")"
+  if [ "$n" = fast ]; then
+    UPF_VK_SHADER_DIR=$v UPF_VK_FLOW_TIMING=100:1920x1080 timeout 40 "$B/bin/test_vk_flow" \
+      > "$O/flow_engine_$n.txt" 2>&1
+    echo "flow $n: $(flow_line "$O/flow_engine_$n.txt")"
+  fi
+done
+mark flow variants
 for v in "$B"/var/flow/*/; do
   [ "$(left)" -gt 150 ] || break
   n=$(basename "$v")
@@ -82,6 +97,9 @@ for v in "$B"/var/resolve/*/; do
     > "$O/resolve_$n.txt" 2>&1
   echo "resolve $n: $(grep -iE 'resolve' "$O/resolve_$n.txt" | tail -1)"
 done
+mark temporal
+bench temporal 120 --frames 500 --no-spatial --no-framegen &&
+  grep -E '^[0-9]+x[0-9]+->' "$O/temporal.txt" | head -12
 mark tests
 for t in test_vk_flow test_vk_framegen test_vk_interpolate test_vk_temporal; do
   l=$(left); [ "$l" -gt 40 ] || break

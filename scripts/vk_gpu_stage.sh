@@ -8,7 +8,7 @@
 #
 # BUILD: a build directory configured with -DUPF_VK_PROBE=ON (built here: upframe_tool and the
 # GPU tests); DEST (under an ignored folder such as .device/, which the device tool carries):
-# DEST/bin, DEST/lib, DEST/var/{empty,prep/*,flow/*,resolve/*} and DEST/vk_gpu_probe.sh.
+# DEST/bin, DEST/lib, DEST/var/{empty,prep/*,flow/*,resolve/*,engine/*} and DEST/vk_gpu_probe.sh.
 set -eu
 build=$1 dest=$2
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,5 +27,6 @@ find "$dest/var" -mindepth 1 -maxdepth 1 ! -name empty -exec rm -rf {} +
 python3 "$root/scripts/vk_probe_prepare.py" "$dest/var/prep"
 python3 "$root/scripts/vk_probe_flow.py" "$dest/var/flow"
 python3 "$root/scripts/vk_probe_resolve.py" "$dest/var/resolve" >/dev/null
+python3 "$root/scripts/vk_probe_engine.py" "$dest/var/engine"
 cp "$root/scripts/vk_gpu_probe.sh" "$dest/"
 du -sh "$dest"
