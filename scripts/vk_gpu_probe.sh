@@ -6,10 +6,10 @@
 #      shared memory: UPF_VK_PIPELINE_STATS=1)
 #   2. frame generation, `upframe bench --backend vulkan --frames 500 --no-spatial
 #      --no-temporal` (1080p and 4K)
-#   3. the flow's dispatches at 1080p and 4K (UPF_VK_FLOW_TIMING=100 test_vk_flow), then each
-#      flow variant at 1080p
+#   3. the flow's dispatches at 1080p and 4K (UPF_VK_FLOW_TIMING=100 test_vk_flow) and at
+#      960x540 (a half-size frame's)
 #   4. each engine variant's bench at 1080p (100 frames; vk_probe_engine.py), the flow's
-#      dispatches with `fast`
+#      dispatches with `fast`, then each flow variant's at 1080p
 #   5. the launch floors at 1080p (the `empty` shaders), each prepare variant's bench at 1080p
 #      (100 frames), each resolve variant (UPF_VK_RESOLVE_TIMING=200 test_vk_framegen)
 #   6. the temporal engine (`--no-spatial --no-framegen`), the GPU tests (without the
@@ -55,6 +55,9 @@ mark flow
 if [ "$(left)" -gt 120 ]; then
   UPF_VK_FLOW_TIMING=100 timeout 90 "$B/bin/test_vk_flow" > "$O/flow.txt" 2>&1
   grep -E '^flow at .*median' "$O/flow.txt"
+  # the flow of a half-size frame: what a flow from the pyramid's level 1 would take
+  UPF_VK_FLOW_TIMING=100:960x540 timeout 40 "$B/bin/test_vk_flow" > "$O/flow_half.txt" 2>&1
+  grep -E '^flow at .*median' "$O/flow_half.txt"
 fi
 mark engine variants
 for v in "$B"/var/engine/*/; do
