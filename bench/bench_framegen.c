@@ -6,7 +6,7 @@
  *
  *   bench_framegen [--out DOCS_DIR] [--size WxH] [--spp N] [--pairs N] [--scenes LIST]
  *                  [--paths LIST] [--real-fg DIR] [--python PATH] [--threads N]
- *                  [--command TEXT] [--matrices 1] [--backend cpu|vulkan]
+ *                  [--command TEXT] [--matrices 1] [--backend cpu|vulkan] [--flow full|half]
  *
  * Rendered: per scene and path of the evaluation set (docs/SCENES.md seeds), `pairs` pairs of
  * frames 1/30 s apart (at 0.3 s, 1.0 s, 1.7 s, ...), each rendered at `size` with `spp`
@@ -26,7 +26,10 @@
  * first device), scored the same way, and compared with the CPU's (mean absolute difference,
  * linear RGB); the crops get the GPU's flow and vectors as two more columns. "The GPU path"
  * follows the CPU's bars: its tables, then every bar with both paths' numbers (a bar either
- * misses is printed as missed, and which). The CPU tables stay as they are. */
+ * misses is printed as missed, and which). The CPU tables stay as they are.
+ * --flow full|half: every engine with UPF_INTERPOLATE_FLOW_FULL or _HALF (the optical flow on
+ * the frame itself or on the half-size frame; without it the engine's default for the size,
+ * which at the evaluation's 960x540 is the frame itself). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -166,6 +169,7 @@ static void view_free(view *v)
 }
 
 static bool use_matrices; /* --matrices 1 */
+static unsigned flow_flags; /* --flow full|half: UPF_INTERPOLATE_FLOW_FULL, _HALF (every engine) */
 
 /* projection * view, row-major 4x4 */
 static void view_projection(const double *proj, const double *vm, double *out)
@@ -315,7 +319,8 @@ static void gpu_eng_create(gpu_eng *e, int w, int h, upf_interpolate_motion how,
 #ifdef UPF_HAVE_VULKAN
     e->m = upf__vk_interpolate_managed_create(ctx, &(upf__vk_interpolate_managed_params){
         .device_index = -1, .width = w, .height = h, .motion = how,
-        .max_factor = N_PHASES + 1, .flags = flags, .color_format = color, .hud_format = hud,
+        .max_factor = N_PHASES + 1, .flags = flags | flow_flags, .color_format = color,
+        .hud_format = hud,
         .output_format = UPF_FORMAT_RGBA32F });
     if (!e->m)
         check(upf_context_last_error(ctx, NULL), "--backend vulkan: the GPU engine");
@@ -666,7 +671,8 @@ static void usage(void)
 {
     fprintf(stderr, "usage: bench_framegen [--out DOCS_DIR] [--size WxH] [--spp N] [--pairs N] "
                     "[--scenes LIST] [--paths LIST] [--real-fg DIR] [--python PATH] "
-                    "[--threads N] [--command TEXT] [--matrices 1] [--backend cpu|vulkan]\n");
+                    "[--threads N] [--command TEXT] [--matrices 1] [--backend cpu|vulkan] "
+                    "[--flow full|half]\n");
     exit(1);
 }
 
@@ -710,6 +716,10 @@ int main(int argc, char **argv)
             if (strcmp(v, "cpu") != 0 && strcmp(v, "vulkan") != 0)
                 usage();
             use_gpu = !strcmp(v, "vulkan");
+        } else if (!strcmp(a, "--flow")) {
+            if (strcmp(v, "full") != 0 && strcmp(v, "half") != 0)
+                usage();
+            flow_flags = !strcmp(v, "full") ? UPF_INTERPOLATE_FLOW_FULL : UPF_INTERPOLATE_FLOW_HALF;
         }
         else
             usage();
@@ -734,7 +744,8 @@ int main(int argc, char **argv)
                                                    UPF_INTERPOLATE_MOTION_VECTORS };
     for (int m = 0; m < 3; m++) {
         eng[m] = upf_interpolate_create(ctx, upf_interpolate_params(
-            .width = W, .height = H, .motion = how[m], .flags = UPF_INTERPOLATE_DEPTH_REVERSED));
+            .width = W, .height = H, .motion = how[m],
+            .flags = UPF_INTERPOLATE_DEPTH_REVERSED | flow_flags));
         if (!eng[m])
             check(upf_context_last_error(ctx, NULL), "upf_interpolate_create");
     }
@@ -878,8 +889,8 @@ int main(int argc, char **argv)
         const int w = clips[c].f[0].img.width, h = clips[c].f[0].img.height;
         upf_interpolate *e[2];
         for (int m = 0; m < 2; m++) {
-            e[m] = upf_interpolate_create(ctx, upf_interpolate_params(.width = w, .height = h,
-                                                                      .motion = how[m]));
+            e[m] = upf_interpolate_create(ctx, upf_interpolate_params(
+                .width = w, .height = h, .motion = how[m], .flags = flow_flags));
             if (!e[m])
                 check(upf_context_last_error(ctx, NULL), "upf_interpolate_create");
         }
@@ -972,7 +983,8 @@ int main(int argc, char **argv)
             if (c == d || fa->width != fb->width || fa->height != fb->height)
                 continue;
             upf_interpolate *ce = upf_interpolate_create(ctx, upf_interpolate_params(
-                .width = fa->width, .height = fa->height, .motion = UPF_INTERPOLATE_MOTION_FLOW));
+                .width = fa->width, .height = fa->height, .motion = UPF_INTERPOLATE_MOTION_FLOW,
+                .flags = flow_flags));
             if (!ce)
                 check(upf_context_last_error(ctx, NULL), "upf_interpolate_create");
             imageio_image o = alloc_image(fa->width, fa->height, UPF_FORMAT_RGBA8_SRGB);
@@ -1012,7 +1024,7 @@ int main(int argc, char **argv)
         gpu_eng hg[N_HUD]; /* with --backend vulkan: the same three on the GPU */
         imageio_image hlin = { 0 }, go = { 0 };
         for (int m = 0; m < N_HUD; m++) {
-            const unsigned flags = UPF_INTERPOLATE_DEPTH_REVERSED |
+            const unsigned flags = UPF_INTERPOLATE_DEPTH_REVERSED | flow_flags |
                                    (m == H_NO_RULE ? UPF_INTERPOLATE_NO_STILL_RULE : 0);
             he[m] = upf_interpolate_create(ctx, upf_interpolate_params(
                 .width = W, .height = H, .motion = hm[m], .flags = flags));

@@ -782,6 +782,13 @@ UPF_API const char *upf_interpolate_fallback_name(upf_interpolate_fallback fallb
 #define UPF_INTERPOLATE_DEPTH_REVERSED 0x2u /* depth is larger nearer (1 at the near plane) */
 #define UPF_INTERPOLATE_NO_STILL_RULE 0x4u  /* without a HUD layer, do not keep pixels that are
                                              * equal in both frames where they are */
+/* The optical flow's resolution. By default the flow of frames larger than 1280x720 is made
+ * on the half-size frame (its luma pyramid from level 1; the vectors doubled, each serving
+ * 2x2 pixels), a quarter of the work of its finest level for the same pictures within about
+ * 0.1 dB (docs/FRAMEGEN.md, "flow"), and of smaller frames on the frame itself. */
+#define UPF_INTERPOLATE_FLOW_FULL 0x8u      /* the flow on the frame itself at every size */
+#define UPF_INTERPOLATE_FLOW_HALF 0x10u     /* the flow on the half-size frame at every size
+                                             * (frames of at least 2 levels of 8 pixels) */
 
 /* The largest factor (frames made per pair + 1). */
 #define UPF_INTERPOLATE_FACTOR_MAX 8

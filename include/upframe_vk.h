@@ -278,7 +278,7 @@ typedef struct upf_vk_interpolate_params {
                                         * upf_interpolate_params) */
     double motion_scale_y;
     unsigned flags;                    /* UPF_INTERPOLATE_MOTION_UV, _DEPTH_REVERSED,
-                                        * _NO_STILL_RULE */
+                                        * _NO_STILL_RULE, _FLOW_FULL, _FLOW_HALF */
     int timestamps;                    /* 1: per-pass timestamps (upf_vk_interpolate_timings) */
 } upf_vk_interpolate_params;
 

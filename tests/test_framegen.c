@@ -227,7 +227,9 @@ static void test_square(void)
 
 /* ---- optical flow on a translated texture ---------------------------------------------- */
 
-static void flow_case(int w, int h, double dx, double dy, uint32_t seed)
+/* `flags`: the engine's (UPF_INTERPOLATE_FLOW_HALF: the flow of the half-size frame, whose
+ * vectors each serve 2x2 pixels) */
+static void flow_case(int w, int h, double dx, double dy, uint32_t seed, unsigned flags)
 {
     upf_context *ctx = test_context(2);
     img a = make(w, h, UPF_FORMAT_RGBA32F), b = make(w, h, UPF_FORMAT_RGBA32F);
@@ -235,8 +237,8 @@ static void flow_case(int w, int h, double dx, double dy, uint32_t seed)
     textured(&a, dx, dy, 0.0, seed);
     textured(&b, dx, dy, 1.0, seed);
     textured(&truth, dx, dy, 0.5, seed);
-    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = w,
-                                                                            .height = h));
+    upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(
+        .width = w, .height = h, .flags = flags));
     upf_interpolate_frames f = { &a.im, &b.im, NULL, NULL, NULL, NULL, 41, 42, 0, NULL, NULL, 0 };
     CHECK_OK(ctx, upf_interpolate_run(e, &f, 0.5, &out.im));
     upf_interpolate_method m = 0;
@@ -247,10 +249,12 @@ static void flow_case(int w, int h, double dx, double dy, uint32_t seed)
     const float *mo = ps->surface[UPF__FG_MOTION].data;
     const int mx = (int)fabs(dx) + 8, my = (int)fabs(dy) + 8;
     double sx = 0, sy = 0, worst = 0;
-    long n = 0, bad = 0;
+    long n = 0, bad = 0, split = 0;
     for (int y = my; y < h - my; y++)
         for (int x = mx; x < w - mx; x++) {
             const float *v = mo + 2 * ((size_t)y * w + x);
+            const float *q = mo + 2 * ((size_t)(y & ~1) * w + (x & ~1)); /* its 2x2's first */
+            split += flags && (v[0] != q[0] || v[1] != q[1]);
             if (!(v[0] < UPF__FG_INVALID * 0.5f)) {
                 bad++;
                 continue;
@@ -266,11 +270,13 @@ static void flow_case(int w, int h, double dx, double dy, uint32_t seed)
     CHECKF(fabs(bx) <= 0.25 && fabs(by) <= 0.25, "shift (%g, %g): mean error (%.3f, %.3f)", dx,
            dy, bx, by);
     CHECKF(bad < n / 50, "shift (%g, %g): %ld of %ld vectors not known", dx, dy, bad, n + bad);
+    CHECKF(split == 0, "shift (%g, %g), the half-size frame's flow: %ld pixels' vectors not "
+           "their 2x2's", dx, dy, split);
     /* the made frame: close to the truth inside */
     double err = mean_abs(&out, &truth, mx, my, w - mx, h - my);
     CHECKF(err < 0.01, "shift (%g, %g): made frame error %.4f", dx, dy, err);
-    printf("flow (%g, %g) at %dx%d: mean error (%.3f, %.3f) px, worst %.2f, frame error %.4f\n",
-           dx, dy, w, h, bx, by, worst, err);
+    printf("flow%s (%g, %g) at %dx%d: mean error (%.3f, %.3f) px, worst %.2f, frame error "
+           "%.4f\n", flags ? " of the half-size frame" : "", dx, dy, w, h, bx, by, worst, err);
     upf_interpolate_destroy(&e);
     free(a.f), free(b.f), free(truth.f), free(out.f);
     upf_context_destroy(&ctx);
@@ -278,9 +284,47 @@ static void flow_case(int w, int h, double dx, double dy, uint32_t seed)
 
 static void test_flow(void)
 {
-    flow_case(160, 96, 5.3, -2.7, 3);
-    flow_case(160, 96, -0.4, 0.6, 4);
-    flow_case(640, 256, -181.6, 23.4, 5);
+    flow_case(160, 96, 5.3, -2.7, 3, 0);
+    flow_case(160, 96, -0.4, 0.6, 4, 0);
+    flow_case(640, 256, -181.6, 23.4, 5, 0);
+    /* the flow of the half-size frame (the default above 1280x720) to the same bars */
+    flow_case(160, 96, 5.3, -2.7, 3, UPF_INTERPOLATE_FLOW_HALF);
+    flow_case(160, 96, -0.4, 0.6, 4, UPF_INTERPOLATE_FLOW_HALF);
+    flow_case(640, 256, -181.6, 23.4, 5, UPF_INTERPOLATE_FLOW_HALF);
+}
+
+/* The flow's resolution: the half-size frame's above 1280x720 (or with _FLOW_HALF), the
+ * frame's at and below it (or with _FLOW_FULL, or where the pyramid has one level); the
+ * luma atlases and the flow's constants of that frame. */
+static void test_flow_base(void)
+{
+    upf_context *ctx = test_context(1);
+    static const struct { int w, h; unsigned flags; int base; } c[] = {
+        { 1280, 720, 0, 0 }, { 1282, 720, 0, 1 }, { 1920, 1080, 0, 1 },
+        { 1920, 1080, UPF_INTERPOLATE_FLOW_FULL, 0 }, { 64, 48, UPF_INTERPOLATE_FLOW_HALF, 1 },
+        { 12, 12, UPF_INTERPOLATE_FLOW_HALF, 0 } };
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+        upf__passes ps;
+        upf__interpolate_plan pl;
+        memset(&ps, 0, sizeof ps);
+        CHECK_OK(ctx, upf__interpolate_describe(ctx, "test", upf_interpolate_params(
+            .width = c[k].w, .height = c[k].h, .motion = UPF_INTERPOLATE_MOTION_FLOW,
+            .flags = c[k].flags), &ps, &pl));
+        const upf__fg_flow_con *fc = ps.con[UPF__FG_FLOW];
+        const upf__fg_prepare_con *pc = ps.con[UPF__FG_PREPARE];
+        const int fw = upf__fg_level_size(c[k].w, c[k].base);
+        const int fh = upf__fg_level_size(c[k].h, c[k].base);
+        CHECKF(fc->base == c[k].base && pc->first == c[k].base && fc->width == fw &&
+               fc->height == fh && fc->levels == pl.flow_levels - c[k].base &&
+               fc->frame_width == c[k].w && fc->frame_height == c[k].h &&
+               ps.surface[UPF__FG_LUMA].width == fw &&
+               ps.surface[UPF__FG_LUMA].height == upf__fg_atlas_rows(fh, 0, fc->levels),
+               "%dx%d, flags %x: base %d (want %d), the flow %dx%d of %d levels, atlas %dx%d",
+               c[k].w, c[k].h, c[k].flags, fc->base, c[k].base, fc->width, fc->height,
+               fc->levels, ps.surface[UPF__FG_LUMA].width, ps.surface[UPF__FG_LUMA].height);
+        upf__passes_free(&ps);
+    }
+    upf_context_destroy(&ctx);
 }
 
 /* ---- optical flow at the frame's edge --------------------------------------------------- */
@@ -710,6 +754,12 @@ static void test_bad_input(void)
                                                              .motion_height = 8)) == NULL);
     CHECK(upf_interpolate_create(ctx, upf_interpolate_params(.width = 8, .height = 8,
                                                              .flags = 0x100)) == NULL);
+    CHECK(upf_interpolate_create(ctx, upf_interpolate_params(
+              .width = 8, .height = 8,
+              .flags = UPF_INTERPOLATE_FLOW_FULL | UPF_INTERPOLATE_FLOW_HALF)) == NULL);
+    const char *msg = "";
+    upf_context_last_error(ctx, &msg);
+    CHECKF(strstr(msg, "_FLOW_FULL and _FLOW_HALF together") != NULL, "%s", msg);
     CHECK(upf_interpolate_create(ctx, NULL) == NULL);
     upf_interpolate *e = upf_interpolate_create(ctx, upf_interpolate_params(.width = W,
                                                                             .height = H));
@@ -1458,6 +1508,7 @@ int main(void)
     test_splat_order();
     test_square();
     test_flow();
+    test_flow_base();
     test_flow_pan_edge();
     test_flow_left_edge();
     test_flow_cut();

@@ -814,6 +814,10 @@ static void test_bad_create(gpu *g)
     create_fails(ctx, upf_vk_interpolate_params(.device = dev, .width = W, .height = H,
                                                 .flags = 0x100),
                  UPF_ERROR_INVALID_ARGUMENT, "unknown flags 0x100");
+    create_fails(ctx, upf_vk_interpolate_params(.device = dev, .width = W, .height = H,
+                                                .flags = UPF_INTERPOLATE_FLOW_FULL |
+                                                         UPF_INTERPOLATE_FLOW_HALF),
+                 UPF_ERROR_INVALID_ARGUMENT, "_FLOW_FULL and _FLOW_HALF together");
     /* the largest: 8 frames in flight of 7 phases each take 56 of the runner's slots */
     upf_vk_interpolate *big = upf_vk_interpolate_create(ctx, upf_vk_interpolate_params(
         .device = dev, .width = W, .height = H, .max_factor = 8, .frames_in_flight = 8));

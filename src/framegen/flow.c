@@ -4,7 +4,8 @@
  *
  * Reads: luma prev, luma (r32f atlases). Writes: motion, priority, prev motion, flow blocks
  * (rg32f: per direction the block vectors of this level, of its parent and of the search),
- * flow histogram (r32ui), flow global (rg32f: the medians).
+ * flow histogram (r32ui), flow global (rg32f: the medians); with base 1 motion_t and
+ * splat_land as scratch (step 6).
  *
  * Both directions the same way (forward: blocks of N found in N-1; backward: blocks of N-1
  * found in N), coarse to fine over the pyramid, on blocks of 8x8 pixels of each level
@@ -50,6 +51,14 @@
  *     lowest priority, so it loses every splat conflict to a consistent surface. (Dropping
  *     such vectors altogether, and weighting the resolve by flow-derived visibility, both
  *     measured worse on the rendered evaluation pairs: docs/FRAMEGEN.md.)
+ *  6. With base 1 (frames above 1280x720 by default: upf__fg_flow_con.base) steps 1 to 5 run
+ *     on the half-size frame, the pyramids from their level 1 (prepare.c), and two more
+ *     steps double its fields onto the frame's pixels: each pixel takes the vectors of its
+ *     half-size pixel (x / 2, y / 2) times two and the priority of that vector (lost where
+ *     the half-size check failed). The consistency is then 0.75 half-size pixels, the same
+ *     1.5 pixels of the frame. A quarter of the finest level's work; on the evaluation pairs
+ *     and clips the pictures within about 0.1 dB of the flow of the frame itself
+ *     (docs/FRAMEGEN.md, "flow").
  * Work: one task per row of blocks, or of cells (the choice: 4 rows of quads), or of pixels;
  * per level the steps search, vector median with the histograms, and the medians
  * (src/vk/shaders/framegen/flow.comp: one dispatch each, their count fixed by the size; the
@@ -472,6 +481,46 @@ static void check_row(void *priv, int y, int worker)
     }
 }
 
+/* base 1, step up_copy: the half-size frame's fields (motion, prev motion, priority: w x h
+ * from their first word) into scratch that the splat and fill write later: motion_t
+ * (mx, my, prev mx, prev my) and splat_land (the priority), w x h from their first word. */
+typedef struct up_job {
+    int w, h, W, H;        /* the half-size frame's size, the frame's */
+    float *motion, *prev_motion, *half; /* motion_t: 4 floats a pixel */
+    uint32_t *priority, *half_priority;
+} up_job;
+
+static void up_copy_row(void *priv, int y, int worker)
+{
+    (void)worker;
+    const up_job *j = priv;
+    for (int x = 0; x < j->w; x++) {
+        const size_t i = (size_t)y * j->w + x;
+        float *o = j->half + 4 * i;
+        o[0] = j->motion[2 * i], o[1] = j->motion[2 * i + 1];
+        o[2] = j->prev_motion[2 * i], o[3] = j->prev_motion[2 * i + 1];
+        j->half_priority[i] = j->priority[i];
+    }
+}
+
+/* base 1, step up: each pixel of the frame takes its half-size pixel's vectors doubled (the
+ * pixel (x / 2, y / 2): a vector of the half-size frame spans twice the frame's pixels), and
+ * the priority of the doubled vector, or UPF__FG_LOST where that pixel's check failed. */
+static void up_row(void *priv, int y, int worker)
+{
+    (void)worker;
+    const up_job *j = priv;
+    for (int x = 0; x < j->W; x++) {
+        const size_t i = (size_t)y * j->W + x, k = (size_t)(y >> 1) * j->w + (x >> 1);
+        const float *h = j->half + 4 * k;
+        const float mx = 2.0f * h[0], my = 2.0f * h[1];
+        j->motion[2 * i] = mx, j->motion[2 * i + 1] = my;
+        j->prev_motion[2 * i] = 2.0f * h[2], j->prev_motion[2 * i + 1] = 2.0f * h[3];
+        j->priority[i] = j->half_priority[k] == UPF__FG_LOST ? UPF__FG_LOST
+                                                            : upf__fg_motion_priority(mx, my);
+    }
+}
+
 /* The histogram bin of a vector component: bins of 1 px centred on the integers
  * -UPF__FG_FLOW_BINS / 2 .. UPF__FG_FLOW_BINS / 2 - 1, the ends taking what lies beyond. */
 static inline int hist_bin(float v)
@@ -591,6 +640,17 @@ void upf__fg_flow_steps(const upf__pass_args *a, int stop)
     if (step++ >= stop)
         return;
     upf__parallel_for(a->ctx, check_row, &job, H);
+    if (con->base == 0)
+        return;
+    up_job up = { W, H, con->frame_width, con->frame_height, s[UPF__FG_MOTION].data,
+                  s[UPF__FG_PREV_MOTION].data, s[UPF__FG_MOTION_T].data, s[UPF__FG_PRIORITY].data,
+                  s[UPF__FG_SPLAT_LAND].data };
+    if (step++ >= stop)
+        return;
+    upf__parallel_for(a->ctx, up_copy_row, &up, H);
+    if (step++ >= stop)
+        return;
+    upf__parallel_for(a->ctx, up_row, &up, up.H);
 }
 
 upf_result upf__fg_flow_pass(const upf__pass_args *a)

@@ -135,6 +135,10 @@ enum upf__fg_pass_index {
 typedef struct upf__fg_prepare_con {
     int32_t width, height;
     int32_t levels;                   /* luma pyramid levels (0: no pyramid, blend or vectors) */
+    int32_t first;                    /* the first level the atlases hold (the flow's level 0,
+                                       * upf__fg_flow_con.base): level `first` + k at the
+                                       * atlas's rows of level k of a frame of that level's size,
+                                       * upf__fg_level_size(width, first) floats a row */
 } upf__fg_prepare_con;
 
 typedef struct upf__fg_scene_con {
@@ -175,6 +179,11 @@ typedef struct upf__fg_flow_con {
                                        * it takes its best candidate without a search */
     float consistency;                /* forward + backward <= this + consistency_rel |m| */
     float consistency_rel;
+    int32_t base;                     /* 0: the flow of the frame; 1: of the half-size frame
+                                       * (width, height and levels above are its: the
+                                       * pyramid's levels 1 ..), its vectors doubled onto
+                                       * the frame's pixels by two more steps (flow.c, up) */
+    int32_t frame_width, frame_height; /* the frame's size (width, height when base is 0) */
 } upf__fg_flow_con;
 
 /* The camera fit (camera.c): a model when a third of the pixels lie within `near` of it, the
@@ -255,7 +264,7 @@ upf_result upf__fg_compose_pass(const upf__pass_args *a);  /* compose.c */
 upf_result upf__fg_cut_pass(const upf__pass_args *a);      /* cut.c */
 
 /* Scratch of the passes (bytes). */
-size_t upf__fg_prepare_scratch_bytes(int height);
+size_t upf__fg_prepare_scratch_bytes(int width, int height, int first);
 size_t upf__fg_vectors_scratch_bytes(int threads, int width, int height);
 size_t upf__fg_compose_scratch_bytes(int threads, int width, int height);
 

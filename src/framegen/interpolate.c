@@ -35,6 +35,8 @@
 #define FLOW_FLAT 0.004f       /* a flat block: mean |gradient| below 0.004 (1/250) */
 #define FLOW_CONSISTENCY 1.5f  /* forward + backward within 1.5 px ... */
 #define FLOW_CONSISTENCY_REL 0.1f /* ... + 10% of the vector */
+#define FLOW_HALF_ABOVE (1280 * 720) /* frames of more pixels: the flow of the half-size frame
+                                      * (UPF_INTERPOLATE_FLOW_FULL, _HALF) */
 #define RESOLVE_TOLERANCE 1.0f /* a side sees the surface: vectors within 1 px ... */
 #define RESOLVE_TOLERANCE_REL 0.1f /* ... + 10% */
 #define RESOLVE_SHARPNESS 6.0f /* the fetch nearer a texel centre weighs more: exp(-6 d^2) */
@@ -133,7 +135,8 @@ static const upf__pass_info passes[UPF__FG_PASS_COUNT] = {
                           -1, sizeof(upf__fg_vectors_con), upf__fg_vectors_pass },
     [UPF__FG_FLOW] = { "flow", "flow", S(UPF__FG_LUMA_PREV) | S(UPF__FG_LUMA),
                        S(UPF__FG_MOTION) | S(UPF__FG_PRIORITY) | S(UPF__FG_PREV_MOTION) |
-                           S(UPF__FG_FLOW_BLOCKS) | S(UPF__FG_FLOW_HIST) | S(UPF__FG_FLOW_GLOBAL),
+                           S(UPF__FG_FLOW_BLOCKS) | S(UPF__FG_FLOW_HIST) | S(UPF__FG_FLOW_GLOBAL) |
+                           S(UPF__FG_MOTION_T) | S(UPF__FG_SPLAT_LAND), /* base 1: its up steps' */
                        -1, sizeof(upf__fg_flow_con), upf__fg_flow_pass },
     [UPF__FG_CAMERA_PASS] = { "camera", "camera", S(UPF__FG_MOTION),
                               S(UPF__FG_CAMERA) | S(UPF__FG_CAMERA_SUMS), -1,
@@ -191,10 +194,22 @@ void upf_interpolate_destroy(upf_interpolate **pe)
     *pe = NULL;
 }
 
+/* The flow's first level of the frame's pyramid (upf__fg_flow_con.base): 1 (the half-size
+ * frame) above FLOW_HALF_ABOVE pixels or with UPF_INTERPOLATE_FLOW_HALF, 0 with _FLOW_FULL;
+ * 0 where the pyramid has a single level. */
+static int flow_base(const upf_interpolate_params *p, int flow_levels)
+{
+    if (flow_levels < 2 || (p->flags & UPF_INTERPOLATE_FLOW_FULL))
+        return 0;
+    return (p->flags & UPF_INTERPOLATE_FLOW_HALF) ||
+           (long)p->width * p->height > FLOW_HALF_ABOVE;
+}
+
 static void plan(upf__passes *ps, const upf_interpolate_params *p, int flow_levels,
                  int pyramid_levels, int threads)
 {
-    const int W = p->width, H = p->height;
+    const int W = p->width, H = p->height, base = flow_base(p, flow_levels);
+    const int fw = upf__fg_level_size(W, base), fh = upf__fg_level_size(H, base);
     for (int i = 0; i < UPF__FG_COUNT; i++) {
         ps->surface[i].width = W;
         ps->surface[i].height = H;
@@ -206,10 +221,9 @@ static void plan(upf__passes *ps, const upf_interpolate_params *p, int flow_leve
                       p->motion != UPF_INTERPOLATE_MOTION_BLEND;
     const bool vectors = p->motion == UPF_INTERPOLATE_MOTION_AUTO ||
                          p->motion == UPF_INTERPOLATE_MOTION_VECTORS;
-    const int lrows = upf__fg_atlas_rows(H, 0, flow_levels);
+    const int lrows = upf__fg_atlas_rows(H, base, flow_levels); /* the flow's levels */
     ps->surface[UPF__FG_LUMA_PREV].height = ps->surface[UPF__FG_LUMA].height = flow ? lrows : 0;
-    if (!flow)
-        ps->surface[UPF__FG_LUMA_PREV].width = ps->surface[UPF__FG_LUMA].width = 0;
+    ps->surface[UPF__FG_LUMA_PREV].width = ps->surface[UPF__FG_LUMA].width = flow ? fw : 0;
     if (!vectors)
         for (int i = UPF__FG_SPLAT_PREV; i <= UPF__FG_SPLAT_PREV_INDEX; i++)
             ps->surface[i].width = ps->surface[i].height = 0;
@@ -224,7 +238,7 @@ static void plan(upf__passes *ps, const upf_interpolate_params *p, int flow_leve
     ps->surface[UPF__FG_SCENE].width = 4;
     ps->surface[UPF__FG_SCENE].height = 1;
     int bw, bh;
-    upf__fg_flow_sizes(W, H, &bw, &bh);
+    upf__fg_flow_sizes(fw, fh, &bw, &bh);
     ps->surface[UPF__FG_FLOW_BLOCKS].width = flow ? bw : 0;
     ps->surface[UPF__FG_FLOW_BLOCKS].height = flow ? bh : 0;
     ps->surface[UPF__FG_FLOW_HIST].width = flow ? UPF__FG_FLOW_BINS : 0;
@@ -234,7 +248,7 @@ static void plan(upf__passes *ps, const upf_interpolate_params *p, int flow_leve
     const int prow = pyramid_levels > 1 ? upf__fg_atlas_rows(H, 1, pyramid_levels) : 1;
     ps->surface[UPF__FG_MOTION_PYRAMID].height = prow;
     ps->surface[UPF__FG_COLOR_PYRAMID].height = prow;
-    ps->scratch_bytes[UPF__FG_PREPARE] = upf__fg_prepare_scratch_bytes(H);
+    ps->scratch_bytes[UPF__FG_PREPARE] = upf__fg_prepare_scratch_bytes(W, H, flow ? base : 0);
     ps->scratch_bytes[UPF__FG_VECTORS] = vectors ? upf__fg_vectors_scratch_bytes(threads, W, H)
                                                  : 0;
     ps->scratch_bytes[UPF__FG_COMPOSE] = upf__fg_compose_scratch_bytes(threads, W, H);
@@ -243,8 +257,8 @@ static void plan(upf__passes *ps, const upf_interpolate_params *p, int flow_leve
 static void constants(upf__passes *ps, const upf_interpolate_params *p, int flow_levels,
                       int pyramid_levels)
 {
-    const int W = p->width, H = p->height;
-    *(upf__fg_prepare_con *)ps->con[UPF__FG_PREPARE] = (upf__fg_prepare_con){ W, H, 0 };
+    const int W = p->width, H = p->height, base = flow_base(p, flow_levels);
+    *(upf__fg_prepare_con *)ps->con[UPF__FG_PREPARE] = (upf__fg_prepare_con){ W, H, 0, base };
     *(upf__fg_scene_con *)ps->con[UPF__FG_SCENE_PASS] =
         (upf__fg_scene_con){ 0, CUT_GLOBAL, CUT_REGIONS };
     *(upf__fg_cut_con *)ps->con[UPF__FG_CUT] = (upf__fg_cut_con){ W, H, 0, CUT_LOST };
@@ -261,8 +275,10 @@ static void constants(upf__passes *ps, const upf_interpolate_params *p, int flow
         (float)(sy * (uv ? p->motion_height : 1) * H / p->motion_height),
         (p->flags & UPF_INTERPOLATE_DEPTH_REVERSED) != 0, SHADE_THRESHOLD, SHADE_RADIUS };
     *(upf__fg_flow_con *)ps->con[UPF__FG_FLOW] = (upf__fg_flow_con){
-        W, H, flow_levels, FLOW_RADIUS_COARSE, FLOW_RADIUS, FLOW_RADIUS_FINE, FLOW_REFINE,
-        FLOW_PENALTY, FLOW_FLAT, FLOW_CONSISTENCY, FLOW_CONSISTENCY_REL };
+        upf__fg_level_size(W, base), upf__fg_level_size(H, base), flow_levels - base,
+        FLOW_RADIUS_COARSE, FLOW_RADIUS, FLOW_RADIUS_FINE, FLOW_REFINE, FLOW_PENALTY, FLOW_FLAT,
+        /* the check on the half-size frame: the same 1.5 pixels of the frame */
+        base ? 0.5f * FLOW_CONSISTENCY : FLOW_CONSISTENCY, FLOW_CONSISTENCY_REL, base, W, H };
     *(upf__fg_splat_con *)ps->con[UPF__FG_SPLAT_PASS] = (upf__fg_splat_con){ W, H, 0.5f, 0 };
     *(upf__fg_fill_con *)ps->con[UPF__FG_FILL] = (upf__fg_fill_con){ W, H, pyramid_levels, 0 };
     *(upf__fg_resolve_con *)ps->con[UPF__FG_RESOLVE] = (upf__fg_resolve_con){
@@ -303,11 +319,15 @@ static upf_result check_params(upf_context *ctx, const char *fn,
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: motion scale (%g, %g); expected "
                          "finite values (0: 1)", fn, p.motion_scale_x, p.motion_scale_y);
     const unsigned known = UPF_INTERPOLATE_MOTION_UV | UPF_INTERPOLATE_DEPTH_REVERSED |
-                           UPF_INTERPOLATE_NO_STILL_RULE;
+                           UPF_INTERPOLATE_NO_STILL_RULE | UPF_INTERPOLATE_FLOW_FULL |
+                           UPF_INTERPOLATE_FLOW_HALF;
     if (p.flags & ~known)
         return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: unknown flags 0x%x (expected "
-                         "UPF_INTERPOLATE_MOTION_UV, _DEPTH_REVERSED, _NO_STILL_RULE)", fn,
-                         p.flags & ~known);
+                         "UPF_INTERPOLATE_MOTION_UV, _DEPTH_REVERSED, _NO_STILL_RULE, _FLOW_FULL, "
+                         "_FLOW_HALF)", fn, p.flags & ~known);
+    if ((p.flags & UPF_INTERPOLATE_FLOW_FULL) && (p.flags & UPF_INTERPOLATE_FLOW_HALF))
+        return upf__fail(ctx, UPF_ERROR_INVALID_ARGUMENT, "%s: flags UPF_INTERPOLATE_FLOW_FULL "
+                         "and _FLOW_HALF together; expected one of them at most", fn);
     upf_result r = upf__check_pixels(ctx, fn, "the frame size", p.width, p.height);
     if (r == UPF_OK)
         *out = p;

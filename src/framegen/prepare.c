@@ -32,7 +32,8 @@ typedef struct prep_job {
     const upf__fg_prepare_con *con;
     const upf_image *in[2];
     float *lin[2];
-    float *luma[2];
+    float *luma[2]; /* level 0 of each pyramid, width floats a row: the atlases', or with
+                     * first > 0 the scratch's (the atlases hold levels first ..) */
     int *bad;      /* per row and frame: the x of the first non-finite pixel, or -1 */
 } prep_job;
 
@@ -64,7 +65,7 @@ static void prep_row(void *priv, int y, int worker)
 
 typedef struct down_job {
     int w, h, nw;          /* level l's size and level l + 1's width */
-    int stride;            /* floats a row of the atlas */
+    int src_stride, dst_stride; /* floats a row of level l's rows and of level l + 1's */
     const float *src[2];
     float *dst[2];
 } down_job;
@@ -75,9 +76,9 @@ static void down_row(void *priv, int y, int worker)
     const down_job *j = priv;
     int y0 = 2 * y, y1 = UPF_MIN(2 * y + 1, j->h - 1);
     for (int f = 0; f < 2; f++) {
-        const float *r0 = j->src[f] + (size_t)y0 * j->stride;
-        const float *r1 = j->src[f] + (size_t)y1 * j->stride;
-        float *o = j->dst[f] + (size_t)y * j->stride;
+        const float *r0 = j->src[f] + (size_t)y0 * j->src_stride;
+        const float *r1 = j->src[f] + (size_t)y1 * j->src_stride;
+        float *o = j->dst[f] + (size_t)y * j->dst_stride;
         for (int x = 0; x < j->nw; x++) {
             int x0 = 2 * x, x1 = UPF_MIN(2 * x + 1, j->w - 1);
             o[x] = upf__fg_luma_mean(r0[x0], r0[x1], r1[x0], r1[x1]);
@@ -85,9 +86,10 @@ static void down_row(void *priv, int y, int worker)
     }
 }
 
-size_t upf__fg_prepare_scratch_bytes(int height)
+size_t upf__fg_prepare_scratch_bytes(int width, int height, int first)
 {
-    return (size_t)height * 2 * sizeof(int);
+    const size_t level0 = first > 0 ? 2 * (size_t)width * height * sizeof(float) : 0;
+    return (size_t)height * 2 * sizeof(int) + level0;
 }
 
 static void histograms(const prep_job *job, uint32_t *hist)
@@ -123,9 +125,13 @@ upf_result upf__fg_prepare_pass(const upf__pass_args *a)
     const upf__fg_prepare_con *con = a->con;
     const upf__surface *s = a->surface;
     const bool pyr = con->levels > 0;
+    const int W = con->width, H = con->height, first = pyr ? con->first : 0;
+    float *atlas[2] = { pyr ? s[UPF__FG_LUMA_PREV].data : NULL, pyr ? s[UPF__FG_LUMA].data : NULL };
+    float *level0 = (float *)((int *)a->scratch + 2 * (size_t)H); /* first > 0: level 0 */
     prep_job job = { con, { s[UPF__FG_COLOR_PREV].image, s[UPF__FG_COLOR].image },
                      { s[UPF__FG_LINEAR_PREV].data, s[UPF__FG_LINEAR].data },
-                     { pyr ? s[UPF__FG_LUMA_PREV].data : NULL, pyr ? s[UPF__FG_LUMA].data : NULL },
+                     { first > 0 ? level0 : atlas[0],
+                       first > 0 ? level0 + (size_t)W * H : atlas[1] },
                      a->scratch };
     upf__parallel_for(a->ctx, prep_row, &job, con->height);
     for (int y = 0; y < con->height; y++)
@@ -135,14 +141,19 @@ upf_result upf__fg_prepare_pass(const upf__pass_args *a)
                                  "value at pixel (%d, %d); expected finite colour", a->fn,
                                  f ? "color (frame N)" : "prev_color (frame N-1)",
                                  job.bad[2 * y + f], y);
+    /* level l + 1 from level l: level k >= first at the atlas's rows of level k - first of
+     * the level-`first` frame, its width a row; level 0 below first in job.luma */
+    const int aw = upf__fg_level_size(W, first), ah = upf__fg_level_size(H, first);
     for (int l = 0; pyr && l + 1 < con->levels; l++) {
-        const int w = upf__fg_level_size(con->width, l), h = upf__fg_level_size(con->height, l);
-        const size_t r0 = (size_t)upf__fg_level_row(con->height, l) * con->width;
-        const size_t r1 = (size_t)upf__fg_level_row(con->height, l + 1) * con->width;
-        down_job d = { w, h, upf__fg_level_size(con->width, l + 1), con->width,
-                       { job.luma[0] + r0, job.luma[1] + r0 },
-                       { job.luma[0] + r1, job.luma[1] + r1 } };
-        upf__parallel_for(a->ctx, down_row, &d, upf__fg_level_size(con->height, l + 1));
+        const int w = upf__fg_level_size(W, l), h = upf__fg_level_size(H, l);
+        const bool in_atlas = l >= first;
+        const size_t r0 = in_atlas ? (size_t)upf__fg_level_row(ah, l - first) * aw : 0;
+        const size_t r1 = (size_t)upf__fg_level_row(ah, l + 1 - first) * aw;
+        const float *src[2] = { in_atlas ? atlas[0] + r0 : job.luma[0],
+                                in_atlas ? atlas[1] + r0 : job.luma[1] };
+        down_job d = { w, h, upf__fg_level_size(W, l + 1), in_atlas ? aw : W, aw,
+                       { src[0], src[1] }, { atlas[0] + r1, atlas[1] + r1 } };
+        upf__parallel_for(a->ctx, down_row, &d, upf__fg_level_size(H, l + 1));
     }
     histograms(&job, s[UPF__FG_HISTOGRAMS].data);
     return UPF_OK;

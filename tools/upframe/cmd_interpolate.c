@@ -59,6 +59,9 @@ static const char interpolate_help[] =
     "                    (without it, a frame missing its motion file gets the blend, a\n"
     "                    frame missing its HUD layer keeps the one before: notes say so)\n"
     "  --blend           the plain blend (1 - T) A + T B, no motion (the baseline)\n"
+    "  --flow R          the optical flow's resolution: full (the frame's), half (the\n"
+    "                    half-size frame's, its vectors doubled: a quarter of the finest\n"
+    "                    level's work) or auto (the default: half above 1280x720)\n"
     "  --backend B       cpu (the default) or vulkan: the engine on the GPU (managed mode;\n"
     "                    UPF_VK_DEVICE=N picks the device, else the first discrete GPU);\n"
     "                    the JSON's pass times are then GPU timestamps\n"
@@ -97,6 +100,7 @@ typedef struct frame_in {
     bool reversed;
     double scale_x, scale_y;
     bool uv;
+    unsigned flow;      /* the engine's flow flags (--flow: UPF_INTERPOLATE_FLOW_FULL, _HALF) */
 } frame_in;
 
 static void frame_free(frame_in *f)
@@ -553,7 +557,7 @@ static void *make_scaled(upf_context *ctx, double scale, void *priv)
         .motion = sp->blend ? UPF_INTERPOLATE_MOTION_BLEND : UPF_INTERPOLATE_MOTION_AUTO,
         .motion_scale_x = b->scale_x, .motion_scale_y = b->scale_y,
         .flags = (b->reversed ? UPF_INTERPOLATE_DEPTH_REVERSED : 0) |
-                 (b->uv ? UPF_INTERPOLATE_MOTION_UV : 0)));
+                 (b->uv ? UPF_INTERPOLATE_MOTION_UV : 0) | b->flow));
 }
 
 static void destroy_engine(void *e)
@@ -602,7 +606,7 @@ static tool_interpolate *make_engine(upf_context *ctx, const frame_in *a, const 
         .motion = blend ? UPF_INTERPOLATE_MOTION_BLEND : UPF_INTERPOLATE_MOTION_AUTO,
         .motion_scale_x = b->scale_x, .motion_scale_y = b->scale_y,
         .flags = (b->reversed ? UPF_INTERPOLATE_DEPTH_REVERSED : 0) |
-                 (b->uv ? UPF_INTERPOLATE_MOTION_UV : 0) };
+                 (b->uv ? UPF_INTERPOLATE_MOTION_UV : 0) | b->flow };
     const tool_interpolate_formats fmt = {
         b->color.img.format, h->has_hud ? h->hud.img.format : (upf_format)0,
         float_out ? UPF_FORMAT_RGBA32F : UPF_FORMAT_RGBA8_SRGB, b->has_motion };
@@ -634,7 +638,7 @@ static int run_interpolate(int argc, char **argv)
 {
     const char *pos[3] = { 0 }, *out_s = NULL, *phase_s = NULL, *factor_s = NULL;
     const char *motion_b = NULL, *depth_a = NULL, *depth_b = NULL, *hud_a = NULL, *hud_b = NULL;
-    const char *backend_s = NULL;
+    const char *backend_s = NULL, *flow_s = NULL;
     bool no_motion = false, reversed = false, blend = false, folder_motion = false,
          folder_hud = false;
     int npos = 0;
@@ -676,6 +680,8 @@ static int run_interpolate(int argc, char **argv)
             blend = true;
         else if (cli_args_option(&a, "--backend"))
             backend_s = a.value;
+        else if (cli_args_option(&a, "--flow"))
+            flow_s = a.value;
         else
             return cli_args_unknown(&a);
     }
@@ -687,6 +693,13 @@ static int run_interpolate(int argc, char **argv)
         return cli_usage(CMD, "needs -o OUT (a .png or .pfm file, or a folder with --factor)");
     if (backend_s && strcmp(backend_s, "cpu") != 0 && strcmp(backend_s, "vulkan") != 0)
         return cli_usage(CMD, "--backend '%s': expected cpu or vulkan", backend_s);
+    unsigned flow = 0;
+    if (flow_s && strcmp(flow_s, "full") == 0)
+        flow = UPF_INTERPOLATE_FLOW_FULL;
+    else if (flow_s && strcmp(flow_s, "half") == 0)
+        flow = UPF_INTERPOLATE_FLOW_HALF;
+    else if (flow_s && strcmp(flow_s, "auto") != 0)
+        return cli_usage(CMD, "--flow '%s': expected full, half or auto", flow_s);
     const bool vulkan = backend_s && strcmp(backend_s, "vulkan") == 0;
 #ifndef UPF_HAVE_VULKAN
     if (vulkan)
@@ -852,6 +865,7 @@ static int run_interpolate(int argc, char **argv)
         if (rc == CLI_EXIT_OK && depth_b)
             rc = depth_convention(depth_b, &fb.depth, reversed, &fb.reversed);
         fb.scale_x = fb.scale_y = 1;
+        fb.flow = flow;
         if (rc == CLI_EXIT_OK)
             rc = check_memory(&common, &fb, blend, vulkan, factor ? (int)factor - 1 : 1, false);
         if (rc == CLI_EXIT_OK)
@@ -888,6 +902,7 @@ static int run_interpolate(int argc, char **argv)
                 break;
             }
             rc = layers_as_folder(pos[0], &fo, k, &fa, &fb, &folder_motion, &folder_hud);
+            fb.flow = flow;
             if (k == 0) {
                 W = fb.color.img.width, H = fb.color.img.height;
                 if (rc == CLI_EXIT_OK)

@@ -214,11 +214,19 @@ typedef struct fg_row {
     int device;                       /* the Vulkan device (cli_vk_device) */
     int w, h, factor;
     bool flow;
+    bool flow_full;                   /* the flow on the frame itself (UPF_INTERPOLATE_FLOW_FULL),
+                                       * not the default's half-size frame */
     bool given;                       /* vectors with the host's cameras: no camera fit */
     bool srgb8;                       /* 8-bit sRGB colours (the engine's 8-bit frames) */
     double pass_us[UPF_INTERPOLATE_PASS_COUNT], bytes[UPF_INTERPOLATE_PASS_COUNT];
     double pair_us, phase_us, total_us, record_us;
 } fg_row;
+
+/* The engine's flags for a row. */
+static unsigned row_flags(const fg_row *row)
+{
+    return UPF_INTERPOLATE_DEPTH_REVERSED | (row->flow_full ? UPF_INTERPOLATE_FLOW_FULL : 0);
+}
 
 /* The surfaces pass p reads and writes on the GPU: the CPU pass's, but the compose makes the
  * inpaint's last step (its up step at level 0, compose.glsl), so no GPU pass writes or reads
@@ -246,7 +254,7 @@ static upf_result pass_bytes(upf_context *ctx, const fg_row *row, double *bytes,
     upf__interpolate_plan plan;
     memset(ps, 0, sizeof *ps);
     upf_result r = upf__interpolate_describe(ctx, "upframe bench", upf_interpolate_params(
-        .width = row->w, .height = row->h, .flags = UPF_INTERPOLATE_DEPTH_REVERSED,
+        .width = row->w, .height = row->h, .flags = row_flags(row),
         .motion = row->flow ? UPF_INTERPOLATE_MOTION_FLOW : UPF_INTERPOLATE_MOTION_VECTORS),
         ps, &plan);
     if (r != UPF_OK)
@@ -289,7 +297,7 @@ static upf_result time_row(upf_context *ctx, const fg_pair *pair, long frames, i
         &(upf__vk_interpolate_managed_params){ .device_index = row->device,
             .width = w, .height = h,
             .motion = row->flow ? UPF_INTERPOLATE_MOTION_FLOW : UPF_INTERPOLATE_MOTION_VECTORS,
-            .max_factor = row->factor, .flags = UPF_INTERPOLATE_DEPTH_REVERSED,
+            .max_factor = row->factor, .flags = row_flags(row),
             .color_format = row->srgb8 ? UPF_FORMAT_RGBA8_SRGB : UPF_FORMAT_RGBA32F,
             .output_format = UPF_FORMAT_RGBA8_SRGB,
             .timestamps = 1 });
@@ -351,7 +359,8 @@ static double device_bandwidth(const char *device, double given)
  * given by the host's matrices, or the flow. */
 static const char *row_motion(const fg_row *row)
 {
-    return row->flow ? "flow" : row->given ? "vec+cam" : row->srgb8 ? "vec8" : "vectors";
+    return row->flow_full ? "flow-f" : row->flow ? "flow" : row->given ? "vec+cam"
+                                                  : row->srgb8 ? "vec8" : "vectors";
 }
 
 /* Every surface's bytes on the device: the engine's runner's (its extras too: the uniform
@@ -393,7 +402,9 @@ static void print_row(const fg_row *row, const char *device, long frames, int wa
     if (!*header) {
         printf("frame generation on %s: median GPU time of %ld records after %d warm-up "
                "records, microseconds (timestamps); RGBA32F colour in (vec8: the vectors from "
-               "8-bit sRGB colour, RGBA8 views with srgb = 1), RGBA8 sRGB out; the "
+               "8-bit sRGB colour, RGBA8 views with srgb = 1), RGBA8 sRGB out; flow: the "
+               "default's (above 1280x720 on the half-size frame), flow-f: on the frame itself "
+               "(UPF_INTERPOLATE_FLOW_FULL); the "
                "passes from splat on per phase; floor: the bytes each pass must read and "
                "write over ", device, frames, warm);
         if (bandwidth > 0)
@@ -436,6 +447,8 @@ static void json_row(cli_json *j, const fg_row *row, double bandwidth,
     cli_json_size(j, row->w, row->h);
     cli_json_string(j, "motion", row->flow ? "flow" : "vectors");
     cli_json_string(j, "camera", row->flow ? "none" : row->given ? "given" : "fit");
+    if (row->flow)
+        cli_json_string(j, "flow_resolution", row->flow_full ? "full" : "default");
     cli_json_string(j, "colour", row->srgb8 ? "rgba8-srgb" : "rgba32f");
     cli_json_int(j, "factor", row->factor);
     cli_json_object(j, "passes_us");   /* per-phase passes: per phase */
@@ -530,10 +543,14 @@ int tool_bench_vk_framegen(const int (*sizes)[2], int nsizes, long frames, int w
         fg_pair pair = { 0 };
         upf_result r = fg_pair_render(ctx, sizes[k][0], sizes[k][1], &pair);
         /* the vectors (camera fitted), the vectors with the host's cameras, the flow, the
-         * vectors (camera fitted) from 8-bit sRGB colours (what emulators give) */
-        for (int fl = 0; r == UPF_OK && fl < 4; fl++) {
+         * vectors (camera fitted) from 8-bit sRGB colours (what emulators give); above
+         * 1280x720, where the flow is the half-size frame's, also the flow on the frame itself
+         * (flow-f, UPF_INTERPOLATE_FLOW_FULL) */
+        const bool half = (long)sizes[k][0] * sizes[k][1] > 1280L * 720;
+        for (int fl = 0; r == UPF_OK && fl < (half ? 5 : 4); fl++) {
             fg_row row = { .device = device, .w = sizes[k][0], .h = sizes[k][1],
-                           .flow = fl == 2, .given = fl == 1, .srgb8 = fl == 3 };
+                           .flow = fl == 2 || fl == 4, .flow_full = fl == 4, .given = fl == 1,
+                           .srgb8 = fl == 3 };
             r = bench_rows(ctx, &pair, &row, frames, warm, ms, total, bandwidth, j, &header);
         }
         fg_pair_free(&pair);

@@ -11,7 +11,7 @@
 layout(set = 0, binding = 8, std430) readonly buffer LumaPrev { float luma_prev[]; };
 layout(set = 0, binding = 9, std430) readonly buffer Luma { float luma_cur[]; };
 layout(set = 0, binding = 11, std430) buffer Motion { vec2 motion[]; };
-layout(set = 0, binding = 12, std430) writeonly buffer Priority { uint priority[]; };
+layout(set = 0, binding = 12, std430) buffer Priority { uint priority[]; };
 layout(set = 0, binding = 15, std430) buffer PrevMotion { vec2 prev_motion[]; };
 layout(set = 0, binding = 27, std430) buffer Blocks { vec2 blocks[]; };
 layout(set = 0, binding = 28, std430) coherent buffer Hist { uint hist[]; };
@@ -24,6 +24,8 @@ layout(push_constant) uniform Push {
     int refine;
     float penalty, flat_;
     float consistency, consistency_rel;
+    int base;                          /* 1: the flow of the half-size frame (width, height) */
+    int frame_width, frame_height;     /* the frame's size */
     uint code;                         /* patched: step | level << 4 */
 } pc;
 
@@ -38,6 +40,8 @@ layout(push_constant) uniform Push {
 #define STEP_CHOOSE 4u
 #define STEP_CHECK 5u
 #define STEP_MEDIAN_GLOBAL 6u /* median and global in one workgroup */
+#define STEP_UP_COPY 7u       /* base 1: the half-size fields into scratch (flow_check.comp) */
+#define STEP_UP 8u            /* base 1: the frame's fields from them (flow_check.comp) */
 
 int level_size(int size, int l)
 {

@@ -1,6 +1,8 @@
 /* flow_check.comp: the optical flow's step 5 on level 0 (flow.c's check_row; docs/FRAMEGEN.md,
  * "flow"): forward/backward consistency of N's pixels and their priority. Reads motion (11)
- * and prev motion (15); writes priority (12). One invocation per pixel of N, 16x16 a
+ * and prev motion (15); writes priority (12). With base 1 (the flow of the half-size frame)
+ * two more steps, flow.c's up_copy_row and up_row: the half-size fields into motion_t (21)
+ * and splat_land (20) as scratch, then the frame's fields from them, the vectors doubled. One invocation per pixel of N, 16x16 a
  * workgroup (launching a workgroup costs about the same whatever its size: 256 pixels a
  * workgroup launch a quarter as many as 8x8); the square roots correctly rounded
  * (exact.glsl), so the words equal the CPU's.
@@ -10,6 +12,8 @@
 
 layout(local_size_x = 16, local_size_y = 16) in;
 #include "flow.glsl"
+layout(set = 0, binding = 20, std430) buffer SplatLand { uint splat_land[]; };
+layout(set = 0, binding = 21, std430) buffer MotionT { vec4 motion_t[]; };
 
 /* upf__fg_motion_priority: the faster surface wins. */
 uint motion_priority(vec2 m)
@@ -41,7 +45,37 @@ void check(int x, int y)
     priority[i] = ok ? motion_priority(m) : 0xfffffffeu;
 }
 
+/* up_copy_row: half-size pixel (x, y)'s fields into the scratch */
+void up_copy(int x, int y)
+{
+    if (x >= pc.width || y >= pc.height)
+        return;
+    const int i = y * pc.width + x;
+    motion_t[i] = vec4(motion[i], prev_motion[i]);
+    splat_land[i] = priority[i];
+}
+
+/* up_row: pixel (x, y) of the frame from its half-size pixel, the vectors doubled */
+void up(int x, int y)
+{
+    if (x >= pc.frame_width || y >= pc.frame_height)
+        return;
+    const int i = y * pc.frame_width + x, k = (y >> 1) * pc.width + (x >> 1);
+    const vec4 h = motion_t[k];
+    precise vec4 d = 2.0 * h;
+    motion[i] = d.xy;
+    prev_motion[i] = d.zw;
+    priority[i] = splat_land[k] == 0xfffffffeu ? 0xfffffffeu : motion_priority(d.xy);
+}
+
 void main()
 {
-    check(int(gl_GlobalInvocationID.x), int(gl_GlobalInvocationID.y));
+    const int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);
+    const uint step = pc.code & 15u;
+    if (step == STEP_UP_COPY)
+        up_copy(x, y);
+    else if (step == STEP_UP)
+        up(x, y);
+    else
+        check(x, y);
 }

@@ -2,7 +2,7 @@
  * docs/FRAMEGEN.md, "prepare"). Reads: colour prev (binding 0) and colour (1), sampled images
  * read with texelFetch at their rectangles' offsets. Writes: linear prev (6) and linear (7)
  * (8 bytes a pixel: linear.glsl), luma prev (8) and luma (9) (r32f atlases, only with levels
- * > 0: the flow), histograms (10: r32ui 2 x 17 x 32, zeroed by the runner before the pass); with
+ * > 0: the flow; levels pc.first .., atlas_at), histograms (10: r32ui 2 x 17 x 32, zeroed by the runner before the pass); with
  * BYTES the 8-bit frames' codes (30) instead of linear.
  *
  * Step 0 (the step patched into the push constants after the pass's constants): each pixel
@@ -49,6 +49,7 @@ layout(constant_id = 0) const bool BYTES = false;
 layout(push_constant) uniform Push {
     int width, height;
     int levels;          /* luma pyramid levels (0: none) */
+    int first;           /* the first level the atlases hold (upf__fg_prepare_con) */
     int step;            /* patched */
     int prev_x, prev_y, cur_x, cur_y;   /* the host rectangles' offsets */
     uint prev_transfer, cur_transfer;   /* 1: decode sRGB */
@@ -86,12 +87,14 @@ int level_size(int size, int l)
     return (size + (1 << l) - 1) >> l;
 }
 
-int level_row(int l)
+/* Pixel (x, y) of level l >= pc.first in an atlas: at the rows of level l - first of the
+ * level-`first` frame, as wide as that frame (prepare.c) */
+int atlas_at(int l, int x, int y)
 {
     int row = 0;
-    for (int k = 0; k < l; k++)
+    for (int k = pc.first; k < l; k++)
         row += level_size(pc.height, k);
-    return row;
+    return (row + y) * level_size(pc.width, pc.first) + x;
 }
 
 vec4 to_linear(vec4 c, uint transfer)
@@ -217,12 +220,12 @@ void frame(int f, int x, int y)
     if (f == 0) {
         if (!BYTES)
             linear_prev[i] = linear_pack(c.rgb);
-        if (pc.levels > 0)
+        if (pc.levels > 0 && pc.first == 0)
             luma_prev[i] = v;
     } else {
         if (!BYTES)
             linear_cur[i] = linear_pack(c.rgb);
-        if (pc.levels > 0)
+        if (pc.levels > 0 && pc.first == 0)
             luma_cur[i] = v;
     }
     if (pc.levels > 1) /* level 0 of the tile, for the levels step 0 makes (downs) */
@@ -250,7 +253,6 @@ void downs(int l0, bool fused)
         const int w = level_size(pc.width, l - 1), h = level_size(pc.height, l - 1);
         const int x = int(gl_WorkGroupID.x) * n + lx, y = int(gl_WorkGroupID.y) * n + ly;
         if (lx < n && ly < n && x < level_size(pc.width, l) && y < level_size(pc.height, l)) {
-            const int r0 = level_row(l - 1) * pc.width, r1 = level_row(l) * pc.width;
             const int y0 = 2 * y, y1 = min(2 * y + 1, h - 1);
             const int x0 = 2 * x, x1 = min(2 * x + 1, w - 1);
             float A[4], B[4]; /* (x0, y0), (x1, y0), (x0, y1), (x1, y1) */
@@ -259,12 +261,12 @@ void downs(int l0, bool fused)
                 const int ci = TILE_AT[s > 0 ? s - 1 : 0] +
                                (cy - int(gl_WorkGroupID.y) * 2 * n) * 2 * n +
                                cx - int(gl_WorkGroupID.x) * 2 * n;
-                A[k] = s == 0 ? luma_prev[r0 + cy * pc.width + cx] : tile[0][ci];
-                B[k] = s == 0 ? luma_cur[r0 + cy * pc.width + cx] : tile[1][ci];
+                A[k] = s == 0 ? luma_prev[atlas_at(l - 1, cx, cy)] : tile[0][ci];
+                B[k] = s == 0 ? luma_cur[atlas_at(l - 1, cx, cy)] : tile[1][ci];
             }
             const float a = luma_mean(A), b = luma_mean(B);
-            luma_prev[r1 + y * pc.width + x] = a;
-            luma_cur[r1 + y * pc.width + x] = b;
+            luma_prev[atlas_at(l, x, y)] = a;
+            luma_cur[atlas_at(l, x, y)] = b;
             tile[0][TILE_AT[s] + ly * n + lx] = a;
             tile[1][TILE_AT[s] + ly * n + lx] = b;
         }
