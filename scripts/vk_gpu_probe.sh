@@ -6,8 +6,7 @@
 #      shared memory: UPF_VK_PIPELINE_STATS=1)
 #   2. frame generation, `upframe bench --backend vulkan --frames 500 --no-spatial
 #      --no-temporal` (1080p and 4K)
-#   3. the flow's dispatches at 1080p and 4K (UPF_VK_FLOW_TIMING=100 test_vk_flow) and at
-#      960x540 (a half-size frame's)
+#   3. the flow's dispatches at 1080p and 4K (UPF_VK_FLOW_TIMING=100 test_vk_flow)
 #   4. each engine variant's bench at 1080p (100 frames; vk_probe_engine.py), the flow's
 #      dispatches with `fast`, then each flow variant's at 1080p
 #   5. the launch floors at 1080p (the `empty` shaders), each prepare variant's bench at 1080p
@@ -37,6 +36,19 @@ bench() { # NAME TIMEOUT ARGS...: upframe bench --backend vulkan into O/NAME.txt
   [ "$(left)" -gt $(( t / 2 )) ] || return 1
   timeout "$t" "$U" bench --backend vulkan "$@" > "$O/$name.txt" 2>&1
 }
+bench_variants() { # FAMILY LABEL COLUMN MIN_LEFT: each variant of var/FAMILY, the bench at
+  # 1080p (100 frames) into O/FAMILY_VARIANT.txt while more than MIN_LEFT s are left; a line
+  # of each row's COLUMN (5: prepare, 17: a made frame) at factor 2
+  local v n
+  for v in "$B"/var/"$1"/*/; do
+    [ "$(left)" -gt "$4" ] || break
+    n=$(basename "$v")
+    UPF_VK_SHADER_DIR=$v bench "$1_$n" 60 --frames 100 --no-spatial --no-temporal \
+      --size 1920x1080 --scale 1 &&
+      echo "$2 $n: $(awk -v c="$3" '$1=="1920x1080" && $3=="2" && $4=="time" \
+        {printf "%s %s; ", $2, $c}' "$O/$1_$n.txt")"
+  done
+}
 flow_line() { # the flow timing's level-0 rows and total at 1080p
   awk '$2=="3:0"||$2=="4:0"||$2=="5:0"{printf "%s +%s; ", $2, $4}
        /^flow at 1920x1080:.*median/{print $4}' "$1"
@@ -55,24 +67,14 @@ mark flow
 if [ "$(left)" -gt 120 ]; then
   UPF_VK_FLOW_TIMING=100 timeout 90 "$B/bin/test_vk_flow" > "$O/flow.txt" 2>&1
   grep -E '^flow at .*median' "$O/flow.txt"
-  # the flow of a half-size frame: what a flow from the pyramid's level 1 would take
-  UPF_VK_FLOW_TIMING=100:960x540 timeout 40 "$B/bin/test_vk_flow" > "$O/flow_half.txt" 2>&1
-  grep -E '^flow at .*median' "$O/flow_half.txt"
 fi
 mark engine variants
-for v in "$B"/var/engine/*/; do
-  [ "$(left)" -gt 120 ] || break
-  n=$(basename "$v")
-  UPF_VK_SHADER_DIR=$v bench "engine_$n" 60 --frames 100 --no-spatial --no-temporal \
-    --size 1920x1080 --scale 1 &&
-    echo "engine $n: $(awk '$1=="1920x1080" && $3=="2" && $4=="time" {printf "%s %s; ", $2, $17}' \
-      "$O/engine_$n.txt")"
-  if [ "$n" = fast ]; then
-    UPF_VK_SHADER_DIR=$v UPF_VK_FLOW_TIMING=100:1920x1080 timeout 40 "$B/bin/test_vk_flow" \
-      > "$O/flow_engine_$n.txt" 2>&1
-    echo "flow $n: $(flow_line "$O/flow_engine_$n.txt")"
-  fi
-done
+bench_variants engine engine 17 120
+if [ -d "$B/var/engine/fast" ] && [ "$(left)" -gt 60 ]; then
+  UPF_VK_SHADER_DIR=$B/var/engine/fast UPF_VK_FLOW_TIMING=100:1920x1080 timeout 40 \
+    "$B/bin/test_vk_flow" > "$O/flow_engine_fast.txt" 2>&1
+  echo "flow fast: $(flow_line "$O/flow_engine_fast.txt")"
+fi
 mark flow variants
 for v in "$B"/var/flow/*/; do
   [ "$(left)" -gt 150 ] || break
@@ -84,14 +86,7 @@ done
 mark floors and prepare
 UPF_VK_SHADER_DIR=$B/var/empty bench empty 60 --frames 100 --no-spatial --no-temporal \
   --size 1920x1080 --scale 1
-for v in "$B"/var/prep/*/; do
-  [ "$(left)" -gt 90 ] || break
-  n=$(basename "$v")
-  UPF_VK_SHADER_DIR=$v bench "prep_$n" 60 --frames 100 --no-spatial --no-temporal \
-    --size 1920x1080 --scale 1 &&
-    echo "prepare $n: $(awk '$1=="1920x1080" && $3=="2" && $4=="time" {printf "%s %s; ", $2, $5}' \
-      "$O/prep_$n.txt")"
-done
+bench_variants prep prepare 5 90
 mark resolve
 for v in "$B"/var/resolve/*/; do
   [ "$(left)" -gt 60 ] || break
