@@ -54,6 +54,14 @@ static void test_pairs(void)
     int w, h;
     png_size(TMP "/mid.png", &w, &h);
     CHECK(w == 64 && h == 36);
+    /* the flow's resolution: the half-size frame's forced at 64x36, or a usage error */
+    CHECK_EQ_INT(run("interpolate %s/seq/0000.final.png %s/seq/0001.final.png -o %s/half.png "
+                     "--flow half -q", TMP, TMP, TMP), 0);
+    CHECK(exists(TMP "/half.png"));
+    CHECK_EQ_INT(run("interpolate %s/seq/0000.final.png %s/seq/0001.final.png -o %s/x.png "
+                     "--flow quarter", TMP, TMP, TMP), 1);
+    CHECKF(strstr(out, "--flow 'quarter': expected full, half or auto") && !exists(TMP "/x.png"),
+           "%s", out);
     /* and a PFM */
     CHECK_EQ_INT(run("interpolate %s/seq/0000.color.pfm %s/seq/0001.color.pfm -o %s/mid.pfm -q",
                      TMP, TMP, TMP), 0);
