@@ -373,11 +373,11 @@ static void random_case(gpu *g, int w, int h, unsigned flags, int levels, int di
     upf__fg_flow_con *con = ps->con[UPF__FG_FLOW];
     con->radius_fine = radius_fine;
     con->refine = refine;
-    const int fw = w;
+    const int fw = w, fh = h;
     w = con->width, h = con->height; /* the flow's frame: half the size with base 1 */
     CHECKF(con->base == ((flags & UPF_INTERPOLATE_FLOW_HALF) != 0) &&
            (con->base == 0 || (con->frame_width == fw && w == (fw + 1) / 2)),
-           "%dx%d, flags %x: the flow's base %d, %dx%d of %dx%d", fw, h, flags, con->base, w,
+           "%dx%d, flags %x: the flow's base %d, %dx%d of %dx%d", fw, fh, flags, con->base, w,
            h, con->frame_width, con->frame_height);
     const size_t words = surface_bytes(ps, UPF__FG_LUMA) / 4;
     float *lp = malloc(words * 4), *lc = malloc(words * 4);

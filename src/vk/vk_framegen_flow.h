@@ -40,9 +40,10 @@
 #include "vk/vk_passes.h"
 
 /* The flow's dispatches at most: 3 per level above 0, 2 on level 0, refine, choose, check
- * and the two up steps of a flow of the half-size frame (UPF__FG_LEVELS_MAX levels). The levels' (search, median, global) go in passes of
- * UPF__VK_DISPATCH_MAX (shader flow.comp); level 0's search and median (flow_level0.comp,
- * where it applies), refine, choose and check take a pass each (their own shaders). */
+ * and the two up steps of a flow of the half-size frame (UPF__FG_LEVELS_MAX levels). The
+ * levels' (search, median, global) go in passes of UPF__VK_DISPATCH_MAX (shader flow.comp);
+ * level 0's search and median (flow_level0.comp, where it applies), refine, choose and check
+ * take a pass each (their own shaders; the up steps in check's). */
 #define UPF__VK_FG_FLOW_DISPATCHES_MAX (3 * (UPF__FG_LEVELS_MAX - 1) + 7)
 #define UPF__VK_FG_FLOW_LEVEL_PLANS \
     ((3 * (UPF__FG_LEVELS_MAX - 1) + 2 + UPF__VK_DISPATCH_MAX - 1) / UPF__VK_DISPATCH_MAX)

@@ -517,6 +517,21 @@ static upf_result bench_rows(upf_context *ctx, const fg_pair *pair, fg_row *row,
     return UPF_OK;
 }
 
+/* Whether the engine's default flow at w x h is the half-size frame's (the engine's own
+ * rule: its flow constants' base). */
+static bool flow_is_half(upf_context *ctx, int w, int h)
+{
+    upf__passes ps;
+    upf__interpolate_plan plan;
+    memset(&ps, 0, sizeof ps);
+    const bool half = upf__interpolate_describe(ctx, "upframe bench", upf_interpolate_params(
+                          .width = w, .height = h, .motion = UPF_INTERPOLATE_MOTION_FLOW),
+                          &ps, &plan) == UPF_OK &&
+                      ((const upf__fg_flow_con *)ps.con[UPF__FG_FLOW])->base > 0;
+    upf__passes_free(&ps);
+    return half;
+}
+
 int tool_bench_vk_framegen(const int (*sizes)[2], int nsizes, long frames, int warm,
                            double bandwidth, void *json)
 {
@@ -543,10 +558,10 @@ int tool_bench_vk_framegen(const int (*sizes)[2], int nsizes, long frames, int w
         fg_pair pair = { 0 };
         upf_result r = fg_pair_render(ctx, sizes[k][0], sizes[k][1], &pair);
         /* the vectors (camera fitted), the vectors with the host's cameras, the flow, the
-         * vectors (camera fitted) from 8-bit sRGB colours (what emulators give); above
-         * 1280x720, where the flow is the half-size frame's, also the flow on the frame itself
-         * (flow-f, UPF_INTERPOLATE_FLOW_FULL) */
-        const bool half = (long)sizes[k][0] * sizes[k][1] > 1280L * 720;
+         * vectors (camera fitted) from 8-bit sRGB colours (what emulators give); where the
+         * flow is the half-size frame's, also the flow on the frame itself (flow-f,
+         * UPF_INTERPOLATE_FLOW_FULL) */
+        const bool half = flow_is_half(ctx, sizes[k][0], sizes[k][1]);
         for (int fl = 0; r == UPF_OK && fl < (half ? 5 : 4); fl++) {
             fg_row row = { .device = device, .w = sizes[k][0], .h = sizes[k][1],
                            .flow = fl == 2 || fl == 4, .flow_full = fl == 4, .given = fl == 1,

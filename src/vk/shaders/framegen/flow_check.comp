@@ -2,10 +2,10 @@
  * "flow"): forward/backward consistency of N's pixels and their priority. Reads motion (11)
  * and prev motion (15); writes priority (12). With base 1 (the flow of the half-size frame)
  * two more steps, flow.c's up_copy_row and up_row: the half-size fields into motion_t (21)
- * and splat_land (20) as scratch, then the frame's fields from them, the vectors doubled. One invocation per pixel of N, 16x16 a
- * workgroup (launching a workgroup costs about the same whatever its size: 256 pixels a
- * workgroup launch a quarter as many as 8x8); the square roots correctly rounded
- * (exact.glsl), so the words equal the CPU's.
+ * and splat_land (20) as scratch, then the frame's fields from them, the vectors doubled.
+ * One invocation per pixel (of the step's frame), 16x16 a workgroup (launching a workgroup
+ * costs about the same whatever its size: 256 pixels a workgroup launch a quarter as many as
+ * 8x8); the square roots correctly rounded (exact.glsl), so the words equal the CPU's.
  * Its own SPIR-V (flow.glsl says why). */
 #version 450
 #extension GL_GOOGLE_include_directive : require

@@ -2,8 +2,8 @@
  * docs/FRAMEGEN.md, "prepare"). Reads: colour prev (binding 0) and colour (1), sampled images
  * read with texelFetch at their rectangles' offsets. Writes: linear prev (6) and linear (7)
  * (8 bytes a pixel: linear.glsl), luma prev (8) and luma (9) (r32f atlases, only with levels
- * > 0: the flow; levels pc.first .., atlas_at), histograms (10: r32ui 2 x 17 x 32, zeroed by the runner before the pass); with
- * BYTES the 8-bit frames' codes (30) instead of linear.
+ * > 0: the flow; levels pc.first .., atlas_at), histograms (10: r32ui 2 x 17 x 32, zeroed
+ * by the runner before the pass); with BYTES the 8-bit frames' codes (30) instead of linear.
  *
  * Step 0 (the step patched into the push constants after the pass's constants): each pixel
  * to linear light (what texelFetch gives: the device decodes sRGB formats; sRGB values in a
