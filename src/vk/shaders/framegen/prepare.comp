@@ -5,32 +5,31 @@
  * > 0: the flow; levels pc.first .., atlas_at), histograms (10: r32ui 2 x 17 x 32, zeroed
  * by the runner before the pass); with BYTES the 8-bit frames' codes (30) instead of linear.
  *
- * Step 0 (the step patched into the push constants after the pass's constants): each pixel
- * to linear light (what texelFetch gives: the device decodes sRGB formats; sRGB values in a
- * UNORM view decoded here, transfer = 1), its luma sqrt(clamp(Rec. 709 luma, 0, 1)) into
- * level 0 as a 12-bit code (luma_code: prepare.c says why) and a count in its bin of the
- * whole frame's histogram and its region's (4 x 4
- * regions: x * 4 / W, y * 4 / H). With BYTES (specialisation constant 0: both host colours
- * 8-bit) each pixel's 8-bit codes instead of its linear values, into the 8-bit frames (30,
- * vk_framegen.h UPF__VK_FG_BYTES: the decode tables, then N-1's codes, then N's), the codes
- * read back from what texelFetch gives (a UNORM view: c / 255, rounded; an SRGB format, which
- * the device decodes: the code whose table value is nearest, by bisection on the midpoints),
- * and its linear colour table[code], the CPU's floats, for the luma (both tables staged in
- * shared memory once a workgroup: the lookups and the midpoints). Luma and histograms:
- * counted in shared memory into the workgroup's bins of the regions its pixels lie in (one
- * shared atomic a pixel and frame, at most 2 x 2 regions a workgroup: 256 counters to clear
- * and read, not the 1088 of both whole histograms), then each non-zero bin added once per
- * workgroup to the surface, and the whole frame's bins as the sums of the regions' (one
- * global atomic per bin and workgroup, not two per pixel on a few hundred addresses; counts,
- * so the order does not matter and the sums are exact). A NaN or infinite float pixel, which
- * the CPU pass refuses with UPF_ERROR_BAD_DATA, is black here (nothing is read back). Step 0
- * also makes levels 1 .. 4 of each luma pyramid below its 16 x 16 pixels (from its level 0
- * in shared memory), steps l = 5, 10, .. levels l .. l + 4 (downs: five levels a dispatch,
- * through shared memory; upf__vk_fg_prepare_dispatches), each the 2x2 mean of the level
- * below (last row or column repeated) rounded to a code. The arithmetic is `precise`, in the
- * CPU's order. One invocation per pixel of the level (of the down step's first), 16 x 16 a
- * workgroup (256 pixels: launching a workgroup costs the same whatever its size,
- * docs/FRAMEGEN.md "On the GPU"). */
+ * Step 0 (the step patched into the push constants after the pass's constants): each pixel to
+ * linear light (what texelFetch gives: the device decodes sRGB formats; sRGB values in a UNORM view
+ * decoded here, transfer = 1), its luma sqrt(clamp(Rec. 709 luma, 0, 1)) into level 0 as a 12-bit
+ * code (luma_code: prepare.c says why) and a count in its bin of the whole frame's histogram and
+ * its region's (4 x 4 regions: x * 4 / W, y * 4 / H). With BYTES (specialisation constant 0: both
+ * host colours 8-bit) each pixel's 8-bit codes instead of its linear values, into the 8-bit frames
+ * (30, vk_framegen.h UPF__VK_FG_BYTES: the decode tables, then N-1's codes, then N's), the codes
+ * read back from what texelFetch gives (a UNORM view: c / 255, rounded; an SRGB format, which the
+ * device decodes: the code whose table value is nearest, by bisection on the midpoints), and its
+ * linear colour table[code], the CPU's floats, for the luma (the tables read from the buffer:
+ * staging them in shared memory once a workgroup, 496a9a8, made every row of the bench slower on an
+ * H100, by 12 us on the flow path at 1080p: docs/PERFORMANCE.md). Luma and histograms: counted in
+ * shared memory into the workgroup's bins of the regions its pixels lie in (one shared atomic a
+ * pixel and frame, at most 2 x 2 regions a workgroup: 256 counters to clear and read, not the 1088
+ * of both whole histograms), then each non-zero bin added once per workgroup to the surface, and
+ * the whole frame's bins as the sums of the regions' (one global atomic per bin and workgroup, not
+ * two per pixel on a few hundred addresses; counts, so the order does not matter and the sums are
+ * exact). A NaN or infinite float pixel, which the CPU pass refuses with UPF_ERROR_BAD_DATA, is
+ * black here (nothing is read back). Step 0 also makes levels 1 .. 4 of each luma pyramid below its
+ * 16 x 16 pixels (from its level 0 in shared memory), steps l = 5, 10, .. levels l .. l + 4 (downs:
+ * five levels a dispatch, through shared memory; upf__vk_fg_prepare_dispatches), each the 2x2 mean
+ * of the level below (last row or column repeated) rounded to a code. The arithmetic is `precise`,
+ * in the CPU's order. One invocation per pixel of the level (of the down step's first), 16 x 16 a
+ * workgroup (256 pixels: launching a workgroup costs the same whatever its size, docs/FRAMEGEN.md
+ * "On the GPU"). */
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_samplerless_texture_functions : require
@@ -113,14 +112,10 @@ float table_at(uint k)
     return uintBitsToFloat(bytes[k]);
 }
 
-/* BYTES: both decode tables, staged once a workgroup (frames): a pixel's six lookups are
- * shared-memory loads, not global loads scattered over the table */
-shared float tables[TABLE];
-
 /* the midpoint of the sRGB table's values k - 1 and k (1 <= k <= 255) */
 float midpoint(int k)
 {
-    return 0.5 * (tables[k - 1] + tables[k]);
+    return 0.5 * (table_at(uint(k - 1)) + table_at(uint(k)));
 }
 
 /* the 8-bit code of a channel that texelFetch gave as v (device: an SRGB format, decoded):
@@ -152,7 +147,7 @@ vec4 to_bytes(int f, int x, int y)
     const uint table = f == 0 ? pc.prev_table : pc.cur_table;
     const uvec3 k = uvec3(code_of(c.r, device), code_of(c.g, device), code_of(c.b, device));
     bytes[TABLE + f * pc.width * pc.height + y * pc.width + x] = k.r | k.g << 8 | k.b << 16;
-    return vec4(tables[table + k.r], tables[table + k.g], tables[table + k.b], 1.0);
+    return vec4(table_at(table + k.r), table_at(table + k.g), table_at(table + k.b), 1.0);
 }
 
 /* The region slots a workgroup keeps, a side: 2 where a region is at least 16 pixels wide
@@ -283,8 +278,6 @@ void frames(int x, int y)
     const int slots = sides.x * sides.y, used = 2 * slots * BINS;
     for (int k = me; k < used; k += GROUP)
         counts[k] = 0u;
-    for (int k = me; BYTES && k < TABLE; k += GROUP)
-        tables[k] = table_at(uint(k));
     barrier();
     if (x < pc.width && y < pc.height) {
         frame(0, x, y);
