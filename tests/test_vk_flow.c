@@ -46,8 +46,8 @@
 #define W 200
 #define H 136
 #define N (W * H)
-#define HALF_200 12 /* the flow's dispatches of 200 x 136's half-size frame (4 levels) */
-#define HALF_123 10 /* ... of 123 x 75's (3 levels) */
+#define HALF_200 11 /* the flow's dispatches of 200 x 136's half-size frame (4 levels) */
+#define HALF_123 9 /* ... of 123 x 75's (3 levels) */
 
 typedef struct gpu {
     vkt *t;

@@ -481,9 +481,10 @@ static void check_row(void *priv, int y, int worker)
     }
 }
 
-/* base 1, step up_copy: the half-size frame's fields (motion, prev motion, priority: w x h
- * from their first word) into scratch that the splat and fill write later: motion_t
- * (mx, my, prev mx, prev my) and splat_land (the priority), w x h from their first word. */
+/* base 1, the check's step, after check_row (flow_check.comp writes both at once): the
+ * half-size frame's fields (motion, prev motion, priority: w x h from their first word) into
+ * scratch that the splat and fill write later: motion_t (mx, my, prev mx, prev my) and
+ * splat_land (the priority), w x h from their first word. */
 typedef struct up_job {
     int w, h, W, H;        /* the half-size frame's size, the frame's */
     float *motion, *prev_motion, *half; /* motion_t: 4 floats a pixel */
@@ -645,9 +646,7 @@ void upf__fg_flow_steps(const upf__pass_args *a, int stop)
     up_job up = { W, H, con->frame_width, con->frame_height, s[UPF__FG_MOTION].data,
                   s[UPF__FG_PREV_MOTION].data, s[UPF__FG_MOTION_T].data, s[UPF__FG_PRIORITY].data,
                   s[UPF__FG_SPLAT_LAND].data };
-    if (step++ >= stop)
-        return;
-    upf__parallel_for(a->ctx, up_copy_row, &up, H);
+    upf__parallel_for(a->ctx, up_copy_row, &up, H); /* the check's step (the GPU's writes) */
     if (step++ >= stop)
         return;
     upf__parallel_for(a->ctx, up_row, &up, up.H);

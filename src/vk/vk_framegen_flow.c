@@ -57,7 +57,6 @@ int upf__vk_fg_flow_dispatches(const upf__fg_flow_con *con, uint32_t *code, upf_
     code[n] = UPF__VK_FG_FLOW_CHECK; /* 16x16 pixels a workgroup */
     grid[n++] = upf__vk_grid16(con->width, con->height);
     if (con->base > 0) { /* the half-size frame's fields onto the frame (flow.c, step 6) */
-        code[n] = UPF__VK_FG_FLOW_UP_COPY, grid[n++] = upf__vk_grid16(con->width, con->height);
         code[n] = UPF__VK_FG_FLOW_UP;
         grid[n++] = upf__vk_grid16(con->frame_width, con->frame_height);
     }
@@ -121,10 +120,10 @@ void upf__vk_fg_flow_frames(const upf__passes *ps, upf__vk_pass_frame *pf,
     for (int j = 0; j < levels; j++)
         add(&pf[(j + skip) / UPF__VK_DISPATCH_MAX], code[j], grid[j]);
     /* level 0's search and median (flow_level0.comp, when its own), refine, choose, check: a
-     * pass each (refine's left out without refine steps); the up steps in check's pass */
+     * pass each (refine's left out without refine steps); the up step in check's pass */
     for (int j = levels; j < n; j++) {
         const int step = (int)(code[j] & 15u);
-        const int tail = step >= UPF__VK_FG_FLOW_UP_COPY ? UPF__VK_FG_FLOW_CHECK : step;
+        const int tail = step == UPF__VK_FG_FLOW_UP ? UPF__VK_FG_FLOW_CHECK : step;
         add(&pf[UPF__VK_FG_FLOW_LEVEL_PLANS +
                 (in_level0(con, code[j]) ? 0 : 1 + tail - UPF__VK_FG_FLOW_REFINE)],
             code[j], grid[j]);

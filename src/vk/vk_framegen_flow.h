@@ -40,11 +40,11 @@
 #include "vk/vk_passes.h"
 
 /* The flow's dispatches at most: 3 per level above 0, 2 on level 0, refine, choose, check
- * and the two up steps of a flow of the half-size frame (UPF__FG_LEVELS_MAX levels). The
+ * and the up step of a flow of the half-size frame (UPF__FG_LEVELS_MAX levels). The
  * levels' (search, median, global) go in passes of UPF__VK_DISPATCH_MAX (shader flow.comp);
  * level 0's search and median (flow_level0.comp, where it applies), refine, choose and check
- * take a pass each (their own shaders; the up steps in check's). */
-#define UPF__VK_FG_FLOW_DISPATCHES_MAX (3 * (UPF__FG_LEVELS_MAX - 1) + 7)
+ * take a pass each (their own shaders; the up step in check's). */
+#define UPF__VK_FG_FLOW_DISPATCHES_MAX (3 * (UPF__FG_LEVELS_MAX - 1) + 6)
 #define UPF__VK_FG_FLOW_LEVEL_PLANS \
     ((3 * (UPF__FG_LEVELS_MAX - 1) + 2 + UPF__VK_DISPATCH_MAX - 1) / UPF__VK_DISPATCH_MAX)
 #define UPF__VK_FG_FLOW_PLANS_MAX (UPF__VK_FG_FLOW_LEVEL_PLANS + 4)
@@ -58,8 +58,9 @@ enum upf__vk_fg_flow_step {
     UPF__VK_FG_FLOW_CHOOSE,
     UPF__VK_FG_FLOW_CHECK,
     UPF__VK_FG_FLOW_MEDIAN_GLOBAL, /* median and global in one workgroup (upf__fg_flow_fused) */
-    UPF__VK_FG_FLOW_UP_COPY,      /* base 1: the half-size fields into scratch (flow_check.comp) */
-    UPF__VK_FG_FLOW_UP            /* base 1: the frame's fields, the vectors doubled */
+    UPF__VK_FG_FLOW_UP            /* base 1: the frame's fields from the half-size ones that
+                                   * the check left in scratch, the vectors doubled
+                                   * (flow_check.comp) */
 };
 
 /* flow.comp's push constants. */

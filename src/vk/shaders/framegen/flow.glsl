@@ -40,8 +40,8 @@ layout(push_constant) uniform Push {
 #define STEP_CHOOSE 4u
 #define STEP_CHECK 5u
 #define STEP_MEDIAN_GLOBAL 6u /* median and global in one workgroup */
-#define STEP_UP_COPY 7u       /* base 1: the half-size fields into scratch (flow_check.comp) */
-#define STEP_UP 8u            /* base 1: the frame's fields from them (flow_check.comp) */
+#define STEP_UP 7u            /* base 1: the frame's fields from the half-size ones that the
+                               * check left in scratch (flow_check.comp) */
 
 int level_size(int size, int l)
 {
