@@ -10,7 +10,8 @@
 #   4. each engine variant's bench at 1080p (100 frames; vk_probe_engine.py), the flow's
 #      dispatches with `fast`, then each flow variant's at 1080p
 #   5. the launch floors at 1080p (the `empty` shaders), each prepare variant's bench at 1080p
-#      (100 frames), each resolve variant (UPF_VK_RESOLVE_TIMING=200 test_vk_framegen)
+#      (100 frames), each resolve variant (UPF_VK_RESOLVE_TIMING=200 test_vk_framegen), the
+#      bench's resolve column at 1080p with the resolve's plan, one and taps4 variants
 #   6. the temporal engine (`--no-spatial --no-framegen`), the GPU tests (without the
 #      validation layer, which the machine lacks)
 # A line a step on stdout (the device tool returns the last 12000 characters), every log in
@@ -94,6 +95,15 @@ for v in "$B"/var/resolve/*/; do
   UPF_VK_SHADER_DIR=$v UPF_VK_RESOLVE_TIMING=200 timeout 40 "$B/bin/test_vk_framegen" \
     > "$O/resolve_$n.txt" 2>&1
   echo "resolve $n: $(grep -iE 'resolve' "$O/resolve_$n.txt" | tail -1)"
+done
+# the same shader alone runs near its bytes' floor, in the bench's chain 3 to 4 times that:
+# which part of it the courtyard's pair costs (the bench's resolve column, 1080p)
+for n in plan one taps4; do
+  [ -d "$B/var/resolve/$n" ] && [ "$(left)" -gt 90 ] || continue
+  UPF_VK_SHADER_DIR=$B/var/resolve/$n bench "resres_$n" 60 --frames 100 --no-spatial \
+    --no-temporal --size 1920x1080 --scale 1 &&
+    echo "resolve in the bench, $n: $(awk '$1=="1920x1080" && $3=="2" && $4=="time" \
+      {printf "%s %s; ", $2, $12}' "$O/resres_$n.txt")"
 done
 mark temporal
 bench temporal 120 --frames 500 --no-spatial --no-framegen &&
