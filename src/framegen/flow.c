@@ -128,6 +128,8 @@ typedef struct flow_job {
     uint32_t *hist;            /* the histograms of this level's vector components */
     float *field[2];           /* per pixel, level 0: motion, prev motion */
     uint32_t *priority;
+    float *half;               /* base 1: the half-size fields' scratch (motion_t), or NULL */
+    uint32_t *half_priority;   /* ... and the priorities' (splat_land) */
     int W, H;
 } flow_job;
 
@@ -478,31 +480,25 @@ static void check_row(void *priv, int y, int worker)
         }
         /* an inconsistent pixel keeps its vector but loses every splat conflict */
         j->priority[i] = ok ? upf__fg_motion_priority(m[0], m[1]) : UPF__FG_LOST;
+        if (!j->half)
+            continue;
+        /* base 1: the half-size fields into scratch that the splat and fill write later
+         * (motion_t: mx, my, prev mx, prev my; splat_land: the priority), for up_row: the
+         * frame's motion, prev motion and priority are what this reads and up_row writes */
+        float *o = j->half + 4 * i;
+        const float *b = j->field[1] + 2 * i;
+        o[0] = m[0], o[1] = m[1], o[2] = b[0], o[3] = b[1];
+        j->half_priority[i] = j->priority[i];
     }
 }
 
-/* base 1, the check's step, after check_row (flow_check.comp writes both at once): the
- * half-size frame's fields (motion, prev motion, priority: w x h from their first word) into
- * scratch that the splat and fill write later: motion_t (mx, my, prev mx, prev my) and
- * splat_land (the priority), w x h from their first word. */
+/* up_row's job: the half-size fields that check_row left in motion_t and splat_land (w x h
+ * from their first word) and the frame's, which it writes. */
 typedef struct up_job {
     int w, h, W, H;        /* the half-size frame's size, the frame's */
     float *motion, *prev_motion, *half; /* motion_t: 4 floats a pixel */
     uint32_t *priority, *half_priority;
 } up_job;
-
-static void up_copy_row(void *priv, int y, int worker)
-{
-    (void)worker;
-    const up_job *j = priv;
-    for (int x = 0; x < j->w; x++) {
-        const size_t i = (size_t)y * j->w + x;
-        float *o = j->half + 4 * i;
-        o[0] = j->motion[2 * i], o[1] = j->motion[2 * i + 1];
-        o[2] = j->prev_motion[2 * i], o[3] = j->prev_motion[2 * i + 1];
-        j->half_priority[i] = j->priority[i];
-    }
-}
 
 /* base 1, step up: each pixel of the frame takes its half-size pixel's vectors doubled (the
  * pixel (x / 2, y / 2): a vector of the half-size frame spans twice the frame's pixels), and
@@ -635,6 +631,8 @@ void upf__fg_flow_steps(const upf__pass_args *a, int stop)
     job.field[0] = s[UPF__FG_MOTION].data;
     job.field[1] = s[UPF__FG_PREV_MOTION].data;
     job.priority = s[UPF__FG_PRIORITY].data;
+    if (con->base > 0)
+        job.half = s[UPF__FG_MOTION_T].data, job.half_priority = s[UPF__FG_SPLAT_LAND].data;
     if (step++ >= stop)
         return;
     upf__parallel_for(a->ctx, choose_cells, &job, cells_of(H));
@@ -646,7 +644,6 @@ void upf__fg_flow_steps(const upf__pass_args *a, int stop)
     up_job up = { W, H, con->frame_width, con->frame_height, s[UPF__FG_MOTION].data,
                   s[UPF__FG_PREV_MOTION].data, s[UPF__FG_MOTION_T].data, s[UPF__FG_PRIORITY].data,
                   s[UPF__FG_SPLAT_LAND].data };
-    upf__parallel_for(a->ctx, up_copy_row, &up, H); /* the check's step (the GPU's writes) */
     if (step++ >= stop)
         return;
     upf__parallel_for(a->ctx, up_row, &up, up.H);

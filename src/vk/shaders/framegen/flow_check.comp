@@ -2,7 +2,7 @@
  * "flow"): forward/backward consistency of N's pixels and their priority. Reads motion (11)
  * and prev motion (15); writes priority (12). With base 1 (the flow of the half-size frame)
  * the check also writes the half-size fields into motion_t (21: both vectors) and splat_land
- * (20: the priority) as scratch (flow.c's check_row and up_copy_row in one step: a
+ * (20: the priority) as scratch (as flow.c's check_row does; before, a copy step with a
  * dispatch of its own took 31 us at 1920x1080 on an H100, where the check took 8), and a
  * second step (flow.c's up_row) makes the frame's fields from them, the vectors doubled.
  * One invocation per pixel (of the step's frame), 16x16 a workgroup (launching a workgroup
@@ -48,7 +48,7 @@ void check(int x, int y)
     priority[i] = p;
     if (pc.base == 0)
         return;
-    /* up_copy_row: the scratch, which the up step reads (the frame's motion, prev motion and
+    /* the scratch, which the up step reads (the frame's motion, prev motion and
      * priority are the buffers this step reads from and the up step writes) */
     motion_t[i] = vec4(m, prev_motion[i]);
     splat_land[i] = p;
